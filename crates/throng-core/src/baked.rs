@@ -1,0 +1,85 @@
+//! CPU evaluation of baked data: the exact arithmetic of the WGSL vertex
+//! shader, on the CPU. It is the oracle for GPU readback tests and what
+//! `throng sample --source baked` prints.
+//!
+//! Per influence i: `Mᵢ = lerp(P(frame0), P(frame1), t)`; during a fade
+//! (`fade < 1`) `Mᵢ = mix(lerp(P(prev0), P(prev1), prev_t), Mᵢ, fade)`. Then
+//! `M = Σ wᵢ Mᵢ`, position `M · v`, normal `cofactor(M) · n` normalised.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::gpu::FrameBlend;
+use crate::math::{Rows3x4, rows_lerp, rows_to_mat4, rows_transform_normal, rows_transform_point};
+use crate::model::{BakedModel, BakedVertex};
+use crate::reference::SkinnedPrimitive;
+
+/// Palette matrix rows of `bone` for a frame blend.
+#[inline]
+pub fn blended_bone_rows(model: &BakedModel, bone: u32, blend: &FrameBlend) -> Rows3x4 {
+    let c = &blend.current;
+    let cur = rows_lerp(
+        &model.palette_rows(bone, c.frame0),
+        &model.palette_rows(bone, c.frame1),
+        c.t,
+    );
+    if blend.fade >= 1.0 {
+        return cur;
+    }
+    let p = &blend.previous;
+    let prev = rows_lerp(
+        &model.palette_rows(bone, p.frame0),
+        &model.palette_rows(bone, p.frame1),
+        p.t,
+    );
+    rows_lerp(&prev, &cur, blend.fade)
+}
+
+/// Skins one baked vertex: returns `(position, normal)` in model space.
+#[inline]
+pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (Vec3, Vec3) {
+    let mut m = [Vec4::ZERO; 3];
+    for k in 0..4 {
+        let w = v.weights[k];
+        if w == 0.0 {
+            continue;
+        }
+        let rows = blended_bone_rows(model, v.joints[k] as u32, blend);
+        for r in 0..3 {
+            m[r] += rows[r] * w;
+        }
+    }
+    (
+        rows_transform_point(&m, Vec3::from(v.position)),
+        rows_transform_normal(&m, Vec3::from(v.normal)),
+    )
+}
+
+/// Skins every submesh of LOD `lod` and labels each with its source glTF
+/// (node, mesh, primitive), in the same shape as [`crate::reference::sample`].
+pub fn skin_lod(model: &BakedModel, lod: usize, blend: &FrameBlend) -> Vec<SkinnedPrimitive> {
+    let lod = &model.lods[lod];
+    lod.submeshes
+        .iter()
+        .map(|sub| {
+            let range = sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize;
+            let (positions, normals) = lod.vertices[range]
+                .iter()
+                .map(|v| skin_vertex(model, v, blend))
+                .unzip();
+            SkinnedPrimitive {
+                node: sub.source_node,
+                mesh: sub.source_mesh,
+                primitive: sub.source_primitive,
+                positions,
+                normals,
+            }
+        })
+        .collect()
+}
+
+/// World matrix of a bone's *node* for a frame blend: the blended palette
+/// matrix times the bone's bind matrix (`G = P · IBM⁻¹`), in model space.
+pub fn bone_model_transform(model: &BakedModel, bone: u32, blend: &FrameBlend) -> Mat4 {
+    let rows = blended_bone_rows(model, bone, blend);
+    rows_to_mat4(&rows) * model.bones[bone as usize].inverse_bind.inverse()
+}

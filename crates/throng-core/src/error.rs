@@ -1,0 +1,100 @@
+//! Error types of the core crate. Every message says what was wrong and where.
+
+use thiserror::Error;
+
+/// A [`crate::scene::Scene`] broke one of its validity rules.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SceneError {
+    /// An index points past the end of what it indexes.
+    #[error("{at}: {what} index {index} is out of range (there are {len})")]
+    BadIndex {
+        /// What kind of index.
+        what: &'static str,
+        /// Where it was found.
+        at: String,
+        /// The index.
+        index: usize,
+        /// The number of valid targets.
+        len: usize,
+    },
+    /// Two arrays that must match in length do not.
+    #[error("{at}: expected {expected} {what}, found {found}")]
+    Length {
+        /// What array.
+        what: &'static str,
+        /// Where.
+        at: String,
+        /// Expected length.
+        expected: usize,
+        /// Found length.
+        found: usize,
+    },
+    /// A NaN or infinity where a finite number is required.
+    #[error("{0} contain a NaN or infinite number")]
+    NotFinite(String),
+    /// The node hierarchy has a cycle.
+    #[error("the node hierarchy has a cycle")]
+    Cycle,
+    /// Any other broken rule.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A `.throng` file could not be read or written.
+#[derive(Debug, Error)]
+pub enum FormatError {
+    /// I/O failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// File path.
+        path: String,
+        /// Cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file does not start with the `.throng` magic bytes.
+    #[error("not a .throng file (bad magic bytes {found:02x?})")]
+    BadMagic {
+        /// The first bytes found.
+        found: Vec<u8>,
+    },
+    /// The file's format version is not the one this build reads.
+    #[error("unsupported .throng format version {found} (this build reads version {supported}); re-bake the model with `throng bake`")]
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The file is shorter than its header says.
+    #[error("truncated file: {what} needs {needed} bytes, the file has {len}")]
+    Truncated {
+        /// What was being read.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available.
+        len: u64,
+    },
+    /// The stored checksum does not match the content.
+    #[error("checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): the file is corrupted")]
+    Checksum {
+        /// Stored CRC32.
+        stored: u32,
+        /// Computed CRC32.
+        computed: u32,
+    },
+    /// A structural rule of the format was broken.
+    #[error("corrupt file: {0}")]
+    Corrupt(String),
+    /// The model itself is inconsistent (after the structure parsed).
+    #[error("invalid model: {0}")]
+    Invalid(String),
+}
+
+impl FormatError {
+    /// Shorthand for [`FormatError::Corrupt`].
+    pub(crate) fn corrupt(msg: impl Into<String>) -> Self {
+        Self::Corrupt(msg.into())
+    }
+}

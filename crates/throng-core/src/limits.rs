@@ -1,0 +1,41 @@
+//! Every limit and layout constant of Throng, defined once.
+//!
+//! Other crates and the WGSL shaders take these values from here: Rust code by
+//! name, WGSL through the generated prelude (`throng_render::shader_prelude`),
+//! never through a second literal.
+
+/// Most bone influences kept per vertex. Extra influences are dropped by the
+/// baker (the 4 largest are kept and renormalised) and reported.
+pub const MAX_INFLUENCES: usize = 4;
+
+/// Texels per palette matrix: the top three rows of a 3x4 affine matrix, one
+/// RGBA texel each.
+pub const TEXELS_PER_MATRIX: u32 = 3;
+
+/// Largest bone-texture layer side the design allows (W ≤ 1024).
+pub const MAX_LAYER_SIZE: u32 = 1024;
+
+/// Default frames per second at which clips are baked.
+pub const DEFAULT_FPS: f32 = 30.0;
+
+/// Highest baking rate accepted (a guard against typos such as `--fps 30000`).
+pub const MAX_FPS: f32 = 240.0;
+
+/// Most palette entries (bones) in one model. Vertex bone indices are `u16`.
+pub const MAX_BONES: u32 = u16::MAX as u32;
+
+/// Most instances per package: one draw call with the records in a uniform
+/// buffer. 200 × 80 B = 16,000 B fits the 16 KiB uniform-binding floor of
+/// downlevel and WebGL2 adapters.
+pub const PACKAGE_WIDTH: u32 = 200;
+
+/// Size in bytes of one GPU instance record ([`crate::gpu::InstanceRecord`]).
+pub const INSTANCE_RECORD_SIZE: usize = 80;
+
+/// Global frame index of the rest pose. Every bake starts its frame table with
+/// one rest-pose frame, so models without clips still have a pose to draw.
+pub const REST_FRAME: u32 = 0;
+
+/// Largest `.throng` file the reader accepts (4 GiB): a corrupted length can
+/// never make the loader allocate without bound.
+pub const MAX_FILE_SIZE: u64 = 4 << 30;

@@ -1,0 +1,477 @@
+//! The baked model: what `throng bake` produces and the runtime consumes.
+//!
+//! A [`BakedModel`] is built only by the baker or by the `.throng` reader and
+//! is checked by [`BakedModel::validate`] before either hands it out, so the
+//! runtime can index it without further checks: a bone index beyond the
+//! palette, a frame beyond the table or a texel beyond the texture is a load
+//! error, never a GPU read.
+//!
+//! # Validity rules
+//! 1. At least one bone, at most [`MAX_BONES`]; every bone's parent is another
+//!    bone and parents form no cycle; every matrix is finite.
+//! 2. At least one frame (frame [`REST_FRAME`] is the rest pose). Every clip's
+//!    frames lie inside the frame table; a clip of duration D > 0 has ≥ 2
+//!    frames, a clip of duration 0 exactly 1; durations are finite.
+//! 3. The texture holds exactly `frames × bones × 3` texels, its layout is
+//!    tight ([`TextureLayout::is_tight_for`]) with `W ≤ MAX_LAYER_SIZE`, and
+//!    every texel is finite.
+//! 4. One frame bound per frame; every bound finite and non-empty.
+//! 5. At least one LOD; each has at least one submesh. Every submesh's vertex
+//!    and index ranges lie inside its LOD, its index count is a multiple of 3,
+//!    each index is below its vertex count, and its material exists.
+//! 6. Every vertex's bone indices are below the bone count; positions,
+//!    normals, uvs and weights are finite and weights non-negative.
+//! 7. Every material's image exists.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::error::FormatError;
+use crate::layout::{FramePair, TextureLayout, clip_frames, texel_address, texel_index};
+use crate::limits::{MAX_BONES, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX};
+use crate::math::{Aabb, Rows3x4};
+use crate::scene::{Image, Material};
+
+/// One palette entry ("bone"): a node and its inverse bind matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    /// Name of the node.
+    pub name: String,
+    /// Index of the node in the source glTF.
+    pub node: u32,
+    /// Palette index of the nearest ancestor node that is also a palette
+    /// entry (for skeleton drawing and bone queries).
+    pub parent: Option<u32>,
+    /// `bind_from_model`: maps bind-pose model space into the node's space.
+    pub inverse_bind: Mat4,
+    /// The node's global matrix in the rest pose.
+    pub rest_global: Mat4,
+}
+
+/// One baked clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipInfo {
+    /// Clip name.
+    pub name: String,
+    /// Duration in seconds (0 for a single-pose clip).
+    pub duration: f32,
+    /// First global frame.
+    pub first_frame: u32,
+    /// Number of frames.
+    pub frame_count: u32,
+    /// Box of all skinned vertices over all frames of the clip.
+    pub bounds: Aabb,
+}
+
+impl ClipInfo {
+    /// Baked frames and weight at clip time `time` (clamped to the clip).
+    pub fn frames_at(&self, time: f32) -> FramePair {
+        clip_frames(self.first_frame, self.frame_count, self.duration, time)
+    }
+}
+
+/// Texel storage precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelFormat {
+    /// `Rgba32Float`, 16 bytes a texel.
+    F32 = 0,
+    /// `Rgba16Float`, 8 bytes a texel.
+    F16 = 1,
+}
+
+impl TexelFormat {
+    /// Bytes per texel.
+    pub fn texel_size(self) -> usize {
+        match self {
+            Self::F32 => 16,
+            Self::F16 => 8,
+        }
+    }
+
+    /// From the file's code.
+    pub fn from_code(code: u32) -> Option<Self> {
+        match code {
+            0 => Some(Self::F32),
+            1 => Some(Self::F16),
+            _ => None,
+        }
+    }
+}
+
+/// Texels of the bone texture, tightly packed in linear order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Texels {
+    /// 32-bit float RGBA.
+    F32(Vec<[f32; 4]>),
+    /// 16-bit float RGBA.
+    F16(Vec<[half::f16; 4]>),
+}
+
+impl Texels {
+    /// Number of texels.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::F32(v) => v.len(),
+            Self::F16(v) => v.len(),
+        }
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Storage format.
+    pub fn format(&self) -> TexelFormat {
+        match self {
+            Self::F32(_) => TexelFormat::F32,
+            Self::F16(_) => TexelFormat::F16,
+        }
+    }
+
+    /// Texel `i` as f32.
+    #[inline]
+    pub fn get(&self, i: usize) -> Vec4 {
+        match self {
+            Self::F32(v) => Vec4::from_array(v[i]),
+            Self::F16(v) => Vec4::from_array(v[i].map(half::f16::to_f32)),
+        }
+    }
+
+    /// Raw bytes, in file and GPU upload order.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::F32(v) => bytemuck::cast_slice(v),
+            Self::F16(v) => bytemuck::cast_slice(v),
+        }
+    }
+}
+
+/// The bone-matrix texture: a `texture_2d_array` of `width²` layers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneTexture {
+    /// Layer side `W`.
+    pub width: u32,
+    /// Number of layers.
+    pub layers: u32,
+    /// The texels, `frames × bones × 3` of them.
+    pub texels: Texels,
+}
+
+impl BoneTexture {
+    /// Layout (W and layers).
+    pub fn layout(&self) -> TextureLayout {
+        TextureLayout {
+            width: self.width,
+            layers: self.layers,
+        }
+    }
+
+    /// Bytes the texels take on the GPU, counting the unused tail of the last
+    /// layer.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.layout().capacity() * self.texels.format().texel_size() as u64
+    }
+}
+
+/// A vertex of a baked mesh (56 bytes; the GPU vertex layout).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BakedVertex {
+    /// Bind-pose model-space position.
+    pub position: [f32; 3],
+    /// Bind-pose model-space normal.
+    pub normal: [f32; 3],
+    /// First texture coordinates.
+    pub uv: [f32; 2],
+    /// Palette indices of up to 4 influences.
+    pub joints: [u16; 4],
+    /// Weights of those influences, summing to 1.
+    pub weights: [f32; 4],
+}
+
+/// Submesh flag: normals were generated by the baker (the source had none);
+/// the renderer shades such submeshes flat, as glTF requires.
+pub const SUBMESH_GENERATED_NORMALS: u32 = 1;
+
+/// A draw range of one LOD with one material: one source glTF primitive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submesh {
+    /// Material index, if any (the renderer uses a default white material).
+    pub material: Option<u32>,
+    /// `SUBMESH_*` flags.
+    pub flags: u32,
+    /// Source glTF node.
+    pub source_node: u32,
+    /// Source glTF mesh.
+    pub source_mesh: u32,
+    /// Source primitive index within the mesh.
+    pub source_primitive: u32,
+    /// First vertex in the LOD's vertex array.
+    pub base_vertex: u32,
+    /// Vertex count.
+    pub vertex_count: u32,
+    /// First index in the LOD's index array.
+    pub first_index: u32,
+    /// Index count (a multiple of 3); indices are relative to `base_vertex`.
+    pub index_count: u32,
+}
+
+/// One level of detail: vertices, indices and submeshes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lod {
+    /// Smallest projected screen-height fraction at which this LOD is used
+    /// (LOD 0 uses 0 = always).
+    pub screen_size: f32,
+    /// Vertices (source order per submesh).
+    pub vertices: Vec<BakedVertex>,
+    /// Triangle-list indices, relative to each submesh's `base_vertex`.
+    pub indices: Vec<u32>,
+    /// Submeshes.
+    pub submeshes: Vec<Submesh>,
+}
+
+/// A baked model, ready for upload. See the module docs for its validity rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakedModel {
+    /// Model name.
+    pub name: String,
+    /// Source file name.
+    pub source: String,
+    /// Frames per second the clips were baked at.
+    pub fps: f32,
+    /// Largest skinned-vertex error of the baked texture vs the CPU reference,
+    /// relative to [`Self::bounding_radius`], measured at bake time.
+    pub bake_error: f32,
+    /// Palette.
+    pub bones: Vec<Bone>,
+    /// Clips in source file order.
+    pub clips: Vec<ClipInfo>,
+    /// Bone matrices of every frame.
+    pub texture: BoneTexture,
+    /// Box of every vertex over every frame (rest pose included).
+    pub bounds: Aabb,
+    /// Half the diagonal of [`Self::bounds`]; the unit of error tolerances.
+    pub bounding_radius: f32,
+    /// Per-frame boxes, one per global frame.
+    pub frame_bounds: Vec<Aabb>,
+    /// LODs, finest first.
+    pub lods: Vec<Lod>,
+    /// Materials.
+    pub materials: Vec<Material>,
+    /// Encoded images referenced by materials.
+    pub images: Vec<Image>,
+}
+
+impl BakedModel {
+    /// Palette size.
+    pub fn bone_count(&self) -> u32 {
+        self.bones.len() as u32
+    }
+
+    /// Frames in the global frame table.
+    pub fn frame_count(&self) -> u32 {
+        let per_frame = self.bones.len() * TEXELS_PER_MATRIX as usize;
+        if per_frame == 0 { 0 } else { (self.texture.texels.len() / per_frame) as u32 }
+    }
+
+    /// Clip index by exact name.
+    pub fn clip_index(&self, name: &str) -> Option<usize> {
+        self.clips.iter().position(|c| c.name == name)
+    }
+
+    /// Baked 3x4 matrix of `bone` at global `frame`.
+    ///
+    /// # Panics
+    /// If `bone` or `frame` is out of range.
+    #[inline]
+    pub fn palette_rows(&self, bone: u32, frame: u32) -> Rows3x4 {
+        let base = texel_index(frame, bone, 0, self.bone_count()) as usize;
+        [
+            self.texture.texels.get(base),
+            self.texture.texels.get(base + 1),
+            self.texture.texels.get(base + 2),
+        ]
+    }
+
+    /// Checks the validity rules of the module docs.
+    pub fn validate(&self) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
+        let bones = self.bones.len();
+        if bones == 0 || bones > MAX_BONES as usize {
+            return bad(format!("palette has {bones} bones (1..={MAX_BONES} allowed)"));
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            if let Some(p) = b.parent {
+                if p as usize >= bones || p as usize == i {
+                    return bad(format!("bone {i} ({}) has parent {p} (palette has {bones})", b.name));
+                }
+            }
+            if !b.inverse_bind.is_finite() || !b.rest_global.is_finite() {
+                return bad(format!("bone {i} ({}) has a non-finite matrix", b.name));
+            }
+        }
+        for (i, _) in self.bones.iter().enumerate() {
+            let mut cur = i;
+            let mut steps = 0;
+            while let Some(p) = self.bones[cur].parent {
+                cur = p as usize;
+                steps += 1;
+                if steps > bones {
+                    return bad(format!("bone parents form a cycle through bone {i}"));
+                }
+            }
+        }
+        // Rule 3 first: the frame count derives from the texel count.
+        let per_frame = bones as u64 * TEXELS_PER_MATRIX as u64;
+        let texels = self.texture.texels.len() as u64;
+        if texels == 0 || texels % per_frame != 0 {
+            return bad(format!(
+                "texture holds {texels} texels, not a positive multiple of {per_frame} (bones × 3)"
+            ));
+        }
+        let frames = texels / per_frame;
+        if frames > u32::MAX as u64 {
+            return bad(format!("{frames} frames exceed the u32 frame index"));
+        }
+        let frames = frames as u32;
+        let layout = self.texture.layout();
+        if self.texture.width == 0 || self.texture.width > MAX_LAYER_SIZE || !layout.is_tight_for(texels) {
+            return bad(format!(
+                "texture layout {}x{}x{} does not tightly hold {texels} texels (W ≤ {MAX_LAYER_SIZE})",
+                self.texture.width, self.texture.width, self.texture.layers
+            ));
+        }
+        let finite = match &self.texture.texels {
+            Texels::F32(v) => v.iter().flatten().all(|x| x.is_finite()),
+            Texels::F16(v) => v.iter().flatten().all(|x| x.is_finite()),
+        };
+        if !finite {
+            return bad("texture holds a NaN or infinite value".into());
+        }
+        debug_assert!(REST_FRAME < frames);
+        for (c, clip) in self.clips.iter().enumerate() {
+            let end = clip.first_frame as u64 + clip.frame_count as u64;
+            if clip.frame_count == 0 || end > frames as u64 {
+                return bad(format!(
+                    "clip {c} ({}) spans frames {}..{end}, the table has {frames}",
+                    clip.name, clip.first_frame
+                ));
+            }
+            let ok_duration = clip.duration.is_finite()
+                && clip.duration >= 0.0
+                && ((clip.duration > 0.0) == (clip.frame_count >= 2));
+            if !ok_duration {
+                return bad(format!(
+                    "clip {c} ({}) has duration {} with {} frames",
+                    clip.name, clip.duration, clip.frame_count
+                ));
+            }
+            if !aabb_ok(&clip.bounds) {
+                return bad(format!("clip {c} ({}) has invalid bounds", clip.name));
+            }
+        }
+        if self.frame_bounds.len() != frames as usize {
+            return bad(format!(
+                "{} frame bounds for {frames} frames",
+                self.frame_bounds.len()
+            ));
+        }
+        if let Some(f) = self.frame_bounds.iter().position(|b| !aabb_ok(b)) {
+            return bad(format!("bounds of frame {f} are invalid"));
+        }
+        if !aabb_ok(&self.bounds) || !self.bounding_radius.is_finite() || !self.fps.is_finite() {
+            return bad("model bounds, radius or fps not finite".into());
+        }
+        if self.lods.is_empty() {
+            return bad("no LOD".into());
+        }
+        for (l, lod) in self.lods.iter().enumerate() {
+            self.validate_lod(l, lod)?;
+        }
+        for (i, m) in self.materials.iter().enumerate() {
+            if let Some(img) = m.base_color_image {
+                if img as usize >= self.images.len() {
+                    return bad(format!(
+                        "material {i} ({}) uses image {img} (there are {})",
+                        m.name,
+                        self.images.len()
+                    ));
+                }
+            }
+            if !m.base_color_factor.is_finite() || !m.alpha_cutoff.is_finite() {
+                return bad(format!("material {i} ({}) has a non-finite factor", m.name));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_lod(&self, l: usize, lod: &Lod) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(format!("LOD {l}: {msg}")));
+        if lod.submeshes.is_empty() {
+            return bad("no submesh".into());
+        }
+        if !lod.screen_size.is_finite() {
+            return bad("screen size not finite".into());
+        }
+        let bones = self.bones.len();
+        for (v, vert) in lod.vertices.iter().enumerate() {
+            if let Some(j) = vert.joints.iter().find(|&&j| j as usize >= bones) {
+                return bad(format!("vertex {v} uses bone {j}, the palette has {bones}"));
+            }
+            let finite = vert.position.iter().chain(&vert.normal).chain(&vert.uv).all(|x| x.is_finite());
+            let weights_ok = vert.weights.iter().all(|w| w.is_finite() && *w >= 0.0);
+            if !finite || !weights_ok {
+                return bad(format!("vertex {v} has a non-finite or negative value"));
+            }
+        }
+        debug_assert_eq!(MAX_INFLUENCES, 4);
+        for (s, sub) in lod.submeshes.iter().enumerate() {
+            let v_end = sub.base_vertex as u64 + sub.vertex_count as u64;
+            let i_end = sub.first_index as u64 + sub.index_count as u64;
+            if v_end > lod.vertices.len() as u64 || i_end > lod.indices.len() as u64 {
+                return bad(format!(
+                    "submesh {s} spans vertices ..{v_end} of {} and indices ..{i_end} of {}",
+                    lod.vertices.len(),
+                    lod.indices.len()
+                ));
+            }
+            if sub.index_count % 3 != 0 {
+                return bad(format!("submesh {s} has {} indices, not triangles", sub.index_count));
+            }
+            let range = sub.first_index as usize..i_end as usize;
+            if let Some(i) = lod.indices[range].iter().find(|&&i| i >= sub.vertex_count) {
+                return bad(format!(
+                    "submesh {s} index {i} is beyond its {} vertices",
+                    sub.vertex_count
+                ));
+            }
+            if let Some(m) = sub.material {
+                if m as usize >= self.materials.len() {
+                    return bad(format!(
+                        "submesh {s} uses material {m} (there are {})",
+                        self.materials.len()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Location of a bone-matrix row in the texture (for diagnostics).
+    pub fn texel_location(&self, bone: u32, frame: u32, row: u32) -> crate::layout::TexelAddress {
+        texel_address(texel_index(frame, bone, row, self.bone_count()), self.texture.width)
+    }
+}
+
+fn aabb_ok(b: &Aabb) -> bool {
+    b.min.is_finite() && b.max.is_finite() && b.min.cmple(b.max).all()
+}
+
+/// Model-space box of `points` (empty if none).
+pub fn aabb_of(points: impl IntoIterator<Item = Vec3>) -> Aabb {
+    let mut b = Aabb::EMPTY;
+    for p in points {
+        b.add_point(p);
+    }
+    b
+}

@@ -1,0 +1,112 @@
+//! The CPU reference: glTF skinning evaluated directly on a [`Scene`].
+//!
+//! It is deliberately plain and independent of the baked palette: a skinned
+//! primitive is `v' = Σ wᵢ · G(jointᵢ) · IBMᵢ · v` over *all* its influences
+//! (weights renormalised to sum 1), a rigid primitive is `G(node) · v`, and the
+//! transform of a node that holds a skinned mesh is ignored (glTF rule). The
+//! baker's output is compared against this at every baked frame time.
+//!
+//! A vertex whose weights sum to zero is bound with weight 1 to joint 0 of its
+//! skin (the baker applies the same rule and reports such vertices).
+
+use glam::{Mat4, Vec3};
+
+use crate::math::{Rows3x4, mat4_to_rows, rows_transform_normal, rows_transform_point};
+use crate::sample::PoseEvaluator;
+use crate::scene::Scene;
+
+/// Skinned vertices of one source primitive, identified as in glTF.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkinnedPrimitive {
+    /// Node holding the mesh.
+    pub node: u32,
+    /// Mesh index.
+    pub mesh: u32,
+    /// Primitive index in the mesh.
+    pub primitive: u32,
+    /// Positions in model (scene-root) space, in source vertex order.
+    pub positions: Vec<Vec3>,
+    /// Normals (empty if the source primitive had none).
+    pub normals: Vec<Vec3>,
+}
+
+/// Skins every mesh instance of `scene` given node global matrices.
+///
+/// Output order: scene instances in order, primitives in mesh order.
+pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
+    let mut out = Vec::new();
+    for inst in &scene.instances {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        // Joint matrices of the instance's skin: G(joint) * IBM.
+        let joint_mats: Vec<Mat4> = match inst.skin {
+            Some(s) => {
+                let skin = &scene.skins[s as usize];
+                skin.joints
+                    .iter()
+                    .zip(&skin.inverse_binds)
+                    .map(|(&j, ibm)| globals[j as usize] * *ibm)
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        for prim in &mesh.primitives {
+            let n = prim.vertex_count();
+            let mut positions = Vec::with_capacity(n);
+            let mut normals = Vec::with_capacity(if prim.normals.is_some() { n } else { 0 });
+            for v in 0..n {
+                let m = if inst.skin.is_some() {
+                    blend_joints(&joint_mats, prim.influences(v))
+                } else {
+                    globals[inst.node as usize]
+                };
+                let rows: Rows3x4 = mat4_to_rows(&m);
+                positions.push(rows_transform_point(&rows, prim.positions[v]));
+                if let Some(src) = &prim.normals {
+                    normals.push(rows_transform_normal(&rows, src[v]));
+                }
+            }
+            out.push(SkinnedPrimitive {
+                node: inst.node,
+                mesh: inst.mesh,
+                primitive: prim.index,
+                positions,
+                normals,
+            });
+        }
+    }
+    out
+}
+
+/// `Σ wᵢ Jᵢ / Σ wᵢ`, or `J₀` when the weights sum to zero.
+fn blend_joints(joints: &[Mat4], influences: impl Iterator<Item = (u16, f32)>) -> Mat4 {
+    let mut sum = Mat4::ZERO;
+    let mut total = 0.0f32;
+    for (j, w) in influences {
+        if w > 0.0 {
+            sum += joints[j as usize] * w;
+            total += w;
+        }
+    }
+    if total > 0.0 { sum * (1.0 / total) } else { joints[0] }
+}
+
+/// Skins `scene` with clip `clip` (by index, `None` = rest pose) at time `t`.
+pub fn sample(scene: &Scene, clip: Option<usize>, t: f32) -> Vec<SkinnedPrimitive> {
+    let eval = PoseEvaluator::new(scene);
+    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+    skin_scene(scene, &globals)
+}
+
+/// Cross-fade reference: skins with per-joint matrices mixed between two
+/// poses, `M = (1 - fade) · M_prev + fade · M_cur`, matching the shader's
+/// matrix blend. `prev` and `cur` are node global matrices.
+pub fn sample_cross_fade(scene: &Scene, prev: &[Mat4], cur: &[Mat4], fade: f32) -> Vec<SkinnedPrimitive> {
+    let mixed: Vec<Mat4> = prev
+        .iter()
+        .zip(cur)
+        .map(|(p, c)| *p * (1.0 - fade) + *c * fade)
+        .collect();
+    // Mixing globals node-by-node then multiplying by IBM equals mixing the
+    // joint matrices, since `(a·P + b·C)·IBM = a·P·IBM + b·C·IBM`.
+    skin_scene(scene, &mixed)
+}

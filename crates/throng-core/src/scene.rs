@@ -1,0 +1,504 @@
+//! The source scene: a glTF model's animation-relevant content, free of the
+//! glTF crate.
+//!
+//! `throng-bake` imports a glTF file into a [`Scene`]; the baker turns it into
+//! a [`crate::model::BakedModel`] and the CPU reference ([`crate::reference`])
+//! evaluates it with glTF's own semantics. The scene keeps glTF's structure
+//! (nodes, skins, meshes, node→mesh instances, animation channels), not the
+//! baked palette form, so the reference stays independent of the palette
+//! construction it checks.
+//!
+//! # Validity rules ([`Scene::validate`])
+//! 1. Every node's parent index is in range and the hierarchy has no cycle.
+//! 2. Every skin has as many inverse binds as joints; joints are valid nodes.
+//! 3. Every instance names a valid node, mesh and (optional) skin.
+//! 4. Every primitive's attribute arrays have one entry per vertex, its indices
+//!    are below its vertex count and a multiple of 3 long, its joint indices
+//!    are below the skin's joint count (checked per instance), and every float
+//!    is finite.
+//! 5. Every channel targets a valid node, has at least one key, strictly
+//!    increasing finite non-negative times and finite values, with 1 value per
+//!    key (3 for cubic spline).
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use crate::error::SceneError;
+use crate::math::Trs;
+
+/// A node's rest-pose local transform.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LocalTransform {
+    /// Given as translation/rotation/scale (animatable).
+    Trs(Trs),
+    /// Given as a matrix. glTF forbids animating such nodes; if a clip does,
+    /// the sampler decomposes the matrix.
+    Matrix(Mat4),
+}
+
+impl LocalTransform {
+    /// The local matrix.
+    pub fn to_mat4(&self) -> Mat4 {
+        match self {
+            Self::Trs(trs) => trs.to_mat4(),
+            Self::Matrix(m) => *m,
+        }
+    }
+
+    /// The local transform as TRS (decomposing a matrix).
+    pub fn to_trs(&self) -> Trs {
+        match self {
+            Self::Trs(trs) => *trs,
+            Self::Matrix(m) => Trs::from_mat4(m),
+        }
+    }
+}
+
+/// One node of the hierarchy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneNode {
+    /// Node name (glTF `name`, or `node{index}` when absent).
+    pub name: String,
+    /// Parent node index; `None` for a scene root.
+    pub parent: Option<u32>,
+    /// Rest-pose local transform.
+    pub rest: LocalTransform,
+}
+
+/// A glTF skin: joints and their inverse bind matrices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    /// Skin name.
+    pub name: String,
+    /// Joint node indices.
+    pub joints: Vec<u32>,
+    /// One inverse bind matrix per joint (identity where the file gives none).
+    pub inverse_binds: Vec<Mat4>,
+}
+
+/// Index topology of a primitive (after conversion to triangle lists).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Primitive {
+    /// Index of this primitive in its glTF mesh.
+    pub index: u32,
+    /// Positions, in the mesh's own (bind-pose) space.
+    pub positions: Vec<Vec3>,
+    /// Normals; `None` if the file had none (the baker then computes them).
+    pub normals: Option<Vec<Vec3>>,
+    /// First texture coordinate set.
+    pub uvs: Option<Vec<Vec2>>,
+    /// Number of 4-wide influence sets (JOINTS_n/WEIGHTS_n pairs); 0 if unskinned.
+    pub influence_sets: u32,
+    /// Joint indices (into the skin's joints), vertex-major:
+    /// `joints[(v * influence_sets + s) * 4 + k]`.
+    pub joints: Vec<u16>,
+    /// Weights, laid out like [`Self::joints`].
+    pub weights: Vec<f32>,
+    /// Triangle-list indices.
+    pub indices: Vec<u32>,
+    /// Material index, if any.
+    pub material: Option<u32>,
+}
+
+impl Primitive {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Influences of vertex `v` as `(joint, weight)` pairs, all sets.
+    pub fn influences(&self, v: usize) -> impl Iterator<Item = (u16, f32)> + '_ {
+        let n = self.influence_sets as usize * 4;
+        let range = v * n..(v + 1) * n;
+        self.joints[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.weights[range].iter().copied())
+    }
+}
+
+/// A glTF mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mesh {
+    /// Mesh name.
+    pub name: String,
+    /// Its primitives, in file order (points and lines already dropped).
+    pub primitives: Vec<Primitive>,
+}
+
+/// A node that draws a mesh (glTF `node.mesh`), optionally skinned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshInstance {
+    /// The node holding the mesh.
+    pub node: u32,
+    /// The mesh.
+    pub mesh: u32,
+    /// The skin, if the node has one and the mesh carries joints and weights.
+    pub skin: Option<u32>,
+}
+
+/// The animated property of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Property {
+    /// Translation (`Vec3` in xyz).
+    Translation,
+    /// Rotation (quaternion xyzw).
+    Rotation,
+    /// Scale (`Vec3` in xyz).
+    Scale,
+}
+
+/// Keyframe interpolation (glTF §3.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold the value of the previous key.
+    Step,
+    /// Linear (spherical linear, shortest path, for rotations).
+    Linear,
+    /// Cubic Hermite spline with in/out tangents.
+    CubicSpline,
+}
+
+/// One animated property of one node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Channel {
+    /// Target node.
+    pub node: u32,
+    /// Target property.
+    pub property: Property,
+    /// Interpolation.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times: Vec<f32>,
+    /// Values: one per key, or `(in_tangent, value, out_tangent)` per key for
+    /// cubic splines. Vec3 properties use xyz (w = 0).
+    pub values: Vec<Vec4>,
+}
+
+/// An animation clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    /// Clip name (glTF `name`, or `clip{index}` when absent).
+    pub name: String,
+    /// Channels. Nodes without a channel keep their rest value.
+    pub channels: Vec<Channel>,
+}
+
+impl Clip {
+    /// Duration: the latest key time over all channels (clips start at 0).
+    pub fn duration(&self) -> f32 {
+        self.channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0, f32::max)
+    }
+}
+
+/// How alpha is treated (glTF `alphaMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    /// Alpha ignored.
+    #[default]
+    Opaque = 0,
+    /// Fragments below the cutoff are discarded.
+    Mask = 1,
+    /// Alpha blended.
+    Blend = 2,
+}
+
+/// Texture addressing mode (glTF sampler wrap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WrapMode {
+    /// Repeat.
+    #[default]
+    Repeat = 0,
+    /// Clamp to edge.
+    ClampToEdge = 1,
+    /// Mirrored repeat.
+    MirroredRepeat = 2,
+}
+
+/// A material, reduced to what Throng draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// Material name.
+    pub name: String,
+    /// Linear base colour factor (RGBA).
+    pub base_color_factor: Vec4,
+    /// Base colour image index, if textured.
+    pub base_color_image: Option<u32>,
+    /// Wrap modes (u, v) of the base colour sampler.
+    pub wrap: [WrapMode; 2],
+    /// Alpha mode.
+    pub alpha_mode: AlphaMode,
+    /// Alpha cutoff for [`AlphaMode::Mask`].
+    pub alpha_cutoff: f32,
+    /// Draw back faces too.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: "default".into(),
+            base_color_factor: Vec4::ONE,
+            base_color_image: None,
+            wrap: [WrapMode::Repeat; 2],
+            alpha_mode: AlphaMode::Opaque,
+            alpha_cutoff: 0.5,
+            double_sided: false,
+        }
+    }
+}
+
+/// An encoded image (PNG or JPEG bytes, as stored in the glTF).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    /// Image name or URI.
+    pub name: String,
+    /// MIME type (`image/png`, `image/jpeg`).
+    pub mime: String,
+    /// Encoded bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A whole source model.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Scene {
+    /// Model name (file stem).
+    pub name: String,
+    /// Nodes in file order.
+    pub nodes: Vec<SceneNode>,
+    /// Skins in file order.
+    pub skins: Vec<Skin>,
+    /// Meshes in file order.
+    pub meshes: Vec<Mesh>,
+    /// Mesh instances in node order (the order of [`crate::reference`] output
+    /// and of baked submeshes).
+    pub instances: Vec<MeshInstance>,
+    /// Clips in file order.
+    pub clips: Vec<Clip>,
+    /// Materials in file order.
+    pub materials: Vec<Material>,
+    /// Images in file order.
+    pub images: Vec<Image>,
+}
+
+impl Scene {
+    /// Node indices ordered so that every parent comes before its children.
+    ///
+    /// Requires rule 1 ([`Self::validate`]); on a cyclic hierarchy the nodes
+    /// on the cycle are left out.
+    pub fn topological_order(&self) -> Vec<u32> {
+        let n = self.nodes.len();
+        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut order = Vec::with_capacity(n);
+        for (i, node) in self.nodes.iter().enumerate() {
+            match node.parent {
+                Some(p) if (p as usize) < n => children[p as usize].push(i as u32),
+                _ => order.push(i as u32),
+            }
+        }
+        let mut head = 0;
+        while head < order.len() {
+            let i = order[head] as usize;
+            order.extend_from_slice(&children[i]);
+            head += 1;
+        }
+        order
+    }
+
+    /// Checks the validity rules in the module docs.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        let node_count = self.nodes.len();
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Some(p) = node.parent {
+                if p as usize >= node_count {
+                    return Err(SceneError::BadIndex {
+                        what: "parent",
+                        at: format!("node {i} ({})", node.name),
+                        index: p as usize,
+                        len: node_count,
+                    });
+                }
+            }
+            let finite = match &node.rest {
+                LocalTransform::Trs(t) => {
+                    t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite()
+                }
+                LocalTransform::Matrix(m) => m.is_finite(),
+            };
+            if !finite {
+                return Err(SceneError::NotFinite(format!("rest transform of node {i} ({})", node.name)));
+            }
+        }
+        if self.topological_order().len() != node_count {
+            return Err(SceneError::Cycle);
+        }
+        for (s, skin) in self.skins.iter().enumerate() {
+            if skin.inverse_binds.len() != skin.joints.len() {
+                return Err(SceneError::Length {
+                    what: "inverse bind matrices",
+                    at: format!("skin {s} ({})", skin.name),
+                    expected: skin.joints.len(),
+                    found: skin.inverse_binds.len(),
+                });
+            }
+            for &j in &skin.joints {
+                check_index("joint", &format!("skin {s} ({})", skin.name), j, node_count)?;
+            }
+            if skin.inverse_binds.iter().any(|m| !m.is_finite()) {
+                return Err(SceneError::NotFinite(format!("inverse bind matrices of skin {s}")));
+            }
+        }
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            for prim in &mesh.primitives {
+                validate_primitive(m, prim, self.materials.len())?;
+            }
+        }
+        for (k, inst) in self.instances.iter().enumerate() {
+            let at = format!("mesh instance {k}");
+            check_index("node", &at, inst.node, node_count)?;
+            check_index("mesh", &at, inst.mesh, self.meshes.len())?;
+            if let Some(s) = inst.skin {
+                check_index("skin", &at, s, self.skins.len())?;
+                let joints = self.skins[s as usize].joints.len();
+                for prim in &self.meshes[inst.mesh as usize].primitives {
+                    if prim.influence_sets == 0 {
+                        return Err(SceneError::Invalid(format!(
+                            "{at}: skinned, but mesh {} primitive {} has no joints and weights",
+                            inst.mesh, prim.index
+                        )));
+                    }
+                    if let Some(&bad) = prim.joints.iter().find(|&&j| j as usize >= joints) {
+                        return Err(SceneError::BadIndex {
+                            what: "joint",
+                            at: format!("{at}, mesh {} primitive {}", inst.mesh, prim.index),
+                            index: bad as usize,
+                            len: joints,
+                        });
+                    }
+                }
+            }
+        }
+        for (c, clip) in self.clips.iter().enumerate() {
+            for (k, ch) in clip.channels.iter().enumerate() {
+                validate_channel(c, clip, k, ch, node_count)?;
+            }
+        }
+        for (i, mat) in self.materials.iter().enumerate() {
+            if let Some(img) = mat.base_color_image {
+                check_index("image", &format!("material {i} ({})", mat.name), img, self.images.len())?;
+            }
+            if !mat.base_color_factor.is_finite() || !mat.alpha_cutoff.is_finite() {
+                return Err(SceneError::NotFinite(format!("material {i} ({})", mat.name)));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_index(what: &'static str, at: &str, index: u32, len: usize) -> Result<(), SceneError> {
+    if index as usize >= len {
+        Err(SceneError::BadIndex {
+            what,
+            at: at.to_owned(),
+            index: index as usize,
+            len,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<(), SceneError> {
+    let at = || format!("mesh {m} primitive {}", prim.index);
+    let n = prim.positions.len();
+    let len_check = |what: &'static str, found: usize, expected: usize| {
+        if found != expected {
+            Err(SceneError::Length {
+                what,
+                at: at(),
+                expected,
+                found,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    if let Some(normals) = &prim.normals {
+        len_check("normals", normals.len(), n)?;
+        if normals.iter().any(|v| !v.is_finite()) {
+            return Err(SceneError::NotFinite(format!("normals of {}", at())));
+        }
+    }
+    if let Some(uvs) = &prim.uvs {
+        len_check("texture coordinates", uvs.len(), n)?;
+        if uvs.iter().any(|v| !v.is_finite()) {
+            return Err(SceneError::NotFinite(format!("texture coordinates of {}", at())));
+        }
+    }
+    let influences = n * prim.influence_sets as usize * 4;
+    len_check("joints", prim.joints.len(), influences)?;
+    len_check("weights", prim.weights.len(), influences)?;
+    if prim.positions.iter().any(|v| !v.is_finite()) {
+        return Err(SceneError::NotFinite(format!("positions of {}", at())));
+    }
+    if prim.weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+        return Err(SceneError::Invalid(format!(
+            "{}: a weight is negative or not finite",
+            at()
+        )));
+    }
+    if prim.indices.len() % 3 != 0 {
+        return Err(SceneError::Invalid(format!(
+            "{}: {} indices is not a whole number of triangles",
+            at(),
+            prim.indices.len()
+        )));
+    }
+    if let Some(&bad) = prim.indices.iter().find(|&&i| i as usize >= n) {
+        return Err(SceneError::BadIndex {
+            what: "vertex",
+            at: at(),
+            index: bad as usize,
+            len: n,
+        });
+    }
+    if let Some(mat) = prim.material {
+        check_index("material", &at(), mat, materials)?;
+    }
+    Ok(())
+}
+
+fn validate_channel(c: usize, clip: &Clip, k: usize, ch: &Channel, nodes: usize) -> Result<(), SceneError> {
+    let at = || format!("clip {c} ({}) channel {k}", clip.name);
+    check_index("node", &at(), ch.node, nodes)?;
+    if ch.times.is_empty() {
+        return Err(SceneError::Invalid(format!("{}: no keys", at())));
+    }
+    if ch.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+        return Err(SceneError::NotFinite(format!("key times of {} (or negative)", at())));
+    }
+    if let Some(w) = ch.times.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(SceneError::Invalid(format!(
+            "{}: key times not strictly increasing at key {} ({} then {})",
+            at(),
+            w + 1,
+            ch.times[w],
+            ch.times[w + 1]
+        )));
+    }
+    let per_key = if ch.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+    if ch.values.len() != ch.times.len() * per_key {
+        return Err(SceneError::Length {
+            what: "key values",
+            at: at(),
+            expected: ch.times.len() * per_key,
+            found: ch.values.len(),
+        });
+    }
+    if ch.values.iter().any(|v| !v.is_finite()) {
+        return Err(SceneError::NotFinite(format!("key values of {}", at())));
+    }
+    Ok(())
+}
