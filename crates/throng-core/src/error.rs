@@ -59,7 +59,9 @@ pub enum FormatError {
         found: Vec<u8>,
     },
     /// The file's format version is not the one this build reads.
-    #[error("unsupported .throng format version {found} (this build reads version {supported}); re-bake the model with `throng bake`")]
+    #[error(
+        "unsupported .throng format version {found} (this build reads version {supported}); re-bake the model with `throng bake`"
+    )]
     UnsupportedVersion {
         /// Version in the file.
         found: u32,
@@ -77,7 +79,9 @@ pub enum FormatError {
         len: u64,
     },
     /// The stored checksum does not match the content.
-    #[error("checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): the file is corrupted")]
+    #[error(
+        "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): the file is corrupted"
+    )]
     Checksum {
         /// Stored CRC32.
         stored: u32,

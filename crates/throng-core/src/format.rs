@@ -22,7 +22,9 @@ use glam::{Mat4, Vec3, Vec4};
 use crate::error::FormatError;
 use crate::limits::MAX_FILE_SIZE;
 use crate::math::Aabb;
-use crate::model::{BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, TexelFormat, Texels};
+use crate::model::{
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, TexelFormat, Texels,
+};
 use crate::scene::{AlphaMode, Image, Material, WrapMode};
 
 /// The first 8 bytes of every `.throng` file.
@@ -588,12 +590,16 @@ impl Directory {
         let mut spans: Vec<(u64, u64, [u8; 4])> = Vec::new();
         for e in &entries {
             let name = tag_name(e.tag);
-            let end = e.offset.checked_add(e.length).filter(|&end| end <= len).ok_or_else(|| {
-                FormatError::corrupt(format!(
-                    "section {name} at {}+{} runs past the end of the {len}-byte file",
-                    e.offset, e.length
-                ))
-            })?;
+            let end = e
+                .offset
+                .checked_add(e.length)
+                .filter(|&end| end <= len)
+                .ok_or_else(|| {
+                    FormatError::corrupt(format!(
+                        "section {name} at {}+{} runs past the end of the {len}-byte file",
+                        e.offset, e.length
+                    ))
+                })?;
             if e.offset % SECTION_ALIGN as u64 != 0 || e.offset < dir_end as u64 {
                 return Err(FormatError::corrupt(format!(
                     "section {name} offset {} is misaligned or inside the directory",
@@ -615,7 +621,9 @@ impl Directory {
                 }
             }
             if spans.iter().any(|s| s.2 == e.tag) {
-                return Err(FormatError::corrupt(format!("section {name} appears twice")));
+                return Err(FormatError::corrupt(format!(
+                    "section {name} appears twice"
+                )));
             }
             spans.push((e.offset, end, e.tag));
         }
@@ -637,9 +645,9 @@ impl Directory {
 
     /// Bytes of a required section.
     pub fn section<'a>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [u8], FormatError> {
-        let e = self
-            .entry(tag)
-            .ok_or_else(|| FormatError::corrupt(format!("required section {} is missing", tag_name(tag))))?;
+        let e = self.entry(tag).ok_or_else(|| {
+            FormatError::corrupt(format!("required section {} is missing", tag_name(tag)))
+        })?;
         // `parse` checked the span lies inside `bytes`.
         Ok(&bytes[e.offset as usize..(e.offset + e.length) as usize])
     }
@@ -649,7 +657,10 @@ impl Directory {
     pub fn view<'a, T: Pod>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [T], FormatError> {
         let s = self.section(bytes, tag)?;
         bytemuck::try_cast_slice(s).map_err(|e| {
-            FormatError::corrupt(format!("section {} cannot be viewed in place: {e:?}", tag_name(tag)))
+            FormatError::corrupt(format!(
+                "section {} cannot be viewed in place: {e:?}",
+                tag_name(tag)
+            ))
         })
     }
 }
@@ -712,7 +723,12 @@ fn aabb(min: [f32; 3], max: [f32; 3]) -> Aabb {
     }
 }
 
-fn range_in(what: &str, start: u32, count: u32, len: usize) -> Result<std::ops::Range<usize>, FormatError> {
+fn range_in(
+    what: &str,
+    start: u32,
+    count: u32,
+    len: usize,
+) -> Result<std::ops::Range<usize>, FormatError> {
     let end = start as u64 + count as u64;
     if end > len as u64 {
         return Err(FormatError::corrupt(format!(
@@ -730,8 +746,9 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     if m.reserved != [0; 4] {
         return Err(FormatError::corrupt("reserved model fields are not zero"));
     }
-    let format = TexelFormat::from_code(m.texel_format)
-        .ok_or_else(|| FormatError::corrupt(format!("unknown texel format code {}", m.texel_format)))?;
+    let format = TexelFormat::from_code(m.texel_format).ok_or_else(|| {
+        FormatError::corrupt(format!("unknown texel format code {}", m.texel_format))
+    })?;
     let texel_entry = dir
         .entry(tags::TEXELS)
         .ok_or_else(|| FormatError::corrupt("required section TEXL is missing"))?;
@@ -764,7 +781,10 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         .enumerate()
         .map(|(i, c)| {
             if c.flags != 0 {
-                return Err(FormatError::corrupt(format!("clip {i} has unknown flags {:#x}", c.flags)));
+                return Err(FormatError::corrupt(format!(
+                    "clip {i} has unknown flags {:#x}",
+                    c.flags
+                )));
             }
             Ok(ClipInfo {
                 name: strings.get(c.name, &|| format!("clip {i}"))?,
@@ -787,9 +807,24 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         .enumerate()
         .map(|(l, r)| {
             let at = format!("LOD {l}");
-            let vr = range_in(&format!("{at} vertex"), r.first_vertex, r.vertex_count, verts.len())?;
-            let ir = range_in(&format!("{at} index"), r.first_index, r.index_count, indices.len())?;
-            let sr = range_in(&format!("{at} submesh"), r.first_submesh, r.submesh_count, subs.len())?;
+            let vr = range_in(
+                &format!("{at} vertex"),
+                r.first_vertex,
+                r.vertex_count,
+                verts.len(),
+            )?;
+            let ir = range_in(
+                &format!("{at} index"),
+                r.first_index,
+                r.index_count,
+                indices.len(),
+            )?;
+            let sr = range_in(
+                &format!("{at} submesh"),
+                r.first_submesh,
+                r.submesh_count,
+                subs.len(),
+            )?;
             Ok(Lod {
                 screen_size: r.screen_size,
                 vertices: verts[vr].to_vec(),
@@ -815,7 +850,9 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         0 => Ok(WrapMode::Repeat),
         1 => Ok(WrapMode::ClampToEdge),
         2 => Ok(WrapMode::MirroredRepeat),
-        _ => Err(FormatError::corrupt(format!("material {i} has unknown wrap mode {code}"))),
+        _ => Err(FormatError::corrupt(format!(
+            "material {i} has unknown wrap mode {code}"
+        ))),
     };
     let materials = records::<MaterialRecord>(&dir, bytes, tags::MATERIALS)?
         .iter()
@@ -825,10 +862,17 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 0 => AlphaMode::Opaque,
                 1 => AlphaMode::Mask,
                 2 => AlphaMode::Blend,
-                x => return Err(FormatError::corrupt(format!("material {i} has unknown alpha mode {x}"))),
+                x => {
+                    return Err(FormatError::corrupt(format!(
+                        "material {i} has unknown alpha mode {x}"
+                    )));
+                }
             };
             if r.flags & !1 != 0 {
-                return Err(FormatError::corrupt(format!("material {i} has unknown flags {:#x}", r.flags)));
+                return Err(FormatError::corrupt(format!(
+                    "material {i} has unknown flags {:#x}",
+                    r.flags
+                )));
             }
             Ok(Material {
                 name: strings.get(r.name, &|| format!("material {i}"))?,
@@ -846,7 +890,10 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let end = r.data_offset.checked_add(r.data_len).filter(|&e| e <= image_data.len() as u64);
+            let end = r
+                .data_offset
+                .checked_add(r.data_len)
+                .filter(|&e| e <= image_data.len() as u64);
             let Some(end) = end else {
                 return Err(FormatError::corrupt(format!(
                     "image {i} bytes {}+{} exceed the {}-byte image data",

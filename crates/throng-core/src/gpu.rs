@@ -97,7 +97,13 @@ impl InstanceRecord {
     /// The world matrix.
     pub fn world_from_model(&self) -> Mat4 {
         let r = &self.world_from_model;
-        Mat4::from_cols(Vec4::from(r[0]), Vec4::from(r[1]), Vec4::from(r[2]), Vec4::W).transpose()
+        Mat4::from_cols(
+            Vec4::from(r[0]),
+            Vec4::from(r[1]),
+            Vec4::from(r[2]),
+            Vec4::W,
+        )
+        .transpose()
     }
 }
 

@@ -200,15 +200,51 @@ mod tests {
 
     #[test]
     fn layout_is_smallest_square_or_tight_layers() {
-        assert_eq!(TextureLayout::for_texels(1, 1024), TextureLayout { width: 1, layers: 1 });
-        assert_eq!(TextureLayout::for_texels(10, 1024), TextureLayout { width: 4, layers: 1 });
-        assert_eq!(TextureLayout::for_texels(16, 1024), TextureLayout { width: 4, layers: 1 });
-        assert_eq!(TextureLayout::for_texels(17, 1024), TextureLayout { width: 5, layers: 1 });
+        assert_eq!(
+            TextureLayout::for_texels(1, 1024),
+            TextureLayout {
+                width: 1,
+                layers: 1
+            }
+        );
+        assert_eq!(
+            TextureLayout::for_texels(10, 1024),
+            TextureLayout {
+                width: 4,
+                layers: 1
+            }
+        );
+        assert_eq!(
+            TextureLayout::for_texels(16, 1024),
+            TextureLayout {
+                width: 4,
+                layers: 1
+            }
+        );
+        assert_eq!(
+            TextureLayout::for_texels(17, 1024),
+            TextureLayout {
+                width: 5,
+                layers: 1
+            }
+        );
         let big = TextureLayout::for_texels(1024 * 1024 * 2 + 1, 1024);
-        assert_eq!(big, TextureLayout { width: 1024, layers: 3 });
+        assert_eq!(
+            big,
+            TextureLayout {
+                width: 1024,
+                layers: 3
+            }
+        );
         assert!(big.is_tight_for(1024 * 1024 * 2 + 1));
         assert!(!big.is_tight_for(1024 * 1024 * 2));
         let small = TextureLayout::for_texels(100, 8);
-        assert_eq!(small, TextureLayout { width: 8, layers: 2 });
+        assert_eq!(
+            small,
+            TextureLayout {
+                width: 8,
+                layers: 2
+            }
+        );
     }
 }

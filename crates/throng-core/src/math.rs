@@ -223,7 +223,8 @@ mod tests {
             min: Vec3::new(-1.0, 0.0, -2.0),
             max: Vec3::new(1.0, 3.0, 2.0),
         };
-        let m = Mat4::from_rotation_translation(Quat::from_rotation_y(0.5), Vec3::new(1.0, 2.0, 3.0));
+        let m =
+            Mat4::from_rotation_translation(Quat::from_rotation_y(0.5), Vec3::new(1.0, 2.0, 3.0));
         let tb = b.transformed(&m);
         for i in 0..8 {
             let c = Vec3::new(

@@ -271,7 +271,11 @@ impl BakedModel {
     /// Frames in the global frame table.
     pub fn frame_count(&self) -> u32 {
         let per_frame = self.bones.len() * TEXELS_PER_MATRIX as usize;
-        if per_frame == 0 { 0 } else { (self.texture.texels.len() / per_frame) as u32 }
+        if per_frame == 0 {
+            0
+        } else {
+            (self.texture.texels.len() / per_frame) as u32
+        }
     }
 
     /// Clip index by exact name.
@@ -298,12 +302,17 @@ impl BakedModel {
         let bad = |msg: String| Err(FormatError::Invalid(msg));
         let bones = self.bones.len();
         if bones == 0 || bones > MAX_BONES as usize {
-            return bad(format!("palette has {bones} bones (1..={MAX_BONES} allowed)"));
+            return bad(format!(
+                "palette has {bones} bones (1..={MAX_BONES} allowed)"
+            ));
         }
         for (i, b) in self.bones.iter().enumerate() {
             if let Some(p) = b.parent {
                 if p as usize >= bones || p as usize == i {
-                    return bad(format!("bone {i} ({}) has parent {p} (palette has {bones})", b.name));
+                    return bad(format!(
+                        "bone {i} ({}) has parent {p} (palette has {bones})",
+                        b.name
+                    ));
                 }
             }
             if !b.inverse_bind.is_finite() || !b.rest_global.is_finite() {
@@ -335,7 +344,10 @@ impl BakedModel {
         }
         let frames = frames as u32;
         let layout = self.texture.layout();
-        if self.texture.width == 0 || self.texture.width > MAX_LAYER_SIZE || !layout.is_tight_for(texels) {
+        if self.texture.width == 0
+            || self.texture.width > MAX_LAYER_SIZE
+            || !layout.is_tight_for(texels)
+        {
             return bad(format!(
                 "texture layout {}x{}x{} does not tightly hold {texels} texels (W ≤ {MAX_LAYER_SIZE})",
                 self.texture.width, self.texture.width, self.texture.layers
@@ -418,7 +430,12 @@ impl BakedModel {
             if let Some(j) = vert.joints.iter().find(|&&j| j as usize >= bones) {
                 return bad(format!("vertex {v} uses bone {j}, the palette has {bones}"));
             }
-            let finite = vert.position.iter().chain(&vert.normal).chain(&vert.uv).all(|x| x.is_finite());
+            let finite = vert
+                .position
+                .iter()
+                .chain(&vert.normal)
+                .chain(&vert.uv)
+                .all(|x| x.is_finite());
             let weights_ok = vert.weights.iter().all(|w| w.is_finite() && *w >= 0.0);
             if !finite || !weights_ok {
                 return bad(format!("vertex {v} has a non-finite or negative value"));
@@ -436,7 +453,10 @@ impl BakedModel {
                 ));
             }
             if sub.index_count % 3 != 0 {
-                return bad(format!("submesh {s} has {} indices, not triangles", sub.index_count));
+                return bad(format!(
+                    "submesh {s} has {} indices, not triangles",
+                    sub.index_count
+                ));
             }
             let range = sub.first_index as usize..i_end as usize;
             if let Some(i) = lod.indices[range].iter().find(|&&i| i >= sub.vertex_count) {
@@ -459,7 +479,10 @@ impl BakedModel {
 
     /// Location of a bone-matrix row in the texture (for diagnostics).
     pub fn texel_location(&self, bone: u32, frame: u32, row: u32) -> crate::layout::TexelAddress {
-        texel_address(texel_index(frame, bone, row, self.bone_count()), self.texture.width)
+        texel_address(
+            texel_index(frame, bone, row, self.bone_count()),
+            self.texture.width,
+        )
     }
 }
 

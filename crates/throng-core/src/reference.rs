@@ -87,7 +87,11 @@ fn blend_joints(joints: &[Mat4], influences: impl Iterator<Item = (u16, f32)>) -
             total += w;
         }
     }
-    if total > 0.0 { sum * (1.0 / total) } else { joints[0] }
+    if total > 0.0 {
+        sum * (1.0 / total)
+    } else {
+        joints[0]
+    }
 }
 
 /// Skins `scene` with clip `clip` (by index, `None` = rest pose) at time `t`.
@@ -100,7 +104,12 @@ pub fn sample(scene: &Scene, clip: Option<usize>, t: f32) -> Vec<SkinnedPrimitiv
 /// Cross-fade reference: skins with per-joint matrices mixed between two
 /// poses, `M = (1 - fade) · M_prev + fade · M_cur`, matching the shader's
 /// matrix blend. `prev` and `cur` are node global matrices.
-pub fn sample_cross_fade(scene: &Scene, prev: &[Mat4], cur: &[Mat4], fade: f32) -> Vec<SkinnedPrimitive> {
+pub fn sample_cross_fade(
+    scene: &Scene,
+    prev: &[Mat4],
+    cur: &[Mat4],
+    fade: f32,
+) -> Vec<SkinnedPrimitive> {
     let mixed: Vec<Mat4> = prev
         .iter()
         .zip(cur)

@@ -21,7 +21,13 @@ use crate::scene::{Channel, Clip, Interpolation, LocalTransform, Property, Scene
 pub fn sample_channel(ch: &Channel, t: f32) -> Vec4 {
     let cubic = ch.interpolation == Interpolation::CubicSpline;
     // For cubic splines the value of key k is element 3k+1.
-    let value = |k: usize| if cubic { ch.values[3 * k + 1] } else { ch.values[k] };
+    let value = |k: usize| {
+        if cubic {
+            ch.values[3 * k + 1]
+        } else {
+            ch.values[k]
+        }
+    };
     let times = &ch.times;
     let last = times.len() - 1;
     let raw = if t <= times[0] {
@@ -89,7 +95,11 @@ pub fn slerp_shortest(a: Quat, b: Quat, s: f32) -> Quat {
 
 fn normalize_quat(v: Vec4) -> Vec4 {
     let len = v.length();
-    if len > 0.0 && len.is_finite() { v / len } else { Vec4::W }
+    if len > 0.0 && len.is_finite() {
+        v / len
+    } else {
+        Vec4::W
+    }
 }
 
 /// Evaluates node transforms of a [`Scene`]: rest pose or a clip at a time.
@@ -185,7 +195,12 @@ pub fn translation_of(m: &Mat4) -> Vec3 {
 mod tests {
     use super::*;
 
-    fn channel(property: Property, interpolation: Interpolation, times: &[f32], values: &[Vec4]) -> Channel {
+    fn channel(
+        property: Property,
+        interpolation: Interpolation,
+        times: &[f32],
+        values: &[Vec4],
+    ) -> Channel {
         Channel {
             node: 0,
             property,

@@ -328,7 +328,10 @@ impl Scene {
                 LocalTransform::Matrix(m) => m.is_finite(),
             };
             if !finite {
-                return Err(SceneError::NotFinite(format!("rest transform of node {i} ({})", node.name)));
+                return Err(SceneError::NotFinite(format!(
+                    "rest transform of node {i} ({})",
+                    node.name
+                )));
             }
         }
         if self.topological_order().len() != node_count {
@@ -347,7 +350,9 @@ impl Scene {
                 check_index("joint", &format!("skin {s} ({})", skin.name), j, node_count)?;
             }
             if skin.inverse_binds.iter().any(|m| !m.is_finite()) {
-                return Err(SceneError::NotFinite(format!("inverse bind matrices of skin {s}")));
+                return Err(SceneError::NotFinite(format!(
+                    "inverse bind matrices of skin {s}"
+                )));
             }
         }
         for (m, mesh) in self.meshes.iter().enumerate() {
@@ -387,10 +392,18 @@ impl Scene {
         }
         for (i, mat) in self.materials.iter().enumerate() {
             if let Some(img) = mat.base_color_image {
-                check_index("image", &format!("material {i} ({})", mat.name), img, self.images.len())?;
+                check_index(
+                    "image",
+                    &format!("material {i} ({})", mat.name),
+                    img,
+                    self.images.len(),
+                )?;
             }
             if !mat.base_color_factor.is_finite() || !mat.alpha_cutoff.is_finite() {
-                return Err(SceneError::NotFinite(format!("material {i} ({})", mat.name)));
+                return Err(SceneError::NotFinite(format!(
+                    "material {i} ({})",
+                    mat.name
+                )));
             }
         }
         Ok(())
@@ -434,7 +447,10 @@ fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<()
     if let Some(uvs) = &prim.uvs {
         len_check("texture coordinates", uvs.len(), n)?;
         if uvs.iter().any(|v| !v.is_finite()) {
-            return Err(SceneError::NotFinite(format!("texture coordinates of {}", at())));
+            return Err(SceneError::NotFinite(format!(
+                "texture coordinates of {}",
+                at()
+            )));
         }
     }
     let influences = n * prim.influence_sets as usize * 4;
@@ -470,14 +486,23 @@ fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<()
     Ok(())
 }
 
-fn validate_channel(c: usize, clip: &Clip, k: usize, ch: &Channel, nodes: usize) -> Result<(), SceneError> {
+fn validate_channel(
+    c: usize,
+    clip: &Clip,
+    k: usize,
+    ch: &Channel,
+    nodes: usize,
+) -> Result<(), SceneError> {
     let at = || format!("clip {c} ({}) channel {k}", clip.name);
     check_index("node", &at(), ch.node, nodes)?;
     if ch.times.is_empty() {
         return Err(SceneError::Invalid(format!("{}: no keys", at())));
     }
     if ch.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
-        return Err(SceneError::NotFinite(format!("key times of {} (or negative)", at())));
+        return Err(SceneError::NotFinite(format!(
+            "key times of {} (or negative)",
+            at()
+        )));
     }
     if let Some(w) = ch.times.windows(2).position(|w| w[1] <= w[0]) {
         return Err(SceneError::Invalid(format!(
@@ -488,7 +513,11 @@ fn validate_channel(c: usize, clip: &Clip, k: usize, ch: &Channel, nodes: usize)
             ch.times[w + 1]
         )));
     }
-    let per_key = if ch.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+    let per_key = if ch.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
     if ch.values.len() != ch.times.len() * per_key {
         return Err(SceneError::Length {
             what: "key values",

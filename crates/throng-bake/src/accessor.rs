@@ -1,0 +1,309 @@
+//! Bounds-checked glTF accessor reading.
+//!
+//! The `gltf` crate's own reader trusts the file (it slices with computed
+//! ranges and `debug_assert`s element types), so Throng reads accessors here:
+//! every byte range is checked against its buffer view and buffer, element
+//! types are checked against what the semantic allows, sparse accessors are
+//! applied with their indices checked, and integers are normalised per the glTF
+//! specification. Errors name the accessor's JSON path.
+
+use gltf::accessor::{DataType, Dimensions};
+
+use crate::error::ImportError;
+
+/// Most elements read from a sparse accessor that has no base buffer view
+/// (its size is not bounded by the file's own bytes).
+const MAX_UNBACKED_ELEMENTS: usize = 1 << 26;
+
+/// Loaded buffer contents, indexed like `gltf.buffers`.
+pub(crate) struct Buffers(pub Vec<Vec<u8>>);
+
+/// What a semantic accepts.
+#[derive(Clone, Copy)]
+pub(crate) struct Expect {
+    pub dims: &'static [Dimensions],
+    pub types: &'static [DataType],
+    /// Integer types must be `normalized: true` (float semantics) — or
+    /// must not be (index semantics).
+    pub normalized_ints: bool,
+}
+
+pub(crate) const FLOAT_ONLY: &[DataType] = &[DataType::F32];
+pub(crate) const UINTS: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
+pub(crate) const SMALL_UINTS: &[DataType] = &[DataType::U8, DataType::U16];
+pub(crate) const FLOAT_OR_UNORM: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
+pub(crate) const FLOAT_OR_NORM: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+
+fn type_size(t: DataType) -> usize {
+    match t {
+        DataType::I8 | DataType::U8 => 1,
+        DataType::I16 | DataType::U16 => 2,
+        DataType::U32 | DataType::F32 => 4,
+    }
+}
+
+fn dims_count(d: Dimensions) -> usize {
+    d.multiplicity()
+}
+
+/// Reads one component at `bytes[0..size]` as f64, raw (not normalised).
+fn read_component(t: DataType, b: &[u8]) -> f64 {
+    match t {
+        DataType::I8 => b[0] as i8 as f64,
+        DataType::U8 => b[0] as f64,
+        DataType::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+        DataType::U16 => u16::from_le_bytes([b[0], b[1]]) as f64,
+        DataType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        DataType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+    }
+}
+
+/// glTF §3.11 normalisation of integer components to floats.
+fn normalise(t: DataType, v: f64) -> f64 {
+    match t {
+        DataType::I8 => (v / 127.0).max(-1.0),
+        DataType::U8 => v / 255.0,
+        DataType::I16 => (v / 32767.0).max(-1.0),
+        DataType::U16 => v / 65535.0,
+        DataType::U32 | DataType::F32 => v,
+    }
+}
+
+/// Components of an accessor, flattened element-major.
+pub(crate) struct Components {
+    pub data_type: DataType,
+    pub dims: usize,
+    pub values: Vec<f64>,
+}
+
+impl Components {
+    /// Number of elements.
+    pub fn count(&self) -> usize {
+        if self.dims == 0 {
+            0
+        } else {
+            self.values.len() / self.dims
+        }
+    }
+
+    /// Values as f32, integer types normalised.
+    pub fn to_f32(&self) -> Vec<f32> {
+        self.values
+            .iter()
+            .map(|&v| normalise(self.data_type, v) as f32)
+            .collect()
+    }
+
+    /// Values as u32 (integer types only; checked by [`Expect`]).
+    pub fn to_u32(&self) -> Vec<u32> {
+        self.values.iter().map(|&v| v as u32).collect()
+    }
+}
+
+impl Buffers {
+    /// Byte slice of a buffer view, checked against its buffer.
+    fn view_bytes(
+        &self,
+        view: &gltf::buffer::View,
+        path: &dyn Fn() -> String,
+    ) -> Result<&[u8], ImportError> {
+        let buffer = self
+            .0
+            .get(view.buffer().index())
+            .ok_or_else(|| ImportError::Accessor {
+                path: path(),
+                msg: format!("buffer view {} names a missing buffer", view.index()),
+            })?;
+        let start = view.offset();
+        let end = start
+            .checked_add(view.length())
+            .filter(|&e| e <= buffer.len());
+        let Some(end) = end else {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!(
+                    "bufferViews[{}] spans bytes {}..{} but buffers[{}] has {} bytes",
+                    view.index(),
+                    start,
+                    start as u128 + view.length() as u128,
+                    view.buffer().index(),
+                    buffer.len()
+                ),
+            });
+        };
+        Ok(&buffer[start..end])
+    }
+
+    /// `count` elements of `elem` bytes at `offset` with `stride` inside `view`.
+    fn elements(
+        &self,
+        view: &gltf::buffer::View,
+        offset: usize,
+        count: usize,
+        elem: usize,
+        path: &dyn Fn() -> String,
+    ) -> Result<(Vec<&[u8]>, usize), ImportError> {
+        let data = self.view_bytes(view, path)?;
+        let stride = view.stride().unwrap_or(elem);
+        if stride < elem {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!("byteStride {stride} is smaller than the {elem}-byte element"),
+            });
+        }
+        let needed = count
+            .checked_sub(1)
+            .and_then(|c| c.checked_mul(stride))
+            .and_then(|x| x.checked_add(elem))
+            .and_then(|x| x.checked_add(offset));
+        match needed {
+            Some(n) if n <= data.len() => {}
+            _ => {
+                return Err(ImportError::Accessor {
+                    path: path(),
+                    msg: format!(
+                        "{count} elements of {elem} bytes (stride {stride}) at offset {offset} do not fit in the {}-byte bufferViews[{}]",
+                        data.len(),
+                        view.index()
+                    ),
+                });
+            }
+        }
+        Ok((
+            (0..count)
+                .map(|i| &data[offset + i * stride..offset + i * stride + elem])
+                .collect(),
+            stride,
+        ))
+    }
+
+    /// Reads an accessor, checking it against `expect`.
+    pub(crate) fn read(
+        &self,
+        acc: &gltf::Accessor,
+        expect: Expect,
+        path: &dyn Fn() -> String,
+    ) -> Result<Components, ImportError> {
+        let dims = acc.dimensions();
+        let data_type = acc.data_type();
+        if !expect.dims.contains(&dims) || !expect.types.contains(&data_type) {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!(
+                    "accessors[{}] is {dims:?} of {data_type:?}; expected {:?} of {:?}",
+                    acc.index(),
+                    expect.dims,
+                    expect.types
+                ),
+            });
+        }
+        if data_type != DataType::F32 && acc.normalized() != expect.normalized_ints {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!(
+                    "accessors[{}] must {}be normalized",
+                    acc.index(),
+                    if expect.normalized_ints { "" } else { "not " }
+                ),
+            });
+        }
+        let n = dims_count(dims);
+        let csize = type_size(data_type);
+        let elem = n * csize;
+        let count = acc.count();
+        if count == 0 {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!(
+                    "accessors[{}] has count 0 (glTF requires at least 1)",
+                    acc.index()
+                ),
+            });
+        }
+        let mut values = match acc.view() {
+            Some(view) => {
+                let (elems, _) = self.elements(&view, acc.offset(), count, elem, path)?;
+                let mut out = Vec::with_capacity(count * n);
+                for e in elems {
+                    for c in 0..n {
+                        out.push(read_component(data_type, &e[c * csize..]));
+                    }
+                }
+                out
+            }
+            None => {
+                if acc.sparse().is_none() {
+                    return Err(ImportError::Accessor {
+                        path: path(),
+                        msg: format!(
+                            "accessors[{}] has neither bufferView nor sparse data",
+                            acc.index()
+                        ),
+                    });
+                }
+                if count > MAX_UNBACKED_ELEMENTS {
+                    return Err(ImportError::Accessor {
+                        path: path(),
+                        msg: format!(
+                            "sparse accessors[{}] declares {count} elements (limit {MAX_UNBACKED_ELEMENTS})",
+                            acc.index()
+                        ),
+                    });
+                }
+                vec![0.0; count * n]
+            }
+        };
+        if let Some(sparse) = acc.sparse() {
+            let k = sparse.count();
+            if k == 0 || k > count {
+                return Err(ImportError::Accessor {
+                    path: path(),
+                    msg: format!("sparse count {k} is outside 1..={count}"),
+                });
+            }
+            let idx = sparse.indices();
+            let itype = match idx.index_type() {
+                gltf::accessor::sparse::IndexType::U8 => DataType::U8,
+                gltf::accessor::sparse::IndexType::U16 => DataType::U16,
+                gltf::accessor::sparse::IndexType::U32 => DataType::U32,
+            };
+            let (ielems, _) =
+                self.elements(&idx.view(), idx.offset(), k, type_size(itype), path)?;
+            let vals = sparse.values();
+            let (velems, _) = self.elements(&vals.view(), vals.offset(), k, elem, path)?;
+            let mut last: Option<usize> = None;
+            for (ib, vb) in ielems.iter().zip(velems) {
+                let i = read_component(itype, ib) as usize;
+                if i >= count || last.is_some_and(|l| i <= l) {
+                    return Err(ImportError::Accessor {
+                        path: path(),
+                        msg: format!(
+                            "sparse index {i} is out of range or not increasing (count {count})"
+                        ),
+                    });
+                }
+                last = Some(i);
+                for c in 0..n {
+                    values[i * n + c] = read_component(data_type, &vb[c * csize..]);
+                }
+            }
+        }
+        if data_type == DataType::F32 && values.iter().any(|v| !v.is_finite()) {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!("accessors[{}] contains NaN or infinity", acc.index()),
+            });
+        }
+        Ok(Components {
+            data_type,
+            dims: n,
+            values,
+        })
+    }
+}

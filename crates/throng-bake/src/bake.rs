@@ -1,0 +1,581 @@
+//! [`Scene`] → [`BakedModel`]: palette construction, clip sampling into the
+//! bone texture, vertex conversion, bounds, and the bake's own error check
+//! against the CPU reference.
+//!
+//! # Palette (DESIGN.md §1)
+//! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
+//! `G_node · inverse_bind`. Skin joints give entries with their skin's inverse
+//! binds; a mesh without a skin gives the entry `(node, G_node(rest)⁻¹)` and
+//! its vertices are pre-transformed by `G_node(rest)`, so rigid props under a
+//! bone, robot parts and static meshes all become single-bone skinned meshes.
+//! Entries are shared only when node and inverse bind are bit-equal.
+//!
+//! # Frames
+//! Global frame 0 is the rest pose ([`REST_FRAME`]); each selected clip then
+//! adds `max(2, round(D·F) + 1)` uniformly spaced frames from 0 to D.
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec2, Vec3};
+use throng_core::baked::skin_vertex;
+use throng_core::gpu::FrameBlend;
+use throng_core::layout::{FramePair, TextureLayout, clip_frame_count, frame_time};
+use throng_core::limits::{
+    DEFAULT_FPS, MAX_BONES, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME,
+};
+use throng_core::math::{Aabb, mat4_to_rows, rows_transform_normal, rows_transform_point};
+use throng_core::model::{
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, SUBMESH_GENERATED_NORMALS, Submesh,
+    TexelFormat, Texels,
+};
+use throng_core::reference::skin_scene;
+use throng_core::sample::PoseEvaluator;
+use throng_core::scene::{Primitive, Scene};
+
+use crate::error::BakeError;
+
+/// Weights whose sum differs from 1 by more than this are counted as
+/// "renormalised" in the report (all weights are renormalised regardless).
+/// 2/255: two steps of an 8-bit normalised weight.
+pub const WEIGHT_SUM_TOLERANCE: f32 = 2.0 / 255.0;
+
+/// Options of a bake.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakeOptions {
+    /// Sampling rate in frames per second, `(0, MAX_FPS]`.
+    pub fps: f32,
+    /// Texel precision.
+    pub precision: TexelFormat,
+    /// Largest layer side, `1..=MAX_LAYER_SIZE`.
+    pub max_layer_size: u32,
+    /// Clips to bake by name, in the order given (`None` = all, file order).
+    pub clips: Option<Vec<String>>,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        Self {
+            fps: DEFAULT_FPS,
+            precision: TexelFormat::F32,
+            max_layer_size: MAX_LAYER_SIZE,
+            clips: None,
+        }
+    }
+}
+
+/// Influence statistics of the vertex conversion.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InfluenceStats {
+    /// Vertices that had more than 4 non-zero influences.
+    pub vertices_truncated: usize,
+    /// Largest single weight dropped (after normalising the source weights).
+    pub max_dropped_weight: f32,
+    /// Vertices whose weights did not sum to 1 (± [`WEIGHT_SUM_TOLERANCE`]).
+    pub vertices_renormalised: usize,
+    /// Vertices whose weights summed to 0, bound to their skin's first joint.
+    pub vertices_zero_weight: usize,
+}
+
+/// Where the largest bake error was measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ErrorSite {
+    /// Largest distance between baked and reference positions, model units.
+    pub abs: f32,
+    /// The same relative to the model's bounding radius.
+    pub rel: f32,
+    /// Clip name (`None` for the rest pose).
+    pub clip: Option<String>,
+    /// Clip time in seconds.
+    pub time: f32,
+    /// Source node, mesh and primitive of the vertex.
+    pub source: (u32, u32, u32),
+    /// Vertex index in the source primitive.
+    pub vertex: usize,
+}
+
+/// One baked clip, for the summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipSummary {
+    /// Name.
+    pub name: String,
+    /// Duration, seconds.
+    pub duration: f32,
+    /// Frames baked.
+    pub frames: u32,
+}
+
+/// What a bake did: the summary table of `throng bake`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BakeReport {
+    /// Warnings from import and bake.
+    pub warnings: Vec<String>,
+    /// Clips baked.
+    pub clips: Vec<ClipSummary>,
+    /// Palette size.
+    pub bones: u32,
+    /// Frames in the table (rest frame included).
+    pub frames: u32,
+    /// Texture layout.
+    pub texture: Option<TextureLayout>,
+    /// Bytes of texels stored (tight).
+    pub texture_bytes: u64,
+    /// Vertices baked.
+    pub vertices: usize,
+    /// Triangles baked.
+    pub triangles: usize,
+    /// Submeshes.
+    pub submeshes: usize,
+    /// Influence statistics.
+    pub influences: InfluenceStats,
+    /// Largest baked-vs-reference error at frame times.
+    pub error: ErrorSite,
+    /// Bounding radius of the model.
+    pub bounding_radius: f32,
+}
+
+/// Progress callback: `(done, total)` in frames processed.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
+/// Bakes a validated-or-not scene (it is validated first).
+pub fn bake(
+    scene: &Scene,
+    opts: &BakeOptions,
+    progress: Progress,
+) -> Result<(BakedModel, BakeReport), BakeError> {
+    scene.validate()?;
+    check_options(opts)?;
+    let clip_ids = select_clips(scene, opts)?;
+    let eval = PoseEvaluator::new(scene);
+    let rest = eval.globals(None, 0.0);
+    let mut report = BakeReport::default();
+
+    // 1. Palette and vertices.
+    let mut palette = Palette::default();
+    let mut vertices: Vec<BakedVertex> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut submeshes: Vec<Submesh> = Vec::new();
+    let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
+    for inst in &scene.instances {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        let binding = match inst.skin {
+            Some(s) => {
+                let map = match skin_maps.get(&s) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let skin = &scene.skins[s as usize];
+                        let mut map = Vec::with_capacity(skin.joints.len());
+                        for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
+                            map.push(palette.add(j, *ibm)?);
+                        }
+                        skin_maps.insert(s, map.clone());
+                        map
+                    }
+                };
+                Binding::Skinned(map)
+            }
+            None => {
+                let g = rest[inst.node as usize];
+                let inv = g.inverse();
+                if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
+                    Binding::Rigid {
+                        entry: palette.add(inst.node, inv)?,
+                        model_from_mesh: g,
+                    }
+                } else {
+                    report.warnings.push(format!(
+                        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
+                        inst.node, scene.nodes[inst.node as usize].name
+                    ));
+                    Binding::Rigid {
+                        entry: palette.add(inst.node, Mat4::IDENTITY)?,
+                        model_from_mesh: Mat4::IDENTITY,
+                    }
+                }
+            }
+        };
+        for prim in &mesh.primitives {
+            let base_vertex = vertices.len() as u32;
+            let generated = prim.normals.is_none();
+            let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
+            for v in 0..prim.vertex_count() {
+                let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
+                let (position, normal, joints, weights) = match &binding {
+                    Binding::Skinned(map) => {
+                        let (j, w) = convert_influences(prim, v, map, &mut report.influences);
+                        (prim.positions[v], normals[v], j, w)
+                    }
+                    Binding::Rigid {
+                        entry,
+                        model_from_mesh,
+                    } => {
+                        let rows = mat4_to_rows(model_from_mesh);
+                        (
+                            rows_transform_point(&rows, prim.positions[v]),
+                            rows_transform_normal(&rows, normals[v]),
+                            [*entry, 0, 0, 0],
+                            [1.0, 0.0, 0.0, 0.0],
+                        )
+                    }
+                };
+                vertices.push(BakedVertex {
+                    position: position.into(),
+                    normal: normal.into(),
+                    uv: uv.into(),
+                    joints,
+                    weights,
+                });
+            }
+            let first_index = indices.len() as u32;
+            indices.extend_from_slice(&prim.indices);
+            submeshes.push(Submesh {
+                material: prim.material,
+                flags: if generated {
+                    SUBMESH_GENERATED_NORMALS
+                } else {
+                    0
+                },
+                source_node: inst.node,
+                source_mesh: inst.mesh,
+                source_primitive: prim.index,
+                base_vertex,
+                vertex_count: prim.vertex_count() as u32,
+                first_index,
+                index_count: prim.indices.len() as u32,
+            });
+        }
+    }
+    if submeshes.is_empty() || vertices.is_empty() {
+        return Err(BakeError::Empty(format!(
+            "{}: the default scene draws no triangle mesh; nothing to bake",
+            scene.name
+        )));
+    }
+    let bone_count = palette.entries.len() as u32;
+
+    // 2. Sample every frame into palette matrices.
+    let clip_frames: Vec<u32> = clip_ids
+        .iter()
+        .map(|&c| clip_frame_count(scene.clips[c].duration(), opts.fps))
+        .collect();
+    let total_frames: u64 = 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>();
+    let texel_count = total_frames * bone_count as u64 * 3;
+    if total_frames > u32::MAX as u64 || texel_count > (1u64 << 40) {
+        return Err(BakeError::TooBig(format!(
+            "{total_frames} frames × {bone_count} bones is too large to bake; lower --fps or bake fewer --clips"
+        )));
+    }
+    let total_work = total_frames * 2;
+    let mut rows: Vec<[f32; 4]> = Vec::with_capacity(texel_count as usize);
+    let push_frame = |globals: &[Mat4], rows: &mut Vec<[f32; 4]>| {
+        for (node, ibm) in &palette.entries {
+            let m = globals[*node as usize] * *ibm;
+            rows.extend(mat4_to_rows(&m).map(|r| r.to_array()));
+        }
+    };
+    push_frame(&rest, &mut rows);
+    progress(1, total_work);
+    let mut frame_at: Vec<(Option<usize>, f32)> = vec![(None, 0.0)];
+    let mut clips = Vec::new();
+    let (mut locals, mut globals) = (Vec::new(), Vec::new());
+    for (&c, &n) in clip_ids.iter().zip(&clip_frames) {
+        let clip = &scene.clips[c];
+        let duration = clip.duration();
+        clips.push(ClipInfo {
+            name: clip.name.clone(),
+            duration,
+            first_frame: frame_at.len() as u32,
+            frame_count: n,
+            bounds: Aabb::EMPTY,
+        });
+        for k in 0..n {
+            let t = frame_time(k, n, duration);
+            eval.locals(Some(clip), t, &mut locals);
+            eval.globals_from_locals(&locals, &mut globals);
+            push_frame(&globals, &mut rows);
+            frame_at.push((Some(c), t));
+            progress(frame_at.len() as u64, total_work);
+        }
+        report.clips.push(ClipSummary {
+            name: clip.name.clone(),
+            duration,
+            frames: n,
+        });
+    }
+    let texels = match opts.precision {
+        TexelFormat::F32 => Texels::F32(rows),
+        TexelFormat::F16 => {
+            let half: Vec<[half::f16; 4]> =
+                rows.iter().map(|r| r.map(half::f16::from_f32)).collect();
+            if let Some(i) = half.iter().position(|r| r.iter().any(|x| !x.is_finite())) {
+                let bone = (i / 3) % bone_count as usize;
+                return Err(BakeError::Option(format!(
+                    "--precision half: bone {} ({}) has a matrix entry beyond the f16 range ({:?}); use --precision full",
+                    bone,
+                    palette.names(scene)[bone],
+                    rows[i]
+                )));
+            }
+            Texels::F16(half)
+        }
+    };
+    let layout = TextureLayout::for_texels(texel_count, opts.max_layer_size);
+
+    // 3. Assemble, then measure bounds and error frame by frame.
+    let names = palette.names(scene);
+    let bones: Vec<Bone> = palette
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, (node, ibm))| Bone {
+            name: names[i].clone(),
+            node: *node,
+            parent: palette.parent_of(scene, *node),
+            inverse_bind: *ibm,
+            rest_global: rest[*node as usize],
+        })
+        .collect();
+    let mut model = BakedModel {
+        name: scene.name.clone(),
+        source: String::new(),
+        fps: opts.fps,
+        bake_error: 0.0,
+        bones,
+        clips,
+        texture: BoneTexture {
+            width: layout.width,
+            layers: layout.layers,
+            texels,
+        },
+        bounds: Aabb::EMPTY,
+        bounding_radius: 0.0,
+        frame_bounds: Vec::with_capacity(total_frames as usize),
+        lods: vec![Lod {
+            screen_size: 0.0,
+            vertices,
+            indices,
+            submeshes,
+        }],
+        materials: scene.materials.clone(),
+        images: scene.images.clone(),
+    };
+    let mut worst = ErrorSite::default();
+    for (g, &(clip, t)) in frame_at.iter().enumerate() {
+        let blend = FrameBlend::single(FramePair::single(g as u32));
+        let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+        let reference = skin_scene(scene, &globals);
+        let lod = &model.lods[0];
+        let mut bounds = Aabb::EMPTY;
+        for (sub, r) in lod.submeshes.iter().zip(&reference) {
+            let verts = &lod.vertices
+                [sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize];
+            for (v, (vert, expected)) in verts.iter().zip(&r.positions).enumerate() {
+                let (p, _) = skin_vertex(&model, vert, &blend);
+                bounds.add_point(p);
+                let err = (p - *expected).length();
+                if err > worst.abs || !err.is_finite() {
+                    worst = ErrorSite {
+                        abs: err,
+                        rel: 0.0,
+                        clip: clip.map(|c| scene.clips[c].name.clone()),
+                        time: t,
+                        source: (r.node, r.mesh, r.primitive),
+                        vertex: v,
+                    };
+                }
+            }
+        }
+        model.frame_bounds.push(bounds);
+        progress((frame_at.len() + g + 1) as u64, total_work);
+    }
+    for clip in &mut model.clips {
+        let range = clip.first_frame as usize..(clip.first_frame + clip.frame_count) as usize;
+        clip.bounds = model.frame_bounds[range]
+            .iter()
+            .fold(Aabb::EMPTY, |a, b| a.union(b));
+    }
+    model.bounds = model
+        .frame_bounds
+        .iter()
+        .fold(Aabb::EMPTY, |a, b| a.union(b));
+    model.bounding_radius = model.bounds.radius();
+    worst.rel = worst.abs / model.bounding_radius.max(f32::MIN_POSITIVE);
+    model.bake_error = worst.rel;
+    debug_assert_eq!(REST_FRAME, 0);
+    model.validate()?;
+
+    let lod = &model.lods[0];
+    report.bones = bone_count;
+    report.frames = total_frames as u32;
+    report.texture = Some(layout);
+    report.texture_bytes = model.texture.texels.as_bytes().len() as u64;
+    report.vertices = lod.vertices.len();
+    report.triangles = lod.indices.len() / 3;
+    report.submeshes = lod.submeshes.len();
+    report.error = worst;
+    report.bounding_radius = model.bounding_radius;
+    Ok((model, report))
+}
+
+enum Binding {
+    Skinned(Vec<u16>),
+    Rigid { entry: u16, model_from_mesh: Mat4 },
+}
+
+#[derive(Default)]
+struct Palette {
+    entries: Vec<(u32, Mat4)>,
+    index: HashMap<(u32, [u32; 16]), u16>,
+}
+
+impl Palette {
+    fn add(&mut self, node: u32, ibm: Mat4) -> Result<u16, BakeError> {
+        let key = (node, ibm.to_cols_array().map(f32::to_bits));
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        if self.entries.len() >= MAX_BONES as usize {
+            return Err(BakeError::TooBig(format!(
+                "more than {MAX_BONES} palette entries"
+            )));
+        }
+        let i = self.entries.len() as u16;
+        self.entries.push((node, ibm));
+        self.index.insert(key, i);
+        Ok(i)
+    }
+
+    /// Node names, made unique when several entries share a node.
+    fn names(&self, scene: &Scene) -> Vec<String> {
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        self.entries
+            .iter()
+            .map(|(node, _)| {
+                let n = seen.entry(*node).or_insert(0);
+                *n += 1;
+                let base = &scene.nodes[*node as usize].name;
+                if *n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}#{n}")
+                }
+            })
+            .collect()
+    }
+
+    /// First palette entry of the nearest proper ancestor of `node`.
+    fn parent_of(&self, scene: &Scene, node: u32) -> Option<u32> {
+        let mut cur = scene.nodes[node as usize].parent;
+        while let Some(p) = cur {
+            if let Some(i) = self.entries.iter().position(|(n, _)| *n == p) {
+                return Some(i as u32);
+            }
+            cur = scene.nodes[p as usize].parent;
+        }
+        None
+    }
+}
+
+fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
+    if !(opts.fps > 0.0 && opts.fps <= MAX_FPS) {
+        return Err(BakeError::Option(format!(
+            "--fps {} is outside (0, {MAX_FPS}]",
+            opts.fps
+        )));
+    }
+    if !(1..=MAX_LAYER_SIZE).contains(&opts.max_layer_size) {
+        return Err(BakeError::Option(format!(
+            "--max-layer-size {} is outside 1..={MAX_LAYER_SIZE}",
+            opts.max_layer_size
+        )));
+    }
+    Ok(())
+}
+
+fn select_clips(scene: &Scene, opts: &BakeOptions) -> Result<Vec<usize>, BakeError> {
+    let Some(names) = &opts.clips else {
+        return Ok((0..scene.clips.len()).collect());
+    };
+    names
+        .iter()
+        .map(|name| {
+            scene
+                .clips
+                .iter()
+                .position(|c| &c.name == name)
+                .ok_or_else(|| BakeError::UnknownClip {
+                    name: name.clone(),
+                    available: scene
+                        .clips
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+        })
+        .collect()
+}
+
+/// Converts a vertex's influences to palette indices: merges repeated joints,
+/// keeps the 4 largest, renormalises, binds zero-sum vertices to joint 0.
+fn convert_influences(
+    prim: &Primitive,
+    v: usize,
+    map: &[u16],
+    stats: &mut InfluenceStats,
+) -> ([u16; 4], [f32; 4]) {
+    let mut infl: Vec<(u16, f32)> = Vec::with_capacity(4);
+    for (j, w) in prim.influences(v) {
+        if w <= 0.0 {
+            continue;
+        }
+        let p = map[j as usize];
+        match infl.iter_mut().find(|(q, _)| *q == p) {
+            Some(slot) => slot.1 += w,
+            None => infl.push((p, w)),
+        }
+    }
+    let total: f32 = infl.iter().map(|x| x.1).sum();
+    if total <= 0.0 {
+        stats.vertices_zero_weight += 1;
+        return ([map[0], 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+    }
+    if (total - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+        stats.vertices_renormalised += 1;
+    }
+    // Stable sort by weight, largest first; ties keep source order.
+    infl.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if infl.len() > MAX_INFLUENCES {
+        stats.vertices_truncated += 1;
+        let dropped = infl[MAX_INFLUENCES..]
+            .iter()
+            .map(|x| x.1)
+            .fold(0.0, f32::max)
+            / total;
+        stats.max_dropped_weight = stats.max_dropped_weight.max(dropped);
+        infl.truncate(MAX_INFLUENCES);
+    }
+    let kept: f32 = infl.iter().map(|x| x.1).sum();
+    let mut joints = [0u16; 4];
+    let mut weights = [0f32; 4];
+    for (k, (j, w)) in infl.iter().enumerate() {
+        joints[k] = *j;
+        weights[k] = w / kept;
+    }
+    (joints, weights)
+}
+
+/// Area-weighted vertex normals, for primitives that have none.
+fn smooth_normals(prim: &Primitive) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; prim.vertex_count()];
+    for tri in prim.indices.chunks_exact(3) {
+        let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
+        let p = &prim.positions;
+        let face = (p[b] - p[a]).cross(p[c] - p[a]);
+        n[a] += face;
+        n[b] += face;
+        n[c] += face;
+    }
+    n.into_iter()
+        .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
+        .collect()
+}

@@ -1,0 +1,86 @@
+//! Errors of importing and baking. Each says what was wrong and where: the
+//! file, the glTF JSON path, the clip, the node.
+
+use thiserror::Error;
+use throng_core::{FormatError, SceneError};
+
+/// A glTF file could not be imported.
+#[derive(Debug, Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// File path.
+        path: String,
+        /// Cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The glTF crate rejected the file (bad JSON, bad GLB, failed validation).
+    #[error("{path}: not a valid glTF 2.0 file: {source}")]
+    Gltf {
+        /// File path.
+        path: String,
+        /// Cause, with JSON paths for validation errors.
+        #[source]
+        source: gltf::Error,
+    },
+    /// A buffer could not be loaded.
+    #[error("buffers[{index}]: {msg}")]
+    Buffer {
+        /// Buffer index.
+        index: usize,
+        /// What went wrong.
+        msg: String,
+    },
+    /// An accessor is malformed or does not fit its buffer.
+    #[error("{path}: {msg}")]
+    Accessor {
+        /// JSON path of the referencing property.
+        path: String,
+        /// What went wrong.
+        msg: String,
+    },
+    /// The file uses something glTF allows but that cannot be baked.
+    #[error("{path}: {msg}")]
+    Unsupported {
+        /// JSON path.
+        path: String,
+        /// What and why.
+        msg: String,
+    },
+    /// The imported scene broke a validity rule.
+    #[error("invalid model: {0}")]
+    Scene(#[from] SceneError),
+}
+
+/// A bake failed.
+#[derive(Debug, Error)]
+pub enum BakeError {
+    /// Import failed.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// Invalid scene.
+    #[error("invalid model: {0}")]
+    Scene(#[from] SceneError),
+    /// A `--clips` name is not in the file.
+    #[error("no clip named {name:?}; the model has: {available}")]
+    UnknownClip {
+        /// Requested name.
+        name: String,
+        /// Names in the file, comma-separated.
+        available: String,
+    },
+    /// Options out of range.
+    #[error("bad bake option: {0}")]
+    Option(String),
+    /// The model has nothing to draw.
+    #[error("{0}")]
+    Empty(String),
+    /// Too big for the format.
+    #[error("{0}")]
+    TooBig(String),
+    /// The baked model failed validation (a baker bug; please report).
+    #[error("baked model failed validation: {0}")]
+    Format(#[from] FormatError),
+}

@@ -1,0 +1,86 @@
+//! Shared helpers of Throng's cross-crate integration tests: paths of the
+//! bundled assets, comparison with named tolerances, and a glTF builder.
+
+use std::path::PathBuf;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// Path of a bundled asset.
+pub fn asset(name: &str) -> PathBuf {
+    repo_root().join("assets").join(name)
+}
+
+/// The eight bundled glTF models.
+pub const ALL_MODELS: [&str; 8] = [
+    "khronos_Fox.glb",
+    "khronos_CesiumMan.gltf",
+    "khronos_RiggedSimple.glb",
+    "khronos_RiggedFigure.glb",
+    "khronos_SimpleSkin.gltf",
+    "khronos_RecursiveSkeletons.glb",
+    "gszauer_Woman.gltf",
+    "gszauer_dq_cubicspline.gltf",
+];
+
+use glam::Vec3;
+use throng_core::reference::SkinnedPrimitive;
+
+/// Baked f32 skinned positions must equal the CPU reference within this
+/// fraction of the model's bounding radius (issue #2, acceptance 2).
+pub const BAKED_F32_TOLERANCE: f32 = 1e-5;
+
+/// Worst mismatch between two skinnings of the same source primitives.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Worst {
+    /// Largest distance.
+    pub dist: f32,
+    /// Source (node, mesh, primitive) of the worst vertex.
+    pub source: (u32, u32, u32),
+    /// Its vertex index.
+    pub vertex: usize,
+    /// Expected and found positions.
+    pub expected: Vec3,
+    /// Found position.
+    pub found: Vec3,
+}
+
+/// Compares two skinnings primitive by primitive, vertex by vertex.
+///
+/// # Panics
+/// If they do not describe the same primitives in the same order.
+pub fn worst_difference(expected: &[SkinnedPrimitive], found: &[SkinnedPrimitive]) -> Worst {
+    assert_eq!(expected.len(), found.len(), "different primitive counts");
+    let mut worst = Worst::default();
+    for (e, f) in expected.iter().zip(found) {
+        assert_eq!(
+            (e.node, e.mesh, e.primitive),
+            (f.node, f.mesh, f.primitive),
+            "primitives in a different order"
+        );
+        assert_eq!(
+            e.positions.len(),
+            f.positions.len(),
+            "vertex counts differ for {:?}",
+            (e.node, e.mesh, e.primitive)
+        );
+        for (v, (a, b)) in e.positions.iter().zip(&f.positions).enumerate() {
+            let d = (*a - *b).length();
+            if d > worst.dist || d.is_nan() {
+                worst = Worst {
+                    dist: d,
+                    source: (e.node, e.mesh, e.primitive),
+                    vertex: v,
+                    expected: *a,
+                    found: *b,
+                };
+            }
+        }
+    }
+    worst
+}

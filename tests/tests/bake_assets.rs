@@ -1,0 +1,93 @@
+//! Issue #2 acceptance 1 and 2: every bundled model bakes with default
+//! settings, and at every baked frame time of every clip the baked f32
+//! skinned positions equal the CPU reference within
+//! `BAKED_F32_TOLERANCE × bounding radius`. The half-precision error is
+//! measured and printed, not asserted tighter than it is.
+//!
+//! The comparison here is independent of the baker's own measurement: it
+//! maps clip time to frames the way the runtime does (`ClipInfo::frames_at`)
+//! and skins through `throng_core::baked`, the shader's arithmetic.
+
+use throng_bake::{BakeOptions, bake, import_file};
+use throng_core::baked::skin_lod;
+use throng_core::gpu::FrameBlend;
+use throng_core::layout::frame_time;
+use throng_core::model::TexelFormat;
+use throng_core::reference;
+use throng_tests::{ALL_MODELS, BAKED_F32_TOLERANCE, asset, worst_difference};
+
+#[test]
+fn every_model_bakes_and_matches_the_reference_at_every_frame_time() {
+    let mut failures = Vec::new();
+    for name in ALL_MODELS {
+        let imported = import_file(&asset(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let scene = &imported.scene;
+        let (model, _) = bake(scene, &BakeOptions::default(), &mut |_, _| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            !model.clips.is_empty() || scene.clips.is_empty(),
+            "{name}: clips lost"
+        );
+        assert_eq!(
+            model.clips.len(),
+            scene.clips.len(),
+            "{name}: every clip is baked"
+        );
+        let radius = model.bounding_radius;
+        assert!(radius > 0.0, "{name}: zero bounding radius");
+        let mut checked = 0usize;
+        for (c, clip) in model.clips.iter().enumerate() {
+            for k in 0..clip.frame_count {
+                let t = frame_time(k, clip.frame_count, clip.duration);
+                let expected = reference::sample(scene, Some(c), t);
+                let found = skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t)));
+                let w = worst_difference(&expected, &found);
+                checked += 1;
+                if w.dist > BAKED_F32_TOLERANCE * radius {
+                    failures.push(format!(
+                        "{name}: clip {:?} t={t:.4}s frame {k}: vertex {} of {:?} off by {:.3e} ({:.3e} × radius): expected {}, baked {}",
+                        clip.name,
+                        w.vertex,
+                        w.source,
+                        w.dist,
+                        w.dist / radius,
+                        w.expected,
+                        w.found
+                    ));
+                }
+            }
+        }
+        println!(
+            "{name}: {} clips, {checked} frame times checked, radius {radius:.4}",
+            model.clips.len()
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} frame times over tolerance:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn half_precision_error_is_measured_and_reported() {
+    let opts = BakeOptions {
+        precision: TexelFormat::F16,
+        ..BakeOptions::default()
+    };
+    for name in ALL_MODELS {
+        let imported = import_file(&asset(name)).unwrap();
+        let (model, report) =
+            bake(&imported.scene, &opts, &mut |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(model.texture.texels.format(), TexelFormat::F16);
+        // The report's error is a real measurement: recompute it at the worst site.
+        let e = &report.error;
+        assert!(e.rel.is_finite() && e.rel >= 0.0);
+        assert_eq!(model.bake_error, e.rel);
+        println!(
+            "{name}: half-precision error {:.3e} × radius ({:.3e} units) at clip {:?} t={:.3}",
+            e.rel, e.abs, e.clip, e.time
+        );
+    }
+}
