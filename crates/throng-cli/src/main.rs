@@ -1,1 +1,45 @@
-fn main() {}
+//! `throng`: the command-line front of Throng.
+//!
+//! | command   | what it does |
+//! |-----------|--------------|
+//! | `bake`    | glTF → `.throng`, with a summary of what was baked and its measured error |
+//! | `inspect` | human (or `--json`) summary of a `.throng` or glTF file |
+//! | `sample`  | skinned vertex positions at given clip times, as JSON |
+
+mod bake;
+mod inspect;
+mod sample;
+mod util;
+
+use clap::{Parser, Subcommand};
+
+/// Throng: bake glTF animation into bone textures and draw crowds of it.
+#[derive(Parser)]
+#[command(name = "throng", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bake every animation clip of a glTF 2.0 model into a `.throng` file.
+    Bake(bake::Args),
+    /// Summarise a `.throng` or glTF file.
+    Inspect(inspect::Args),
+    /// Write skinned vertex positions at clip times as JSON.
+    Sample(sample::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bake(a) => bake::run(a),
+        Command::Inspect(a) => inspect::run(a),
+        Command::Sample(a) => sample::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

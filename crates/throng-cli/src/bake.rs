@@ -1,0 +1,207 @@
+//! `throng bake`: glTF → `.throng`, a progress bar, and the summary table.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args as ClapArgs, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use throng_bake::{BakeOptions, BakeReport};
+use throng_core::BakedModel;
+use throng_core::limits::{DEFAULT_FPS, MAX_LAYER_SIZE};
+use throng_core::model::TexelFormat;
+
+use crate::util::{bytes, thousands, write_stdout};
+
+/// Texel precision on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Precision {
+    /// `Rgba32Float` (exact to f32).
+    Full,
+    /// `Rgba16Float` (half the memory; error measured and reported).
+    Half,
+}
+
+/// Arguments of `throng bake`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The glTF 2.0 model (.gltf or .glb).
+    pub model: PathBuf,
+    /// Output file [default: the model's name with .throng, in the current directory].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Sampling rate in frames per second.
+    #[arg(long, default_value_t = DEFAULT_FPS)]
+    pub fps: f32,
+    /// Texel precision of the bone texture.
+    #[arg(long, value_enum, default_value_t = Precision::Full)]
+    pub precision: Precision,
+    /// Largest bone-texture layer side (W ≤ 1024).
+    #[arg(long, default_value_t = MAX_LAYER_SIZE)]
+    pub max_layer_size: u32,
+    /// Bake only these clips (comma-separated names), in this order.
+    #[arg(long, value_delimiter = ',')]
+    pub clips: Option<Vec<String>>,
+}
+
+/// Runs `throng bake`.
+pub fn run(args: Args) -> Result<()> {
+    let opts = BakeOptions {
+        fps: args.fps,
+        precision: match args.precision {
+            Precision::Full => TexelFormat::F32,
+            Precision::Half => TexelFormat::F16,
+        },
+        max_layer_size: args.max_layer_size,
+        clips: args.clips,
+    };
+    let output = match args.output {
+        Some(o) => o,
+        None => {
+            let stem = args
+                .model
+                .file_stem()
+                .context("the model path has no file name")?;
+            PathBuf::from(stem).with_extension("throng")
+        }
+    };
+    let start = Instant::now();
+    let bar = ProgressBar::hidden();
+    let mut shown = false;
+    let (model, report) = throng_bake::bake_file(&args.model, &opts, &mut |done, total| {
+        // Show a bar only for bakes long enough to need one.
+        if !shown && start.elapsed().as_millis() > 300 {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} baking {bar:40} {pos}/{len} frames ({eta})",
+                )
+                .expect("static template"),
+            );
+            shown = true;
+        }
+        bar.set_length(total);
+        bar.set_position(done);
+    })
+    .with_context(|| format!("baking {}", args.model.display()))?;
+    bar.finish_and_clear();
+    let bytes_out = throng_core::format::write_model(&model)?;
+    std::fs::write(&output, &bytes_out).with_context(|| format!("writing {}", output.display()))?;
+    write_stdout(&summary(
+        &model,
+        &report,
+        &args.model.display().to_string(),
+        &output.display().to_string(),
+        bytes_out.len() as u64,
+        start.elapsed().as_secs_f64(),
+    ))
+}
+
+/// The summary table printed after a bake.
+pub fn summary(
+    model: &BakedModel,
+    report: &BakeReport,
+    input: &str,
+    output: &str,
+    file_bytes: u64,
+    seconds: f64,
+) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "baked {input} → {output} ({}) in {:.0} ms",
+        bytes(file_bytes),
+        seconds * 1000.0
+    );
+    let _ = writeln!(
+        s,
+        "  clips       {} at {} fps",
+        report.clips.len(),
+        model.fps
+    );
+    if !report.clips.is_empty() {
+        let w = report
+            .clips
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let _ = writeln!(s, "      #  {:w$}  duration  frames", "name");
+        for (i, c) in report.clips.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "    {i:>3}  {:w$}  {:>7.3} s  {:>6}",
+                c.name, c.duration, c.frames
+            );
+        }
+    }
+    let _ = writeln!(s, "  palette     {} bones", report.bones);
+    let _ = writeln!(
+        s,
+        "  frames      {} (rest pose + clips)",
+        thousands(report.frames as u64)
+    );
+    if let Some(t) = report.texture {
+        let _ = writeln!(
+            s,
+            "  texture     {}×{}×{} {}, {} texels stored ({}), {} on the GPU",
+            t.width,
+            t.width,
+            t.layers,
+            match model.texture.texels.format() {
+                TexelFormat::F32 => "Rgba32Float",
+                TexelFormat::F16 => "Rgba16Float",
+            },
+            thousands(model.texture.texels.len() as u64),
+            bytes(report.texture_bytes),
+            bytes(model.texture.gpu_bytes())
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  meshes      {} vertices, {} triangles, {} submeshes, {} materials, {} images",
+        thousands(report.vertices as u64),
+        thousands(report.triangles as u64),
+        report.submeshes,
+        model.materials.len(),
+        model.images.len()
+    );
+    let _ = writeln!(
+        s,
+        "  bounds      radius {:.4} (min {}, max {})",
+        report.bounding_radius, model.bounds.min, model.bounds.max
+    );
+    let e = &report.error;
+    let _ = writeln!(
+        s,
+        "  error       {:.2e} × radius ({:.2e} units), baked vs CPU reference at frame times; worst at {} t={:.3} s, node {} mesh {} primitive {} vertex {}",
+        e.rel,
+        e.abs,
+        e.clip
+            .as_deref()
+            .map(|c| format!("clip {c:?}"))
+            .unwrap_or_else(|| "rest pose".into()),
+        e.time,
+        e.source.0,
+        e.source.1,
+        e.source.2,
+        e.vertex
+    );
+    let i = &report.influences;
+    let _ = writeln!(
+        s,
+        "  influences  {} vertices had > 4 (largest weight dropped {:.3}), {} renormalised, {} with zero weight",
+        i.vertices_truncated, i.max_dropped_weight, i.vertices_renormalised, i.vertices_zero_weight
+    );
+    if report.warnings.is_empty() {
+        let _ = writeln!(s, "  warnings    none");
+    } else {
+        let _ = writeln!(s, "  warnings    {}", report.warnings.len());
+        for w in &report.warnings {
+            let _ = writeln!(s, "    - {w}");
+        }
+    }
+    s
+}

@@ -1,0 +1,207 @@
+//! `throng inspect`: a human or JSON summary of a `.throng` or glTF file.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use serde_json::{Value, json};
+use throng_core::model::TexelFormat;
+use throng_core::{BakedModel, Scene};
+
+use crate::util::{ModelKind, bytes, model_kind, thousands, write_stdout};
+
+/// Arguments of `throng inspect`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// A `.throng`, `.gltf` or `.glb` file.
+    pub file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `throng inspect`.
+pub fn run(args: Args) -> Result<()> {
+    let value = match model_kind(&args.file)? {
+        ModelKind::Throng => {
+            let size = std::fs::metadata(&args.file)
+                .with_context(|| format!("reading {}", args.file.display()))?
+                .len();
+            let model = throng_core::format::read_file(&args.file)
+                .with_context(|| format!("loading {}", args.file.display()))?;
+            baked_json(&model, size)
+        }
+        ModelKind::Gltf => {
+            let imported = throng_bake::import_file(&args.file)
+                .with_context(|| format!("importing {}", args.file.display()))?;
+            gltf_json(&imported.scene, &imported.warnings)
+        }
+    };
+    if args.json {
+        write_stdout(&(serde_json::to_string_pretty(&value)? + "\n"))
+    } else {
+        write_stdout(&text(&value))
+    }
+}
+
+/// JSON summary of a baked model.
+pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
+    json!({
+        "kind": "throng",
+        "name": m.name,
+        "source": m.source,
+        "file_bytes": file_bytes,
+        "fps": m.fps,
+        "bake_error_rel": m.bake_error,
+        "bounding_radius": m.bounding_radius,
+        "bounds": { "min": m.bounds.min.to_array(), "max": m.bounds.max.to_array() },
+        "bones": m.bones.iter().enumerate().map(|(i, b)| json!({
+            "index": i, "name": b.name, "node": b.node, "parent": b.parent,
+        })).collect::<Vec<_>>(),
+        "frames": m.frame_count(),
+        "clips": m.clips.iter().enumerate().map(|(i, c)| json!({
+            "index": i, "name": c.name, "duration": c.duration,
+            "first_frame": c.first_frame, "frames": c.frame_count,
+            "bounds": { "min": c.bounds.min.to_array(), "max": c.bounds.max.to_array() },
+        })).collect::<Vec<_>>(),
+        "texture": {
+            "width": m.texture.width, "layers": m.texture.layers,
+            "format": match m.texture.texels.format() { TexelFormat::F32 => "Rgba32Float", TexelFormat::F16 => "Rgba16Float" },
+            "texels": m.texture.texels.len(), "bytes": m.texture.texels.as_bytes().len(), "gpu_bytes": m.texture.gpu_bytes(),
+        },
+        "lods": m.lods.iter().map(|l| json!({
+            "screen_size": l.screen_size, "vertices": l.vertices.len(), "triangles": l.indices.len() / 3,
+            "submeshes": l.submeshes.iter().map(|s| json!({
+                "material": s.material, "source": [s.source_node, s.source_mesh, s.source_primitive],
+                "vertices": s.vertex_count, "triangles": s.index_count / 3, "flags": s.flags,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "materials": m.materials.iter().map(|x| json!({
+            "name": x.name, "base_color_factor": x.base_color_factor.to_array(), "image": x.base_color_image,
+        })).collect::<Vec<_>>(),
+        "images": m.images.iter().map(|x| json!({ "name": x.name, "mime": x.mime, "bytes": x.bytes.len() })).collect::<Vec<_>>(),
+    })
+}
+
+/// JSON summary of an imported glTF scene.
+pub fn gltf_json(s: &Scene, warnings: &[String]) -> Value {
+    json!({
+        "kind": "gltf",
+        "name": s.name,
+        "nodes": s.nodes.len(),
+        "skins": s.skins.iter().map(|k| json!({ "name": k.name, "joints": k.joints.len() })).collect::<Vec<_>>(),
+        "meshes": s.meshes.iter().map(|m| json!({
+            "name": m.name,
+            "primitives": m.primitives.iter().map(|p| json!({
+                "vertices": p.vertex_count(), "triangles": p.indices.len() / 3,
+                "influence_sets": p.influence_sets, "normals": p.normals.is_some(), "uvs": p.uvs.is_some(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "instances": s.instances.iter().map(|i| json!({ "node": i.node, "mesh": i.mesh, "skin": i.skin })).collect::<Vec<_>>(),
+        "clips": s.clips.iter().enumerate().map(|(i, c)| json!({
+            "index": i, "name": c.name, "duration": c.duration(), "channels": c.channels.len(),
+        })).collect::<Vec<_>>(),
+        "materials": s.materials.len(),
+        "images": s.images.len(),
+        "warnings": warnings,
+    })
+}
+
+/// Renders a summary as text.
+fn text(v: &Value) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let arr = |k: &str| v[k].as_array().cloned().unwrap_or_default();
+    let n = |x: &Value| x.as_u64().unwrap_or(0);
+    if v["kind"] == "throng" {
+        let _ = writeln!(
+            s,
+            "{} (.throng, baked from {}, {})",
+            v["name"].as_str().unwrap_or(""),
+            v["source"].as_str().unwrap_or("?"),
+            bytes(n(&v["file_bytes"]))
+        );
+        let _ = writeln!(s, "  bones     {}", arr("bones").len());
+        let _ = writeln!(
+            s,
+            "  frames    {} at {} fps",
+            thousands(n(&v["frames"])),
+            v["fps"]
+        );
+        let t = &v["texture"];
+        let _ = writeln!(
+            s,
+            "  texture   {}×{}×{} {}, {} texels, {} on the GPU",
+            t["width"],
+            t["width"],
+            t["layers"],
+            t["format"].as_str().unwrap_or(""),
+            thousands(n(&t["texels"])),
+            bytes(n(&t["gpu_bytes"]))
+        );
+        for (i, l) in arr("lods").iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  LOD {i}     {} vertices, {} triangles, {} submeshes",
+                thousands(n(&l["vertices"])),
+                thousands(n(&l["triangles"])),
+                l["submeshes"].as_array().map_or(0, Vec::len)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  materials {}, images {}",
+            arr("materials").len(),
+            arr("images").len()
+        );
+        let _ = writeln!(
+            s,
+            "  radius    {:.4}; bake error {:.2e} × radius",
+            v["bounding_radius"].as_f64().unwrap_or(0.0),
+            v["bake_error_rel"].as_f64().unwrap_or(0.0)
+        );
+        let _ = writeln!(s, "  clips     {}", arr("clips").len());
+        for c in arr("clips") {
+            let _ = writeln!(
+                s,
+                "    {:>3}  {:24} {:>8.3} s  {:>5} frames (first {})",
+                c["index"],
+                c["name"].as_str().unwrap_or(""),
+                c["duration"].as_f64().unwrap_or(0.0),
+                c["frames"],
+                c["first_frame"]
+            );
+        }
+    } else {
+        let _ = writeln!(s, "{} (glTF)", v["name"].as_str().unwrap_or(""));
+        let _ = writeln!(s, "  nodes     {}", v["nodes"]);
+        let _ = writeln!(
+            s,
+            "  skins     {} ({} joints in all)",
+            arr("skins").len(),
+            arr("skins").iter().map(|k| n(&k["joints"])).sum::<u64>()
+        );
+        let _ = writeln!(
+            s,
+            "  meshes    {} drawn by {} nodes",
+            arr("meshes").len(),
+            arr("instances").len()
+        );
+        let _ = writeln!(s, "  materials {}, images {}", v["materials"], v["images"]);
+        let _ = writeln!(s, "  clips     {}", arr("clips").len());
+        for c in arr("clips") {
+            let _ = writeln!(
+                s,
+                "    {:>3}  {:24} {:>8.3} s  {:>4} channels",
+                c["index"],
+                c["name"].as_str().unwrap_or(""),
+                c["duration"].as_f64().unwrap_or(0.0),
+                c["channels"]
+            );
+        }
+        for w in arr("warnings") {
+            let _ = writeln!(s, "  warning: {}", w.as_str().unwrap_or(""));
+        }
+    }
+    s
+}

@@ -1,0 +1,182 @@
+//! `throng sample`: skinned vertex positions at clip times, as JSON.
+//!
+//! Schema (documented in docs/FORMAT.md):
+//! `{"model", "source", "clip", "clip_index", "frames": [{"time", "meshes":
+//! [{"node", "mesh", "primitive", "positions": [x, y, z, …]}]}]}` — one mesh
+//! entry per source (node, primitive) in glTF order, vertices in source order,
+//! positions in model (scene-root) space.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args as ClapArgs, ValueEnum};
+use serde_json::{Value, json};
+use throng_core::baked::skin_lod;
+use throng_core::gpu::FrameBlend;
+use throng_core::reference::{self, SkinnedPrimitive};
+
+use crate::util::{ModelKind, load_baked, model_kind, write_stdout};
+
+/// Where positions come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Source {
+    /// The CPU reference, sampling the glTF directly at each time.
+    Reference,
+    /// The baked data, interpolated between baked frames as the shader does.
+    Baked,
+}
+
+/// Arguments of `throng sample`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// A glTF model (any source) or a `.throng` file (`--source baked`).
+    pub model: PathBuf,
+    /// Clip name, or its index in file order.
+    #[arg(long)]
+    pub clip: String,
+    /// Clip times in seconds, comma-separated (clamped to the clip).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub times: Vec<f32>,
+    /// Where the positions come from.
+    #[arg(long, value_enum, default_value_t = Source::Reference)]
+    pub source: Source,
+    /// Output file [default: standard output].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Resolves a clip by exact name first, then by index.
+pub fn resolve_clip(names: &[&str], arg: &str) -> Result<usize> {
+    if let Some(i) = names.iter().position(|n| *n == arg) {
+        return Ok(i);
+    }
+    match arg.parse::<usize>() {
+        Ok(i) if i < names.len() => Ok(i),
+        Ok(i) => bail!(
+            "clip index {i} is out of range: the model has {} clips ({})",
+            names.len(),
+            names.join(", ")
+        ),
+        Err(_) => bail!(
+            "no clip named {arg:?}; the model has: {}",
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        ),
+    }
+}
+
+/// Runs `throng sample`.
+pub fn run(args: Args) -> Result<()> {
+    if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
+        bail!("--times: {t} is not a finite number");
+    }
+    let kind = model_kind(&args.model)?;
+    let (clip_name, clip_index, frames): (String, usize, Vec<(f32, Vec<SkinnedPrimitive>)>) =
+        match args.source {
+            Source::Reference => {
+                if kind == ModelKind::Throng {
+                    bail!(
+                        "--source reference samples the source glTF; give the .gltf/.glb, or use --source baked for a .throng"
+                    );
+                }
+                let imported = throng_bake::import_file(&args.model)
+                    .with_context(|| format!("importing {}", args.model.display()))?;
+                let scene = &imported.scene;
+                let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+                let c = resolve_clip(&names, &args.clip)?;
+                let duration = scene.clips[c].duration();
+                let frames = args
+                    .times
+                    .iter()
+                    .map(|&t| (t, reference::sample(scene, Some(c), t.clamp(0.0, duration))))
+                    .collect();
+                (scene.clips[c].name.clone(), c, frames)
+            }
+            Source::Baked => {
+                let (model, _) = load_baked(&args.model)?;
+                let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+                let c = resolve_clip(&names, &args.clip)?;
+                let clip = &model.clips[c];
+                let frames = args
+                    .times
+                    .iter()
+                    .map(|&t| {
+                        (
+                            t,
+                            skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t))),
+                        )
+                    })
+                    .collect();
+                (clip.name.clone(), c, frames)
+            }
+        };
+    let doc = to_json(
+        &args.model.display().to_string(),
+        args.source,
+        &clip_name,
+        clip_index,
+        &frames,
+    );
+    let text = serde_json::to_string(&doc)?;
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => write_stdout(&(text + "\n"))?,
+    }
+    Ok(())
+}
+
+/// Builds the documented JSON document.
+pub fn to_json(
+    model: &str,
+    source: Source,
+    clip: &str,
+    clip_index: usize,
+    frames: &[(f32, Vec<SkinnedPrimitive>)],
+) -> Value {
+    json!({
+        "model": model,
+        "source": match source { Source::Reference => "reference", Source::Baked => "baked" },
+        "clip": clip,
+        "clip_index": clip_index,
+        "frames": frames.iter().map(|(t, prims)| json!({
+            "time": t,
+            "meshes": prims.iter().map(|p| json!({
+                "node": p.node, "mesh": p.mesh, "primitive": p.primitive,
+                "positions": p.positions.iter().flat_map(|v| v.to_array()).collect::<Vec<f32>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clips_resolve_by_name_then_index() {
+        let names = ["Survey", "Walk", "1"];
+        assert_eq!(resolve_clip(&names, "Walk").unwrap(), 1);
+        assert_eq!(
+            resolve_clip(&names, "1").unwrap(),
+            2,
+            "an exact name wins over an index"
+        );
+        assert_eq!(resolve_clip(&names, "0").unwrap(), 0);
+        let err = resolve_clip(&names, "Dance").unwrap_err().to_string();
+        assert!(
+            err.contains("Dance") && err.contains("Survey, Walk"),
+            "{err}"
+        );
+        assert!(
+            resolve_clip(&names, "7")
+                .unwrap_err()
+                .to_string()
+                .contains("out of range")
+        );
+    }
+}

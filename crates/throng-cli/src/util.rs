@@ -1,0 +1,107 @@
+//! Small helpers shared by the commands: model loading by extension, number
+//! formatting.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use throng_bake::{BakeOptions, BakeReport};
+use throng_core::BakedModel;
+
+/// The kind of model file, by extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// `.gltf` or `.glb`.
+    Gltf,
+    /// `.throng`.
+    Throng,
+}
+
+/// Classifies `path` by its extension.
+pub fn model_kind(path: &Path) -> Result<ModelKind> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("gltf" | "glb") => Ok(ModelKind::Gltf),
+        Some("throng") => Ok(ModelKind::Throng),
+        _ => bail!("{}: expected a .gltf, .glb or .throng file", path.display()),
+    }
+}
+
+/// Loads a baked model: reads a `.throng`, or bakes a glTF in memory with
+/// default options (the report is returned for glTF only).
+pub fn load_baked(path: &Path) -> Result<(BakedModel, Option<BakeReport>)> {
+    match model_kind(path)? {
+        ModelKind::Throng => {
+            let model = throng_core::format::read_file(path)
+                .with_context(|| format!("loading {}", path.display()))?;
+            Ok((model, None))
+        }
+        ModelKind::Gltf => {
+            let (model, report) =
+                throng_bake::bake_file(path, &BakeOptions::default(), &mut |_, _| {})
+                    .with_context(|| format!("baking {}", path.display()))?;
+            Ok((model, Some(report)))
+        }
+    }
+}
+
+/// `1234567` → `"1,234,567"`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Human byte size.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(2048), "2.0 KiB");
+    }
+
+    #[test]
+    fn classifies_extensions() {
+        assert_eq!(model_kind(Path::new("a/b.GLB")).unwrap(), ModelKind::Gltf);
+        assert_eq!(
+            model_kind(Path::new("x.throng")).unwrap(),
+            ModelKind::Throng
+        );
+        assert!(model_kind(Path::new("x.fbx")).is_err());
+    }
+}
+
+/// Writes `text` to standard output. A closed pipe (`throng … | head`) is not
+/// an error: the reader has what it wanted.
+pub fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
