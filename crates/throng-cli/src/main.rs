@@ -5,9 +5,11 @@
 //! | `bake`    | glTF → `.throng`, with a summary of what was baked and its measured error |
 //! | `inspect` | human (or `--json`) summary of a `.throng` or glTF file |
 //! | `sample`  | skinned vertex positions at given clip times, as JSON |
+//! | `render`  | a grid crowd drawn headless to a PNG |
 
 mod bake;
 mod inspect;
+mod render;
 mod sample;
 mod util;
 
@@ -29,6 +31,8 @@ enum Command {
     Inspect(inspect::Args),
     /// Write skinned vertex positions at clip times as JSON.
     Sample(sample::Args),
+    /// Draw a grid crowd headless into a PNG.
+    Render(render::Args),
 }
 
 fn main() {
@@ -37,6 +41,7 @@ fn main() {
         Command::Bake(a) => bake::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Sample(a) => sample::run(a),
+        Command::Render(a) => render::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

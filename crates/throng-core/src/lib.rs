@@ -12,6 +12,8 @@
 //! * [`model`]: the baked model and its validity rules.
 //! * [`format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
+//! * [`crowd`]: instances, playback, cross-fades and per-frame draw lists.
+//! * [`camera`]: cameras and frustum culling.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
 //! * [`error`]: error types.
 //!
@@ -19,6 +21,8 @@
 //! runtime never sees a [`scene::Scene`].
 
 pub mod baked;
+pub mod camera;
+pub mod crowd;
 pub mod error;
 pub mod format;
 pub mod gpu;

@@ -1,0 +1,163 @@
+//! `throng render`: a grid crowd drawn headless to a PNG.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args as ClapArgs;
+use throng_core::crowd::{Crowd, ModelHandle};
+use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_render::{
+    Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
+};
+
+use crate::sample::resolve_clip;
+use crate::util::load_baked;
+
+/// Record path on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum PathArg {
+    /// Unbounded where supported, else packaged.
+    Auto,
+    /// Uniform packages of 200.
+    Packaged,
+    /// One storage buffer, one draw per group.
+    Unbounded,
+}
+
+/// Arguments of `throng render`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// A `.throng` (or a glTF, baked in memory).
+    pub model: PathBuf,
+    /// Instances, on a square grid.
+    #[arg(long, default_value_t = 16)]
+    pub instances: u32,
+    /// Play this clip (name or index) on every instance [default: clips vary].
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Show every instance at this clip time [default: phases vary].
+    #[arg(long)]
+    pub time: Option<f32>,
+    /// Image size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "512x512", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Record path.
+    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
+    pub path: PathArg,
+    /// MSAA samples (1 or 4).
+    #[arg(long, default_value_t = 4)]
+    pub msaa: u32,
+    /// Output PNG.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("{s:?}: bad width"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("{s:?}: bad height"))?;
+    if w == 0 || h == 0 {
+        return Err(format!("{s:?}: width and height must be positive"));
+    }
+    Ok((w, h))
+}
+
+/// Runs `throng render`.
+pub fn run(args: Args) -> Result<()> {
+    if args.time.is_some_and(|t| !t.is_finite()) {
+        bail!("--time must be a finite number");
+    }
+    let (model, _) = load_baked(&args.model)?;
+    let clip = match &args.clip {
+        Some(c) => Some(resolve_clip(
+            &model
+                .clips
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>(),
+            c,
+        )?),
+        None => None,
+    };
+    let handle = ModelHandle::new(model)?;
+    let gpu = Gpu::headless()?;
+    let options = RendererOptions {
+        path: match args.path {
+            PathArg::Auto => PathChoice::Auto,
+            PathArg::Packaged => PathChoice::Packaged,
+            PathArg::Unbounded => PathChoice::Unbounded,
+        },
+        sample_count: args.msaa,
+        ..RendererOptions::default()
+    };
+    let mut renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        OFFSCREEN_FORMAT,
+        options,
+    )?;
+    let upload_start = Instant::now();
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let upload = upload_start.elapsed();
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(&handle);
+    let bounds = spawn_grid(
+        &mut crowd,
+        id,
+        &GridOptions {
+            count: args.instances,
+            clip,
+            time: args.time,
+            ..GridOptions::default()
+        },
+    )?;
+    let camera = framing_camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
+    let target = Offscreen::new(&gpu.device, args.size)?;
+    let start = Instant::now();
+    let stats = renderer.render(&target.view, args.size, &camera, &[&crowd], &[&gpu_model])?;
+    let image = target.read(&gpu.device, &gpu.queue)?;
+    let frame = start.elapsed();
+    image
+        .save(&args.output)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    println!("adapter     {}", gpu.adapter_summary());
+    println!("path        {}", renderer.path());
+    println!(
+        "instances   {} ({} visible), {} draws, {} packages, {} triangles",
+        stats.instances, stats.visible, stats.draws, stats.packages, stats.triangles
+    );
+    println!(
+        "upload      {:.1} ms ({} bytes on the GPU)",
+        upload.as_secs_f64() * 1e3,
+        gpu_model.gpu_bytes
+    );
+    println!(
+        "frame       {:.1} ms (first frame: pipeline creation, render and readback)",
+        frame.as_secs_f64() * 1e3
+    );
+    println!(
+        "wrote       {} ({}×{})",
+        args.output.display(),
+        args.size.0,
+        args.size.1
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("512x256").unwrap(), (512, 256));
+        assert_eq!(parse_size("64X64").unwrap(), (64, 64));
+        assert!(parse_size("0x5").is_err());
+        assert!(parse_size("big").is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! Cameras and view frusta, in wgpu's clip-space convention (right-handed
+//! world, depth in `[0, 1]`).
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::math::Aabb;
+
+/// A camera: where it is and how it projects.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// `view_from_world`.
+    pub view_from_world: Mat4,
+    /// `clip_from_view` (perspective, depth 0..1).
+    pub clip_from_view: Mat4,
+    /// Eye position in world space.
+    pub eye: Vec3,
+    /// Vertical field of view in radians (for screen-size LOD metrics).
+    pub fov_y: f32,
+}
+
+impl Camera {
+    /// A perspective camera at `eye` looking at `target`.
+    pub fn look_at(
+        eye: Vec3,
+        target: Vec3,
+        up: Vec3,
+        fov_y: f32,
+        aspect: f32,
+        near: f32,
+        far: f32,
+    ) -> Self {
+        Self {
+            view_from_world: glam::camera::rh::view::look_at_mat4(eye, target, up),
+            clip_from_view: glam::camera::rh::proj::directx::perspective(fov_y, aspect, near, far),
+            eye,
+            fov_y,
+        }
+    }
+
+    /// A camera that frames `bounds` from direction `dir` (pointing from the
+    /// target towards the eye), with some margin.
+    pub fn framing(bounds: &Aabb, dir: Vec3, fov_y: f32, aspect: f32) -> Self {
+        let center = bounds.center();
+        let radius = bounds.radius().max(1e-3);
+        // Distance at which a sphere of `radius` fits the narrower field of view.
+        let half = (fov_y * 0.5).min((aspect * (fov_y * 0.5).tan()).atan());
+        let dist = radius / half.sin() * 1.05;
+        let dir = dir.try_normalize().unwrap_or(Vec3::Z);
+        let up = if dir.abs().dot(Vec3::Y) > 0.99 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        Self::look_at(
+            center + dir * dist,
+            center,
+            up,
+            fov_y,
+            aspect,
+            (dist - radius).max(dist * 1e-3),
+            dist + radius * 2.0,
+        )
+    }
+
+    /// `clip_from_world`.
+    pub fn clip_from_world(&self) -> Mat4 {
+        self.clip_from_view * self.view_from_world
+    }
+
+    /// The view frustum.
+    pub fn frustum(&self) -> Frustum {
+        Frustum::from_clip_from_world(&self.clip_from_world())
+    }
+}
+
+/// Six planes `(n, d)` with `n·p + d ≥ 0` inside.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frustum {
+    /// Left, right, bottom, top, near, far.
+    pub planes: [Vec4; 6],
+}
+
+impl Frustum {
+    /// Extracts the planes of a `clip_from_world` matrix with depth in `[0, 1]`
+    /// (Gribb–Hartmann).
+    pub fn from_clip_from_world(m: &Mat4) -> Self {
+        let r = m.transpose(); // rows of m
+        let (x, y, z, w) = (r.x_axis, r.y_axis, r.z_axis, r.w_axis);
+        let planes = [w + x, w - x, w + y, w - y, z, w - z].map(|p| {
+            let len = p.truncate().length();
+            if len > 0.0 { p / len } else { p }
+        });
+        Self { planes }
+    }
+
+    /// True if the box is at least partly inside (conservative: a box near a
+    /// frustum corner may be reported inside).
+    #[inline]
+    pub fn intersects_aabb(&self, b: &Aabb) -> bool {
+        for p in &self.planes {
+            let n = p.truncate();
+            // The box corner furthest along the plane normal.
+            let far = Vec3::select(n.cmpge(Vec3::ZERO), b.max, b.min);
+            if n.dot(far) + p.w < 0.0 {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cam() -> Camera {
+        Camera::look_at(
+            Vec3::new(0.0, 0.0, 10.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            60f32.to_radians(),
+            1.0,
+            0.1,
+            100.0,
+        )
+    }
+
+    fn cube(c: Vec3, r: f32) -> Aabb {
+        Aabb {
+            min: c - Vec3::splat(r),
+            max: c + Vec3::splat(r),
+        }
+    }
+
+    #[test]
+    fn frustum_keeps_what_is_in_view_and_rejects_what_is_not() {
+        let f = cam().frustum();
+        assert!(f.intersects_aabb(&cube(Vec3::ZERO, 1.0)));
+        assert!(
+            !f.intersects_aabb(&cube(Vec3::new(0.0, 0.0, 20.0), 1.0)),
+            "behind the eye"
+        );
+        assert!(
+            !f.intersects_aabb(&cube(Vec3::new(100.0, 0.0, 0.0), 1.0)),
+            "far right"
+        );
+        assert!(
+            !f.intersects_aabb(&cube(Vec3::new(0.0, 0.0, -200.0), 1.0)),
+            "beyond far"
+        );
+        // Straddling the left plane: partly visible.
+        let half_width = 10.0 * (30f32.to_radians()).tan();
+        assert!(f.intersects_aabb(&cube(Vec3::new(-half_width - 0.5, 0.0, 0.0), 1.0)));
+    }
+
+    #[test]
+    fn projection_maps_the_target_to_the_centre_with_depth_in_unit_range() {
+        let c = cam();
+        let p = c.clip_from_world() * Vec4::new(0.0, 0.0, 0.0, 1.0);
+        let ndc = p.truncate() / p.w;
+        assert!(ndc.x.abs() < 1e-6 && ndc.y.abs() < 1e-6);
+        assert!(ndc.z > 0.0 && ndc.z < 1.0, "{ndc}");
+    }
+
+    #[test]
+    fn framing_sees_every_corner() {
+        let b = Aabb {
+            min: Vec3::new(-3.0, 0.0, -1.0),
+            max: Vec3::new(5.0, 2.0, 4.0),
+        };
+        let c = Camera::framing(&b, Vec3::new(1.0, 1.0, 1.0), 0.8, 1.5);
+        let m = c.clip_from_world();
+        for i in 0..8 {
+            let p = Vec3::new(
+                if i & 1 == 0 { b.min.x } else { b.max.x },
+                if i & 2 == 0 { b.min.y } else { b.max.y },
+                if i & 4 == 0 { b.min.z } else { b.max.z },
+            );
+            let q = m * p.extend(1.0);
+            let ndc = q.truncate() / q.w;
+            assert!(
+                ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z),
+                "corner {p} → {ndc}"
+            );
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Demo crowds: a grid of instances with varied clips, phases and tints, and
+//! a camera that frames it. Shared by `throng render`, the viewer and the
+//! benchmarks so they all draw the same scene.
+
+use glam::{Mat4, Vec3, Vec4};
+use throng_core::camera::Camera;
+use throng_core::crowd::{Crowd, CrowdError, ModelId, Spawn};
+use throng_core::math::Aabb;
+
+/// How to fill a grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridOptions {
+    /// Instances.
+    pub count: u32,
+    /// Play this clip on every instance (`None`: clip `i % clips`).
+    pub clip: Option<usize>,
+    /// Start every instance at this time (`None`: a phase per instance).
+    pub time: Option<f32>,
+    /// Give instances a few different tints.
+    pub tints: bool,
+    /// Spacing as a multiple of the model's footprint.
+    pub spacing: f32,
+}
+
+impl Default for GridOptions {
+    fn default() -> Self {
+        Self {
+            count: 16,
+            clip: None,
+            time: None,
+            tints: true,
+            spacing: 1.25,
+        }
+    }
+}
+
+/// A few tints, gentle enough to keep textures readable.
+pub const TINTS: [Vec4; 4] = [
+    Vec4::new(1.0, 1.0, 1.0, 1.0),
+    Vec4::new(1.0, 0.75, 0.7, 1.0),
+    Vec4::new(0.7, 0.9, 1.0, 1.0),
+    Vec4::new(0.8, 1.0, 0.7, 1.0),
+];
+
+/// A deterministic hash of `i` into `[0, 1)`.
+pub fn unit_hash(i: u32) -> f32 {
+    let mut x = i.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    (x >> 8) as f32 / (1u32 << 24) as f32
+}
+
+/// Spawns `opts.count` instances of `model` on a square grid in the xz plane,
+/// centred on the origin, and returns the world box that holds them in every
+/// frame of their clips.
+pub fn spawn_grid(
+    crowd: &mut Crowd,
+    model: ModelId,
+    opts: &GridOptions,
+) -> Result<Aabb, CrowdError> {
+    let m = crowd.model(model)?;
+    let clip_count = m.clips.len();
+    let all = m.bounds;
+    let footprint = (all.max - all.min).max_element().max(1e-3);
+    let step = footprint * opts.spacing;
+    let side = (opts.count as f32).sqrt().ceil().max(1.0) as u32;
+    let clip_bounds: Vec<Aabb> = m.clips.iter().map(|c| c.bounds).collect();
+    let durations: Vec<f32> = m.clips.iter().map(|c| c.duration).collect();
+    let rest = m.frame_bounds[0];
+    let mut world = Aabb::EMPTY;
+    for i in 0..opts.count {
+        let (gx, gz) = ((i % side) as f32, (i / side) as f32);
+        let offset = Vec3::new(
+            (gx - (side - 1) as f32 * 0.5) * step,
+            0.0,
+            (gz - (side - 1) as f32 * 0.5) * step,
+        );
+        let transform = Mat4::from_translation(offset);
+        let clip = match (opts.clip, clip_count) {
+            (Some(c), _) => Some(c),
+            (None, 0) => None,
+            (None, n) => Some(i as usize % n),
+        };
+        let time = opts
+            .time
+            .unwrap_or_else(|| clip.map_or(0.0, |c| unit_hash(i) * durations[c]));
+        crowd.spawn(
+            model,
+            Spawn {
+                transform,
+                clip,
+                time,
+                tint: if opts.tints {
+                    TINTS[(i as usize / 2 + i as usize) % TINTS.len()]
+                } else {
+                    Vec4::ONE
+                },
+                ..Spawn::default()
+            },
+        )?;
+        let b = clip.map_or(rest, |c| clip_bounds[c]);
+        world = world.union(&b.transformed(&transform));
+    }
+    Ok(world)
+}
+
+/// A camera looking at `bounds` from the front-right, above.
+pub fn framing_camera(bounds: &Aabb, aspect: f32) -> Camera {
+    Camera::framing(
+        bounds,
+        Vec3::new(0.55, 0.6, 1.0),
+        40f32.to_radians(),
+        aspect,
+    )
+}

@@ -1,0 +1,68 @@
+//! Errors of the GPU runtime. Each says what, where, and what to do.
+
+use thiserror::Error;
+
+/// A rendering or upload error.
+#[derive(Debug, Error)]
+pub enum RenderError {
+    /// No GPU adapter (not even a software one) could be found.
+    #[error(
+        "no GPU adapter found ({0}); on Debian install lavapipe: apt-get install mesa-vulkan-drivers libvulkan1"
+    )]
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    #[error("the adapter refused to create a device: {0}")]
+    Device(String),
+    /// A model needs more than the device allows.
+    #[error(
+        "model {model:?} is too big for this device: {what} needs {needed}, the device allows {limit}"
+    )]
+    TooBig {
+        /// Model name.
+        model: String,
+        /// What exceeded the limit.
+        what: String,
+        /// Amount needed.
+        needed: u64,
+        /// Device limit.
+        limit: u64,
+    },
+    /// An embedded image could not be decoded.
+    #[error("model {model:?}: image {index} ({name}) cannot be decoded: {msg}")]
+    Image {
+        /// Model name.
+        model: String,
+        /// Image index.
+        index: usize,
+        /// Image name.
+        name: String,
+        /// Decoder message.
+        msg: String,
+    },
+    /// A crowd uses a model that was not passed to `render`.
+    #[error(
+        "a crowd draws model {name:?} (key {key}), but no GpuModel with that identity was given to render()"
+    )]
+    MissingModel {
+        /// Model name.
+        name: String,
+        /// Model key.
+        key: u64,
+    },
+    /// The requested record path is not available on this adapter.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Reading back GPU memory failed.
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+    /// The target size is zero or beyond the device's limits.
+    #[error("render target size {width}×{height} is invalid (1..={limit} per side)")]
+    TargetSize {
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+        /// Largest side the device allows.
+        limit: u32,
+    },
+}

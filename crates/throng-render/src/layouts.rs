@@ -1,0 +1,157 @@
+//! Bind group layouts, created from fixed descriptors so that every creator
+//! gets the same (pooled, compatible) layout for a given device.
+//!
+//! | group | contents |
+//! |-------|----------|
+//! | 0     | frame uniforms (draw) / compute vertex words, output, params |
+//! | 1     | model: bone texture array + `ModelParams` |
+//! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
+//! | 3     | instance records: a uniform package (dynamic offset) or a storage array |
+
+use std::num::NonZeroU64;
+
+use throng_core::gpu::{InstanceRecord, ModelParams};
+use throng_core::limits::PACKAGE_WIDTH;
+
+use crate::uniforms::{ComputeParams, FrameUniforms, MaterialUniforms};
+
+fn uniform(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    size: usize,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: dynamic,
+            min_binding_size: NonZeroU64::new(size as u64),
+        },
+        count: None,
+    }
+}
+
+fn storage(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    read_only: bool,
+    min: usize,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(min as u64),
+        },
+        count: None,
+    }
+}
+
+/// Size in bytes of one uniform package binding.
+pub const PACKAGE_BYTES: usize = PACKAGE_WIDTH as usize * std::mem::size_of::<InstanceRecord>();
+
+/// Group 1: the model.
+pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::COMPUTE;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng model layout"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: vis,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            uniform(1, vis, std::mem::size_of::<ModelParams>(), false),
+        ],
+    })
+}
+
+/// Group 2: a material.
+pub fn material(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng material layout"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+            uniform(
+                2,
+                wgpu::ShaderStages::FRAGMENT,
+                std::mem::size_of::<MaterialUniforms>(),
+                false,
+            ),
+        ],
+    })
+}
+
+/// Group 0 of the draw pipelines: frame uniforms.
+pub fn frame(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng frame layout"),
+        entries: &[uniform(
+            0,
+            wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+            std::mem::size_of::<FrameUniforms>(),
+            false,
+        )],
+    })
+}
+
+/// Group 3, packaged path: one package of records, dynamic offset.
+pub fn records_uniform(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng package layout"),
+        entries: &[uniform(0, wgpu::ShaderStages::VERTEX, PACKAGE_BYTES, true)],
+    })
+}
+
+/// Group 3, unbounded path and compute: all records in storage.
+pub fn records_storage(
+    device: &wgpu::Device,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng records layout"),
+        entries: &[storage(
+            0,
+            visibility,
+            true,
+            std::mem::size_of::<InstanceRecord>(),
+        )],
+    })
+}
+
+/// Group 0 of the compute readback.
+pub fn compute_io(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let c = wgpu::ShaderStages::COMPUTE;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng compute io layout"),
+        entries: &[
+            storage(0, c, true, 4),
+            storage(1, c, false, 16),
+            uniform(2, c, std::mem::size_of::<ComputeParams>(), false),
+        ],
+    })
+}

@@ -1,0 +1,34 @@
+//! # throng-render
+//!
+//! The wgpu runtime of Throng. [`GpuModel::upload`] puts a baked model on the
+//! GPU (bone texture array, vertex/index buffers, materials);
+//! [`Renderer::render`] draws [`throng_core::crowd::Crowd`]s: one record per
+//! visible instance, one upload per frame, one draw per package of at most
+//! [`throng_core::limits::PACKAGE_WIDTH`] instances (or per group on the
+//! unbounded path). The WGSL vertex shader samples, interpolates and
+//! cross-fades baked frames; [`SkinCompute`] runs the same skinning function
+//! in a compute pass for exact comparison with the CPU.
+//!
+//! Modules: [`context`] (getting a device), [`model`], [`renderer`],
+//! [`compute`], [`offscreen`] (headless targets and readback), [`shader`]
+//! (WGSL sources and the generated prelude), [`layouts`], [`uniforms`],
+//! [`error`].
+
+pub mod compute;
+pub mod context;
+pub mod demo;
+pub mod error;
+pub mod layouts;
+pub mod model;
+pub mod offscreen;
+pub mod renderer;
+pub mod shader;
+pub mod uniforms;
+
+pub use compute::{SkinCompute, SkinnedVertex};
+pub use context::{Gpu, adapter_summary, require_gpu_in_ci};
+pub use error::RenderError;
+pub use model::GpuModel;
+pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
+pub use renderer::{FrameStats, Lighting, PathChoice, RecordPath, Renderer, RendererOptions};
+pub use wgpu;

@@ -1,0 +1,460 @@
+//! [`GpuModel`]: a baked model on the GPU.
+//!
+//! Upload checks the model against the device's limits first (texture side
+//! and layers, buffer sizes) and fails with [`RenderError::TooBig`] rather
+//! than letting wgpu raise a validation error. The bone texture is a
+//! `texture_2d_array` of `Rgba32Float` or `Rgba16Float`, read with integer
+//! `textureLoad` only. Base-colour images are decoded, stored as sRGB with a
+//! CPU-built mip chain; a material without an image samples a 1×1 white texel.
+
+use throng_core::BakedModel;
+use throng_core::crowd::ModelHandle;
+use throng_core::gpu::ModelParams;
+use throng_core::model::TexelFormat;
+use throng_core::scene::{AlphaMode, Material, WrapMode};
+use wgpu::util::DeviceExt;
+
+use crate::error::RenderError;
+use crate::layouts;
+use crate::uniforms::MaterialUniforms;
+
+/// A submesh ready to draw.
+#[derive(Clone, Debug)]
+pub struct GpuSubmesh {
+    /// First index in the LOD's index buffer.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// Base vertex.
+    pub base_vertex: i32,
+    /// Material slot in [`GpuModel::materials`] (the last slot is the default).
+    pub material: usize,
+    /// Shade flat (the baker generated the normals).
+    pub flat: bool,
+}
+
+/// One LOD's buffers.
+#[derive(Debug)]
+pub struct GpuLod {
+    /// Vertex buffer of `BakedVertex` (also bound as storage for compute).
+    pub vertex_buffer: wgpu::Buffer,
+    /// Index buffer (u32).
+    pub index_buffer: wgpu::Buffer,
+    /// Submeshes.
+    pub submeshes: Vec<GpuSubmesh>,
+    /// Vertex count.
+    pub vertex_count: u32,
+}
+
+/// A material's bind group and the pipeline state it needs.
+#[derive(Debug)]
+pub struct GpuMaterial {
+    /// Group 2 bind group.
+    pub bind_group: wgpu::BindGroup,
+    /// Alpha mode.
+    pub alpha_mode: AlphaMode,
+    /// Draw back faces.
+    pub double_sided: bool,
+}
+
+/// A baked model on the GPU. Identified by the [`ModelHandle`] key it was
+/// uploaded from.
+#[derive(Debug)]
+pub struct GpuModel {
+    key: u64,
+    name: String,
+    /// Group 1 bind group (bone texture + params).
+    pub bind_group: wgpu::BindGroup,
+    /// The bone texture.
+    pub bone_texture: wgpu::Texture,
+    /// LODs.
+    pub lods: Vec<GpuLod>,
+    /// Materials, plus a default one last.
+    pub materials: Vec<GpuMaterial>,
+    /// Triangles per instance, per LOD.
+    pub triangles: Vec<u64>,
+    /// Bytes uploaded.
+    pub gpu_bytes: u64,
+}
+
+impl GpuModel {
+    /// The identity key ([`ModelHandle::key`]).
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Model name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Uploads a model, checking it against the device's limits.
+    pub fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+    ) -> Result<Self, RenderError> {
+        let model = handle.model();
+        check_limits(device, model)?;
+        let name = model.name.clone();
+        let mut gpu_bytes = 0u64;
+
+        // Bone texture.
+        let tex = &model.texture;
+        let format = match tex.texels.format() {
+            TexelFormat::F32 => wgpu::TextureFormat::Rgba32Float,
+            TexelFormat::F16 => wgpu::TextureFormat::Rgba16Float,
+        };
+        let texel_size = tex.texels.format().texel_size();
+        let size = wgpu::Extent3d {
+            width: tex.width,
+            height: tex.width,
+            depth_or_array_layers: tex.layers,
+        };
+        let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(&format!("{name} bone texture")),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        // Texels are stored tightly; the tail of the last layer is zero-filled.
+        let data = tex.texels.as_bytes();
+        let capacity = tex.layout().capacity() as usize * texel_size;
+        let padded;
+        let bytes = if data.len() == capacity {
+            data
+        } else {
+            let mut v = vec![0u8; capacity];
+            v[..data.len()].copy_from_slice(data);
+            padded = v;
+            &padded
+        };
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &bone_texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(tex.width * texel_size as u32),
+                rows_per_image: Some(tex.width),
+            },
+            size,
+        );
+        gpu_bytes += capacity as u64;
+        let params = ModelParams {
+            bone_count: model.bone_count(),
+            frame_count: model.frame_count(),
+            texture_width: tex.width,
+            texture_layers: tex.layers,
+        };
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} model params")),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bone_view = bone_texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(&format!("{name} bone texture view")),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("{name} model bind group")),
+            layout: &layouts::model(device),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&bone_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: params_buffer.as_entire_binding(),
+                },
+            ],
+        });
+
+        // Materials (the default one last).
+        let material_layout = layouts::material(device);
+        let mut materials = Vec::with_capacity(model.materials.len() + 1);
+        let mut image_views: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
+        for m in model
+            .materials
+            .iter()
+            .chain(std::iter::once(&Material::default()))
+        {
+            let view = match m.base_color_image {
+                Some(i) => {
+                    let i = i as usize;
+                    if image_views[i].is_none() {
+                        let (view, bytes) = upload_image(device, queue, model, i)?;
+                        gpu_bytes += bytes;
+                        image_views[i] = Some(view);
+                    }
+                    image_views[i].clone().expect("just uploaded")
+                }
+                None => white_texture(device, queue),
+            };
+            materials.push(make_material(device, &material_layout, m, &view, &name));
+        }
+        let default_material = materials.len() - 1;
+
+        // LODs.
+        let mut lods = Vec::with_capacity(model.lods.len());
+        let mut triangles = Vec::with_capacity(model.lods.len());
+        for (l, lod) in model.lods.iter().enumerate() {
+            let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(&format!("{name} LOD {l} vertices")),
+                contents: bytemuck::cast_slice(&lod.vertices),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
+            });
+            let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(&format!("{name} LOD {l} indices")),
+                contents: bytemuck::cast_slice(&lod.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            gpu_bytes += vertex_buffer.size() + index_buffer.size();
+            let submeshes = lod
+                .submeshes
+                .iter()
+                .map(|s| GpuSubmesh {
+                    first_index: s.first_index,
+                    index_count: s.index_count,
+                    base_vertex: s.base_vertex as i32,
+                    material: s.material.map_or(default_material, |m| m as usize),
+                    flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
+                })
+                .collect();
+            triangles.push(lod.indices.len() as u64 / 3);
+            lods.push(GpuLod {
+                vertex_buffer,
+                index_buffer,
+                submeshes,
+                vertex_count: lod.vertices.len() as u32,
+            });
+        }
+        Ok(Self {
+            key: handle.key(),
+            name,
+            bind_group,
+            bone_texture,
+            lods,
+            materials,
+            triangles,
+            gpu_bytes,
+        })
+    }
+}
+
+/// Checks every size the upload will need against the device's limits.
+pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), RenderError> {
+    let limits = device.limits();
+    let too_big = |what: &str, needed: u64, limit: u64| {
+        if needed > limit {
+            Err(RenderError::TooBig {
+                model: model.name.clone(),
+                what: what.to_owned(),
+                needed,
+                limit,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    too_big(
+        "bone texture side",
+        model.texture.width as u64,
+        limits.max_texture_dimension_2d as u64,
+    )?;
+    too_big(
+        "bone texture layers",
+        model.texture.layers as u64,
+        limits.max_texture_array_layers as u64,
+    )?;
+    for (l, lod) in model.lods.iter().enumerate() {
+        let vb = std::mem::size_of_val(lod.vertices.as_slice()) as u64;
+        too_big(
+            &format!("LOD {l} vertex buffer bytes"),
+            vb,
+            limits.max_buffer_size,
+        )?;
+        too_big(
+            &format!("LOD {l} vertex buffer as storage"),
+            vb,
+            limits.max_storage_buffer_binding_size as u64,
+        )?;
+        too_big(
+            &format!("LOD {l} index buffer bytes"),
+            lod.indices.len() as u64 * 4,
+            limits.max_buffer_size,
+        )?;
+    }
+    for img in &model.images {
+        // Decoded sizes are checked after decoding; this bounds the work.
+        too_big(
+            "encoded image bytes",
+            img.bytes.len() as u64,
+            limits.max_buffer_size,
+        )?;
+    }
+    Ok(())
+}
+
+fn address_mode(w: WrapMode) -> wgpu::AddressMode {
+    match w {
+        WrapMode::Repeat => wgpu::AddressMode::Repeat,
+        WrapMode::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+        WrapMode::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
+    }
+}
+
+fn make_material(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    m: &Material,
+    view: &wgpu::TextureView,
+    model: &str,
+) -> GpuMaterial {
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some(&format!("{model} {} sampler", m.name)),
+        address_mode_u: address_mode(m.wrap[0]),
+        address_mode_v: address_mode(m.wrap[1]),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        mipmap_filter: wgpu::MipmapFilterMode::Linear,
+        ..Default::default()
+    });
+    let uniforms = MaterialUniforms {
+        base_color: m.base_color_factor.to_array(),
+        alpha_cutoff: m.alpha_cutoff,
+        alpha_mode: m.alpha_mode as u32,
+        _pad0: 0,
+        _pad1: 0,
+    };
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(&format!("{model} {} uniforms", m.name)),
+        contents: bytemuck::bytes_of(&uniforms),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(&format!("{model} {} bind group", m.name)),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Sampler(&sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: buffer.as_entire_binding(),
+            },
+        ],
+    });
+    GpuMaterial {
+        bind_group,
+        alpha_mode: m.alpha_mode,
+        double_sided: m.double_sided,
+    }
+}
+
+fn white_texture(device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::TextureView {
+    let texture = device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some("throng white texel"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        &[255, 255, 255, 255],
+    );
+    texture.create_view(&Default::default())
+}
+
+/// Decodes image `i`, uploads it as sRGB with a full mip chain.
+fn upload_image(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &BakedModel,
+    i: usize,
+) -> Result<(wgpu::TextureView, u64), RenderError> {
+    let img = &model.images[i];
+    let err = |msg: String| RenderError::Image {
+        model: model.name.clone(),
+        index: i,
+        name: img.name.clone(),
+        msg,
+    };
+    let decoded = image::load_from_memory(&img.bytes)
+        .map_err(|e| err(e.to_string()))?
+        .to_rgba8();
+    let (w, h) = decoded.dimensions();
+    let max = device.limits().max_texture_dimension_2d;
+    if w == 0 || h == 0 || w > max || h > max {
+        return Err(err(format!("{w}×{h} is outside 1..={max} per side")));
+    }
+    let mips = 32 - w.max(h).leading_zeros();
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(&format!("{} image {i} ({})", model.name, img.name)),
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: mips,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let mut level = decoded;
+    let mut bytes = 0u64;
+    for mip in 0..mips {
+        let (lw, lh) = level.dimensions();
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: mip,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            level.as_raw(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * lw),
+                rows_per_image: Some(lh),
+            },
+            wgpu::Extent3d {
+                width: lw,
+                height: lh,
+                depth_or_array_layers: 1,
+            },
+        );
+        bytes += level.as_raw().len() as u64;
+        if mip + 1 < mips {
+            let (nw, nh) = ((lw / 2).max(1), (lh / 2).max(1));
+            level = image::imageops::resize(&level, nw, nh, image::imageops::FilterType::Triangle);
+        }
+    }
+    Ok((texture.create_view(&Default::default()), bytes))
+}

@@ -1,0 +1,672 @@
+//! [`Renderer`]: draws crowds of baked models.
+//!
+//! Per frame: every crowd builds its draw list (one 80-byte record per
+//! visible instance, grouped by model and LOD); all records of the frame are
+//! written to one buffer with one upload; then each group is drawn, either in
+//! packages of at most [`PACKAGE_WIDTH`] records bound as a uniform buffer
+//! with a dynamic offset ([`RecordPath::Packaged`], works on every adapter
+//! including downlevel/WebGL2), or as one draw per group over a storage
+//! buffer ([`RecordPath::Unbounded`], where the vertex stage can read storage
+//! buffers). [`PathChoice::Auto`] picks the unbounded path when available.
+//!
+//! The same [`Renderer::render`] serves the viewer, the CLI and the tests.
+
+use std::collections::HashMap;
+
+use glam::Vec3;
+use throng_core::camera::Camera;
+use throng_core::crowd::{Crowd, DrawList};
+use throng_core::gpu::InstanceRecord;
+use throng_core::limits::PACKAGE_WIDTH;
+use throng_core::model::BakedVertex;
+use throng_core::scene::AlphaMode;
+
+use crate::error::RenderError;
+use crate::layouts::{self, PACKAGE_BYTES};
+use crate::model::GpuModel;
+use crate::shader::Program;
+use crate::uniforms::FrameUniforms;
+
+/// Depth buffer format.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// How instance records reach the vertex shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordPath {
+    /// Uniform packages of at most [`PACKAGE_WIDTH`] records; one draw per
+    /// package and submesh.
+    Packaged,
+    /// One storage buffer; one draw per group and submesh.
+    Unbounded,
+}
+
+impl std::fmt::Display for RecordPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordPath::Packaged => write!(f, "packaged ({PACKAGE_WIDTH} per draw, uniform)"),
+            RecordPath::Unbounded => write!(f, "unbounded (storage)"),
+        }
+    }
+}
+
+/// Which [`RecordPath`] to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PathChoice {
+    /// Unbounded where the adapter supports vertex-stage storage buffers,
+    /// else packaged.
+    #[default]
+    Auto,
+    /// Always packaged.
+    Packaged,
+    /// Unbounded; an error where unsupported.
+    Unbounded,
+}
+
+/// Directional light and ambient term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lighting {
+    /// Direction towards the light (normalised on use).
+    pub direction: Vec3,
+    /// Light colour (linear).
+    pub color: Vec3,
+    /// Ambient colour (linear).
+    pub ambient: Vec3,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Self {
+            direction: Vec3::new(0.4, 1.0, 0.6),
+            color: Vec3::splat(0.85),
+            ambient: Vec3::splat(0.3),
+        }
+    }
+}
+
+/// Renderer options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RendererOptions {
+    /// Record path.
+    pub path: PathChoice,
+    /// MSAA samples (1 or 4).
+    pub sample_count: u32,
+    /// Clear colour.
+    pub clear_color: wgpu::Color,
+    /// Lighting.
+    pub lighting: Lighting,
+    /// Cull instances outside the view frustum (by their clip's bounds).
+    pub frustum_culling: bool,
+}
+
+impl Default for RendererOptions {
+    fn default() -> Self {
+        Self {
+            path: PathChoice::Auto,
+            sample_count: 1,
+            clear_color: wgpu::Color {
+                r: 0.55,
+                g: 0.62,
+                b: 0.70,
+                a: 1.0,
+            },
+            lighting: Lighting::default(),
+            frustum_culling: true,
+        }
+    }
+}
+
+/// What a frame drew.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Live instances in all crowds.
+    pub instances: u32,
+    /// Instances that passed culling (records written).
+    pub visible: u32,
+    /// Draw calls.
+    pub draws: u32,
+    /// Record slices bound: packages on the packaged path, groups on the
+    /// unbounded path.
+    pub packages: u32,
+    /// Triangles submitted.
+    pub triangles: u64,
+    /// Bytes of records uploaded.
+    pub record_bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    flat: bool,
+    double_sided: bool,
+    blend: bool,
+}
+
+struct DrawItem {
+    key: PipelineKey,
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    model_bind_group: wgpu::BindGroup,
+    material_bind_group: wgpu::BindGroup,
+    indices: std::ops::Range<u32>,
+    base_vertex: i32,
+    instances: std::ops::Range<u32>,
+    dynamic_offset: Option<u32>,
+}
+
+struct Targets {
+    size: (u32, u32),
+    depth: wgpu::TextureView,
+    msaa: Option<wgpu::TextureView>,
+}
+
+/// Draws crowds. See the module docs.
+pub struct Renderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    color_format: wgpu::TextureFormat,
+    options: RendererOptions,
+    path: RecordPath,
+    module: wgpu::ShaderModule,
+    pipeline_layout: wgpu::PipelineLayout,
+    records_layout: wgpu::BindGroupLayout,
+    pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
+    frame_buffer: wgpu::Buffer,
+    frame_bind_group: wgpu::BindGroup,
+    records_buffer: Option<wgpu::Buffer>,
+    records_bind_group: Option<wgpu::BindGroup>,
+    package_stride: u64,
+    staging: Vec<u8>,
+    draw_lists: Vec<DrawList>,
+    items: Vec<DrawItem>,
+    targets: Option<Targets>,
+}
+
+/// True if the adapter can read storage buffers in the vertex stage.
+pub fn supports_unbounded(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
+    adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        && device.limits().max_storage_buffers_per_shader_stage > 0
+}
+
+impl Renderer {
+    /// A renderer drawing into targets of `color_format`.
+    pub fn new(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+        options: RendererOptions,
+    ) -> Result<Self, RenderError> {
+        let unbounded_ok = supports_unbounded(adapter, device);
+        let path = match options.path {
+            PathChoice::Auto if unbounded_ok => RecordPath::Unbounded,
+            PathChoice::Auto | PathChoice::Packaged => RecordPath::Packaged,
+            PathChoice::Unbounded if unbounded_ok => RecordPath::Unbounded,
+            PathChoice::Unbounded => {
+                return Err(RenderError::Unsupported(format!(
+                    "the unbounded record path needs vertex-stage storage buffers, which {} lacks",
+                    crate::context::adapter_summary(adapter)
+                )));
+            }
+        };
+        if !matches!(options.sample_count, 1 | 4) {
+            return Err(RenderError::Unsupported(format!(
+                "MSAA sample count {} (1 or 4)",
+                options.sample_count
+            )));
+        }
+        if path == RecordPath::Packaged
+            && (device.limits().max_uniform_buffer_binding_size as usize) < PACKAGE_BYTES
+        {
+            return Err(RenderError::Unsupported(format!(
+                "uniform bindings of {} bytes are too small for a package of {PACKAGE_BYTES}",
+                device.limits().max_uniform_buffer_binding_size
+            )));
+        }
+        let program = match path {
+            RecordPath::Packaged => Program::DrawPackaged,
+            RecordPath::Unbounded => Program::DrawUnbounded,
+        };
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(program.label()),
+            source: wgpu::ShaderSource::Wgsl(program.source().into()),
+        });
+        let frame_layout = layouts::frame(device);
+        let records_layout = match path {
+            RecordPath::Packaged => layouts::records_uniform(device),
+            RecordPath::Unbounded => layouts::records_storage(device, wgpu::ShaderStages::VERTEX),
+        };
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("throng draw pipeline layout"),
+            bind_group_layouts: &[
+                Some(&frame_layout),
+                Some(&layouts::model(device)),
+                Some(&layouts::material(device)),
+                Some(&records_layout),
+            ],
+            immediate_size: 0,
+        });
+        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng frame uniforms"),
+            size: std::mem::size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng frame bind group"),
+            layout: &frame_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame_buffer.as_entire_binding(),
+            }],
+        });
+        let align = device.limits().min_uniform_buffer_offset_alignment as u64;
+        Ok(Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            color_format,
+            options,
+            path,
+            module,
+            pipeline_layout,
+            records_layout,
+            pipelines: HashMap::new(),
+            frame_buffer,
+            frame_bind_group,
+            records_buffer: None,
+            records_bind_group: None,
+            package_stride: (PACKAGE_BYTES as u64).next_multiple_of(align.max(1)),
+            staging: Vec::new(),
+            draw_lists: Vec::new(),
+            items: Vec::new(),
+            targets: None,
+        })
+    }
+
+    /// The record path in use.
+    pub fn path(&self) -> RecordPath {
+        self.path
+    }
+
+    /// The options.
+    pub fn options(&self) -> &RendererOptions {
+        &self.options
+    }
+
+    /// Changes lighting and clear colour (the path and MSAA are fixed).
+    pub fn set_lighting(&mut self, lighting: Lighting, clear_color: wgpu::Color) {
+        self.options.lighting = lighting;
+        self.options.clear_color = clear_color;
+    }
+
+    /// Enables or disables frustum culling.
+    pub fn set_frustum_culling(&mut self, on: bool) {
+        self.options.frustum_culling = on;
+    }
+
+    /// Draw lists of the last prepared frame, one per crowd.
+    pub fn draw_lists(&self) -> &[DrawList] {
+        &self.draw_lists
+    }
+
+    fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
+        let (device, module, layout) = (&self.device, &self.module, &self.pipeline_layout);
+        let (format, samples) = (self.color_format, self.options.sample_count);
+        self.pipelines.entry(key).or_insert_with(|| {
+            let attributes = wgpu::vertex_attr_array![
+                0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
+            ];
+            let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(&format!("throng draw pipeline {key:?}")),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &attributes,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: if key.double_sided {
+                        None
+                    } else {
+                        Some(wgpu::Face::Back)
+                    },
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(!key.blend),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: samples,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        })
+    }
+
+    fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
+        let limit = self.device.limits().max_texture_dimension_2d;
+        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
+            return Err(RenderError::TargetSize {
+                width: size.0,
+                height: size.1,
+                limit,
+            });
+        }
+        if self.targets.as_ref().is_some_and(|t| t.size == size) {
+            return Ok(());
+        }
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
+        let make = |label: &str, format| {
+            self.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: extent,
+                    mip_level_count: 1,
+                    sample_count: self.options.sample_count,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        self.targets = Some(Targets {
+            size,
+            depth: make("throng depth", DEPTH_FORMAT),
+            msaa: (self.options.sample_count > 1)
+                .then(|| make("throng msaa colour", self.color_format)),
+        });
+        Ok(())
+    }
+
+    /// CPU work of a frame: culls, builds and uploads records, and plans the
+    /// draws. `models` must hold a [`GpuModel`] for every model the crowds use.
+    pub fn prepare(
+        &mut self,
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        self.ensure_targets(size)?;
+        let l = &self.options.lighting;
+        let frame = FrameUniforms {
+            clip_from_world: camera.clip_from_world().to_cols_array_2d(),
+            eye: camera.eye.extend(1.0).to_array(),
+            light_dir: l.direction.normalize_or(Vec3::Y).extend(0.0).to_array(),
+            light_color: l.color.extend(1.0).to_array(),
+            ambient: l.ambient.extend(1.0).to_array(),
+        };
+        self.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+
+        let frustum = camera.frustum();
+        let frustum = self.options.frustum_culling.then_some(&frustum);
+        self.draw_lists.resize_with(crowds.len(), DrawList::default);
+        for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
+            crowd.build_draw_list(frustum, list);
+        }
+
+        // Lay out every record of the frame in one staging buffer.
+        let mut stats = FrameStats::default();
+        let record_size = std::mem::size_of::<InstanceRecord>();
+        self.staging.clear();
+        let mut slices: Vec<(usize, usize, u32, u32, Option<u32>)> = Vec::new(); // (crowd, group, first instance, count, offset)
+        for (c, list) in self.draw_lists.iter().enumerate() {
+            stats.instances += list.instances;
+            stats.visible += list.visible();
+            for (g, group) in list.groups.iter().enumerate() {
+                match self.path {
+                    RecordPath::Packaged => {
+                        for (first, count) in group.packages(PACKAGE_WIDTH) {
+                            let offset = self.staging.len();
+                            let recs = &list.records[first as usize..(first + count) as usize];
+                            self.staging.extend_from_slice(bytemuck::cast_slice(recs));
+                            self.staging
+                                .resize(offset + self.package_stride as usize, 0);
+                            slices.push((c, g, 0, count, Some(offset as u32)));
+                        }
+                    }
+                    RecordPath::Unbounded => {
+                        let base = (self.staging.len() / record_size) as u32;
+                        let recs = &list.records
+                            [group.first as usize..(group.first + group.count) as usize];
+                        self.staging.extend_from_slice(bytemuck::cast_slice(recs));
+                        slices.push((c, g, base, group.count, None));
+                    }
+                }
+            }
+        }
+        stats.packages = slices.len() as u32;
+        stats.record_bytes = self.staging.len() as u64;
+        self.upload_records()?;
+
+        // Plan the draws: opaque first, blended last.
+        self.items.clear();
+        let mut blended = Vec::new();
+        for &(c, g, first, count, offset) in &slices {
+            let group = self.draw_lists[c].groups[g];
+            let model = models
+                .iter()
+                .find(|m| m.key() == group.model_key)
+                .ok_or_else(|| {
+                    let m = &crowds[c].models()[group.model.0 as usize];
+                    RenderError::MissingModel {
+                        name: m.model().name.clone(),
+                        key: m.key(),
+                    }
+                })?;
+            let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
+            for sub in &lod.submeshes {
+                let material = &model.materials[sub.material];
+                let key = PipelineKey {
+                    flat: sub.flat,
+                    double_sided: material.double_sided,
+                    blend: material.alpha_mode == AlphaMode::Blend,
+                };
+                let item = DrawItem {
+                    key,
+                    vertex_buffer: lod.vertex_buffer.clone(),
+                    index_buffer: lod.index_buffer.clone(),
+                    model_bind_group: model.bind_group.clone(),
+                    material_bind_group: material.bind_group.clone(),
+                    indices: sub.first_index..sub.first_index + sub.index_count,
+                    base_vertex: sub.base_vertex,
+                    instances: first..first + count,
+                    dynamic_offset: offset,
+                };
+                stats.draws += 1;
+                stats.triangles += (sub.index_count / 3) as u64 * count as u64;
+                if key.blend {
+                    blended.push(item)
+                } else {
+                    self.items.push(item)
+                }
+            }
+        }
+        self.items.append(&mut blended);
+        let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
+        for key in keys {
+            self.pipeline(key);
+        }
+        Ok(stats)
+    }
+
+    fn upload_records(&mut self) -> Result<(), RenderError> {
+        if self.staging.is_empty() {
+            return Ok(());
+        }
+        let needed = self.staging.len() as u64;
+        let max = match self.path {
+            RecordPath::Packaged => self.device.limits().max_buffer_size,
+            RecordPath::Unbounded => self
+                .device
+                .limits()
+                .max_storage_buffer_binding_size
+                .min(self.device.limits().max_buffer_size),
+        };
+        if needed > max {
+            return Err(RenderError::TooBig {
+                model: "(all crowds)".into(),
+                what: "instance records of one frame, bytes".into(),
+                needed,
+                limit: max,
+            });
+        }
+        if self
+            .records_buffer
+            .as_ref()
+            .is_none_or(|b| b.size() < needed)
+        {
+            let size = needed.next_power_of_two().min(max).max(needed);
+            let usage = match self.path {
+                RecordPath::Packaged => wgpu::BufferUsages::UNIFORM,
+                RecordPath::Unbounded => wgpu::BufferUsages::STORAGE,
+            } | wgpu::BufferUsages::COPY_DST;
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng instance records"),
+                size,
+                usage,
+                mapped_at_creation: false,
+            });
+            let resource = match self.path {
+                RecordPath::Packaged => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(PACKAGE_BYTES as u64),
+                }),
+                RecordPath::Unbounded => buffer.as_entire_binding(),
+            };
+            self.records_bind_group =
+                Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("throng records bind group"),
+                    layout: &self.records_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource,
+                    }],
+                }));
+            self.records_buffer = Some(buffer);
+        }
+        let buffer = self.records_buffer.as_ref().expect("allocated above");
+        self.queue.write_buffer(buffer, 0, &self.staging);
+        Ok(())
+    }
+
+    /// Records the prepared frame's render pass into `encoder`, drawing into
+    /// `target` (cleared first).
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        let Some(targets) = &self.targets else { return };
+        let (view, resolve) = match &targets.msaa {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("throng crowd pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: resolve,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(self.options.clear_color),
+                    store: if resolve.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &targets.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if self.items.is_empty() {
+            return;
+        }
+        let records = self
+            .records_bind_group
+            .as_ref()
+            .expect("records exist when items do");
+        pass.set_bind_group(0, &self.frame_bind_group, &[]);
+        let mut bound_key = None;
+        for item in &self.items {
+            if bound_key != Some(item.key) {
+                pass.set_pipeline(&self.pipelines[&item.key]);
+                bound_key = Some(item.key);
+            }
+            pass.set_vertex_buffer(0, item.vertex_buffer.slice(..));
+            pass.set_index_buffer(item.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_bind_group(1, &item.model_bind_group, &[]);
+            pass.set_bind_group(2, &item.material_bind_group, &[]);
+            match item.dynamic_offset {
+                Some(o) => pass.set_bind_group(3, records, &[o]),
+                None => pass.set_bind_group(3, records, &[]),
+            }
+            pass.draw_indexed(
+                item.indices.clone(),
+                item.base_vertex,
+                item.instances.clone(),
+            );
+        }
+    }
+
+    /// Prepares, encodes and submits one frame into `target` of `size`.
+    pub fn render(
+        &mut self,
+        target: &wgpu::TextureView,
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        let stats = self.prepare(size, camera, crowds, models)?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("throng frame"),
+            });
+        self.encode(&mut encoder, target);
+        self.queue.submit([encoder.finish()]);
+        Ok(stats)
+    }
+}

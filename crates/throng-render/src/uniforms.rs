@@ -1,0 +1,50 @@
+//! Render-side `#[repr(C)]` uniform structs, mirrored field for field by WGSL
+//! structs in `shaders/` (checked by the layout test).
+
+use bytemuck::{Pod, Zeroable};
+
+/// Per-frame constants: WGSL `Frame` in `draw.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct FrameUniforms {
+    /// Column-major `clip_from_world`.
+    pub clip_from_world: [[f32; 4]; 4],
+    /// Eye position (w unused).
+    pub eye: [f32; 4],
+    /// Unit direction towards the light (w unused).
+    pub light_dir: [f32; 4],
+    /// Light colour (linear RGB).
+    pub light_color: [f32; 4],
+    /// Ambient colour (linear RGB).
+    pub ambient: [f32; 4],
+}
+
+/// Per-material constants: WGSL `Material` in `draw.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct MaterialUniforms {
+    /// Linear base colour factor.
+    pub base_color: [f32; 4],
+    /// Alpha cutoff for mask mode.
+    pub alpha_cutoff: f32,
+    /// 0 opaque, 1 mask, 2 blend.
+    pub alpha_mode: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+}
+
+/// Compute readback parameters: WGSL `ComputeParams` in `compute_skin.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct ComputeParams {
+    /// First vertex of the range in the LOD's vertex buffer.
+    pub first_vertex: u32,
+    /// Vertices skinned per instance.
+    pub vertex_count: u32,
+    /// Instances.
+    pub instance_count: u32,
+    /// Padding.
+    pub _pad: u32,
+}

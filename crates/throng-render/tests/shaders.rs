@@ -1,0 +1,165 @@
+//! CPU-only: every WGSL program parses and validates with naga, every file in
+//! `shaders/` is part of a program, and every struct shared with Rust has the
+//! same member offsets and size as its `#[repr(C)]` twin.
+
+use std::collections::BTreeSet;
+use std::mem::{offset_of, size_of};
+
+use throng_core::gpu::{InstanceRecord, ModelParams};
+use throng_render::shader::{FILES, Program};
+use throng_render::uniforms::{ComputeParams, FrameUniforms, MaterialUniforms};
+
+fn parse(program: Program) -> naga::Module {
+    let src = program.source();
+    let module = naga::front::wgsl::parse_str(&src)
+        .unwrap_or_else(|e| panic!("{program:?} does not parse:\n{}", e.emit_to_string(&src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{program:?} does not validate:\n{}", e.emit_to_string(&src)));
+    module
+}
+
+#[test]
+fn every_program_parses_and_validates() {
+    for p in Program::ALL {
+        parse(p);
+    }
+}
+
+#[test]
+fn every_shader_file_is_known_and_used() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    assert!(!on_disk.is_empty(), "no shader found in {}", dir.display());
+    let known: BTreeSet<String> = FILES.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(
+        on_disk, known,
+        "shaders/ and throng_render::shader::FILES disagree"
+    );
+    for (name, text) in FILES {
+        let used = Program::ALL.iter().any(|p| p.files().contains(text));
+        assert!(used, "{name} is in no program, so nothing validates it");
+        let on_disk = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert_eq!(&on_disk, text, "{name} changed on disk; rebuild");
+    }
+}
+
+/// `(name, offset)` of each member, and the struct size, as naga lays it out.
+fn naga_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+    for (_, ty) in module.types.iter() {
+        if ty.name.as_deref() == Some(name) {
+            if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                return (
+                    members
+                        .iter()
+                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                        .collect(),
+                    *span,
+                );
+            }
+        }
+    }
+    panic!("struct {name} not found in the shader")
+}
+
+fn check(program: Program, wgsl: &str, rust_size: usize, rust_offsets: &[usize]) {
+    let module = parse(program);
+    let (members, size) = naga_layout(&module, wgsl);
+    let wgsl_offsets: Vec<u32> = members.iter().map(|m| m.1).collect();
+    let rust: Vec<u32> = rust_offsets.iter().map(|&o| o as u32).collect();
+    assert_eq!(
+        wgsl_offsets, rust,
+        "{wgsl}: WGSL member offsets {members:?} differ from the Rust struct's {rust:?}"
+    );
+    assert_eq!(
+        size as usize, rust_size,
+        "{wgsl}: WGSL size {size} vs Rust size {rust_size}"
+    );
+}
+
+#[test]
+fn shared_structs_match_their_rust_twins() {
+    check(
+        Program::DrawPackaged,
+        "InstanceRecord",
+        size_of::<InstanceRecord>(),
+        &[
+            offset_of!(InstanceRecord, world_from_model),
+            offset_of!(InstanceRecord, world_from_model) + 16,
+            offset_of!(InstanceRecord, world_from_model) + 32,
+            offset_of!(InstanceRecord, frame0),
+            offset_of!(InstanceRecord, frame1),
+            offset_of!(InstanceRecord, t),
+            offset_of!(InstanceRecord, prev0),
+            offset_of!(InstanceRecord, prev1),
+            offset_of!(InstanceRecord, prev_t),
+            offset_of!(InstanceRecord, fade),
+            offset_of!(InstanceRecord, tint),
+        ],
+    );
+    check(
+        Program::ComputeSkin,
+        "ModelParams",
+        size_of::<ModelParams>(),
+        &[
+            offset_of!(ModelParams, bone_count),
+            offset_of!(ModelParams, frame_count),
+            offset_of!(ModelParams, texture_width),
+            offset_of!(ModelParams, texture_layers),
+        ],
+    );
+    check(
+        Program::DrawUnbounded,
+        "Frame",
+        size_of::<FrameUniforms>(),
+        &[
+            offset_of!(FrameUniforms, clip_from_world),
+            offset_of!(FrameUniforms, eye),
+            offset_of!(FrameUniforms, light_dir),
+            offset_of!(FrameUniforms, light_color),
+            offset_of!(FrameUniforms, ambient),
+        ],
+    );
+    check(
+        Program::DrawPackaged,
+        "Material",
+        size_of::<MaterialUniforms>(),
+        &[
+            offset_of!(MaterialUniforms, base_color),
+            offset_of!(MaterialUniforms, alpha_cutoff),
+            offset_of!(MaterialUniforms, alpha_mode),
+            offset_of!(MaterialUniforms, _pad0),
+            offset_of!(MaterialUniforms, _pad1),
+        ],
+    );
+    check(
+        Program::ComputeSkin,
+        "ComputeParams",
+        size_of::<ComputeParams>(),
+        &[
+            offset_of!(ComputeParams, first_vertex),
+            offset_of!(ComputeParams, vertex_count),
+            offset_of!(ComputeParams, instance_count),
+            offset_of!(ComputeParams, _pad),
+        ],
+    );
+}
+
+#[test]
+fn package_array_holds_exactly_the_package_width() {
+    let module = parse(Program::DrawPackaged);
+    let (members, size) = naga_layout(&module, "Package");
+    assert_eq!(members.len(), 1);
+    assert_eq!(
+        size as usize,
+        throng_core::limits::PACKAGE_WIDTH as usize * size_of::<InstanceRecord>(),
+        "the WGSL package array must be PACKAGE_WIDTH records long"
+    );
+}

@@ -1,0 +1,93 @@
+// Throng draw stage: skins each vertex (skinning.wgsl), moves it to the world
+// with the instance's matrix, and shades with one directional light plus
+// ambient. Needs instance_record() from records_uniform.wgsl or
+// records_storage.wgsl.
+
+// Per-frame constants. Mirrors throng_render::FrameUniforms.
+struct Frame {
+    clip_from_world: mat4x4<f32>,
+    eye: vec4<f32>,
+    // Direction towards the light (xyz), unit length.
+    light_dir: vec4<f32>,
+    light_color: vec4<f32>,
+    ambient: vec4<f32>,
+}
+
+// Per-material constants. Mirrors throng_render::MaterialUniforms.
+struct Material {
+    base_color: vec4<f32>,
+    alpha_cutoff: f32,
+    alpha_mode: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(2) @binding(0) var base_texture: texture_2d<f32>;
+@group(2) @binding(1) var base_sampler: sampler;
+@group(2) @binding(2) var<uniform> material: Material;
+
+// Submeshes whose normals the baker generated are shaded flat (glTF rule).
+override FLAT_SHADING: bool = false;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) joints: vec4<u32>,
+    @location(4) weights: vec4<f32>,
+}
+
+struct VertexOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec3<f32>,
+    @location(1) world_normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) @interpolate(flat) tint: vec4<f32>,
+}
+
+@vertex
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
+    let rec = instance_record(instance);
+    let s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+    let world = world_from_model(rec);
+    let p = transform_point(world, s.position);
+    var out: VertexOut;
+    out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
+    out.world_position = p;
+    out.world_normal = transform_normal(world, s.normal);
+    out.uv = v.uv;
+    out.tint = unpack4x8unorm(rec.tint);
+    return out;
+}
+
+const ALPHA_MASK: u32 = 1u;
+const ALPHA_BLEND: u32 = 2u;
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    // Uniform control flow: sample and differentiate before any branch.
+    let texel = textureSample(base_texture, base_sampler, in.uv);
+    let face = cross(dpdx(in.world_position), dpdy(in.world_position));
+    let to_eye = frame.eye.xyz - in.world_position;
+    var n: vec3<f32>;
+    if (FLAT_SHADING) {
+        n = normalize(face);
+        if (dot(n, to_eye) < 0.0) {
+            n = -n;
+        }
+    } else {
+        n = normalize(in.world_normal);
+        if (!front_facing) {
+            n = -n;
+        }
+    }
+    let base = material.base_color * texel * in.tint;
+    if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
+        discard;
+    }
+    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0);
+    let rgb = base.rgb * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    let alpha = select(1.0, base.a, material.alpha_mode == ALPHA_BLEND);
+    return vec4<f32>(rgb, alpha);
+}

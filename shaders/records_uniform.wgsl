@@ -1,0 +1,13 @@
+// Instance records for the packaged path: one package of at most
+// PACKAGE_WIDTH records in a uniform buffer, bound with a dynamic offset per
+// draw. `instance_index` counts from 0 within the package.
+
+struct Package {
+    records: array<InstanceRecord, PACKAGE_WIDTH>,
+}
+
+@group(3) @binding(0) var<uniform> records_package: Package;
+
+fn instance_record(i: u32) -> InstanceRecord {
+    return records_package.records[min(i, PACKAGE_WIDTH - 1u)];
+}

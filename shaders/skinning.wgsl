@@ -1,0 +1,127 @@
+// Throng skinning: bone-texture addressing, frame interpolation, cross-fades.
+//
+// Shared by the render pipeline (draw.wgsl) and the compute readback
+// (compute_skin.wgsl). Constants (PACKAGE_WIDTH, TEXELS_PER_MATRIX, ...) come
+// from the prelude that throng-render generates from throng-core's limits.
+//
+// Arithmetic mirrors throng_core::baked exactly:
+//   per influence i: M_i = lerp(P(frame0), P(frame1), t)
+//                    if fade < 1: M_i = lerp(lerp(P(prev0), P(prev1), prev_t), M_i, fade)
+//   M = sum_i w_i M_i; position = M (p, 1); normal = sign(det) cofactor(M) n, normalised.
+// lerp(a, b, t) is written a + (b - a) * t, as on the CPU.
+
+// One visible instance (80 bytes). Mirrors throng_core::gpu::InstanceRecord.
+struct InstanceRecord {
+    world_from_model_row0: vec4<f32>,
+    world_from_model_row1: vec4<f32>,
+    world_from_model_row2: vec4<f32>,
+    frame0: u32,
+    frame1: u32,
+    t: f32,
+    prev0: u32,
+    prev1: u32,
+    prev_t: f32,
+    fade: f32,
+    tint: u32,
+}
+
+// Per-model constants. Mirrors throng_core::gpu::ModelParams.
+struct ModelParams {
+    bone_count: u32,
+    frame_count: u32,
+    texture_width: u32,
+    texture_layers: u32,
+}
+
+@group(1) @binding(0) var bone_texture: texture_2d_array<f32>;
+@group(1) @binding(1) var<uniform> model: ModelParams;
+
+// The top three rows of an affine 3x4 matrix.
+struct Rows {
+    r0: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+}
+
+// Texel `index` of the linear layout: layer = i / (W*W), y = (i % (W*W)) / W, x = i % W.
+fn load_texel(index: u32) -> vec4<f32> {
+    let w = model.texture_width;
+    let per_layer = w * w;
+    let in_layer = index % per_layer;
+    let coords = vec2<u32>(in_layer % w, in_layer / w);
+    return textureLoad(bone_texture, coords, index / per_layer, 0);
+}
+
+// Palette matrix of `bone` at global `frame`. Indices are clamped so that a
+// bad record can never address outside the texture.
+fn bone_rows(bone: u32, frame: u32) -> Rows {
+    let b = min(bone, model.bone_count - 1u);
+    let f = min(frame, model.frame_count - 1u);
+    let base = (f * model.bone_count + b) * TEXELS_PER_MATRIX;
+    return Rows(load_texel(base), load_texel(base + 1u), load_texel(base + 2u));
+}
+
+fn lerp_rows(a: Rows, b: Rows, t: f32) -> Rows {
+    return Rows(a.r0 + (b.r0 - a.r0) * t, a.r1 + (b.r1 - a.r1) * t, a.r2 + (b.r2 - a.r2) * t);
+}
+
+// The bone's matrix for this instance: frame interpolation, then cross-fade.
+fn blended_bone(bone: u32, rec: InstanceRecord) -> Rows {
+    let current = lerp_rows(bone_rows(bone, rec.frame0), bone_rows(bone, rec.frame1), rec.t);
+    if (rec.fade >= 1.0) {
+        return current;
+    }
+    let previous = lerp_rows(bone_rows(bone, rec.prev0), bone_rows(bone, rec.prev1), rec.prev_t);
+    return lerp_rows(previous, current, rec.fade);
+}
+
+fn transform_point(m: Rows, p: vec3<f32>) -> vec3<f32> {
+    let h = vec4<f32>(p, 1.0);
+    return vec3<f32>(dot(m.r0, h), dot(m.r1, h), dot(m.r2, h));
+}
+
+// Signed cofactor of the 3x3 part (|det| M^-T): correct under non-uniform
+// scale and mirroring. Returns `n` unchanged if the result is degenerate.
+fn transform_normal(m: Rows, n: vec3<f32>) -> vec3<f32> {
+    let p = m.r0.xyz;
+    let q = m.r1.xyz;
+    let r = m.r2.xyz;
+    let c0 = cross(q, r);
+    let c1 = cross(r, p);
+    let c2 = cross(p, q);
+    let s = select(1.0, -1.0, dot(p, c0) < 0.0);
+    let o = vec3<f32>(dot(c0, n), dot(c1, n), dot(c2, n)) * s;
+    let len2 = dot(o, o);
+    return select(n, o * inverseSqrt(len2), len2 > 0.0);
+}
+
+struct SkinInput {
+    position: vec3<f32>,
+    normal: vec3<f32>,
+    joints: vec4<u32>,
+    weights: vec4<f32>,
+}
+
+struct Skinned {
+    position: vec3<f32>,
+    normal: vec3<f32>,
+}
+
+// Skins one bind-pose vertex into model space for one instance.
+fn skin(v: SkinInput, rec: InstanceRecord) -> Skinned {
+    var m = Rows(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = 0u; k < MAX_INFLUENCES; k++) {
+        let w = v.weights[k];
+        if (w != 0.0) {
+            let b = blended_bone(v.joints[k], rec);
+            m.r0 += b.r0 * w;
+            m.r1 += b.r1 * w;
+            m.r2 += b.r2 * w;
+        }
+    }
+    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal));
+}
+
+fn world_from_model(rec: InstanceRecord) -> Rows {
+    return Rows(rec.world_from_model_row0, rec.world_from_model_row1, rec.world_from_model_row2);
+}
