@@ -11,9 +11,10 @@ use gltf::accessor::{DataType, Dimensions};
 
 use crate::error::ImportError;
 
-/// Most elements read from a sparse accessor that has no base buffer view
-/// (its size is not bounded by the file's own bytes).
-const MAX_UNBACKED_ELEMENTS: usize = 1 << 26;
+/// Most components (elements × components per element) read from a sparse
+/// accessor that has no base buffer view (its size is not bounded by the
+/// file's own bytes): 512 MiB as f64.
+const MAX_UNBACKED_COMPONENTS: usize = 1 << 26;
 
 /// Loaded buffer contents, indexed like `gltf.buffers`.
 pub(crate) struct Buffers(pub Vec<Vec<u8>>);
@@ -85,11 +86,7 @@ pub(crate) struct Components {
 impl Components {
     /// Number of elements.
     pub fn count(&self) -> usize {
-        if self.dims == 0 {
-            0
-        } else {
-            self.values.len() / self.dims
-        }
+        self.values.len().checked_div(self.dims).unwrap_or(0)
     }
 
     /// Values as f32, integer types normalised.
@@ -247,11 +244,11 @@ impl Buffers {
                         ),
                     });
                 }
-                if count > MAX_UNBACKED_ELEMENTS {
+                if count.saturating_mul(n) > MAX_UNBACKED_COMPONENTS {
                     return Err(ImportError::Accessor {
                         path: path(),
                         msg: format!(
-                            "sparse accessors[{}] declares {count} elements (limit {MAX_UNBACKED_ELEMENTS})",
+                            "sparse accessors[{}] without a bufferView declares {count} elements of {n} components (limit {MAX_UNBACKED_COMPONENTS} components)",
                             acc.index()
                         ),
                     });

@@ -21,7 +21,7 @@ use throng_core::baked::skin_vertex;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::{FramePair, TextureLayout, clip_frame_count, frame_time};
 use throng_core::limits::{
-    DEFAULT_FPS, MAX_BONES, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME,
+    DEFAULT_FPS, MAX_BONES, MAX_FILE_SIZE, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME,
 };
 use throng_core::math::{Aabb, mat4_to_rows, rows_transform_normal, rows_transform_point};
 use throng_core::model::{
@@ -259,9 +259,13 @@ pub fn bake(
         .collect();
     let total_frames: u64 = 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>();
     let texel_count = total_frames * bone_count as u64 * 3;
-    if total_frames > u32::MAX as u64 || texel_count > (1u64 << 40) {
+    // Texels are staged as f32 (16 bytes each) whatever the precision; a bake
+    // whose texture cannot fit in a loadable .throng file is refused before
+    // anything is allocated (a long clip could otherwise ask for terabytes).
+    let staged_bytes = texel_count.saturating_mul(TexelFormat::F32.texel_size() as u64);
+    if total_frames > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
         return Err(BakeError::TooBig(format!(
-            "{total_frames} frames × {bone_count} bones is too large to bake; lower --fps or bake fewer --clips"
+            "{total_frames} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
         )));
     }
     let total_work = total_frames * 2;

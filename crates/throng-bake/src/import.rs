@@ -85,10 +85,14 @@ pub fn import_slice(
     base_dir: Option<&Path>,
     name: &str,
 ) -> Result<Imported, ImportError> {
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|source| ImportError::Gltf {
+    let gltf_error = |source| ImportError::Gltf {
         path: name.to_owned(),
         source,
-    })?;
+    };
+    check_glb_header(bytes).map_err(gltf_error)?;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
+    check_position_indices(gltf.document.as_json())?;
+    validate_json(&gltf.document).map_err(gltf_error)?;
     let mut w = Warnings::default();
     let buffers = load_buffers(&gltf, base_dir)?;
     let ctx = Ctx {
@@ -102,6 +106,82 @@ pub fn import_slice(
         scene,
         warnings: w.finish(),
     })
+}
+
+/// Rejects a GLB header whose total length is below the 12-byte header
+/// itself: gltf 1.4's GLB reader subtracts the header size from it unchecked
+/// (an overflow panic in debug builds).
+fn check_glb_header(bytes: &[u8]) -> Result<(), gltf::Error> {
+    const HEADER: usize = 12;
+    if bytes.len() >= HEADER && bytes.starts_with(b"glTF") {
+        let length = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        if (length as usize) < HEADER {
+            return Err(gltf::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the GLB header declares a total length of {length} bytes, less than the {HEADER}-byte header itself"
+                ),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks every primitive's POSITION accessor index: gltf-json 1.4's
+/// validation indexes that accessor without a bounds check (a panic on an
+/// out-of-range index), so this must run before [`validate_json`].
+fn check_position_indices(root: &gltf::json::Root) -> Result<(), ImportError> {
+    use gltf::json::validation::Checked;
+    let position = Checked::Valid(gltf::Semantic::Positions);
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if let Some(index) = prim.attributes.get(&position)
+                && index.value() >= root.accessors.len()
+            {
+                return Err(ImportError::Accessor {
+                    path: format!("meshes[{m}].primitives[{p}].attributes.POSITION"),
+                    msg: format!(
+                        "accessor index {} is out of range (the file has {} accessors)",
+                        index.value(),
+                        root.accessors.len()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// glTF schema validation (what `gltf::Gltf::from_slice` does after parsing),
+/// reporting every error with its JSON path.
+fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
+    use gltf::json::Path;
+    use gltf::json::validation::Validate;
+    let root = doc.as_json();
+    let mut errors = Vec::new();
+    let mut report = |path: &dyn Fn() -> Path, error| errors.push((path(), error));
+    root.validate(root, Path::new, &mut report);
+    // gltf-json 1.4's animation validation skips the channel targets; an
+    // out-of-range node or unknown path would then panic in
+    // `Target::node`/`Target::property`. Validate them here.
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let path = || {
+                Path::new()
+                    .field("animations")
+                    .index(a)
+                    .field("channels")
+                    .index(c)
+                    .field("target")
+            };
+            ch.target.validate(root, path, &mut report);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(gltf::Error::Validation(errors))
+    }
 }
 
 fn load_buffers(gltf: &gltf::Gltf, base_dir: Option<&Path>) -> Result<Buffers, ImportError> {
@@ -155,15 +235,15 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
                 .ok()
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        {
+            out.push(v);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -310,6 +390,7 @@ impl Ctx<'_> {
                 out[c].parent = Some(node.index() as u32);
             }
         }
+        check_acyclic(&out)?;
         Ok(out)
     }
 
@@ -574,7 +655,7 @@ impl Ctx<'_> {
                 .collect(),
             _ => {
                 let mut v = raw_indices;
-                if v.len() % 3 != 0 {
+                if !v.len().is_multiple_of(3) {
                     w.add(format!("{at}: {} indices is not a whole number of triangles; the remainder is dropped", v.len()));
                     v.truncate(v.len() / 3 * 3);
                 }
@@ -849,6 +930,50 @@ impl Ctx<'_> {
         }
         Ok(clips)
     }
+}
+
+/// Rejects a cyclic hierarchy (every node has at most one parent here, so a
+/// cycle is a chain of parents that comes back to where it started), naming
+/// the nodes on the cycle.
+fn check_acyclic(nodes: &[SceneNode]) -> Result<(), ImportError> {
+    const UNSEEN: usize = usize::MAX;
+    // The walk that first reached each node; walks that reach a node seen by
+    // an earlier (acyclic) walk stop there, so this is linear.
+    let mut walk = vec![UNSEEN; nodes.len()];
+    for start in 0..nodes.len() {
+        let mut cur = start;
+        loop {
+            if walk[cur] == start {
+                let mut cycle = vec![cur];
+                let mut n = cur;
+                while let Some(p) = nodes[n].parent {
+                    n = p as usize;
+                    cycle.push(n);
+                    if n == cur {
+                        break;
+                    }
+                }
+                let parent = cycle[1];
+                let list: Vec<String> = cycle.iter().rev().map(|n| n.to_string()).collect();
+                return Err(ImportError::Unsupported {
+                    path: format!("nodes[{parent}].children"),
+                    msg: format!(
+                        "the node hierarchy has a cycle (nodes {}); it must be a forest",
+                        list.join(" → ")
+                    ),
+                });
+            }
+            if walk[cur] != UNSEEN {
+                break;
+            }
+            walk[cur] = start;
+            match nodes[cur].parent {
+                Some(p) => cur = p as usize,
+                None => break,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Replaces out-of-range joint indices that carry zero weight by 0 (harmless,

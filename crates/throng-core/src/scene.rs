@@ -311,15 +311,15 @@ impl Scene {
     pub fn validate(&self) -> Result<(), SceneError> {
         let node_count = self.nodes.len();
         for (i, node) in self.nodes.iter().enumerate() {
-            if let Some(p) = node.parent {
-                if p as usize >= node_count {
-                    return Err(SceneError::BadIndex {
-                        what: "parent",
-                        at: format!("node {i} ({})", node.name),
-                        index: p as usize,
-                        len: node_count,
-                    });
-                }
+            if let Some(p) = node.parent
+                && p as usize >= node_count
+            {
+                return Err(SceneError::BadIndex {
+                    what: "parent",
+                    at: format!("node {i} ({})", node.name),
+                    index: p as usize,
+                    len: node_count,
+                });
             }
             let finite = match &node.rest {
                 LocalTransform::Trs(t) => {
@@ -465,7 +465,7 @@ fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<()
             at()
         )));
     }
-    if prim.indices.len() % 3 != 0 {
+    if !prim.indices.len().is_multiple_of(3) {
         return Err(SceneError::Invalid(format!(
             "{}: {} indices is not a whole number of triangles",
             at(),
