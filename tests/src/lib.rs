@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod gltf_builder;
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -83,4 +85,35 @@ pub fn worst_difference(expected: &[SkinnedPrimitive], found: &[SkinnedPrimitive
         }
     }
     worst
+}
+
+/// CRC-32 (IEEE 802.3 / zlib: reflected polynomial `0xEDB88320`, initial value
+/// and final XOR `0xFFFFFFFF`), written from the description in
+/// `docs/FORMAT.md` rather than taken from the crate the writer uses, so the
+/// tests check the documented checksum.
+pub fn crc32_ieee(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc = TABLE[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
+    }
+    crc ^ 0xFFFF_FFFF
 }

@@ -38,27 +38,48 @@ impl Camera {
     }
 
     /// A camera that frames `bounds` from direction `dir` (pointing from the
-    /// target towards the eye), with some margin.
+    /// target towards the eye): the closest distance at which all eight
+    /// corners are inside the field of view, plus a 5 % margin.
     pub fn framing(bounds: &Aabb, dir: Vec3, fov_y: f32, aspect: f32) -> Self {
         let center = bounds.center();
-        let radius = bounds.radius().max(1e-3);
-        // Distance at which a sphere of `radius` fits the narrower field of view.
-        let half = (fov_y * 0.5).min((aspect * (fov_y * 0.5).tan()).atan());
-        let dist = radius / half.sin() * 1.05;
         let dir = dir.try_normalize().unwrap_or(Vec3::Z);
-        let up = if dir.abs().dot(Vec3::Y) > 0.99 {
+        let up_hint = if dir.abs().dot(Vec3::Y) > 0.99 {
             Vec3::Z
         } else {
             Vec3::Y
         };
+        let right = up_hint.cross(dir).normalize();
+        let up = dir.cross(right);
+        let tan_v = (fov_y * 0.5).tan();
+        let tan_h = tan_v * aspect;
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i| {
+                let pick = |bit: u32, lo: f32, hi: f32| if i & bit == 0 { lo } else { hi };
+                Vec3::new(
+                    pick(1, bounds.min.x, bounds.max.x),
+                    pick(2, bounds.min.y, bounds.max.y),
+                    pick(4, bounds.min.z, bounds.max.z),
+                ) - center
+            })
+            .collect();
+        // A corner p is visible from distance d when its depth d - p·dir
+        // exceeds |p·right| / tan_h and |p·up| / tan_v.
+        let dist = corners
+            .iter()
+            .map(|p| p.dot(dir) + (p.dot(right).abs() / tan_h).max(p.dot(up).abs() / tan_v))
+            .fold(1e-3f32, f32::max)
+            * 1.05;
+        let depths = corners.iter().map(|p| dist - p.dot(dir));
+        let (near, far) = depths.fold((f32::MAX, 0.0f32), |(lo, hi), z| (lo.min(z), hi.max(z)));
+        let near = (near * 0.5).max(dist * 1e-3);
         Self::look_at(
             center + dir * dist,
             center,
             up,
             fov_y,
             aspect,
-            (dist - radius).max(dist * 1e-3),
-            dist + radius * 2.0,
+            near,
+            far * 1.5 + near,
         )
     }
 

@@ -10,9 +10,11 @@
 //! The reader checks, in order: the size, magic and version; the header
 //! fields; the CRC32 of everything after the header; the directory (every
 //! section inside the file, aligned, non-overlapping, whole records, no
-//! duplicate); each record's strings and indices; and finally
-//! [`BakedModel::validate`]. Every failure is a [`FormatError`]; nothing
-//! panics and nothing is allocated beyond the file's own size.
+//! duplicate); each record's strings and indices (LODs and images take
+//! consecutive ranges and strings share no bytes, so no byte is copied out
+//! twice); and finally [`BakedModel::validate`]. Every failure is a
+//! [`FormatError`]; nothing panics and nothing is allocated beyond the file's
+//! own size.
 
 use std::path::Path;
 
@@ -612,13 +614,14 @@ impl Directory {
                     e.length, e.record_size
                 )));
             }
-            if let Some(expected) = expected_record_size(e.tag) {
-                if expected != 0 && expected != e.record_size as usize {
-                    return Err(FormatError::corrupt(format!(
-                        "section {name} declares {}-byte records, expected {expected}",
-                        e.record_size
-                    )));
-                }
+            if let Some(expected) = expected_record_size(e.tag)
+                && expected != 0
+                && expected != e.record_size as usize
+            {
+                return Err(FormatError::corrupt(format!(
+                    "section {name} declares {}-byte records, expected {expected}",
+                    e.record_size
+                )));
             }
             if spans.iter().any(|s| s.2 == e.tag) {
                 return Err(FormatError::corrupt(format!(
@@ -692,7 +695,11 @@ fn one_record<T: Pod>(dir: &Directory, bytes: &[u8], tag: [u8; 4]) -> Result<T, 
     }
 }
 
-struct Strings<'a>(&'a [u8]);
+/// The string table, and how many of its bytes the strings read so far take:
+/// the writer never shares bytes between strings, so more than the table's
+/// length means references overlap (which could otherwise make a small file
+/// allocate without bound).
+struct Strings<'a>(&'a [u8], std::cell::Cell<u64>);
 
 impl Strings<'_> {
     fn get(&self, r: StrRef, what: &dyn Fn() -> String) -> Result<String, FormatError> {
@@ -706,6 +713,15 @@ impl Strings<'_> {
                 self.0.len()
             ))
         })?;
+        let used = self.1.get() + r.len as u64;
+        if used > self.0.len() as u64 {
+            return Err(FormatError::corrupt(format!(
+                "{}: strings take {used} bytes, more than the {}-byte string table (strings may not share bytes)",
+                what(),
+                self.0.len()
+            )));
+        }
+        self.1.set(used);
         std::str::from_utf8(slice)
             .map(str::to_owned)
             .map_err(|_| FormatError::corrupt(format!("{}: string is not UTF-8", what())))
@@ -741,7 +757,7 @@ fn range_in(
 /// Parses and validates a model from the bytes of a `.throng` file.
 pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     let dir = Directory::parse(bytes)?;
-    let strings = Strings(dir.section(bytes, tags::STRINGS)?);
+    let strings = Strings(dir.section(bytes, tags::STRINGS)?, Default::default());
     let m: ModelRecord = one_record(&dir, bytes, tags::MODEL)?;
     if m.reserved != [0; 4] {
         return Err(FormatError::corrupt("reserved model fields are not zero"));
@@ -802,11 +818,32 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     let verts: Vec<BakedVertex> = records(&dir, bytes, tags::VERTICES)?;
     let indices: Vec<u32> = records(&dir, bytes, tags::INDICES)?;
     let subs: Vec<SubmeshRecord> = records(&dir, bytes, tags::SUBMESHES)?;
+    if let Some(i) = subs
+        .iter()
+        .position(|s| s.reserved != 0 || s.flags & !crate::model::SUBMESH_GENERATED_NORMALS != 0)
+    {
+        return Err(FormatError::corrupt(format!(
+            "submesh {i} has unknown flags {:#x} or a non-zero reserved field",
+            subs[i].flags
+        )));
+    }
+    // LOD l's ranges start where LOD l-1's end, so no record is copied twice.
+    let mut next = [0u64; 3];
     let lods = records::<LodRecord>(&dir, bytes, tags::LODS)?
         .iter()
         .enumerate()
         .map(|(l, r)| {
             let at = format!("LOD {l}");
+            if r.reserved != 0 {
+                return Err(FormatError::corrupt(format!("{at}: reserved field is not zero")));
+            }
+            let first = [r.first_vertex, r.first_index, r.first_submesh].map(u64::from);
+            if first != next {
+                return Err(FormatError::corrupt(format!(
+                    "{at} starts at vertex {}, index {}, submesh {}; LODs follow each other, so expected {}, {}, {}",
+                    first[0], first[1], first[2], next[0], next[1], next[2]
+                )));
+            }
             let vr = range_in(
                 &format!("{at} vertex"),
                 r.first_vertex,
@@ -825,6 +862,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 r.submesh_count,
                 subs.len(),
             )?;
+            next = [vr.end, ir.end, sr.end].map(|end| end as u64);
             Ok(Lod {
                 screen_size: r.screen_size,
                 vertices: verts[vr].to_vec(),
@@ -886,10 +924,18 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
     let image_data = dir.section(bytes, tags::IMAGE_DATA)?;
+    // Image i's bytes start where image i-1's end, so none is copied twice.
+    let mut next_data = 0u64;
     let images = records::<ImageRecord>(&dir, bytes, tags::IMAGES)?
         .iter()
         .enumerate()
         .map(|(i, r)| {
+            if r.data_offset != next_data {
+                return Err(FormatError::corrupt(format!(
+                    "image {i} bytes start at {} in IMGD; images follow each other, so expected {next_data}",
+                    r.data_offset
+                )));
+            }
             let end = r
                 .data_offset
                 .checked_add(r.data_len)
@@ -902,6 +948,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                     image_data.len()
                 )));
             };
+            next_data = end;
             Ok(Image {
                 name: strings.get(r.name, &|| format!("image {i} name"))?,
                 mime: strings.get(r.mime, &|| format!("image {i} MIME type"))?,

@@ -146,12 +146,15 @@ impl TextureLayout {
         }
     }
 
-    /// True if `texel_count` fits and no layer is wholly unused.
+    /// True if `texel_count` fits, no layer is wholly unused, and a single
+    /// layer has the smallest side that holds everything.
     pub fn is_tight_for(&self, texel_count: u64) -> bool {
+        let w = self.width as u64;
         self.width >= 1
             && self.layers >= 1
             && texel_count <= self.capacity()
             && texel_count > self.texels_per_layer() * (self.layers as u64 - 1)
+            && (self.layers > 1 || w == 1 || (w - 1) * (w - 1) < texel_count)
     }
 }
 
@@ -238,6 +241,21 @@ mod tests {
         );
         assert!(big.is_tight_for(1024 * 1024 * 2 + 1));
         assert!(!big.is_tight_for(1024 * 1024 * 2));
+        assert!(
+            TextureLayout {
+                width: 5,
+                layers: 1
+            }
+            .is_tight_for(17)
+        );
+        assert!(
+            !TextureLayout {
+                width: 6,
+                layers: 1
+            }
+            .is_tight_for(17),
+            "a single layer must be the smallest square"
+        );
         let small = TextureLayout::for_texels(100, 8);
         assert_eq!(
             small,

@@ -27,7 +27,9 @@ use glam::{Mat4, Vec3, Vec4};
 
 use crate::error::FormatError;
 use crate::layout::{FramePair, TextureLayout, clip_frames, texel_address, texel_index};
-use crate::limits::{MAX_BONES, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX};
+use crate::limits::{
+    MAX_BONES, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
+};
 use crate::math::{Aabb, Rows3x4};
 use crate::scene::{Image, Material};
 
@@ -271,11 +273,11 @@ impl BakedModel {
     /// Frames in the global frame table.
     pub fn frame_count(&self) -> u32 {
         let per_frame = self.bones.len() * TEXELS_PER_MATRIX as usize;
-        if per_frame == 0 {
-            0
-        } else {
-            (self.texture.texels.len() / per_frame) as u32
-        }
+        self.texture
+            .texels
+            .len()
+            .checked_div(per_frame)
+            .unwrap_or(0) as u32
     }
 
     /// Clip index by exact name.
@@ -307,13 +309,13 @@ impl BakedModel {
             ));
         }
         for (i, b) in self.bones.iter().enumerate() {
-            if let Some(p) = b.parent {
-                if p as usize >= bones || p as usize == i {
-                    return bad(format!(
-                        "bone {i} ({}) has parent {p} (palette has {bones})",
-                        b.name
-                    ));
-                }
+            if let Some(p) = b.parent
+                && (p as usize >= bones || p as usize == i)
+            {
+                return bad(format!(
+                    "bone {i} ({}) has parent {p} (palette has {bones})",
+                    b.name
+                ));
             }
             if !b.inverse_bind.is_finite() || !b.rest_global.is_finite() {
                 return bad(format!("bone {i} ({}) has a non-finite matrix", b.name));
@@ -333,7 +335,7 @@ impl BakedModel {
         // Rule 3 first: the frame count derives from the texel count.
         let per_frame = bones as u64 * TEXELS_PER_MATRIX as u64;
         let texels = self.texture.texels.len() as u64;
-        if texels == 0 || texels % per_frame != 0 {
+        if texels == 0 || !texels.is_multiple_of(per_frame) {
             return bad(format!(
                 "texture holds {texels} texels, not a positive multiple of {per_frame} (bones × 3)"
             ));
@@ -391,8 +393,20 @@ impl BakedModel {
         if let Some(f) = self.frame_bounds.iter().position(|b| !aabb_ok(b)) {
             return bad(format!("bounds of frame {f} are invalid"));
         }
-        if !aabb_ok(&self.bounds) || !self.bounding_radius.is_finite() || !self.fps.is_finite() {
-            return bad("model bounds, radius or fps not finite".into());
+        if !(aabb_ok(&self.bounds)
+            && self.bounding_radius.is_finite()
+            && self.bounding_radius >= 0.0)
+        {
+            return bad("model bounds or bounding radius invalid".into());
+        }
+        if !(self.fps > 0.0 && self.fps <= MAX_FPS) {
+            return bad(format!("fps {} is outside (0, {MAX_FPS}]", self.fps));
+        }
+        if !(self.bake_error.is_finite() && self.bake_error >= 0.0) {
+            return bad(format!(
+                "bake error {} is not a finite non-negative number",
+                self.bake_error
+            ));
         }
         if self.lods.is_empty() {
             return bad("no LOD".into());
@@ -401,14 +415,14 @@ impl BakedModel {
             self.validate_lod(l, lod)?;
         }
         for (i, m) in self.materials.iter().enumerate() {
-            if let Some(img) = m.base_color_image {
-                if img as usize >= self.images.len() {
-                    return bad(format!(
-                        "material {i} ({}) uses image {img} (there are {})",
-                        m.name,
-                        self.images.len()
-                    ));
-                }
+            if let Some(img) = m.base_color_image
+                && img as usize >= self.images.len()
+            {
+                return bad(format!(
+                    "material {i} ({}) uses image {img} (there are {})",
+                    m.name,
+                    self.images.len()
+                ));
             }
             if !m.base_color_factor.is_finite() || !m.alpha_cutoff.is_finite() {
                 return bad(format!("material {i} ({}) has a non-finite factor", m.name));
@@ -465,13 +479,13 @@ impl BakedModel {
                     sub.vertex_count
                 ));
             }
-            if let Some(m) = sub.material {
-                if m as usize >= self.materials.len() {
-                    return bad(format!(
-                        "submesh {s} uses material {m} (there are {})",
-                        self.materials.len()
-                    ));
-                }
+            if let Some(m) = sub.material
+                && m as usize >= self.materials.len()
+            {
+                return bad(format!(
+                    "submesh {s} uses material {m} (there are {})",
+                    self.materials.len()
+                ));
             }
         }
         Ok(())
