@@ -24,6 +24,8 @@ pub enum Source {
     Reference,
     /// The baked data, interpolated between baked frames as the shader does.
     Baked,
+    /// The GPU: the shader's own skinning function in a compute pass.
+    Gpu,
 }
 
 /// Arguments of `throng sample`.
@@ -44,6 +46,9 @@ pub struct Args {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
+
+/// Skinned primitives at each requested time.
+type Frames = Vec<(f32, Vec<SkinnedPrimitive>)>;
 
 /// Resolves a clip by exact name first, then by index.
 pub fn resolve_clip(names: &[&str], arg: &str) -> Result<usize> {
@@ -74,45 +79,51 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--times: {t} is not a finite number");
     }
     let kind = model_kind(&args.model)?;
-    let (clip_name, clip_index, frames): (String, usize, Vec<(f32, Vec<SkinnedPrimitive>)>) =
-        match args.source {
-            Source::Reference => {
-                if kind == ModelKind::Throng {
-                    bail!(
-                        "--source reference samples the source glTF; give the .gltf/.glb, or use --source baked for a .throng"
-                    );
-                }
-                let imported = throng_bake::import_file(&args.model)
-                    .with_context(|| format!("importing {}", args.model.display()))?;
-                let scene = &imported.scene;
-                let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
-                let c = resolve_clip(&names, &args.clip)?;
-                let duration = scene.clips[c].duration();
-                let frames = args
-                    .times
-                    .iter()
-                    .map(|&t| (t, reference::sample(scene, Some(c), t.clamp(0.0, duration))))
-                    .collect();
-                (scene.clips[c].name.clone(), c, frames)
+    let (clip_name, clip_index, frames): (String, usize, Frames) = match args.source {
+        Source::Reference => {
+            if kind == ModelKind::Throng {
+                bail!(
+                    "--source reference samples the source glTF; give the .gltf/.glb, or use --source baked for a .throng"
+                );
             }
-            Source::Baked => {
-                let (model, _) = load_baked(&args.model)?;
-                let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
-                let c = resolve_clip(&names, &args.clip)?;
-                let clip = &model.clips[c];
-                let frames = args
-                    .times
-                    .iter()
-                    .map(|&t| {
-                        (
-                            t,
-                            skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t))),
-                        )
-                    })
-                    .collect();
-                (clip.name.clone(), c, frames)
-            }
-        };
+            let imported = throng_bake::import_file(&args.model)
+                .with_context(|| format!("importing {}", args.model.display()))?;
+            let scene = &imported.scene;
+            let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+            let c = resolve_clip(&names, &args.clip)?;
+            let duration = scene.clips[c].duration();
+            let frames = args
+                .times
+                .iter()
+                .map(|&t| (t, reference::sample(scene, Some(c), t.clamp(0.0, duration))))
+                .collect();
+            (scene.clips[c].name.clone(), c, frames)
+        }
+        Source::Gpu => {
+            let (model, _) = load_baked(&args.model)?;
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+            let c = resolve_clip(&names, &args.clip)?;
+            let (name, frames) = sample_gpu(model, c, &args.times)?;
+            (name, c, frames)
+        }
+        Source::Baked => {
+            let (model, _) = load_baked(&args.model)?;
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+            let c = resolve_clip(&names, &args.clip)?;
+            let clip = &model.clips[c];
+            let frames = args
+                .times
+                .iter()
+                .map(|&t| {
+                    (
+                        t,
+                        skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t))),
+                    )
+                })
+                .collect();
+            (clip.name.clone(), c, frames)
+        }
+    };
     let doc = to_json(
         &args.model.display().to_string(),
         args.source,
@@ -130,17 +141,72 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// Skins LOD 0 on the GPU at each time; returns the clip name and, per time,
+/// the positions split by source primitive.
+fn sample_gpu(
+    model: throng_core::BakedModel,
+    clip: usize,
+    times: &[f32],
+) -> Result<(String, Frames)> {
+    use throng_core::gpu::InstanceRecord;
+    let handle = throng_core::crowd::ModelHandle::new(model)?;
+    let model = handle.model();
+    let gpu = throng_render::Gpu::headless()?;
+    let gpu_model = throng_render::GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let info = &model.clips[clip];
+    let records: Vec<InstanceRecord> = times
+        .iter()
+        .map(|&t| {
+            InstanceRecord::new(
+                &glam::Mat4::IDENTITY,
+                &FrameBlend::single(info.frames_at(t)),
+                u32::MAX,
+            )
+        })
+        .collect();
+    let out = throng_render::SkinCompute::new(&gpu.device).run(
+        &gpu.device,
+        &gpu.queue,
+        &gpu_model,
+        0,
+        &records,
+    )?;
+    let lod = &model.lods[0];
+    let frames = times
+        .iter()
+        .zip(out)
+        .map(|(&t, verts)| {
+            let prims = lod
+                .submeshes
+                .iter()
+                .map(|s| {
+                    let range = s.base_vertex as usize..(s.base_vertex + s.vertex_count) as usize;
+                    SkinnedPrimitive {
+                        node: s.source_node,
+                        mesh: s.source_mesh,
+                        primitive: s.source_primitive,
+                        positions: verts[range.clone()].iter().map(|v| v.position).collect(),
+                        normals: verts[range].iter().map(|v| v.normal).collect(),
+                    }
+                })
+                .collect();
+            (t, prims)
+        })
+        .collect();
+    Ok((info.name.clone(), frames))
+}
+
 /// Builds the documented JSON document.
 pub fn to_json(
     model: &str,
     source: Source,
     clip: &str,
     clip_index: usize,
-    frames: &[(f32, Vec<SkinnedPrimitive>)],
+    frames: &Frames,
 ) -> Value {
     json!({
         "model": model,
-        "source": match source { Source::Reference => "reference", Source::Baked => "baked" },
+        "source": match source { Source::Reference => "reference", Source::Baked => "baked", Source::Gpu => "gpu" },
         "clip": clip,
         "clip_index": clip_index,
         "frames": frames.iter().map(|(t, prims)| json!({

@@ -62,8 +62,9 @@ pub fn spawn_grid(
     let m = crowd.model(model)?;
     let clip_count = m.clips.len();
     let all = m.bounds;
-    let footprint = (all.max - all.min).max_element().max(1e-3);
-    let step = footprint * opts.spacing;
+    // Per-axis spacing: long models (a fox) sit close side by side.
+    let extent = (all.max - all.min).max(Vec3::splat(1e-3));
+    let (step_x, step_z) = (extent.x * opts.spacing, extent.z * opts.spacing);
     let side = (opts.count as f32).sqrt().ceil().max(1.0) as u32;
     let clip_bounds: Vec<Aabb> = m.clips.iter().map(|c| c.bounds).collect();
     let durations: Vec<f32> = m.clips.iter().map(|c| c.duration).collect();
@@ -71,11 +72,8 @@ pub fn spawn_grid(
     let mut world = Aabb::EMPTY;
     for i in 0..opts.count {
         let (gx, gz) = ((i % side) as f32, (i / side) as f32);
-        let offset = Vec3::new(
-            (gx - (side - 1) as f32 * 0.5) * step,
-            0.0,
-            (gz - (side - 1) as f32 * 0.5) * step,
-        );
+        let half = (side - 1) as f32 * 0.5;
+        let offset = Vec3::new((gx - half) * step_x, 0.0, (gz - half) * step_z);
         let transform = Mat4::from_translation(offset);
         let clip = match (opts.clip, clip_count) {
             (Some(c), _) => Some(c),

@@ -287,7 +287,7 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         too_big(
             &format!("LOD {l} vertex buffer as storage"),
             vb,
-            limits.max_storage_buffer_binding_size as u64,
+            limits.max_storage_buffer_binding_size,
         )?;
         too_big(
             &format!("LOD {l} index buffer bytes"),

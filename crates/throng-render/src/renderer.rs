@@ -76,9 +76,9 @@ pub struct Lighting {
 impl Default for Lighting {
     fn default() -> Self {
         Self {
-            direction: Vec3::new(0.4, 1.0, 0.6),
-            color: Vec3::splat(0.85),
-            ambient: Vec3::splat(0.3),
+            direction: Vec3::new(-0.6, 0.9, 0.25),
+            color: Vec3::splat(0.75),
+            ambient: Vec3::splat(0.25),
         }
     }
 }

@@ -54,16 +54,14 @@ fn every_shader_file_is_known_and_used() {
 /// `(name, offset)` of each member, and the struct size, as naga lays it out.
 fn naga_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
     for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name) {
-            if let naga::TypeInner::Struct { members, span } = &ty.inner {
-                return (
-                    members
-                        .iter()
-                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-                        .collect(),
-                    *span,
-                );
-            }
+        if ty.name.as_deref() == Some(name)
+            && let naga::TypeInner::Struct { members, span } = &ty.inner
+        {
+            let offsets = members
+                .iter()
+                .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                .collect();
+            return (offsets, *span);
         }
     }
     panic!("struct {name} not found in the shader")
