@@ -120,6 +120,7 @@ pub fn run(args: Args) -> Result<()> {
     let target = Offscreen::new(&gpu.device, args.size)?;
     let start = Instant::now();
     let stats = renderer.render(&target.view, args.size, &camera, &[&crowd], &[&gpu_model])?;
+    let gpu_time = renderer.wait_gpu_time();
     let image = target.read(&gpu.device, &gpu.queue)?;
     let frame = start.elapsed();
     image
@@ -140,6 +141,13 @@ pub fn run(args: Args) -> Result<()> {
         "frame       {:.1} ms (first frame: pipeline creation, render and readback)",
         frame.as_secs_f64() * 1e3
     );
+    match gpu_time {
+        Some(t) => println!(
+            "gpu pass    {:.2} ms (timestamp queries)",
+            t.as_secs_f64() * 1e3
+        ),
+        None => println!("gpu pass    n/a (this adapter has no timestamp queries)"),
+    }
     println!(
         "wrote       {} ({}×{})",
         args.output.display(),

@@ -23,6 +23,7 @@ pub mod model;
 pub mod offscreen;
 pub mod renderer;
 pub mod shader;
+pub mod timer;
 pub mod uniforms;
 
 pub use compute::{SkinCompute, SkinnedVertex};

@@ -178,6 +178,7 @@ pub struct Renderer {
     draw_lists: Vec<DrawList>,
     items: Vec<DrawItem>,
     targets: Option<Targets>,
+    timer: Option<crate::timer::GpuTimer>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -281,6 +282,7 @@ impl Renderer {
             draw_lists: Vec::new(),
             items: Vec::new(),
             targets: None,
+            timer: crate::timer::GpuTimer::new(device, queue),
         })
     }
 
@@ -589,6 +591,8 @@ impl Renderer {
     /// `target` (cleared first).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
         let Some(targets) = &self.targets else { return };
+        let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
+        let timed = timestamps.is_some();
         let (view, resolve) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),
             None => (target, None),
@@ -616,10 +620,18 @@ impl Renderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
             occlusion_query_set: None,
             multiview_mask: None,
         });
+        self.draw_items(&mut pass);
+        drop(pass);
+        if timed && let Some(t) = &self.timer {
+            t.resolve(encoder);
+        }
+    }
+
+    fn draw_items(&self, pass: &mut wgpu::RenderPass<'_>) {
         if self.items.is_empty() {
             return;
         }
@@ -667,6 +679,31 @@ impl Renderer {
             });
         self.encode(&mut encoder, target);
         self.queue.submit([encoder.finish()]);
+        self.after_submit();
         Ok(stats)
+    }
+
+    /// Call after submitting a frame recorded with [`Self::encode`] (render
+    /// does it itself): starts the GPU-time readback.
+    pub fn after_submit(&self) {
+        if let Some(t) = &self.timer {
+            t.after_submit();
+        }
+    }
+
+    /// True if this device can time frames on the GPU (timestamp queries).
+    pub fn has_gpu_timing(&self) -> bool {
+        self.timer.is_some()
+    }
+
+    /// GPU time of the crowd pass of a recent frame, without waiting
+    /// (`None` without timestamp queries or before the first result).
+    pub fn gpu_time(&self) -> Option<std::time::Duration> {
+        self.timer.as_ref().and_then(|t| t.latest(&self.device))
+    }
+
+    /// Waits for the GPU and returns the last frame's pass time.
+    pub fn wait_gpu_time(&self) -> Option<std::time::Duration> {
+        self.timer.as_ref().and_then(|t| t.wait(&self.device))
     }
 }
