@@ -17,9 +17,8 @@
 use std::collections::HashMap;
 
 use glam::{Mat4, Vec2, Vec3};
-use throng_core::baked::skin_vertex;
-use throng_core::gpu::FrameBlend;
-use throng_core::layout::{FramePair, TextureLayout, clip_frame_count, frame_time};
+use throng_core::baked::blend_matrix;
+use throng_core::layout::{TextureLayout, clip_frame_count, frame_time};
 use throng_core::limits::{
     DEFAULT_FPS, MAX_BONES, MAX_FILE_SIZE, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME,
 };
@@ -362,35 +361,58 @@ pub fn bake(
         materials: scene.materials.clone(),
         images: scene.images.clone(),
     };
-    let mut worst = ErrorSite::default();
-    for (g, &(clip, t)) in frame_at.iter().enumerate() {
-        let blend = FrameBlend::single(FramePair::single(g as u32));
-        let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
-        let reference = skin_scene(scene, &globals);
-        let lod = &model.lods[0];
-        let mut bounds = Aabb::EMPTY;
-        for (sub, r) in lod.submeshes.iter().zip(&reference) {
-            let verts = &lod.vertices
-                [sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize];
-            for (v, (vert, expected)) in verts.iter().zip(&r.positions).enumerate() {
-                let (p, _) = skin_vertex(&model, vert, &blend);
-                bounds.add_point(p);
-                let err = (p - *expected).length();
-                if err > worst.abs || !err.is_finite() {
-                    worst = ErrorSite {
-                        abs: err,
-                        rel: 0.0,
-                        clip: clip.map(|c| scene.clips[c].name.clone()),
-                        time: t,
-                        source: (r.node, r.mesh, r.primitive),
-                        vertex: v,
-                    };
-                }
+    // Measure every frame against the reference, spread over the cores:
+    // frames are independent, and this check is most of the bake's time.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(frame_at.len())
+        .max(1);
+    let chunk = frame_at.len().div_ceil(threads);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let measure = |range: std::ops::Range<usize>, report: &mut dyn FnMut()| {
+        let mut bounds = Vec::with_capacity(range.len());
+        let mut worst = ErrorSite::default();
+        for g in range {
+            let (b, w) = measure_frame(scene, &eval, &model, g as u32, frame_at[g]);
+            if w.abs > worst.abs || !w.abs.is_finite() {
+                worst = w;
             }
+            bounds.push(b);
+            done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            report();
         }
-        model.frame_bounds.push(bounds);
-        progress((frame_at.len() + g + 1) as u64, total_work);
+        (bounds, worst)
+    };
+    let results: Vec<(Vec<Aabb>, ErrorSite)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (1..threads)
+            .map(|i| {
+                let range = (i * chunk).min(frame_at.len())..((i + 1) * chunk).min(frame_at.len());
+                s.spawn(move || measure(range, &mut || {}))
+            })
+            .collect();
+        let sampled = frame_at.len() as u64;
+        let first = measure(0..chunk.min(frame_at.len()), &mut || {
+            progress(
+                sampled + done.load(std::sync::atomic::Ordering::Relaxed),
+                total_work,
+            )
+        });
+        let mut all = vec![first];
+        all.extend(
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a bake worker panicked")),
+        );
+        all
+    });
+    let mut worst = ErrorSite::default();
+    for (bounds, w) in results {
+        model.frame_bounds.extend(bounds);
+        if w.abs > worst.abs || !w.abs.is_finite() {
+            worst = w;
+        }
     }
+    progress(total_work, total_work);
     for clip in &mut model.clips {
         let range = clip.first_frame as usize..(clip.first_frame + clip.frame_count) as usize;
         clip.bounds = model.frame_bounds[range]
@@ -418,6 +440,47 @@ pub fn bake(
     report.error = worst;
     report.bounding_radius = model.bounding_radius;
     Ok((model, report))
+}
+
+/// Bounds of baked frame `g` and its largest error against the reference.
+fn measure_frame(
+    scene: &Scene,
+    eval: &PoseEvaluator,
+    model: &BakedModel,
+    g: u32,
+    at: (Option<usize>, f32),
+) -> (Aabb, ErrorSite) {
+    let (clip, t) = at;
+    // The frame's palette once; `blend_matrix` then does the shader's sum.
+    let palette: Vec<_> = (0..model.bone_count())
+        .map(|b| model.palette_rows(b, g))
+        .collect();
+    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+    let reference = skin_scene(scene, &globals);
+    let lod = &model.lods[0];
+    let mut bounds = Aabb::EMPTY;
+    let mut worst = ErrorSite::default();
+    for (sub, r) in lod.submeshes.iter().zip(&reference) {
+        let verts =
+            &lod.vertices[sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize];
+        for (v, (vert, expected)) in verts.iter().zip(&r.positions).enumerate() {
+            let m = blend_matrix(vert, |b| palette[b as usize]);
+            let p = rows_transform_point(&m, Vec3::from(vert.position));
+            bounds.add_point(p);
+            let err = (p - *expected).length();
+            if err > worst.abs || !err.is_finite() {
+                worst = ErrorSite {
+                    abs: err,
+                    rel: 0.0,
+                    clip: clip.map(|c| scene.clips[c].name.clone()),
+                    time: t,
+                    source: (r.node, r.mesh, r.primitive),
+                    vertex: v,
+                };
+            }
+        }
+    }
+    (bounds, worst)
 }
 
 enum Binding {

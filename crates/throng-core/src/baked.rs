@@ -34,20 +34,29 @@ pub fn blended_bone_rows(model: &BakedModel, bone: u32, blend: &FrameBlend) -> R
     rows_lerp(&prev, &cur, blend.fade)
 }
 
-/// Skins one baked vertex: returns `(position, normal)` in model space.
+/// `M = Σ wᵢ · bone(jointᵢ)` for one vertex, skipping zero weights, in the
+/// shader's order of operations. `bone` supplies a palette matrix (blended
+/// or not) for a bone index.
 #[inline]
-pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (Vec3, Vec3) {
+pub fn blend_matrix(v: &BakedVertex, mut bone: impl FnMut(u32) -> Rows3x4) -> Rows3x4 {
     let mut m = [Vec4::ZERO; 3];
     for k in 0..4 {
         let w = v.weights[k];
         if w == 0.0 {
             continue;
         }
-        let rows = blended_bone_rows(model, v.joints[k] as u32, blend);
+        let rows = bone(v.joints[k] as u32);
         for r in 0..3 {
             m[r] += rows[r] * w;
         }
     }
+    m
+}
+
+/// Skins one baked vertex: returns `(position, normal)` in model space.
+#[inline]
+pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (Vec3, Vec3) {
+    let m = blend_matrix(v, |b| blended_bone_rows(model, b, blend));
     (
         rows_transform_point(&m, Vec3::from(v.position)),
         rows_transform_normal(&m, Vec3::from(v.normal)),

@@ -1,0 +1,252 @@
+//! Issue #3 acceptance 4: bad input is normal input. A model whose bone
+//! texture exceeds the device's limits, zero instances, an unknown clip name,
+//! a despawned id, a crowd drawn without its GPU model and a zero-sized target
+//! each give a clear error or a documented no-op — no panic, and no wgpu
+//! validation error.
+
+mod common;
+
+use throng_bake::{BakeOptions, bake, import_file};
+use throng_core::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
+use throng_render::{
+    GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions,
+    require_gpu_in_ci,
+};
+
+/// A device on the same adapter with deliberately small texture limits.
+fn small_device(
+    adapter: &wgpu::Adapter,
+    max_side: u32,
+    max_layers: u32,
+) -> (wgpu::Device, wgpu::Queue) {
+    let limits = wgpu::Limits {
+        max_texture_dimension_2d: max_side,
+        max_texture_array_layers: max_layers,
+        ..wgpu::Limits::downlevel_defaults()
+    };
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("small-limits test device"),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits,
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    }))
+    .expect("a device with lower limits")
+}
+
+#[test]
+fn a_texture_beyond_the_device_limits_is_a_clear_error() {
+    let Some(gpu) = require_gpu_in_ci("bad input: texture limits") else {
+        return;
+    };
+    // Woman bakes to a 386×386 single layer.
+    let (_, woman) = common::baked("gszauer_Woman.gltf");
+    assert!(woman.model().texture.width > 256);
+    let (device, queue) = small_device(&gpu.adapter, 256, 256);
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let err = GpuModel::upload(&device, &queue, &woman).unwrap_err();
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no wgpu validation error"
+    );
+    let msg = err.to_string();
+    println!("{msg}");
+    assert!(matches!(err, RenderError::TooBig { .. }), "{err:?}");
+    assert!(
+        msg.contains("bone texture side") && msg.contains("386") && msg.contains("256"),
+        "{msg}"
+    );
+
+    // Layers: bake Fox into 64×64 layers, then allow only one layer.
+    let scene = import_file(&common::asset("khronos_Fox.glb"))
+        .unwrap()
+        .scene;
+    let opts = BakeOptions {
+        max_layer_size: 64,
+        ..BakeOptions::default()
+    };
+    let (layered, _) = bake(&scene, &opts, &mut |_, _| {}).unwrap();
+    assert!(layered.texture.layers > 1);
+    let layers = layered.texture.layers;
+    let layered = ModelHandle::new(layered).unwrap();
+    let (device, queue) = small_device(&gpu.adapter, 2048, 1);
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let err = GpuModel::upload(&device, &queue, &layered)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no wgpu validation error"
+    );
+    println!("{err}");
+    assert!(
+        err.contains("layers") && err.contains(&layers.to_string()),
+        "{err}"
+    );
+    // And the same layered model uploads and renders where layers are allowed.
+    GpuModel::upload(&gpu.device, &gpu.queue, &layered).expect("a multi-layer texture uploads");
+}
+
+#[test]
+fn zero_instances_draw_only_the_background() {
+    let Some(gpu) = require_gpu_in_ci("bad input: zero instances") else {
+        return;
+    };
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap();
+    let mut renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        OFFSCREEN_FORMAT,
+        RendererOptions::default(),
+    )
+    .unwrap();
+    let target = Offscreen::new(&gpu.device, (32, 32)).unwrap();
+    let camera = throng_render::demo::framing_camera(&fox.model().bounds, 1.0);
+    let mut crowd = Crowd::new();
+    crowd.add_model(&fox);
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    // An empty crowd, no crowds at all, and a crowd whose only instance was despawned.
+    let stats = renderer
+        .render(&target.view, (32, 32), &camera, &[&crowd], &[&model])
+        .unwrap();
+    assert_eq!(
+        (stats.instances, stats.visible, stats.draws, stats.packages),
+        (0, 0, 0, 0)
+    );
+    let stats = renderer
+        .render(&target.view, (32, 32), &camera, &[], &[])
+        .unwrap();
+    assert_eq!(stats.draws, 0);
+    let id = crowd
+        .spawn(throng_core::crowd::ModelId(0), Spawn::default())
+        .unwrap();
+    crowd.despawn(id).unwrap();
+    let stats = renderer
+        .render(&target.view, (32, 32), &camera, &[&crowd], &[&model])
+        .unwrap();
+    assert_eq!(stats.draws, 0);
+    let image = target.read(&gpu.device, &gpu.queue).unwrap();
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no wgpu validation error"
+    );
+    let first = *image.get_pixel(0, 0);
+    assert!(image.pixels().all(|p| *p == first), "only the clear colour");
+}
+
+#[test]
+fn unknown_clips_and_despawned_ids_are_errors() {
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(&fox);
+    let err = crowd.clip_index(id, "Dance").unwrap_err();
+    println!("{err}");
+    assert!(matches!(err, CrowdError::UnknownClip { .. }));
+    assert!(
+        err.to_string().contains("Survey, Walk, Run"),
+        "lists the clips: {err}"
+    );
+    let bad = crowd
+        .spawn(
+            id,
+            Spawn {
+                clip: Some(7),
+                ..Spawn::default()
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            bad,
+            CrowdError::ClipOutOfRange {
+                index: 7,
+                count: 3,
+                ..
+            }
+        ),
+        "{bad}"
+    );
+    let nan = crowd
+        .spawn(
+            id,
+            Spawn {
+                time: f32::NAN,
+                clip: Some(0),
+                ..Spawn::default()
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(nan, CrowdError::NotFinite(_)));
+
+    let a = crowd
+        .spawn(
+            id,
+            Spawn {
+                clip: Some(0),
+                ..Spawn::default()
+            },
+        )
+        .unwrap();
+    crowd.despawn(a).unwrap();
+    let gone = CrowdError::NoSuchInstance(a);
+    assert_eq!(crowd.despawn(a), Err(gone.clone()), "despawn twice");
+    assert_eq!(crowd.play(a, 1), Err(gone.clone()));
+    assert_eq!(crowd.cross_fade(a, 1, 0.3), Err(gone.clone()));
+    assert_eq!(crowd.set_speed(a, 2.0), Err(gone.clone()));
+    assert_eq!(crowd.pause(a), Err(gone.clone()));
+    assert_eq!(
+        crowd.set_transform(a, glam::Mat4::IDENTITY),
+        Err(gone.clone())
+    );
+    assert!(crowd.state(a).is_err() && crowd.frame_blend(a).is_err());
+    // The slot is reused, but the old id never aliases the new instance.
+    let b = crowd.spawn(id, Spawn::default()).unwrap();
+    assert_ne!(a, b);
+    assert!(!crowd.contains(a) && crowd.contains(b));
+    assert_eq!(crowd.play(a, 0), Err(gone));
+    assert_eq!(crowd.len(), 1);
+}
+
+#[test]
+fn rendering_without_the_model_or_into_nothing_is_an_error() {
+    let Some(gpu) = require_gpu_in_ci("bad input: missing model") else {
+        return;
+    };
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(&fox);
+    crowd.spawn(id, Spawn::default()).unwrap();
+    let mut renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        OFFSCREEN_FORMAT,
+        RendererOptions::default(),
+    )
+    .unwrap();
+    let target = Offscreen::new(&gpu.device, (16, 16)).unwrap();
+    let camera = throng_render::demo::framing_camera(&fox.model().bounds, 1.0);
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let err = renderer
+        .render(&target.view, (16, 16), &camera, &[&crowd], &[])
+        .unwrap_err();
+    println!("{err}");
+    assert!(
+        matches!(err, RenderError::MissingModel { .. }) && err.to_string().contains("khronos_Fox")
+    );
+    let err = renderer
+        .render(&target.view, (0, 16), &camera, &[&crowd], &[])
+        .unwrap_err();
+    assert!(
+        matches!(err, RenderError::TargetSize { width: 0, .. }),
+        "{err}"
+    );
+    assert!(Offscreen::new(&gpu.device, (0, 0)).is_err());
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no wgpu validation error"
+    );
+}

@@ -1,0 +1,114 @@
+//! Issue #3 acceptance 3: 450 instances of one model and submesh make three
+//! packages (200, 200, 50) and three draws on the packaged path, and the
+//! picture equals the unbounded path's.
+
+mod common;
+
+use throng_core::crowd::Crowd;
+use throng_core::limits::PACKAGE_WIDTH;
+use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_render::renderer::supports_unbounded;
+use throng_render::{
+    GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions,
+    require_gpu_in_ci,
+};
+
+const SIZE: (u32, u32) = (160, 160);
+
+#[test]
+fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
+    let Some(gpu) = require_gpu_in_ci("packages") else {
+        return;
+    };
+    let (_, handle) = common::baked("khronos_Fox.glb");
+    assert_eq!(
+        handle.model().lods[0].submeshes.len(),
+        1,
+        "the test needs one submesh"
+    );
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(&handle);
+    let bounds = spawn_grid(
+        &mut crowd,
+        id,
+        &GridOptions {
+            count: 450,
+            ..GridOptions::default()
+        },
+    )
+    .unwrap();
+    let camera = framing_camera(&bounds, 1.0);
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+
+    let draw = |path: PathChoice| {
+        let options = RendererOptions {
+            path,
+            sample_count: 1,
+            ..RendererOptions::default()
+        };
+        let mut renderer = Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            OFFSCREEN_FORMAT,
+            options,
+        )
+        .unwrap();
+        let target = Offscreen::new(&gpu.device, SIZE).unwrap();
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let stats = renderer
+            .render(&target.view, SIZE, &camera, &[&crowd], &[&model])
+            .unwrap();
+        let image = target.read(&gpu.device, &gpu.queue).unwrap();
+        assert!(
+            pollster::block_on(scope.pop()).is_none(),
+            "wgpu validation error on {path:?}"
+        );
+        let packages: Vec<u32> = renderer.draw_lists()[0]
+            .groups
+            .iter()
+            .flat_map(|g| g.packages(PACKAGE_WIDTH).map(|p| p.1))
+            .collect();
+        (renderer.path(), stats, packages, image)
+    };
+
+    let (path, stats, packages, packaged) = draw(PathChoice::Packaged);
+    assert_eq!(path, RecordPath::Packaged);
+    assert_eq!(stats.visible, 450, "all instances in view");
+    assert_eq!(packages, vec![200, 200, 50]);
+    assert_eq!(stats.packages, 3);
+    assert_eq!(stats.draws, 3, "one draw per package");
+    assert_eq!(
+        stats.triangles,
+        450 * handle.model().lods[0].indices.len() as u64 / 3
+    );
+
+    if !supports_unbounded(&gpu.adapter, &gpu.device) {
+        eprintln!(
+            "unbounded path unsupported on {}; compared packaged only",
+            gpu.adapter_summary()
+        );
+        return;
+    }
+    let (path, stats, _, unbounded) = draw(PathChoice::Unbounded);
+    assert_eq!(path, RecordPath::Unbounded);
+    assert_eq!(
+        (stats.packages, stats.draws),
+        (1, 1),
+        "one draw for the whole group"
+    );
+    let d = common::diff(&packaged, &unbounded);
+    println!(
+        "packaged vs unbounded on {}: {} pixels differ by more than {} levels, worst {}",
+        gpu.adapter_summary(),
+        d.differing,
+        common::PIXEL_LEVEL_TOLERANCE,
+        d.worst.2
+    );
+    // Same records, same shader arithmetic: the pictures must be identical.
+    assert_eq!(
+        d.worst.2, 0,
+        "packaged and unbounded pictures differ: worst pixel {:?}",
+        d.worst
+    );
+}
