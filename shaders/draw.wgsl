@@ -30,6 +30,10 @@ struct Material {
 // Submeshes whose normals the baker generated are shaded flat (glTF rule).
 override FLAT_SHADING: bool = false;
 
+// false: draw the bind-pose mesh with no skinning at all (the "static"
+// benchmark floor that skinning overhead is measured against).
+override SKINNING: bool = true;
+
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
@@ -49,7 +53,10 @@ struct VertexOut {
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
     let rec = instance_record(instance);
-    let s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+    var s = Skinned(v.position, v.normal);
+    if (SKINNING) {
+        s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+    }
     let world = world_from_model(rec);
     let p = transform_point(world, s.position);
     var out: VertexOut;

@@ -96,6 +96,9 @@ pub struct RendererOptions {
     pub lighting: Lighting,
     /// Cull instances outside the view frustum (by their clip's bounds).
     pub frustum_culling: bool,
+    /// Skin vertices (false draws the bind pose with no skinning work: the
+    /// benchmarks' static floor).
+    pub skinning: bool,
 }
 
 impl Default for RendererOptions {
@@ -111,6 +114,7 @@ impl Default for RendererOptions {
             },
             lighting: Lighting::default(),
             frustum_culling: true,
+            skinning: true,
         }
     }
 }
@@ -314,19 +318,27 @@ impl Renderer {
 
     fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
         let (device, module, layout) = (&self.device, &self.module, &self.pipeline_layout);
-        let (format, samples) = (self.color_format, self.options.sample_count);
+        let (format, samples, skinning) = (
+            self.color_format,
+            self.options.sample_count,
+            self.options.skinning,
+        );
         self.pipelines.entry(key).or_insert_with(|| {
             let attributes = wgpu::vertex_attr_array![
                 0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
             ];
             let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
+            let vertex_constants = [("SKINNING", if skinning { 1.0 } else { 0.0 })];
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(&format!("throng draw pipeline {key:?}")),
                 layout: Some(layout),
                 vertex: wgpu::VertexState {
                     module,
                     entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &vertex_constants,
+                        ..Default::default()
+                    },
                     buffers: &[Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<BakedVertex>() as u64,
                         step_mode: wgpu::VertexStepMode::Vertex,
@@ -590,6 +602,21 @@ impl Renderer {
     /// Records the prepared frame's render pass into `encoder`, drawing into
     /// `target` (cleared first).
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        self.encode_with(encoder, target, |_| {});
+    }
+
+    /// [`Self::encode`], then `extra` records more draws into the same pass
+    /// (a ground plane, debug lines), sharing its colour, depth and MSAA
+    /// targets. Pipelines used in `extra` must match the pass: the
+    /// renderer's colour format, [`DEPTH_FORMAT`] and
+    /// [`RendererOptions::sample_count`]. Draws made in `extra` are inside
+    /// the GPU-timed span.
+    pub fn encode_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
+    ) {
         let Some(targets) = &self.targets else { return };
         let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
         let timed = timestamps.is_some();
@@ -625,6 +652,7 @@ impl Renderer {
             multiview_mask: None,
         });
         self.draw_items(&mut pass);
+        extra(&mut pass);
         drop(pass);
         if timed && let Some(t) = &self.timer {
             t.resolve(encoder);
