@@ -1,8 +1,9 @@
 //! Criterion: the CPU side of a crowd frame — `Crowd::update` plus frustum
 //! culling and record building (`Crowd::build_draw_list`) — per instance, at
 //! 10k, 100k and 1M Foxes with mixed clips, with 30 % and 50 % of them
-//! cross-fading. Reports time per frame; divide by the instance count for ns
-//! per instance (printed by the bench).
+//! cross-fading, as two calls and as the fused `Crowd::tick`. Criterion
+//! reports time per frame and elements per second; ns per instance is the
+//! time divided by the instance count.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
@@ -72,17 +73,21 @@ fn benches(c: &mut Criterion) {
         crowd.build_draw_list(Some(&frustum), &mut list);
         assert_eq!(list.visible(), n, "the camera sees every instance");
         g.throughput(Throughput::Elements(n as u64));
-        g.bench_with_input(
-            BenchmarkId::new(format!("{fading}% fading"), n),
-            &n,
-            |b, _| {
-                b.iter(|| {
-                    crowd.update(black_box(1.0 / 60.0));
-                    crowd.build_draw_list(Some(&frustum), &mut list);
-                    black_box(list.records.len())
-                })
-            },
-        );
+        let id = BenchmarkId::new(format!("update + build_draw_list, {fading}% fading"), n);
+        g.bench_with_input(id, &n, |b, _| {
+            b.iter(|| {
+                crowd.update(black_box(1.0 / 60.0));
+                crowd.build_draw_list(Some(&frustum), &mut list);
+                black_box(list.records.len())
+            })
+        });
+        let id = BenchmarkId::new(format!("tick (fused), {fading}% fading"), n);
+        g.bench_with_input(id, &n, |b, _| {
+            b.iter(|| {
+                crowd.tick(black_box(1.0 / 60.0), Some(&frustum), &mut list);
+                black_box(list.records.len())
+            })
+        });
     }
     g.finish();
 }

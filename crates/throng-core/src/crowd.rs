@@ -17,18 +17,26 @@
 //!   [`InstanceRecord`], grouped by (model, LOD); the renderer splits groups
 //!   into packages of at most [`PACKAGE_WIDTH`] and draws each submesh once per
 //!   package. Nothing caps the instance count.
+//!
+//! # Layout
+//! Instances live in dense structure-of-arrays storage (swap-remove on
+//! despawn; ids map to dense slots through a generational table), so a frame
+//! streams through a few tight arrays: record-ready transform rows, a cached
+//! world bounding sphere per instance (recomputed only when its transform or
+//! clips change), and 56-byte animation states. Each model's clips are kept as
+//! compact [`FrameMap`]s plus bounding spheres.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Mat4, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 use thiserror::Error;
 
 use crate::camera::Frustum;
 use crate::gpu::{FrameBlend, InstanceRecord, pack_tint};
-use crate::layout::FramePair;
+use crate::layout::{FrameMap, FramePair};
 use crate::limits::{PACKAGE_WIDTH, REST_FRAME};
-use crate::math::Aabb;
+use crate::math::{Aabb, rows_to_mat4};
 use crate::model::BakedModel;
 
 /// A baked model with an identity. Cheap to clone (shared).
@@ -36,6 +44,7 @@ use crate::model::BakedModel;
 pub struct ModelHandle {
     key: u64,
     model: Arc<BakedModel>,
+    bind: Arc<Vec<Mat4>>,
 }
 
 impl ModelHandle {
@@ -43,9 +52,15 @@ impl ModelHandle {
     pub fn new(model: BakedModel) -> Result<Self, crate::FormatError> {
         model.validate()?;
         static NEXT: AtomicU64 = AtomicU64::new(1);
+        let bind = model
+            .bones
+            .iter()
+            .map(|b| b.inverse_bind.inverse())
+            .collect();
         Ok(Self {
             key: NEXT.fetch_add(1, Ordering::Relaxed),
             model: Arc::new(model),
+            bind: Arc::new(bind),
         })
     }
 
@@ -57,6 +72,12 @@ impl ModelHandle {
     /// The model.
     pub fn model(&self) -> &BakedModel {
         &self.model
+    }
+
+    /// `inverse(inverse_bind)` of every bone: maps a bone's space to bind-pose
+    /// model space.
+    pub fn bind_matrices(&self) -> &[Mat4] {
+        &self.bind
     }
 }
 
@@ -73,6 +94,7 @@ pub struct InstanceId {
 
 /// How a clip behaves at its ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum WrapMode {
     /// Wrap around.
     #[default]
@@ -112,39 +134,64 @@ pub enum CrowdError {
         /// Clip names.
         available: String,
     },
+    /// Bone index out of range.
+    #[error("bone index {index} is out of range: model {model:?} has {count} bones")]
+    BoneOutOfRange {
+        /// Model.
+        model: String,
+        /// Requested index.
+        index: usize,
+        /// Bone count.
+        count: usize,
+    },
     /// A non-finite number (time, speed, duration, transform).
     #[error("{0} must be finite")]
     NotFinite(&'static str),
 }
 
-/// One clip playing.
+/// "No clip": the rest pose (current track) or no previous clip.
+const NO_CLIP: u16 = u16::MAX;
+
+/// One clip playing (12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Playback {
-    /// Clip index (file order).
-    pub clip: u32,
+struct Playback {
     /// Playback position: clip time for loop/once, `[0, 2D)` for ping-pong.
     phase: f32,
     /// Speed multiplier (negative plays backwards).
-    pub speed: f32,
+    speed: f32,
+    /// Clip index (file order), or [`NO_CLIP`].
+    clip: u16,
     /// Wrap mode.
-    pub wrap: WrapMode,
+    wrap: WrapMode,
 }
 
 impl Playback {
-    fn new(clip: u32, time: f32, speed: f32, wrap: WrapMode, duration: f32) -> Self {
+    const NONE: Self = Self {
+        phase: 0.0,
+        speed: 1.0,
+        clip: NO_CLIP,
+        wrap: WrapMode::Loop,
+    };
+
+    fn new(clip: usize, time: f32, speed: f32, wrap: WrapMode, duration: f32) -> Self {
         let mut p = Self {
-            clip,
             phase: 0.0,
             speed,
+            clip: clip as u16,
             wrap,
         };
         p.set_time(time, duration);
         p
     }
 
+    #[inline]
+    fn is_some(&self) -> bool {
+        self.clip != NO_CLIP
+    }
+
     /// Clip time in `[0, duration]`.
     #[inline]
-    pub fn time(&self, duration: f32) -> f32 {
+    fn time(&self, duration: f32) -> f32 {
         match self.wrap {
             WrapMode::PingPong if self.phase > duration => 2.0 * duration - self.phase,
             _ => self.phase,
@@ -213,16 +260,19 @@ impl Default for Spawn {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Instance {
-    model: u32,
-    world_from_model: Mat4,
-    tint: u32,
-    /// `None`: rest pose.
-    current: Option<Playback>,
-    previous: Option<Playback>,
+/// Animation state of one instance (32 bytes, dense array element).
+#[derive(Clone, Copy, Debug)]
+struct Anim {
+    current: Playback,
+    previous: Playback,
     fade_elapsed: f32,
     fade_duration: f32,
+}
+
+/// Rarely written per-instance facts (dense array element).
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    model: u16,
     paused: bool,
 }
 
@@ -243,10 +293,11 @@ pub struct InstanceState {
     pub world_from_model: Mat4,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Slot {
     generation: u32,
-    instance: Option<Instance>,
+    /// Dense index, or `u32::MAX` when free.
+    dense: u32,
 }
 
 /// Records of one frame, grouped by (model, LOD).
@@ -302,52 +353,96 @@ impl DrawList {
     }
 }
 
-/// Instances of one or more models.
+/// Per-model data the frame loop needs, compact.
 #[derive(Clone, Debug)]
-pub struct Crowd {
-    models: Vec<ModelHandle>,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    alive: u32,
+struct ModelRt {
+    handle: ModelHandle,
+    /// Per clip: frame map.
+    maps: Vec<FrameMap>,
+    /// Per clip: model-space bounding sphere (centre, radius) of its bounds.
+    spheres: Vec<Vec4>,
+    /// Rest pose sphere.
+    rest_sphere: Vec4,
 }
 
-impl Default for Crowd {
-    fn default() -> Self {
-        Self::new()
+fn sphere_of(b: &Aabb) -> Vec4 {
+    b.center().extend(b.radius())
+}
+
+/// The smallest sphere holding both.
+fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
+    let d = b.truncate() - a.truncate();
+    let dist = d.length();
+    if dist + b.w <= a.w {
+        return a;
     }
+    if dist + a.w <= b.w {
+        return b;
+    }
+    let r = (dist + a.w + b.w) * 0.5;
+    let c = a.truncate() + d * ((r - a.w) / dist.max(f32::MIN_POSITIVE));
+    c.extend(r)
+}
+
+/// Instances of one or more models.
+#[derive(Clone, Debug, Default)]
+pub struct Crowd {
+    models: Vec<ModelRt>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    // Dense arrays, all of the same length.
+    slot_of: Vec<u32>,
+    rows: Vec<[Vec4; 3]>,
+    spheres: Vec<Vec4>,
+    anims: Vec<Anim>,
+    metas: Vec<Meta>,
+    tints: Vec<u32>,
 }
 
 impl Crowd {
     /// An empty crowd.
     pub fn new() -> Self {
-        Self {
-            models: Vec::new(),
-            slots: Vec::new(),
-            free: Vec::new(),
-            alive: 0,
-        }
+        Self::default()
     }
 
     /// Adds a model (once; adding the same handle again returns its id).
+    ///
+    /// # Panics
+    /// If the crowd already holds 65,535 models.
     pub fn add_model(&mut self, model: &ModelHandle) -> ModelId {
-        if let Some(i) = self.models.iter().position(|m| m.key == model.key) {
+        if let Some(i) = self.models.iter().position(|m| m.handle.key == model.key) {
             return ModelId(i as u32);
         }
-        self.models.push(model.clone());
+        assert!(
+            self.models.len() < u16::MAX as usize,
+            "a crowd holds at most 65,535 models"
+        );
+        let m = model.model();
+        self.models.push(ModelRt {
+            handle: model.clone(),
+            maps: m.clips.iter().map(|c| c.frame_map()).collect(),
+            spheres: m.clips.iter().map(|c| sphere_of(&c.bounds)).collect(),
+            rest_sphere: sphere_of(&m.frame_bounds[REST_FRAME as usize]),
+        });
         ModelId(self.models.len() as u32 - 1)
     }
 
     /// The models of this crowd, indexed by [`ModelId`].
-    pub fn models(&self) -> &[ModelHandle] {
-        &self.models
+    pub fn models(&self) -> impl ExactSizeIterator<Item = &ModelHandle> + '_ {
+        self.models.iter().map(|m| &m.handle)
+    }
+
+    /// The handle of a model.
+    pub fn model_handle(&self, id: ModelId) -> Result<&ModelHandle, CrowdError> {
+        self.models
+            .get(id.0 as usize)
+            .map(|m| &m.handle)
+            .ok_or(CrowdError::NoSuchModel(id))
     }
 
     /// A model's data.
     pub fn model(&self, id: ModelId) -> Result<&BakedModel, CrowdError> {
-        self.models
-            .get(id.0 as usize)
-            .map(|m| m.model())
-            .ok_or(CrowdError::NoSuchModel(id))
+        self.model_handle(id).map(ModelHandle::model)
     }
 
     /// Clip index of `name` in `model`.
@@ -367,36 +462,53 @@ impl Crowd {
 
     /// Live instances.
     pub fn len(&self) -> usize {
-        self.alive as usize
+        self.anims.len()
     }
 
     /// True if there are no live instances.
     pub fn is_empty(&self) -> bool {
-        self.alive == 0
+        self.anims.is_empty()
     }
 
     /// Ids of live instances.
     pub fn ids(&self) -> impl Iterator<Item = InstanceId> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.instance.is_some())
-            .map(|(i, s)| InstanceId {
-                index: i as u32,
-                generation: s.generation,
-            })
+        self.slot_of.iter().map(|&s| InstanceId {
+            index: s,
+            generation: self.slots[s as usize].generation,
+        })
     }
 
-    fn check_clip(&self, model: u32, clip: usize) -> Result<f32, CrowdError> {
-        let m = self.models[model as usize].model();
-        m.clips
+    fn duration(&self, model: u16, clip: u16) -> f32 {
+        self.models[model as usize].maps[clip as usize].duration
+    }
+
+    fn check_clip(&self, model: u16, clip: usize) -> Result<f32, CrowdError> {
+        let m = &self.models[model as usize];
+        m.maps
             .get(clip)
             .map(|c| c.duration)
             .ok_or_else(|| CrowdError::ClipOutOfRange {
-                model: m.name.clone(),
+                model: m.handle.model().name.clone(),
                 index: clip,
-                count: m.clips.len(),
+                count: m.maps.len(),
             })
+    }
+
+    /// Dense index of a live id.
+    fn dense(&self, id: InstanceId) -> Result<usize, CrowdError> {
+        match self.slots.get(id.index as usize) {
+            Some(s) if s.generation == id.generation && s.dense != u32::MAX => Ok(s.dense as usize),
+            _ => Err(CrowdError::NoSuchInstance(id)),
+        }
+    }
+
+    /// Recomputes the cached world bounding sphere of dense instance `d`.
+    fn refresh_sphere(&mut self, d: usize) {
+        self.spheres[d] = world_sphere(
+            &self.models[self.metas[d].model as usize],
+            &self.anims[d],
+            &self.rows[d],
+        );
     }
 
     /// Spawns an instance.
@@ -410,82 +522,75 @@ impl Crowd {
         if !spawn.time.is_finite() || !spawn.speed.is_finite() {
             return Err(CrowdError::NotFinite("time and speed"));
         }
+        let m = model.0 as u16;
         let current = match spawn.clip {
             Some(c) => {
-                let d = self.check_clip(model.0, c)?;
-                Some(Playback::new(
-                    c as u32,
-                    spawn.time,
-                    spawn.speed,
-                    spawn.wrap,
-                    d,
-                ))
+                let d = self.check_clip(m, c)?;
+                Playback::new(c, spawn.time, spawn.speed, spawn.wrap, d)
             }
-            None => None,
+            None => Playback {
+                speed: spawn.speed,
+                wrap: spawn.wrap,
+                ..Playback::NONE
+            },
         };
-        let instance = Instance {
-            model: model.0,
-            world_from_model: spawn.transform,
-            tint: pack_tint(spawn.tint),
+        let dense = self.anims.len() as u32;
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    dense: u32::MAX,
+                });
+                self.slots.len() as u32 - 1
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.dense = dense;
+        let id = InstanceId {
+            index,
+            generation: slot.generation,
+        };
+        self.slot_of.push(index);
+        self.rows.push(rows_of(&spawn.transform));
+        self.spheres.push(Vec4::ZERO);
+        self.anims.push(Anim {
             current,
-            previous: None,
+            previous: Playback::NONE,
             fade_elapsed: 0.0,
             fade_duration: 0.0,
+        });
+        self.metas.push(Meta {
+            model: m,
             paused: false,
-        };
-        self.alive += 1;
-        if let Some(index) = self.free.pop() {
-            let slot = &mut self.slots[index as usize];
-            slot.instance = Some(instance);
-            Ok(InstanceId {
-                index,
-                generation: slot.generation,
-            })
-        } else {
-            self.slots.push(Slot {
-                generation: 0,
-                instance: Some(instance),
-            });
-            Ok(InstanceId {
-                index: self.slots.len() as u32 - 1,
-                generation: 0,
-            })
-        }
-    }
-
-    fn get_mut(&mut self, id: InstanceId) -> Result<&mut Instance, CrowdError> {
-        match self.slots.get_mut(id.index as usize) {
-            Some(Slot {
-                generation,
-                instance: Some(inst),
-            }) if *generation == id.generation => Ok(inst),
-            _ => Err(CrowdError::NoSuchInstance(id)),
-        }
-    }
-
-    fn get(&self, id: InstanceId) -> Result<&Instance, CrowdError> {
-        match self.slots.get(id.index as usize) {
-            Some(Slot {
-                generation,
-                instance: Some(inst),
-            }) if *generation == id.generation => Ok(inst),
-            _ => Err(CrowdError::NoSuchInstance(id)),
-        }
+        });
+        self.tints.push(pack_tint(spawn.tint));
+        self.refresh_sphere(dense as usize);
+        Ok(id)
     }
 
     /// True if `id` is alive.
     pub fn contains(&self, id: InstanceId) -> bool {
-        self.get(id).is_ok()
+        self.dense(id).is_ok()
     }
 
     /// Removes an instance. Its id becomes invalid.
     pub fn despawn(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        self.get(id)?;
+        let d = self.dense(id)?;
         let slot = &mut self.slots[id.index as usize];
-        slot.instance = None;
+        slot.dense = u32::MAX;
         slot.generation = slot.generation.wrapping_add(1);
         self.free.push(id.index);
-        self.alive -= 1;
+        self.slot_of.swap_remove(d);
+        self.rows.swap_remove(d);
+        self.spheres.swap_remove(d);
+        self.anims.swap_remove(d);
+        self.metas.swap_remove(d);
+        self.tints.swap_remove(d);
+        if d < self.slot_of.len() {
+            let moved = self.slot_of[d];
+            self.slots[moved as usize].dense = d as u32;
+        }
         Ok(())
     }
 
@@ -498,22 +603,26 @@ impl Crowd {
 
     /// Plays `clip` from time 0, cancelling any fade; keeps speed and wrap.
     pub fn play(&mut self, id: InstanceId, clip: usize) -> Result<(), CrowdError> {
-        let model = self.get(id)?.model;
-        let d = self.check_clip(model, clip)?;
-        let inst = self.get_mut(id)?;
-        let (speed, wrap) = inst
-            .current
-            .map_or((1.0, WrapMode::Loop), |p| (p.speed, p.wrap));
-        inst.current = Some(Playback::new(clip as u32, 0.0, speed, wrap, d));
-        inst.previous = None;
+        let d = self.dense(id)?;
+        let dur = self.check_clip(self.metas[d].model, clip)?;
+        let a = &mut self.anims[d];
+        a.current = Playback::new(clip, 0.0, a.current.speed, a.current.wrap, dur);
+        a.previous = Playback::NONE;
+        self.refresh_sphere(d);
         Ok(())
     }
 
     /// Shows the rest pose (no clip).
     pub fn play_rest(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        let inst = self.get_mut(id)?;
-        inst.current = None;
-        inst.previous = None;
+        let d = self.dense(id)?;
+        let a = &mut self.anims[d];
+        a.current = Playback {
+            speed: a.current.speed,
+            wrap: a.current.wrap,
+            ..Playback::NONE
+        };
+        a.previous = Playback::NONE;
+        self.refresh_sphere(d);
         Ok(())
     }
 
@@ -531,31 +640,24 @@ impl Crowd {
         if seconds <= 0.0 {
             return self.play(id, clip);
         }
-        let model = self.get(id)?.model;
-        let d = self.check_clip(model, clip)?;
-        let inst = self.get_mut(id)?;
-        let (speed, wrap) = inst
-            .current
-            .map_or((1.0, WrapMode::Loop), |p| (p.speed, p.wrap));
-        let outgoing = match (inst.previous, inst.current) {
-            // Mid-fade: keep the heavier of the two as the outgoing clip.
-            (Some(prev), Some(cur)) => {
-                if inst.fade_elapsed / inst.fade_duration >= 0.5 {
-                    Some(cur)
-                } else {
-                    Some(prev)
-                }
-            }
-            (_, cur) => cur,
+        let d = self.dense(id)?;
+        let dur = self.check_clip(self.metas[d].model, clip)?;
+        let a = &mut self.anims[d];
+        // Mid-fade: keep the heavier of the two as the outgoing clip.
+        let outgoing = if a.previous.is_some() && a.fade_elapsed / a.fade_duration < 0.5 {
+            a.previous
+        } else {
+            a.current
         };
-        inst.previous = outgoing;
-        inst.current = Some(Playback::new(clip as u32, 0.0, speed, wrap, d));
-        inst.fade_elapsed = 0.0;
-        inst.fade_duration = seconds;
-        if inst.previous.is_none() {
+        a.previous = outgoing;
+        a.current = Playback::new(clip, 0.0, a.current.speed, a.current.wrap, dur);
+        a.fade_elapsed = 0.0;
+        a.fade_duration = seconds;
+        if !a.previous.is_some() {
             // From the rest pose there is nothing to fade from.
-            inst.fade_duration = 0.0;
+            a.fade_duration = 0.0;
         }
+        self.refresh_sphere(d);
         Ok(())
     }
 
@@ -564,20 +666,24 @@ impl Crowd {
         if !speed.is_finite() {
             return Err(CrowdError::NotFinite("speed"));
         }
-        if let Some(p) = &mut self.get_mut(id)?.current {
-            p.speed = speed;
-        }
+        let d = self.dense(id)?;
+        self.anims[d].current.speed = speed;
         Ok(())
     }
 
     /// Sets the wrap mode of the current clip (keeping its clip time).
     pub fn set_wrap(&mut self, id: InstanceId, wrap: WrapMode) -> Result<(), CrowdError> {
-        let d = self.current_duration(id)?;
-        if let Some(p) = &mut self.get_mut(id)?.current {
-            let t = p.time(d);
-            p.wrap = wrap;
-            p.set_time(t, d);
-        }
+        let d = self.dense(id)?;
+        let cur = self.anims[d].current;
+        let dur = if cur.is_some() {
+            self.duration(self.metas[d].model, cur.clip)
+        } else {
+            0.0
+        };
+        let p = &mut self.anims[d].current;
+        let t = p.time(dur);
+        p.wrap = wrap;
+        p.set_time(t, dur);
         Ok(())
     }
 
@@ -586,31 +692,26 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NotFinite("time"));
         }
-        let d = self.current_duration(id)?;
-        if let Some(p) = &mut self.get_mut(id)?.current {
-            p.set_time(time, d);
+        let d = self.dense(id)?;
+        let cur = self.anims[d].current;
+        if cur.is_some() {
+            let dur = self.duration(self.metas[d].model, cur.clip);
+            self.anims[d].current.set_time(time, dur);
         }
         Ok(())
     }
 
-    /// Duration of the current clip (0 for the rest pose).
-    fn current_duration(&self, id: InstanceId) -> Result<f32, CrowdError> {
-        let inst = self.get(id)?;
-        let clips = &self.models[inst.model as usize].model().clips;
-        Ok(inst
-            .current
-            .map_or(0.0, |p| clips[p.clip as usize].duration))
-    }
-
     /// Stops advancing this instance's clips.
     pub fn pause(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        self.get_mut(id)?.paused = true;
+        let d = self.dense(id)?;
+        self.metas[d].paused = true;
         Ok(())
     }
 
     /// Resumes a paused instance.
     pub fn resume(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        self.get_mut(id)?.paused = false;
+        let d = self.dense(id)?;
+        self.metas[d].paused = false;
         Ok(())
     }
 
@@ -623,40 +724,63 @@ impl Crowd {
         if !world_from_model.is_finite() {
             return Err(CrowdError::NotFinite("transform"));
         }
-        self.get_mut(id)?.world_from_model = world_from_model;
+        let d = self.dense(id)?;
+        self.rows[d] = rows_of(&world_from_model);
+        self.refresh_sphere(d);
         Ok(())
     }
 
     /// Sets the tint (linear RGBA).
     pub fn set_tint(&mut self, id: InstanceId, tint: Vec4) -> Result<(), CrowdError> {
-        self.get_mut(id)?.tint = pack_tint(tint);
+        let d = self.dense(id)?;
+        self.tints[d] = pack_tint(tint);
         Ok(())
     }
 
     /// Animation state of an instance.
     pub fn state(&self, id: InstanceId) -> Result<InstanceState, CrowdError> {
-        let inst = self.get(id)?;
-        let model = self.models[inst.model as usize].model();
+        let d = self.dense(id)?;
+        let (a, meta) = (&self.anims[d], self.metas[d]);
         let t = |p: &Playback| {
-            (
-                p.clip as usize,
-                p.time(model.clips[p.clip as usize].duration),
-            )
+            p.is_some()
+                .then(|| (p.clip as usize, p.time(self.duration(meta.model, p.clip))))
         };
         Ok(InstanceState {
-            model: ModelId(inst.model),
-            current: inst.current.as_ref().map(t),
-            previous: inst.previous.as_ref().map(t),
-            fade: fade_weight(inst),
-            paused: inst.paused,
-            world_from_model: inst.world_from_model,
+            model: ModelId(meta.model as u32),
+            current: t(&a.current),
+            previous: t(&a.previous),
+            fade: fade_weight(a),
+            paused: meta.paused,
+            world_from_model: mat4_of(&self.rows[d]),
         })
     }
 
     /// The frames an instance shows now (what its GPU record will hold).
     pub fn frame_blend(&self, id: InstanceId) -> Result<FrameBlend, CrowdError> {
-        let inst = self.get(id)?;
-        Ok(blend_of(inst, self.models[inst.model as usize].model()))
+        let d = self.dense(id)?;
+        Ok(blend_of(
+            &self.anims[d],
+            &self.models[self.metas[d].model as usize].maps,
+        ))
+    }
+
+    /// World transform of `bone`'s node for an instance, from the baked data,
+    /// interpolated and cross-faded exactly as the shader does:
+    /// `world_from_model · P(blended) · bind`.
+    pub fn bone_world_transform(&self, id: InstanceId, bone: usize) -> Result<Mat4, CrowdError> {
+        let d = self.dense(id)?;
+        let rt = &self.models[self.metas[d].model as usize];
+        let model = rt.handle.model();
+        if bone >= model.bones.len() {
+            return Err(CrowdError::BoneOutOfRange {
+                model: model.name.clone(),
+                index: bone,
+                count: model.bones.len(),
+            });
+        }
+        let blend = blend_of(&self.anims[d], &rt.maps);
+        let rows = crate::baked::blended_bone_rows(model, bone as u32, &blend);
+        Ok(mat4_of(&self.rows[d]) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
     }
 
     /// Advances every unpaused instance by `dt` seconds (times its speed).
@@ -664,24 +788,16 @@ impl Crowd {
         if !dt.is_finite() {
             return;
         }
-        let models = &self.models;
-        for slot in &mut self.slots {
-            let Some(inst) = &mut slot.instance else {
-                continue;
-            };
-            if inst.paused {
-                continue;
-            }
-            let clips = &models[inst.model as usize].model().clips;
-            if let Some(p) = &mut inst.current {
-                p.advance(dt * p.speed, clips[p.clip as usize].duration);
-            }
-            if let Some(p) = &mut inst.previous {
-                p.advance(dt * p.speed, clips[p.clip as usize].duration);
-                inst.fade_elapsed += dt;
-                if inst.fade_elapsed >= inst.fade_duration {
-                    inst.previous = None;
-                }
+        for d in 0..self.anims.len() {
+            let meta = self.metas[d];
+            if !meta.paused
+                && advance(
+                    &mut self.anims[d],
+                    dt,
+                    &self.models[meta.model as usize].maps,
+                )
+            {
+                self.refresh_sphere(d);
             }
         }
     }
@@ -690,85 +806,236 @@ impl Crowd {
     /// intersect `frustum` (all instances when `None`), grouped by
     /// (model, LOD). Reuses `out`'s allocations.
     pub fn build_draw_list(&self, frustum: Option<&Frustum>, out: &mut DrawList) {
+        let mut pass = DrawPass::new(self.models.len(), self.anims.len(), frustum, out);
+        for d in 0..self.anims.len() {
+            let meta = self.metas[d];
+            pass.visit(
+                &self.models[meta.model as usize],
+                meta.model,
+                &self.anims[d],
+                &self.rows[d],
+                &self.spheres[d],
+                self.tints[d],
+            );
+        }
+        pass.finish(&self.models);
+    }
+
+    /// [`Self::update`] then [`Self::build_draw_list`] in one pass over the
+    /// instances: the same result with each instance's state read once.
+    pub fn tick(&mut self, dt: f32, frustum: Option<&Frustum>, out: &mut DrawList) {
+        if !dt.is_finite() {
+            self.build_draw_list(frustum, out);
+            return;
+        }
+        let mut pass = DrawPass::new(self.models.len(), self.anims.len(), frustum, out);
+        for d in 0..self.anims.len() {
+            let meta = self.metas[d];
+            let rt = &self.models[meta.model as usize];
+            let a = &mut self.anims[d];
+            if !meta.paused && advance(a, dt, &rt.maps) {
+                self.spheres[d] = world_sphere(rt, a, &self.rows[d]);
+            }
+            pass.visit(
+                rt,
+                meta.model,
+                a,
+                &self.rows[d],
+                &self.spheres[d],
+                self.tints[d],
+            );
+        }
+        pass.finish(&self.models);
+    }
+}
+
+/// Advances both tracks of an instance; returns true when a fade ended (its
+/// bounds shrink).
+#[inline]
+fn advance(a: &mut Anim, dt: f32, maps: &[FrameMap]) -> bool {
+    if a.current.is_some() {
+        a.current
+            .advance(dt * a.current.speed, maps[a.current.clip as usize].duration);
+    }
+    if a.previous.is_some() {
+        a.previous.advance(
+            dt * a.previous.speed,
+            maps[a.previous.clip as usize].duration,
+        );
+        a.fade_elapsed += dt;
+        if a.fade_elapsed >= a.fade_duration {
+            a.previous = Playback::NONE;
+            return true;
+        }
+    }
+    false
+}
+
+/// World bounding sphere of an instance: its clip's (or both clips', while
+/// fading) model-space sphere moved by the instance matrix, the radius scaled
+/// by the matrix's largest axis scale.
+#[inline]
+fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
+    let of = |p: &Playback| {
+        if p.is_some() {
+            m.spheres[p.clip as usize]
+        } else {
+            m.rest_sphere
+        }
+    };
+    let mut s = of(&a.current);
+    if a.previous.is_some() {
+        s = sphere_union(s, of(&a.previous));
+    }
+    let c = s.truncate().extend(1.0);
+    let center = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
+    let col = |i: usize| Vec3::new(r[0][i], r[1][i], r[2][i]).length_squared();
+    let scale = col(0).max(col(1)).max(col(2)).sqrt();
+    center.extend(s.w * scale)
+}
+
+/// Record building for one frame: culling, then records into the output
+/// (directly for one model, through per-model scratch lists otherwise).
+struct DrawPass<'a> {
+    out: &'a mut DrawList,
+    planes: Option<[Vec4; 6]>,
+    single: bool,
+}
+
+impl<'a> DrawPass<'a> {
+    fn new(
+        models: usize,
+        instances: usize,
+        frustum: Option<&Frustum>,
+        out: &'a mut DrawList,
+    ) -> Self {
         out.records.clear();
         out.groups.clear();
-        out.instances = self.alive;
-        let groups = self.models.len();
-        out.scratch.resize_with(groups, Vec::new);
-        for s in &mut out.scratch {
-            s.clear();
-        }
-        for slot in &self.slots {
-            let Some(inst) = &slot.instance else { continue };
-            let model = self.models[inst.model as usize].model();
-            if let Some(f) = frustum {
-                let world = instance_bounds(inst, model).transformed(&inst.world_from_model);
-                if !f.intersects_aabb(&world) {
-                    continue;
-                }
+        out.instances = instances as u32;
+        let single = models <= 1;
+        if single {
+            out.records.reserve(instances);
+        } else {
+            out.scratch.resize_with(models, Vec::new);
+            for s in &mut out.scratch {
+                s.clear();
             }
-            let blend = blend_of(inst, model);
-            out.scratch[inst.model as usize].push(InstanceRecord::new(
-                &inst.world_from_model,
-                &blend,
-                inst.tint,
-            ));
         }
-        for (m, recs) in out.scratch.iter().enumerate() {
-            if recs.is_empty() {
-                continue;
+        Self {
+            out,
+            planes: frustum.map(|f| f.planes),
+            single,
+        }
+    }
+
+    #[inline]
+    fn visit(
+        &mut self,
+        rt: &ModelRt,
+        model: u16,
+        a: &Anim,
+        rows: &[Vec4; 3],
+        sphere: &Vec4,
+        tint: u32,
+    ) {
+        if let Some(planes) = &self.planes {
+            let c = sphere.truncate().extend(1.0);
+            if planes.iter().any(|p| p.dot(c) < -sphere.w) {
+                return;
             }
-            out.groups.push(DrawGroup {
-                model: ModelId(m as u32),
-                model_key: self.models[m].key,
-                lod: 0,
-                first: out.records.len() as u32,
-                count: recs.len() as u32,
-            });
-            out.records.extend_from_slice(recs);
+        }
+        let rec = record(rows, &blend_of(a, &rt.maps), tint);
+        if self.single {
+            self.out.records.push(rec);
+        } else {
+            self.out.scratch[model as usize].push(rec);
+        }
+    }
+
+    fn finish(self, models: &[ModelRt]) {
+        let out = self.out;
+        if !self.single {
+            for i in 0..out.scratch.len() {
+                let (scratch, records) = (&out.scratch[i], &mut out.records);
+                records.extend_from_slice(scratch);
+            }
+        }
+        let mut first = 0u32;
+        for (m, model) in models.iter().enumerate() {
+            let count = if self.single {
+                out.records.len() as u32
+            } else {
+                out.scratch[m].len() as u32
+            };
+            if count > 0 {
+                out.groups.push(DrawGroup {
+                    model: ModelId(m as u32),
+                    model_key: model.handle.key,
+                    lod: 0,
+                    first,
+                    count,
+                });
+            }
+            first += count;
         }
     }
 }
 
+/// Top three rows of an affine matrix.
 #[inline]
-fn fade_weight(inst: &Instance) -> f32 {
-    if inst.previous.is_some() && inst.fade_duration > 0.0 {
-        (inst.fade_elapsed / inst.fade_duration).clamp(0.0, 1.0)
+fn rows_of(m: &Mat4) -> [Vec4; 3] {
+    let t = m.transpose();
+    [t.x_axis, t.y_axis, t.z_axis]
+}
+
+#[inline]
+fn mat4_of(r: &[Vec4; 3]) -> Mat4 {
+    rows_to_mat4(r)
+}
+
+#[inline]
+fn record(rows: &[Vec4; 3], blend: &FrameBlend, tint: u32) -> InstanceRecord {
+    InstanceRecord {
+        world_from_model: [rows[0].to_array(), rows[1].to_array(), rows[2].to_array()],
+        frame0: blend.current.frame0,
+        frame1: blend.current.frame1,
+        t: blend.current.t,
+        prev0: blend.previous.frame0,
+        prev1: blend.previous.frame1,
+        prev_t: blend.previous.t,
+        fade: blend.fade,
+        tint,
+    }
+}
+
+#[inline]
+fn fade_weight(a: &Anim) -> f32 {
+    if a.previous.is_some() && a.fade_duration > 0.0 {
+        (a.fade_elapsed / a.fade_duration).clamp(0.0, 1.0)
     } else {
         1.0
     }
 }
 
 #[inline]
-fn blend_of(inst: &Instance, model: &BakedModel) -> FrameBlend {
+fn blend_of(a: &Anim, maps: &[FrameMap]) -> FrameBlend {
     let frames = |p: &Playback| {
-        let clip = &model.clips[p.clip as usize];
-        clip.frames_at(p.time(clip.duration))
+        let m = &maps[p.clip as usize];
+        m.frames_at(p.time(m.duration))
     };
-    let current = inst
-        .current
-        .as_ref()
-        .map_or(FramePair::single(REST_FRAME), frames);
-    match &inst.previous {
-        Some(prev) => FrameBlend {
+    let current = if a.current.is_some() {
+        frames(&a.current)
+    } else {
+        FramePair::single(REST_FRAME)
+    };
+    if a.previous.is_some() {
+        FrameBlend {
             current,
-            previous: frames(prev),
-            fade: fade_weight(inst),
-        },
-        None => FrameBlend::single(current),
-    }
-}
-
-/// Model-space bounds of what an instance can show this frame.
-#[inline]
-fn instance_bounds(inst: &Instance, model: &BakedModel) -> Aabb {
-    let of = |p: &Option<Playback>| match p {
-        Some(p) => model.clips[p.clip as usize].bounds,
-        None => model.frame_bounds[REST_FRAME as usize],
-    };
-    match &inst.previous {
-        Some(_) => of(&inst.current).union(&of(&inst.previous)),
-        None => of(&inst.current),
+            previous: frames(&a.previous),
+            fade: fade_weight(a),
+        }
+    } else {
+        FrameBlend::single(current)
     }
 }
 
@@ -813,5 +1080,284 @@ mod tests {
         assert_eq!(p, vec![(10, 200), (210, 200), (410, 50)]);
         let empty = DrawGroup { count: 0, ..g };
         assert_eq!(empty.packages(200).count(), 0);
+    }
+
+    use crate::camera::Camera;
+    use crate::math::mat4_to_rows;
+    use crate::model::{BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, Texels};
+
+    /// One bone, one triangle reaching from the origin to x = `reach`, and
+    /// two clips: "still" (1 s, identity) and "swing" (2 s, moved by +y).
+    fn test_model(reach: f32) -> ModelHandle {
+        let frames: Vec<Mat4> = vec![
+            Mat4::IDENTITY, // rest
+            Mat4::IDENTITY,
+            Mat4::IDENTITY, // still: 2 frames
+            Mat4::IDENTITY,
+            Mat4::from_translation(Vec3::Y),
+            Mat4::from_translation(Vec3::Y * 2.0), // swing: 3 frames
+        ];
+        let texels = frames
+            .iter()
+            .flat_map(|m| mat4_to_rows(m).map(|r| r.to_array()))
+            .collect::<Vec<_>>();
+        let tri = [
+            Vec3::ZERO,
+            Vec3::new(reach, 0.0, 0.0),
+            Vec3::new(0.0, 0.5, 0.0),
+        ];
+        let bounds = |lift: f32| Aabb {
+            min: Vec3::new(0.0, lift, 0.0),
+            max: Vec3::new(reach, 0.5 + lift, 0.0),
+        };
+        let model = BakedModel {
+            name: "test".into(),
+            source: String::new(),
+            fps: 1.0,
+            bake_error: 0.0,
+            bones: vec![Bone {
+                name: "root".into(),
+                node: 0,
+                parent: None,
+                inverse_bind: Mat4::IDENTITY,
+                rest_global: Mat4::IDENTITY,
+            }],
+            clips: vec![
+                ClipInfo {
+                    name: "still".into(),
+                    duration: 1.0,
+                    first_frame: 1,
+                    frame_count: 2,
+                    bounds: bounds(0.0),
+                },
+                ClipInfo {
+                    name: "swing".into(),
+                    duration: 2.0,
+                    first_frame: 3,
+                    frame_count: 3,
+                    bounds: bounds(0.0).union(&bounds(2.0)),
+                },
+            ],
+            texture: BoneTexture {
+                width: 5,
+                layers: 1,
+                texels: Texels::F32(texels),
+            },
+            bounds: bounds(0.0).union(&bounds(2.0)),
+            bounding_radius: bounds(0.0).union(&bounds(2.0)).radius(),
+            frame_bounds: vec![
+                bounds(0.0),
+                bounds(0.0),
+                bounds(0.0),
+                bounds(0.0),
+                bounds(1.0),
+                bounds(2.0),
+            ],
+            lods: vec![Lod {
+                screen_size: 0.0,
+                vertices: tri
+                    .iter()
+                    .map(|p| BakedVertex {
+                        position: p.to_array(),
+                        normal: [0.0, 0.0, 1.0],
+                        uv: [0.0; 2],
+                        joints: [0; 4],
+                        weights: [1.0, 0.0, 0.0, 0.0],
+                    })
+                    .collect(),
+                indices: vec![0, 1, 2],
+                submeshes: vec![Submesh {
+                    material: None,
+                    flags: 0,
+                    source_node: 0,
+                    source_mesh: 0,
+                    source_primitive: 0,
+                    base_vertex: 0,
+                    vertex_count: 3,
+                    first_index: 0,
+                    index_count: 3,
+                }],
+            }],
+            materials: vec![],
+            images: vec![],
+        };
+        ModelHandle::new(model).expect("valid test model")
+    }
+
+    fn at(x: f32) -> Spawn {
+        Spawn {
+            transform: Mat4::from_translation(Vec3::new(x, 0.0, 0.0)),
+            clip: Some(1),
+            ..Spawn::default()
+        }
+    }
+
+    #[test]
+    fn despawn_keeps_every_other_instance_intact() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let ids: Vec<_> = (0..5)
+            .map(|i| crowd.spawn(m, at(i as f32 * 10.0)).unwrap())
+            .collect();
+        crowd
+            .set_tint(ids[4], Vec4::new(1.0, 0.0, 0.0, 1.0))
+            .unwrap();
+        crowd.despawn(ids[1]).unwrap(); // the last instance moves into slot 1
+        for (i, id) in ids.iter().enumerate() {
+            if i == 1 {
+                assert!(!crowd.contains(*id));
+                continue;
+            }
+            let s = crowd.state(*id).unwrap();
+            assert_eq!(
+                s.world_from_model.w_axis.x,
+                i as f32 * 10.0,
+                "instance {i} kept its transform"
+            );
+        }
+        let mut list = DrawList::default();
+        crowd.build_draw_list(None, &mut list);
+        assert_eq!(list.visible(), 4);
+        assert!(
+            list.records
+                .iter()
+                .any(|r| r.tint == pack_tint(Vec4::new(1.0, 0.0, 0.0, 1.0))),
+            "tint moved with its instance"
+        );
+        assert_eq!(crowd.ids().count(), 4);
+    }
+
+    #[test]
+    fn tick_equals_update_then_build() {
+        let h = test_model(1.0);
+        let mut a = Crowd::new();
+        let m = a.add_model(&h);
+        for i in 0..20 {
+            let id = a
+                .spawn(
+                    m,
+                    Spawn {
+                        time: i as f32 * 0.13,
+                        speed: 0.5 + i as f32 * 0.1,
+                        ..at(i as f32)
+                    },
+                )
+                .unwrap();
+            if i % 3 == 0 {
+                a.cross_fade(id, 0, 0.25 + i as f32 * 0.01).unwrap();
+            }
+            if i % 7 == 0 {
+                a.pause(id).unwrap();
+            }
+        }
+        let mut b = a.clone();
+        let frustum = Camera::look_at(
+            Vec3::new(10.0, 2.0, 30.0),
+            Vec3::new(10.0, 0.0, 0.0),
+            Vec3::Y,
+            0.5,
+            1.0,
+            0.1,
+            100.0,
+        )
+        .frustum();
+        let (mut la, mut lb) = (DrawList::default(), DrawList::default());
+        for _ in 0..30 {
+            a.update(0.05);
+            a.build_draw_list(Some(&frustum), &mut la);
+            b.tick(0.05, Some(&frustum), &mut lb);
+            assert_eq!(la.records, lb.records);
+            assert_eq!(la.groups, lb.groups);
+        }
+        assert!(
+            la.visible() > 0 && la.visible() < 20,
+            "some culled, some drawn: {}",
+            la.visible()
+        );
+    }
+
+    #[test]
+    fn culling_drops_instances_out_of_view_but_keeps_limbs_reaching_in() {
+        // The camera looks at x in about [-4, 4]; the triangle reaches 10 units along +x.
+        let camera = Camera::look_at(
+            Vec3::new(0.0, 0.0, 10.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            0.8,
+            1.0,
+            0.1,
+            100.0,
+        );
+        let frustum = camera.frustum();
+        let h = test_model(10.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let inside = crowd.spawn(m, at(0.0)).unwrap();
+        let far_right = crowd.spawn(m, at(30.0)).unwrap();
+        // Origin at x = -12 is outside the view, but its triangle reaches to x = -2.
+        let reaching = crowd.spawn(m, at(-12.0)).unwrap();
+        let behind = crowd
+            .spawn(
+                m,
+                Spawn {
+                    transform: Mat4::from_translation(Vec3::new(0.0, 0.0, 50.0)),
+                    ..at(0.0)
+                },
+            )
+            .unwrap();
+        let mut list = DrawList::default();
+        crowd.build_draw_list(Some(&frustum), &mut list);
+        let xs: Vec<f32> = list
+            .records
+            .iter()
+            .map(|r| r.world_from_model[0][3])
+            .collect();
+        assert_eq!(list.instances, 4);
+        assert_eq!(list.visible(), 2, "only two records: {xs:?}");
+        assert!(xs.contains(&0.0) && xs.contains(&-12.0), "{xs:?}");
+        let _ = (inside, far_right, reaching, behind);
+        // A fade unions both clips' bounds; without culling everything is drawn.
+        crowd.build_draw_list(None, &mut list);
+        assert_eq!(list.visible(), 4);
+    }
+
+    #[test]
+    fn bone_world_transform_follows_the_instance_and_its_clip() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let id = crowd
+            .spawn(
+                m,
+                Spawn {
+                    time: 1.5,
+                    ..at(5.0)
+                },
+            )
+            .unwrap();
+        // swing at 1.5 s: between frames 1 (+1 y) and 2 (+2 y), half-way.
+        let t = crowd.bone_world_transform(id, 0).unwrap();
+        assert!(
+            (t.w_axis.truncate() - Vec3::new(5.0, 1.5, 0.0)).length() < 1e-6,
+            "{t}"
+        );
+        assert!(matches!(
+            crowd.bone_world_transform(id, 3),
+            Err(CrowdError::BoneOutOfRange { index: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn sphere_union_holds_both() {
+        let a = Vec4::new(0.0, 0.0, 0.0, 1.0);
+        let b = Vec4::new(3.0, 0.0, 0.0, 1.0);
+        let u = sphere_union(a, b);
+        assert!((u.w - 2.5).abs() < 1e-6 && (u.x - 1.5).abs() < 1e-6, "{u}");
+        assert_eq!(
+            sphere_union(a, Vec4::new(0.1, 0.0, 0.0, 0.2)),
+            a,
+            "inner sphere"
+        );
     }
 }

@@ -53,20 +53,58 @@ impl FramePair {
     }
 }
 
-/// Maps clip time to baked frames: `x = t·(n−1)/D` clamped to `[0, n−1]`.
-/// `first_frame` is the clip's first global frame.
+/// The mapping from a clip's time to its baked frames, precomputed so the
+/// runtime pays one multiply per instance: `x = clamp(t, 0, D) · (n−1)/D`,
+/// `frame0 = first + min(⌊x⌋, n−2)`, `weight = x − ⌊x⌋`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameMap {
+    /// First global frame.
+    pub first_frame: u32,
+    /// Frames in the clip.
+    pub frame_count: u32,
+    /// Duration in seconds.
+    pub duration: f32,
+    /// `(n − 1) / D`, or 0 for a single-frame clip.
+    pub frames_per_second: f32,
+}
+
+impl FrameMap {
+    /// The map of a clip.
+    pub fn new(first_frame: u32, frame_count: u32, duration: f32) -> Self {
+        let frames_per_second = if frame_count > 1 && duration > 0.0 {
+            (frame_count - 1) as f32 / duration
+        } else {
+            0.0
+        };
+        Self {
+            first_frame,
+            frame_count,
+            duration,
+            frames_per_second,
+        }
+    }
+
+    /// Baked frames and weight at clip time `time` (clamped to the clip).
+    #[inline]
+    pub fn frames_at(&self, time: f32) -> FramePair {
+        if self.frames_per_second == 0.0 {
+            return FramePair::single(self.first_frame);
+        }
+        let last = (self.frame_count - 1) as f32;
+        let x = (time.clamp(0.0, self.duration) * self.frames_per_second).clamp(0.0, last);
+        let f0 = (x as u32).min(self.frame_count - 2);
+        FramePair {
+            frame0: self.first_frame + f0,
+            frame1: self.first_frame + f0 + 1,
+            t: (x - f0 as f32).clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// Maps clip time to baked frames ([`FrameMap::frames_at`]). `first_frame` is
+/// the clip's first global frame.
 pub fn clip_frames(first_frame: u32, frame_count: u32, duration: f32, time: f32) -> FramePair {
-    if frame_count <= 1 || duration <= 0.0 {
-        return FramePair::single(first_frame);
-    }
-    let last = (frame_count - 1) as f32;
-    let x = (time.clamp(0.0, duration) * last / duration).clamp(0.0, last);
-    let f0 = (x.floor() as u32).min(frame_count - 2);
-    FramePair {
-        frame0: first_frame + f0,
-        frame1: first_frame + f0 + 1,
-        t: (x - f0 as f32).clamp(0.0, 1.0),
-    }
+    FrameMap::new(first_frame, frame_count, duration).frames_at(time)
 }
 
 /// Linear texel index of row `row` of bone `bone` at global frame `frame`.

@@ -21,6 +21,10 @@ pub const DEFAULT_FPS: f32 = 30.0;
 /// Highest baking rate accepted (a guard against typos such as `--fps 30000`).
 pub const MAX_FPS: f32 = 240.0;
 
+/// Most clips in one model (the runtime stores clip indices in 16 bits,
+/// `u16::MAX` meaning "none").
+pub const MAX_CLIPS: u32 = u16::MAX as u32 - 1;
+
 /// Most palette entries (bones) in one model. Vertex bone indices are `u16`.
 pub const MAX_BONES: u32 = u16::MAX as u32;
 

@@ -26,9 +26,9 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::error::FormatError;
-use crate::layout::{FramePair, TextureLayout, clip_frames, texel_address, texel_index};
+use crate::layout::{FrameMap, FramePair, TextureLayout, texel_address, texel_index};
 use crate::limits::{
-    MAX_BONES, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
+    MAX_BONES, MAX_CLIPS, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
 };
 use crate::math::{Aabb, Rows3x4};
 use crate::scene::{Image, Material};
@@ -67,7 +67,12 @@ pub struct ClipInfo {
 impl ClipInfo {
     /// Baked frames and weight at clip time `time` (clamped to the clip).
     pub fn frames_at(&self, time: f32) -> FramePair {
-        clip_frames(self.first_frame, self.frame_count, self.duration, time)
+        self.frame_map().frames_at(time)
+    }
+
+    /// The precomputed time-to-frame mapping.
+    pub fn frame_map(&self) -> FrameMap {
+        FrameMap::new(self.first_frame, self.frame_count, self.duration)
     }
 }
 
@@ -363,6 +368,9 @@ impl BakedModel {
             return bad("texture holds a NaN or infinite value".into());
         }
         debug_assert!(REST_FRAME < frames);
+        if self.clips.len() > MAX_CLIPS as usize {
+            return bad(format!("{} clips (at most {MAX_CLIPS})", self.clips.len()));
+        }
         for (c, clip) in self.clips.iter().enumerate() {
             let end = clip.first_frame as u64 + clip.frame_count as u64;
             if clip.frame_count == 0 || end > frames as u64 {

@@ -496,10 +496,13 @@ impl Renderer {
                 .iter()
                 .find(|m| m.key() == group.model_key)
                 .ok_or_else(|| {
-                    let m = &crowds[c].models()[group.model.0 as usize];
+                    let name = crowds[c]
+                        .model(group.model)
+                        .map(|m| m.name.clone())
+                        .unwrap_or_default();
                     RenderError::MissingModel {
-                        name: m.model().name.clone(),
-                        key: m.key(),
+                        name,
+                        key: group.model_key,
                     }
                 })?;
             let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
