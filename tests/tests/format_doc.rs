@@ -16,12 +16,12 @@ use std::mem::{offset_of, size_of, size_of_val};
 use bytemuck::Zeroable;
 use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
-    self, BoneRecord, ClipRecord, Directory, HEADER_SIZE, Header, ImageRecord, LodRecord, MAGIC,
-    MaterialRecord, ModelRecord, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry, StrRef,
-    SubmeshRecord, VERSION, read_model, tags, write_model,
+    self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
+    LodRecord, MAGIC, MaterialRecord, ModelRecord, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry,
+    StrRef, SubmeshRecord, VERSION, read_model, tags, write_model,
 };
 use throng_core::glam::Mat4;
-use throng_core::model::{BakedModel, BakedVertex, TexelFormat, Texels};
+use throng_core::model::{BakedModel, BakedVertex, RootMotionKey, TexelFormat, Texels};
 use throng_core::sample::PoseEvaluator;
 use throng_tests::{asset, crc32_ieee, repo_root};
 
@@ -209,6 +209,8 @@ fn documented_tables_match_the_structs() {
             "ImageRecord",
             layout!(ImageRecord: name, mime, data_offset, data_len),
         ),
+        ("RootMotionKey", layout!(RootMotionKey: translation, yaw)),
+        ("EventRecord", layout!(EventRecord: clip, time, name, data)),
         (
             "BakedVertex",
             layout!(BakedVertex: position, normal, uv, joints, weights),
@@ -310,12 +312,16 @@ fn round_trip_and_header_fields_at_their_documented_offsets() {
     }
     assert_eq!(&bytes[at("magic")..at("magic") + 8], b"\x89THRONG\n");
     assert_eq!(MAGIC, *b"\x89THRONG\n");
-    assert_eq!(u32_at(&bytes, at("version")), 1);
-    assert_eq!(VERSION, 1, "docs/FORMAT.md documents version 1");
+    assert_eq!(u32_at(&bytes, at("version")), VERSION);
+    let documented = format!("# The `.throng` file format, version {VERSION}");
+    assert!(
+        doc.contains(&documented),
+        "docs/FORMAT.md must document version {VERSION}"
+    );
     assert_eq!(u32_at(&bytes, at("header_size")), 64);
     assert_eq!(u64_at(&bytes, at("file_size")), bytes.len() as u64);
     let count = u32_at(&bytes, at("section_count")) as usize;
-    assert_eq!(count, 13);
+    assert_eq!(count, 15, "the fifteen sections FORMAT.md lists");
     assert_eq!(
         u32_at(&bytes, at("checksum")),
         crc32_ieee(&bytes[HEADER_SIZE..]),
@@ -384,7 +390,7 @@ fn write_from_doc(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
     }
     let len = out.len() as u64;
     out[..8].copy_from_slice(b"\x89THRONG\n");
-    out[8..12].copy_from_slice(&1u32.to_le_bytes());
+    out[8..12].copy_from_slice(&VERSION.to_le_bytes());
     out[12..16].copy_from_slice(&64u32.to_le_bytes());
     out[16..24].copy_from_slice(&len.to_le_bytes());
     out[24..28].copy_from_slice(&(sections.len() as u32).to_le_bytes());

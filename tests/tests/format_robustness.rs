@@ -315,11 +315,12 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         &["version 0", "re-bake"],
         |_, b| put(b, offset_of!(Header, version), 0u32),
     );
+    let next = VERSION + 1;
     c.check(
-        "version 2",
-        Version(2),
-        &["version 2", "re-bake"],
-        |_, b| put(b, offset_of!(Header, version), 2u32),
+        "the next version",
+        Version(next),
+        &[&format!("version {next}"), "re-bake"],
+        |_, b| put(b, offset_of!(Header, version), next),
     );
     c.check(
         "version u32::MAX",
@@ -378,8 +379,8 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     for (count, mention) in [
         (u32::MAX, "at most 64"),
         (65, "at most 64"),
-        (14, "inside the directory"),
-        (12, "required section IMGD is missing"),
+        (16, "inside the directory"),
+        (14, "required section EVNT is missing"),
         (0, "required section STRS is missing"),
     ] {
         c.check(
@@ -1205,6 +1206,33 @@ fn committed_sample_loads_and_equals_a_fresh_bake() {
         std::fs::metadata(&path).unwrap().len(),
         loaded.bones.len(),
         loaded.clips.len()
+    );
+}
+
+/// Samples committed for earlier format versions stay in `tests/data`: each
+/// must be refused with a named error that says to re-bake.
+#[test]
+fn older_committed_samples_are_refused_with_a_named_error() {
+    let mut seen = 0;
+    for v in 1..VERSION {
+        let path = repo_root()
+            .join("tests/data")
+            .join(format!("simple_skin.v{v}.throng"));
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        seen += 1;
+        let e = read_model(&bytes).unwrap_err();
+        println!("{}: {e}", path.display());
+        assert!(
+            matches!(e, FormatError::UnsupportedVersion { found, supported: VERSION } if found == v),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("re-bake"), "{e}");
+    }
+    assert!(
+        seen > 0 || VERSION == 1,
+        "no older sample found in tests/data"
     );
 }
 

@@ -24,8 +24,8 @@ use throng_core::limits::{
 };
 use throng_core::math::{Aabb, mat4_to_rows, rows_transform_normal, rows_transform_point};
 use throng_core::model::{
-    BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, SUBMESH_GENERATED_NORMALS, Submesh,
-    TexelFormat, Texels,
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipEvent, ClipInfo, Lod, RootMotionKey,
+    SUBMESH_GENERATED_NORMALS, Submesh, TexelFormat, Texels,
 };
 use throng_core::reference::skin_scene;
 use throng_core::sample::PoseEvaluator;
@@ -49,6 +49,21 @@ pub struct BakeOptions {
     pub max_layer_size: u32,
     /// Clips to bake by name, in the order given (`None` = all, file order).
     pub clips: Option<Vec<String>>,
+    /// Bake every clip in place and store its root motion (`None`: off).
+    pub root_motion: Option<RootMotionSource>,
+    /// Events file for [`crate::bake_file`] (`None`: `MODEL.events.json`
+    /// beside the model, if it exists).
+    pub events_file: Option<std::path::PathBuf>,
+}
+
+/// Which node's motion becomes root motion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootMotionSource {
+    /// The root joint of the first skin (the joint no other joint of that
+    /// skin is an ancestor of).
+    SkeletonRoot,
+    /// A node by name.
+    Node(String),
 }
 
 impl Default for BakeOptions {
@@ -58,6 +73,8 @@ impl Default for BakeOptions {
             precision: TexelFormat::F32,
             max_layer_size: MAX_LAYER_SIZE,
             clips: None,
+            root_motion: None,
+            events_file: None,
         }
     }
 }
@@ -130,6 +147,10 @@ pub struct BakeReport {
     pub error: ErrorSite,
     /// Bounding radius of the model.
     pub bounding_radius: f32,
+    /// Events baked.
+    pub events: usize,
+    /// Node whose motion was baked as root motion.
+    pub root_motion_node: Option<String>,
 }
 
 /// Progress callback: `(done, total)` in frames processed.
@@ -280,6 +301,14 @@ pub fn bake(
     let mut frame_at: Vec<(Option<usize>, f32)> = vec![(None, 0.0)];
     let mut clips = Vec::new();
     let (mut locals, mut globals) = (Vec::new(), Vec::new());
+    let root_node = match &opts.root_motion {
+        Some(src) => Some(root_motion_node(scene, src)?),
+        None => None,
+    };
+    // Per global frame: the in-place correction applied to every global
+    // (identity without root motion) and the root-motion key.
+    let mut corrections = vec![Mat4::IDENTITY];
+    let mut root_keys = vec![RootMotionKey::default()];
     for (&c, &n) in clip_ids.iter().zip(&clip_frames) {
         let clip = &scene.clips[c];
         let duration = clip.duration();
@@ -289,11 +318,25 @@ pub fn bake(
             first_frame: frame_at.len() as u32,
             frame_count: n,
             bounds: Aabb::EMPTY,
+            root_motion: root_node.is_some(),
         });
+        let mut extractor = None;
         for k in 0..n {
             let t = frame_time(k, n, duration);
             eval.locals(Some(clip), t, &mut locals);
             eval.globals_from_locals(&locals, &mut globals);
+            if let Some(r) = root_node {
+                let x = extractor.get_or_insert_with(|| RootExtractor::new(&globals[r as usize]));
+                let (key, correction) = x.frame(&globals[r as usize]);
+                for g in globals.iter_mut() {
+                    *g = correction * *g;
+                }
+                corrections.push(correction);
+                root_keys.push(key);
+            } else {
+                corrections.push(Mat4::IDENTITY);
+                root_keys.push(RootMotionKey::default());
+            }
             push_frame(&globals, &mut rows);
             frame_at.push((Some(c), t));
             progress(frame_at.len() as u64, total_work);
@@ -360,6 +403,12 @@ pub fn bake(
         }],
         materials: scene.materials.clone(),
         images: scene.images.clone(),
+        root_motion: if root_node.is_some() {
+            root_keys
+        } else {
+            Vec::new()
+        },
+        events: select_events(scene, &clip_ids),
     };
     // Measure every frame against the reference, spread over the cores:
     // frames are independent, and this check is most of the bake's time.
@@ -373,7 +422,8 @@ pub fn bake(
         let mut bounds = Vec::with_capacity(range.len());
         let mut worst = ErrorSite::default();
         for g in range {
-            let (b, w) = measure_frame(scene, &eval, &model, g as u32, frame_at[g]);
+            let (b, w) =
+                measure_frame(scene, &eval, &model, g as u32, frame_at[g], &corrections[g]);
             if w.abs > worst.abs || !w.abs.is_finite() {
                 worst = w;
             }
@@ -439,6 +489,8 @@ pub fn bake(
     report.submeshes = lod.submeshes.len();
     report.error = worst;
     report.bounding_radius = model.bounding_radius;
+    report.events = model.events.len();
+    report.root_motion_node = root_node.map(|r| scene.nodes[r as usize].name.clone());
     Ok((model, report))
 }
 
@@ -449,13 +501,20 @@ fn measure_frame(
     model: &BakedModel,
     g: u32,
     at: (Option<usize>, f32),
+    correction: &Mat4,
 ) -> (Aabb, ErrorSite) {
     let (clip, t) = at;
     // The frame's palette once; `blend_matrix` then does the shader's sum.
     let palette: Vec<_> = (0..model.bone_count())
         .map(|b| model.palette_rows(b, g))
         .collect();
-    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+    let mut globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+    if *correction != Mat4::IDENTITY {
+        // In-place clips: the reference is corrected the same way.
+        for g in globals.iter_mut() {
+            *g = *correction * *g;
+        }
+    }
     let reference = skin_scene(scene, &globals);
     let lod = &model.lods[0];
     let mut bounds = Aabb::EMPTY;
@@ -481,6 +540,132 @@ fn measure_frame(
         }
     }
     (bounds, worst)
+}
+
+/// Resolves the root-motion node.
+fn root_motion_node(scene: &Scene, src: &RootMotionSource) -> Result<u32, BakeError> {
+    match src {
+        RootMotionSource::Node(name) => scene
+            .nodes
+            .iter()
+            .position(|n| &n.name == name)
+            .map(|i| i as u32)
+            .ok_or_else(|| BakeError::RootMotion(format!("no node named {name:?}"))),
+        RootMotionSource::SkeletonRoot => {
+            let skin = scene.skins.first().ok_or_else(|| {
+                BakeError::RootMotion(
+                    "the model has no skin, so no skeleton root; name the node: --root-motion NODE"
+                        .into(),
+                )
+            })?;
+            skin.joints
+                .iter()
+                .copied()
+                .find(|&j| {
+                    // No ancestor of j is a joint of this skin.
+                    let mut p = scene.nodes[j as usize].parent;
+                    while let Some(a) = p {
+                        if skin.joints.contains(&a) {
+                            return false;
+                        }
+                        p = scene.nodes[a as usize].parent;
+                    }
+                    true
+                })
+                .ok_or_else(|| BakeError::RootMotion("the first skin has no root joint".into()))
+        }
+    }
+}
+
+/// Extracts root motion clip by clip: the root's horizontal position `p` and
+/// its heading (yaw about +y) relative to the clip's first frame.
+///
+/// Key `k` is `E_k = T(p_k − R_y(θ_k)·p₀) · R_y(θ_k)`, the motion since the
+/// first frame pivoting about the root's start; the in-place correction
+/// `C_k = T(p₀) · R_y(−θ_k) · T(−p_k)` keeps the root's horizontal position
+/// and heading at their first-frame values, so `E_k · C_k = I` and
+/// `world · E_k · (C_k · G_k) = world · G_k` reproduces the original motion.
+struct RootExtractor {
+    p0: Vec3,
+    /// Which column of the root's matrix serves as its heading.
+    axis: usize,
+    heading0: f32,
+    last_yaw: f32,
+}
+
+impl RootExtractor {
+    fn new(g0: &Mat4) -> Self {
+        let cols = [g0.x_axis, g0.y_axis, g0.z_axis];
+        let flat = |v: glam::Vec4| Vec3::new(v.x, 0.0, v.z).length();
+        let axis = (0..3)
+            .max_by(|&a, &b| flat(cols[a]).total_cmp(&flat(cols[b])))
+            .unwrap_or(2);
+        let heading0 = heading(&cols[axis]);
+        Self {
+            p0: horizontal(g0),
+            axis,
+            heading0,
+            last_yaw: 0.0,
+        }
+    }
+
+    fn frame(&mut self, g: &Mat4) -> (RootMotionKey, Mat4) {
+        let col = [g.x_axis, g.y_axis, g.z_axis][self.axis];
+        let mut yaw = if Vec3::new(col.x, 0.0, col.z).length() > 1e-6 {
+            heading(&col) - self.heading0
+        } else {
+            self.last_yaw // the heading axis is vertical: keep the last yaw
+        };
+        // Continuous: no jump of 2π between frames.
+        while yaw - self.last_yaw > std::f32::consts::PI {
+            yaw -= std::f32::consts::TAU;
+        }
+        while yaw - self.last_yaw < -std::f32::consts::PI {
+            yaw += std::f32::consts::TAU;
+        }
+        self.last_yaw = yaw;
+        let p = horizontal(g);
+        let rot = glam::Quat::from_rotation_y(yaw);
+        let key = RootMotionKey {
+            translation: (p - rot * self.p0).to_array(),
+            yaw,
+        };
+        let correction = Mat4::from_translation(self.p0)
+            * Mat4::from_quat(rot.inverse())
+            * Mat4::from_translation(-p);
+        (key, correction)
+    }
+}
+
+fn horizontal(g: &Mat4) -> Vec3 {
+    Vec3::new(g.w_axis.x, 0.0, g.w_axis.z)
+}
+
+/// Heading of a direction about +y: the angle `θ` with `R_y(θ)·ẑ` along it.
+fn heading(v: &glam::Vec4) -> f32 {
+    v.x.atan2(v.z)
+}
+
+/// Events of the baked clips, renumbered to baked clip order, sorted by clip
+/// then time.
+fn select_events(scene: &Scene, clip_ids: &[usize]) -> Vec<ClipEvent> {
+    let mut out: Vec<ClipEvent> = scene
+        .events
+        .iter()
+        .filter_map(|e| {
+            let c = clip_ids.iter().position(|&id| id == e.clip as usize)?;
+            Some(ClipEvent {
+                clip: c as u32,
+                ..e.clone()
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.clip, a.time)
+            .partial_cmp(&(b.clip, b.time))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
 }
 
 enum Binding {

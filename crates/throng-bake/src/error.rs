@@ -71,6 +71,12 @@ pub enum BakeError {
         /// Names in the file, comma-separated.
         available: String,
     },
+    /// An events file or extras entry is malformed.
+    #[error("events: {0}")]
+    Events(String),
+    /// Root motion cannot be baked as asked.
+    #[error("root motion: {0}")]
+    RootMotion(String),
     /// Options out of range.
     #[error("bad bake option: {0}")]
     Option(String),

@@ -17,6 +17,7 @@ use base64::Engine as _;
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use throng_core::math::Trs;
+use throng_core::model::ClipEvent;
 use throng_core::scene::{
     AlphaMode, Channel, Clip, Image, Interpolation, LocalTransform, Material, Mesh, MeshInstance,
     Primitive, Property, Scene, SceneNode, Skin, WrapMode,
@@ -316,7 +317,7 @@ impl Ctx<'_> {
         {
             w.add("morph target weights are ignored");
         }
-        let clips = self.clips(w)?;
+        let (clips, events) = self.clips(w)?;
         Ok(Scene {
             name: name.to_owned(),
             nodes,
@@ -326,6 +327,7 @@ impl Ctx<'_> {
             clips,
             materials,
             images,
+            events,
         })
     }
 
@@ -789,7 +791,8 @@ impl Ctx<'_> {
         }))
     }
 
-    fn clips(&self, w: &mut Warnings) -> Result<Vec<Clip>, ImportError> {
+    fn clips(&self, w: &mut Warnings) -> Result<(Vec<Clip>, Vec<ClipEvent>), ImportError> {
+        let mut events = Vec::new();
         let mut clips: Vec<Clip> = Vec::new();
         for anim in self.doc.animations() {
             let a = anim.index();
@@ -926,9 +929,47 @@ impl Ctx<'_> {
                     "animations[{a}]: duplicate clip name {base:?} renamed {name:?}"
                 ));
             }
-            clips.push(Clip { name, channels });
+            let clip = Clip { name, channels };
+            if let Some(raw) = anim.extras() {
+                self.extras_events(a, clips.len() as u32, &clip, raw.get(), &mut events)?;
+            }
+            clips.push(clip);
         }
-        Ok(clips)
+        Ok((clips, events))
+    }
+
+    /// Events in an animation's `extras.events` (see `crate::events`).
+    fn extras_events(
+        &self,
+        a: usize,
+        clip: u32,
+        c: &Clip,
+        raw: &str,
+        out: &mut Vec<ClipEvent>,
+    ) -> Result<(), ImportError> {
+        let at = format!("animations[{a}].extras");
+        let value: serde_json::Value = serde_json::from_str(raw)
+            .map_err(|e| bad_value(at.clone(), &format!("not valid JSON: {e}")))?;
+        let Some(list) = value.get("events") else {
+            return Ok(());
+        };
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad_value(format!("{at}.events"), "expected a list of events"))?;
+        let d = c.duration();
+        for (i, v) in list.iter().enumerate() {
+            let path = format!("{at}.events[{i}]");
+            let e = crate::events::parse_event(v, clip, &path)
+                .map_err(|m| bad_value(path.clone(), &m))?;
+            if !(e.time.is_finite() && (0.0..=d).contains(&e.time)) {
+                return Err(bad_value(
+                    path,
+                    &format!("time {} s is outside clip {:?} (0..={d} s)", e.time, c.name),
+                ));
+            }
+            out.push(e);
+        }
+        Ok(())
     }
 }
 

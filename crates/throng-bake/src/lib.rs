@@ -8,9 +8,10 @@
 mod accessor;
 pub mod bake;
 pub mod error;
+pub mod events;
 pub mod import;
 
-pub use bake::{BakeOptions, BakeReport, bake};
+pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake};
 pub use error::{BakeError, ImportError};
 pub use import::{Imported, import_file, import_slice};
 
@@ -18,13 +19,23 @@ use std::path::Path;
 
 use throng_core::BakedModel;
 
-/// Imports and bakes a glTF file; import warnings lead the report's warnings.
+/// Imports and bakes a glTF file; import warnings lead the report's
+/// warnings. Events come from the glTF's animation extras and from
+/// `opts.events_file`, or else `MODEL.events.json` beside the model.
 pub fn bake_file(
     path: &Path,
     opts: &BakeOptions,
     progress: bake::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    let imported = import_file(path)?;
+    let mut imported = import_file(path)?;
+    let sidecar = events::sidecar_path(path);
+    let events_file = opts
+        .events_file
+        .clone()
+        .or_else(|| sidecar.exists().then_some(sidecar));
+    if let Some(file) = &events_file {
+        events::add_sidecar(&mut imported.scene, file)?;
+    }
     let (mut model, mut report) = bake(&imported.scene, opts, progress)?;
     model.source = path
         .file_name()

@@ -42,6 +42,13 @@ pub struct Args {
     /// Bake only these clips (comma-separated names), in this order.
     #[arg(long, value_delimiter = ',')]
     pub clips: Option<Vec<String>>,
+    /// Bake clips in place and store their root motion; optionally name the
+    /// root node [default: the skeleton's root joint].
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "NODE")]
+    pub root_motion: Option<String>,
+    /// Clip events JSON [default: MODEL.events.json beside the model, if any].
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<PathBuf>,
 }
 
 /// Runs `throng bake`.
@@ -54,6 +61,14 @@ pub fn run(args: Args) -> Result<()> {
         },
         max_layer_size: args.max_layer_size,
         clips: args.clips,
+        root_motion: args.root_motion.map(|n| {
+            if n.is_empty() {
+                throng_bake::RootMotionSource::SkeletonRoot
+            } else {
+                throng_bake::RootMotionSource::Node(n)
+            }
+        }),
+        events_file: args.events,
     };
     let output = match args.output {
         Some(o) => o,
@@ -188,6 +203,16 @@ pub fn summary(
         e.source.1,
         e.source.2,
         e.vertex
+    );
+    let _ = writeln!(
+        s,
+        "  motion      {}; {} events",
+        report
+            .root_motion_node
+            .as_deref()
+            .map(|n| format!("root motion from node {n:?} (clips baked in place)"))
+            .unwrap_or_else(|| "no root motion".into()),
+        report.events
     );
     let i = &report.influences;
     let _ = writeln!(

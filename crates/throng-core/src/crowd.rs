@@ -38,6 +38,7 @@ use crate::layout::{FrameMap, FramePair};
 use crate::limits::{PACKAGE_WIDTH, REST_FRAME};
 use crate::math::{Aabb, rows_to_mat4};
 use crate::model::BakedModel;
+use crate::playback::{RootDelta, clip_time, crossings, reduce_phase, root_delta};
 
 /// A baked model with an identity. Cheap to clone (shared).
 #[derive(Clone, Debug)]
@@ -92,18 +93,7 @@ pub struct InstanceId {
     generation: u32,
 }
 
-/// How a clip behaves at its ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum WrapMode {
-    /// Wrap around.
-    #[default]
-    Loop,
-    /// Play once and hold the end (or the start, when playing backwards).
-    Once,
-    /// Play forwards then backwards.
-    PingPong,
-}
+pub use crate::playback::WrapMode;
 
 /// Errors of crowd operations.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -155,7 +145,8 @@ const NO_CLIP: u16 = u16::MAX;
 /// One clip playing (12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Playback {
-    /// Playback position: clip time for loop/once, `[0, 2D)` for ping-pong.
+    /// Phase: unwrapped clip time reduced to one period
+    /// ([`crate::playback::reduce_phase`]).
     phase: f32,
     /// Speed multiplier (negative plays backwards).
     speed: f32,
@@ -163,6 +154,9 @@ struct Playback {
     clip: u16,
     /// Wrap mode.
     wrap: WrapMode,
+    /// Just (re)started: the next advance includes its start time, so an
+    /// event there fires.
+    fresh: bool,
 }
 
 impl Playback {
@@ -171,17 +165,17 @@ impl Playback {
         speed: 1.0,
         clip: NO_CLIP,
         wrap: WrapMode::Loop,
+        fresh: false,
     };
 
     fn new(clip: usize, time: f32, speed: f32, wrap: WrapMode, duration: f32) -> Self {
-        let mut p = Self {
-            phase: 0.0,
+        Self {
+            phase: reduce_phase(time, duration, wrap),
             speed,
             clip: clip as u16,
             wrap,
-        };
-        p.set_time(time, duration);
-        p
+            fresh: true,
+        }
     }
 
     #[inline]
@@ -192,41 +186,22 @@ impl Playback {
     /// Clip time in `[0, duration]`.
     #[inline]
     fn time(&self, duration: f32) -> f32 {
-        match self.wrap {
-            WrapMode::PingPong if self.phase > duration => 2.0 * duration - self.phase,
-            _ => self.phase,
-        }
+        clip_time(self.phase, duration, self.wrap)
     }
 
     fn set_time(&mut self, time: f32, duration: f32) {
-        self.phase = 0.0;
-        self.advance(time, duration);
+        self.phase = reduce_phase(time, duration, self.wrap);
+        self.fresh = true;
     }
 
-    /// Moves the clip by `delta` seconds of clip time.
+    /// Moves the clip by `delta` seconds of clip time; returns the unwrapped
+    /// phases before and after.
     #[inline]
-    fn advance(&mut self, delta: f32, duration: f32) {
-        if duration <= 0.0 {
-            self.phase = 0.0;
-            return;
-        }
-        let p = self.phase + delta;
-        self.phase = match self.wrap {
-            WrapMode::Loop => wrap_into(p, duration),
-            WrapMode::Once => p.clamp(0.0, duration),
-            WrapMode::PingPong => wrap_into(p, 2.0 * duration),
-        };
-    }
-}
-
-/// `x` wrapped into `[0, period)`.
-#[inline]
-fn wrap_into(x: f32, period: f32) -> f32 {
-    if (0.0..period).contains(&x) {
-        x
-    } else {
-        let r = x.rem_euclid(period);
-        if r >= period { 0.0 } else { r }
+    fn advance(&mut self, delta: f32, duration: f32) -> (f32, f32) {
+        let u0 = self.phase;
+        let u1 = u0 + delta;
+        self.phase = reduce_phase(u1, duration, self.wrap);
+        (u0, u1)
     }
 }
 
@@ -245,6 +220,9 @@ pub struct Spawn {
     pub wrap: WrapMode,
     /// Linear RGBA tint multiplied into the base colour.
     pub tint: Vec4,
+    /// Move the instance by its clips' baked root motion (for clips baked
+    /// with `--root-motion`).
+    pub root_motion: bool,
 }
 
 impl Default for Spawn {
@@ -256,6 +234,7 @@ impl Default for Spawn {
             speed: 1.0,
             wrap: WrapMode::Loop,
             tint: Vec4::ONE,
+            root_motion: false,
         }
     }
 }
@@ -274,6 +253,8 @@ struct Anim {
 struct Meta {
     model: u16,
     paused: bool,
+    /// Integrate the clip's root motion into the transform.
+    root_motion: bool,
 }
 
 /// Read-only view of an instance's animation state.
@@ -363,6 +344,14 @@ struct ModelRt {
     spheres: Vec<Vec4>,
     /// Rest pose sphere.
     rest_sphere: Vec4,
+    /// Per clip: its events' range in the model's event list.
+    event_ranges: Vec<std::ops::Range<usize>>,
+    /// Per clip: baked in place with root motion.
+    root_clips: Vec<bool>,
+    /// Any clip has events.
+    has_events: bool,
+    /// Any clip has root motion.
+    has_root_motion: bool,
 }
 
 fn sphere_of(b: &Aabb) -> Vec4 {
@@ -397,6 +386,26 @@ pub struct Crowd {
     anims: Vec<Anim>,
     metas: Vec<Meta>,
     tints: Vec<u32>,
+    events: Vec<CrowdEvent>,
+}
+
+/// An event crossed by an instance's playback ([`Crowd::drain_events`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrowdEvent {
+    /// The instance.
+    pub instance: InstanceId,
+    /// Its model.
+    pub model: ModelId,
+    /// The clip whose event it is.
+    pub clip: usize,
+    /// Index in the model's [`BakedModel::events`].
+    pub event: usize,
+    /// Times it was crossed in this update (more than 1 when one update
+    /// spans several loops).
+    pub count: u32,
+    /// Weight of the clip at the time (`1 − fade` for the outgoing clip of a
+    /// cross-fade, `fade` for the incoming one, 1 otherwise).
+    pub weight: f32,
 }
 
 impl Crowd {
@@ -418,11 +427,21 @@ impl Crowd {
             "a crowd holds at most 65,535 models"
         );
         let m = model.model();
+        let event_ranges = (0..m.clips.len() as u32)
+            .map(|c| {
+                let start = m.events.partition_point(|e| e.clip < c);
+                start..m.events.partition_point(|e| e.clip <= c)
+            })
+            .collect();
         self.models.push(ModelRt {
             handle: model.clone(),
             maps: m.clips.iter().map(|c| c.frame_map()).collect(),
             spheres: m.clips.iter().map(|c| sphere_of(&c.bounds)).collect(),
             rest_sphere: sphere_of(&m.frame_bounds[REST_FRAME as usize]),
+            event_ranges,
+            root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
+            has_events: !m.events.is_empty(),
+            has_root_motion: !m.root_motion.is_empty(),
         });
         ModelId(self.models.len() as u32 - 1)
     }
@@ -563,6 +582,7 @@ impl Crowd {
         self.metas.push(Meta {
             model: m,
             paused: false,
+            root_motion: spawn.root_motion,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);
@@ -789,17 +809,106 @@ impl Crowd {
             return;
         }
         for d in 0..self.anims.len() {
-            let meta = self.metas[d];
-            if !meta.paused
-                && advance(
-                    &mut self.anims[d],
-                    dt,
-                    &self.models[meta.model as usize].maps,
-                )
-            {
-                self.refresh_sphere(d);
+            self.step(d, dt);
+        }
+    }
+
+    /// Advances dense instance `d` by `dt` (unless paused): clips, fade,
+    /// events, root motion, and the cached sphere when bounds changed.
+    #[inline]
+    fn step(&mut self, d: usize, dt: f32) {
+        let meta = self.metas[d];
+        if meta.paused {
+            return;
+        }
+        let rt = &self.models[meta.model as usize];
+        let full = rt.has_events || (rt.has_root_motion && meta.root_motion);
+        if !full {
+            if advance(&mut self.anims[d], dt, &rt.maps) {
+                self.spheres[d] = world_sphere(rt, &self.anims[d], &self.rows[d]);
+            }
+            return;
+        }
+        // The full path: events and root motion need the traversed phases.
+        let a = &mut self.anims[d];
+        let track = |p: &mut Playback| {
+            p.is_some().then(|| {
+                let fresh = std::mem::replace(&mut p.fresh, false);
+                let (u0, u1) = p.advance(dt * p.speed, rt.maps[p.clip as usize].duration);
+                (*p, u0, u1, fresh)
+            })
+        };
+        let cur = track(&mut a.current);
+        let prev = track(&mut a.previous);
+        let mut fade_ended = false;
+        if a.previous.is_some() {
+            a.fade_elapsed += dt;
+            fade_ended = a.fade_elapsed >= a.fade_duration;
+        }
+        let w = if fade_ended { 1.0 } else { fade_weight(a) };
+        if fade_ended {
+            a.previous = Playback::NONE;
+        }
+        if rt.has_events {
+            let index = self.slot_of[d];
+            let instance = InstanceId {
+                index,
+                generation: self.slots[index as usize].generation,
+            };
+            let events = &rt.handle.model().events;
+            for (t, weight) in [(cur, w), (prev, 1.0 - w)] {
+                let Some((p, u0, u1, fresh)) = t else {
+                    continue;
+                };
+                let map = &rt.maps[p.clip as usize];
+                for e in rt.event_ranges[p.clip as usize].clone() {
+                    let n = crossings(events[e].time, map.duration, p.wrap, u0, u1, fresh);
+                    if n > 0 {
+                        self.events.push(CrowdEvent {
+                            instance,
+                            model: ModelId(meta.model as u32),
+                            clip: p.clip as usize,
+                            event: e,
+                            count: n.min(u32::MAX as u64) as u32,
+                            weight,
+                        });
+                    }
+                }
             }
         }
+        let mut moved = false;
+        if rt.has_root_motion && meta.root_motion {
+            let keys = &rt.handle.model().root_motion;
+            let delta = |t: Option<(Playback, f32, f32, bool)>| match t {
+                Some((p, u0, u1, _)) if rt.root_clips[p.clip as usize] => {
+                    root_delta(keys, &rt.maps[p.clip as usize], p.wrap, u0, u1)
+                }
+                _ => RootDelta::IDENTITY,
+            };
+            let motion = match prev {
+                Some(_) => RootDelta::lerp(&delta(prev), &delta(cur), w),
+                None => delta(cur),
+            };
+            if motion != RootDelta::IDENTITY {
+                self.rows[d] = rows_of(&(mat4_of(&self.rows[d]) * motion.to_mat4()));
+                moved = true;
+            }
+        }
+        if moved || fade_ended {
+            self.spheres[d] = world_sphere(rt, &self.anims[d], &self.rows[d]);
+        }
+    }
+
+    /// Takes the events crossed since the last call, in update order.
+    pub fn drain_events(&mut self) -> std::vec::Drain<'_, CrowdEvent> {
+        self.events.drain(..)
+    }
+
+    /// Turns root-motion integration on or off for an instance.
+    pub fn set_root_motion(&mut self, id: InstanceId, on: bool) -> Result<(), CrowdError> {
+        let d = self.dense(id)?;
+        self.metas[d].root_motion = on;
+        Ok(())
     }
 
     /// Builds this frame's records: one per instance whose animated bounds
@@ -830,16 +939,12 @@ impl Crowd {
         }
         let mut pass = DrawPass::new(self.models.len(), self.anims.len(), frustum, out);
         for d in 0..self.anims.len() {
+            self.step(d, dt);
             let meta = self.metas[d];
-            let rt = &self.models[meta.model as usize];
-            let a = &mut self.anims[d];
-            if !meta.paused && advance(a, dt, &rt.maps) {
-                self.spheres[d] = world_sphere(rt, a, &self.rows[d]);
-            }
             pass.visit(
-                rt,
+                &self.models[meta.model as usize],
                 meta.model,
-                a,
+                &self.anims[d],
                 &self.rows[d],
                 &self.spheres[d],
                 self.tints[d],
@@ -1129,6 +1234,7 @@ mod tests {
                     first_frame: 1,
                     frame_count: 2,
                     bounds: bounds(0.0),
+                    root_motion: false,
                 },
                 ClipInfo {
                     name: "swing".into(),
@@ -1136,6 +1242,7 @@ mod tests {
                     first_frame: 3,
                     frame_count: 3,
                     bounds: bounds(0.0).union(&bounds(2.0)),
+                    root_motion: false,
                 },
             ],
             texture: BoneTexture {
@@ -1180,6 +1287,8 @@ mod tests {
             }],
             materials: vec![],
             images: vec![],
+            root_motion: vec![],
+            events: vec![],
         };
         ModelHandle::new(model).expect("valid test model")
     }

@@ -25,14 +25,15 @@ use crate::error::FormatError;
 use crate::limits::MAX_FILE_SIZE;
 use crate::math::Aabb;
 use crate::model::{
-    BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, TexelFormat, Texels,
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipEvent, ClipInfo, Lod, RootMotionKey, Submesh,
+    TexelFormat, Texels,
 };
 use crate::scene::{AlphaMode, Image, Material, WrapMode};
 
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -146,12 +147,29 @@ pub struct ClipRecord {
     pub frame_count: u32,
     /// Duration in seconds.
     pub duration: f32,
-    /// Reserved flags, zero.
+    /// Bit 0: [`CLIP_ROOT_MOTION`]; other bits zero.
     pub flags: u32,
     /// Bounds over the clip, min corner.
     pub bounds_min: [f32; 3],
     /// Bounds over the clip, max corner.
     pub bounds_max: [f32; 3],
+}
+
+/// Clip flag: the clip was baked in place with root motion in `RMOT`.
+pub const CLIP_ROOT_MOTION: u32 = 1;
+
+/// `EVNT`: one clip event (24 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct EventRecord {
+    /// Clip index.
+    pub clip: u32,
+    /// Clip time in seconds.
+    pub time: f32,
+    /// Event name.
+    pub name: StrRef,
+    /// Payload (JSON text, may be empty).
+    pub data: StrRef,
 }
 
 /// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.
@@ -267,6 +285,10 @@ pub mod tags {
     pub const IMAGES: [u8; 4] = *b"IMGS";
     /// Image bytes.
     pub const IMAGE_DATA: [u8; 4] = *b"IMGD";
+    /// Root motion per frame.
+    pub const ROOT_MOTION: [u8; 4] = *b"RMOT";
+    /// Clip events.
+    pub const EVENTS: [u8; 4] = *b"EVNT";
 }
 
 const _: () = {
@@ -280,6 +302,8 @@ const _: () = {
     assert!(std::mem::size_of::<MaterialRecord>() == 48);
     assert!(std::mem::size_of::<ImageRecord>() == 32);
     assert!(std::mem::size_of::<BakedVertex>() == 56);
+    assert!(std::mem::size_of::<EventRecord>() == 24);
+    assert!(std::mem::size_of::<RootMotionKey>() == 16);
 };
 
 /// Record size each known section must declare.
@@ -298,6 +322,8 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::INDICES => 4,
         tags::MATERIALS => size_of::<MaterialRecord>(),
         tags::IMAGES => size_of::<ImageRecord>(),
+        tags::ROOT_MOTION => size_of::<RootMotionKey>(),
+        tags::EVENTS => size_of::<EventRecord>(),
         _ => return None,
     })
 }
@@ -358,7 +384,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             first_frame: c.first_frame,
             frame_count: c.frame_count,
             duration: c.duration,
-            flags: 0,
+            flags: if c.root_motion { CLIP_ROOT_MOTION } else { 0 },
             bounds_min: c.bounds.min.into(),
             bounds_max: c.bounds.max.into(),
         })
@@ -428,6 +454,16 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         })
         .collect();
 
+    let events: Vec<EventRecord> = model
+        .events
+        .iter()
+        .map(|e| EventRecord {
+            clip: e.clip,
+            time: e.time,
+            name: strings.add(&e.name),
+            data: strings.add(&e.data),
+        })
+        .collect();
     let texel_size = model.texture.texels.format().texel_size() as u32;
     let sections: Vec<([u8; 4], u32, &[u8])> = vec![
         (tags::MODEL, 80, bytemuck::bytes_of(&model_rec)),
@@ -443,6 +479,12 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         (tags::MATERIALS, 48, bytemuck::cast_slice(&materials)),
         (tags::IMAGES, 32, bytemuck::cast_slice(&images)),
         (tags::IMAGE_DATA, 1, &image_data),
+        (
+            tags::ROOT_MOTION,
+            16,
+            bytemuck::cast_slice(&model.root_motion),
+        ),
+        (tags::EVENTS, 24, bytemuck::cast_slice(&events)),
     ];
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
@@ -796,7 +838,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            if c.flags != 0 {
+            if c.flags & !CLIP_ROOT_MOTION != 0 {
                 return Err(FormatError::corrupt(format!(
                     "clip {i} has unknown flags {:#x}",
                     c.flags
@@ -808,6 +850,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 first_frame: c.first_frame,
                 frame_count: c.frame_count,
                 bounds: aabb(c.bounds_min, c.bounds_max),
+                root_motion: c.flags & CLIP_ROOT_MOTION != 0,
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
@@ -956,6 +999,19 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
+    let root_motion: Vec<RootMotionKey> = records(&dir, bytes, tags::ROOT_MOTION)?;
+    let events = records::<EventRecord>(&dir, bytes, tags::EVENTS)?
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            Ok(ClipEvent {
+                clip: e.clip,
+                time: e.time,
+                name: strings.get(e.name, &|| format!("event {i} name"))?,
+                data: strings.get(e.data, &|| format!("event {i} data"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, FormatError>>()?;
     let model = BakedModel {
         name: strings.get(m.name, &|| "model name".into())?,
         source: strings.get(m.source, &|| "model source".into())?,
@@ -974,6 +1030,8 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         lods,
         materials,
         images,
+        root_motion,
+        events,
     };
     model.validate()?;
     Ok(model)

@@ -30,6 +30,7 @@ pub mod layout;
 pub mod limits;
 pub mod math;
 pub mod model;
+pub mod playback;
 pub mod reference;
 pub mod sample;
 pub mod scene;

@@ -62,6 +62,35 @@ pub struct ClipInfo {
     pub frame_count: u32,
     /// Box of all skinned vertices over all frames of the clip.
     pub bounds: Aabb,
+    /// The clip was baked in place: its root's horizontal motion and yaw were
+    /// removed from the pose and stored in [`BakedModel::root_motion`].
+    pub root_motion: bool,
+}
+
+/// Root motion of one frame: where the root has moved since the clip's first
+/// frame, in the clip-start frame of model space. The transform is
+/// `T(translation) · R_y(yaw)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RootMotionKey {
+    /// Horizontal displacement since frame 0 of the clip (y is 0).
+    pub translation: [f32; 3],
+    /// Rotation about +y since frame 0 of the clip, radians, continuous
+    /// (not wrapped to ±π).
+    pub yaw: f32,
+}
+
+/// A named event at a time of a clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipEvent {
+    /// Clip index.
+    pub clip: u32,
+    /// Clip time in seconds, in `[0, duration]`.
+    pub time: f32,
+    /// Event name.
+    pub name: String,
+    /// Free-form payload (JSON text, empty when none).
+    pub data: String,
 }
 
 impl ClipInfo {
@@ -267,6 +296,11 @@ pub struct BakedModel {
     pub materials: Vec<Material>,
     /// Encoded images referenced by materials.
     pub images: Vec<Image>,
+    /// Root motion per global frame (empty when no clip has root motion;
+    /// zero for frames of clips without it).
+    pub root_motion: Vec<RootMotionKey>,
+    /// Events, sorted by clip then time.
+    pub events: Vec<ClipEvent>,
 }
 
 impl BakedModel {
@@ -401,6 +435,7 @@ impl BakedModel {
         if let Some(f) = self.frame_bounds.iter().position(|b| !aabb_ok(b)) {
             return bad(format!("bounds of frame {f} are invalid"));
         }
+        self.validate_root_motion_and_events(frames)?;
         if !(aabb_ok(&self.bounds)
             && self.bounding_radius.is_finite()
             && self.bounding_radius >= 0.0)
@@ -435,6 +470,66 @@ impl BakedModel {
             if !m.base_color_factor.is_finite() || !m.alpha_cutoff.is_finite() {
                 return bad(format!("material {i} ({}) has a non-finite factor", m.name));
             }
+        }
+        Ok(())
+    }
+
+    fn validate_root_motion_and_events(&self, frames: u32) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
+        let any = self.clips.iter().any(|c| c.root_motion);
+        let has_keys = !self.root_motion.is_empty();
+        if any != has_keys {
+            return bad(format!(
+                "{} root-motion keys, but {} clip has root motion",
+                self.root_motion.len(),
+                if any { "a" } else { "no" }
+            ));
+        }
+        if any {
+            if self.root_motion.len() != frames as usize {
+                return bad(format!(
+                    "{} root-motion keys for {frames} frames",
+                    self.root_motion.len()
+                ));
+            }
+            let ok = |k: &RootMotionKey| {
+                k.translation.iter().all(|x| x.is_finite()) && k.yaw.is_finite()
+            };
+            if let Some(f) = self.root_motion.iter().position(|k| !ok(k)) {
+                return bad(format!("root motion of frame {f} is not finite"));
+            }
+            for (c, clip) in self.clips.iter().enumerate().filter(|(_, c)| c.root_motion) {
+                if self.root_motion[clip.first_frame as usize] != RootMotionKey::default() {
+                    return bad(format!(
+                        "clip {c} ({}): root motion must start at zero",
+                        clip.name
+                    ));
+                }
+            }
+        }
+        let mut last = (0u32, f32::NEG_INFINITY);
+        for (i, e) in self.events.iter().enumerate() {
+            let Some(clip) = self.clips.get(e.clip as usize) else {
+                return bad(format!(
+                    "event {i} ({}) names clip {} (there are {})",
+                    e.name,
+                    e.clip,
+                    self.clips.len()
+                ));
+            };
+            if !(e.time.is_finite() && e.time >= 0.0 && e.time <= clip.duration) {
+                return bad(format!(
+                    "event {i} ({}) at {} s is outside clip {} ({}, {} s)",
+                    e.name, e.time, e.clip, clip.name, clip.duration
+                ));
+            }
+            if (e.clip, e.time) < last {
+                return bad(format!(
+                    "events are not sorted by clip and time at event {i} ({})",
+                    e.name
+                ));
+            }
+            last = (e.clip, e.time);
         }
         Ok(())
     }

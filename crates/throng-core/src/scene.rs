@@ -281,6 +281,8 @@ pub struct Scene {
     pub materials: Vec<Material>,
     /// Images in file order.
     pub images: Vec<Image>,
+    /// Named events on clips (from glTF animation extras or a sidecar file).
+    pub events: Vec<crate::model::ClipEvent>,
 }
 
 impl Scene {
@@ -388,6 +390,23 @@ impl Scene {
         for (c, clip) in self.clips.iter().enumerate() {
             for (k, ch) in clip.channels.iter().enumerate() {
                 validate_channel(c, clip, k, ch, node_count)?;
+            }
+        }
+        for (i, e) in self.events.iter().enumerate() {
+            let Some(clip) = self.clips.get(e.clip as usize) else {
+                return Err(SceneError::BadIndex {
+                    what: "clip",
+                    at: format!("event {i} ({})", e.name),
+                    index: e.clip as usize,
+                    len: self.clips.len(),
+                });
+            };
+            let d = clip.duration();
+            if !(e.time.is_finite() && (0.0..=d).contains(&e.time)) {
+                return Err(SceneError::Invalid(format!(
+                    "event {i} ({}) at {} s is outside clip {} ({}, 0..={d} s)",
+                    e.name, e.time, e.clip, clip.name
+                )));
             }
         }
         for (i, mat) in self.materials.iter().enumerate() {
