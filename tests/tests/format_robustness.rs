@@ -100,7 +100,8 @@ fn fixture() -> &'static Fixture {
         });
         model.materials[0].base_color_image = Some(0);
         let mut lod1 = model.lods[0].clone();
-        lod1.screen_size = 0.25;
+        model.lods[0].screen_size = 0.25; // sizes never increase from LOD to LOD
+        lod1.screen_size = 0.0;
         model.lods.push(lod1);
         let bytes = write_model(&model).unwrap();
         let dir = Directory::parse(&bytes).unwrap();

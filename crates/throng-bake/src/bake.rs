@@ -54,6 +54,13 @@ pub struct BakeOptions {
     /// Events file for [`crate::bake_file`] (`None`: `MODEL.events.json`
     /// beside the model, if it exists).
     pub events_file: Option<std::path::PathBuf>,
+    /// glTF files whose meshes become LODs 1, 2, … ([`crate::bake_file`]).
+    pub lod_files: Vec<std::path::PathBuf>,
+    /// Generate further LODs by simplifying LOD 0 to these triangle ratios.
+    pub lod_ratios: Vec<f32>,
+    /// Smallest projected screen-height fraction of each LOD (one per LOD,
+    /// non-increasing; `None`: [`crate::lod::default_screen_sizes`]).
+    pub lod_screen_sizes: Option<Vec<f32>>,
 }
 
 /// Which node's motion becomes root motion.
@@ -75,6 +82,9 @@ impl Default for BakeOptions {
             clips: None,
             root_motion: None,
             events_file: None,
+            lod_files: Vec::new(),
+            lod_ratios: Vec::new(),
+            lod_screen_sizes: None,
         }
     }
 }
@@ -151,14 +161,28 @@ pub struct BakeReport {
     pub events: usize,
     /// Node whose motion was baked as root motion.
     pub root_motion_node: Option<String>,
+    /// Per LOD: (triangles, vertices, smallest screen size).
+    pub lods: Vec<(usize, usize, f32)>,
 }
 
 /// Progress callback: `(done, total)` in frames processed.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
-/// Bakes a validated-or-not scene (it is validated first).
+/// Bakes a validated-or-not scene (it is validated first). LOD files are
+/// ignored here (see [`bake_with_lods`]); generated LODs are made.
 pub fn bake(
     scene: &Scene,
+    opts: &BakeOptions,
+    progress: Progress,
+) -> Result<(BakedModel, BakeReport), BakeError> {
+    bake_with_lods(scene, &[], opts, progress)
+}
+
+/// [`bake`], with the meshes of `lod_scenes` (name, scene) as LODs 1, 2, …
+/// before the generated ones.
+pub fn bake_with_lods(
+    scene: &Scene,
+    lod_scenes: &[(String, Scene)],
     opts: &BakeOptions,
     progress: Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
@@ -171,99 +195,13 @@ pub fn bake(
 
     // 1. Palette and vertices.
     let mut palette = Palette::default();
-    let mut vertices: Vec<BakedVertex> = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    let mut submeshes: Vec<Submesh> = Vec::new();
-    let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
-    for inst in &scene.instances {
-        let mesh = &scene.meshes[inst.mesh as usize];
-        let binding = match inst.skin {
-            Some(s) => {
-                let map = match skin_maps.get(&s) {
-                    Some(m) => m.clone(),
-                    None => {
-                        let skin = &scene.skins[s as usize];
-                        let mut map = Vec::with_capacity(skin.joints.len());
-                        for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
-                            map.push(palette.add(j, *ibm)?);
-                        }
-                        skin_maps.insert(s, map.clone());
-                        map
-                    }
-                };
-                Binding::Skinned(map)
-            }
-            None => {
-                let g = rest[inst.node as usize];
-                let inv = g.inverse();
-                if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
-                    Binding::Rigid {
-                        entry: palette.add(inst.node, inv)?,
-                        model_from_mesh: g,
-                    }
-                } else {
-                    report.warnings.push(format!(
-                        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
-                        inst.node, scene.nodes[inst.node as usize].name
-                    ));
-                    Binding::Rigid {
-                        entry: palette.add(inst.node, Mat4::IDENTITY)?,
-                        model_from_mesh: Mat4::IDENTITY,
-                    }
-                }
-            }
-        };
-        for prim in &mesh.primitives {
-            let base_vertex = vertices.len() as u32;
-            let generated = prim.normals.is_none();
-            let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
-            for v in 0..prim.vertex_count() {
-                let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
-                let (position, normal, joints, weights) = match &binding {
-                    Binding::Skinned(map) => {
-                        let (j, w) = convert_influences(prim, v, map, &mut report.influences);
-                        (prim.positions[v], normals[v], j, w)
-                    }
-                    Binding::Rigid {
-                        entry,
-                        model_from_mesh,
-                    } => {
-                        let rows = mat4_to_rows(model_from_mesh);
-                        (
-                            rows_transform_point(&rows, prim.positions[v]),
-                            rows_transform_normal(&rows, normals[v]),
-                            [*entry, 0, 0, 0],
-                            [1.0, 0.0, 0.0, 0.0],
-                        )
-                    }
-                };
-                vertices.push(BakedVertex {
-                    position: position.into(),
-                    normal: normal.into(),
-                    uv: uv.into(),
-                    joints,
-                    weights,
-                });
-            }
-            let first_index = indices.len() as u32;
-            indices.extend_from_slice(&prim.indices);
-            submeshes.push(Submesh {
-                material: prim.material,
-                flags: if generated {
-                    SUBMESH_GENERATED_NORMALS
-                } else {
-                    0
-                },
-                source_node: inst.node,
-                source_mesh: inst.mesh,
-                source_primitive: prim.index,
-                base_vertex,
-                vertex_count: prim.vertex_count() as u32,
-                first_index,
-                index_count: prim.indices.len() as u32,
-            });
-        }
-    }
+    let lod0 = convert_meshes(
+        scene,
+        &rest,
+        &mut |node, ibm| palette.add(node, ibm),
+        &mut report,
+    )?;
+    let (vertices, indices, submeshes) = (lod0.vertices, lod0.indices, lod0.submeshes);
     if submeshes.is_empty() || vertices.is_empty() {
         return Err(BakeError::Empty(format!(
             "{}: the default scene draws no triangle mesh; nothing to bake",
@@ -477,6 +415,7 @@ pub fn bake(
     worst.rel = worst.abs / model.bounding_radius.max(f32::MIN_POSITIVE);
     model.bake_error = worst.rel;
     debug_assert_eq!(REST_FRAME, 0);
+    add_lods(&mut model, lod_scenes, opts, &mut report)?;
     model.validate()?;
 
     let lod = &model.lods[0];
@@ -668,6 +607,170 @@ fn select_events(scene: &Scene, clip_ids: &[usize]) -> Vec<ClipEvent> {
     out
 }
 
+/// Appends LODs from files and from simplification, then sets every LOD's
+/// screen size.
+fn add_lods(
+    model: &mut BakedModel,
+    lod_scenes: &[(String, Scene)],
+    opts: &BakeOptions,
+    report: &mut BakeReport,
+) -> Result<(), BakeError> {
+    for (file, s) in lod_scenes {
+        let lod = crate::lod::lod_from_scene(model, s, file, report)?;
+        model.lods.push(lod);
+    }
+    for &ratio in &opts.lod_ratios {
+        let (lod, reached) = crate::lod::simplify(&model.lods[0], ratio);
+        if reached > ratio * 1.5 {
+            report.warnings.push(format!(
+                "LOD at ratio {ratio}: simplification stopped at {reached:.2} of the triangles (error bound {})",
+                crate::lod::SIMPLIFY_ERROR
+            ));
+        }
+        model.lods.push(lod);
+    }
+    let n = model.lods.len();
+    let sizes = match &opts.lod_screen_sizes {
+        Some(s) if s.len() == n => s.clone(),
+        Some(s) => {
+            return Err(BakeError::Option(format!(
+                "--lod-screen-sizes gives {} sizes for {n} LODs",
+                s.len()
+            )));
+        }
+        None => crate::lod::default_screen_sizes(n),
+    };
+    for (lod, size) in model.lods.iter_mut().zip(&sizes) {
+        lod.screen_size = *size;
+    }
+    for w in model.lods.windows(2) {
+        if w[1].indices.len() > w[0].indices.len() {
+            report.warnings.push(format!(
+                "a LOD has more triangles ({}) than the one before it ({})",
+                w[1].indices.len() / 3,
+                w[0].indices.len() / 3
+            ));
+        }
+    }
+    report.lods = model
+        .lods
+        .iter()
+        .map(|l| (l.indices.len() / 3, l.vertices.len(), l.screen_size))
+        .collect();
+    Ok(())
+}
+
+/// Converts every mesh instance of `scene` to baked vertices: skinned
+/// primitives keep their bind-pose vertices with joints mapped through
+/// `bind(joint node, inverse bind)`; rigid ones are pre-transformed by their
+/// node's rest global and bound to `bind(node, rest⁻¹)`.
+pub(crate) fn convert_meshes(
+    scene: &Scene,
+    rest: &[Mat4],
+    bind: &mut dyn FnMut(u32, Mat4) -> Result<u16, BakeError>,
+    report: &mut BakeReport,
+) -> Result<Lod, BakeError> {
+    let mut vertices: Vec<BakedVertex> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut submeshes: Vec<Submesh> = Vec::new();
+    let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
+    for inst in &scene.instances {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        let binding = match inst.skin {
+            Some(s) => {
+                let map = match skin_maps.get(&s) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let skin = &scene.skins[s as usize];
+                        let mut map = Vec::with_capacity(skin.joints.len());
+                        for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
+                            map.push(bind(j, *ibm)?);
+                        }
+                        skin_maps.insert(s, map.clone());
+                        map
+                    }
+                };
+                Binding::Skinned(map)
+            }
+            None => {
+                let g = rest[inst.node as usize];
+                let inv = g.inverse();
+                if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
+                    Binding::Rigid {
+                        entry: bind(inst.node, inv)?,
+                        model_from_mesh: g,
+                    }
+                } else {
+                    report.warnings.push(format!(
+                        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
+                        inst.node, scene.nodes[inst.node as usize].name
+                    ));
+                    Binding::Rigid {
+                        entry: bind(inst.node, Mat4::IDENTITY)?,
+                        model_from_mesh: Mat4::IDENTITY,
+                    }
+                }
+            }
+        };
+        for prim in &mesh.primitives {
+            let base_vertex = vertices.len() as u32;
+            let generated = prim.normals.is_none();
+            let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
+            for v in 0..prim.vertex_count() {
+                let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
+                let (position, normal, joints, weights) = match &binding {
+                    Binding::Skinned(map) => {
+                        let (j, w) = convert_influences(prim, v, map, &mut report.influences);
+                        (prim.positions[v], normals[v], j, w)
+                    }
+                    Binding::Rigid {
+                        entry,
+                        model_from_mesh,
+                    } => {
+                        let rows = mat4_to_rows(model_from_mesh);
+                        (
+                            rows_transform_point(&rows, prim.positions[v]),
+                            rows_transform_normal(&rows, normals[v]),
+                            [*entry, 0, 0, 0],
+                            [1.0, 0.0, 0.0, 0.0],
+                        )
+                    }
+                };
+                vertices.push(BakedVertex {
+                    position: position.into(),
+                    normal: normal.into(),
+                    uv: uv.into(),
+                    joints,
+                    weights,
+                });
+            }
+            let first_index = indices.len() as u32;
+            indices.extend_from_slice(&prim.indices);
+            submeshes.push(Submesh {
+                material: prim.material,
+                flags: if generated {
+                    SUBMESH_GENERATED_NORMALS
+                } else {
+                    0
+                },
+                source_node: inst.node,
+                source_mesh: inst.mesh,
+                source_primitive: prim.index,
+                base_vertex,
+                vertex_count: prim.vertex_count() as u32,
+                first_index,
+                index_count: prim.indices.len() as u32,
+            });
+        }
+    }
+    Ok(Lod {
+        screen_size: 0.0,
+        vertices,
+        indices,
+        submeshes,
+    })
+}
+
 enum Binding {
     Skinned(Vec<u16>),
     Rigid { entry: u16, model_from_mesh: Mat4 },
@@ -733,6 +836,20 @@ fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
             "--fps {} is outside (0, {MAX_FPS}]",
             opts.fps
         )));
+    }
+    if let Some(r) = opts.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
+        return Err(BakeError::Option(format!(
+            "LOD ratio {r} is outside (0, 1)"
+        )));
+    }
+    if let Some(sizes) = &opts.lod_screen_sizes {
+        let ok = sizes.iter().all(|s| s.is_finite() && *s >= 0.0)
+            && sizes.windows(2).all(|w| w[0] >= w[1]);
+        if !ok {
+            return Err(BakeError::Option(format!(
+                "LOD screen sizes {sizes:?} must be finite, non-negative and non-increasing"
+            )));
+        }
     }
     if !(1..=MAX_LAYER_SIZE).contains(&opts.max_layer_size) {
         return Err(BakeError::Option(format!(

@@ -77,6 +77,9 @@ pub enum BakeError {
     /// Root motion cannot be baked as asked.
     #[error("root motion: {0}")]
     RootMotion(String),
+    /// A level of detail cannot be built.
+    #[error("LOD: {0}")]
+    Lod(String),
     /// Options out of range.
     #[error("bad bake option: {0}")]
     Option(String),

@@ -10,8 +10,9 @@ pub mod bake;
 pub mod error;
 pub mod events;
 pub mod import;
+pub mod lod;
 
-pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake};
+pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
 pub use error::{BakeError, ImportError};
 pub use import::{Imported, import_file, import_slice};
 
@@ -36,7 +37,13 @@ pub fn bake_file(
     if let Some(file) = &events_file {
         events::add_sidecar(&mut imported.scene, file)?;
     }
-    let (mut model, mut report) = bake(&imported.scene, opts, progress)?;
+    let mut lod_scenes = Vec::new();
+    for file in &opts.lod_files {
+        let lod = import_file(file)?;
+        lod_scenes.push((file.display().to_string(), lod.scene));
+    }
+    let (mut model, mut report) =
+        bake::bake_with_lods(&imported.scene, &lod_scenes, opts, progress)?;
     model.source = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -49,6 +49,17 @@ pub struct Args {
     /// Clip events JSON [default: MODEL.events.json beside the model, if any].
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
+    /// A glTF with the same skeleton whose meshes become the next LOD
+    /// (repeat for more; bones matched by name).
+    #[arg(long = "lod", value_name = "FILE")]
+    pub lod_files: Vec<PathBuf>,
+    /// Generate further LODs by simplification to these triangle ratios.
+    #[arg(long, value_delimiter = ',', value_name = "RATIO,...")]
+    pub lod_ratios: Vec<f32>,
+    /// Smallest projected screen-height fraction for each LOD, finest first
+    /// [default: 0.15, then a third of the previous, the last 0].
+    #[arg(long, value_delimiter = ',', value_name = "SIZE,...")]
+    pub lod_screen_sizes: Option<Vec<f32>>,
 }
 
 /// Runs `throng bake`.
@@ -69,6 +80,9 @@ pub fn run(args: Args) -> Result<()> {
             }
         }),
         events_file: args.events,
+        lod_files: args.lod_files,
+        lod_ratios: args.lod_ratios,
+        lod_screen_sizes: args.lod_screen_sizes,
     };
     let output = match args.output {
         Some(o) => o,
@@ -214,6 +228,22 @@ pub fn summary(
             .unwrap_or_else(|| "no root motion".into()),
         report.events
     );
+    if report.lods.len() > 1 {
+        let lods: Vec<String> = report
+            .lods
+            .iter()
+            .enumerate()
+            .map(|(i, (t, v, size))| {
+                format!(
+                    "LOD {i}: {} triangles, {} vertices, from {:.3} of the screen",
+                    thousands(*t as u64),
+                    thousands(*v as u64),
+                    size
+                )
+            })
+            .collect();
+        let _ = writeln!(s, "  LODs        {}", lods.join("; "));
+    }
     let i = &report.influences;
     let _ = writeln!(
         s,

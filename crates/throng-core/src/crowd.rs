@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{Mat4, Vec3, Vec4};
 use thiserror::Error;
 
-use crate::camera::Frustum;
+use crate::camera::{Camera, Frustum};
 use crate::gpu::{FrameBlend, InstanceRecord, pack_tint};
 use crate::layout::{FrameMap, FramePair};
 use crate::limits::{PACKAGE_WIDTH, REST_FRAME};
@@ -291,6 +291,74 @@ pub struct DrawList {
     /// Instances considered (alive).
     pub instances: u32,
     scratch: Vec<Vec<InstanceRecord>>,
+    /// Per dense instance: the LOD it was drawn at last frame (hysteresis
+    /// state; per view, which is why it lives here and not in the crowd).
+    lod_state: Vec<u8>,
+}
+
+/// What a draw list is built for: culling, LOD selection and debugging.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DrawView {
+    /// Cull against this frustum (`None`: draw everything).
+    pub frustum: Option<Frustum>,
+    /// Eye position, for LOD selection.
+    pub eye: Vec3,
+    /// `1 / tan(fov_y / 2)`: projected screen-height fraction of a sphere of
+    /// radius r at distance d is `r · lod_scale / d`. 0 disables LOD
+    /// selection (LOD 0 everywhere).
+    pub lod_scale: f32,
+    /// Tint every record by its LOD ([`LOD_TINTS`]) instead of its own tint.
+    pub lod_tints: bool,
+}
+
+impl DrawView {
+    /// Culling and LOD selection for `camera`.
+    pub fn from_camera(camera: &Camera, cull: bool) -> Self {
+        Self {
+            frustum: cull.then(|| camera.frustum()),
+            eye: camera.eye,
+            lod_scale: 1.0 / (camera.fov_y * 0.5).tan(),
+            lod_tints: false,
+        }
+    }
+}
+
+impl From<Option<&Frustum>> for DrawView {
+    fn from(frustum: Option<&Frustum>) -> Self {
+        Self {
+            frustum: frustum.copied(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Relative band around each LOD threshold inside which an instance keeps
+/// its LOD (avoids popping back and forth at the boundary).
+pub const LOD_HYSTERESIS: f32 = 0.15;
+
+/// Record tints (RGBA8) showing LOD 0, 1, 2, 3+ when [`DrawView::lod_tints`]
+/// is on: green, yellow, orange, red.
+pub const LOD_TINTS: [u32; 4] = [0xff60_d060, 0xff40_e0e8, 0xff30_90f0, 0xff40_40e0];
+
+/// LOD for a projected size, given the previous LOD and each LOD's smallest
+/// screen size (see [`crate::model::Lod::screen_size`]).
+pub fn select_lod(size: f32, sizes: &[f32], current: usize) -> usize {
+    let last = sizes.len().saturating_sub(1);
+    let first_at = |scale: f32| {
+        sizes
+            .iter()
+            .position(|&t| size >= t * scale)
+            .unwrap_or(last)
+    };
+    let finer = first_at(1.0 + LOD_HYSTERESIS);
+    let coarser = first_at(1.0 - LOD_HYSTERESIS);
+    if finer < current {
+        finer
+    } else if coarser > current {
+        coarser
+    } else {
+        current.min(last)
+    }
 }
 
 /// A contiguous run of records of one model and LOD.
@@ -352,6 +420,10 @@ struct ModelRt {
     has_events: bool,
     /// Any clip has root motion.
     has_root_motion: bool,
+    /// Per LOD: smallest projected screen size at which it is used.
+    lod_sizes: Vec<f32>,
+    /// First draw bucket of this model (buckets are (model, LOD) pairs).
+    bucket: u32,
 }
 
 fn sphere_of(b: &Aabb) -> Vec4 {
@@ -442,6 +514,11 @@ impl Crowd {
             root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
             has_events: !m.events.is_empty(),
             has_root_motion: !m.root_motion.is_empty(),
+            lod_sizes: m.lods.iter().map(|l| l.screen_size).collect(),
+            bucket: self
+                .models
+                .last()
+                .map_or(0, |p| p.bucket + p.lod_sizes.len() as u32),
         });
         ModelId(self.models.len() as u32 - 1)
     }
@@ -912,15 +989,18 @@ impl Crowd {
     }
 
     /// Builds this frame's records: one per instance whose animated bounds
-    /// intersect `frustum` (all instances when `None`), grouped by
-    /// (model, LOD). Reuses `out`'s allocations.
-    pub fn build_draw_list(&self, frustum: Option<&Frustum>, out: &mut DrawList) {
-        let mut pass = DrawPass::new(self.models.len(), self.anims.len(), frustum, out);
+    /// intersect the view's frustum (all instances without one), at the LOD
+    /// its projected size selects, grouped by (model, LOD). Reuses `out`'s
+    /// allocations and keeps its per-instance LOD hysteresis. An
+    /// `Option<&Frustum>` converts into a view with culling and no LOD.
+    pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
+        let view = view.into();
+        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
         for d in 0..self.anims.len() {
             let meta = self.metas[d];
             pass.visit(
+                d,
                 &self.models[meta.model as usize],
-                meta.model,
                 &self.anims[d],
                 &self.rows[d],
                 &self.spheres[d],
@@ -932,18 +1012,19 @@ impl Crowd {
 
     /// [`Self::update`] then [`Self::build_draw_list`] in one pass over the
     /// instances: the same result with each instance's state read once.
-    pub fn tick(&mut self, dt: f32, frustum: Option<&Frustum>, out: &mut DrawList) {
+    pub fn tick(&mut self, dt: f32, view: impl Into<DrawView>, out: &mut DrawList) {
+        let view = view.into();
         if !dt.is_finite() {
-            self.build_draw_list(frustum, out);
+            self.build_draw_list(view, out);
             return;
         }
-        let mut pass = DrawPass::new(self.models.len(), self.anims.len(), frustum, out);
+        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
         for d in 0..self.anims.len() {
             self.step(d, dt);
             let meta = self.metas[d];
             pass.visit(
+                d,
                 &self.models[meta.model as usize],
-                meta.model,
                 &self.anims[d],
                 &self.rows[d],
                 &self.spheres[d],
@@ -999,36 +1080,36 @@ fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
     center.extend(s.w * scale)
 }
 
-/// Record building for one frame: culling, then records into the output
-/// (directly for one model, through per-model scratch lists otherwise).
+/// Record building for one frame: culling, LOD selection, then records into
+/// the output (directly when there is one bucket, through per-bucket scratch
+/// lists otherwise).
 struct DrawPass<'a> {
     out: &'a mut DrawList,
-    planes: Option<[Vec4; 6]>,
+    view: DrawView,
     single: bool,
 }
 
 impl<'a> DrawPass<'a> {
-    fn new(
-        models: usize,
-        instances: usize,
-        frustum: Option<&Frustum>,
-        out: &'a mut DrawList,
-    ) -> Self {
+    fn new(models: &[ModelRt], instances: usize, view: &DrawView, out: &'a mut DrawList) -> Self {
         out.records.clear();
         out.groups.clear();
         out.instances = instances as u32;
-        let single = models <= 1;
+        let buckets = models
+            .last()
+            .map_or(0, |m| m.bucket as usize + m.lod_sizes.len());
+        let single = buckets <= 1;
         if single {
             out.records.reserve(instances);
         } else {
-            out.scratch.resize_with(models, Vec::new);
+            out.scratch.resize_with(buckets, Vec::new);
             for s in &mut out.scratch {
                 s.clear();
             }
         }
+        out.lod_state.resize(instances, 0);
         Self {
             out,
-            planes: frustum.map(|f| f.planes),
+            view: *view,
             single,
         }
     }
@@ -1036,52 +1117,73 @@ impl<'a> DrawPass<'a> {
     #[inline]
     fn visit(
         &mut self,
+        d: usize,
         rt: &ModelRt,
-        model: u16,
         a: &Anim,
         rows: &[Vec4; 3],
         sphere: &Vec4,
         tint: u32,
     ) {
-        if let Some(planes) = &self.planes {
-            let c = sphere.truncate().extend(1.0);
-            if planes.iter().any(|p| p.dot(c) < -sphere.w) {
-                return;
-            }
+        let c = sphere.truncate().extend(1.0);
+        if let Some(f) = &self.view.frustum
+            && f.planes.iter().any(|p| p.dot(c) < -sphere.w)
+        {
+            return;
         }
+        let mut lod = 0;
+        if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
+            let dist = (sphere.truncate() - self.view.eye)
+                .length()
+                .max(sphere.w)
+                .max(f32::MIN_POSITIVE);
+            let size = sphere.w * self.view.lod_scale / dist;
+            lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
+            self.out.lod_state[d] = lod as u8;
+        }
+        let tint = if self.view.lod_tints {
+            LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
+        } else {
+            tint
+        };
         let rec = record(rows, &blend_of(a, &rt.maps), tint);
         if self.single {
             self.out.records.push(rec);
         } else {
-            self.out.scratch[model as usize].push(rec);
+            self.out.scratch[rt.bucket as usize + lod].push(rec);
         }
     }
 
     fn finish(self, models: &[ModelRt]) {
         let out = self.out;
-        if !self.single {
-            for i in 0..out.scratch.len() {
-                let (scratch, records) = (&out.scratch[i], &mut out.records);
-                records.extend_from_slice(scratch);
+        if self.single {
+            if let Some(m) = models.first()
+                && !out.records.is_empty()
+            {
+                out.groups.push(DrawGroup {
+                    model: ModelId(0),
+                    model_key: m.handle.key,
+                    lod: 0,
+                    first: 0,
+                    count: out.records.len() as u32,
+                });
             }
+            return;
         }
-        let mut first = 0u32;
         for (m, model) in models.iter().enumerate() {
-            let count = if self.single {
-                out.records.len() as u32
-            } else {
-                out.scratch[m].len() as u32
-            };
-            if count > 0 {
+            for lod in 0..model.lod_sizes.len() {
+                let recs = &out.scratch[model.bucket as usize + lod];
+                if recs.is_empty() {
+                    continue;
+                }
                 out.groups.push(DrawGroup {
                     model: ModelId(m as u32),
                     model_key: model.handle.key,
-                    lod: 0,
-                    first,
-                    count,
+                    lod: lod as u32,
+                    first: out.records.len() as u32,
+                    count: recs.len() as u32,
                 });
+                out.records.extend_from_slice(recs);
             }
-            first += count;
         }
     }
 }
@@ -1455,6 +1557,19 @@ mod tests {
             crowd.bone_world_transform(id, 3),
             Err(CrowdError::BoneOutOfRange { index: 3, .. })
         ));
+    }
+
+    #[test]
+    fn lod_selection_has_hysteresis() {
+        let sizes = [0.25, 0.1, 0.0];
+        assert_eq!(select_lod(0.5, &sizes, 0), 0);
+        assert_eq!(select_lod(0.24, &sizes, 0), 0, "inside the band: stays");
+        assert_eq!(select_lod(0.2, &sizes, 0), 1, "below the band: coarser");
+        assert_eq!(select_lod(0.26, &sizes, 1), 1, "inside the band: stays");
+        assert_eq!(select_lod(0.3, &sizes, 1), 0, "above the band: finer");
+        assert_eq!(select_lod(0.001, &sizes, 0), 2, "straight to the coarsest");
+        assert_eq!(select_lod(0.9, &sizes, 2), 0, "straight to the finest");
+        assert_eq!(select_lod(0.5, &[0.0], 0), 0, "one LOD");
     }
 
     #[test]

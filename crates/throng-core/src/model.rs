@@ -454,6 +454,13 @@ impl BakedModel {
         if self.lods.is_empty() {
             return bad("no LOD".into());
         }
+        if self
+            .lods
+            .windows(2)
+            .any(|w| w[1].screen_size > w[0].screen_size)
+        {
+            return bad("LOD screen sizes must not increase from one LOD to the next".into());
+        }
         for (l, lod) in self.lods.iter().enumerate() {
             self.validate_lod(l, lod)?;
         }
@@ -539,8 +546,8 @@ impl BakedModel {
         if lod.submeshes.is_empty() {
             return bad("no submesh".into());
         }
-        if !lod.screen_size.is_finite() {
-            return bad("screen size not finite".into());
+        if !(lod.screen_size.is_finite() && lod.screen_size >= 0.0) {
+            return bad("screen size not finite and non-negative".into());
         }
         let bones = self.bones.len();
         for (v, vert) in lod.vertices.iter().enumerate() {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, DrawList};
+use throng_core::crowd::{Crowd, DrawList, DrawView};
 use throng_core::gpu::InstanceRecord;
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::model::BakedVertex;
@@ -99,6 +99,8 @@ pub struct RendererOptions {
     /// Skin vertices (false draws the bind pose with no skinning work: the
     /// benchmarks' static floor).
     pub skinning: bool,
+    /// Tint instances by their LOD (`throng_core::crowd::LOD_TINTS`).
+    pub lod_tints: bool,
 }
 
 impl Default for RendererOptions {
@@ -115,6 +117,7 @@ impl Default for RendererOptions {
             lighting: Lighting::default(),
             frustum_culling: true,
             skinning: true,
+            lod_tints: false,
         }
     }
 }
@@ -311,6 +314,11 @@ impl Renderer {
         self.options.frustum_culling = on;
     }
 
+    /// Tints instances by LOD (or not).
+    pub fn set_lod_tints(&mut self, on: bool) {
+        self.options.lod_tints = on;
+    }
+
     /// Draw lists of the last prepared frame, one per crowd.
     pub fn draw_lists(&self) -> &[DrawList] {
         &self.draw_lists
@@ -446,11 +454,13 @@ impl Renderer {
         self.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 
-        let frustum = camera.frustum();
-        let frustum = self.options.frustum_culling.then_some(&frustum);
+        let view = DrawView {
+            lod_tints: self.options.lod_tints,
+            ..DrawView::from_camera(camera, self.options.frustum_culling)
+        };
         self.draw_lists.resize_with(crowds.len(), DrawList::default);
         for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
-            crowd.build_draw_list(frustum, list);
+            crowd.build_draw_list(view, list);
         }
 
         // Lay out every record of the frame in one staging buffer.
