@@ -1,6 +1,8 @@
-// Compute readback of skinned vertices: the same skin() as the draw stage,
-// for N instances of one model, written to a storage buffer so tests and
-// `throng sample --source gpu` can compare with the CPU reference.
+// Compute readback of skinned vertices: the same skin() and the same world
+// transform as the draw stage, for N instance records of one model, written
+// to a storage buffer so tests and `throng sample --source gpu` can compare
+// with the CPU reference (records with an identity transform give model
+// space).
 //
 // Vertices are read as raw words of throng_core::model::BakedVertex
 // (VERTEX_WORDS u32 each): position 0..3, normal 3..6, uv 6..8,
@@ -38,8 +40,10 @@ fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
         vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u),
         vec4<f32>(word_f32(base + 10u), word_f32(base + 11u), word_f32(base + 12u), word_f32(base + 13u)),
     );
-    let s = skin(input, records[min(instance, arrayLength(&records) - 1u)]);
+    let rec = records[min(instance, arrayLength(&records) - 1u)];
+    let s = skin(input, rec);
+    let world = world_from_model(rec);
     let out = (instance * params.vertex_count + v) * 2u;
-    skinned[out] = vec4<f32>(s.position, 1.0);
-    skinned[out + 1u] = vec4<f32>(s.normal, 0.0);
+    skinned[out] = vec4<f32>(transform_point(world, s.position), 1.0);
+    skinned[out + 1u] = vec4<f32>(transform_normal(world, s.normal), 0.0);
 }

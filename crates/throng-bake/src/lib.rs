@@ -15,6 +15,7 @@ pub mod lod;
 pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
 pub use error::{BakeError, ImportError};
 pub use import::{Imported, import_file, import_slice};
+pub use lod::bake_skinned_attachment;
 
 use std::path::Path;
 

@@ -6,6 +6,10 @@
 //! and keeps only the vertices it still uses, in their original order — so
 //! every LOD vertex is a LOD 0 vertex and skins exactly like it.
 //!
+//! Skinned attachments (clothing sharing a character's skeleton) are built
+//! the same way ([`bake_skinned_attachment`]): the character's palette and
+//! frames with the attachment's meshes bound by bone name.
+//!
 //! A LOD file's meshes are bound to the model's palette by name: each joint
 //! (or rigid mesh's node) must name a palette bone with the same inverse bind
 //! matrix (to [`BIND_TOLERANCE`]), else the bake fails naming the bone. Its
@@ -177,4 +181,45 @@ pub fn lod_from_scene(
         }));
     model.images.extend(scene.images.iter().cloned());
     Ok(lod)
+}
+
+/// A skinned attachment for `character`: its bones, clips and bone texture,
+/// with the meshes of `clothing` bound to those bones by name (same rules as
+/// LOD files) and bounds recomputed from the clothing's own vertices. Attach
+/// instances of it with `Crowd::attach_skinned`.
+pub fn bake_skinned_attachment(
+    character: &BakedModel,
+    clothing: &Scene,
+    name: &str,
+) -> Result<(BakedModel, BakeReport), BakeError> {
+    let mut report = BakeReport::default();
+    let mut model = character.clone();
+    model.name = name.to_owned();
+    model.source = name.to_owned();
+    model.materials.clear();
+    model.images.clear();
+    let lod = lod_from_scene(&mut model, clothing, name, &mut report)?;
+    model.lods = vec![Lod {
+        screen_size: 0.0,
+        ..lod
+    }];
+    model.frame_bounds = throng_core::baked::frame_bounds(&model, 0);
+    for clip in &mut model.clips {
+        let range = clip.first_frame as usize..(clip.first_frame + clip.frame_count) as usize;
+        clip.bounds = model.frame_bounds[range]
+            .iter()
+            .fold(throng_core::math::Aabb::EMPTY, |a, b| a.union(b));
+    }
+    model.bounds = model
+        .frame_bounds
+        .iter()
+        .fold(throng_core::math::Aabb::EMPTY, |a, b| a.union(b));
+    model.bounding_radius = model.bounds.radius();
+    model.validate()?;
+    let lod = &model.lods[0];
+    report.bones = model.bone_count();
+    report.vertices = lod.vertices.len();
+    report.triangles = lod.indices.len() / 3;
+    report.submeshes = lod.submeshes.len();
+    Ok((model, report))
 }

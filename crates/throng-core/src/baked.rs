@@ -92,3 +92,22 @@ pub fn bone_model_transform(model: &BakedModel, bone: u32, blend: &FrameBlend) -
     let rows = blended_bone_rows(model, bone, blend);
     rows_to_mat4(&rows) * model.bones[bone as usize].inverse_bind.inverse()
 }
+
+/// Box of every vertex of LOD `lod` at each global frame (exact frames, no
+/// interpolation): what the baker stores as per-frame bounds.
+pub fn frame_bounds(model: &BakedModel, lod: usize) -> Vec<crate::math::Aabb> {
+    let verts = &model.lods[lod].vertices;
+    (0..model.frame_count())
+        .map(|g| {
+            let palette: Vec<Rows3x4> = (0..model.bone_count())
+                .map(|b| model.palette_rows(b, g))
+                .collect();
+            let mut b = crate::math::Aabb::EMPTY;
+            for v in verts {
+                let m = blend_matrix(v, |j| palette[j as usize]);
+                b.add_point(rows_transform_point(&m, Vec3::from(v.position)));
+            }
+            b
+        })
+        .collect()
+}

@@ -134,6 +134,9 @@ pub enum CrowdError {
         /// Bone count.
         count: usize,
     },
+    /// Two models cannot be combined as asked.
+    #[error("{0}")]
+    Incompatible(String),
     /// A non-finite number (time, speed, duration, transform).
     #[error("{0} must be finite")]
     NotFinite(&'static str),
@@ -255,6 +258,8 @@ struct Meta {
     paused: bool,
     /// Integrate the clip's root motion into the transform.
     root_motion: bool,
+    /// Driven by a parent ([`Crowd::attach`]): not advanced on its own.
+    follower: bool,
 }
 
 /// Read-only view of an instance's animation state.
@@ -459,6 +464,31 @@ pub struct Crowd {
     metas: Vec<Meta>,
     tints: Vec<u32>,
     events: Vec<CrowdEvent>,
+    /// Attachments, parents before children (creation order).
+    followers: Vec<Follower>,
+}
+
+/// How an attachment follows its parent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Attachment {
+    /// A rigid prop: `world = parent_world · bone(t) · offset`, rest pose.
+    Bone {
+        /// Palette index of the parent's bone.
+        bone: u32,
+        /// Offset in the bone's space.
+        offset: Mat4,
+    },
+    /// A skinned attachment sharing the parent's skeleton and frame table
+    /// (baked with `throng_bake::bake_skinned_attachment`): same transform
+    /// and same animation state as the parent.
+    Skinned,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Follower {
+    child: InstanceId,
+    parent: InstanceId,
+    kind: Attachment,
 }
 
 /// An event crossed by an instance's playback ([`Crowd::drain_events`]).
@@ -660,6 +690,7 @@ impl Crowd {
             model: m,
             paused: false,
             root_motion: spawn.root_motion,
+            follower: false,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);
@@ -673,6 +704,18 @@ impl Crowd {
 
     /// Removes an instance. Its id becomes invalid.
     pub fn despawn(&mut self, id: InstanceId) -> Result<(), CrowdError> {
+        self.dense(id)?;
+        // Attachments go with their parent.
+        let children: Vec<InstanceId> = self
+            .followers
+            .iter()
+            .filter(|f| f.parent == id)
+            .map(|f| f.child)
+            .collect();
+        self.followers.retain(|f| f.child != id && f.parent != id);
+        for child in children {
+            let _ = self.despawn(child);
+        }
         let d = self.dense(id)?;
         let slot = &mut self.slots[id.index as usize];
         slot.dense = u32::MAX;
@@ -888,6 +931,119 @@ impl Crowd {
         for d in 0..self.anims.len() {
             self.step(d, dt);
         }
+        self.sync_followers();
+    }
+
+    /// Attaches a rigid prop: spawns an instance of `prop` (shown in its rest
+    /// pose) that follows `bone` of `parent` with `offset` in the bone's
+    /// space, every update, on every instance it is attached to. Despawning
+    /// the parent despawns it. Returns the prop's own id (tint it, despawn
+    /// it).
+    pub fn attach(
+        &mut self,
+        parent: InstanceId,
+        prop: ModelId,
+        bone: usize,
+        offset: Mat4,
+    ) -> Result<InstanceId, CrowdError> {
+        let d = self.dense(parent)?;
+        let model = self.models[self.metas[d].model as usize].handle.model();
+        if bone >= model.bones.len() {
+            return Err(CrowdError::BoneOutOfRange {
+                model: model.name.clone(),
+                index: bone,
+                count: model.bones.len(),
+            });
+        }
+        if !offset.is_finite() {
+            return Err(CrowdError::NotFinite("attachment offset"));
+        }
+        self.add_follower(
+            parent,
+            prop,
+            Attachment::Bone {
+                bone: bone as u32,
+                offset,
+            },
+        )
+    }
+
+    /// Attaches a skinned attachment (clothing baked against the parent's
+    /// skeleton): it shares the parent's transform and animation every
+    /// update. Its model must have the parent model's frame table
+    /// (`throng_bake::bake_skinned_attachment` makes such a model).
+    pub fn attach_skinned(
+        &mut self,
+        parent: InstanceId,
+        clothing: ModelId,
+    ) -> Result<InstanceId, CrowdError> {
+        let d = self.dense(parent)?;
+        let parent_model = self.models[self.metas[d].model as usize].handle.model();
+        let child_model = self.model(clothing)?;
+        let maps = |m: &BakedModel| m.clips.iter().map(|c| c.frame_map()).collect::<Vec<_>>();
+        let same =
+            child_model.texture == parent_model.texture && maps(child_model) == maps(parent_model);
+        if !same {
+            return Err(CrowdError::Incompatible(format!(
+                "{:?} does not share {:?}'s skeleton and frames; bake it with bake_skinned_attachment",
+                child_model.name, parent_model.name
+            )));
+        }
+        self.add_follower(parent, clothing, Attachment::Skinned)
+    }
+
+    fn add_follower(
+        &mut self,
+        parent: InstanceId,
+        model: ModelId,
+        kind: Attachment,
+    ) -> Result<InstanceId, CrowdError> {
+        let child = self.spawn(model, Spawn::default())?;
+        let d = self.dense(child)?;
+        self.metas[d].follower = true;
+        self.followers.push(Follower {
+            child,
+            parent,
+            kind,
+        });
+        self.sync_followers();
+        Ok(child)
+    }
+
+    /// Attachments of `parent`.
+    pub fn attachments(
+        &self,
+        parent: InstanceId,
+    ) -> impl Iterator<Item = (InstanceId, Attachment)> + '_ {
+        self.followers
+            .iter()
+            .filter(move |f| f.parent == parent)
+            .map(|f| (f.child, f.kind))
+    }
+
+    /// Moves every attachment to where its parent is now.
+    fn sync_followers(&mut self) {
+        for i in 0..self.followers.len() {
+            let f = self.followers[i];
+            let (Ok(p), Ok(c)) = (self.dense(f.parent), self.dense(f.child)) else {
+                continue;
+            };
+            match f.kind {
+                Attachment::Bone { bone, offset } => {
+                    let world = self
+                        .bone_world_transform(f.parent, bone as usize)
+                        .map(|m| m * offset);
+                    if let Ok(world) = world {
+                        self.rows[c] = rows_of(&world);
+                    }
+                }
+                Attachment::Skinned => {
+                    self.rows[c] = self.rows[p];
+                    self.anims[c] = self.anims[p];
+                }
+            }
+            self.refresh_sphere(c);
+        }
     }
 
     /// Advances dense instance `d` by `dt` (unless paused): clips, fade,
@@ -895,7 +1051,7 @@ impl Crowd {
     #[inline]
     fn step(&mut self, d: usize, dt: f32) {
         let meta = self.metas[d];
-        if meta.paused {
+        if meta.paused || meta.follower {
             return;
         }
         let rt = &self.models[meta.model as usize];
@@ -1022,6 +1178,9 @@ impl Crowd {
         for d in 0..self.anims.len() {
             self.step(d, dt);
             let meta = self.metas[d];
+            if meta.follower {
+                continue; // visited once its parent has moved
+            }
             pass.visit(
                 d,
                 &self.models[meta.model as usize],
@@ -1030,6 +1189,21 @@ impl Crowd {
                 &self.spheres[d],
                 self.tints[d],
             );
+        }
+        if !self.followers.is_empty() {
+            self.sync_followers();
+            for f in &self.followers {
+                let Ok(d) = self.dense(f.child) else { continue };
+                let model = self.metas[d].model as usize;
+                pass.visit(
+                    d,
+                    &self.models[model],
+                    &self.anims[d],
+                    &self.rows[d],
+                    &self.spheres[d],
+                    self.tints[d],
+                );
+            }
         }
         pass.finish(&self.models);
     }

@@ -20,8 +20,8 @@ pub struct SkinCompute {
     records_layout: wgpu::BindGroupLayout,
 }
 
-/// Skinned vertex of one instance, in model space (the record's world matrix
-/// is not applied).
+/// Skinned vertex of one instance, in world space (the record's world matrix
+/// applied, as the draw stage does; an identity record gives model space).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SkinnedVertex {
     /// Position.
