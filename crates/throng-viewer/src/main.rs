@@ -1,0 +1,219 @@
+//! # throng-viewer
+//!
+//! A living crowd in a window: `cargo run --release -p throng-viewer` bakes
+//! the bundled Fox (once, cached under `target/throng-cache/`), spawns 1,000
+//! instances on a ground plane, each playing its own clip, and shows them
+//! with an orbit/fly camera and an egui HUD. `--screenshot PATH --frames N`
+//! renders N frames at a fixed time step, saves the last as a PNG and exits.
+//!
+//! Modules: [`app`] (the winit application and the frame), [`camera`]
+//! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`layout`] (where the
+//! crowd stands), [`cache`] (loading and bake caching), [`ground`],
+//! [`skeleton`] (the bone overlay), [`hud`], [`capture`] (screenshots).
+//!
+//! Every failure (no display, no adapter, a model that does not load) ends
+//! with one `throng-viewer: …` line naming the cause chain and exit code 1.
+
+mod app;
+mod cache;
+mod camera;
+mod capture;
+mod ground;
+mod hud;
+mod keys;
+mod layout;
+mod skeleton;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use throng_core::crowd::ModelHandle;
+use throng_render::PathChoice;
+
+/// Record path on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum PathArg {
+    /// Unbounded where supported, else packaged.
+    Auto,
+    /// Uniform packages of 200 instances.
+    Packaged,
+    /// One storage buffer, one draw per group.
+    Unbounded,
+}
+
+/// Shows a crowd of a baked model, animating, in a window.
+#[derive(Parser, Debug)]
+#[command(name = "throng-viewer", version, about, long_about = None)]
+struct Args {
+    /// Model: a .throng, or a .glb/.gltf baked on the fly and cached
+    /// [default: the bundled assets/khronos_Fox.glb].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Instances at start (`+`/`-` double and halve them).
+    #[arg(long, default_value_t = 1000)]
+    instances: u32,
+    /// Render `--frames` frames at a fixed 1/30 s step, save the last one
+    /// here as a PNG and exit.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    /// Frames to render for `--screenshot`.
+    #[arg(long, default_value_t = 60, requires = "screenshot")]
+    frames: u32,
+    /// Window size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    size: (u32, u32),
+    /// MSAA samples (1 or 4).
+    #[arg(long, default_value_t = 4, value_parser = parse_msaa)]
+    msaa: u32,
+    /// Record path.
+    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
+    path: PathArg,
+    /// Start with the HUD hidden (H toggles it).
+    #[arg(long)]
+    no_hud: bool,
+    /// Seed of the crowd's layout, clips, phases and tints.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Parses `WIDTHxHEIGHT`.
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("{s:?}: bad width"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("{s:?}: bad height"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(format!("{s:?}: width and height must be in 1..=16384"));
+    }
+    Ok((w, h))
+}
+
+/// Parses an MSAA sample count: 1 or 4.
+fn parse_msaa(s: &str) -> Result<u32, String> {
+    match s.trim() {
+        "1" => Ok(1),
+        "4" => Ok(4),
+        _ => Err(format!("{s:?}: MSAA samples must be 1 or 4")),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("throng-viewer: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The one-line message when no window can be opened.
+fn no_display_message(e: &winit::error::EventLoopError) -> String {
+    let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
+    if set("DISPLAY") || set("WAYLAND_DISPLAY") || set("WAYLAND_SOCKET") {
+        format!("cannot open a window: the display does not answer ({e})")
+    } else {
+        "cannot open a window: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); \
+         run on a desktop, or under `xvfb-run -a -s \"-screen 0 1280x720x24\"`"
+            .into()
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    if args.screenshot.is_some() && args.frames == 0 {
+        bail!("--frames must be at least 1");
+    }
+    // The window system first: without a display there is nothing to do,
+    // and saying so should not wait for a bake.
+    let event_loop = match winit::event_loop::EventLoop::new() {
+        Ok(l) => l,
+        Err(e) => bail!("{}", no_display_message(&e)),
+    };
+    let model_path = match args.model {
+        Some(p) => p,
+        None => cache::default_model_path()?,
+    };
+    let cache_dir = cache::cache_dir();
+    let (model, origin) = cache::load_model(&model_path, &cache_dir, &mut |line| {
+        eprintln!("throng-viewer: {line}")
+    })?;
+    eprintln!("throng-viewer: {} ({origin})", model_path.display());
+    let handle =
+        ModelHandle::new(model).with_context(|| format!("validating {}", model_path.display()))?;
+    let opts = app::Options {
+        model_path,
+        origin: origin.short().to_owned(),
+        instances: args.instances,
+        seed: args.seed,
+        size: args.size,
+        msaa: args.msaa,
+        path: match args.path {
+            PathArg::Auto => PathChoice::Auto,
+            PathArg::Packaged => PathChoice::Packaged,
+            PathArg::Unbounded => PathChoice::Unbounded,
+        },
+        hud: !args.no_hud,
+        screenshot: args.screenshot,
+        frames: args.frames,
+    };
+    let mut app = app::App::new(opts, handle)?;
+    event_loop
+        .run_app(&mut app)
+        .context("the window event loop failed")?;
+    match app.take_error() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("320x240").unwrap(), (320, 240));
+        assert_eq!(parse_size("64X64").unwrap(), (64, 64));
+        assert!(parse_size("0x5").is_err());
+        assert!(parse_size("big").is_err());
+    }
+
+    #[test]
+    fn arguments_parse() {
+        let a = Args::try_parse_from(["throng-viewer"]).unwrap();
+        assert_eq!(a.instances, 1000);
+        assert_eq!(a.msaa, 4);
+        assert!(a.model.is_none() && a.screenshot.is_none());
+        let a = Args::try_parse_from([
+            "throng-viewer",
+            "--model",
+            "x.glb",
+            "--instances",
+            "50",
+            "--screenshot",
+            "a.png",
+            "--frames",
+            "30",
+            "--size",
+            "320x240",
+            "--msaa",
+            "1",
+            "--no-hud",
+        ])
+        .unwrap();
+        assert_eq!(a.instances, 50);
+        assert_eq!(a.frames, 30);
+        assert_eq!(a.size, (320, 240));
+        assert_eq!(a.msaa, 1);
+        assert!(a.no_hud);
+        assert!(Args::try_parse_from(["throng-viewer", "--msaa", "2"]).is_err());
+        assert!(
+            Args::try_parse_from(["throng-viewer", "--frames", "3"]).is_err(),
+            "--frames needs --screenshot"
+        );
+    }
+}
