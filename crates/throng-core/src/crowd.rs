@@ -341,9 +341,9 @@ impl From<Option<&Frustum>> for DrawView {
 /// its LOD (avoids popping back and forth at the boundary).
 pub const LOD_HYSTERESIS: f32 = 0.15;
 
-/// Record tints (RGBA8) showing LOD 0, 1, 2, 3+ when [`DrawView::lod_tints`]
-/// is on: green, yellow, orange, red.
-pub const LOD_TINTS: [u32; 4] = [0xff60_d060, 0xff40_e0e8, 0xff30_90f0, 0xff40_40e0];
+/// Record tints (RGBA8, `r | g << 8 | b << 16 | a << 24`) showing LOD 0, 1,
+/// 2, 3+ when [`DrawView::lod_tints`] is on: green, blue, magenta, red.
+pub const LOD_TINTS: [u32; 4] = [0xff4c_ff4c, 0xffff_8c59, 0xffe6_4cff, 0xff40_40ff];
 
 /// LOD for a projected size, given the previous LOD and each LOD's smallest
 /// screen size (see [`crate::model::Lod::screen_size`]).

@@ -83,6 +83,10 @@ pub struct Options {
     pub screenshot: Option<PathBuf>,
     /// Frames to render before the screenshot.
     pub frames: u32,
+    /// Start with instances coloured by LOD.
+    pub lod_tints: bool,
+    /// Start with a prop on every head.
+    pub props: bool,
 }
 
 /// The CPU side of the viewer. See the module docs.
@@ -113,6 +117,15 @@ pub struct Scene {
     lines: Vec<LineVertex>,
     /// Save the next frame as a PNG (F12).
     shot_requested: bool,
+    /// The head prop's model, its id in the crowd, and where it goes.
+    prop: ModelHandle,
+    prop_model: ModelId,
+    prop_bone: usize,
+    prop_offset: glam::Mat4,
+    /// Props are on (`P`).
+    props: bool,
+    /// Instances are coloured by LOD (`L`).
+    lod_tints: bool,
 }
 
 impl Scene {
@@ -120,6 +133,10 @@ impl Scene {
     pub fn new(handle: ModelHandle, count: u32, seed: u64, aspect: f32, hud: bool) -> Result<Self> {
         let mut crowd = Crowd::new();
         let model = crowd.add_model(&handle);
+        let prop = crate::props::hat()?;
+        let prop_model = crowd.add_model(&prop);
+        let prop_bone = crate::props::head_bone(handle.model());
+        let prop_offset = crate::props::hat_offset(handle.model(), prop_bone);
         let clips = handle
             .model()
             .clips
@@ -155,6 +172,12 @@ impl Scene {
             nearest: Vec::new(),
             lines: Vec::new(),
             shot_requested: false,
+            prop,
+            prop_model,
+            prop_bone,
+            prop_offset,
+            props: false,
+            lod_tints: false,
         };
         scene.respawn(count)?;
         scene.frame_crowd(aspect);
@@ -195,12 +218,58 @@ impl Scene {
         self.blobs_changed = true;
         self.camera.scene_radius = radius.max(1e-3);
         self.saved = self.current_clips();
+        if self.props {
+            self.attach_props();
+        }
         if self.rest {
             for &(id, _) in &self.instances {
                 let _ = self.crowd.play_rest(id);
             }
         }
         Ok(())
+    }
+
+    /// Puts a prop on every instance's head (attachments follow the bone).
+    fn attach_props(&mut self) {
+        for &(id, _) in &self.instances {
+            let _ = self
+                .crowd
+                .attach(id, self.prop_model, self.prop_bone, self.prop_offset);
+        }
+    }
+
+    /// Takes every prop off.
+    fn detach_props(&mut self) {
+        let props: Vec<InstanceId> = self
+            .instances
+            .iter()
+            .flat_map(|&(id, _)| {
+                self.crowd
+                    .attachments(id)
+                    .map(|(child, _)| child)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for p in props {
+            let _ = self.crowd.despawn(p);
+        }
+    }
+
+    /// Turns props on or off.
+    pub fn set_props(&mut self, on: bool) {
+        if on != self.props {
+            self.props = on;
+            if on {
+                self.attach_props()
+            } else {
+                self.detach_props()
+            }
+        }
+    }
+
+    /// Turns LOD colours on or off.
+    pub fn set_lod_tints(&mut self, on: bool) {
+        self.lod_tints = on;
     }
 
     fn current_clips(&self) -> Vec<Option<(usize, f32)>> {
@@ -322,6 +391,22 @@ impl Scene {
                 };
             }
             Action::ToggleRestPose => self.toggle_rest(),
+            Action::ToggleLodTints => {
+                self.lod_tints = !self.lod_tints;
+                self.status = if self.lod_tints {
+                    "LOD colours: green 0, blue 1, magenta 2, red 3+".into()
+                } else {
+                    "LOD colours off".into()
+                };
+            }
+            Action::ToggleProps => {
+                self.set_props(!self.props);
+                self.status = if self.props {
+                    "hats on".into()
+                } else {
+                    "hats off".into()
+                };
+            }
             Action::ToggleFly => {
                 self.camera.toggle_mode();
                 self.status = match self.camera.mode {
@@ -457,6 +542,7 @@ struct Gfx {
     adapter_name: String,
     renderer: Renderer,
     gpu_model: GpuModel,
+    prop_model: GpuModel,
     ground: Ground,
     lines: LinePass,
     egui_ctx: egui::Context,
@@ -489,7 +575,12 @@ fn log_gpu_error(e: wgpu::Error) {
 }
 
 impl Gfx {
-    fn new(event_loop: &ActiveEventLoop, opts: &Options, handle: &ModelHandle) -> Result<Self> {
+    fn new(
+        event_loop: &ActiveEventLoop,
+        opts: &Options,
+        handle: &ModelHandle,
+        prop: &ModelHandle,
+    ) -> Result<Self> {
         let title = format!(
             "Throng viewer: {}",
             opts.model_path
@@ -563,6 +654,7 @@ impl Gfx {
         )?;
         let gpu_model = GpuModel::upload(&device, &queue, handle)
             .with_context(|| format!("uploading {}", handle.model().name))?;
+        let prop_model = GpuModel::upload(&device, &queue, prop).context("uploading the prop")?;
         let ground = Ground::new(&device, format, opts.msaa);
         let lines = LinePass::new(&device, format, opts.msaa);
         let egui_ctx = egui::Context::default();
@@ -588,6 +680,7 @@ impl Gfx {
             queue,
             renderer,
             gpu_model,
+            prop_model,
             ground,
             lines,
             egui_ctx,
@@ -654,7 +747,9 @@ impl App {
     /// An application showing `handle` as `opts` says.
     pub fn new(opts: Options, handle: ModelHandle) -> Result<Self> {
         let aspect = opts.size.0 as f32 / opts.size.1.max(1) as f32;
-        let scene = Scene::new(handle, opts.instances, opts.seed, aspect, opts.hud)?;
+        let mut scene = Scene::new(handle, opts.instances, opts.seed, aspect, opts.hud)?;
+        scene.set_props(opts.props);
+        scene.set_lod_tints(opts.lod_tints);
         Ok(Self {
             opts,
             scene,
@@ -815,18 +910,20 @@ impl App {
         let size = gfx.size();
         let aspect = gfx.aspect();
         let camera = self.scene.camera.camera(aspect);
-        let stats =
-            match gfx
-                .renderer
-                .prepare(size, &camera, &[&self.scene.crowd], &[&gfx.gpu_model])
-            {
-                Ok(s) => s,
-                Err(e) if screenshot.is_none() => {
-                    self.scene.status = format!("frame skipped: {e}");
-                    return Ok(());
-                }
-                Err(e) => return Err(e).context("preparing the frame"),
-            };
+        gfx.renderer.set_lod_tints(self.scene.lod_tints);
+        let stats = match gfx.renderer.prepare(
+            size,
+            &camera,
+            &[&self.scene.crowd],
+            &[&gfx.gpu_model, &gfx.prop_model],
+        ) {
+            Ok(s) => s,
+            Err(e) if screenshot.is_none() => {
+                self.scene.status = format!("frame skipped: {e}");
+                return Ok(());
+            }
+            Err(e) => return Err(e).context("preparing the frame"),
+        };
         if self.scene.blobs_changed {
             gfx.ground
                 .set_blobs(&gfx.device, &gfx.queue, &self.scene.blobs);
@@ -1067,7 +1164,7 @@ impl ApplicationHandler for App {
         if self.gfx.is_some() {
             return;
         }
-        match Gfx::new(event_loop, &self.opts, &self.scene.handle) {
+        match Gfx::new(event_loop, &self.opts, &self.scene.handle, &self.scene.prop) {
             Ok(gfx) => {
                 if gfx.configured {
                     self.scene.frame_crowd(gfx.aspect());

@@ -3,7 +3,8 @@
 //!
 //! A glTF's bake is kept under the cache directory (by default
 //! `target/throng-cache/` of the build that made the binary) as
-//! `<stem>-<hash of the source path>.throng`. It is rebuilt when it is
+//! `<stem>-<hash of the source path, the bake options and the format
+//! version>.throng`. It is rebuilt when it is
 //! missing, older than its source, or fails to load (a newer format version,
 //! a truncated write). Writes go to a temporary file renamed into place, so
 //! two viewers starting at once never read half a file. A cache that cannot
@@ -130,6 +131,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The options the viewer bakes with: two simplified LODs, so that a big
+/// crowd shows level of detail (L colours instances by LOD).
+pub fn bake_options() -> BakeOptions {
+    BakeOptions {
+        lod_ratios: vec![0.5, 0.2],
+        ..BakeOptions::default()
+    }
+}
+
 /// Where the bake of `source` is cached in `dir`.
 pub fn cache_path(dir: &Path, source: &Path) -> PathBuf {
     let absolute = source
@@ -139,7 +149,14 @@ pub fn cache_path(dir: &Path, source: &Path) -> PathBuf {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "model".into());
-    let hash = fnv1a(absolute.to_string_lossy().as_bytes());
+    // A change of options or of the format version makes a new cache name.
+    let key = format!(
+        "{}|{:?}|v{}",
+        absolute.to_string_lossy(),
+        bake_options(),
+        throng_core::format::VERSION
+    );
+    let hash = fnv1a(key.as_bytes());
     dir.join(format!("{stem}-{hash:016x}.throng"))
 }
 
@@ -195,7 +212,7 @@ fn load_gltf(
         None => {}
     }
     log(&format!("baking {} …", path.display()));
-    let (model, report) = throng_bake::bake_file(path, &BakeOptions::default(), &mut |_, _| {})
+    let (model, report) = throng_bake::bake_file(path, &bake_options(), &mut |_, _| {})
         .with_context(|| format!("baking {}", path.display()))?;
     for w in &report.warnings {
         log(&format!("bake warning: {w}"));

@@ -93,6 +93,10 @@ pub enum Action {
     ToggleSkeletons,
     /// Switch between the rest pose and the clips.
     ToggleRestPose,
+    /// Colour instances by their level of detail.
+    ToggleLodTints,
+    /// Put a prop on every instance's head, or take them off.
+    ToggleProps,
     /// Switch between orbit and fly camera.
     ToggleFly,
     /// Frame the whole crowd again.
@@ -129,6 +133,8 @@ pub fn action_for(key: Key, mods: Mods) -> Option<Action> {
         Key::Char(']' | '}') => Action::FasterSpeed,
         Key::Char('b') => Action::ToggleSkeletons,
         Key::Char('r') => Action::ToggleRestPose,
+        Key::Char('l') => Action::ToggleLodTints,
+        Key::Char('p') => Action::ToggleProps,
         Key::Char('f') => Action::ToggleFly,
         Key::Char('c') => Action::FrameCrowd,
         Key::Char('h') | Key::F1 => Action::ToggleHud,
@@ -148,6 +154,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("[ / ]", "halve / double speed"),
     ("B", "skeletons (nearest 20)"),
     ("R", "rest pose / clips"),
+    ("L", "colour by LOD (green, blue, magenta)"),
+    ("P", "props on heads"),
     ("F", "fly: WASD, Q/E, drag, Shift"),
     ("C", "frame the crowd"),
     ("H / F1", "hide / show the HUD"),
@@ -221,6 +229,11 @@ mod tests {
             Some(Action::ToggleRestPose)
         );
         assert_eq!(action_for(Key::Char('f'), none), Some(Action::ToggleFly));
+        assert_eq!(
+            action_for(Key::Char('l'), none),
+            Some(Action::ToggleLodTints)
+        );
+        assert_eq!(action_for(Key::Char('p'), none), Some(Action::ToggleProps));
         assert_eq!(action_for(Key::F1, none), Some(Action::ToggleHud));
         assert_eq!(action_for(Key::F12, none), Some(Action::Screenshot));
         assert_eq!(action_for(Key::Escape, none), Some(Action::Escape));

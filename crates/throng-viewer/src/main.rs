@@ -9,7 +9,8 @@
 //! Modules: [`app`] (the winit application and the frame), [`camera`]
 //! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`layout`] (where the
 //! crowd stands), [`cache`] (loading and bake caching), [`ground`],
-//! [`skeleton`] (the bone overlay), [`hud`], [`capture`] (screenshots).
+//! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`], [`capture`]
+//! (screenshots).
 //!
 //! Every failure (no display, no adapter, a model that does not load) ends
 //! with one `throng-viewer: …` line naming the cause chain and exit code 1.
@@ -22,6 +23,7 @@ mod ground;
 mod hud;
 mod keys;
 mod layout;
+mod props;
 mod skeleton;
 
 use std::path::PathBuf;
@@ -76,6 +78,12 @@ struct Args {
     /// Seed of the crowd's layout, clips, phases and tints.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Start with instances coloured by LOD (L toggles).
+    #[arg(long)]
+    lod_tints: bool,
+    /// Start with a hat on every head (P toggles).
+    #[arg(long)]
+    props: bool,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -157,6 +165,8 @@ fn run(args: Args) -> Result<()> {
             PathArg::Unbounded => PathChoice::Unbounded,
         },
         hud: !args.no_hud,
+        lod_tints: args.lod_tints,
+        props: args.props,
         screenshot: args.screenshot,
         frames: args.frames,
     };
