@@ -1298,11 +1298,20 @@ impl<'a> DrawPass<'a> {
         sphere: &Vec4,
         tint: u32,
     ) {
-        let c = sphere.truncate().extend(1.0);
-        if let Some(f) = &self.view.frustum
-            && f.planes.iter().any(|p| p.dot(c) < -sphere.w)
-        {
-            return;
+        if let Some(f) = &self.view.frustum {
+            // Branch-free: the smallest signed distance over the six planes.
+            let c = sphere.truncate().extend(1.0);
+            let p = &f.planes;
+            let d = p[0]
+                .dot(c)
+                .min(p[1].dot(c))
+                .min(p[2].dot(c))
+                .min(p[3].dot(c))
+                .min(p[4].dot(c))
+                .min(p[5].dot(c));
+            if d < -sphere.w {
+                return;
+            }
         }
         let mut lod = 0;
         if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
@@ -1398,21 +1407,22 @@ fn fade_weight(a: &Anim) -> f32 {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn blend_of(a: &Anim, maps: &[FrameMap]) -> FrameBlend {
-    let frames = |p: &Playback| {
+    #[inline(always)]
+    fn frames(p: &Playback, maps: &[FrameMap]) -> FramePair {
         let m = &maps[p.clip as usize];
         m.frames_at(p.time(m.duration))
-    };
+    }
     let current = if a.current.is_some() {
-        frames(&a.current)
+        frames(&a.current, maps)
     } else {
         FramePair::single(REST_FRAME)
     };
     if a.previous.is_some() {
         FrameBlend {
             current,
-            previous: frames(&a.previous),
+            previous: frames(&a.previous, maps),
             fade: fade_weight(a),
         }
     } else {

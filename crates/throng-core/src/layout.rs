@@ -85,7 +85,7 @@ impl FrameMap {
     }
 
     /// Baked frames and weight at clip time `time` (clamped to the clip).
-    #[inline]
+    #[inline(always)]
     pub fn frames_at(&self, time: f32) -> FramePair {
         if self.frames_per_second == 0.0 {
             return FramePair::single(self.first_frame);
