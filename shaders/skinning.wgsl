@@ -43,22 +43,41 @@ struct Rows {
     r2: vec4<f32>,
 }
 
-// Texel `index` of the linear layout: layer = i / (W*W), y = (i % (W*W)) / W, x = i % W.
-fn load_texel(index: u32) -> vec4<f32> {
+// Position (x, y, layer) of texel `index` of the linear layout:
+// layer = i / (W*W), y = (i % (W*W)) / W, x = i % W.
+fn texel_position(index: u32) -> vec3<u32> {
     let w = model.texture_width;
     let per_layer = w * w;
     let in_layer = index % per_layer;
-    let coords = vec2<u32>(in_layer % w, in_layer / w);
-    return textureLoad(bone_texture, coords, index / per_layer, 0);
+    return vec3<u32>(in_layer % w, in_layer / w, index / per_layer);
 }
 
-// Palette matrix of `bone` at global `frame`. Indices are clamped so that a
-// bad record can never address outside the texture.
+// The position of the next texel in linear order: x + 1, carrying into the
+// next row and the next layer. The same integers as texel_position(index + 1)
+// without the divisions (the shader's most frequent arithmetic).
+fn next_texel(p: vec3<u32>) -> vec3<u32> {
+    let w = model.texture_width;
+    let x = p.x + 1u;
+    let wrap_x = x == w;
+    let y = p.y + u32(wrap_x);
+    let wrap_y = y == w;
+    return vec3<u32>(select(x, 0u, wrap_x), select(y, 0u, wrap_y), p.z + u32(wrap_y));
+}
+
+fn load_texel(p: vec3<u32>) -> vec4<f32> {
+    return textureLoad(bone_texture, p.xy, p.z, 0);
+}
+
+// Palette matrix of `bone` at global `frame`: three consecutive texels.
+// Indices are clamped so that a bad record can never address outside the
+// texture.
 fn bone_rows(bone: u32, frame: u32) -> Rows {
     let b = min(bone, model.bone_count - 1u);
     let f = min(frame, model.frame_count - 1u);
-    let base = (f * model.bone_count + b) * TEXELS_PER_MATRIX;
-    return Rows(load_texel(base), load_texel(base + 1u), load_texel(base + 2u));
+    let p0 = texel_position((f * model.bone_count + b) * TEXELS_PER_MATRIX);
+    let p1 = next_texel(p0);
+    let p2 = next_texel(p1);
+    return Rows(load_texel(p0), load_texel(p1), load_texel(p2));
 }
 
 fn lerp_rows(a: Rows, b: Rows, t: f32) -> Rows {

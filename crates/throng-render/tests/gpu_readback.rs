@@ -195,3 +195,60 @@ fn cesium_man_gpu_skinning_equals_cpu() {
 fn woman_gpu_skinning_equals_cpu() {
     run_model("gszauer_Woman.gltf");
 }
+
+/// Matrices that straddle texture rows and layers: Fox baked into 7×7
+/// layers (7 is not a multiple of 3, so rows split matrices, and 240 layers
+/// hold the frames). GPU readback must still equal the CPU mirror within
+/// `GPU_TOLERANCE`; a wrong carry would fetch a wrong texel and miss by far.
+#[test]
+fn matrices_straddling_rows_and_layers_read_back_within_tolerance() {
+    let Some(gpu) = require_gpu_in_ci("gpu_readback layers") else {
+        return;
+    };
+    let scene = throng_bake::import_file(&common::asset("khronos_Fox.glb"))
+        .unwrap()
+        .scene;
+    let opts = throng_bake::BakeOptions {
+        max_layer_size: 7,
+        ..Default::default()
+    };
+    let (model, _) = throng_bake::bake(&scene, &opts, &mut |_, _| {}).unwrap();
+    assert_eq!(model.texture.width, 7);
+    let layers = model.texture.layers;
+    if layers > gpu.device.limits().max_texture_array_layers {
+        panic!(
+            "{layers} layers exceed this device's {}",
+            gpu.device.limits().max_texture_array_layers
+        );
+    }
+    let handle = throng_core::crowd::ModelHandle::new(model).unwrap();
+    let model = handle.model();
+    let frames = model.frame_count();
+    // A spread of frames, including the last (it ends in the last layer).
+    let records: Vec<InstanceRecord> = [0, 1, 2, frames / 3, frames / 2, frames - 2, frames - 1]
+        .iter()
+        .map(|&f| {
+            InstanceRecord::new(
+                &Mat4::IDENTITY,
+                &FrameBlend::single(FramePair::single(f)),
+                u32::MAX,
+            )
+        })
+        .collect();
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let out = SkinCompute::new(&gpu.device)
+        .run(&gpu.device, &gpu.queue, &gpu_model, 0, &records)
+        .unwrap();
+    let mut worst = 0.0f32;
+    for (r, verts) in records.iter().zip(&out) {
+        let (cpu, _) = flatten(&skin_lod(model, 0, &r.blend()));
+        for (c, g) in cpu.iter().zip(verts) {
+            worst = worst.max((*c - g.position).length());
+        }
+    }
+    println!("{layers} layers of 7×7: worst GPU vs CPU {worst:e}");
+    assert!(
+        worst <= GPU_TOLERANCE * model.bounding_radius,
+        "worst {worst}"
+    );
+}
