@@ -71,9 +71,10 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
 const ALPHA_MASK: u32 = 1u;
 const ALPHA_BLEND: u32 = 2u;
 
-@fragment
-fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
-    // Uniform control flow: sample and differentiate before any branch.
+// Shading shared by every fragment entry point: base colour (factor ×
+// texture × tint), alpha mode, one directional light scaled by `shadow`
+// (1 = lit) plus ambient. Called from uniform control flow.
+fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
     let texel = textureSample(base_texture, base_sampler, in.uv);
     let face = cross(dpdx(in.world_position), dpdy(in.world_position));
     let to_eye = frame.eye.xyz - in.world_position;
@@ -93,8 +94,14 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
         discard;
     }
-    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0);
+    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
     let rgb = base.rgb * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
     let alpha = select(1.0, base.a, material.alpha_mode == ALPHA_BLEND);
     return vec4<f32>(rgb, alpha);
+}
+
+// Unshadowed shading.
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    return shade(in, front_facing, 1.0);
 }

@@ -83,6 +83,71 @@ impl Camera {
         )
     }
 
+    /// An orthographic camera for a directional light shining along
+    /// `-toward_light`, covering `receivers` (plus `margin` around them in
+    /// the light's view) and everything up to `reach` beyond them towards the
+    /// light, so that casters outside the receivers still cast onto them.
+    pub fn directional_light(
+        toward_light: Vec3,
+        receivers: &Aabb,
+        margin: f32,
+        reach: f32,
+    ) -> Self {
+        let dir = toward_light.try_normalize().unwrap_or(Vec3::Y);
+        let center = receivers.center();
+        let radius = receivers.radius().max(1e-3);
+        let distance = radius + reach.max(0.0);
+        let up = if dir.abs().dot(Vec3::Y) > 0.99 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        let eye = center + dir * distance;
+        let view = glam::camera::rh::view::look_at_mat4(eye, center, up);
+        // The receivers' corners in light space give the ortho box.
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 {
+                    receivers.min.x
+                } else {
+                    receivers.max.x
+                },
+                if i & 2 == 0 {
+                    receivers.min.y
+                } else {
+                    receivers.max.y
+                },
+                if i & 4 == 0 {
+                    receivers.min.z
+                } else {
+                    receivers.max.z
+                },
+            );
+            let p = view.transform_point3(c);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        // View space looks down -z: depth is -z. The near plane is the eye
+        // itself, `reach` beyond the receivers towards the light.
+        let far = -lo.z + radius * 0.01;
+        let proj = glam::camera::rh::proj::directx::orthographic(
+            lo.x - margin,
+            hi.x + margin,
+            lo.y - margin,
+            hi.y + margin,
+            0.0,
+            far,
+        );
+        Self {
+            view_from_world: view,
+            clip_from_view: proj,
+            eye,
+            fov_y: 0.0,
+        }
+    }
+
     /// `clip_from_world`.
     pub fn clip_from_world(&self) -> Mat4 {
         self.clip_from_view * self.view_from_world
@@ -181,6 +246,39 @@ mod tests {
         let ndc = p.truncate() / p.w;
         assert!(ndc.x.abs() < 1e-6 && ndc.y.abs() < 1e-6);
         assert!(ndc.z > 0.0 && ndc.z < 1.0, "{ndc}");
+    }
+
+    #[test]
+    fn light_camera_covers_receivers_and_the_space_towards_the_light() {
+        let b = Aabb {
+            min: Vec3::new(-10.0, 0.0, -5.0),
+            max: Vec3::new(10.0, 2.0, 5.0),
+        };
+        let light = Camera::directional_light(Vec3::new(0.3, 1.0, 0.2), &b, 1.0, 50.0);
+        let m = light.clip_from_world();
+        let inside = |p: Vec3| {
+            let q = m * p.extend(1.0);
+            let n = q.truncate() / q.w;
+            n.x.abs() <= 1.0 && n.y.abs() <= 1.0 && (0.0..=1.0).contains(&n.z)
+        };
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 { b.min.x } else { b.max.x },
+                if i & 2 == 0 { b.min.y } else { b.max.y },
+                if i & 4 == 0 { b.min.z } else { b.max.z },
+            );
+            assert!(inside(c), "receiver corner {c}");
+        }
+        // A caster 30 units up (towards the light) over the box still casts.
+        assert!(inside(
+            Vec3::new(0.0, 30.0, 0.0) + Vec3::new(0.3, 1.0, 0.2).normalize() * 0.0
+        ));
+        assert!(light.frustum().intersects_aabb(&Aabb {
+            min: Vec3::new(-1.0, 29.0, -1.0),
+            max: Vec3::new(1.0, 31.0, 1.0)
+        }));
+        // Far to the side is outside.
+        assert!(!inside(Vec3::new(100.0, 1.0, 0.0)));
     }
 
     #[test]

@@ -299,6 +299,8 @@ pub struct DrawList {
     /// Per dense instance: the LOD it was drawn at last frame (hysteresis
     /// state; per view, which is why it lives here and not in the crowd).
     lod_state: Vec<u8>,
+    /// World box of the bounding spheres of the instances drawn.
+    pub bounds: Aabb,
 }
 
 /// What a draw list is built for: culling, LOD selection and debugging.
@@ -1268,6 +1270,7 @@ impl<'a> DrawPass<'a> {
         out.records.clear();
         out.groups.clear();
         out.instances = instances as u32;
+        out.bounds = Aabb::EMPTY;
         let buckets = models
             .last()
             .map_or(0, |m| m.bucket as usize + m.lod_sizes.len());
@@ -1313,6 +1316,9 @@ impl<'a> DrawPass<'a> {
                 return;
             }
         }
+        let r = Vec3::splat(sphere.w);
+        self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
+        self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
         let mut lod = 0;
         if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
             let dist = (sphere.truncate() - self.view.eye)

@@ -113,6 +113,12 @@ pub struct Aabb {
     pub max: Vec3,
 }
 
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
 impl Aabb {
     /// The empty box (contains nothing; grows to the first point added).
     pub const EMPTY: Self = Self {

@@ -6,14 +6,16 @@
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params |
 //! | 1     | model: bone texture array + `ModelParams` |
 //! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
-//! | 3     | instance records: a uniform package (dynamic offset) or a storage array |
+//! | 3     | instance records: a uniform package (dynamic offset) or a storage array; for CPU palette skinning, binding 1: one character's header and palette (storage, dynamic offset) |
 
 use std::num::NonZeroU64;
 
 use throng_core::gpu::{InstanceRecord, ModelParams};
 use throng_core::limits::PACKAGE_WIDTH;
 
-use crate::uniforms::{ComputeParams, FrameUniforms, MaterialUniforms};
+use crate::uniforms::{
+    CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
+};
 
 fn uniform(
     binding: u32,
@@ -152,6 +154,129 @@ pub fn compute_io(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage(0, c, true, 4),
             storage(1, c, false, 16),
             uniform(2, c, std::mem::size_of::<ComputeParams>(), false),
+        ],
+    })
+}
+
+/// Group 3 of CPU palette skinning (`palette_skinning.wgsl`): binding 1, one
+/// character's header and palette in a storage buffer, selected per draw
+/// with a dynamic offset.
+pub fn character_palette(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng character palette layout"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 1,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: true,
+                min_binding_size: NonZeroU64::new(
+                    (std::mem::size_of::<CharacterHeader>() + std::mem::size_of::<[f32; 12]>())
+                        as u64,
+                ),
+            },
+            count: None,
+        }],
+    })
+}
+
+/// What group 3 of a draw pipeline holds besides the records (binding 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShadowBindings {
+    /// Nothing.
+    None,
+    /// The crowd pass receiving shadows: `ShadowUniforms` (2), the shadow map
+    /// (3) and its comparison sampler (4).
+    Receive,
+    /// The shadow pass: `ShadowUniforms` (2).
+    Cast,
+}
+
+/// Group 3: the records (a uniform package with a dynamic offset when
+/// `packaged`, else a storage array) and the shadow bindings.
+pub fn records(
+    device: &wgpu::Device,
+    packaged: bool,
+    shadows: ShadowBindings,
+) -> wgpu::BindGroupLayout {
+    let records = if packaged {
+        uniform(0, wgpu::ShaderStages::VERTEX, PACKAGE_BYTES, true)
+    } else {
+        storage(
+            0,
+            wgpu::ShaderStages::VERTEX,
+            true,
+            std::mem::size_of::<InstanceRecord>(),
+        )
+    };
+    let mut entries = vec![records];
+    let shadow_uniform_stages = match shadows {
+        ShadowBindings::None => None,
+        ShadowBindings::Receive => Some(wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT),
+        ShadowBindings::Cast => Some(wgpu::ShaderStages::VERTEX),
+    };
+    if let Some(stages) = shadow_uniform_stages {
+        entries.push(uniform(
+            2,
+            stages,
+            std::mem::size_of::<ShadowUniforms>(),
+            false,
+        ));
+    }
+    if shadows == ShadowBindings::Receive {
+        entries.extend(shadow_map_entries(3, 4));
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(match (packaged, shadows) {
+            (true, ShadowBindings::None) => "throng package layout",
+            (false, ShadowBindings::None) => "throng records layout",
+            (true, ShadowBindings::Receive) => "throng package + shadow layout",
+            (false, ShadowBindings::Receive) => "throng records + shadow layout",
+            (true, ShadowBindings::Cast) => "throng package + light layout",
+            (false, ShadowBindings::Cast) => "throng records + light layout",
+        }),
+        entries: &entries,
+    })
+}
+
+/// The shadow map (depth, fragment stage) and its comparison sampler.
+fn shadow_map_entries(map: u32, sampler: u32) -> [wgpu::BindGroupLayoutEntry; 2] {
+    [
+        wgpu::BindGroupLayoutEntry {
+            binding: map,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Depth,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: sampler,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+            count: None,
+        },
+    ]
+}
+
+/// A group for pipelines outside the renderer that receive the crowd's
+/// shadows: `ShadowUniforms` (0), the shadow map (1), its comparison sampler
+/// (2). See `Renderer::shadow_receiver` and `shaders/shadow_filter.wgsl`.
+pub fn shadow_receiver(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let [map, sampler] = shadow_map_entries(1, 2);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng shadow receiver layout"),
+        entries: &[
+            uniform(
+                0,
+                wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+                std::mem::size_of::<ShadowUniforms>(),
+                false,
+            ),
+            map,
+            sampler,
         ],
     })
 }

@@ -10,12 +10,14 @@
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`compute`], [`offscreen`] (headless targets and readback), [`shader`]
+//! [`cpu_skinned`] (the per-character CPU palette-skinning baseline of the
+//! benchmarks), [`compute`], [`offscreen`] (headless targets and readback), [`shader`]
 //! (WGSL sources and the generated prelude), [`layouts`], [`uniforms`],
 //! [`error`].
 
 pub mod compute;
 pub mod context;
+pub mod cpu_skinned;
 pub mod demo;
 pub mod error;
 pub mod layouts;
@@ -28,6 +30,7 @@ pub mod uniforms;
 
 pub use compute::{SkinCompute, SkinnedVertex};
 pub use context::{Gpu, adapter_summary, require_gpu_in_ci};
+pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 pub use error::RenderError;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};

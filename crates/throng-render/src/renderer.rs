@@ -18,6 +18,7 @@ use throng_core::camera::Camera;
 use throng_core::crowd::{Crowd, DrawList, DrawView};
 use throng_core::gpu::InstanceRecord;
 use throng_core::limits::PACKAGE_WIDTH;
+use throng_core::math::Aabb;
 use throng_core::model::BakedVertex;
 use throng_core::scene::AlphaMode;
 
@@ -25,7 +26,7 @@ use crate::error::RenderError;
 use crate::layouts::{self, PACKAGE_BYTES};
 use crate::model::GpuModel;
 use crate::shader::Program;
-use crate::uniforms::FrameUniforms;
+use crate::uniforms::{FrameUniforms, ShadowUniforms};
 
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -101,6 +102,31 @@ pub struct RendererOptions {
     pub skinning: bool,
     /// Tint instances by their LOD (`throng_core::crowd::LOD_TINTS`).
     pub lod_tints: bool,
+    /// Directional-light shadows (`None`: off).
+    pub shadows: Option<ShadowOptions>,
+}
+
+/// Shadows of the directional light: one orthographic shadow map fitted to
+/// the instances in view each frame. Casters are culled against the light's
+/// volume, not the camera's, so an instance out of view still casts into it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShadowOptions {
+    /// Side of the square shadow map, in texels.
+    pub map_size: u32,
+    /// Darkness of a full shadow: 1 leaves only the ambient light.
+    pub strength: f32,
+    /// Depth bias in the map's [0, 1] depth units (against self-shadowing).
+    pub bias: f32,
+}
+
+impl Default for ShadowOptions {
+    fn default() -> Self {
+        Self {
+            map_size: 2048,
+            strength: 0.75,
+            bias: 0.002,
+        }
+    }
 }
 
 impl Default for RendererOptions {
@@ -118,6 +144,7 @@ impl Default for RendererOptions {
             frustum_culling: true,
             skinning: true,
             lod_tints: false,
+            shadows: Some(ShadowOptions::default()),
         }
     }
 }
@@ -136,8 +163,12 @@ pub struct FrameStats {
     pub packages: u32,
     /// Triangles submitted.
     pub triangles: u64,
-    /// Bytes of records uploaded.
+    /// Bytes of records uploaded (crowd and shadow passes).
     pub record_bytes: u64,
+    /// Instances drawn into the shadow map.
+    pub shadow_casters: u32,
+    /// Draw calls of the shadow pass.
+    pub shadow_draws: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,6 +217,35 @@ pub struct Renderer {
     items: Vec<DrawItem>,
     targets: Option<Targets>,
     timer: Option<crate::timer::GpuTimer>,
+    shadow: Option<Shadow>,
+}
+
+/// The shadow map and what the shadow pass draws.
+struct Shadow {
+    options: ShadowOptions,
+    map: wgpu::Texture,
+    view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+    uniform: wgpu::Buffer,
+    pipeline: wgpu::RenderPipeline,
+    cast_layout: wgpu::BindGroupLayout,
+    cast_group: Option<wgpu::BindGroup>,
+    receiver_layout: wgpu::BindGroupLayout,
+    receiver_group: wgpu::BindGroup,
+    lists: Vec<DrawList>,
+    items: Vec<DrawItem>,
+    light: Option<Camera>,
+}
+
+/// What a pipeline outside the renderer binds to sample the crowd's shadow
+/// map: a bind group of layout [`layouts::shadow_receiver`] (`ShadowUniforms`
+/// at 0, the map at 1, its comparison sampler at 2) for use with
+/// `shaders/shadow_filter.wgsl` ([`crate::shader::SHADOW_FILTER`]).
+pub struct ShadowReceiver<'a> {
+    /// The layout, for the pipeline layout.
+    pub layout: &'a wgpu::BindGroupLayout,
+    /// The bind group.
+    pub bind_group: &'a wgpu::BindGroup,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -241,10 +301,13 @@ impl Renderer {
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
         let frame_layout = layouts::frame(device);
-        let records_layout = match path {
-            RecordPath::Packaged => layouts::records_uniform(device),
-            RecordPath::Unbounded => layouts::records_storage(device, wgpu::ShaderStages::VERTEX),
+        let packaged = path == RecordPath::Packaged;
+        let receive = if options.shadows.is_some() {
+            layouts::ShadowBindings::Receive
+        } else {
+            layouts::ShadowBindings::None
         };
+        let records_layout = layouts::records(device, packaged, receive);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("throng draw pipeline layout"),
             bind_group_layouts: &[
@@ -270,6 +333,10 @@ impl Renderer {
             }],
         });
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
+        let shadow = match options.shadows {
+            Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
+            None => None,
+        };
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -290,6 +357,7 @@ impl Renderer {
             items: Vec::new(),
             targets: None,
             timer: crate::timer::GpuTimer::new(device, queue),
+            shadow,
         })
     }
 
@@ -331,6 +399,11 @@ impl Renderer {
             self.options.sample_count,
             self.options.skinning,
         );
+        let fragment_entry = if self.shadow.is_some() {
+            "fs_shadowed"
+        } else {
+            "fs_main"
+        };
         self.pipelines.entry(key).or_insert_with(|| {
             let attributes = wgpu::vertex_attr_array![
                 0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
@@ -376,7 +449,7 @@ impl Renderer {
                 },
                 fragment: Some(wgpu::FragmentState {
                     module,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fragment_entry),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &constants,
                         ..Default::default()
@@ -463,58 +536,79 @@ impl Renderer {
             crowd.build_draw_list(view, list);
         }
 
-        // Lay out every record of the frame in one staging buffer.
+        // Shadows: fit the light to what the camera sees, then cull casters
+        // against the light's volume (not the camera's: an instance out of
+        // view still casts into it).
+        if let Some(sh) = &mut self.shadow {
+            let receivers = self
+                .draw_lists
+                .iter()
+                .fold(Aabb::EMPTY, |a, l| a.union(&l.bounds));
+            sh.lists.resize_with(crowds.len(), DrawList::default);
+            sh.light = (!receivers.is_empty()).then(|| {
+                // Casters up to four receiver radii towards the light still
+                // cast (tall things near the crowd); depth range is cheap.
+                let r = receivers.radius();
+                Camera::directional_light(
+                    self.options.lighting.direction,
+                    &receivers,
+                    r * 0.02,
+                    r * 4.0,
+                )
+            });
+            match &sh.light {
+                Some(light) => {
+                    let light_view = DrawView {
+                        frustum: Some(light.frustum()),
+                        lod_tints: false,
+                        ..view
+                    };
+                    for (crowd, list) in crowds.iter().zip(&mut sh.lists) {
+                        crowd.build_draw_list(light_view, list);
+                    }
+                    let uniforms = ShadowUniforms {
+                        light_clip_from_world: light.clip_from_world().to_cols_array_2d(),
+                        params: [
+                            1.0 / sh.options.map_size as f32,
+                            sh.options.bias,
+                            sh.options.strength,
+                            0.0,
+                        ],
+                    };
+                    self.queue
+                        .write_buffer(&sh.uniform, 0, bytemuck::bytes_of(&uniforms));
+                }
+                None => sh.lists.iter_mut().for_each(|l| *l = DrawList::default()),
+            }
+        }
+
+        // Lay out every record of the frame, both passes, in one staging buffer.
         let mut stats = FrameStats::default();
-        let record_size = std::mem::size_of::<InstanceRecord>();
         self.staging.clear();
-        let mut slices: Vec<(usize, usize, u32, u32, Option<u32>)> = Vec::new(); // (crowd, group, first instance, count, offset)
-        for (c, list) in self.draw_lists.iter().enumerate() {
+        let slices = lay_out(
+            &mut self.staging,
+            &self.draw_lists,
+            self.path,
+            self.package_stride,
+        );
+        let shadow_slices = match &self.shadow {
+            Some(sh) => lay_out(&mut self.staging, &sh.lists, self.path, self.package_stride),
+            None => Vec::new(),
+        };
+        for list in &self.draw_lists {
             stats.instances += list.instances;
             stats.visible += list.visible();
-            for (g, group) in list.groups.iter().enumerate() {
-                match self.path {
-                    RecordPath::Packaged => {
-                        for (first, count) in group.packages(PACKAGE_WIDTH) {
-                            let offset = self.staging.len();
-                            let recs = &list.records[first as usize..(first + count) as usize];
-                            self.staging.extend_from_slice(bytemuck::cast_slice(recs));
-                            self.staging
-                                .resize(offset + self.package_stride as usize, 0);
-                            slices.push((c, g, 0, count, Some(offset as u32)));
-                        }
-                    }
-                    RecordPath::Unbounded => {
-                        let base = (self.staging.len() / record_size) as u32;
-                        let recs = &list.records
-                            [group.first as usize..(group.first + group.count) as usize];
-                        self.staging.extend_from_slice(bytemuck::cast_slice(recs));
-                        slices.push((c, g, base, group.count, None));
-                    }
-                }
-            }
         }
         stats.packages = slices.len() as u32;
         stats.record_bytes = self.staging.len() as u64;
         self.upload_records()?;
 
-        // Plan the draws: opaque first, blended last.
+        // Plan the draws: opaque first, blended last; shadow casters opaque.
         self.items.clear();
         let mut blended = Vec::new();
-        for &(c, g, first, count, offset) in &slices {
-            let group = self.draw_lists[c].groups[g];
-            let model = models
-                .iter()
-                .find(|m| m.key() == group.model_key)
-                .ok_or_else(|| {
-                    let name = crowds[c]
-                        .model(group.model)
-                        .map(|m| m.name.clone())
-                        .unwrap_or_default();
-                    RenderError::MissingModel {
-                        name,
-                        key: group.model_key,
-                    }
-                })?;
+        for slice in &slices {
+            let group = self.draw_lists[slice.list].groups[slice.group];
+            let model = find_model(models, crowds[slice.list], &group)?;
             let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
             for sub in &lod.submeshes {
                 let material = &model.materials[sub.material];
@@ -523,19 +617,9 @@ impl Renderer {
                     double_sided: material.double_sided,
                     blend: material.alpha_mode == AlphaMode::Blend,
                 };
-                let item = DrawItem {
-                    key,
-                    vertex_buffer: lod.vertex_buffer.clone(),
-                    index_buffer: lod.index_buffer.clone(),
-                    model_bind_group: model.bind_group.clone(),
-                    material_bind_group: material.bind_group.clone(),
-                    indices: sub.first_index..sub.first_index + sub.index_count,
-                    base_vertex: sub.base_vertex,
-                    instances: first..first + count,
-                    dynamic_offset: offset,
-                };
+                let item = DrawItem::new(key, model, lod, sub, slice);
                 stats.draws += 1;
-                stats.triangles += (sub.index_count / 3) as u64 * count as u64;
+                stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 if key.blend {
                     blended.push(item)
                 } else {
@@ -544,6 +628,28 @@ impl Renderer {
             }
         }
         self.items.append(&mut blended);
+        if let Some(sh) = &mut self.shadow {
+            sh.items.clear();
+            for slice in &shadow_slices {
+                let group = sh.lists[slice.list].groups[slice.group];
+                let model = find_model(models, crowds[slice.list], &group)?;
+                let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
+                stats.shadow_casters += slice.count;
+                for sub in &lod.submeshes {
+                    let material = &model.materials[sub.material];
+                    if material.alpha_mode == AlphaMode::Blend {
+                        continue; // transparent surfaces cast no shadow
+                    }
+                    let key = PipelineKey {
+                        flat: false,
+                        double_sided: true,
+                        blend: false,
+                    };
+                    sh.items.push(DrawItem::new(key, model, lod, sub, slice));
+                    stats.shadow_draws += 1;
+                }
+            }
+        }
         let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
         for key in keys {
             self.pipeline(key);
@@ -596,14 +702,43 @@ impl Renderer {
                 }),
                 RecordPath::Unbounded => buffer.as_entire_binding(),
             };
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: resource.clone(),
+            }];
+            if let Some(sh) = &mut self.shadow {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: sh.uniform.as_entire_binding(),
+                });
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::TextureView(&sh.view),
+                });
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::Sampler(&sh.sampler),
+                });
+                sh.cast_group = Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("throng shadow records bind group"),
+                    layout: &sh.cast_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource,
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: sh.uniform.as_entire_binding(),
+                        },
+                    ],
+                }));
+            }
             self.records_bind_group =
                 Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("throng records bind group"),
                     layout: &self.records_layout,
-                    entries: &[wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource,
-                    }],
+                    entries: &entries,
                 }));
             self.records_buffer = Some(buffer);
         }
@@ -631,8 +766,48 @@ impl Renderer {
         extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
     ) {
         let Some(targets) = &self.targets else { return };
-        let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
-        let timed = timestamps.is_some();
+        // GPU time spans the shadow pass (if any) and the crowd pass.
+        let (shadow_timestamps, timestamps, timed) = match (&self.timer, &self.shadow) {
+            (Some(t), Some(_)) => match t.span_writes() {
+                Some((begin, end)) => (Some(begin), Some(end), true),
+                None => (None, None, false),
+            },
+            (Some(t), None) => {
+                let w = t.pass_writes();
+                let timed = w.is_some();
+                (None, w, timed)
+            }
+            (None, _) => (None, None, false),
+        };
+        if let Some(sh) = &self.shadow {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("throng shadow pass"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &sh.view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: shadow_timestamps,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if let Some(group) = sh.cast_group.as_ref().filter(|_| !sh.items.is_empty()) {
+                pass.set_pipeline(&sh.pipeline);
+                for item in &sh.items {
+                    item.bind_geometry(&mut pass);
+                    item.bind_records(&mut pass, group);
+                    pass.draw_indexed(
+                        item.indices.clone(),
+                        item.base_vertex,
+                        item.instances.clone(),
+                    );
+                }
+            }
+        }
         let (view, resolve) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),
             None => (target, None),
@@ -687,20 +862,31 @@ impl Renderer {
                 pass.set_pipeline(&self.pipelines[&item.key]);
                 bound_key = Some(item.key);
             }
-            pass.set_vertex_buffer(0, item.vertex_buffer.slice(..));
-            pass.set_index_buffer(item.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            pass.set_bind_group(1, &item.model_bind_group, &[]);
+            item.bind_geometry(pass);
             pass.set_bind_group(2, &item.material_bind_group, &[]);
-            match item.dynamic_offset {
-                Some(o) => pass.set_bind_group(3, records, &[o]),
-                None => pass.set_bind_group(3, records, &[]),
-            }
+            item.bind_records(pass, records);
             pass.draw_indexed(
                 item.indices.clone(),
                 item.base_vertex,
                 item.instances.clone(),
             );
         }
+    }
+
+    /// Bind group for pipelines outside the renderer to sample the crowd's
+    /// shadow map (`None` with shadows off). Valid for the frame last
+    /// prepared; see [`ShadowReceiver`].
+    pub fn shadow_receiver(&self) -> Option<ShadowReceiver<'_>> {
+        self.shadow.as_ref().map(|sh| ShadowReceiver {
+            layout: &sh.receiver_layout,
+            bind_group: &sh.receiver_group,
+        })
+    }
+
+    /// The shadow map and the light camera of the frame last prepared (for
+    /// tests and debugging).
+    pub fn shadow_map(&self) -> Option<(&wgpu::Texture, Option<Camera>)> {
+        self.shadow.as_ref().map(|sh| (&sh.map, sh.light))
     }
 
     /// Prepares, encodes and submits one frame into `target` of `size`.
@@ -746,5 +932,264 @@ impl Renderer {
     /// Waits for the GPU and returns the last frame's pass time.
     pub fn wait_gpu_time(&self) -> Option<std::time::Duration> {
         self.timer.as_ref().and_then(|t| t.wait(&self.device))
+    }
+}
+
+/// The vertex layout of [`BakedVertex`] buffers.
+const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 5] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
+];
+
+impl Shadow {
+    fn new(
+        device: &wgpu::Device,
+        packaged: bool,
+        options: ShadowOptions,
+        skinning: bool,
+    ) -> Result<Self, RenderError> {
+        let limit = device.limits().max_texture_dimension_2d;
+        if options.map_size == 0 || options.map_size > limit {
+            return Err(RenderError::Unsupported(format!(
+                "shadow map of {0}×{0} (1..={limit} per side)",
+                options.map_size
+            )));
+        }
+        let map = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng shadow map"),
+            size: wgpu::Extent3d {
+                width: options.map_size,
+                height: options.map_size,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = map.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("throng shadow sampler"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            compare: Some(wgpu::CompareFunction::LessEqual),
+            ..Default::default()
+        });
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng shadow uniforms"),
+            size: std::mem::size_of::<ShadowUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let program = if packaged {
+            Program::ShadowPackaged
+        } else {
+            Program::ShadowUnbounded
+        };
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(program.label()),
+            source: wgpu::ShaderSource::Wgsl(program.source().into()),
+        });
+        let cast_layout = layouts::records(device, packaged, layouts::ShadowBindings::Cast);
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("throng shadow pipeline layout"),
+            bind_group_layouts: &[
+                None,
+                Some(&layouts::model(device)),
+                None,
+                Some(&cast_layout),
+            ],
+            immediate_size: 0,
+        });
+        let constants = [("SKINNING", if skinning { 1.0 } else { 0.0 })];
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("throng shadow pipeline"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_shadow"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &VERTEX_ATTRIBUTES,
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                stencil: Default::default(),
+                bias: wgpu::DepthBiasState {
+                    constant: 2,
+                    slope_scale: 2.0,
+                    clamp: 0.0,
+                },
+            }),
+            multisample: Default::default(),
+            fragment: None,
+            multiview_mask: None,
+            cache: None,
+        });
+        let receiver_layout = layouts::shadow_receiver(device);
+        let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng shadow receiver"),
+            layout: &receiver_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+            ],
+        });
+        Ok(Self {
+            options,
+            map,
+            view,
+            sampler,
+            uniform,
+            pipeline,
+            cast_layout,
+            cast_group: None,
+            receiver_layout,
+            receiver_group,
+            lists: Vec::new(),
+            items: Vec::new(),
+            light: None,
+        })
+    }
+}
+
+/// A range of one draw list's records placed in the staging buffer.
+struct Slice {
+    list: usize,
+    group: usize,
+    /// First instance index for the draw.
+    first: u32,
+    count: u32,
+    /// Dynamic offset of its package (packaged path).
+    offset: Option<u32>,
+}
+
+/// Appends the records of `lists` to `staging`: in package slots of
+/// `package_stride` bytes on the packaged path, back to back on the
+/// unbounded one. Returns where each group (or package) went.
+fn lay_out(
+    staging: &mut Vec<u8>,
+    lists: &[DrawList],
+    path: RecordPath,
+    package_stride: u64,
+) -> Vec<Slice> {
+    let record_size = std::mem::size_of::<InstanceRecord>();
+    let mut slices = Vec::new();
+    for (c, list) in lists.iter().enumerate() {
+        for (g, group) in list.groups.iter().enumerate() {
+            match path {
+                RecordPath::Packaged => {
+                    for (first, count) in group.packages(PACKAGE_WIDTH) {
+                        let offset = staging.len();
+                        let recs = &list.records[first as usize..(first + count) as usize];
+                        staging.extend_from_slice(bytemuck::cast_slice(recs));
+                        staging.resize(offset + package_stride as usize, 0);
+                        slices.push(Slice {
+                            list: c,
+                            group: g,
+                            first: 0,
+                            count,
+                            offset: Some(offset as u32),
+                        });
+                    }
+                }
+                RecordPath::Unbounded => {
+                    let base = (staging.len() / record_size) as u32;
+                    let recs =
+                        &list.records[group.first as usize..(group.first + group.count) as usize];
+                    staging.extend_from_slice(bytemuck::cast_slice(recs));
+                    slices.push(Slice {
+                        list: c,
+                        group: g,
+                        first: base,
+                        count: group.count,
+                        offset: None,
+                    });
+                }
+            }
+        }
+    }
+    slices
+}
+
+/// The GPU model a group draws, or an error naming it.
+fn find_model<'a>(
+    models: &[&'a GpuModel],
+    crowd: &Crowd,
+    group: &throng_core::crowd::DrawGroup,
+) -> Result<&'a GpuModel, RenderError> {
+    models
+        .iter()
+        .copied()
+        .find(|m| m.key() == group.model_key)
+        .ok_or_else(|| RenderError::MissingModel {
+            name: crowd
+                .model(group.model)
+                .map(|m| m.name.clone())
+                .unwrap_or_default(),
+            key: group.model_key,
+        })
+}
+
+impl DrawItem {
+    fn new(
+        key: PipelineKey,
+        model: &GpuModel,
+        lod: &crate::model::GpuLod,
+        sub: &crate::model::GpuSubmesh,
+        slice: &Slice,
+    ) -> Self {
+        Self {
+            key,
+            vertex_buffer: lod.vertex_buffer.clone(),
+            index_buffer: lod.index_buffer.clone(),
+            model_bind_group: model.bind_group.clone(),
+            material_bind_group: model.materials[sub.material].bind_group.clone(),
+            indices: sub.first_index..sub.first_index + sub.index_count,
+            base_vertex: sub.base_vertex,
+            instances: slice.first..slice.first + slice.count,
+            dynamic_offset: slice.offset,
+        }
+    }
+
+    fn bind_geometry(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_bind_group(1, &self.model_bind_group, &[]);
+    }
+
+    fn bind_records(&self, pass: &mut wgpu::RenderPass<'_>, group: &wgpu::BindGroup) {
+        match self.dynamic_offset {
+            Some(o) => pass.set_bind_group(3, group, &[o]),
+            None => pass.set_bind_group(3, group, &[]),
+        }
     }
 }

@@ -16,8 +16,19 @@ pub const RECORDS_UNIFORM: &str = include_str!("../../../shaders/records_uniform
 pub const RECORDS_STORAGE: &str = include_str!("../../../shaders/records_storage.wgsl");
 /// `shaders/draw.wgsl`.
 pub const DRAW: &str = include_str!("../../../shaders/draw.wgsl");
+/// `shaders/shadow_filter.wgsl` (no bindings: usable by other crates'
+/// pipelines, e.g. a ground plane receiving the crowd's shadows).
+pub const SHADOW_FILTER: &str = include_str!("../../../shaders/shadow_filter.wgsl");
+/// `shaders/shadow_common.wgsl`.
+pub const SHADOW_COMMON: &str = include_str!("../../../shaders/shadow_common.wgsl");
+/// `shaders/shadow_receive.wgsl`.
+pub const SHADOW_RECEIVE: &str = include_str!("../../../shaders/shadow_receive.wgsl");
+/// `shaders/shadow_cast.wgsl`.
+pub const SHADOW_CAST: &str = include_str!("../../../shaders/shadow_cast.wgsl");
 /// `shaders/compute_skin.wgsl`.
 pub const COMPUTE_SKIN: &str = include_str!("../../../shaders/compute_skin.wgsl");
+/// `shaders/palette_skinning.wgsl`.
+pub const PALETTE_SKINNING: &str = include_str!("../../../shaders/palette_skinning.wgsl");
 
 /// Every shader file, by name.
 pub const FILES: &[(&str, &str)] = &[
@@ -25,7 +36,12 @@ pub const FILES: &[(&str, &str)] = &[
     ("records_uniform.wgsl", RECORDS_UNIFORM),
     ("records_storage.wgsl", RECORDS_STORAGE),
     ("draw.wgsl", DRAW),
+    ("shadow_filter.wgsl", SHADOW_FILTER),
+    ("shadow_common.wgsl", SHADOW_COMMON),
+    ("shadow_receive.wgsl", SHADOW_RECEIVE),
+    ("shadow_cast.wgsl", SHADOW_CAST),
     ("compute_skin.wgsl", COMPUTE_SKIN),
+    ("palette_skinning.wgsl", PALETTE_SKINNING),
 ];
 
 /// Number of `u32` words in a [`BakedVertex`].
@@ -51,22 +67,64 @@ pub enum Program {
     DrawUnbounded,
     /// Compute readback of skinned vertices.
     ComputeSkin,
+    /// Shadow-map pass with records in uniform packages.
+    ShadowPackaged,
+    /// Shadow-map pass with all records in one storage buffer.
+    ShadowUnbounded,
+    /// Per-character draw with a CPU-written joint palette (the
+    /// `cpu-skinned` benchmark baseline, [`crate::cpu_skinned`]). Entry point
+    /// `vs_palette`; the fragment stage is `draw.wgsl`'s `fs_main`.
+    DrawPaletteSkinned,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 3] = [
+    pub const ALL: [Program; 6] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
+        Program::ShadowPackaged,
+        Program::ShadowUnbounded,
+        Program::DrawPaletteSkinned,
     ];
 
     /// Files concatenated after the prelude, in order.
     pub fn files(self) -> &'static [&'static str] {
         match self {
-            Program::DrawPackaged => &[SKINNING, RECORDS_UNIFORM, DRAW],
-            Program::DrawUnbounded => &[SKINNING, RECORDS_STORAGE, DRAW],
+            Program::DrawPackaged => &[
+                SKINNING,
+                RECORDS_UNIFORM,
+                DRAW,
+                SHADOW_FILTER,
+                SHADOW_COMMON,
+                SHADOW_RECEIVE,
+            ],
+            Program::DrawUnbounded => &[
+                SKINNING,
+                RECORDS_STORAGE,
+                DRAW,
+                SHADOW_FILTER,
+                SHADOW_COMMON,
+                SHADOW_RECEIVE,
+            ],
+            Program::ShadowPackaged => &[
+                SKINNING,
+                RECORDS_UNIFORM,
+                DRAW,
+                SHADOW_FILTER,
+                SHADOW_COMMON,
+                SHADOW_CAST,
+            ],
+            Program::ShadowUnbounded => &[
+                SKINNING,
+                RECORDS_STORAGE,
+                DRAW,
+                SHADOW_FILTER,
+                SHADOW_COMMON,
+                SHADOW_CAST,
+            ],
             Program::ComputeSkin => &[SKINNING, COMPUTE_SKIN],
+            Program::DrawPaletteSkinned => &[SKINNING, RECORDS_STORAGE, DRAW, PALETTE_SKINNING],
         }
     }
 
@@ -86,6 +144,9 @@ impl Program {
             Program::DrawPackaged => "throng draw (packaged)",
             Program::DrawUnbounded => "throng draw (unbounded)",
             Program::ComputeSkin => "throng compute skinning",
+            Program::ShadowPackaged => "throng shadow (packaged)",
+            Program::ShadowUnbounded => "throng shadow (unbounded)",
+            Program::DrawPaletteSkinned => "throng draw (CPU palette skinning)",
         }
     }
 }

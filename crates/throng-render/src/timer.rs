@@ -75,6 +75,29 @@ impl GpuTimer {
         })
     }
 
+    /// Timestamp writes spanning two passes: the start of the first and the
+    /// end of the second, or `None` if a readback is still in flight.
+    pub fn span_writes(
+        &self,
+    ) -> Option<(
+        wgpu::RenderPassTimestampWrites<'_>,
+        wgpu::RenderPassTimestampWrites<'_>,
+    )> {
+        let s = self.shared.lock().ok()?;
+        (!s.mapping && !s.encoded).then_some((
+            wgpu::RenderPassTimestampWrites {
+                query_set: &self.query_set,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: None,
+            },
+            wgpu::RenderPassTimestampWrites {
+                query_set: &self.query_set,
+                beginning_of_pass_write_index: None,
+                end_of_pass_write_index: Some(1),
+            },
+        ))
+    }
+
     /// Resolves the pass's timestamps (call after the pass, if
     /// [`Self::pass_writes`] returned `Some`).
     pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {

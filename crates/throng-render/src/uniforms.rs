@@ -48,3 +48,28 @@ pub struct ComputeParams {
     /// Padding.
     pub _pad: u32,
 }
+
+/// Header of one character's slice of the CPU-skinned palette buffer: WGSL
+/// `CharacterHeader` in `palette_skinning.wgsl`. The character's palette
+/// (one [`throng_core::math::Rows3x4`] per bone) follows it directly.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct CharacterHeader {
+    /// Top three rows of `world_from_model`.
+    pub world_from_model: [[f32; 4]; 3],
+    /// Packed RGBA8 tint ([`throng_core::gpu::pack_tint`]).
+    pub tint: u32,
+    /// Padding.
+    pub _pad: [u32; 3],
+}
+
+/// The light's shadow map parameters: WGSL `ShadowUniforms` in
+/// `shadow_common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct ShadowUniforms {
+    /// Column-major orthographic `clip_from_world` of the light.
+    pub light_clip_from_world: [[f32; 4]; 4],
+    /// x: 1 / map size, y: depth bias, z: strength, w: unused.
+    pub params: [f32; 4],
+}

@@ -7,7 +7,9 @@ use std::mem::{offset_of, size_of};
 
 use throng_core::gpu::{InstanceRecord, ModelParams};
 use throng_render::shader::{FILES, Program};
-use throng_render::uniforms::{ComputeParams, FrameUniforms, MaterialUniforms};
+use throng_render::uniforms::{
+    CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
+};
 
 fn parse(program: Program) -> naga::Module {
     let src = program.source();
@@ -148,6 +150,59 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(ComputeParams, _pad),
         ],
     );
+}
+
+#[test]
+fn palette_skinning_structs_match_their_rust_twins() {
+    let header = offset_of!(CharacterHeader, world_from_model);
+    check(
+        Program::DrawPaletteSkinned,
+        "CharacterHeader",
+        size_of::<CharacterHeader>(),
+        &[
+            header,
+            header + 16,
+            header + 32,
+            offset_of!(CharacterHeader, tint),
+            offset_of!(CharacterHeader, _pad),
+            offset_of!(CharacterHeader, _pad) + 4,
+            offset_of!(CharacterHeader, _pad) + 8,
+        ],
+    );
+    // The palette follows the header directly, one 3x4 matrix (three rows,
+    // as in the bone texture) per bone.
+    let module = parse(Program::DrawPaletteSkinned);
+    let (members, _) = naga_layout(&module, "Character");
+    let offsets: Vec<(&str, u32)> = members.iter().map(|(n, o)| (n.as_str(), *o)).collect();
+    assert_eq!(
+        offsets,
+        [
+            ("header", 0),
+            ("palette", size_of::<CharacterHeader>() as u32)
+        ],
+        "Character: the palette must start right after the header"
+    );
+    let (_, rows_size) = naga_layout(&module, "Rows");
+    assert_eq!(
+        rows_size as usize,
+        size_of::<throng_core::math::Rows3x4>(),
+        "Rows: one palette entry is a Rows3x4"
+    );
+}
+
+#[test]
+fn shadow_uniforms_match_their_rust_twin() {
+    for program in [Program::ShadowPackaged, Program::DrawUnbounded] {
+        check(
+            program,
+            "ShadowUniforms",
+            size_of::<ShadowUniforms>(),
+            &[
+                offset_of!(ShadowUniforms, light_clip_from_world),
+                offset_of!(ShadowUniforms, params),
+            ],
+        );
+    }
 }
 
 #[test]

@@ -655,7 +655,10 @@ impl Gfx {
         let gpu_model = GpuModel::upload(&device, &queue, handle)
             .with_context(|| format!("uploading {}", handle.model().name))?;
         let prop_model = GpuModel::upload(&device, &queue, prop).context("uploading the prop")?;
-        let ground = Ground::new(&device, format, opts.msaa);
+        let receiver = renderer
+            .shadow_receiver()
+            .context("the viewer's renderer was built without shadows")?;
+        let ground = Ground::new(&device, format, opts.msaa, receiver.layout);
         let lines = LinePass::new(&device, format, opts.msaa);
         let egui_ctx = egui::Context::default();
         hud::setup_style(&egui_ctx);
@@ -1021,8 +1024,11 @@ impl App {
                 label: Some("viewer frame"),
             });
         let (ground, lines) = (&gfx.ground, &gfx.lines);
+        let shadows = gfx.renderer.shadow_receiver().map(|r| r.bind_group.clone());
         gfx.renderer.encode_with(&mut encoder, view, |pass| {
-            ground.draw(pass);
+            if let Some(shadows) = &shadows {
+                ground.draw(pass, shadows);
+            }
             lines.draw(pass);
         });
         let egui_commands = gfx.egui_renderer.update_buffers(

@@ -12,6 +12,12 @@ use throng_render::renderer::DEPTH_FORMAT;
 /// The WGSL source.
 pub const SHADER: &str = include_str!("shaders/ground.wgsl");
 
+/// The full ground program: the renderer's binding-free shadow filter, then
+/// `ground.wgsl`.
+pub fn shader_source() -> String {
+    format!("{}\n{}", throng_render::shader::SHADOW_FILTER, SHADER)
+}
+
 /// Unlit ground colour (linear RGB): a muted grey-green.
 pub const GROUND_ALBEDO: Vec3 = Vec3::new(0.33, 0.38, 0.27);
 
@@ -101,10 +107,18 @@ pub struct Ground {
 impl Ground {
     /// Builds the pipeline for targets of `format` with `sample_count`
     /// samples and [`DEPTH_FORMAT`] depth (the crowd pass's targets).
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, sample_count: u32) -> Self {
+    /// `shadows` is the crowd renderer's shadow receiver layout: the ground
+    /// samples the same shadow map (group 1).
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        sample_count: u32,
+        shadows: &wgpu::BindGroupLayout,
+    ) -> Self {
+        let source = shader_source();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("viewer ground shader"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("viewer ground bind group layout"),
@@ -123,7 +137,7 @@ impl Ground {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("viewer ground pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
+            bind_group_layouts: &[Some(&layout), Some(shadows)],
             immediate_size: 0,
         });
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -277,10 +291,13 @@ impl Ground {
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(&uniforms));
     }
 
-    /// Draws the ground and the blob shadows into the crowd's pass.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+    /// Draws the ground (receiving the crowd's shadows through `shadows`, a
+    /// bind group of the layout given to [`Self::new`]) and the contact
+    /// blobs into the crowd's pass.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, shadows: &wgpu::BindGroup) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(1, shadows, &[]);
         pass.draw(0..6, 0..1);
         if let Some(blobs) = &self.blobs
             && self.blob_count > 0
@@ -328,7 +345,7 @@ mod tests {
 
     #[test]
     fn shader_parses_and_validates_and_matches_the_rust_struct() {
-        let module = naga::front::wgsl::parse_str(SHADER).expect("ground.wgsl parses");
+        let module = naga::front::wgsl::parse_str(&shader_source()).expect("ground.wgsl parses");
         naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::empty(),

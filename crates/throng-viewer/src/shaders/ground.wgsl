@@ -1,8 +1,10 @@
 // The ground: one large square at a fixed height, drawn with no vertex
 // buffer (six vertices from the vertex index), a world-space grid with
 // screen-space antialiasing, fading into the sky colour with distance so the
-// square's edge never shows. Then a soft elliptic blob shadow under each
-// instance (one instanced quad each), blended over the ground.
+// square's edge never shows, darkened where the crowd's shadow map says the
+// light is blocked. Then a faint elliptic contact blob under each instance
+// (one instanced quad each), blended over the ground. Composed after
+// throng-render's shadows/shadow_filter.wgsl.
 
 struct Ground {
     clip_from_world: mat4x4<f32>,
@@ -22,6 +24,11 @@ struct Ground {
 }
 
 @group(0) @binding(0) var<uniform> ground: Ground;
+
+// The crowd renderer's shadow map (throng_render::ShadowReceiver).
+@group(1) @binding(0) var<uniform> shadow: ShadowUniforms;
+@group(1) @binding(1) var shadow_map: texture_depth_2d;
+@group(1) @binding(2) var shadow_sampler: sampler_comparison;
 
 struct VertexOutput {
     @builtin(position) clip: vec4<f32>,
@@ -55,6 +62,7 @@ fn fs_main(in: VertexOutput) -> @location(0) vec4<f32> {
     // Fade lines out where cells shrink to a few pixels (no moiré).
     let detail = 1.0 - smoothstep(0.08, 0.3, max(width.x, width.y));
     var color = mix(ground.color.rgb, ground.line_color.rgb, line * detail * 0.6);
+    color *= shadow_filter(shadow_map, shadow_sampler, shadow, in.world);
     let d = distance(in.world.xz, ground.center.xz);
     let fog = smoothstep(ground.params.y, ground.params.z, d);
     color = mix(color, ground.fog_color.rgb, fog);
@@ -63,8 +71,9 @@ fn fs_main(in: VertexOutput) -> @location(0) vec4<f32> {
 
 // Blob shadows.
 
-// Darkness at a blob's centre.
-const BLOB_OPACITY: f32 = 0.6;
+// Darkness at a blob's centre: a contact darkening under the feet; the
+// shadow itself comes from the shadow map.
+const BLOB_OPACITY: f32 = 0.25;
 
 struct BlobOutput {
     @builtin(position) clip: vec4<f32>,

@@ -1,0 +1,756 @@
+//! [`CpuSkinnedRenderer`]: the per-character baseline that
+//! `throng bench --mode cpu-skinned` measures Throng against: the way
+//! three.js and Bevy animate characters.
+//!
+//! Per frame, for every visible character, the CPU
+//! 1. samples the character's clip from the **source scene** at the
+//!    character's own time ([`PoseEvaluator::locals`]) and evaluates the node
+//!    hierarchy ([`PoseEvaluator::globals_from_locals`]), cross-fading two
+//!    clips when the character is fading;
+//! 2. computes the joint palette for the baked model's palette entries,
+//!    `P_b = G_node(b) · inverse_bind_b` (the bake's palette already holds the
+//!    rigid-mesh entries, so this is exactly the per-bone matrix the bone
+//!    texture stores), and writes it, behind a [`CharacterHeader`] with the
+//!    world matrix and tint, into a staging buffer at an offset aligned to
+//!    the device's storage-offset alignment.
+//!
+//! All characters' slices then go to the GPU with **one** `write_buffer`, and
+//! each character is drawn with one draw per submesh that binds its slice
+//! with a dynamic offset; `shaders/palette_skinning.wgsl` blends the 4
+//! influences from that palette. Mesh, materials and fragment shading are the
+//! baked model's ([`GpuModel`], `draw.wgsl`'s `fs_main`), so the only
+//! difference from [`crate::Renderer`] is where the palette comes from and
+//! how many draws it takes.
+//!
+//! The sampler is throng-core's plain reference evaluator (all nodes'
+//! locals, then all globals, per character), not a tuned one: a hand-tuned
+//! engine would sample faster, but does the same O(joints) work per
+//! character per frame.
+//!
+//! Needs vertex-stage storage buffers ([`supports`]); one model per frame.
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec3};
+use thiserror::Error;
+use throng_core::camera::Camera;
+use throng_core::crowd::{InstanceState, ModelHandle};
+use throng_core::limits::REST_FRAME;
+use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
+use throng_core::model::BakedVertex;
+use throng_core::sample::PoseEvaluator;
+use throng_core::scene::{AlphaMode, Scene};
+
+use crate::error::RenderError;
+use crate::layouts;
+use crate::model::GpuModel;
+use crate::renderer::{DEPTH_FORMAT, FrameStats, RendererOptions};
+use crate::shader::Program;
+use crate::timer::GpuTimer;
+use crate::uniforms::{CharacterHeader, FrameUniforms};
+
+/// Errors of CPU palette skinning.
+#[derive(Debug, Error)]
+pub enum CpuSkinnedError {
+    /// The source scene is not the one the model was baked from.
+    #[error(
+        "the source scene does not match model {model:?}: {what}; pass the glTF file the model was baked from"
+    )]
+    SceneMismatch {
+        /// Model name.
+        model: String,
+        /// What did not match.
+        what: String,
+    },
+    /// A GPU-side error.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+}
+
+/// True if the adapter can run CPU palette skinning (vertex-stage storage
+/// buffers, like [`crate::renderer::RecordPath::Unbounded`]).
+pub fn supports(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
+    crate::renderer::supports_unbounded(adapter, device)
+}
+
+/// A baked model together with the source scene it was baked from: what the
+/// CPU needs to sample and skin characters itself.
+#[derive(Debug)]
+pub struct CpuSkinnedModel {
+    key: u64,
+    name: String,
+    scene: Scene,
+    eval: PoseEvaluator,
+    /// Per baked clip: the scene clip of the same name.
+    clip_of: Vec<usize>,
+    /// Per palette entry: `(node, inverse_bind)`.
+    bones: Vec<(usize, Mat4)>,
+    /// Per baked clip: model-space bounds over all its frames.
+    clip_bounds: Vec<Aabb>,
+    rest_bounds: Aabb,
+}
+
+impl CpuSkinnedModel {
+    /// Pairs `handle`'s baked model with its source `scene`, checking that
+    /// every palette node exists in the scene and every baked clip has a
+    /// scene clip of the same name.
+    pub fn new(handle: &ModelHandle, scene: Scene) -> Result<Self, CpuSkinnedError> {
+        let model = handle.model();
+        let mismatch = |what: String| CpuSkinnedError::SceneMismatch {
+            model: model.name.clone(),
+            what,
+        };
+        scene
+            .validate()
+            .map_err(|e| mismatch(format!("the scene is invalid: {e}")))?;
+        let mut bones = Vec::with_capacity(model.bones.len());
+        for (b, bone) in model.bones.iter().enumerate() {
+            let node = bone.node as usize;
+            match scene.nodes.get(node) {
+                // The baker suffixes `#k` when several entries share a node.
+                Some(n)
+                    if bone.name == n.name
+                        || bone
+                            .name
+                            .strip_prefix(n.name.as_str())
+                            .is_some_and(|rest| rest.starts_with('#')) =>
+                {
+                    bones.push((node, bone.inverse_bind))
+                }
+                Some(n) => {
+                    return Err(mismatch(format!(
+                        "palette entry {b} is node {node} named {:?}, the scene's node {node} is {:?}",
+                        bone.name, n.name
+                    )));
+                }
+                None => {
+                    return Err(mismatch(format!(
+                        "palette entry {b} ({:?}) is node {node}, the scene has {} nodes",
+                        bone.name,
+                        scene.nodes.len()
+                    )));
+                }
+            }
+        }
+        let clip_of = model
+            .clips
+            .iter()
+            .map(|c| {
+                scene
+                    .clips
+                    .iter()
+                    .position(|s| s.name == c.name)
+                    .ok_or_else(|| mismatch(format!("the scene has no clip named {:?}", c.name)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            key: handle.key(),
+            name: model.name.clone(),
+            eval: PoseEvaluator::new(&scene),
+            scene,
+            clip_of,
+            bones,
+            clip_bounds: model.clips.iter().map(|c| c.bounds).collect(),
+            rest_bounds: model.frame_bounds[REST_FRAME as usize],
+        })
+    }
+
+    /// The identity key of the baked model ([`ModelHandle::key`]).
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Palette entries per character.
+    pub fn bone_count(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// Model-space bounds of a character over its clip(s).
+    fn bounds(&self, c: &Character) -> Aabb {
+        let of = |clip: Option<(usize, f32)>| {
+            clip.and_then(|(i, _)| self.clip_bounds.get(i).copied())
+                .unwrap_or(self.rest_bounds)
+        };
+        match c.previous {
+            Some(_) => of(c.current).union(&of(c.previous)),
+            None => of(c.current),
+        }
+    }
+}
+
+/// One character to draw: its animation state and placement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Character {
+    /// Baked clip index (file order) and clip time in seconds, or `None` for
+    /// the rest pose.
+    pub current: Option<(usize, f32)>,
+    /// The clip faded from, during a cross-fade.
+    pub previous: Option<(usize, f32)>,
+    /// Weight of `current` (1 = no fade).
+    pub fade: f32,
+    /// `world_from_model`.
+    pub world_from_model: Mat4,
+    /// Packed RGBA8 tint ([`throng_core::gpu::pack_tint`]).
+    pub tint: u32,
+}
+
+impl Character {
+    /// A character showing what a crowd instance shows.
+    pub fn from_state(state: &InstanceState, tint: u32) -> Self {
+        Self {
+            current: state.current,
+            previous: state.previous,
+            fade: state.fade,
+            world_from_model: state.world_from_model,
+            tint,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    flat: bool,
+    double_sided: bool,
+    blend: bool,
+}
+
+struct SubmeshDraw {
+    key: PipelineKey,
+    material_bind_group: wgpu::BindGroup,
+    indices: std::ops::Range<u32>,
+    base_vertex: i32,
+}
+
+struct Plan {
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    submeshes: Vec<SubmeshDraw>,
+}
+
+struct Targets {
+    size: (u32, u32),
+    depth: wgpu::TextureView,
+    msaa: Option<wgpu::TextureView>,
+}
+
+/// Draws characters skinned from CPU-evaluated palettes, one draw per
+/// character and submesh. See the module docs.
+pub struct CpuSkinnedRenderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    color_format: wgpu::TextureFormat,
+    options: RendererOptions,
+    module: wgpu::ShaderModule,
+    pipeline_layout: wgpu::PipelineLayout,
+    character_layout: wgpu::BindGroupLayout,
+    pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
+    frame_buffer: wgpu::Buffer,
+    frame_bind_group: wgpu::BindGroup,
+    palette_buffer: Option<wgpu::Buffer>,
+    palette_bind_group: Option<wgpu::BindGroup>,
+    /// Bytes bound per character (header + palette).
+    binding_size: u64,
+    offset_alignment: u64,
+    staging: Vec<u8>,
+    locals: Vec<Mat4>,
+    globals: Vec<Mat4>,
+    previous_globals: Vec<Mat4>,
+    offsets: Vec<u32>,
+    plan: Option<Plan>,
+    targets: Option<Targets>,
+    timer: Option<GpuTimer>,
+}
+
+impl CpuSkinnedRenderer {
+    /// A renderer drawing into targets of `color_format`. Of `options` it
+    /// uses the MSAA sample count, clear colour, lighting and frustum
+    /// culling; `path` and `skinning` do not apply.
+    pub fn new(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+        options: RendererOptions,
+    ) -> Result<Self, CpuSkinnedError> {
+        if !supports(adapter, device) {
+            return Err(RenderError::Unsupported(format!(
+                "CPU palette skinning needs vertex-stage storage buffers, which {} lacks",
+                crate::context::adapter_summary(adapter)
+            ))
+            .into());
+        }
+        if !matches!(options.sample_count, 1 | 4) {
+            return Err(RenderError::Unsupported(format!(
+                "MSAA sample count {} (1 or 4)",
+                options.sample_count
+            ))
+            .into());
+        }
+        let program = Program::DrawPaletteSkinned;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(program.label()),
+            source: wgpu::ShaderSource::Wgsl(program.source().into()),
+        });
+        let frame_layout = layouts::frame(device);
+        let character_layout = layouts::character_palette(device);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("throng palette-skinned pipeline layout"),
+            bind_group_layouts: &[
+                Some(&frame_layout),
+                None,
+                Some(&layouts::material(device)),
+                Some(&character_layout),
+            ],
+            immediate_size: 0,
+        });
+        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng palette-skinned frame uniforms"),
+            size: std::mem::size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng palette-skinned frame bind group"),
+            layout: &frame_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame_buffer.as_entire_binding(),
+            }],
+        });
+        Ok(Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            color_format,
+            options,
+            module,
+            pipeline_layout,
+            character_layout,
+            pipelines: HashMap::new(),
+            frame_buffer,
+            frame_bind_group,
+            palette_buffer: None,
+            palette_bind_group: None,
+            binding_size: 0,
+            offset_alignment: (device.limits().min_storage_buffer_offset_alignment as u64).max(1),
+            staging: Vec::new(),
+            locals: Vec::new(),
+            globals: Vec::new(),
+            previous_globals: Vec::new(),
+            offsets: Vec::new(),
+            plan: None,
+            targets: None,
+            timer: GpuTimer::new(device, queue),
+        })
+    }
+
+    /// Bytes of one character's slice: header and palette, padded to the
+    /// storage-offset alignment.
+    pub fn slice_stride(&self, bone_count: usize) -> u64 {
+        character_binding_size(bone_count).next_multiple_of(self.offset_alignment)
+    }
+
+    fn pipeline(&mut self, key: PipelineKey) {
+        let (device, module, layout) = (&self.device, &self.module, &self.pipeline_layout);
+        let (format, samples) = (self.color_format, self.options.sample_count);
+        self.pipelines.entry(key).or_insert_with(|| {
+            let attributes = wgpu::vertex_attr_array![
+                0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
+            ];
+            let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(&format!("throng palette-skinned pipeline {key:?}")),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_palette"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &attributes,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: if key.double_sided {
+                        None
+                    } else {
+                        Some(wgpu::Face::Back)
+                    },
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(!key.blend),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: samples,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        });
+    }
+
+    fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
+        let limit = self.device.limits().max_texture_dimension_2d;
+        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
+            return Err(RenderError::TargetSize {
+                width: size.0,
+                height: size.1,
+                limit,
+            });
+        }
+        if self.targets.as_ref().is_some_and(|t| t.size == size) {
+            return Ok(());
+        }
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
+        let make = |label: &str, format| {
+            self.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: extent,
+                    mip_level_count: 1,
+                    sample_count: self.options.sample_count,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        self.targets = Some(Targets {
+            size,
+            depth: make("throng palette-skinned depth", DEPTH_FORMAT),
+            msaa: (self.options.sample_count > 1)
+                .then(|| make("throng palette-skinned msaa colour", self.color_format)),
+        });
+        Ok(())
+    }
+
+    /// CPU work of a frame: culls the characters, samples and evaluates each
+    /// visible one's pose, builds its palette, uploads all palettes with one
+    /// write, and plans one draw per character and submesh. `model` must be
+    /// the upload of the same [`ModelHandle`] as `skin`.
+    pub fn prepare(
+        &mut self,
+        size: (u32, u32),
+        camera: &Camera,
+        characters: &[Character],
+        skin: &CpuSkinnedModel,
+        model: &GpuModel,
+    ) -> Result<FrameStats, CpuSkinnedError> {
+        if model.key() != skin.key() {
+            return Err(RenderError::MissingModel {
+                name: skin.name.clone(),
+                key: skin.key(),
+            }
+            .into());
+        }
+        self.ensure_targets(size)?;
+        let l = &self.options.lighting;
+        let frame = FrameUniforms {
+            clip_from_world: camera.clip_from_world().to_cols_array_2d(),
+            eye: camera.eye.extend(1.0).to_array(),
+            light_dir: l.direction.normalize_or(Vec3::Y).extend(0.0).to_array(),
+            light_color: l.color.extend(1.0).to_array(),
+            ambient: l.ambient.extend(1.0).to_array(),
+        };
+        self.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+
+        let frustum = self.options.frustum_culling.then(|| camera.frustum());
+        let stride = self.slice_stride(skin.bone_count()) as usize;
+        self.staging.clear();
+        self.offsets.clear();
+        for c in characters {
+            if let Some(f) = &frustum
+                && !f.intersects_aabb(&skin.bounds(c).transformed(&c.world_from_model))
+            {
+                continue;
+            }
+            let start = self.staging.len();
+            self.offsets.push(start as u32);
+            self.write_character(c, skin);
+            self.staging.resize(start + stride, 0);
+        }
+        self.upload(skin.bone_count())?;
+
+        // Plan: every visible character draws every submesh of LOD 0.
+        let lod = &model.lods[0];
+        let submeshes: Vec<SubmeshDraw> = lod
+            .submeshes
+            .iter()
+            .map(|sub| {
+                let material = &model.materials[sub.material];
+                SubmeshDraw {
+                    key: PipelineKey {
+                        flat: sub.flat,
+                        double_sided: material.double_sided,
+                        blend: material.alpha_mode == AlphaMode::Blend,
+                    },
+                    material_bind_group: material.bind_group.clone(),
+                    indices: sub.first_index..sub.first_index + sub.index_count,
+                    base_vertex: sub.base_vertex,
+                }
+            })
+            .collect();
+        for s in &submeshes {
+            self.pipeline(s.key);
+        }
+        let visible = self.offsets.len() as u32;
+        let stats = FrameStats {
+            instances: characters.len() as u32,
+            visible,
+            draws: visible * submeshes.len() as u32,
+            packages: visible,
+            triangles: submeshes
+                .iter()
+                .map(|s| (s.indices.len() / 3) as u64)
+                .sum::<u64>()
+                * visible as u64,
+            record_bytes: self.staging.len() as u64,
+            ..FrameStats::default()
+        };
+        self.plan = Some(Plan {
+            vertex_buffer: lod.vertex_buffer.clone(),
+            index_buffer: lod.index_buffer.clone(),
+            submeshes,
+        });
+        Ok(stats)
+    }
+
+    /// Samples, evaluates and writes one character's header and palette to
+    /// the end of the staging buffer.
+    fn write_character(&mut self, c: &Character, skin: &CpuSkinnedModel) {
+        let header = CharacterHeader {
+            world_from_model: mat4_to_rows(&c.world_from_model).map(|r| r.to_array()),
+            tint: c.tint,
+            _pad: [0; 3],
+        };
+        self.staging.extend_from_slice(bytemuck::bytes_of(&header));
+        let pose = |eval: &PoseEvaluator,
+                    clip: Option<(usize, f32)>,
+                    locals: &mut Vec<Mat4>,
+                    globals: &mut Vec<Mat4>| {
+            let clip =
+                clip.and_then(|(i, t)| skin.clip_of.get(i).map(|&s| (&skin.scene.clips[s], t)));
+            eval.locals(clip.map(|c| c.0), clip.map_or(0.0, |c| c.1), locals);
+            eval.globals_from_locals(locals, globals);
+        };
+        pose(&skin.eval, c.current, &mut self.locals, &mut self.globals);
+        let fading = c.previous.is_some() && c.fade < 1.0;
+        if fading {
+            pose(
+                &skin.eval,
+                c.previous,
+                &mut self.locals,
+                &mut self.previous_globals,
+            );
+        }
+        for &(node, inverse_bind) in &skin.bones {
+            let mut m = self.globals[node] * inverse_bind;
+            if fading {
+                // Mix palette matrices, as the shader mixes baked ones.
+                let p = self.previous_globals[node] * inverse_bind;
+                m = p * (1.0 - c.fade) + m * c.fade;
+            }
+            let rows: Rows3x4 = mat4_to_rows(&m);
+            self.staging.extend_from_slice(bytemuck::cast_slice(&rows));
+        }
+    }
+
+    fn upload(&mut self, bone_count: usize) -> Result<(), RenderError> {
+        if self.staging.is_empty() {
+            return Ok(());
+        }
+        let limits = self.device.limits();
+        let needed = self.staging.len() as u64;
+        let binding_size = character_binding_size(bone_count);
+        let too_big = |what: &str, needed: u64, limit: u64| RenderError::TooBig {
+            model: "(CPU-skinned characters)".into(),
+            what: what.into(),
+            needed,
+            limit,
+        };
+        if needed > limits.max_buffer_size {
+            return Err(too_big(
+                "palettes of one frame, bytes",
+                needed,
+                limits.max_buffer_size,
+            ));
+        }
+        if binding_size > limits.max_storage_buffer_binding_size {
+            return Err(too_big(
+                "one character's palette, bytes",
+                binding_size,
+                limits.max_storage_buffer_binding_size,
+            ));
+        }
+        if binding_size != self.binding_size
+            || self
+                .palette_buffer
+                .as_ref()
+                .is_none_or(|b| b.size() < needed)
+        {
+            let size = needed
+                .next_power_of_two()
+                .min(limits.max_buffer_size)
+                .max(needed);
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng character palettes"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.palette_bind_group =
+                Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("throng character palette bind group"),
+                    layout: &self.character_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &buffer,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(binding_size),
+                        }),
+                    }],
+                }));
+            self.palette_buffer = Some(buffer);
+            self.binding_size = binding_size;
+        }
+        let buffer = self.palette_buffer.as_ref().expect("allocated above");
+        self.queue.write_buffer(buffer, 0, &self.staging);
+        Ok(())
+    }
+
+    /// Records the prepared frame's render pass into `encoder`, drawing into
+    /// `target` (cleared first). Opaque submeshes of every character first,
+    /// then blended ones.
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        let Some(targets) = &self.targets else { return };
+        let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
+        let timed = timestamps.is_some();
+        let (view, resolve) = match &targets.msaa {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("throng palette-skinned pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: resolve,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(self.options.clear_color),
+                    store: if resolve.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &targets.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if let (Some(plan), Some(palettes)) = (&self.plan, &self.palette_bind_group)
+            && !self.offsets.is_empty()
+        {
+            pass.set_bind_group(0, &self.frame_bind_group, &[]);
+            pass.set_vertex_buffer(0, plan.vertex_buffer.slice(..));
+            pass.set_index_buffer(plan.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            let mut bound_key = None;
+            for blended in [false, true] {
+                if !plan.submeshes.iter().any(|s| s.key.blend == blended) {
+                    continue;
+                }
+                for &offset in &self.offsets {
+                    pass.set_bind_group(3, palettes, &[offset]);
+                    for sub in plan.submeshes.iter().filter(|s| s.key.blend == blended) {
+                        if bound_key != Some(sub.key) {
+                            pass.set_pipeline(&self.pipelines[&sub.key]);
+                            bound_key = Some(sub.key);
+                        }
+                        pass.set_bind_group(2, &sub.material_bind_group, &[]);
+                        pass.draw_indexed(sub.indices.clone(), sub.base_vertex, 0..1);
+                    }
+                }
+            }
+        }
+        drop(pass);
+        if timed && let Some(t) = &self.timer {
+            t.resolve(encoder);
+        }
+    }
+
+    /// Prepares, encodes and submits one frame into `target` of `size`.
+    pub fn render(
+        &mut self,
+        target: &wgpu::TextureView,
+        size: (u32, u32),
+        camera: &Camera,
+        characters: &[Character],
+        skin: &CpuSkinnedModel,
+        model: &GpuModel,
+    ) -> Result<FrameStats, CpuSkinnedError> {
+        let stats = self.prepare(size, camera, characters, skin, model)?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("throng palette-skinned frame"),
+            });
+        self.encode(&mut encoder, target);
+        self.queue.submit([encoder.finish()]);
+        if let Some(t) = &self.timer {
+            t.after_submit();
+        }
+        Ok(stats)
+    }
+
+    /// True if this device can time frames on the GPU (timestamp queries).
+    pub fn has_gpu_timing(&self) -> bool {
+        self.timer.is_some()
+    }
+
+    /// Waits for the GPU and returns the last frame's pass time.
+    pub fn wait_gpu_time(&self) -> Option<std::time::Duration> {
+        self.timer.as_ref().and_then(|t| t.wait(&self.device))
+    }
+}
+
+/// Bytes bound per character: the header and `bone_count` palette entries.
+fn character_binding_size(bone_count: usize) -> u64 {
+    (std::mem::size_of::<CharacterHeader>() + bone_count.max(1) * std::mem::size_of::<Rows3x4>())
+        as u64
+}

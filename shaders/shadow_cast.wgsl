@@ -1,0 +1,16 @@
+// Casting shadows: the depth-only pass from the light. It skins every vertex
+// with the same full skinning as the crowd pass — 4 influences, both clips
+// of a cross-fade (UAI's shadow pass used one bone) — then projects it with
+// the light's matrix. Composed after skinning.wgsl, a records file,
+// draw.wgsl (VertexIn), shadow_filter.wgsl and shadow_common.wgsl.
+
+@vertex
+fn vs_shadow(v: VertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
+    let rec = instance_record(instance);
+    var s = Skinned(v.position, v.normal);
+    if (SKINNING) {
+        s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+    }
+    let p = transform_point(world_from_model(rec), s.position);
+    return shadow.light_clip_from_world * vec4<f32>(p, 1.0);
+}

@@ -1,0 +1,6 @@
+// The light's shadow parameters, for both the shadow pass (casting) and the
+// crowd pass (receiving): group 3 binding 2, clear of the records at binding 0
+// (and of binding 1, used by the CPU-skinned baseline). Composed after
+// shadow_filter.wgsl.
+
+@group(3) @binding(2) var<uniform> shadow: ShadowUniforms;
