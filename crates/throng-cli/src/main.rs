@@ -6,8 +6,10 @@
 //! | `inspect` | human (or `--json`) summary of a `.throng` or glTF file |
 //! | `sample`  | skinned vertex positions at given clip times, as JSON |
 //! | `render`  | a grid crowd drawn headless to a PNG |
+//! | `bench`   | frame times of one crowd drawn baked, baked-unbounded, static and CPU-skinned, as a table and `--json` |
 
 mod bake;
+mod bench;
 mod inspect;
 mod render;
 mod sample;
@@ -33,6 +35,9 @@ enum Command {
     Sample(sample::Args),
     /// Draw a grid crowd headless into a PNG.
     Render(render::Args),
+    /// Time a grid crowd drawn four ways: baked, baked-unbounded, static and
+    /// CPU-skinned.
+    Bench(bench::Args),
 }
 
 fn main() {
@@ -42,6 +47,7 @@ fn main() {
         Command::Inspect(a) => inspect::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Render(a) => render::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

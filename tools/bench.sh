@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Reproduces every figure in docs/BENCHMARKS.md.
+#
+#   tools/bench.sh             lavapipe matrix, criterion benches, chart: every
+#                              figure the doc publishes today
+#   tools/bench.sh lavapipe    the matrix on this machine's adapter (lavapipe
+#                              where there is no GPU) at sizes that finish in
+#                              minutes on 2 cores
+#   tools/bench.sh criterion   the CPU benches (crowd update + cull + records,
+#                              clip sampling, palettes, baking)
+#   tools/bench.sh gpu         the full matrix for a real GPU: Fox at 1k, 10k,
+#                              100k and 1M instances per mode at 1920x1080
+#   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
+#                              when GPU results exist) from docs/bench-data/
+#
+# Results go to docs/bench-data/: <name>.json (`throng bench --json`, schema
+# throng-bench/1), <name>.txt (the printed table, headed by the commit and
+# date). THRONG=path/to/throng runs a prebuilt release binary instead of
+# building one (e.g. on a GPU machine with no Rust toolchain); the plot step
+# needs THRONG_PLOT or a toolchain likewise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data=docs/bench-data
+mkdir -p "$data"
+# lavapipe complains without a runtime dir.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
+# Timings on a shared machine are only as good as its quiet: the load average
+# before and after each run goes into the output.
+header() { echo "# commit $commit, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
+footer() { echo "# finished $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
+
+model=assets/khronos_Fox.glb
+modes=baked,baked-unbounded,static,cpu-skinned
+
+build() {
+    if [ -z "${THRONG:-}" ] || [ -z "${THRONG_PLOT:-}" ]; then
+        cargo build --release -p throng-cli -p throng-plot
+    fi
+    THRONG="${THRONG:-target/release/throng}"
+    THRONG_PLOT="${THRONG_PLOT:-target/release/throng-plot}"
+}
+
+# On lavapipe the cost follows vertices: Fox (1,728 vertices) at 10,000
+# instances is several seconds a frame, so cells stop after 40 s of frames.
+lavapipe() {
+    build
+    { header; "$THRONG" bench "$model" --mode "$modes" \
+        --instances 10,100,1000,3000,10000 --size 640x360 \
+        --warmup 3 --frames 10 --max-seconds 40 \
+        --json "$data/lavapipe-fox.json"; footer; } | tee "$data/lavapipe-fox.txt"
+}
+
+# The published GPU matrix. cpu-skinned at 1M instances is a million draws and
+# seconds of CPU a frame; --max-seconds keeps every cell to a minute.
+gpu() {
+    build
+    { header; "$THRONG" bench "$model" --mode "$modes" \
+        --instances 1000,10000,100000,1000000 --size 1920x1080 \
+        --warmup 10 --frames 60 --max-seconds 60 \
+        --json "$data/gpu-fox.json"; footer; } | tee "$data/gpu-fox.txt"
+}
+
+criterion() {
+    { header; cargo bench -p throng-tests --bench crowd 2>&1; footer; } | tee "$data/criterion-crowd.txt"
+    { header; cargo bench -p throng-tests --bench bake 2>&1; footer; } | tee "$data/criterion-bake.txt"
+}
+
+plot() {
+    build
+    "$THRONG_PLOT" "$data/lavapipe-fox.json" -o docs/bench.svg
+    if [ -f "$data/gpu-fox.json" ]; then
+        "$THRONG_PLOT" "$data/gpu-fox.json" -o docs/bench-gpu.svg
+    fi
+}
+
+case "${1:-all}" in
+    all) lavapipe; criterion; plot ;;
+    lavapipe) lavapipe ;;
+    gpu) gpu ;;
+    criterion) criterion ;;
+    plot) plot ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|criterion|plot]" >&2; exit 2 ;;
+esac
