@@ -84,10 +84,17 @@ fn lerp_rows(a: Rows, b: Rows, t: f32) -> Rows {
     return Rows(a.r0 + (b.r0 - a.r0) * t, a.r1 + (b.r1 - a.r1) * t, a.r2 + (b.r2 - a.r2) * t);
 }
 
+// false: no record drawn by this pipeline fades (fade == 1), so the previous
+// clip's loads are compiled out. The renderer draws the crowd's fading and
+// non-fading instances in separate groups (throng_core::crowd::DrawGroup::
+// cross_fade) with a pipeline each: a branch on `fade` alone is not free on
+// every GPU (lavapipe pays for the loads of a never-taken branch).
+override CROSS_FADE: bool = true;
+
 // The bone's matrix for this instance: frame interpolation, then cross-fade.
 fn blended_bone(bone: u32, rec: InstanceRecord) -> Rows {
     let current = lerp_rows(bone_rows(bone, rec.frame0), bone_rows(bone, rec.frame1), rec.t);
-    if (rec.fade >= 1.0) {
+    if (!CROSS_FADE || rec.fade >= 1.0) {
         return current;
     }
     let previous = lerp_rows(bone_rows(bone, rec.prev0), bone_rows(bone, rec.prev1), rec.prev_t);

@@ -369,6 +369,12 @@ pub fn select_lod(size: f32, sizes: &[f32], current: usize) -> usize {
 }
 
 /// A contiguous run of records of one model and LOD.
+///
+/// A (model, LOD) pair yields up to two groups: first the instances that are
+/// not cross-fading, then those that are (`cross_fade`). A renderer draws the
+/// first kind with a shader specialised to skip the previous clip's texel
+/// loads entirely, which a branch on `fade` does not achieve on every GPU
+/// (lavapipe pays for a never-taken branch's loads; see docs/BENCHMARKS.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawGroup {
     /// Model within the crowd.
@@ -377,6 +383,9 @@ pub struct DrawGroup {
     pub model_key: u64,
     /// LOD index.
     pub lod: u32,
+    /// Some record of the group is mid-cross-fade (`fade < 1`). When false,
+    /// every record has `fade == 1`.
+    pub cross_fade: bool,
     /// First record.
     pub first: u32,
     /// Record count.
@@ -1257,8 +1266,10 @@ fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
 }
 
 /// Record building for one frame: culling, LOD selection, then records into
-/// the output (directly when there is one bucket, through per-bucket scratch
-/// lists otherwise).
+/// per-(model, LOD, fading) buckets. Scratch list `2 * bucket + fading`
+/// holds a bucket's records; with one (model, LOD) bucket (`single`), records
+/// that do not fade go straight into the output and only fading ones take
+/// the detour through scratch.
 struct DrawPass<'a> {
     out: &'a mut DrawList,
     view: DrawView,
@@ -1277,11 +1288,10 @@ impl<'a> DrawPass<'a> {
         let single = buckets <= 1;
         if single {
             out.records.reserve(instances);
-        } else {
-            out.scratch.resize_with(buckets, Vec::new);
-            for s in &mut out.scratch {
-                s.clear();
-            }
+        }
+        out.scratch.resize_with(2 * buckets.max(1), Vec::new);
+        for s in &mut out.scratch {
+            s.clear();
         }
         out.lod_state.resize(instances, 0);
         Self {
@@ -1335,43 +1345,38 @@ impl<'a> DrawPass<'a> {
             tint
         };
         let rec = record(rows, &blend_of(a, &rt.maps), tint);
-        if self.single {
+        let fading = rec.fade < 1.0;
+        if self.single && !fading {
             self.out.records.push(rec);
         } else {
-            self.out.scratch[rt.bucket as usize + lod].push(rec);
+            self.out.scratch[2 * (rt.bucket as usize + lod) + fading as usize].push(rec);
         }
     }
 
     fn finish(self, models: &[ModelRt]) {
         let out = self.out;
-        if self.single {
-            if let Some(m) = models.first()
-                && !out.records.is_empty()
-            {
-                out.groups.push(DrawGroup {
-                    model: ModelId(0),
-                    model_key: m.handle.key,
-                    lod: 0,
-                    first: 0,
-                    count: out.records.len() as u32,
-                });
-            }
-            return;
-        }
+        // Records already in the output (single bucket, not fading).
+        let mut direct = out.records.len() as u32;
         for (m, model) in models.iter().enumerate() {
             for lod in 0..model.lod_sizes.len() {
-                let recs = &out.scratch[model.bucket as usize + lod];
-                if recs.is_empty() {
-                    continue;
+                let bucket = model.bucket as usize + lod;
+                for fading in [false, true] {
+                    let first = out.records.len() as u32 - std::mem::take(&mut direct);
+                    out.records
+                        .extend_from_slice(&out.scratch[2 * bucket + fading as usize]);
+                    let count = out.records.len() as u32 - first;
+                    if count == 0 {
+                        continue;
+                    }
+                    out.groups.push(DrawGroup {
+                        model: ModelId(m as u32),
+                        model_key: model.handle.key,
+                        lod: lod as u32,
+                        cross_fade: fading,
+                        first,
+                        count,
+                    });
                 }
-                out.groups.push(DrawGroup {
-                    model: ModelId(m as u32),
-                    model_key: model.handle.key,
-                    lod: lod as u32,
-                    first: out.records.len() as u32,
-                    count: recs.len() as u32,
-                });
-                out.records.extend_from_slice(recs);
             }
         }
     }
@@ -1470,6 +1475,7 @@ mod tests {
             model: ModelId(0),
             model_key: 1,
             lod: 0,
+            cross_fade: false,
             first: 10,
             count: 450,
         };
@@ -1627,6 +1633,63 @@ mod tests {
             "tint moved with its instance"
         );
         assert_eq!(crowd.ids().count(), 4);
+    }
+
+    #[test]
+    fn fading_instances_get_their_own_groups() {
+        // One model (the direct path) and two models (the scratch path).
+        for models in 1..=2 {
+            let mut crowd = Crowd::new();
+            let mut ids = Vec::new();
+            for _ in 0..models {
+                let m = crowd.add_model(&test_model(1.0));
+                for i in 0..7 {
+                    ids.push(crowd.spawn(m, at(i as f32)).unwrap());
+                }
+            }
+            for (k, id) in ids.iter().enumerate() {
+                if k % 3 == 1 {
+                    crowd.cross_fade(*id, 0, 1.0).unwrap();
+                }
+            }
+            crowd.update(0.25);
+            let mut list = DrawList::default();
+            crowd.build_draw_list(None, &mut list);
+            assert_eq!(list.visible() as usize, ids.len());
+            let mut covered = 0;
+            for (i, g) in list.groups.iter().enumerate() {
+                assert_eq!(g.first, covered, "groups are contiguous: {:?}", list.groups);
+                covered += g.count;
+                let recs = &list.records[g.first as usize..(g.first + g.count) as usize];
+                for r in recs {
+                    assert_eq!(
+                        r.fade < 1.0,
+                        g.cross_fade,
+                        "group {i}: record fade {}",
+                        r.fade
+                    );
+                }
+            }
+            assert_eq!(covered, list.visible());
+            // Per model: 7 instances, of which those with k % 3 == 1 fade.
+            let expect: Vec<(u32, bool, u32)> = (0..models as u32)
+                .flat_map(|m| {
+                    let fading = (0..7).filter(|i| (m * 7 + i) % 3 == 1).count() as u32;
+                    [(m, false, 7 - fading), (m, true, fading)]
+                })
+                .collect();
+            let got: Vec<(u32, bool, u32)> = list
+                .groups
+                .iter()
+                .map(|g| (g.model.0, g.cross_fade, g.count))
+                .collect();
+            assert_eq!(got, expect);
+            // Once the fades finish, one group per model again.
+            crowd.update(1.0);
+            crowd.build_draw_list(None, &mut list);
+            assert!(list.groups.iter().all(|g| !g.cross_fade && g.count == 7));
+            assert_eq!(list.groups.len(), models);
+        }
     }
 
     #[test]

@@ -176,6 +176,8 @@ struct PipelineKey {
     flat: bool,
     double_sided: bool,
     blend: bool,
+    /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`).
+    cross_fade: bool,
 }
 
 struct DrawItem {
@@ -227,7 +229,8 @@ struct Shadow {
     view: wgpu::TextureView,
     sampler: wgpu::Sampler,
     uniform: wgpu::Buffer,
-    pipeline: wgpu::RenderPipeline,
+    /// Without and with the cross-fade path (indexed by `CROSS_FADE`).
+    pipelines: [wgpu::RenderPipeline; 2],
     cast_layout: wgpu::BindGroupLayout,
     cast_group: Option<wgpu::BindGroup>,
     receiver_layout: wgpu::BindGroupLayout,
@@ -409,7 +412,10 @@ impl Renderer {
                 0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
             ];
             let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
-            let vertex_constants = [("SKINNING", if skinning { 1.0 } else { 0.0 })];
+            let vertex_constants = [
+                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
+                ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
+            ];
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(&format!("throng draw pipeline {key:?}")),
                 layout: Some(layout),
@@ -616,6 +622,7 @@ impl Renderer {
                     flat: sub.flat,
                     double_sided: material.double_sided,
                     blend: material.alpha_mode == AlphaMode::Blend,
+                    cross_fade: group.cross_fade,
                 };
                 let item = DrawItem::new(key, model, lod, sub, slice);
                 stats.draws += 1;
@@ -644,6 +651,7 @@ impl Renderer {
                         flat: false,
                         double_sided: true,
                         blend: false,
+                        cross_fade: group.cross_fade,
                     };
                     sh.items.push(DrawItem::new(key, model, lod, sub, slice));
                     stats.shadow_draws += 1;
@@ -796,8 +804,12 @@ impl Renderer {
                 multiview_mask: None,
             });
             if let Some(group) = sh.cast_group.as_ref().filter(|_| !sh.items.is_empty()) {
-                pass.set_pipeline(&sh.pipeline);
+                let mut bound = None;
                 for item in &sh.items {
+                    if bound != Some(item.key.cross_fade) {
+                        pass.set_pipeline(&sh.pipelines[item.key.cross_fade as usize]);
+                        bound = Some(item.key.cross_fade);
+                    }
                     item.bind_geometry(&mut pass);
                     item.bind_records(&mut pass, group);
                     pass.draw_indexed(
@@ -1006,43 +1018,52 @@ impl Shadow {
             ],
             immediate_size: 0,
         });
-        let constants = [("SKINNING", if skinning { 1.0 } else { 0.0 })];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("throng shadow pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_shadow"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
+        let pipelines = [false, true].map(|cross_fade| {
+            let constants = [
+                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
+                ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
+            ];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(if cross_fade {
+                    "throng shadow pipeline (cross-fade)"
+                } else {
+                    "throng shadow pipeline"
+                }),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_shadow"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &VERTEX_ATTRIBUTES,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
                     ..Default::default()
                 },
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &VERTEX_ATTRIBUTES,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                bias: wgpu::DepthBiasState {
-                    constant: 2,
-                    slope_scale: 2.0,
-                    clamp: 0.0,
-                },
-            }),
-            multisample: Default::default(),
-            fragment: None,
-            multiview_mask: None,
-            cache: None,
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    bias: wgpu::DepthBiasState {
+                        constant: 2,
+                        slope_scale: 2.0,
+                        clamp: 0.0,
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
         });
         let receiver_layout = layouts::shadow_receiver(device);
         let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -1069,7 +1090,7 @@ impl Shadow {
             view,
             sampler,
             uniform,
-            pipeline,
+            pipelines,
             cast_layout,
             cast_group: None,
             receiver_layout,
