@@ -260,6 +260,8 @@ struct Meta {
     root_motion: bool,
     /// Driven by a parent ([`Crowd::attach`]): not advanced on its own.
     follower: bool,
+    /// Has (or had) attachments: despawning it looks for them.
+    parent: bool,
 }
 
 /// Read-only view of an instance's animation state.
@@ -702,6 +704,7 @@ impl Crowd {
             paused: false,
             root_motion: spawn.root_motion,
             follower: false,
+            parent: false,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);
@@ -715,17 +718,20 @@ impl Crowd {
 
     /// Removes an instance. Its id becomes invalid.
     pub fn despawn(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        self.dense(id)?;
-        // Attachments go with their parent.
-        let children: Vec<InstanceId> = self
-            .followers
-            .iter()
-            .filter(|f| f.parent == id)
-            .map(|f| f.child)
-            .collect();
-        self.followers.retain(|f| f.child != id && f.parent != id);
-        for child in children {
-            let _ = self.despawn(child);
+        let meta = self.metas[self.dense(id)?];
+        // Attachments go with their parent. Only instances that take part
+        // in an attachment pay for the search (mass despawns stay linear).
+        if meta.parent || meta.follower {
+            let children: Vec<InstanceId> = self
+                .followers
+                .iter()
+                .filter(|f| f.parent == id)
+                .map(|f| f.child)
+                .collect();
+            self.followers.retain(|f| f.child != id && f.parent != id);
+            for child in children {
+                let _ = self.despawn(child);
+            }
         }
         let d = self.dense(id)?;
         let slot = &mut self.slots[id.index as usize];
@@ -747,9 +753,19 @@ impl Crowd {
 
     /// Removes every instance (models stay).
     pub fn clear(&mut self) {
-        for id in self.ids().collect::<Vec<_>>() {
-            let _ = self.despawn(id);
+        for &index in &self.slot_of {
+            let slot = &mut self.slots[index as usize];
+            slot.dense = u32::MAX;
+            slot.generation = slot.generation.wrapping_add(1);
+            self.free.push(index);
         }
+        self.slot_of.clear();
+        self.rows.clear();
+        self.spheres.clear();
+        self.anims.clear();
+        self.metas.clear();
+        self.tints.clear();
+        self.followers.clear();
     }
 
     /// Plays `clip` from time 0, cancelling any fade; keeps speed and wrap.
@@ -1012,12 +1028,15 @@ impl Crowd {
         let child = self.spawn(model, Spawn::default())?;
         let d = self.dense(child)?;
         self.metas[d].follower = true;
-        self.followers.push(Follower {
+        let p = self.dense(parent)?;
+        self.metas[p].parent = true;
+        let f = Follower {
             child,
             parent,
             kind,
-        });
-        self.sync_followers();
+        };
+        self.followers.push(f);
+        self.sync_follower(f);
         Ok(child)
     }
 
@@ -1035,26 +1054,30 @@ impl Crowd {
     /// Moves every attachment to where its parent is now.
     fn sync_followers(&mut self) {
         for i in 0..self.followers.len() {
-            let f = self.followers[i];
-            let (Ok(p), Ok(c)) = (self.dense(f.parent), self.dense(f.child)) else {
-                continue;
-            };
-            match f.kind {
-                Attachment::Bone { bone, offset } => {
-                    let world = self
-                        .bone_world_transform(f.parent, bone as usize)
-                        .map(|m| m * offset);
-                    if let Ok(world) = world {
-                        self.rows[c] = rows_of(&world);
-                    }
-                }
-                Attachment::Skinned => {
-                    self.rows[c] = self.rows[p];
-                    self.anims[c] = self.anims[p];
+            self.sync_follower(self.followers[i]);
+        }
+    }
+
+    /// Moves one attachment to where its parent is now.
+    fn sync_follower(&mut self, f: Follower) {
+        let (Ok(p), Ok(c)) = (self.dense(f.parent), self.dense(f.child)) else {
+            return;
+        };
+        match f.kind {
+            Attachment::Bone { bone, offset } => {
+                let world = self
+                    .bone_world_transform(f.parent, bone as usize)
+                    .map(|m| m * offset);
+                if let Ok(world) = world {
+                    self.rows[c] = rows_of(&world);
                 }
             }
-            self.refresh_sphere(c);
+            Attachment::Skinned => {
+                self.rows[c] = self.rows[p];
+                self.anims[c] = self.anims[p];
+            }
         }
+        self.refresh_sphere(c);
     }
 
     /// Advances dense instance `d` by `dt` (unless paused): clips, fade,
@@ -1690,6 +1713,30 @@ mod tests {
             assert!(list.groups.iter().all(|g| !g.cross_fade && g.count == 7));
             assert_eq!(list.groups.len(), models);
         }
+    }
+
+    #[test]
+    fn clear_invalidates_every_id_including_attachments() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let a = crowd.spawn(m, at(0.0)).unwrap();
+        let b = crowd.spawn(m, at(5.0)).unwrap();
+        let prop = crowd.attach(a, m, 0, Mat4::IDENTITY).unwrap();
+        crowd.clear();
+        assert!(crowd.is_empty());
+        for id in [a, b, prop] {
+            assert!(!crowd.contains(id));
+            assert!(crowd.despawn(id).is_err());
+        }
+        assert_eq!(crowd.attachments(a).count(), 0);
+        // Slots are reused with new generations; old ids stay dead.
+        let c = crowd.spawn(m, at(1.0)).unwrap();
+        assert!(crowd.contains(c) && !crowd.contains(a) && !crowd.contains(b));
+        let mut list = DrawList::default();
+        crowd.update(0.1);
+        crowd.build_draw_list(None, &mut list);
+        assert_eq!(list.visible(), 1);
     }
 
     #[test]

@@ -94,6 +94,12 @@ pub fn crossings(
         // A single-pose clip: its events fire once, at the start.
         return u64::from(include_start && t == 0.0);
     }
+    // The common case, exactly: a looping clip moved forward within one
+    // period crosses the events in (u0, u1] (no alias of 0 or the end lies
+    // inside), so no division is needed.
+    if wrap == WrapMode::Loop && !include_start && 0.0 <= u0 && u0 <= u1 && u1 < duration {
+        return u64::from(u0 < t && t <= u1);
+    }
     let positions: &[f32] = match wrap {
         WrapMode::Once | WrapMode::Loop => &[t],
         WrapMode::PingPong if t == 0.0 || t == duration => &[t],
@@ -173,6 +179,15 @@ impl RootDelta {
         }
     }
 
+    /// `a⁻¹ · b`, the motion from `a` to `b`, with one rotation.
+    #[inline]
+    pub fn between(a: &Self, b: &Self) -> Self {
+        Self {
+            translation: Quat::from_rotation_y(-a.yaw) * (b.translation - a.translation),
+            yaw: b.yaw - a.yaw,
+        }
+    }
+
     /// The inverse motion.
     #[inline]
     pub fn inverse(&self) -> Self {
@@ -194,8 +209,10 @@ impl RootDelta {
             if e & 1 == 1 {
                 acc = acc.then(&base);
             }
-            base = base.then(&base);
             e >>= 1;
+            if e > 0 {
+                base = base.then(&base);
+            }
         }
         acc
     }
@@ -237,6 +254,9 @@ fn unwrapped_motion(keys: &[RootMotionKey], map: &FrameMap, wrap: WrapMode, u: f
         WrapMode::Loop => {
             let k = (u / d).floor();
             let r = (u - k * d).clamp(0.0, d);
+            if k == 0.0 {
+                return motion_at(keys, map, r);
+            }
             let end = motion_at(keys, map, d);
             end.pow(k as i64).then(&motion_at(keys, map, r))
         }
@@ -252,9 +272,10 @@ pub fn root_delta(
     u0: f32,
     u1: f32,
 ) -> RootDelta {
-    unwrapped_motion(keys, map, wrap, u0)
-        .inverse()
-        .then(&unwrapped_motion(keys, map, wrap, u1))
+    RootDelta::between(
+        &unwrapped_motion(keys, map, wrap, u0),
+        &unwrapped_motion(keys, map, wrap, u1),
+    )
 }
 
 #[cfg(test)]
@@ -318,6 +339,53 @@ mod tests {
             "already at the end"
         );
         assert_eq!(crossings(0.0, d, WrapMode::Once, 0.0, 0.5, true), 1);
+    }
+
+    /// The general formula, without the within-one-period shortcut.
+    fn crossings_by_division(t: f32, d: f32, u0: f32, u1: f32) -> u64 {
+        between(t, d, u0, u1)
+    }
+
+    #[test]
+    fn within_one_period_shortcut_equals_the_division() {
+        let d = 0.7;
+        let mut checked = 0;
+        for i in 0..=70 {
+            let t = d * i as f32 / 70.0;
+            for a in 0..60 {
+                for len in 0..25 {
+                    let u0 = d * a as f32 / 60.0;
+                    let u1 = u0 + len as f32 * 0.013;
+                    if u1 >= d {
+                        continue;
+                    }
+                    let fast = crossings(t, d, WrapMode::Loop, u0, u1, false);
+                    assert_eq!(
+                        fast,
+                        crossings_by_division(t, d, u0, u1),
+                        "event {t}, {u0} -> {u1}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000);
+    }
+
+    #[test]
+    fn between_is_inverse_then() {
+        let a = RootDelta {
+            translation: Vec3::new(1.0, 0.5, -2.0),
+            yaw: 0.9,
+        };
+        let b = RootDelta {
+            translation: Vec3::new(-0.3, 0.1, 4.0),
+            yaw: -1.7,
+        };
+        let slow = a.inverse().then(&b);
+        let fast = RootDelta::between(&a, &b);
+        assert!((slow.translation - fast.translation).length() < 1e-6);
+        assert!((slow.yaw - fast.yaw).abs() < 1e-6);
     }
 
     #[test]
