@@ -37,14 +37,13 @@ use throng_core::camera::Camera;
 use throng_core::crowd::{InstanceState, ModelHandle};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
-use throng_core::model::BakedVertex;
 use throng_core::sample::PoseEvaluator;
 use throng_core::scene::{AlphaMode, Scene};
 
 use crate::error::RenderError;
 use crate::layouts;
 use crate::model::GpuModel;
-use crate::renderer::{DEPTH_FORMAT, FrameStats, RendererOptions};
+use crate::renderer::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
 use crate::shader::Program;
 use crate::timer::GpuTimer;
 use crate::uniforms::{CharacterHeader, FrameUniforms};
@@ -207,13 +206,6 @@ impl Character {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct PipelineKey {
-    flat: bool,
-    double_sided: bool,
-    blend: bool,
-}
-
 struct SubmeshDraw {
     key: PipelineKey,
     material_bind_group: wgpu::BindGroup,
@@ -225,12 +217,6 @@ struct Plan {
     vertex_buffer: wgpu::Buffer,
     index_buffer: wgpu::Buffer,
     submeshes: Vec<SubmeshDraw>,
-}
-
-struct Targets {
-    size: (u32, u32),
-    depth: wgpu::TextureView,
-    msaa: Option<wgpu::TextureView>,
 }
 
 /// Draws characters skinned from CPU-evaluated palettes, one draw per
@@ -350,104 +336,31 @@ impl CpuSkinnedRenderer {
     }
 
     fn pipeline(&mut self, key: PipelineKey) {
-        let (device, module, layout) = (&self.device, &self.module, &self.pipeline_layout);
-        let (format, samples) = (self.color_format, self.options.sample_count);
-        self.pipelines.entry(key).or_insert_with(|| {
-            let attributes = wgpu::vertex_attr_array![
-                0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
-            ];
-            let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(&format!("throng palette-skinned pipeline {key:?}")),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module,
-                    entry_point: Some("vs_palette"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &attributes,
-                    })],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: if key.double_sided {
-                        None
-                    } else {
-                        Some(wgpu::Face::Back)
-                    },
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!key.blend),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: wgpu::MultisampleState {
-                    count: samples,
-                    ..Default::default()
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        });
+        let desc = ColorPipeline {
+            label: "throng palette-skinned pipeline",
+            layout: &self.pipeline_layout,
+            module: &self.module,
+            vertex_entry: "vs_palette",
+            vertex_constants: &[],
+            fragment_entry: "fs_main",
+            format: self.color_format,
+            samples: self.options.sample_count,
+        };
+        let device = &self.device;
+        self.pipelines
+            .entry(key)
+            .or_insert_with(|| desc.create(device, key));
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        let limit = self.device.limits().max_texture_dimension_2d;
-        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
-            return Err(RenderError::TargetSize {
-                width: size.0,
-                height: size.1,
-                limit,
-            });
-        }
-        if self.targets.as_ref().is_some_and(|t| t.size == size) {
-            return Ok(());
-        }
-        let extent = wgpu::Extent3d {
-            width: size.0,
-            height: size.1,
-            depth_or_array_layers: 1,
-        };
-        let make = |label: &str, format| {
-            self.device
-                .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: extent,
-                    mip_level_count: 1,
-                    sample_count: self.options.sample_count,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&Default::default())
-        };
-        self.targets = Some(Targets {
+        Targets::ensure(
+            &mut self.targets,
+            &self.device,
             size,
-            depth: make("throng palette-skinned depth", DEPTH_FORMAT),
-            msaa: (self.options.sample_count > 1)
-                .then(|| make("throng palette-skinned msaa colour", self.color_format)),
-        });
-        Ok(())
+            self.options.sample_count,
+            self.color_format,
+            "throng palette-skinned",
+        )
     }
 
     /// CPU work of a frame: culls the characters, samples and evaluates each
@@ -510,6 +423,7 @@ impl CpuSkinnedRenderer {
                         flat: sub.flat,
                         double_sided: material.double_sided,
                         blend: material.alpha_mode == AlphaMode::Blend,
+                        cross_fade: false,
                     },
                     material_bind_group: material.bind_group.clone(),
                     indices: sub.first_index..sub.first_index + sub.index_count,

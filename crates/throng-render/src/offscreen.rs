@@ -56,44 +56,85 @@ impl Offscreen {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<image::RgbaImage, RenderError> {
-        let (w, h) = self.size;
-        let unpadded = 4 * w;
-        let padded = unpadded.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng readback"),
-            size: padded as u64 * h as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("throng readback copy"),
-        });
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: Some(h),
-                },
-            },
-            self.texture.size(),
-        );
-        queue.submit([encoder.finish()]);
-        let data = map_read(device, &buffer)?;
-        let mut pixels = Vec::with_capacity((unpadded * h) as usize);
-        for row in data.chunks(padded as usize) {
-            pixels.extend_from_slice(&row[..unpadded as usize]);
-        }
-        image::RgbaImage::from_raw(w, h, pixels)
-            .ok_or_else(|| RenderError::Readback("pixel count mismatch".into()))
+        read_rgba8(device, queue, &self.texture)
     }
+}
+
+/// Whether an 8-bit colour format stores its channels as BGRA (`false`:
+/// RGBA); an error for any other format.
+pub fn is_bgra(format: wgpu::TextureFormat) -> Result<bool, RenderError> {
+    use wgpu::TextureFormat as F;
+    match format {
+        F::Rgba8Unorm | F::Rgba8UnormSrgb => Ok(false),
+        F::Bgra8Unorm | F::Bgra8UnormSrgb => Ok(true),
+        other => Err(RenderError::Unsupported(format!(
+            "reading back a {other:?} texture (8-bit RGBA/BGRA only)"
+        ))),
+    }
+}
+
+/// Copies a 2D colour texture (8-bit RGBA or BGRA, `COPY_SRC`) to the CPU as
+/// an RGBA8 image, waiting for the GPU.
+pub fn read_rgba8(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<image::RgbaImage, RenderError> {
+    let bgra = is_bgra(texture.format())?;
+    let (w, h) = (texture.width(), texture.height());
+    let padded = (4 * w).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("throng readback"),
+        size: padded as u64 * h as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("throng readback copy"),
+    });
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(h),
+            },
+        },
+        texture.size(),
+    );
+    queue.submit([encoder.finish()]);
+    let data = map_read(device, &buffer)?;
+    rows_to_rgba(&data, w, h, padded, bgra)
+        .ok_or_else(|| RenderError::Readback("pixel count mismatch".into()))
+}
+
+/// Strips row padding (`padded` bytes per row) and swaps BGRA to RGBA where
+/// needed; `None` when `data` holds fewer than `h` rows.
+pub fn rows_to_rgba(
+    data: &[u8],
+    w: u32,
+    h: u32,
+    padded: u32,
+    bgra: bool,
+) -> Option<image::RgbaImage> {
+    let unpadded = (4 * w) as usize;
+    let mut pixels = Vec::with_capacity(unpadded * h as usize);
+    for row in data.chunks(padded as usize).take(h as usize) {
+        pixels.extend_from_slice(row.get(..unpadded)?);
+    }
+    if bgra {
+        for p in pixels.chunks_exact_mut(4) {
+            p.swap(0, 2);
+        }
+    }
+    image::RgbaImage::from_raw(w, h, pixels)
 }
 
 /// Maps a `MAP_READ` buffer and copies its contents out, waiting for the GPU.
@@ -115,4 +156,24 @@ pub fn map_read(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>,
         .to_vec();
     buffer.unmap();
     Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_is_stripped_and_bgra_swapped() {
+        // 1×2 image, rows padded to 8 bytes.
+        let data = [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8, 0, 0, 0, 0];
+        let rgba = rows_to_rgba(&data, 1, 2, 8, false).unwrap();
+        assert_eq!(rgba.as_raw(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let swapped = rows_to_rgba(&data, 1, 2, 8, true).unwrap();
+        assert_eq!(swapped.as_raw(), &[3, 2, 1, 4, 7, 6, 5, 8]);
+        assert!(
+            rows_to_rgba(&data[..8], 1, 2, 8, false).is_none(),
+            "a row short"
+        );
+        assert!(is_bgra(wgpu::TextureFormat::Rgba16Float).is_err());
+    }
 }

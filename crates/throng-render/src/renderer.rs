@@ -171,13 +171,91 @@ pub struct FrameStats {
     pub shadow_draws: u32,
 }
 
+/// What varies between the colour pipelines that draw a crowd's submeshes
+/// (here and in the CPU-skinned baseline).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct PipelineKey {
-    flat: bool,
-    double_sided: bool,
-    blend: bool,
-    /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`).
-    cross_fade: bool,
+pub(crate) struct PipelineKey {
+    pub(crate) flat: bool,
+    pub(crate) double_sided: bool,
+    pub(crate) blend: bool,
+    /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`;
+    /// always false for programs without it).
+    pub(crate) cross_fade: bool,
+}
+
+/// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.
+pub(crate) struct ColorPipeline<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) layout: &'a wgpu::PipelineLayout,
+    pub(crate) module: &'a wgpu::ShaderModule,
+    pub(crate) vertex_entry: &'a str,
+    /// Override constants of the vertex stage (besides none from the key).
+    pub(crate) vertex_constants: &'a [(&'a str, f64)],
+    pub(crate) fragment_entry: &'a str,
+    pub(crate) format: wgpu::TextureFormat,
+    pub(crate) samples: u32,
+}
+
+impl ColorPipeline<'_> {
+    /// The pipeline for `key`: bind-pose vertices ([`BakedVertex`]), depth
+    /// test against [`DEPTH_FORMAT`], back faces culled unless double-sided,
+    /// alpha blending without depth writes for blended materials.
+    pub(crate) fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+        let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("{} {key:?}", self.label)),
+            layout: Some(self.layout),
+            vertex: wgpu::VertexState {
+                module: self.module,
+                entry_point: Some(self.vertex_entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: self.vertex_constants,
+                    ..Default::default()
+                },
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &VERTEX_ATTRIBUTES,
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                front_face: wgpu::FrontFace::Ccw,
+                cull_mode: if key.double_sided {
+                    None
+                } else {
+                    Some(wgpu::Face::Back)
+                },
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(!key.blend),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: self.samples,
+                ..Default::default()
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: self.module,
+                entry_point: Some(self.fragment_entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &fragment_constants,
+                    ..Default::default()
+                },
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: self.format,
+                    blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
 }
 
 struct DrawItem {
@@ -192,10 +270,61 @@ struct DrawItem {
     dynamic_offset: Option<u32>,
 }
 
-struct Targets {
-    size: (u32, u32),
-    depth: wgpu::TextureView,
-    msaa: Option<wgpu::TextureView>,
+/// Depth (and MSAA colour) attachments of one target size.
+pub(crate) struct Targets {
+    pub(crate) size: (u32, u32),
+    pub(crate) depth: wgpu::TextureView,
+    pub(crate) msaa: Option<wgpu::TextureView>,
+}
+
+impl Targets {
+    /// Keeps `targets` when they are of `size`, else makes new ones (an
+    /// error for a size the device cannot hold).
+    pub(crate) fn ensure(
+        targets: &mut Option<Targets>,
+        device: &wgpu::Device,
+        size: (u32, u32),
+        samples: u32,
+        color_format: wgpu::TextureFormat,
+        label: &str,
+    ) -> Result<(), RenderError> {
+        let limit = device.limits().max_texture_dimension_2d;
+        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
+            return Err(RenderError::TargetSize {
+                width: size.0,
+                height: size.1,
+                limit,
+            });
+        }
+        if targets.as_ref().is_some_and(|t| t.size == size) {
+            return Ok(());
+        }
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
+        let make = |what: &str, format| {
+            device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(&format!("{label} {what}")),
+                    size: extent,
+                    mip_level_count: 1,
+                    sample_count: samples,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        *targets = Some(Targets {
+            size,
+            depth: make("depth", DEPTH_FORMAT),
+            msaa: (samples > 1).then(|| make("msaa colour", color_format)),
+        });
+        Ok(())
+    }
 }
 
 /// Draws crowds. See the module docs.
@@ -396,120 +525,39 @@ impl Renderer {
     }
 
     fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
-        let (device, module, layout) = (&self.device, &self.module, &self.pipeline_layout);
-        let (format, samples, skinning) = (
-            self.color_format,
-            self.options.sample_count,
-            self.options.skinning,
-        );
-        let fragment_entry = if self.shadow.is_some() {
-            "fs_shadowed"
-        } else {
-            "fs_main"
+        let vertex_constants = [
+            ("SKINNING", if self.options.skinning { 1.0 } else { 0.0 }),
+            ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
+        ];
+        let desc = ColorPipeline {
+            label: "throng draw pipeline",
+            layout: &self.pipeline_layout,
+            module: &self.module,
+            vertex_entry: "vs_main",
+            vertex_constants: &vertex_constants,
+            fragment_entry: if self.shadow.is_some() {
+                "fs_shadowed"
+            } else {
+                "fs_main"
+            },
+            format: self.color_format,
+            samples: self.options.sample_count,
         };
-        self.pipelines.entry(key).or_insert_with(|| {
-            let attributes = wgpu::vertex_attr_array![
-                0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
-            ];
-            let constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
-            let vertex_constants = [
-                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
-                ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
-            ];
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(&format!("throng draw pipeline {key:?}")),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &vertex_constants,
-                        ..Default::default()
-                    },
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &attributes,
-                    })],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: if key.double_sided {
-                        None
-                    } else {
-                        Some(wgpu::Face::Back)
-                    },
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!key.blend),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: wgpu::MultisampleState {
-                    count: samples,
-                    ..Default::default()
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module,
-                    entry_point: Some(fragment_entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        })
+        let device = &self.device;
+        self.pipelines
+            .entry(key)
+            .or_insert_with(|| desc.create(device, key))
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        let limit = self.device.limits().max_texture_dimension_2d;
-        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
-            return Err(RenderError::TargetSize {
-                width: size.0,
-                height: size.1,
-                limit,
-            });
-        }
-        if self.targets.as_ref().is_some_and(|t| t.size == size) {
-            return Ok(());
-        }
-        let extent = wgpu::Extent3d {
-            width: size.0,
-            height: size.1,
-            depth_or_array_layers: 1,
-        };
-        let make = |label: &str, format| {
-            self.device
-                .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: extent,
-                    mip_level_count: 1,
-                    sample_count: self.options.sample_count,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&Default::default())
-        };
-        self.targets = Some(Targets {
+        Targets::ensure(
+            &mut self.targets,
+            &self.device,
             size,
-            depth: make("throng depth", DEPTH_FORMAT),
-            msaa: (self.options.sample_count > 1)
-                .then(|| make("throng msaa colour", self.color_format)),
-        });
-        Ok(())
+            self.options.sample_count,
+            self.color_format,
+            "throng",
+        )
     }
 
     /// CPU work of a frame: culls, builds and uploads records, and plans the
