@@ -7,6 +7,12 @@ use throng_core::{FormatError, SceneError};
 /// A glTF file could not be imported.
 #[derive(Debug, Error)]
 pub enum ImportError {
+    /// The path names neither a glTF nor a `.throng` file.
+    #[error("{path}: expected a .gltf, .glb or .throng file")]
+    NotAModel {
+        /// File path.
+        path: String,
+    },
     /// The file could not be read.
     #[error("{path}: {source}")]
     Io {

@@ -21,6 +21,33 @@ use std::path::Path;
 
 use throng_core::BakedModel;
 
+/// The kind of model file, by extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// `.gltf` or `.glb`: a source to bake.
+    Gltf,
+    /// `.throng`: already baked.
+    Throng,
+}
+
+impl ModelKind {
+    /// Classifies `path` by its extension (any case).
+    pub fn of(path: &Path) -> Result<Self, ImportError> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("gltf" | "glb") => Ok(ModelKind::Gltf),
+            Some("throng") => Ok(ModelKind::Throng),
+            _ => Err(ImportError::NotAModel {
+                path: path.display().to_string(),
+            }),
+        }
+    }
+}
+
 /// Imports and bakes a glTF file; import warnings lead the report's
 /// warnings. Events come from the glTF's animation extras and from
 /// `opts.events_file`, or else `MODEL.events.json` beside the model.
@@ -53,4 +80,28 @@ pub fn bake_file(
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok((model, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_kinds_by_extension_in_any_case() {
+        assert_eq!(
+            ModelKind::of(Path::new("a/b.GLB")).unwrap(),
+            ModelKind::Gltf
+        );
+        assert_eq!(ModelKind::of(Path::new("b.gltf")).unwrap(), ModelKind::Gltf);
+        assert_eq!(
+            ModelKind::of(Path::new("x.throng")).unwrap(),
+            ModelKind::Throng
+        );
+        let e = ModelKind::of(Path::new("dir/x.fbx")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "dir/x.fbx: expected a .gltf, .glb or .throng file"
+        );
+        assert!(ModelKind::of(Path::new("noext")).is_err());
+    }
 }

@@ -46,7 +46,8 @@ use throng_render::{
 };
 
 use crate::render::parse_size;
-use crate::util::{ModelKind, model_kind, thousands};
+use crate::util::thousands;
+use throng_bake::ModelKind;
 
 /// Simulation step of every frame, seconds.
 pub const DT: f32 = 1.0 / 60.0;
@@ -460,7 +461,7 @@ impl From<CpuSkinnedError> for CellError {
 
 /// Loads the model and, where there is one, its source scene.
 fn load(args: &Args) -> Result<(BakedModel, Option<Scene>)> {
-    match model_kind(&args.model)? {
+    match ModelKind::of(&args.model)? {
         ModelKind::Gltf => {
             if args.source.is_some() {
                 bail!("--source is for a .throng model; a glTF model is its own source");

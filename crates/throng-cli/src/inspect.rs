@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use throng_core::model::TexelFormat;
 use throng_core::{BakedModel, Scene};
 
-use crate::util::{ModelKind, bytes, model_kind, thousands, write_stdout};
+use crate::util::{bytes, thousands, write_stdout};
+use throng_bake::ModelKind;
 
 /// Arguments of `throng inspect`.
 #[derive(ClapArgs)]
@@ -22,7 +23,7 @@ pub struct Args {
 
 /// Runs `throng inspect`.
 pub fn run(args: Args) -> Result<()> {
-    let value = match model_kind(&args.file)? {
+    let value = match ModelKind::of(&args.file)? {
         ModelKind::Throng => {
             let size = std::fs::metadata(&args.file)
                 .with_context(|| format!("reading {}", args.file.display()))?

@@ -15,7 +15,8 @@ use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
 use throng_core::reference::{self, SkinnedPrimitive};
 
-use crate::util::{ModelKind, load_baked, model_kind, write_stdout};
+use crate::util::{load_baked, write_stdout};
+use throng_bake::ModelKind;
 
 /// Where positions come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,7 +79,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
         bail!("--times: {t} is not a finite number");
     }
-    let kind = model_kind(&args.model)?;
+    let kind = ModelKind::of(&args.model)?;
     let (clip_name, clip_index, frames): (String, usize, Frames) = match args.source {
         Source::Reference => {
             if kind == ModelKind::Throng {

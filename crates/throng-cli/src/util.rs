@@ -3,37 +3,14 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-use throng_bake::{BakeOptions, BakeReport};
+use anyhow::{Context, Result};
+use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
-
-/// The kind of model file, by extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModelKind {
-    /// `.gltf` or `.glb`.
-    Gltf,
-    /// `.throng`.
-    Throng,
-}
-
-/// Classifies `path` by its extension.
-pub fn model_kind(path: &Path) -> Result<ModelKind> {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("gltf" | "glb") => Ok(ModelKind::Gltf),
-        Some("throng") => Ok(ModelKind::Throng),
-        _ => bail!("{}: expected a .gltf, .glb or .throng file", path.display()),
-    }
-}
 
 /// Loads a baked model: reads a `.throng`, or bakes a glTF in memory with
 /// default options (the report is returned for glTF only).
 pub fn load_baked(path: &Path) -> Result<(BakedModel, Option<BakeReport>)> {
-    match model_kind(path)? {
+    match ModelKind::of(path)? {
         ModelKind::Throng => {
             let model = throng_core::format::read_file(path)
                 .with_context(|| format!("loading {}", path.display()))?;
@@ -93,15 +70,5 @@ mod tests {
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(2048), "2.0 KiB");
-    }
-
-    #[test]
-    fn classifies_extensions() {
-        assert_eq!(model_kind(Path::new("a/b.GLB")).unwrap(), ModelKind::Gltf);
-        assert_eq!(
-            model_kind(Path::new("x.throng")).unwrap(),
-            ModelKind::Throng
-        );
-        assert!(model_kind(Path::new("x.fbx")).is_err());
     }
 }

@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use anyhow::{Context, Result, bail};
-use throng_bake::BakeOptions;
+use anyhow::{Context, Result};
+use throng_bake::{BakeOptions, ModelKind};
 use throng_core::BakedModel;
 
 /// Environment variable naming the cache directory.
@@ -53,29 +53,6 @@ impl std::fmt::Display for Origin {
             Origin::Baked(Some(p)) => write!(f, "baked now, cached as {}", p.display()),
             Origin::Baked(None) => write!(f, "baked now (not cached)"),
         }
-    }
-}
-
-/// The kind of model file, by extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModelKind {
-    /// `.gltf` or `.glb`.
-    Gltf,
-    /// `.throng`.
-    Throng,
-}
-
-/// Classifies `path` by its extension.
-pub fn model_kind(path: &Path) -> Result<ModelKind> {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("gltf" | "glb") => Ok(ModelKind::Gltf),
-        Some("throng") => Ok(ModelKind::Throng),
-        _ => bail!("{}: expected a .gltf, .glb or .throng file", path.display()),
     }
 }
 
@@ -178,7 +155,7 @@ pub fn load_model(
     cache_dir: &Path,
     log: &mut dyn FnMut(&str),
 ) -> Result<(BakedModel, Origin)> {
-    match model_kind(path)? {
+    match ModelKind::of(path)? {
         ModelKind::Throng => {
             let model = throng_core::format::read_file(path)
                 .with_context(|| format!("loading {}", path.display()))?;
@@ -252,14 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn kinds_and_names() {
-        assert_eq!(model_kind(Path::new("a/b.GLB")).unwrap(), ModelKind::Gltf);
-        assert_eq!(model_kind(Path::new("b.gltf")).unwrap(), ModelKind::Gltf);
-        assert_eq!(
-            model_kind(Path::new("x.throng")).unwrap(),
-            ModelKind::Throng
-        );
-        assert!(model_kind(Path::new("x.fbx")).is_err());
+    fn cache_names() {
         let dir = Path::new("/cache");
         let a = cache_path(dir, Path::new("/one/Fox.glb"));
         let b = cache_path(dir, Path::new("/two/Fox.glb"));
