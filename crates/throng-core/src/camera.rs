@@ -107,24 +107,7 @@ impl Camera {
         // The receivers' corners in light space give the ortho box.
         let mut lo = Vec3::splat(f32::INFINITY);
         let mut hi = Vec3::splat(f32::NEG_INFINITY);
-        for i in 0..8 {
-            let c = Vec3::new(
-                if i & 1 == 0 {
-                    receivers.min.x
-                } else {
-                    receivers.max.x
-                },
-                if i & 2 == 0 {
-                    receivers.min.y
-                } else {
-                    receivers.max.y
-                },
-                if i & 4 == 0 {
-                    receivers.min.z
-                } else {
-                    receivers.max.z
-                },
-            );
+        for c in receivers.corners() {
             let p = view.transform_point3(c);
             lo = lo.min(p);
             hi = hi.max(p);
@@ -261,12 +244,7 @@ mod tests {
             let n = q.truncate() / q.w;
             n.x.abs() <= 1.0 && n.y.abs() <= 1.0 && (0.0..=1.0).contains(&n.z)
         };
-        for i in 0..8 {
-            let c = Vec3::new(
-                if i & 1 == 0 { b.min.x } else { b.max.x },
-                if i & 2 == 0 { b.min.y } else { b.max.y },
-                if i & 4 == 0 { b.min.z } else { b.max.z },
-            );
+        for c in b.corners() {
             assert!(inside(c), "receiver corner {c}");
         }
         // A caster 30 units up (towards the light) over the box still casts.
@@ -289,12 +267,7 @@ mod tests {
         };
         let c = Camera::framing(&b, Vec3::new(1.0, 1.0, 1.0), 0.8, 1.5);
         let m = c.clip_from_world();
-        for i in 0..8 {
-            let p = Vec3::new(
-                if i & 1 == 0 { b.min.x } else { b.max.x },
-                if i & 2 == 0 { b.min.y } else { b.max.y },
-                if i & 4 == 0 { b.min.z } else { b.max.z },
-            );
+        for p in b.corners() {
             let q = m * p.extend(1.0);
             let ndc = q.truncate() / q.w;
             assert!(

@@ -1367,7 +1367,7 @@ impl<'a> DrawPass<'a> {
         } else {
             tint
         };
-        let rec = record(rows, &blend_of(a, &rt.maps), tint);
+        let rec = InstanceRecord::from_rows(rows, &blend_of(a, &rt.maps), tint);
         let fading = rec.fade < 1.0;
         if self.single && !fading {
             self.out.records.push(rec);
@@ -1415,21 +1415,6 @@ fn rows_of(m: &Mat4) -> [Vec4; 3] {
 #[inline]
 fn mat4_of(r: &[Vec4; 3]) -> Mat4 {
     rows_to_mat4(r)
-}
-
-#[inline]
-fn record(rows: &[Vec4; 3], blend: &FrameBlend, tint: u32) -> InstanceRecord {
-    InstanceRecord {
-        world_from_model: [rows[0].to_array(), rows[1].to_array(), rows[2].to_array()],
-        frame0: blend.current.frame0,
-        frame1: blend.current.frame1,
-        t: blend.current.t,
-        prev0: blend.previous.frame0,
-        prev1: blend.previous.frame1,
-        prev_t: blend.previous.t,
-        fade: blend.fade,
-        tint,
-    }
 }
 
 #[inline]

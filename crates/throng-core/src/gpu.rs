@@ -64,8 +64,14 @@ impl InstanceRecord {
     #[inline]
     pub fn new(world_from_model: &Mat4, blend: &FrameBlend, tint: u32) -> Self {
         let t = world_from_model.transpose();
+        Self::from_rows(&[t.x_axis, t.y_axis, t.z_axis], blend, tint)
+    }
+
+    /// Builds a record from the top three rows of a world matrix.
+    #[inline]
+    pub fn from_rows(rows: &[Vec4; 3], blend: &FrameBlend, tint: u32) -> Self {
         Self {
-            world_from_model: [t.x_axis.into(), t.y_axis.into(), t.z_axis.into()],
+            world_from_model: [rows[0].to_array(), rows[1].to_array(), rows[2].to_array()],
             frame0: blend.current.frame0,
             frame1: blend.current.frame1,
             t: blend.current.t,

@@ -165,6 +165,17 @@ impl Aabb {
         }
     }
 
+    /// The 8 corners; bit 0, 1, 2 of the index picks max x, y, z.
+    pub fn corners(&self) -> [Vec3; 8] {
+        std::array::from_fn(|i| {
+            Vec3::select(
+                glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
+                self.max,
+                self.min,
+            )
+        })
+    }
+
     /// The box of the 8 corners of `self` transformed by `m`.
     pub fn transformed(&self, m: &Mat4) -> Aabb {
         if self.is_empty() {
@@ -232,12 +243,18 @@ mod tests {
         let m =
             Mat4::from_rotation_translation(Quat::from_rotation_y(0.5), Vec3::new(1.0, 2.0, 3.0));
         let tb = b.transformed(&m);
-        for i in 0..8 {
-            let c = Vec3::new(
-                if i & 1 == 0 { b.min.x } else { b.max.x },
-                if i & 2 == 0 { b.min.y } else { b.max.y },
-                if i & 4 == 0 { b.min.z } else { b.max.z },
+        let corners = b.corners();
+        for (i, c) in corners.iter().enumerate() {
+            assert_eq!(
+                *c,
+                Vec3::new(
+                    if i & 1 == 0 { b.min.x } else { b.max.x },
+                    if i & 2 == 0 { b.min.y } else { b.max.y },
+                    if i & 4 == 0 { b.min.z } else { b.max.z },
+                )
             );
+        }
+        for c in corners {
             let p = m.transform_point3(c);
             assert!(p.cmpge(tb.min - 1e-5).all() && p.cmple(tb.max + 1e-5).all());
         }

@@ -368,12 +368,7 @@ mod tests {
         assert_eq!(c.mode, Mode::Orbit);
         assert!(c.target.abs_diff_eq(b.center(), EPS));
         let m = c.camera(16.0 / 9.0).clip_from_world();
-        for i in 0..8 {
-            let p = Vec3::new(
-                if i & 1 == 0 { b.min.x } else { b.max.x },
-                if i & 2 == 0 { b.min.y } else { b.max.y },
-                if i & 4 == 0 { b.min.z } else { b.max.z },
-            );
+        for p in b.corners() {
             let q = m * p.extend(1.0);
             let ndc = q.xyz() / q.w;
             assert!(
