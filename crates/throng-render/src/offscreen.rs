@@ -20,14 +20,7 @@ pub struct Offscreen {
 impl Offscreen {
     /// A target of `size` in [`OFFSCREEN_FORMAT`].
     pub fn new(device: &wgpu::Device, size: (u32, u32)) -> Result<Self, RenderError> {
-        let limit = device.limits().max_texture_dimension_2d;
-        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
-            return Err(RenderError::TargetSize {
-                width: size.0,
-                height: size.1,
-                limit,
-            });
-        }
+        check_target_size(device, size)?;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("throng offscreen target"),
             size: wgpu::Extent3d {
@@ -58,6 +51,19 @@ impl Offscreen {
     ) -> Result<image::RgbaImage, RenderError> {
         read_rgba8(device, queue, &self.texture)
     }
+}
+
+/// An error unless the device can render to a 2D target of `size`.
+pub fn check_target_size(device: &wgpu::Device, size: (u32, u32)) -> Result<(), RenderError> {
+    let limit = device.limits().max_texture_dimension_2d;
+    if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
+        return Err(RenderError::TargetSize {
+            width: size.0,
+            height: size.1,
+            limit,
+        });
+    }
+    Ok(())
 }
 
 /// Whether an 8-bit colour format stores its channels as BGRA (`false`:

@@ -288,14 +288,7 @@ impl Targets {
         color_format: wgpu::TextureFormat,
         label: &str,
     ) -> Result<(), RenderError> {
-        let limit = device.limits().max_texture_dimension_2d;
-        if size.0 == 0 || size.1 == 0 || size.0 > limit || size.1 > limit {
-            return Err(RenderError::TargetSize {
-                width: size.0,
-                height: size.1,
-                limit,
-            });
-        }
+        crate::offscreen::check_target_size(device, size)?;
         if targets.as_ref().is_some_and(|t| t.size == size) {
             return Ok(());
         }
