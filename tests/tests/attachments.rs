@@ -8,7 +8,7 @@ use glam::{Mat4, Quat, Vec3};
 use throng_bake::{BakeOptions, bake, bake_file, bake_skinned_attachment, import_slice};
 use throng_core::crowd::{Attachment, Crowd, DrawList, ModelHandle, Spawn};
 use throng_core::sample::PoseEvaluator;
-use throng_render::{GpuModel, SkinCompute, require_gpu_in_ci};
+use throng_render::{GpuModel, SkinCompute, require_gpu};
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
 
 /// A 0.2-unit box prop with no skin (a rigid, static model).
@@ -43,9 +43,7 @@ fn prop() -> ModelHandle {
 
 #[test]
 fn a_prop_on_the_hand_follows_it_on_every_instance_on_the_gpu() {
-    let Some(gpu) = require_gpu_in_ci("attachments") else {
-        return;
-    };
+    let gpu = require_gpu("attachments");
     let (woman, _) = bake_file(
         &throng_tests::asset("gszauer_Woman.gltf"),
         &BakeOptions::default(),

@@ -1,9 +1,8 @@
 //! Getting a GPU: a headless device for tests, the CLI and benchmarks.
 //!
-//! `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` select the backend and adapter. In
-//! CI (`CI=true`) callers must treat [`RenderError::NoAdapter`] as a failure,
-//! never as a reason to skip; [`require_gpu_in_ci`] encodes that rule for
-//! tests.
+//! `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` select the backend and adapter.
+//! [`RenderError::NoAdapter`] is a failure, never a reason to skip a test;
+//! [`require_gpu`] encodes that rule for tests.
 
 use crate::error::RenderError;
 
@@ -70,21 +69,28 @@ pub async fn request_device(
         .map_err(|e| RenderError::Device(e.to_string()))
 }
 
-/// For tests: a GPU, or `None` to skip when running outside CI. In CI
-/// (`CI` set to anything but `false`/`0`) a missing adapter panics, so GPU
-/// tests fail rather than skip silently.
-pub fn require_gpu_in_ci(test: &str) -> Option<Gpu> {
+/// For tests: a GPU, or a panic that says how to get one.
+///
+/// A GPU test never passes without having run: with no adapter it fails,
+/// in CI and on a developer's machine alike, and the message names the
+/// packages that give a software adapter. `WGPU_BACKEND` chooses the
+/// backend (the test script runs the GPU tests on Vulkan and on GL); the
+/// adapter found is printed so that a test log says what it ran on.
+///
+/// # Panics
+///
+/// When no adapter of the requested backend exists or it refuses a device.
+pub fn require_gpu(test: &str) -> Gpu {
     match Gpu::headless() {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            let ci = std::env::var("CI")
-                .map(|v| v != "false" && v != "0" && !v.is_empty())
-                .unwrap_or(false);
-            if ci {
-                panic!("{test}: CI requires a GPU adapter (lavapipe is enough): {e}");
-            }
-            eprintln!("{test}: SKIPPED, no GPU adapter: {e}");
-            None
+        Ok(gpu) => {
+            eprintln!("{test}: on {}", gpu.adapter_summary());
+            gpu
         }
+        Err(e) => panic!(
+            "{test}: this GPU test needs an adapter and found none ({e}). \
+             Run ./tools/test.sh, which installs Mesa's software drivers \
+             (mesa-vulkan-drivers libvulkan1 for Vulkan; libegl1 libegl-mesa0 \
+             libgl1-mesa-dri for GL), or install them yourself."
+        ),
     }
 }

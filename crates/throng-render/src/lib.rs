@@ -29,7 +29,7 @@ pub mod timer;
 pub mod uniforms;
 
 pub use compute::{SkinCompute, SkinnedVertex};
-pub use context::{Gpu, adapter_summary, require_gpu_in_ci};
+pub use context::{Gpu, adapter_summary, require_gpu};
 pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 pub use error::RenderError;
 pub use model::GpuModel;

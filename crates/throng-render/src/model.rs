@@ -111,9 +111,13 @@ impl GpuModel {
             height: tex.width,
             depth_or_array_layers: tex.layers,
         };
+        let allocated_layers = bone_texture_layers(device.adapter_info().backend, tex.layers);
         let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some(&format!("{name} bone texture")),
-            size,
+            size: wgpu::Extent3d {
+                depth_or_array_layers: allocated_layers,
+                ..size
+            },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -148,7 +152,7 @@ impl GpuModel {
             },
             size,
         );
-        gpu_bytes += capacity as u64;
+        gpu_bytes += capacity as u64 / tex.layers.max(1) as u64 * allocated_layers as u64;
         let params = ModelParams {
             bone_count: model.bone_count(),
             frame_count: model.frame_count(),
@@ -252,6 +256,30 @@ impl GpuModel {
     }
 }
 
+/// Array layers to allocate for a bone texture of `layers` layers.
+///
+/// The GL backend picks a texture's GL target once, when the texture is
+/// created, from its size alone: one layer makes a `TEXTURE_2D`, and a
+/// square texture whose layer count is a multiple of 6 makes a cube map
+/// (array). A `sampler2DArray` reads neither: every `textureLoad` returns
+/// zeros, the model collapses to a point and the picture is background only,
+/// with no error anywhere. Bone textures are square, so on GL they get one or
+/// two unused layers more where needed to be created as a
+/// `TEXTURE_2D_ARRAY`; other backends allocate exactly what the layout needs.
+pub fn bone_texture_layers(backend: wgpu::Backend, layers: u32) -> u32 {
+    match backend {
+        wgpu::Backend::Gl => {
+            let at_least_two = layers.max(2);
+            if at_least_two.is_multiple_of(6) {
+                at_least_two + 1
+            } else {
+                at_least_two
+            }
+        }
+        _ => layers,
+    }
+}
+
 /// Checks every size the upload will need against the device's limits.
 pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), RenderError> {
     let limits = device.limits();
@@ -274,7 +302,7 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
     )?;
     too_big(
         "bone texture layers",
-        model.texture.layers as u64,
+        bone_texture_layers(device.adapter_info().backend, model.texture.layers) as u64,
         limits.max_texture_array_layers as u64,
     )?;
     for (l, lod) in model.lods.iter().enumerate() {
@@ -457,4 +485,20 @@ fn upload_image(
         }
     }
     Ok((texture.create_view(&Default::default()), bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_bone_textures_are_never_2d_or_cube_shaped() {
+        for layers in 1..=64 {
+            let n = bone_texture_layers(wgpu::Backend::Gl, layers);
+            assert!(n >= layers && n <= layers + 2, "{layers} -> {n}");
+            assert!(n >= 2 && !n.is_multiple_of(6), "{layers} -> {n}");
+            assert_eq!(bone_texture_layers(wgpu::Backend::Vulkan, layers), layers);
+        }
+        assert_eq!(bone_texture_layers(wgpu::Backend::Gl, 240), 241);
+    }
 }

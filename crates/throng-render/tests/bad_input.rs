@@ -9,8 +9,7 @@ mod common;
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_core::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
 use throng_render::{
-    GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions,
-    require_gpu_in_ci,
+    GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions, require_gpu,
 };
 
 /// A device on the same adapter with deliberately small texture limits.
@@ -37,9 +36,7 @@ fn small_device(
 
 #[test]
 fn a_texture_beyond_the_device_limits_is_a_clear_error() {
-    let Some(gpu) = require_gpu_in_ci("bad input: texture limits") else {
-        return;
-    };
+    let gpu = require_gpu("bad input: texture limits");
     // Woman bakes to a 386×386 single layer.
     let (_, woman) = common::baked("gszauer_Woman.gltf");
     assert!(woman.model().texture.width > 256);
@@ -90,9 +87,7 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
 
 #[test]
 fn zero_instances_draw_only_the_background() {
-    let Some(gpu) = require_gpu_in_ci("bad input: zero instances") else {
-        return;
-    };
+    let gpu = require_gpu("bad input: zero instances");
     let (_, fox) = common::baked("khronos_Fox.glb");
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap();
     let mut renderer = Renderer::new(
@@ -212,9 +207,7 @@ fn unknown_clips_and_despawned_ids_are_errors() {
 
 #[test]
 fn rendering_without_the_model_or_into_nothing_is_an_error() {
-    let Some(gpu) = require_gpu_in_ci("bad input: missing model") else {
-        return;
-    };
+    let gpu = require_gpu("bad input: missing model");
     let (_, fox) = common::baked("khronos_Fox.glb");
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&fox);

@@ -13,7 +13,7 @@ use throng_core::crowd::{Crowd, InstanceId};
 use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_render::{
     Character, CpuSkinnedModel, CpuSkinnedRenderer, FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT,
-    Offscreen, Renderer, RendererOptions, require_gpu_in_ci,
+    Offscreen, Renderer, RendererOptions, require_gpu,
 };
 
 const SIZE: (u32, u32) = (256, 256);
@@ -101,9 +101,7 @@ fn assert_same(name: &str, a: &image::RgbaImage, b: &image::RgbaImage) {
 
 #[test]
 fn cpu_skinned_matches_baked_at_baked_frames() {
-    let Some(gpu) = require_gpu_in_ci("cpu-skinned matches baked") else {
-        return;
-    };
+    let gpu = require_gpu("cpu-skinned matches baked");
     let (scene, handle) = common::baked("khronos_Fox.glb");
     let skin = CpuSkinnedModel::new(&handle, scene).unwrap();
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();

@@ -11,8 +11,7 @@ use throng_core::crowd::{Crowd, ModelHandle, Spawn};
 use throng_core::math::Aabb;
 use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions,
-    require_gpu_in_ci,
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
 };
 
 const SIZE: (u32, u32) = (256, 256);
@@ -52,9 +51,7 @@ fn render(
 
 #[test]
 fn fox_grid_at_different_clips_and_times() {
-    let Some(gpu) = require_gpu_in_ci("golden fox grid") else {
-        return;
-    };
+    let gpu = require_gpu("golden fox grid");
     let (_, handle) = common::baked("khronos_Fox.glb");
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&handle);
@@ -75,9 +72,7 @@ fn fox_grid_at_different_clips_and_times() {
 
 #[test]
 fn cesium_man_with_its_texture() {
-    let Some(gpu) = require_gpu_in_ci("golden cesium man") else {
-        return;
-    };
+    let gpu = require_gpu("golden cesium man");
     let (_, handle) = common::baked("khronos_CesiumMan.gltf");
     assert_eq!(
         handle.model().images.len(),
@@ -99,9 +94,7 @@ fn cesium_man_with_its_texture() {
 
 #[test]
 fn cross_fade_mid_way_between_two_clips() {
-    let Some(gpu) = require_gpu_in_ci("golden cross-fade") else {
-        return;
-    };
+    let gpu = require_gpu("golden cross-fade");
     let (_, handle) = common::baked("gszauer_Woman.gltf");
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&handle);
@@ -170,9 +163,7 @@ fn cross_fade_mid_way_between_two_clips() {
 
 #[test]
 fn tinted_instances() {
-    let Some(gpu) = require_gpu_in_ci("golden tints") else {
-        return;
-    };
+    let gpu = require_gpu("golden tints");
     let (_, handle) = common::baked("khronos_Fox.glb");
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&handle);

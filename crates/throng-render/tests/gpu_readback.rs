@@ -15,7 +15,7 @@ use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::{FramePair, frame_time};
 use throng_core::reference::{self, SkinnedPrimitive};
 use throng_core::sample::PoseEvaluator;
-use throng_render::{GpuModel, SkinCompute, SkinnedVertex, require_gpu_in_ci};
+use throng_render::{GpuModel, SkinCompute, SkinnedVertex, require_gpu};
 
 /// Largest GPU-vs-CPU position difference, as a fraction of the model's
 /// bounding radius. f32 arithmetic in a different order (GPU dot products vs
@@ -41,9 +41,7 @@ fn flatten(p: &[SkinnedPrimitive]) -> (Vec<Vec3>, Vec<Vec3>) {
 }
 
 fn run_model(name: &str) {
-    let Some(gpu) = require_gpu_in_ci("gpu_readback") else {
-        return;
-    };
+    let gpu = require_gpu("gpu_readback");
     let (scene, handle) = common::baked(name);
     let model = handle.model();
     let radius = model.bounding_radius;
@@ -202,9 +200,7 @@ fn woman_gpu_skinning_equals_cpu() {
 /// `GPU_TOLERANCE`; a wrong carry would fetch a wrong texel and miss by far.
 #[test]
 fn matrices_straddling_rows_and_layers_read_back_within_tolerance() {
-    let Some(gpu) = require_gpu_in_ci("gpu_readback layers") else {
-        return;
-    };
+    let gpu = require_gpu("gpu_readback layers");
     let scene = throng_bake::import_file(&common::asset("khronos_Fox.glb"))
         .unwrap()
         .scene;

@@ -10,16 +10,14 @@ use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_render::renderer::supports_unbounded;
 use throng_render::{
     GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions,
-    require_gpu_in_ci,
+    require_gpu,
 };
 
 const SIZE: (u32, u32) = (160, 160);
 
 #[test]
 fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
-    let Some(gpu) = require_gpu_in_ci("packages") else {
-        return;
-    };
+    let gpu = require_gpu("packages");
     let (_, handle) = common::baked("khronos_Fox.glb");
     assert_eq!(
         handle.model().lods[0].submeshes.len(),

@@ -11,7 +11,7 @@ use throng_core::baked::skin_lod;
 use throng_core::crowd::{Crowd, Spawn};
 use throng_render::renderer::ShadowOptions;
 use throng_render::{
-    GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu_in_ci,
+    GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
 };
 
 const MAP: u32 = 512;
@@ -56,9 +56,7 @@ fn read_depth(gpu: &throng_render::Gpu, texture: &wgpu::Texture) -> Vec<f32> {
 
 #[test]
 fn the_shadow_map_holds_the_fully_skinned_pose_and_off_screen_casters() {
-    let Some(gpu) = require_gpu_in_ci("shadows") else {
-        return;
-    };
+    let gpu = require_gpu("shadows");
     let (_, woman) = common::baked("gszauer_Woman.gltf");
     let model = woman.model();
     let options = RendererOptions {
