@@ -101,6 +101,8 @@ pub fn run(args: Args) -> Result<()> {
         OFFSCREEN_FORMAT,
         options,
     )?;
+    // Refuse a crowd the device cannot draw before spending memory on it.
+    renderer.check_capacity(args.instances as u64)?;
     let upload_start = Instant::now();
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
     let upload = upload_start.elapsed();

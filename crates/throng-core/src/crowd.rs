@@ -140,6 +140,18 @@ pub enum CrowdError {
     /// A non-finite number (time, speed, duration, transform).
     #[error("{0} must be finite")]
     NotFinite(&'static str),
+    /// More instances than the host's memory can hold.
+    #[error(
+        "{instances} more instances need about {needed} bytes of memory, but the host has only {available} available; spawn fewer"
+    )]
+    OutOfMemory {
+        /// Instances asked for.
+        instances: u64,
+        /// Estimated bytes they need (crowd storage and a frame's records).
+        needed: u64,
+        /// Bytes the host can still give.
+        available: u64,
+    },
 }
 
 /// "No clip": the rest pose (current track) or no previous clip.
@@ -648,6 +660,46 @@ impl Crowd {
             &self.anims[d],
             &self.rows[d],
         );
+    }
+
+    /// Estimated bytes one instance costs on the host: its storage in the
+    /// crowd plus its share of a frame's draw lists (a record for the camera
+    /// pass and one for the shadow pass, and the renderer's staging copy of
+    /// both).
+    pub const BYTES_PER_INSTANCE: u64 = (std::mem::size_of::<Slot>()
+        + std::mem::size_of::<u32>()
+        + std::mem::size_of::<[Vec4; 3]>()
+        + std::mem::size_of::<Vec4>()
+        + std::mem::size_of::<Anim>()
+        + std::mem::size_of::<Meta>()
+        + std::mem::size_of::<u32>()
+        + 4 * std::mem::size_of::<InstanceRecord>()) as u64;
+
+    /// Makes room for `additional` more instances, or says why not: an
+    /// error when they would need more memory than the host can still give
+    /// ([`crate::host_memory`]), checked before anything is allocated.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CrowdError> {
+        let needed = (additional as u64).saturating_mul(Self::BYTES_PER_INSTANCE);
+        let out_of_memory = |available| CrowdError::OutOfMemory {
+            instances: additional as u64,
+            needed,
+            available,
+        };
+        crate::host_memory::check(needed).map_err(out_of_memory)?;
+        let fits = self.slots.try_reserve(additional).is_ok()
+            && self.slot_of.try_reserve(additional).is_ok()
+            && self.rows.try_reserve(additional).is_ok()
+            && self.spheres.try_reserve(additional).is_ok()
+            && self.anims.try_reserve(additional).is_ok()
+            && self.metas.try_reserve(additional).is_ok()
+            && self.tints.try_reserve(additional).is_ok();
+        if fits {
+            Ok(())
+        } else {
+            Err(out_of_memory(
+                crate::host_memory::available_bytes().unwrap_or(0),
+            ))
+        }
     }
 
     /// Spawns an instance.

@@ -15,6 +15,7 @@
 //! * [`crowd`]: instances, playback, cross-fades and per-frame draw lists.
 //! * [`camera`]: cameras and frustum culling.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
+//! * [`host_memory`]: what the host can still give, checked before big allocations.
 //! * [`error`]: error types.
 //!
 //! Data flows `glTF → Scene → BakedModel → .throng → BakedModel → GPU`; the
@@ -26,6 +27,7 @@ pub mod crowd;
 pub mod error;
 pub mod format;
 pub mod gpu;
+pub mod host_memory;
 pub mod layout;
 pub mod limits;
 pub mod math;

@@ -69,6 +69,66 @@ pub async fn request_device(
         .map_err(|e| RenderError::Device(e.to_string()))
 }
 
+/// Runs `f` and turns any error the device raises meanwhile — out of
+/// memory, validation, internal — into [`RenderError::Gpu`] naming `what`,
+/// instead of leaving it to wgpu's uncaptured-error handler, which panics.
+/// Error scopes are per thread: `f` must do its GPU work on this thread.
+pub fn catch_device_errors<T>(
+    device: &wgpu::Device,
+    what: &str,
+    f: impl FnOnce() -> T,
+) -> Result<T, RenderError> {
+    let out_of_memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let value = f();
+    // Popped in reverse order of pushing, as wgpu requires.
+    let internal = pollster::block_on(internal.pop());
+    let validation = pollster::block_on(validation.pop());
+    let out_of_memory = pollster::block_on(out_of_memory.pop());
+    // Running out of memory is the cause; validation errors that follow it
+    // (using the resource that could not be made) are its consequences.
+    match out_of_memory.or(internal).or(validation) {
+        None => Ok(value),
+        Some(e) => Err(RenderError::Gpu {
+            what: what.to_owned(),
+            message: describe(&e),
+        }),
+    }
+}
+
+/// wgpu's own words for an error: the description of a validation or
+/// internal error (it lists the causes), or "Out of Memory" with its source.
+fn describe(e: &wgpu::Error) -> String {
+    match e {
+        wgpu::Error::Validation { description, .. } | wgpu::Error::Internal { description, .. } => {
+            description.trim().to_owned()
+        }
+        wgpu::Error::OutOfMemory { source } => format!("{e}: {source}"),
+    }
+}
+
+/// `Ok` unless the adapter draws with host memory (a software adapter such
+/// as lavapipe or llvmpipe) and `needed` bytes exceed what the host can
+/// still give: then the allocation would end in the kernel's out-of-memory
+/// killer, not in an error. Hardware adapters report running out through
+/// [`catch_device_errors`].
+pub fn check_host_memory(
+    device: &wgpu::Device,
+    what: &str,
+    needed: u64,
+) -> Result<(), RenderError> {
+    if device.adapter_info().device_type != wgpu::DeviceType::Cpu {
+        return Ok(());
+    }
+    throng_core::host_memory::check(needed).map_err(|available| RenderError::OutOfMemory {
+        what: what.to_owned(),
+        needed,
+        available,
+        note: " (this adapter renders in software: its GPU memory is host memory)",
+    })
+}
+
 /// For tests: a GPU, or a panic that says how to get one.
 ///
 /// A GPU test never passes without having run: with no adapter it fails,

@@ -53,12 +53,14 @@ pub fn unit_hash(i: u32) -> f32 {
 
 /// Spawns `opts.count` instances of `model` on a square grid in the xz plane,
 /// centred on the origin, and returns the world box that holds them in every
-/// frame of their clips.
+/// frame of their clips. More instances than the host's memory can hold are
+/// refused before any is spawned ([`Crowd::try_reserve`]).
 pub fn spawn_grid(
     crowd: &mut Crowd,
     model: ModelId,
     opts: &GridOptions,
 ) -> Result<Aabb, CrowdError> {
+    crowd.try_reserve(opts.count as usize)?;
     let m = crowd.model(model)?;
     let clip_count = m.clips.len();
     let all = m.bounds;

@@ -65,4 +65,28 @@ pub enum RenderError {
         /// Largest side the device allows.
         limit: u32,
     },
+    /// The device raised an error (out of memory, validation, internal)
+    /// while doing `what`; caught by an error scope instead of wgpu's
+    /// default handler, which panics.
+    #[error("the GPU failed while {what}: {message}")]
+    Gpu {
+        /// What Throng was doing.
+        what: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// More memory than the host can give, estimated before allocating.
+    #[error(
+        "{what} needs about {needed} bytes, but the host has only {available} bytes available{note}"
+    )]
+    OutOfMemory {
+        /// What needs the memory.
+        what: String,
+        /// Estimated bytes.
+        needed: u64,
+        /// Bytes the host can still give.
+        available: u64,
+        /// Why the host's memory counts (empty when it is obvious).
+        note: &'static str,
+    },
 }

@@ -88,7 +88,9 @@ impl GpuModel {
         &self.name
     }
 
-    /// Uploads a model, checking it against the device's limits.
+    /// Uploads a model, checking it against the device's limits first; an
+    /// error the device raises during the upload (out of memory, say) is
+    /// returned, never a panic.
     pub fn upload(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -96,6 +98,20 @@ impl GpuModel {
     ) -> Result<Self, RenderError> {
         let model = handle.model();
         check_limits(device, model)?;
+        crate::context::catch_device_errors(
+            device,
+            &format!("uploading model {:?}", model.name),
+            || Self::upload_checked(device, queue, handle),
+        )?
+    }
+
+    /// [`Self::upload`] after the limits were checked.
+    fn upload_checked(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+    ) -> Result<Self, RenderError> {
+        let model = handle.model();
         let name = model.name.clone();
         let mut gpu_bytes = 0u64;
 

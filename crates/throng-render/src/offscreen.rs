@@ -1,6 +1,7 @@
 //! Headless render targets and pixel readback, for tests, the CLI and
 //! screenshots.
 
+use crate::context::catch_device_errors;
 use crate::error::RenderError;
 
 /// Colour format of offscreen targets: 8-bit sRGB, like a typical swapchain.
@@ -21,20 +22,25 @@ impl Offscreen {
     /// A target of `size` in [`OFFSCREEN_FORMAT`].
     pub fn new(device: &wgpu::Device, size: (u32, u32)) -> Result<Self, RenderError> {
         check_target_size(device, size)?;
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng offscreen target"),
-            size: wgpu::Extent3d {
-                width: size.0,
-                height: size.1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: OFFSCREEN_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        // The target and, later, its readback buffer.
+        let bytes = 2 * target_bytes(size, 1, OFFSCREEN_FORMAT);
+        crate::context::check_host_memory(device, "the offscreen target and its readback", bytes)?;
+        let texture = catch_device_errors(device, "creating the offscreen target", || {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("throng offscreen target"),
+                size: wgpu::Extent3d {
+                    width: size.0,
+                    height: size.1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: OFFSCREEN_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+        })?;
         let view = texture.create_view(&Default::default());
         Ok(Self {
             texture,
@@ -66,6 +72,13 @@ pub fn check_target_size(device: &wgpu::Device, size: (u32, u32)) -> Result<(), 
     Ok(())
 }
 
+/// Bytes of a 2D target of `size` with `samples` samples per pixel in
+/// `format` (4 bytes a texel for formats without a fixed size).
+pub fn target_bytes(size: (u32, u32), samples: u32, format: wgpu::TextureFormat) -> u64 {
+    let texel = format.block_copy_size(None).unwrap_or(4) as u64;
+    size.0 as u64 * size.1 as u64 * samples as u64 * texel
+}
+
 /// Whether an 8-bit colour format stores its channels as BGRA (`false`:
 /// RGBA); an error for any other format.
 pub fn is_bgra(format: wgpu::TextureFormat) -> Result<bool, RenderError> {
@@ -89,12 +102,14 @@ pub fn read_rgba8(
     let bgra = is_bgra(texture.format())?;
     let (w, h) = (texture.width(), texture.height());
     let padded = (4 * w).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("throng readback"),
-        size: padded as u64 * h as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
+    let buffer = catch_device_errors(device, "creating the readback buffer", || {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng readback"),
+            size: padded as u64 * h as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        })
+    })?;
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("throng readback copy"),
     });

@@ -292,6 +292,17 @@ impl Targets {
         if targets.as_ref().is_some_and(|t| t.size == size) {
             return Ok(());
         }
+        // Depth, and the multisampled colour that resolves into the target.
+        let msaa = if samples > 1 { samples } else { 0 };
+        let bytes = crate::offscreen::target_bytes(size, samples, DEPTH_FORMAT)
+            + crate::offscreen::target_bytes(size, msaa, color_format);
+        crate::context::check_host_memory(
+            device,
+            &format!("{label} depth and MSAA targets"),
+            bytes,
+        )?;
+        // Drop the old targets first: both sets need not live at once.
+        *targets = None;
         let extent = wgpu::Extent3d {
             width: size.0,
             height: size.1,
@@ -311,11 +322,15 @@ impl Targets {
                 })
                 .create_view(&Default::default())
         };
-        *targets = Some(Targets {
-            size,
-            depth: make("depth", DEPTH_FORMAT),
-            msaa: (samples > 1).then(|| make("msaa colour", color_format)),
-        });
+        *targets = Some(crate::context::catch_device_errors(
+            device,
+            &format!("creating {label} depth and MSAA targets"),
+            || Targets {
+                size,
+                depth: make("depth", DEPTH_FORMAT),
+                msaa: (samples > 1).then(|| make("msaa colour", color_format)),
+            },
+        )?);
         Ok(())
     }
 }
@@ -706,19 +721,52 @@ impl Renderer {
         Ok(stats)
     }
 
+    /// The most bytes of records one frame may upload on this device.
+    fn max_record_bytes(&self) -> u64 {
+        let limits = self.device.limits();
+        match self.path {
+            RecordPath::Packaged => limits.max_buffer_size,
+            RecordPath::Unbounded => limits
+                .max_storage_buffer_binding_size
+                .min(limits.max_buffer_size),
+        }
+    }
+
+    /// An error unless a frame in which `instances` instances are visible
+    /// (and cast shadows, when shadows are on) fits this device's record
+    /// buffer; cheap, so callers can refuse an absurd crowd before spawning
+    /// it. The host-memory side is [`Crowd::try_reserve`].
+    pub fn check_capacity(&self, instances: u64) -> Result<(), RenderError> {
+        let passes = 1 + self.shadow.is_some() as u64;
+        let per_pass = match self.path {
+            RecordPath::Packaged => instances
+                .div_ceil(PACKAGE_WIDTH as u64)
+                .saturating_mul(self.package_stride),
+            RecordPath::Unbounded => {
+                instances.saturating_mul(std::mem::size_of::<InstanceRecord>() as u64)
+            }
+        };
+        let needed = per_pass.saturating_mul(passes);
+        let limit = self.max_record_bytes();
+        if needed > limit {
+            return Err(RenderError::TooBig {
+                model: "(all crowds)".into(),
+                what: format!(
+                    "instance records of one frame with {instances} visible instances, bytes"
+                ),
+                needed,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
     fn upload_records(&mut self) -> Result<(), RenderError> {
         if self.staging.is_empty() {
             return Ok(());
         }
         let needed = self.staging.len() as u64;
-        let max = match self.path {
-            RecordPath::Packaged => self.device.limits().max_buffer_size,
-            RecordPath::Unbounded => self
-                .device
-                .limits()
-                .max_storage_buffer_binding_size
-                .min(self.device.limits().max_buffer_size),
-        };
+        let max = self.max_record_bytes();
         if needed > max {
             return Err(RenderError::TooBig {
                 model: "(all crowds)".into(),
@@ -951,16 +999,19 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
-        let stats = self.prepare(size, camera, crowds, models)?;
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("throng frame"),
-            });
-        self.encode(&mut encoder, target);
-        self.queue.submit([encoder.finish()]);
-        self.after_submit();
-        Ok(stats)
+        let device = self.device.clone();
+        crate::context::catch_device_errors(&device, "drawing a frame", || {
+            let stats = self.prepare(size, camera, crowds, models)?;
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("throng frame"),
+                });
+            self.encode(&mut encoder, target);
+            self.queue.submit([encoder.finish()]);
+            self.after_submit();
+            Ok(stats)
+        })?
     }
 
     /// Call after submitting a frame recorded with [`Self::encode`] (render
