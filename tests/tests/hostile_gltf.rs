@@ -370,8 +370,7 @@ fn a_bake_over_the_budget_is_refused_before_sampling_naming_the_clip() {
     let imported = import_slice(&long_clip(1e6), None, "forever").unwrap();
     let start = Instant::now();
     let err = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
-        .err()
-        .expect("forever: baked 3·10⁷ frames");
+        .expect_err("forever: baked 3·10⁷ frames");
     let msg = err.to_string();
     println!("forever: {msg} ({:?})", start.elapsed());
     assert_mentions(
@@ -398,14 +397,12 @@ fn a_bake_over_the_budget_is_refused_before_sampling_naming_the_clip() {
     };
     bake(&imported.scene, &at(estimate), &mut |_, _| {}).unwrap();
     let msg = bake(&imported.scene, &at(estimate - 1), &mut |_, _| {})
-        .err()
-        .expect("one byte under the estimate")
+        .expect_err("one byte under the estimate")
         .to_string();
     println!("tight: {msg}");
     assert_mentions("tight", &msg, &["\"move\"", "1 s", "31 frames"]);
     let msg = bake(&imported.scene, &at(0), &mut |_, _| {})
-        .err()
-        .expect("a budget of 0")
+        .expect_err("a budget of 0")
         .to_string();
     assert_mentions("zero budget", &msg, &["--max-bake-bytes 0"]);
 }
@@ -427,8 +424,7 @@ fn too_many_clips_are_refused_before_building_them() {
     );
     let start = Instant::now();
     let msg = import_slice(&gltf_bytes(&doc), None, "many")
-        .err()
-        .expect("many: imported 70,000 clips")
+        .expect_err("many: imported 70,000 clips")
         .to_string();
     println!("many: {msg} ({:?})", start.elapsed());
     assert_mentions(
@@ -452,8 +448,7 @@ fn too_many_clips_are_refused_before_building_them() {
         .collect();
     let start = Instant::now();
     let msg = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
-        .err()
-        .expect("many: baked 70,000 clips")
+        .expect_err("many: baked 70,000 clips")
         .to_string();
     println!("many, baked: {msg} ({:?})", start.elapsed());
     assert_mentions(
@@ -562,8 +557,7 @@ fn accessors_without_a_buffer_view_share_a_size_cap() {
     a.as_object_mut().unwrap().remove("bufferView");
     a["count"] = json!(MAX_UNBACKED_COMPONENTS / 4 + 1);
     let msg = import_slice(&gltf_bytes(&doc), None, "huge")
-        .err()
-        .expect("huge zero-filled accessor")
+        .expect_err("huge zero-filled accessor")
         .to_string();
     println!("huge: {msg}");
     assert_mentions(
@@ -584,8 +578,7 @@ fn accessors_without_a_buffer_view_share_a_size_cap() {
         a["count"] = json!(per);
     }
     let msg = import_slice(&gltf_bytes(&doc), None, "two")
-        .err()
-        .expect("two zero-filled accessors over the cap")
+        .expect_err("two zero-filled accessors over the cap")
         .to_string();
     println!("two: {msg}");
     assert_mentions(
