@@ -12,6 +12,7 @@ use throng_bake::{BakeOptions, bake, import_file};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::frame_time;
+use throng_core::limits::DEFAULT_MAX_BAKE_BYTES;
 use throng_core::model::TexelFormat;
 use throng_core::reference;
 use throng_tests::{ALL_MODELS, BAKED_F32_TOLERANCE, asset, worst_difference};
@@ -22,8 +23,26 @@ fn every_model_bakes_and_matches_the_reference_at_every_frame_time() {
     for name in ALL_MODELS {
         let imported = import_file(&asset(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let scene = &imported.scene;
-        let (model, _) = bake(scene, &BakeOptions::default(), &mut |_, _| {})
+        let (model, report) = bake(scene, &BakeOptions::default(), &mut |_, _| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The size estimated before sampling is what was baked, and well
+        // under the default budget.
+        let lod = &model.lods[0];
+        let baked_bytes = model.texture.texels.as_bytes().len()
+            + std::mem::size_of_val(model.frame_bounds.as_slice())
+            + std::mem::size_of_val(model.root_motion.as_slice())
+            + std::mem::size_of_val(lod.vertices.as_slice())
+            + std::mem::size_of_val(lod.indices.as_slice())
+            + model.images.iter().map(|i| i.bytes.len()).sum::<usize>();
+        assert_eq!(
+            report.estimated_bytes, baked_bytes as u64,
+            "{name}: the estimate is not the baked size"
+        );
+        assert!(
+            report.estimated_bytes < DEFAULT_MAX_BAKE_BYTES / 16,
+            "{name}: {} bytes is not well under the default budget of {DEFAULT_MAX_BAKE_BYTES}",
+            report.estimated_bytes
+        );
         assert!(
             !model.clips.is_empty() || scene.clips.is_empty(),
             "{name}: clips lost"
@@ -58,8 +77,9 @@ fn every_model_bakes_and_matches_the_reference_at_every_frame_time() {
             }
         }
         println!(
-            "{name}: {} clips, {checked} frame times checked, radius {radius:.4}",
-            model.clips.len()
+            "{name}: {} clips, {checked} frame times checked, radius {radius:.4}, {} bytes baked",
+            model.clips.len(),
+            report.estimated_bytes
         );
     }
     assert!(

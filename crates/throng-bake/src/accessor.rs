@@ -6,18 +6,26 @@
 //! types are checked against what the semantic allows, sparse accessors are
 //! applied with their indices checked, and integers are normalised per the glTF
 //! specification. Errors name the accessor's JSON path.
+//!
+//! An accessor without a `bufferView` is valid glTF: its elements are zeros,
+//! then its sparse substitutions (if any) apply. Its size is not bounded by
+//! the file's own bytes, so all such accessors of one import share a budget
+//! of [`MAX_UNBACKED_COMPONENTS`].
+
+use std::cell::Cell;
 
 use gltf::accessor::{DataType, Dimensions};
+use throng_core::limits::MAX_UNBACKED_COMPONENTS;
 
 use crate::error::ImportError;
 
-/// Most components (elements × components per element) read from a sparse
-/// accessor that has no base buffer view (its size is not bounded by the
-/// file's own bytes): 512 MiB as f64.
-const MAX_UNBACKED_COMPONENTS: usize = 1 << 26;
-
 /// Loaded buffer contents, indexed like `gltf.buffers`.
-pub(crate) struct Buffers(pub Vec<Vec<u8>>);
+pub(crate) struct Buffers {
+    /// Each buffer's bytes, `byteLength` long.
+    pub data: Vec<Vec<u8>>,
+    /// Components allocated so far for accessors without a buffer view.
+    unbacked: Cell<usize>,
+}
 
 /// What a semantic accepts.
 #[derive(Clone, Copy)]
@@ -104,6 +112,14 @@ impl Components {
 }
 
 impl Buffers {
+    /// Wraps loaded buffers.
+    pub fn new(data: Vec<Vec<u8>>) -> Self {
+        Self {
+            data,
+            unbacked: Cell::new(0),
+        }
+    }
+
     /// Byte slice of a buffer view, checked against its buffer.
     fn view_bytes(
         &self,
@@ -111,7 +127,7 @@ impl Buffers {
         path: &dyn Fn() -> String,
     ) -> Result<&[u8], ImportError> {
         let buffer = self
-            .0
+            .data
             .get(view.buffer().index())
             .ok_or_else(|| ImportError::Accessor {
                 path: path(),
@@ -235,24 +251,27 @@ impl Buffers {
                 out
             }
             None => {
-                if acc.sparse().is_none() {
+                // Zeros (glTF 2.0 §5.1.1), then the sparse values below.
+                let before = self.unbacked.get();
+                let total = count
+                    .checked_mul(n)
+                    .and_then(|c| c.checked_add(before))
+                    .filter(|&t| t <= MAX_UNBACKED_COMPONENTS);
+                let Some(total) = total else {
                     return Err(ImportError::Accessor {
                         path: path(),
                         msg: format!(
-                            "accessors[{}] has neither bufferView nor sparse data",
+                            "{}accessors[{}] without a bufferView declares {count} elements of {n} components; with the {before} components of such accessors read before it, that is over the limit of {MAX_UNBACKED_COMPONENTS} zero-filled components per file",
+                            if acc.sparse().is_some() {
+                                "sparse "
+                            } else {
+                                ""
+                            },
                             acc.index()
                         ),
                     });
-                }
-                if count.saturating_mul(n) > MAX_UNBACKED_COMPONENTS {
-                    return Err(ImportError::Accessor {
-                        path: path(),
-                        msg: format!(
-                            "sparse accessors[{}] without a bufferView declares {count} elements of {n} components (limit {MAX_UNBACKED_COMPONENTS} components)",
-                            acc.index()
-                        ),
-                    });
-                }
+                };
+                self.unbacked.set(total);
                 vec![0.0; count * n]
             }
         };

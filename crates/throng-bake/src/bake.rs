@@ -13,6 +13,13 @@
 //! # Frames
 //! Global frame 0 is the rest pose ([`REST_FRAME`]); each selected clip then
 //! adds `max(2, round(D·F) + 1)` uniformly spaced frames from 0 to D.
+//!
+//! # Budget
+//! Before any frame is sampled, the bake's size is estimated from the frame
+//! counts, the palette and the meshes, and a bake over
+//! [`BakeOptions::max_bake_bytes`] (or over [`MAX_CLIPS`] clips) is refused
+//! naming its longest clip: a hostile key time cannot make the baker run for
+//! minutes and fill memory.
 
 use std::collections::HashMap;
 
@@ -20,7 +27,8 @@ use glam::{Mat4, Vec2, Vec3};
 use throng_core::baked::blend_matrix;
 use throng_core::layout::{TextureLayout, clip_frame_count, frame_time};
 use throng_core::limits::{
-    DEFAULT_FPS, MAX_BONES, MAX_FILE_SIZE, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME,
+    DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, MAX_BONES, MAX_CLIPS, MAX_FILE_SIZE, MAX_FPS,
+    MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
 };
 use throng_core::math::{Aabb, mat4_to_rows, rows_transform_normal, rows_transform_point};
 use throng_core::model::{
@@ -61,6 +69,14 @@ pub struct BakeOptions {
     /// Smallest projected screen-height fraction of each LOD (one per LOD,
     /// non-increasing; `None`: [`crate::lod::default_screen_sizes`]).
     pub lod_screen_sizes: Option<Vec<f32>>,
+    /// Bake budget in bytes: a bake whose estimated size (bone texture,
+    /// per-frame bounds and root motion, meshes, images), computed before
+    /// anything is sampled, exceeds it is refused. Default
+    /// [`DEFAULT_MAX_BAKE_BYTES`].
+    pub max_bake_bytes: u64,
+    /// [`crate::bake_file`]: read buffer and image URIs outside the model's
+    /// folder ([`crate::ImportOptions::allow_outside_uris`]). Off by default.
+    pub allow_outside_uris: bool,
 }
 
 /// Which node's motion becomes root motion.
@@ -85,6 +101,8 @@ impl Default for BakeOptions {
             lod_files: Vec::new(),
             lod_ratios: Vec::new(),
             lod_screen_sizes: None,
+            max_bake_bytes: DEFAULT_MAX_BAKE_BYTES,
+            allow_outside_uris: false,
         }
     }
 }
@@ -163,6 +181,10 @@ pub struct BakeReport {
     pub root_motion_node: Option<String>,
     /// Per LOD: (triangles, vertices, smallest screen size).
     pub lods: Vec<(usize, usize, f32)>,
+    /// The size estimated before sampling and checked against
+    /// [`BakeOptions::max_bake_bytes`]: bone texture, per-frame bounds and
+    /// root motion, LOD 0's vertices and indices, images.
+    pub estimated_bytes: u64,
 }
 
 /// Progress callback: `(done, total)` in frames processed.
@@ -189,6 +211,13 @@ pub fn bake_with_lods(
     scene.validate()?;
     check_options(opts)?;
     let clip_ids = select_clips(scene, opts)?;
+    if clip_ids.len() > MAX_CLIPS as usize {
+        return Err(BakeError::TooBig(format!(
+            "{}: {} clips, more than the {MAX_CLIPS} a model can hold; bake fewer with --clips",
+            scene.name,
+            clip_ids.len()
+        )));
+    }
     let eval = PoseEvaluator::new(scene);
     let rest = eval.globals(None, 0.0);
     let mut report = BakeReport::default();
@@ -216,6 +245,14 @@ pub fn bake_with_lods(
         .map(|&c| clip_frame_count(scene.clips[c].duration(), opts.fps))
         .collect();
     let total_frames: u64 = 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>();
+    report.estimated_bytes = check_budget(
+        scene,
+        &clip_ids,
+        &clip_frames,
+        bone_count,
+        (vertices.len(), indices.len()),
+        opts,
+    )?;
     let texel_count = total_frames * bone_count as u64 * 3;
     // Texels are staged as f32 (16 bytes each) whatever the precision; a bake
     // whose texture cannot fit in a loadable .throng file is refused before
@@ -830,7 +867,103 @@ impl Palette {
     }
 }
 
+/// Estimated bytes of a bake, from its frame counts alone (nothing sampled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BakeEstimate {
+    /// Bytes stored per frame: the palette's texels, the frame's bounds and
+    /// its root-motion key.
+    per_frame: u64,
+    /// Frames in the table, rest frame included.
+    frames: u64,
+    /// Bytes of vertices, indices and images.
+    meshes: u64,
+}
+
+impl BakeEstimate {
+    fn total(&self) -> u64 {
+        self.frames
+            .saturating_mul(self.per_frame)
+            .saturating_add(self.meshes)
+    }
+}
+
+/// Estimates a bake's size in bytes and refuses it if that exceeds
+/// `opts.max_bake_bytes`, naming the clip with the most frames (DESIGN.md
+/// §2's rule) as the largest offender.
+fn check_budget(
+    scene: &Scene,
+    clip_ids: &[usize],
+    clip_frames: &[u32],
+    bone_count: u32,
+    (vertex_count, index_count): (usize, usize),
+    opts: &BakeOptions,
+) -> Result<u64, BakeError> {
+    let texels_per_frame = bone_count as u64 * TEXELS_PER_MATRIX as u64;
+    let estimate = BakeEstimate {
+        per_frame: texels_per_frame * opts.precision.texel_size() as u64
+            + size_of::<Aabb>() as u64
+            + if opts.root_motion.is_some() {
+                size_of::<RootMotionKey>() as u64
+            } else {
+                0
+            },
+        frames: 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>(),
+        meshes: (vertex_count * size_of::<BakedVertex>() + index_count * size_of::<u32>()) as u64
+            + scene
+                .images
+                .iter()
+                .map(|i| i.bytes.len() as u64)
+                .sum::<u64>(),
+    };
+    let total = estimate.total();
+    if total <= opts.max_bake_bytes {
+        return Ok(total);
+    }
+    let budget = opts.max_bake_bytes;
+    let largest = clip_frames
+        .iter()
+        .enumerate()
+        .max_by_key(|&(_, &n)| n)
+        .map(|(i, &n)| {
+            let clip = &scene.clips[clip_ids[i]];
+            format!(
+                "its longest clip, {:?}, lasts {} s: {n} frames at {} fps, {} on its own; ",
+                clip.name,
+                clip.duration(),
+                opts.fps,
+                show_bytes(n as u64 * estimate.per_frame)
+            )
+        })
+        .unwrap_or_default();
+    Err(BakeError::TooBig(format!(
+        "{}: the bake would need about {} ({} frames × {bone_count} bones × {TEXELS_PER_MATRIX} texels, plus {} of meshes and images), more than the {} bake budget; {largest}lower --fps, bake fewer --clips, or raise --max-bake-bytes",
+        scene.name,
+        show_bytes(total),
+        estimate.frames,
+        show_bytes(estimate.meshes),
+        show_bytes(budget)
+    )))
+}
+
+/// `n` bytes, with a binary unit for large sizes.
+fn show_bytes(n: u64) -> String {
+    const KIB: u64 = 1 << 10;
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    match n {
+        n if n >= GIB => format!("{:.2} GiB ({n} bytes)", n as f64 / GIB as f64),
+        n if n >= MIB => format!("{:.2} MiB ({n} bytes)", n as f64 / MIB as f64),
+        n if n >= KIB => format!("{:.1} KiB ({n} bytes)", n as f64 / KIB as f64),
+        n => format!("{n} bytes"),
+    }
+}
+
 fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
+    if opts.max_bake_bytes == 0 {
+        return Err(BakeError::Option(
+            "--max-bake-bytes 0 would refuse every bake".into(),
+        ));
+    }
     if !(opts.fps > 0.0 && opts.fps <= MAX_FPS) {
         return Err(BakeError::Option(format!(
             "--fps {} is outside (0, {MAX_FPS}]",

@@ -39,6 +39,18 @@ pub enum ImportError {
         /// What went wrong.
         msg: String,
     },
+    /// A buffer or image URI was refused by the untrusted-input policy (it
+    /// leaves the model's folder, or names something other than a regular
+    /// file), or the file it names could not be read.
+    #[error("{path} {uri:?}: {msg}")]
+    Uri {
+        /// JSON path of the URI, e.g. `buffers[1].uri`.
+        path: String,
+        /// The URI as written in the file.
+        uri: String,
+        /// What went wrong.
+        msg: String,
+    },
     /// An accessor is malformed or does not fit its buffer.
     #[error("{path}: {msg}")]
     Accessor {

@@ -9,13 +9,17 @@
 //!
 //! Every accessor is read through [`crate::accessor`], which checks it against
 //! its buffer; errors carry the glTF JSON path of the offending property.
+//! External buffers and images are read through [`crate::uri`]: inside the
+//! model's folder only (unless [`ImportOptions::allow_outside_uris`]), regular
+//! files only, and never more bytes than a buffer's `byteLength` or
+//! [`MAX_IMAGE_BYTES`] for an image.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use base64::Engine as _;
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
+use throng_core::limits::{MAX_CLIPS, MAX_IMAGE_BYTES};
 use throng_core::math::Trs;
 use throng_core::model::ClipEvent;
 use throng_core::scene::{
@@ -27,6 +31,18 @@ use crate::accessor::{
     Buffers, Expect, FLOAT_ONLY, FLOAT_OR_NORM, FLOAT_OR_UNORM, SMALL_UINTS, UINTS,
 };
 use crate::error::ImportError;
+use crate::uri::{Longer, UriError, UriReader, shown_uri};
+
+/// How an import treats the files a glTF names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Read buffer and image URIs that leave the model's folder: absolute
+    /// paths, `file:` URIs, `..` segments and symbolic links that point
+    /// elsewhere. Off by default: a model is untrusted input and must not
+    /// make the baker read (and embed) other files. Only regular files are
+    /// read either way.
+    pub allow_outside_uris: bool,
+}
 
 /// An imported scene and what the importer had to say about it.
 #[derive(Clone, Debug)]
@@ -63,14 +79,20 @@ impl Warnings {
 }
 
 /// Imports a `.gltf` or `.glb` file. External buffers and images are resolved
-/// relative to the file.
+/// relative to the file and must lie inside its folder
+/// ([`ImportOptions::default`]).
 pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
+    import_file_with(path, &ImportOptions::default())
+}
+
+/// [`import_file`] with options.
+pub fn import_file_with(path: &Path, opts: &ImportOptions) -> Result<Imported, ImportError> {
     let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
         path: path.display().to_string(),
         source,
     })?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    import_slice(&bytes, path.parent(), name).map_err(|e| match e {
+    import_slice_with(&bytes, path.parent(), name, opts).map_err(|e| match e {
         ImportError::Gltf { source, .. } => ImportError::Gltf {
             path: path.display().to_string(),
             source,
@@ -79,12 +101,22 @@ pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
     })
 }
 
-/// Imports glTF or GLB bytes. `base_dir` resolves relative URIs; without it
-/// only embedded data can be used.
+/// Imports glTF or GLB bytes. `base_dir` resolves relative URIs (which must
+/// stay inside it); without it only embedded data can be used.
 pub fn import_slice(
     bytes: &[u8],
     base_dir: Option<&Path>,
     name: &str,
+) -> Result<Imported, ImportError> {
+    import_slice_with(bytes, base_dir, name, &ImportOptions::default())
+}
+
+/// [`import_slice`] with options.
+pub fn import_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    name: &str,
+    opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let gltf_error = |source| ImportError::Gltf {
         path: name.to_owned(),
@@ -94,12 +126,22 @@ pub fn import_slice(
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
     check_position_indices(gltf.document.as_json())?;
     validate_json(&gltf.document).map_err(gltf_error)?;
+    let animations = gltf.document.animations().len();
+    if animations > MAX_CLIPS as usize {
+        return Err(ImportError::Unsupported {
+            path: "animations".into(),
+            msg: format!(
+                "{animations} animations, more than the {MAX_CLIPS} clips a model can hold"
+            ),
+        });
+    }
     let mut w = Warnings::default();
-    let buffers = load_buffers(&gltf, base_dir)?;
+    let uris = UriReader::new(base_dir, opts.allow_outside_uris);
+    let buffers = load_buffers(&gltf, &uris)?;
     let ctx = Ctx {
         doc: &gltf.document,
         buffers,
-        base_dir,
+        uris,
     };
     let scene = ctx.build(name, &mut w)?;
     scene.validate()?;
@@ -178,6 +220,17 @@ fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
             ch.target.validate(root, path, &mut report);
         }
     }
+    // gltf-json 1.4 also demands a bufferView of every accessor without
+    // sparse data, but glTF 2.0 (§5.1.1) allows none: the elements are then
+    // zeros. `crate::accessor` reads such accessors.
+    errors.retain(|(path, error)| {
+        !(matches!(error, gltf::json::validation::Error::Missing)
+            && path
+                .as_str()
+                .strip_prefix("accessors[")
+                .and_then(|rest| rest.strip_suffix("].bufferView"))
+                .is_some_and(|i| i.parse::<usize>().is_ok()))
+    });
     if errors.is_empty() {
         Ok(())
     } else {
@@ -185,17 +238,32 @@ fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
     }
 }
 
-fn load_buffers(gltf: &gltf::Gltf, base_dir: Option<&Path>) -> Result<Buffers, ImportError> {
+/// Loads every buffer, each cut to its declared `byteLength` (glTF allows a
+/// longer file or chunk, e.g. padding; a shorter one is an error).
+fn load_buffers(gltf: &gltf::Gltf, uris: &UriReader) -> Result<Buffers, ImportError> {
     let mut out = Vec::new();
     for buffer in gltf.document.buffers() {
         let index = buffer.index();
-        let data = match buffer.source() {
+        let mut data = match buffer.source() {
             gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| ImportError::Buffer {
                 index,
                 msg: "refers to the GLB binary chunk, but the file has none".into(),
             })?,
             gltf::buffer::Source::Uri(uri) => {
-                load_uri(uri, base_dir).map_err(|msg| ImportError::Buffer { index, msg })?
+                let uri_error = |msg| ImportError::Uri {
+                    path: format!("buffers[{index}].uri"),
+                    uri: shown_uri(uri),
+                    msg,
+                };
+                uris.read(uri, buffer.length() as u64, Longer::Truncate)
+                    .map_err(|e| {
+                        uri_error(match e {
+                            UriError::Refused(msg) | UriError::Unreadable(msg) => msg,
+                            UriError::TooLong { len, limit } => {
+                                format!("is {len} bytes, more than {limit}")
+                            }
+                        })
+                    })?
             }
         };
         if data.len() < buffer.length() {
@@ -208,54 +276,16 @@ fn load_buffers(gltf: &gltf::Gltf, base_dir: Option<&Path>) -> Result<Buffers, I
                 ),
             });
         }
+        data.truncate(buffer.length());
         out.push(data);
     }
-    Ok(Buffers(out))
-}
-
-/// Loads a `data:` URI or a file relative to `base_dir`.
-fn load_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
-    if let Some(rest) = uri.strip_prefix("data:") {
-        let (meta, payload) = rest.split_once(',').ok_or("data URI without ','")?;
-        if !meta.ends_with(";base64") {
-            return Err("data URI is not base64-encoded".into());
-        }
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
-            .map_err(|e| format!("bad base64 in data URI: {e}"));
-    }
-    let dir = base_dir
-        .ok_or_else(|| format!("external URI {uri:?} but no base directory to resolve it"))?;
-    let decoded = percent_decode(uri);
-    let path = dir.join(&decoded);
-    std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    Ok(Buffers::new(out))
 }
 
 struct Ctx<'a> {
     doc: &'a gltf::Document,
     buffers: Buffers,
-    base_dir: Option<&'a Path>,
+    uris: UriReader<'a>,
 }
 
 impl Ctx<'_> {
@@ -737,7 +767,9 @@ impl Ctx<'_> {
     }
 
     /// Loads image `i`; the inner `Err` is a reason to skip it (unsupported
-    /// format), the outer one a broken file.
+    /// format, missing file), the outer one a broken file or a URI the
+    /// policy refuses (outside the folder, not a regular file, larger than
+    /// [`MAX_IMAGE_BYTES`]).
     fn image(&self, i: usize) -> Result<Result<Image, String>, ImportError> {
         let json = &self.doc.as_json().images[i];
         let name = json
@@ -755,7 +787,7 @@ impl Ctx<'_> {
             let path = || format!("images[{i}].bufferView");
             let data = self
                 .buffers
-                .0
+                .data
                 .get(view.buffer().index())
                 .ok_or_else(|| bad_value(path(), "names a missing buffer"))?;
             let end = view
@@ -767,9 +799,20 @@ impl Ctx<'_> {
             };
             data[view.offset()..end].to_vec()
         } else if let Some(uri) = &json.uri {
-            match load_uri(uri, self.base_dir) {
-                Ok(b) => b,
-                Err(e) => return Ok(Err(e)),
+            let refused = |msg| ImportError::Uri {
+                path: format!("images[{i}].uri"),
+                uri: shown_uri(uri),
+                msg,
+            };
+            match self.uris.read(uri, MAX_IMAGE_BYTES, Longer::Refuse) {
+                Ok(bytes) => bytes,
+                Err(UriError::Refused(msg)) => return Err(refused(msg)),
+                Err(UriError::TooLong { len, limit }) => {
+                    return Err(refused(format!(
+                        "is {len} bytes, more than the {limit}-byte limit for an image"
+                    )));
+                }
+                Err(UriError::Unreadable(msg)) => return Ok(Err(msg)),
             }
         } else {
             return Err(bad_value(
@@ -794,6 +837,8 @@ impl Ctx<'_> {
     fn clips(&self, w: &mut Warnings) -> Result<(Vec<Clip>, Vec<ClipEvent>), ImportError> {
         let mut events = Vec::new();
         let mut clips: Vec<Clip> = Vec::new();
+        let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut next_suffix: BTreeMap<String, usize> = BTreeMap::new();
         for anim in self.doc.animations() {
             let a = anim.index();
             let mut channels: Vec<Channel> = Vec::new();
@@ -918,12 +963,16 @@ impl Ctx<'_> {
                 .name()
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("animation{a}"));
+            // Linear in the clip count: names are looked up in a set, and a
+            // repeated base name resumes at the next free suffix.
             let mut name = base.clone();
-            let mut k = 2;
-            while clips.iter().any(|c| c.name == name) {
+            let mut k = next_suffix.get(&base).copied().unwrap_or(2);
+            while taken.contains(&name) {
                 name = format!("{base} ({k})");
                 k += 1;
             }
+            next_suffix.insert(base.clone(), k);
+            taken.insert(name.clone());
             if name != base {
                 w.add(format!(
                     "animations[{a}]: duplicate clip name {base:?} renamed {name:?}"

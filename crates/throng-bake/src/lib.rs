@@ -11,10 +11,13 @@ pub mod error;
 pub mod events;
 pub mod import;
 pub mod lod;
+mod uri;
 
 pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
 pub use error::{BakeError, ImportError};
-pub use import::{Imported, import_file, import_slice};
+pub use import::{
+    ImportOptions, Imported, import_file, import_file_with, import_slice, import_slice_with,
+};
 pub use lod::bake_skinned_attachment;
 
 use std::path::Path;
@@ -50,13 +53,18 @@ impl ModelKind {
 
 /// Imports and bakes a glTF file; import warnings lead the report's
 /// warnings. Events come from the glTF's animation extras and from
-/// `opts.events_file`, or else `MODEL.events.json` beside the model.
+/// `opts.events_file`, or else `MODEL.events.json` beside the model. The
+/// model's and the LOD files' URIs are read as
+/// [`BakeOptions::allow_outside_uris`] says.
 pub fn bake_file(
     path: &Path,
     opts: &BakeOptions,
     progress: bake::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    let mut imported = import_file(path)?;
+    let import_opts = ImportOptions {
+        allow_outside_uris: opts.allow_outside_uris,
+    };
+    let mut imported = import_file_with(path, &import_opts)?;
     let sidecar = events::sidecar_path(path);
     let events_file = opts
         .events_file
@@ -67,7 +75,7 @@ pub fn bake_file(
     }
     let mut lod_scenes = Vec::new();
     for file in &opts.lod_files {
-        let lod = import_file(file)?;
+        let lod = import_file_with(file, &import_opts)?;
         lod_scenes.push((file.display().to_string(), lod.scene));
     }
     let (mut model, mut report) =

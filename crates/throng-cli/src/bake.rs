@@ -8,7 +8,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport};
 use throng_core::BakedModel;
-use throng_core::limits::{DEFAULT_FPS, MAX_LAYER_SIZE};
+use throng_core::limits::{DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, MAX_LAYER_SIZE};
 use throng_core::model::TexelFormat;
 
 use crate::util::{bytes, thousands, write_stdout};
@@ -60,6 +60,29 @@ pub struct Args {
     /// [default: 0.15, then a third of the previous, the last 0].
     #[arg(long, value_delimiter = ',', value_name = "SIZE,...")]
     pub lod_screen_sizes: Option<Vec<f32>>,
+    /// Refuse a bake whose estimated size is larger: bytes, or a number with
+    /// KiB, MiB or GiB [default: 1GiB].
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_MAX_BAKE_BYTES, hide_default_value = true)]
+    pub max_bake_bytes: u64,
+    /// Read buffer and image URIs outside the model's folder (absolute
+    /// paths, `..`, symbolic links elsewhere); only for trusted models.
+    #[arg(long)]
+    pub allow_outside_uris: bool,
+}
+
+/// Parses `123`, `512KiB`, `64MiB` or `1GiB` (unit case-insensitive).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let (digits, shift) = [("gib", 30), ("mib", 20), ("kib", 10), ("b", 0)]
+        .iter()
+        .find_map(|&(unit, shift)| lower.strip_suffix(unit).map(|d| (d.trim(), shift)))
+        .unwrap_or((lower.as_str(), 0));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{t:?} is not a size in bytes (e.g. 1073741824, 512MiB, 2GiB)"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{t:?} is too large"))
 }
 
 /// Runs `throng bake`.
@@ -83,6 +106,8 @@ pub fn run(args: Args) -> Result<()> {
         lod_files: args.lod_files,
         lod_ratios: args.lod_ratios,
         lod_screen_sizes: args.lod_screen_sizes,
+        max_bake_bytes: args.max_bake_bytes,
+        allow_outside_uris: args.allow_outside_uris,
     };
     let output = match args.output {
         Some(o) => o,
@@ -259,4 +284,21 @@ pub fn summary(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_with_and_without_units() {
+        assert_eq!(parse_bytes("1234"), Ok(1234));
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2 gib"), Ok(2 << 30));
+        assert_eq!(parse_bytes("3KiB"), Ok(3 << 10));
+        assert_eq!(parse_bytes("10B"), Ok(10));
+        assert!(parse_bytes("1.5GiB").is_err());
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("99999999999GiB").is_err());
+    }
 }

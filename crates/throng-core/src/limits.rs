@@ -43,3 +43,21 @@ pub const REST_FRAME: u32 = 0;
 /// Largest `.throng` file the reader accepts (4 GiB): a corrupted length can
 /// never make the loader allocate without bound.
 pub const MAX_FILE_SIZE: u64 = 4 << 30;
+
+/// Largest image file (PNG or JPEG, encoded) a glTF may name: 64 MiB. The
+/// importer reads no more than this from an image URI and refuses a larger
+/// file, so a hostile URI cannot make it read without bound.
+pub const MAX_IMAGE_BYTES: u64 = 64 << 20;
+
+/// Default bake budget (1 GiB): the largest estimated size of a baked model
+/// (bone texture, per-frame bounds and root motion, meshes, images) that
+/// `throng bake` produces unless told otherwise (`--max-bake-bytes`). The
+/// estimate is made before anything is sampled.
+pub const DEFAULT_MAX_BAKE_BYTES: u64 = 1 << 30;
+
+/// Most components (elements × components per element) that the glTF
+/// accessors without a `bufferView` of one import may declare, all together:
+/// their elements are zeros, so their size is not bounded by the file's own
+/// bytes. 2²⁴ components (128 MiB as the importer's f64), for example 4 Mi
+/// zero-filled `VEC4` joints.
+pub const MAX_UNBACKED_COMPONENTS: usize = 1 << 24;
