@@ -151,6 +151,7 @@ fn kind(e: &FormatError) -> &'static str {
         FormatError::Checksum { .. } => "Checksum",
         FormatError::Corrupt(_) => "Corrupt",
         FormatError::Invalid(_) => "Invalid",
+        FormatError::Write(_) => "Write",
     }
 }
 

@@ -11,6 +11,7 @@ use glam::Vec3;
 use serde_json::{Value, json};
 use throng_bake::{BakeOptions, Imported, bake, import_slice};
 use throng_core::baked::skin_lod;
+use throng_core::error::Chain;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::FramePair;
 use throng_core::limits::REST_FRAME;
@@ -83,7 +84,8 @@ fn import_err(case: &str, bytes: &[u8]) -> String {
             imported.warnings
         ),
         Err(e) => {
-            let msg = e.to_string();
+            // The message with its causes, as the CLI prints it.
+            let msg = Chain(&e).to_string();
             println!("{case}: {msg}");
             msg
         }
@@ -167,7 +169,7 @@ fn missing_external_buffer_file() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let msg = match import_slice(&bytes, Some(dir), "external") {
         Ok(_) => panic!("external: imported a file whose buffer is missing"),
-        Err(e) => e.to_string(),
+        Err(e) => Chain(&e).to_string(),
     };
     println!("external: {msg}");
     assert_mentions("external", &msg, &["buffers[0]", "missing.bin"]);
@@ -625,7 +627,7 @@ fn an_absurdly_long_clip_is_refused_before_allocating() {
     match bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}) {
         Ok(_) => panic!("forever: baked 3·10⁹ frames"),
         Err(e) => {
-            let msg = e.to_string();
+            let msg = Chain(&e).to_string();
             println!("forever: {msg}");
             assert_mentions("forever", &msg, &["frames", "--fps"]);
         }
@@ -902,4 +904,28 @@ fn assert_hand(what: &str, expected: &[[[f32; 3]; 3]], found: &[SkinnedPrimitive
     );
     println!("{msg}");
     assert!(d <= HAND_TOLERANCE, "{msg}");
+}
+
+/// Issue #12 item 10: a message either prints its cause or returns it as its
+/// `source`, never both, so the chain the CLI prints says each thing once.
+#[test]
+fn errors_print_their_cause_once() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let missing = throng_bake::import_file(&dir.join("no-such-model.glb")).unwrap_err();
+    let invalid = import_slice(
+        &edited(|d| d["scenes"][0]["nodes"] = json!([7])),
+        None,
+        "bad scene",
+    )
+    .unwrap_err();
+    for (case, e, cause) in [
+        ("missing file", &missing, "os error"),
+        ("invalid glTF", &invalid, "invalid glTF"),
+    ] {
+        let chain = Chain(e).to_string();
+        println!("{case}: {chain}");
+        let n = chain.matches(cause).count();
+        assert_eq!(n, 1, "{case}: {cause:?} appears {n} times: {chain}");
+    }
+    assert!(Chain(&missing).to_string().contains("no-such-model.glb"));
 }

@@ -14,7 +14,7 @@ pub enum ImportError {
         path: String,
     },
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// File path.
         path: String,
@@ -23,7 +23,7 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// The glTF crate rejected the file (bad JSON, bad GLB, failed validation).
-    #[error("{path}: not a valid glTF 2.0 file: {source}")]
+    #[error("{path}: not a valid glTF 2.0 file")]
     Gltf {
         /// File path.
         path: String,
@@ -68,7 +68,7 @@ pub enum ImportError {
         msg: String,
     },
     /// The imported scene broke a validity rule.
-    #[error("invalid model: {0}")]
+    #[error("invalid model")]
     Scene(#[from] SceneError),
 }
 
@@ -79,7 +79,7 @@ pub enum BakeError {
     #[error(transparent)]
     Import(#[from] ImportError),
     /// Invalid scene.
-    #[error("invalid model: {0}")]
+    #[error("invalid model")]
     Scene(#[from] SceneError),
     /// A `--clips` name is not in the file.
     #[error("no clip named {name:?}; the model has: {available}")]
@@ -108,6 +108,6 @@ pub enum BakeError {
     #[error("{0}")]
     TooBig(String),
     /// The baked model failed validation (a baker bug; please report).
-    #[error("baked model failed validation: {0}")]
+    #[error("baked model failed validation")]
     Format(#[from] FormatError),
 }

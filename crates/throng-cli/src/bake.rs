@@ -3,15 +3,15 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use throng_bake::{BakeOptions, BakeReport};
+use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
 use throng_core::limits::{DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, MAX_LAYER_SIZE};
 use throng_core::model::TexelFormat;
 
-use crate::util::{bytes, thousands, write_stdout};
+use crate::util::{bytes, check_output, thousands, write_stdout};
 
 /// Texel precision on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -87,6 +87,13 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 
 /// Runs `throng bake`.
 pub fn run(args: Args) -> Result<()> {
+    if let Ok(ModelKind::Throng) = ModelKind::of(&args.model) {
+        bail!(
+            "{0} is already a bake (a .throng file); `throng bake` takes the .gltf or .glb it \
+             was baked from. To see what it holds: throng inspect {0}",
+            args.model.display()
+        );
+    }
     let opts = BakeOptions {
         fps: args.fps,
         precision: match args.precision {
@@ -119,6 +126,12 @@ pub fn run(args: Args) -> Result<()> {
             PathBuf::from(stem).with_extension("throng")
         }
     };
+    // Refuse a bad output before the bake, not after it.
+    let sidecar = throng_bake::events::sidecar_path(&args.model);
+    let events = opts.events_file.as_deref().unwrap_or(&sidecar);
+    let mut inputs = vec![args.model.as_path(), events];
+    inputs.extend(opts.lod_files.iter().map(PathBuf::as_path));
+    check_output(&output, "throng", &inputs)?;
     let start = Instant::now();
     let bar = ProgressBar::hidden();
     let mut shown = false;
@@ -140,7 +153,8 @@ pub fn run(args: Args) -> Result<()> {
     .with_context(|| format!("baking {}", args.model.display()))?;
     bar.finish_and_clear();
     let bytes_out = throng_core::format::write_model(&model)?;
-    std::fs::write(&output, &bytes_out).with_context(|| format!("writing {}", output.display()))?;
+    // Atomic: a failed write leaves an existing output as it was.
+    throng_core::fsio::write_atomic(&output, &bytes_out)?;
     write_stdout(&summary(
         &model,
         &report,

@@ -117,7 +117,7 @@ pub struct Args {
     /// samples the source clips on the CPU).
     #[arg(long)]
     pub source: Option<PathBuf>,
-    /// Also write the results as JSON here.
+    /// Also write the results as JSON here (*.json).
     #[arg(long)]
     pub json: Option<PathBuf>,
 }
@@ -530,6 +530,11 @@ pub fn run(args: Args) -> Result<()> {
     if args.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
         bail!("--max-seconds must be positive");
     }
+    if let Some(path) = &args.json {
+        let mut inputs = vec![args.model.as_path()];
+        inputs.extend(args.source.as_deref());
+        crate::util::check_output(path, "json", &inputs)?;
+    }
     let mut modes = args.mode.clone();
     modes.dedup();
     let (baked, scene) = load(&args)?;
@@ -651,7 +656,7 @@ pub fn run(args: Args) -> Result<()> {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        throng_core::fsio::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if failed {
         bail!("some cells failed (status \"error\" above)");

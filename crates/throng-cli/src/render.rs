@@ -3,16 +3,17 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use throng_core::crowd::{Crowd, ModelHandle};
 use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_render::image_file::ImageFormat;
 use throng_render::{
     Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
 };
 
 use crate::sample::resolve_clip;
-use crate::util::load_baked;
+use crate::util::{check_not_input, load_baked};
 
 /// Record path on the command line.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -48,7 +49,7 @@ pub struct Args {
     /// MSAA samples (1 or 4).
     #[arg(long, default_value_t = 4)]
     pub msaa: u32,
-    /// Output PNG.
+    /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
 }
@@ -71,6 +72,9 @@ pub fn run(args: Args) -> Result<()> {
     if args.time.is_some_and(|t| !t.is_finite()) {
         bail!("--time must be a finite number");
     }
+    // The output's format and identity before any work (and any GPU).
+    ImageFormat::of(&args.output)?;
+    check_not_input(&args.output, &[&args.model])?;
     let (model, _) = load_baked(&args.model)?;
     let clip = match &args.clip {
         Some(c) => Some(resolve_clip(
@@ -125,9 +129,7 @@ pub fn run(args: Args) -> Result<()> {
     let gpu_time = renderer.wait_gpu_time();
     let image = target.read(&gpu.device, &gpu.queue)?;
     let frame = start.elapsed();
-    image
-        .save(&args.output)
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    throng_render::image_file::save(&args.output, &image)?;
     println!("adapter     {}", gpu.adapter_summary());
     println!("path        {}", renderer.path());
     println!(

@@ -15,7 +15,7 @@ use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
 use throng_core::reference::{self, SkinnedPrimitive};
 
-use crate::util::{load_baked, write_stdout};
+use crate::util::{check_output, load_baked, write_stdout};
 use throng_bake::ModelKind;
 
 /// Where positions come from.
@@ -43,7 +43,7 @@ pub struct Args {
     /// Where the positions come from.
     #[arg(long, value_enum, default_value_t = Source::Reference)]
     pub source: Source,
-    /// Output file [default: standard output].
+    /// Output JSON file, *.json [default: standard output].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -78,6 +78,9 @@ pub fn resolve_clip(names: &[&str], arg: &str) -> Result<usize> {
 pub fn run(args: Args) -> Result<()> {
     if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
         bail!("--times: {t} is not a finite number");
+    }
+    if let Some(path) = &args.output {
+        check_output(path, "json", &[&args.model])?;
     }
     let kind = ModelKind::of(&args.model)?;
     let (clip_name, clip_index, frames): (String, usize, Frames) = match args.source {
@@ -134,9 +137,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     let text = serde_json::to_string(&doc)?;
     match &args.output {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
-        }
+        Some(path) => throng_core::fsio::write_atomic(path, text.as_bytes())?,
         None => write_stdout(&(text + "\n"))?,
     }
     Ok(())

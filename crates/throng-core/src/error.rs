@@ -1,6 +1,42 @@
 //! Error types of the core crate. Every message says what was wrong and where.
+//!
+//! A variant that wraps a cause either prints it or returns it as its
+//! `source`, never both: the binaries print the whole chain (`{:#}` of
+//! `anyhow`, or [`Chain`]), so a cause in both places would show twice.
+
+use std::path::PathBuf;
 
 use thiserror::Error;
+
+/// An output file could not be written (see [`crate::fsio`]); the old file,
+/// if any, is untouched.
+#[derive(Debug, Error)]
+#[error("{}: cannot {step}", path.display())]
+pub struct WriteError {
+    /// The file that was to be written.
+    pub path: PathBuf,
+    /// What failed: creating the temporary file, writing, syncing, renaming.
+    pub step: &'static str,
+    /// Cause.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Displays an error and its chain of sources, `outer: cause: root cause`,
+/// each message once (what `anyhow` prints with `{:#}`).
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut next = self.0.source();
+        while let Some(e) = next {
+            write!(f, ": {e}")?;
+            next = e.source();
+        }
+        Ok(())
+    }
+}
 
 /// A [`crate::scene::Scene`] broke one of its validity rules.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -43,8 +79,8 @@ pub enum SceneError {
 /// A `.throng` file could not be read or written.
 #[derive(Debug, Error)]
 pub enum FormatError {
-    /// I/O failure.
-    #[error("{path}: {source}")]
+    /// The file could not be read.
+    #[error("cannot read {path}")]
     Io {
         /// File path.
         path: String,
@@ -94,6 +130,9 @@ pub enum FormatError {
     /// The model itself is inconsistent (after the structure parsed).
     #[error("invalid model: {0}")]
     Invalid(String),
+    /// The file could not be written (the old one is untouched).
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 impl FormatError {

@@ -519,13 +519,11 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
     Ok(out)
 }
 
-/// Writes a model to `path`.
+/// Writes a model to `path` atomically ([`crate::fsio::write_atomic`]): on
+/// any failure an existing file there is untouched.
 pub fn write_file(model: &BakedModel, path: &Path) -> Result<(), FormatError> {
     let bytes = write_model(model)?;
-    std::fs::write(path, bytes).map_err(|source| FormatError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    Ok(crate::fsio::write_atomic(path, &bytes)?)
 }
 
 // ---------------------------------------------------------------- reading

@@ -11,6 +11,7 @@
 //! * [`layout`]: frame counts and times, texel addressing, texture layout.
 //! * [`model`]: the baked model and its validity rules.
 //! * [`format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
+//! * [`fsio`]: atomic output writes (temporary file, sync, rename).
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
 //! * [`crowd`]: instances, playback, cross-fades and per-frame draw lists.
 //! * [`camera`]: cameras and frustum culling.
@@ -26,6 +27,7 @@ pub mod camera;
 pub mod crowd;
 pub mod error;
 pub mod format;
+pub mod fsio;
 pub mod gpu;
 pub mod host_memory;
 pub mod layout;
@@ -37,7 +39,7 @@ pub mod reference;
 pub mod sample;
 pub mod scene;
 
-pub use error::{FormatError, SceneError};
+pub use error::{FormatError, SceneError, WriteError};
 pub use model::BakedModel;
 pub use scene::Scene;
 

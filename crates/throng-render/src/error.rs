@@ -55,6 +55,20 @@ pub enum RenderError {
     /// Reading back GPU memory failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
+    /// An image output's extension names no format Throng writes.
+    #[error(
+        "{path}: cannot write an image with the extension {extension}; the supported extensions are {}",
+        crate::image_file::SUPPORTED_EXTENSIONS
+    )]
+    ImageFormat {
+        /// Output path.
+        path: String,
+        /// Its extension, with the dot, or `(none)`.
+        extension: String,
+    },
+    /// An image could not be written (the old file is untouched).
+    #[error(transparent)]
+    Write(#[from] throng_core::WriteError),
     /// The target size is zero or beyond the device's limits.
     #[error("render target size {width}×{height} is invalid (1..={limit} per side)")]
     TargetSize {

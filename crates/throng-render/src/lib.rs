@@ -11,7 +11,8 @@
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
 //! [`cpu_skinned`] (the per-character CPU palette-skinning baseline of the
-//! benchmarks), [`compute`], [`offscreen`] (headless targets and readback), [`shader`]
+//! benchmarks), [`compute`], [`offscreen`] (headless targets and readback),
+//! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
 //! (WGSL sources and the generated prelude), [`layouts`], [`uniforms`],
 //! [`error`].
 
@@ -20,6 +21,7 @@ pub mod context;
 pub mod cpu_skinned;
 pub mod demo;
 pub mod error;
+pub mod image_file;
 pub mod layouts;
 pub mod model;
 pub mod offscreen;

@@ -1082,11 +1082,9 @@ impl App {
                     (Some(path), true) => path.clone(),
                     _ => next_shot_path(),
                 };
-                let saved = capture.read(&gfx.device, &gfx.queue).and_then(|image| {
-                    image
-                        .save(&path)
-                        .with_context(|| format!("writing {}", path.display()))
-                });
+                let saved = capture
+                    .read(&gfx.device, &gfx.queue)
+                    .and_then(|image| Ok(throng_render::image_file::save(&path, &image)?));
                 let line = format!(
                     "wrote {} ({}×{}, frame {}, {} instances, {} visible, adapter {})",
                     path.display(),

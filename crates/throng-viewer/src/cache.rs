@@ -178,8 +178,9 @@ fn load_gltf(
         Some(t) if is_fresh(source_time, t) => match throng_core::format::read_file(&cached) {
             Ok(model) => return Ok((model, Origin::Cache(cached))),
             Err(e) => log(&format!(
-                "cached bake {} does not load ({e}); baking again",
-                cached.display()
+                "cached bake {} does not load ({}); baking again",
+                cached.display(),
+                throng_core::error::Chain(&e)
             )),
         },
         Some(_) => log(&format!(
@@ -203,17 +204,12 @@ fn load_gltf(
     }
 }
 
-/// Writes `model` to `path` through a temporary file in the same directory.
+/// Writes `model` to `path` through a temporary file in the same directory
+/// ([`throng_core::fsio`]).
 fn write_atomically(model: &BakedModel, path: &Path) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = path.with_extension(format!("throng.tmp{}", std::process::id()));
-    throng_core::format::write_file(model, &tmp)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("renaming {} to {}", tmp.display(), path.display())
-    })
+    Ok(throng_core::format::write_file(model, path)?)
 }
 
 #[cfg(test)]

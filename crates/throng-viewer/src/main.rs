@@ -57,7 +57,7 @@ struct Args {
     #[arg(long, default_value_t = 1000)]
     instances: u32,
     /// Render `--frames` frames at a fixed 1/30 s step, save the last one
-    /// here as a PNG and exit.
+    /// here (.png, or .jpg/.jpeg) and exit.
     #[arg(long)]
     screenshot: Option<PathBuf>,
     /// Frames to render for `--screenshot`.
@@ -135,6 +135,10 @@ fn run(args: Args) -> Result<()> {
     if args.screenshot.is_some() && args.frames == 0 {
         bail!("--frames must be at least 1");
     }
+    // The screenshot's format before any work.
+    if let Some(shot) = &args.screenshot {
+        throng_render::image_file::ImageFormat::of(shot)?;
+    }
     // The window system first: without a display there is nothing to do,
     // and saying so should not wait for a bake.
     let event_loop = match winit::event_loop::EventLoop::new() {
@@ -145,6 +149,15 @@ fn run(args: Args) -> Result<()> {
         Some(p) => p,
         None => cache::default_model_path()?,
     };
+    if let Some(shot) = &args.screenshot
+        && throng_core::fsio::same_file(shot, &model_path)
+    {
+        bail!(
+            "--screenshot {} is the model {} (the same file); choose another path",
+            shot.display(),
+            model_path.display()
+        );
+    }
     let cache_dir = cache::cache_dir();
     let (model, origin) = cache::load_model(&model_path, &cache_dir, &mut |line| {
         eprintln!("throng-viewer: {line}")
