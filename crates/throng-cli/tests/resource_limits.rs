@@ -63,15 +63,20 @@ fn a_hundred_million_instances_are_refused_before_they_are_allocated() {
 }
 
 #[test]
-fn a_render_target_the_device_cannot_hold_is_an_error_not_a_panic() {
+fn a_render_target_the_device_may_not_hold_is_drawn_or_refused_never_a_panic() {
     let dir = scratch("target");
-    // 12000² with 4× MSAA passes the size check; lavapipe then runs out of
-    // memory creating the depth target, which wgpu's default handler turned
-    // into a panic. A host with too little memory refuses it earlier.
+    // 12000² with 4× MSAA passes the size check. On lavapipe (Vulkan) the
+    // depth target then runs out of memory, which wgpu's default handler
+    // turned into a panic; llvmpipe's GL draws it. A host with too little
+    // memory refuses it before allocating. Each is fine; a panic is not.
     let out = render(
         &dir,
         &["--instances", "1", "--size", "12000x12000", "--msaa", "4"],
     );
-    assert_clean_failure(&out, &dir, &["the GPU failed while", "bytes available"]);
+    if out.status.success() {
+        assert!(dir.join("out.png").exists(), "exit 0 but no image");
+    } else {
+        assert_clean_failure(&out, &dir, &["the GPU failed while", "bytes available"]);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
