@@ -319,11 +319,9 @@ pub fn bake_with_lods(
             // Raise the count only where interpolation is to blame: not when
             // the error at the frames themselves (quantisation, dropped
             // influences) is already a large part of the bound.
-            let done = !(b.between.abs > target)
-                || n >= n_max
-                || refinements > MAX_REFINEMENTS
-                || !(b.at_frames.abs <= 0.5 * target);
-            if done {
+            // (False for NaN errors, which more frames do not fix either.)
+            let interpolation_over = b.between.abs > target && b.at_frames.abs <= 0.5 * target;
+            if !interpolation_over || n >= n_max || refinements > MAX_REFINEMENTS {
                 break b;
             }
             search_target *= 0.9 * target / b.between.abs;
