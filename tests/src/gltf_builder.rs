@@ -664,6 +664,67 @@ fn node_json(n: &Node) -> Value {
     v
 }
 
+/// A skinned, animated triangle: node 0 "joint" (animated, clip "move"),
+/// node 1 "skinned" (mesh 0, skin 0). Accessors: 0 POSITION, 1 JOINTS_0,
+/// 2 WEIGHTS_0, 3 indices, 4 inverse binds, 5 key times, 6 key values; each
+/// has its own buffer view with the same index. The base of the malformed
+/// and hostile glTF tests, which edit it.
+pub fn skinned_triangle(
+    indices: &[u32],
+    joints: [[u16; 4]; 3],
+    weights: [[f32; 4]; 3],
+) -> GltfBuilder {
+    let mut b = GltfBuilder::new();
+    let joint = b.node(Node::new("joint"));
+    let mesh = b.mesh(
+        "tri",
+        vec![
+            Primitive::new(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+                .skin_set(&joints, &weights)
+                .indices(indices),
+        ],
+    );
+    let skin = b.skin("skin", &[joint], Some(&[Mat4::IDENTITY]));
+    b.node(Node::new("skinned").mesh(mesh).skin(skin));
+    b.animation(
+        "move",
+        vec![Channel::translation(
+            joint,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        )],
+    );
+    b
+}
+
+/// A rigid triangle under node "rigid" and one clip, "forever", that moves
+/// node "joint" with a last key at `last_key` seconds: a hostile duration
+/// for the bake's size checks.
+pub fn long_clip(last_key: f32) -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let joint = b.node(Node::new("joint"));
+    let mesh = b.mesh(
+        "tri",
+        vec![Primitive::new(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ])],
+    );
+    b.node(Node::new("rigid").mesh(mesh));
+    b.animation(
+        "forever",
+        vec![Channel::translation(
+            joint,
+            Interpolation::Linear,
+            &[0.0, last_key],
+            &[[0.0; 3]; 2],
+        )],
+    );
+    b.to_gltf()
+}
+
 /// Serialises a (possibly edited) document as `.gltf` bytes.
 pub fn gltf_bytes(doc: &Value) -> Vec<u8> {
     serde_json::to_vec_pretty(doc).expect("a JSON value serialises")

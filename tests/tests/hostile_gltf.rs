@@ -25,9 +25,7 @@ use throng_bake::{
     BakeOptions, ImportError, ImportOptions, Imported, bake, import_file_with, import_slice,
 };
 use throng_core::limits::{DEFAULT_MAX_BAKE_BYTES, MAX_CLIPS, MAX_IMAGE_BYTES};
-use throng_tests::gltf_builder::{
-    Channel, GltfBuilder, Interpolation, Node, Primitive, component, gltf_bytes,
-};
+use throng_tests::gltf_builder::{GltfBuilder, component, gltf_bytes, long_clip, skinned_triangle};
 
 /// How long a test waits for an import that might block (on a FIFO) before
 /// failing: a guard against hanging the suite, not a timing assertion.
@@ -41,28 +39,7 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// 4 inverse binds, 5 key times, 6 key values; each has its own buffer view
 /// with the same index.
 fn tri_builder(joints: [[u16; 4]; 3], weights: [[f32; 4]; 3]) -> GltfBuilder {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh(
-        "tri",
-        vec![
-            Primitive::new(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-                .skin_set(&joints, &weights)
-                .indices(&[0, 1, 2]),
-        ],
-    );
-    let skin = b.skin("skin", &[joint], Some(&[glam::Mat4::IDENTITY]));
-    b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
-        "move",
-        vec![Channel::translation(
-            joint,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-        )],
-    );
-    b
+    skinned_triangle(&[0, 1, 2], joints, weights)
 }
 
 fn base() -> GltfBuilder {
@@ -337,31 +314,6 @@ fn an_image_over_the_limit_is_refused_without_reading_it() {
             &format!("{MAX_IMAGE_BYTES}-byte limit"),
         ],
     );
-}
-
-/// A rigid triangle and one clip whose last key is at `last_key` seconds.
-fn long_clip(last_key: f32) -> Vec<u8> {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh(
-        "tri",
-        vec![Primitive::new(&[
-            [0.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-        ])],
-    );
-    b.node(Node::new("rigid").mesh(mesh));
-    b.animation(
-        "forever",
-        vec![Channel::translation(
-            joint,
-            Interpolation::Linear,
-            &[0.0, last_key],
-            &[[0.0; 3]; 2],
-        )],
-    );
-    b.to_gltf()
 }
 
 #[test]

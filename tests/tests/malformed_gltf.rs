@@ -18,7 +18,8 @@ use throng_core::limits::REST_FRAME;
 use throng_core::reference::{self, SkinnedPrimitive};
 use throng_tests::asset;
 use throng_tests::gltf_builder::{
-    Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes, gltf_bytes,
+    Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes, gltf_bytes, long_clip,
+    skinned_triangle,
 };
 
 /// Largest distance between a hand-computed and an evaluated position, in
@@ -38,28 +39,7 @@ fn base_builder_with(
     joints: [[u16; 4]; 3],
     weights: [[f32; 4]; 3],
 ) -> GltfBuilder {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh(
-        "tri",
-        vec![
-            Primitive::new(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-                .skin_set(&joints, &weights)
-                .indices(indices),
-        ],
-    );
-    let skin = b.skin("skin", &[joint], Some(&[glam::Mat4::IDENTITY]));
-    b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
-        "move",
-        vec![Channel::translation(
-            joint,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-        )],
-    );
-    b
+    skinned_triangle(indices, joints, weights)
 }
 
 /// Accessor indices of [`base_builder`].
@@ -603,27 +583,7 @@ fn single_key_animation_bakes_one_frame() {
 #[test]
 fn an_absurdly_long_clip_is_refused_before_allocating() {
     // 10⁸ s at 30 fps is 3·10⁹ frames: 144 GB of f32 texels for one bone.
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh(
-        "tri",
-        vec![Primitive::new(&[
-            [0.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-        ])],
-    );
-    b.node(Node::new("rigid").mesh(mesh));
-    b.animation(
-        "forever",
-        vec![Channel::translation(
-            joint,
-            Interpolation::Linear,
-            &[0.0, 1e8],
-            &[[0.0; 3]; 2],
-        )],
-    );
-    let imported = import_slice(&b.to_gltf(), None, "forever").unwrap_or_else(|e| panic!("{e}"));
+    let imported = import_slice(&long_clip(1e8), None, "forever").unwrap_or_else(|e| panic!("{e}"));
     match bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}) {
         Ok(_) => panic!("forever: baked 3·10⁹ frames"),
         Err(e) => {
