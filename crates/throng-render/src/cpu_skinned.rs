@@ -638,18 +638,21 @@ impl CpuSkinnedRenderer {
         skin: &CpuSkinnedModel,
         model: &GpuModel,
     ) -> Result<FrameStats, CpuSkinnedError> {
-        let stats = self.prepare(size, camera, characters, skin, model)?;
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("throng palette-skinned frame"),
-            });
-        self.encode(&mut encoder, target);
-        self.queue.submit([encoder.finish()]);
-        if let Some(t) = &self.timer {
-            t.after_submit();
-        }
-        Ok(stats)
+        let device = self.device.clone();
+        crate::context::catch_device_errors(&device, "drawing a CPU-skinned frame", || {
+            let stats = self.prepare(size, camera, characters, skin, model)?;
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("throng palette-skinned frame"),
+                });
+            self.encode(&mut encoder, target);
+            self.queue.submit([encoder.finish()]);
+            if let Some(t) = &self.timer {
+                t.after_submit();
+            }
+            Ok(stats)
+        })?
     }
 
     /// True if this device can time frames on the GPU (timestamp queries).
