@@ -188,7 +188,8 @@ fn documented_tables_match_the_structs() {
         ),
         (
             "ClipRecord",
-            layout!(ClipRecord: name, first_frame, frame_count, duration, flags, bounds_min, bounds_max),
+            layout!(ClipRecord: name, first_frame, frame_count, duration, flags, bounds_min, bounds_max,
+                error_at_frames, error_between_frames, max_error, reserved),
         ),
         (
             "LodRecord",

@@ -91,7 +91,12 @@ fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let name = "khronos_RiggedSimple.glb";
-        let (mut model, _) = bake_file(&asset(name), &BakeOptions::default(), &mut |_, _| {})
+        // At a fixed 30 fps, so the texture keeps the size the cases rely on.
+        let fixed = BakeOptions {
+            max_fps: throng_core::limits::DEFAULT_FPS,
+            ..BakeOptions::default()
+        };
+        let (mut model, _) = bake_file(&asset(name), &fixed, &mut |_, _| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         model.images.push(Image {
             name: "checker.png".into(),
@@ -474,9 +479,11 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         &["texel records are 8 bytes", "needs 16"],
         |f, b| put(b, entry(f, tags::TEXELS, record_size), 8u32),
     );
-    // MATL and CLIP records are both 48 bytes, so only the duplicate is wrong.
+    // IMGD holds the fixture's 64 image bytes: as one 64-byte record it is
+    // a well-formed CLIP section, so only the duplicate is wrong.
     c.check("duplicate tag", Corrupt, &["CLIP appears twice"], |f, b| {
-        put(b, entry(f, tags::MATERIALS, 0), tags::CLIPS)
+        put(b, entry(f, tags::IMAGE_DATA, record_size), 64u32);
+        put(b, entry(f, tags::IMAGE_DATA, 0), tags::CLIPS)
     });
     for e in &f.dir.entries {
         let name = String::from_utf8_lossy(&e.tag).into_owned();
@@ -701,6 +708,39 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         Corrupt,
         &["clip 0 has unknown flags 0x4"],
         |f, b| put(b, clip(f, offset_of!(ClipRecord, flags)), 4u32),
+    );
+    c.check(
+        "clip reserved not zero",
+        Corrupt,
+        &["clip 0 has unknown flags 0x0 or a non-zero reserved field"],
+        |f, b| put(b, clip(f, offset_of!(ClipRecord, reserved)), 1u32),
+    );
+    for (field, what) in [
+        (offset_of!(ClipRecord, error_at_frames), "at_frames: NaN"),
+        (
+            offset_of!(ClipRecord, error_between_frames),
+            "between_frames: NaN",
+        ),
+        (offset_of!(ClipRecord, max_error), "max_error: NaN"),
+    ] {
+        c.check(
+            &format!("clip error {what}"),
+            Invalid,
+            &["clip 0 (animation0) has errors", what],
+            |f, b| put(b, clip(f, field), f32::NAN),
+        );
+    }
+    c.check(
+        "clip error between frames negative",
+        Invalid,
+        &["clip 0 (animation0) has errors", "between_frames: -1.0"],
+        |f, b| {
+            put(
+                b,
+                clip(f, offset_of!(ClipRecord, error_between_frames)),
+                -1f32,
+            )
+        },
     );
     c.check(
         "clip bounds min > max",

@@ -12,30 +12,37 @@
 //!
 //! # Frames
 //! Global frame 0 is the rest pose ([`REST_FRAME`]); each selected clip then
-//! adds `max(2, round(D·F) + 1)` uniformly spaced frames from 0 to D.
+//! adds n uniformly spaced frames from 0 to D: at least `max(2, round(D·F) +
+//! 1)` for the base rate F, more where [`crate::rate`] finds that the error
+//! between frames would exceed `max_error`, at most what `max_fps` gives.
+//! Every clip is measured against the reference on skinned vertices at its
+//! frames and between them; the errors are stored per clip.
 //!
 //! # Budget
-//! Before any frame is sampled, the bake's size is estimated from the frame
-//! counts, the palette and the meshes, and a bake over
+//! Before any frame is sampled, the bake's size at the base rate is estimated
+//! from the frame counts, the palette and the meshes, and a bake over
 //! [`BakeOptions::max_bake_bytes`] (or over [`MAX_CLIPS`] clips) is refused
 //! naming its longest clip: a hostile key time cannot make the baker run for
-//! minutes and fill memory.
+//! minutes and fill memory. The frames the error bound adds come out of what
+//! the budget has left.
 
 use std::collections::HashMap;
 
 use glam::{Mat4, Vec2, Vec3};
 use throng_core::baked::blend_matrix;
-use throng_core::layout::{TextureLayout, clip_frame_count, frame_time};
+use throng_core::layout::{FrameMap, FramePair, TextureLayout, clip_frame_count, frame_time};
 use throng_core::limits::{
-    DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, MAX_BONES, MAX_CLIPS, MAX_FILE_SIZE, MAX_FPS,
-    MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
+    DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_BONES, MAX_CLIPS, MAX_FILE_SIZE,
+    MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
 };
-use throng_core::math::{Aabb, mat4_to_rows, rows_transform_normal, rows_transform_point};
+use throng_core::math::{
+    Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_normal, rows_transform_point,
+};
 use throng_core::model::{
-    BakedModel, BakedVertex, Bone, BoneTexture, ClipEvent, ClipInfo, Lod, RootMotionKey,
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
     SUBMESH_GENERATED_NORMALS, Submesh, TexelFormat, Texels,
 };
-use throng_core::reference::skin_scene;
+use throng_core::reference::skin_positions;
 use throng_core::sample::PoseEvaluator;
 use throng_core::scene::{Primitive, Scene};
 
@@ -49,8 +56,15 @@ pub const WEIGHT_SUM_TOLERANCE: f32 = 2.0 / 255.0;
 /// Options of a bake.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BakeOptions {
-    /// Sampling rate in frames per second, `(0, MAX_FPS]`.
+    /// Base (lowest) sampling rate in frames per second, `(0, MAX_FPS]`:
+    /// every clip gets at least `max(2, round(D·fps) + 1)` frames.
     pub fps: f32,
+    /// Bound on the skinned-vertex error between frames, relative to the
+    /// bounding radius, finite and > 0: a clip's rate is raised above `fps`
+    /// (up to `max_fps`) until its measured error is within it.
+    pub max_error: f32,
+    /// Highest rate the error bound may raise a clip to, `[fps, MAX_FPS]`.
+    pub max_fps: f32,
     /// Texel precision.
     pub precision: TexelFormat,
     /// Largest layer side, `1..=MAX_LAYER_SIZE`.
@@ -93,6 +107,8 @@ impl Default for BakeOptions {
     fn default() -> Self {
         Self {
             fps: DEFAULT_FPS,
+            max_error: DEFAULT_MAX_ERROR,
+            max_fps: MAX_FPS,
             precision: TexelFormat::F32,
             max_layer_size: MAX_LAYER_SIZE,
             clips: None,
@@ -146,6 +162,18 @@ pub struct ClipSummary {
     pub duration: f32,
     /// Frames baked.
     pub frames: u32,
+    /// Frames the base rate (`--fps`) alone would have given.
+    pub base_frames: u32,
+    /// The clip's rate, `(frames − 1) / duration` (0 for one frame).
+    pub fps: f32,
+    /// Bytes of bone texture the clip takes.
+    pub bytes: u64,
+    /// Worst error at the frame times.
+    pub error_at_frames: ErrorSite,
+    /// Worst error between frames (midpoints and source key times).
+    pub error_between: ErrorSite,
+    /// Both errors are within `--max-error`.
+    pub within_bound: bool,
 }
 
 /// What a bake did: the summary table of `throng bake`.
@@ -173,6 +201,10 @@ pub struct BakeReport {
     pub influences: InfluenceStats,
     /// Largest baked-vs-reference error at frame times.
     pub error: ErrorSite,
+    /// Largest baked-vs-reference error between frames, over all clips.
+    pub error_between: ErrorSite,
+    /// The bound the bake aimed for (`--max-error`).
+    pub max_error: f32,
     /// Bounding radius of the model.
     pub bounding_radius: f32,
     /// Events baked.
@@ -230,8 +262,7 @@ pub fn bake_with_lods(
         &mut |node, ibm| palette.add(node, ibm),
         &mut report,
     )?;
-    let (vertices, indices, submeshes) = (lod0.vertices, lod0.indices, lod0.submeshes);
-    if submeshes.is_empty() || vertices.is_empty() {
+    if lod0.submeshes.is_empty() || lod0.vertices.is_empty() {
         return Err(BakeError::Empty(format!(
             "{}: the default scene draws no triangle mesh; nothing to bake",
             scene.name
@@ -239,89 +270,143 @@ pub fn bake_with_lods(
     }
     let bone_count = palette.entries.len() as u32;
 
-    // 2. Sample every frame into palette matrices.
-    let clip_frames: Vec<u32> = clip_ids
+    // 2. Frame counts at the base rate; a bake whose texture cannot fit in
+    // a loadable .throng file is refused before anything is allocated (a
+    // long clip could otherwise ask for terabytes). Texels are staged as f32
+    // (16 bytes each) whatever the precision.
+    let base_frames: Vec<u32> = clip_ids
         .iter()
         .map(|&c| clip_frame_count(scene.clips[c].duration(), opts.fps))
         .collect();
-    let total_frames: u64 = 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>();
-    report.estimated_bytes = check_budget(
+    let base_total: u64 = 1 + base_frames.iter().map(|&n| n as u64).sum::<u64>();
+    let estimate = check_budget(
         scene,
         &clip_ids,
-        &clip_frames,
+        &base_frames,
         bone_count,
-        (vertices.len(), indices.len()),
+        (lod0.vertices.len(), lod0.indices.len()),
         opts,
     )?;
-    let texel_count = total_frames * bone_count as u64 * 3;
-    // Texels are staged as f32 (16 bytes each) whatever the precision; a bake
-    // whose texture cannot fit in a loadable .throng file is refused before
-    // anything is allocated (a long clip could otherwise ask for terabytes).
-    let staged_bytes = texel_count.saturating_mul(TexelFormat::F32.texel_size() as u64);
-    if total_frames > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
+    report.estimated_bytes = estimate.total();
+    let frame_bytes = bone_count as u64 * 3 * TexelFormat::F32.texel_size() as u64;
+    let staged_bytes = base_total.saturating_mul(frame_bytes);
+    if base_total > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
         return Err(BakeError::TooBig(format!(
-            "{total_frames} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
+            "{base_total} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
         )));
     }
-    let total_work = total_frames * 2;
-    let mut rows: Vec<[f32; 4]> = Vec::with_capacity(texel_count as usize);
-    let push_frame = |globals: &[Mat4], rows: &mut Vec<[f32; 4]>| {
-        for (node, ibm) in &palette.entries {
-            let m = globals[*node as usize] * *ibm;
-            rows.extend(mat4_to_rows(&m).map(|r| r.to_array()));
-        }
-    };
-    push_frame(&rest, &mut rows);
-    progress(1, total_work);
-    let mut frame_at: Vec<(Option<usize>, f32)> = vec![(None, 0.0)];
-    let mut clips = Vec::new();
-    let (mut locals, mut globals) = (Vec::new(), Vec::new());
+    // Frames the error-bounded search may add, all clips together, within
+    // the file limit and what the bake budget has left.
+    let mut spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
+        .min(opts.max_bake_bytes.saturating_sub(estimate.total()) / estimate.per_frame.max(1));
     let root_node = match &opts.root_motion {
         Some(src) => Some(root_motion_node(scene, src)?),
         None => None,
     };
-    // Per global frame: the in-place correction applied to every global
-    // (identity without root motion) and the root-motion key.
-    let mut corrections = vec![Mat4::IDENTITY];
+
+    // 3. The rest frame, then each clip: choose its frame count (rate.rs),
+    // sample it, measure it against the reference at its frames and between
+    // them, and raise the count if the measurement exceeds the bound.
+    let mut rows: Vec<[f32; 4]> = Vec::with_capacity((base_total * bone_count as u64 * 3) as usize);
+    let rest_rows: Vec<Rows3x4> = palette
+        .entries
+        .iter()
+        .map(|(node, ibm)| mat4_to_rows(&(rest[*node as usize] * *ibm)))
+        .collect();
+    rows.extend(rest_rows.iter().flat_map(|r| r.map(|x| x.to_array())));
+    let rest_measured: Vec<Rows3x4> = rest_rows
+        .iter()
+        .map(|r| r.map(|x| quantise(x, opts.precision)))
+        .collect();
+    let (rest_bounds, rest_worst) = measure_pose(scene, &rest, &lod0, &rest_measured, None, 0.0);
+    // The bound is relative to the final bounding radius, known only once
+    // every clip is measured. The search takes the radius of the rest pose
+    // and of the probe vertices at every base-rate frame: a subset of the
+    // final box, so the bound it gives is never looser than the one reported.
+    let probes = crate::rate::ErrorProbes::of(&lod0.vertices, bone_count as usize);
+    let mut search_bounds = rest_bounds;
+    for (&c, &n) in clip_ids.iter().zip(&base_frames) {
+        let clip = &scene.clips[c];
+        let source = crate::rate::ClipSource {
+            eval: &eval,
+            clip,
+            duration: clip.duration(),
+            keys: &[],
+            entries: &palette.entries,
+            root: root_node,
+        };
+        search_bounds = search_bounds.union(&source.probe_bounds(n, &probes));
+    }
+    let target = opts.max_error * search_bounds.radius();
+    let mut frame_bounds = vec![rest_bounds];
     let mut root_keys = vec![RootMotionKey::default()];
-    for (&c, &n) in clip_ids.iter().zip(&clip_frames) {
+    let mut worst = rest_worst;
+    let mut clips = Vec::new();
+    let mut sites = Vec::new();
+    let mut work_done = 1u64;
+    for (i, &c) in clip_ids.iter().enumerate() {
         let clip = &scene.clips[c];
         let duration = clip.duration();
+        let keys = crate::rate::key_times(clip, duration);
+        let source = crate::rate::ClipSource {
+            eval: &eval,
+            clip,
+            duration,
+            keys: &keys,
+            entries: &palette.entries,
+            root: root_node,
+        };
+        let n_min = base_frames[i];
+        let n_max = clip_frame_count(duration, opts.max_fps)
+            .max(n_min)
+            .min(n_min.saturating_add(spare_frames.min(u32::MAX as u64) as u32));
+        let mut search_target = target;
+        let (mut n, _) = source.choose(n_min, n_max, search_target, &probes);
+        let mut refinements = 0;
+        let baked = loop {
+            let remaining: u64 = base_frames[i + 1..].iter().map(|&n| n as u64).sum();
+            let total = work_done + n as u64 + remaining;
+            let b = bake_clip(scene, &source, n, &lod0, opts.precision, &mut |d| {
+                progress(work_done + d, total)
+            });
+            refinements += 1;
+            // Raise the count only where interpolation is to blame: not when
+            // the error at the frames themselves (quantisation, dropped
+            // influences) is already a large part of the bound.
+            // (False for NaN errors, which more frames do not fix either.)
+            let interpolation_over = b.between.abs > target && b.at_frames.abs <= 0.5 * target;
+            if !interpolation_over || n >= n_max || refinements > MAX_REFINEMENTS {
+                break b;
+            }
+            search_target *= 0.9 * target / b.between.abs;
+            n = source.choose(n + 1, n_max, search_target, &probes).0;
+        };
+        work_done += n as u64;
+        spare_frames -= (n - n_min) as u64;
+        let first_frame = frame_bounds.len() as u32;
+        rows.extend_from_slice(&baked.rows);
+        frame_bounds.extend_from_slice(&baked.frame_bounds);
+        root_keys.extend_from_slice(&baked.root_keys);
+        if baked.at_frames.abs > worst.abs || !baked.at_frames.abs.is_finite() {
+            worst = baked.at_frames.clone();
+        }
         clips.push(ClipInfo {
             name: clip.name.clone(),
             duration,
-            first_frame: frame_at.len() as u32,
+            first_frame,
             frame_count: n,
-            bounds: Aabb::EMPTY,
+            bounds: baked
+                .frame_bounds
+                .iter()
+                .fold(Aabb::EMPTY, |a, b| a.union(b)),
             root_motion: root_node.is_some(),
+            error: ClipError::default(),
         });
-        let mut extractor = None;
-        for k in 0..n {
-            let t = frame_time(k, n, duration);
-            eval.locals(Some(clip), t, &mut locals);
-            eval.globals_from_locals(&locals, &mut globals);
-            if let Some(r) = root_node {
-                let x = extractor.get_or_insert_with(|| RootExtractor::new(&globals[r as usize]));
-                let (key, correction) = x.frame(&globals[r as usize]);
-                for g in globals.iter_mut() {
-                    *g = correction * *g;
-                }
-                corrections.push(correction);
-                root_keys.push(key);
-            } else {
-                corrections.push(Mat4::IDENTITY);
-                root_keys.push(RootMotionKey::default());
-            }
-            push_frame(&globals, &mut rows);
-            frame_at.push((Some(c), t));
-            progress(frame_at.len() as u64, total_work);
-        }
-        report.clips.push(ClipSummary {
-            name: clip.name.clone(),
-            duration,
-            frames: n,
-        });
+        sites.push((baked.at_frames, baked.between));
     }
+    progress(work_done, work_done);
+    let total_frames = frame_bounds.len() as u64;
+    let texel_count = rows.len() as u64;
     let texels = match opts.precision {
         TexelFormat::F32 => Texels::F32(rows),
         TexelFormat::F16 => {
@@ -341,7 +426,7 @@ pub fn bake_with_lods(
     };
     let layout = TextureLayout::for_texels(texel_count, opts.max_layer_size);
 
-    // 3. Assemble, then measure bounds and error frame by frame.
+    // 4. Assemble; errors become relative to the bounding radius.
     let names = palette.names(scene);
     let bones: Vec<Bone> = palette
         .entries
@@ -355,11 +440,59 @@ pub fn bake_with_lods(
             rest_global: rest[*node as usize],
         })
         .collect();
+    let bounds = frame_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounding_radius = bounds.radius();
+    let rel = |abs: f32| abs / bounding_radius.max(f32::MIN_POSITIVE);
+    worst.rel = rel(worst.abs);
+    let mut worst_between = ErrorSite::default();
+    for ((clip, (mut at, mut between)), n_min) in clips.iter_mut().zip(sites).zip(&base_frames) {
+        at.rel = rel(at.abs);
+        between.rel = rel(between.abs);
+        clip.error = ClipError {
+            at_frames: at.rel,
+            between_frames: between.rel,
+            max_error: opts.max_error,
+        };
+        let within = at.rel <= opts.max_error && between.rel <= opts.max_error;
+        if !within {
+            report.warnings.push(format!(
+                "clip {:?}: error {:.2e} × radius between frames ({:.2e} at frames) at {:.1} fps ({} frames) exceeds --max-error {:.1e}{}",
+                clip.name,
+                between.rel,
+                at.rel,
+                clip_rate(clip.frame_count, clip.duration),
+                clip.frame_count,
+                opts.max_error,
+                if at.rel > 0.5 * opts.max_error {
+                    "; the error at the frames themselves (precision, dropped influences) is the limit"
+                } else {
+                    "; raise --max-fps"
+                }
+            ));
+        }
+        if between.abs > worst_between.abs || !between.abs.is_finite() {
+            worst_between = between.clone();
+        }
+        report.clips.push(ClipSummary {
+            name: clip.name.clone(),
+            duration: clip.duration,
+            frames: clip.frame_count,
+            base_frames: *n_min,
+            fps: clip_rate(clip.frame_count, clip.duration),
+            bytes: clip.frame_count as u64
+                * bone_count as u64
+                * 3
+                * opts.precision.texel_size() as u64,
+            error_at_frames: at,
+            error_between: between,
+            within_bound: within,
+        });
+    }
     let mut model = BakedModel {
         name: scene.name.clone(),
         source: String::new(),
         fps: opts.fps,
-        bake_error: 0.0,
+        bake_error: worst.rel,
         bones,
         clips,
         texture: BoneTexture {
@@ -367,15 +500,10 @@ pub fn bake_with_lods(
             layers: layout.layers,
             texels,
         },
-        bounds: Aabb::EMPTY,
-        bounding_radius: 0.0,
-        frame_bounds: Vec::with_capacity(total_frames as usize),
-        lods: vec![Lod {
-            screen_size: 0.0,
-            vertices,
-            indices,
-            submeshes,
-        }],
+        bounds,
+        bounding_radius,
+        frame_bounds,
+        lods: vec![lod0],
         materials: scene.materials.clone(),
         images: scene.images.clone(),
         root_motion: if root_node.is_some() {
@@ -385,72 +513,6 @@ pub fn bake_with_lods(
         },
         events: select_events(scene, &clip_ids),
     };
-    // Measure every frame against the reference, spread over the cores:
-    // frames are independent, and this check is most of the bake's time.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(frame_at.len())
-        .max(1);
-    let chunk = frame_at.len().div_ceil(threads);
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let measure = |range: std::ops::Range<usize>, report: &mut dyn FnMut()| {
-        let mut bounds = Vec::with_capacity(range.len());
-        let mut worst = ErrorSite::default();
-        for g in range {
-            let (b, w) =
-                measure_frame(scene, &eval, &model, g as u32, frame_at[g], &corrections[g]);
-            if w.abs > worst.abs || !w.abs.is_finite() {
-                worst = w;
-            }
-            bounds.push(b);
-            done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            report();
-        }
-        (bounds, worst)
-    };
-    let results: Vec<(Vec<Aabb>, ErrorSite)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (1..threads)
-            .map(|i| {
-                let range = (i * chunk).min(frame_at.len())..((i + 1) * chunk).min(frame_at.len());
-                s.spawn(move || measure(range, &mut || {}))
-            })
-            .collect();
-        let sampled = frame_at.len() as u64;
-        let first = measure(0..chunk.min(frame_at.len()), &mut || {
-            progress(
-                sampled + done.load(std::sync::atomic::Ordering::Relaxed),
-                total_work,
-            )
-        });
-        let mut all = vec![first];
-        all.extend(
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("a bake worker panicked")),
-        );
-        all
-    });
-    let mut worst = ErrorSite::default();
-    for (bounds, w) in results {
-        model.frame_bounds.extend(bounds);
-        if w.abs > worst.abs || !w.abs.is_finite() {
-            worst = w;
-        }
-    }
-    progress(total_work, total_work);
-    for clip in &mut model.clips {
-        let range = clip.first_frame as usize..(clip.first_frame + clip.frame_count) as usize;
-        clip.bounds = model.frame_bounds[range]
-            .iter()
-            .fold(Aabb::EMPTY, |a, b| a.union(b));
-    }
-    model.bounds = model
-        .frame_bounds
-        .iter()
-        .fold(Aabb::EMPTY, |a, b| a.union(b));
-    model.bounding_radius = model.bounds.radius();
-    worst.rel = worst.abs / model.bounding_radius.max(f32::MIN_POSITIVE);
-    model.bake_error = worst.rel;
     debug_assert_eq!(REST_FRAME, 0);
     add_lods(&mut model, lod_scenes, opts, &mut report)?;
     model.validate()?;
@@ -464,41 +526,268 @@ pub fn bake_with_lods(
     report.triangles = lod.indices.len() / 3;
     report.submeshes = lod.submeshes.len();
     report.error = worst;
+    report.error_between = worst_between;
+    report.max_error = opts.max_error;
     report.bounding_radius = model.bounding_radius;
     report.events = model.events.len();
     report.root_motion_node = root_node.map(|r| scene.nodes[r as usize].name.clone());
     Ok((model, report))
 }
 
-/// Bounds of baked frame `g` and its largest error against the reference.
-fn measure_frame(
-    scene: &Scene,
+/// Most times a clip is re-baked at a higher rate after its measured error
+/// exceeded the bound the estimate had promised.
+const MAX_REFINEMENTS: u32 = 3;
+
+/// One clip sampled at a frame count and measured.
+struct ClipBake {
+    /// Palette rows of every frame (f32, before any quantisation).
+    rows: Vec<[f32; 4]>,
+    /// Root-motion key of every frame (zero without root motion).
+    root_keys: Vec<RootMotionKey>,
+    /// Box of the skinned vertices at every frame.
+    frame_bounds: Vec<Aabb>,
+    /// Worst error at the frame times (`rel` not yet set).
+    at_frames: ErrorSite,
+    /// Worst error between frames (`rel` not yet set).
+    between: ErrorSite,
+}
+
+/// The rate of a clip of `n` frames: `(n − 1) / D`, 0 for a single frame.
+pub fn clip_rate(n: u32, duration: f32) -> f32 {
+    if n > 1 && duration > 0.0 {
+        (n - 1) as f32 / duration
+    } else {
+        0.0
+    }
+}
+
+/// `x` as the texture will return it.
+fn quantise(x: glam::Vec4, precision: TexelFormat) -> glam::Vec4 {
+    match precision {
+        TexelFormat::F32 => x,
+        TexelFormat::F16 => x.to_array().map(|v| half::f16::from_f32(v).to_f32()).into(),
+    }
+}
+
+/// Node globals of `clip` at time `t`; with a root-motion node, made in
+/// place by `extractor` (created at the first call), returning the key.
+pub(crate) fn clip_globals(
     eval: &PoseEvaluator,
-    model: &BakedModel,
-    g: u32,
-    at: (Option<usize>, f32),
-    correction: &Mat4,
-) -> (Aabb, ErrorSite) {
-    let (clip, t) = at;
-    // The frame's palette once; `blend_matrix` then does the shader's sum.
-    let palette: Vec<_> = (0..model.bone_count())
-        .map(|b| model.palette_rows(b, g))
-        .collect();
-    let mut globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
-    if *correction != Mat4::IDENTITY {
-        // In-place clips: the reference is corrected the same way.
-        for g in globals.iter_mut() {
-            *g = *correction * *g;
+    clip: &throng_core::scene::Clip,
+    t: f32,
+    root: Option<u32>,
+    extractor: &mut Option<RootExtractor>,
+    locals: &mut Vec<Mat4>,
+    globals: &mut Vec<Mat4>,
+) -> (RootMotionKey, Mat4) {
+    eval.locals(Some(clip), t, locals);
+    eval.globals_from_locals(locals, globals);
+    let Some(r) = root else {
+        return (RootMotionKey::default(), Mat4::IDENTITY);
+    };
+    let x = extractor.get_or_insert_with(|| RootExtractor::new(&globals[r as usize]));
+    let (key, correction) = x.frame(&globals[r as usize]);
+    for g in globals.iter_mut() {
+        *g = correction * *g;
+    }
+    (key, correction)
+}
+
+/// Samples a clip at `n` frames and measures the result, as the texture will
+/// hold it, against the reference at every frame and at every
+/// [between-frame sample](crate::rate::between_samples). `progress` hears
+/// how many frames' worth of measurements are done.
+fn bake_clip(
+    scene: &Scene,
+    src: &crate::rate::ClipSource,
+    n: u32,
+    lod: &Lod,
+    precision: TexelFormat,
+    progress: &mut dyn FnMut(u64),
+) -> ClipBake {
+    let bones = src.entries.len();
+    let between = crate::rate::between_samples(n, src.duration, src.keys);
+    let mut rows = Vec::with_capacity(n as usize * bones * 3);
+    let mut root_keys = Vec::with_capacity(n as usize);
+    // (time, in-place correction, frames and weight) of every measurement.
+    let mut jobs: Vec<(f32, Mat4, FramePair)> = Vec::with_capacity(n as usize + between.len());
+    let (mut locals, mut globals) = (Vec::new(), Vec::new());
+    let mut extractor = None;
+    let mut next = between.iter().peekable();
+    let map = FrameMap::new(0, n, src.duration);
+    for k in 0..n {
+        let t = frame_time(k, n, src.duration);
+        let (key, correction) = clip_globals(
+            src.eval,
+            src.clip,
+            t,
+            src.root,
+            &mut extractor,
+            &mut locals,
+            &mut globals,
+        );
+        root_keys.push(key);
+        for (node, ibm) in src.entries {
+            let m = globals[*node as usize] * *ibm;
+            rows.extend(mat4_to_rows(&m).map(|r| r.to_array()));
+        }
+        jobs.push((t, correction, FramePair::single(k)));
+        // Between k and k + 1, root motion continues from frame k.
+        while let Some(&(_, t)) = next.next_if(|(i, _)| *i == k) {
+            let mut inner = extractor.clone();
+            let (_, correction) = clip_globals(
+                src.eval,
+                src.clip,
+                t,
+                src.root,
+                &mut inner,
+                &mut locals,
+                &mut globals,
+            );
+            jobs.push((t, correction, map.frames_at(t)));
         }
     }
-    let reference = skin_scene(scene, &globals);
-    let lod = &model.lods[0];
+    let measured: std::borrow::Cow<[[f32; 4]]> = match precision {
+        TexelFormat::F32 => std::borrow::Cow::Borrowed(&rows),
+        TexelFormat::F16 => std::borrow::Cow::Owned(
+            rows.iter()
+                .map(|r| quantise((*r).into(), precision).to_array())
+                .collect(),
+        ),
+    };
+    let row = |f: u32, b: usize| -> Rows3x4 {
+        let i = (f as usize * bones + b) * 3;
+        [
+            measured[i].into(),
+            measured[i + 1].into(),
+            measured[i + 2].into(),
+        ]
+    };
+    let name = src.clip.name.as_str();
+    // Progress in frames: the measurements are spread over the clip's frames.
+    let per_frame = (jobs.len() as u64).div_ceil(n as u64).max(1);
+    let results = par_map(
+        jobs.len(),
+        &|j| {
+            let (t, correction, pair) = jobs[j];
+            let mut globals = src.eval.globals(Some(src.clip), t);
+            if correction != Mat4::IDENTITY {
+                // In-place clips: the reference is corrected the same way.
+                for g in globals.iter_mut() {
+                    *g = correction * *g;
+                }
+            }
+            let palette: Vec<Rows3x4> = (0..bones)
+                .map(|b| rows_lerp(&row(pair.frame0, b), &row(pair.frame1, b), pair.t))
+                .collect();
+            measure_pose(scene, &globals, lod, &palette, Some(name), t)
+        },
+        &mut |d| progress(d / per_frame),
+    );
+    let mut frame_bounds = Vec::with_capacity(n as usize);
+    let (mut at_frames, mut worst_between) = (ErrorSite::default(), ErrorSite::default());
+    for ((_, _, pair), (bounds, site)) in jobs.iter().zip(results) {
+        let worst = if pair.frame0 == pair.frame1 {
+            frame_bounds.push(bounds);
+            &mut at_frames
+        } else {
+            &mut worst_between
+        };
+        if site.abs > worst.abs || !site.abs.is_finite() {
+            *worst = site;
+        }
+    }
+    ClipBake {
+        rows,
+        root_keys,
+        frame_bounds,
+        at_frames,
+        between: worst_between,
+    }
+}
+
+/// `f(0..count)` spread over the cores, in order; `progress` hears how many
+/// are done (from the calling thread).
+fn par_map<T: Send>(
+    count: usize,
+    f: &(dyn Fn(usize) -> T + Sync),
+    progress: &mut dyn FnMut(u64),
+) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(count)
+        .max(1);
+    let chunk = count.div_ceil(threads).max(1);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let run = |range: std::ops::Range<usize>, tick: &mut dyn FnMut(u64)| -> Vec<T> {
+        range
+            .map(|i| {
+                let out = f(i);
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                tick(d);
+                out
+            })
+            .collect()
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (1..threads)
+            .map(|i| {
+                let range = (i * chunk).min(count)..((i + 1) * chunk).min(count);
+                s.spawn(move || run(range, &mut |_| {}))
+            })
+            .collect();
+        let mut all = run(0..chunk.min(count), progress);
+        for w in workers {
+            all.extend(w.join().expect("a bake worker panicked"));
+        }
+        all
+    })
+}
+
+/// Bounds of one pose and its largest error against the reference: the
+/// baked `palette` (already interpolated) skins LOD `lod` as the shader does;
+/// `globals` give the reference.
+fn measure_pose(
+    scene: &Scene,
+    globals: &[Mat4],
+    lod: &Lod,
+    palette: &[Rows3x4],
+    clip: Option<&str>,
+    t: f32,
+) -> (Aabb, ErrorSite) {
+    thread_local! {
+        /// Per thread: joint matrices and skinned positions, reused by every
+        /// measurement.
+        static SCRATCH: std::cell::RefCell<(Vec<Rows3x4>, Vec<Vec<Vec3>>)> =
+            const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    }
+    SCRATCH.with_borrow_mut(|(joints, reference)| {
+        skin_positions(scene, globals, joints, reference);
+        measure_against(scene, lod, palette, reference, clip, t)
+    })
+}
+
+/// [`measure_pose`] once the reference positions are known.
+fn measure_against(
+    scene: &Scene,
+    lod: &Lod,
+    palette: &[Rows3x4],
+    reference: &[Vec<Vec3>],
+    clip: Option<&str>,
+    t: f32,
+) -> (Aabb, ErrorSite) {
     let mut bounds = Aabb::EMPTY;
     let mut worst = ErrorSite::default();
-    for (sub, r) in lod.submeshes.iter().zip(&reference) {
+    let sources = scene.instances.iter().flat_map(|inst| {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        mesh.primitives
+            .iter()
+            .map(move |p| (inst.node, inst.mesh, p.index))
+    });
+    for ((sub, r), source) in lod.submeshes.iter().zip(reference).zip(sources) {
         let verts =
             &lod.vertices[sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize];
-        for (v, (vert, expected)) in verts.iter().zip(&r.positions).enumerate() {
+        for (v, (vert, expected)) in verts.iter().zip(r).enumerate() {
             let m = blend_matrix(vert, |b| palette[b as usize]);
             let p = rows_transform_point(&m, Vec3::from(vert.position));
             bounds.add_point(p);
@@ -507,9 +796,9 @@ fn measure_frame(
                 worst = ErrorSite {
                     abs: err,
                     rel: 0.0,
-                    clip: clip.map(|c| scene.clips[c].name.clone()),
+                    clip: clip.map(str::to_owned),
                     time: t,
-                    source: (r.node, r.mesh, r.primitive),
+                    source,
                     vertex: v,
                 };
             }
@@ -561,7 +850,8 @@ fn root_motion_node(scene: &Scene, src: &RootMotionSource) -> Result<u32, BakeEr
 /// `C_k = T(p₀) · R_y(−θ_k) · T(−p_k)` keeps the root's horizontal position
 /// and heading at their first-frame values, so `E_k · C_k = I` and
 /// `world · E_k · (C_k · G_k) = world · G_k` reproduces the original motion.
-struct RootExtractor {
+#[derive(Clone, Debug)]
+pub(crate) struct RootExtractor {
     p0: Vec3,
     /// Which column of the root's matrix serves as its heading.
     axis: usize,
@@ -887,7 +1177,7 @@ impl BakeEstimate {
     }
 }
 
-/// Estimates a bake's size in bytes and refuses it if that exceeds
+/// Estimates a bake's size in bytes at the base rate and refuses it if that exceeds
 /// `opts.max_bake_bytes`, naming the clip with the most frames (DESIGN.md
 /// §2's rule) as the largest offender.
 fn check_budget(
@@ -897,7 +1187,7 @@ fn check_budget(
     bone_count: u32,
     (vertex_count, index_count): (usize, usize),
     opts: &BakeOptions,
-) -> Result<u64, BakeError> {
+) -> Result<BakeEstimate, BakeError> {
     let texels_per_frame = bone_count as u64 * TEXELS_PER_MATRIX as u64;
     let estimate = BakeEstimate {
         per_frame: texels_per_frame * opts.precision.texel_size() as u64
@@ -917,7 +1207,7 @@ fn check_budget(
     };
     let total = estimate.total();
     if total <= opts.max_bake_bytes {
-        return Ok(total);
+        return Ok(estimate);
     }
     let budget = opts.max_bake_bytes;
     let largest = clip_frames
@@ -968,6 +1258,18 @@ fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
         return Err(BakeError::Option(format!(
             "--fps {} is outside (0, {MAX_FPS}]",
             opts.fps
+        )));
+    }
+    if !(opts.max_fps >= opts.fps && opts.max_fps <= MAX_FPS) {
+        return Err(BakeError::Option(format!(
+            "--max-fps {} is outside [--fps {}, {MAX_FPS}]",
+            opts.max_fps, opts.fps
+        )));
+    }
+    if !(opts.max_error.is_finite() && opts.max_error > 0.0) {
+        return Err(BakeError::Option(format!(
+            "--max-error {} is not a finite number > 0 (a fraction of the bounding radius, e.g. 1e-3)",
+            opts.max_error
         )));
     }
     if let Some(r) = opts.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {

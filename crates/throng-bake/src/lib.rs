@@ -11,6 +11,7 @@ pub mod error;
 pub mod events;
 pub mod import;
 pub mod lod;
+mod rate;
 mod uri;
 
 pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};

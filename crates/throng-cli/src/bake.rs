@@ -8,7 +8,9 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
-use throng_core::limits::{DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, MAX_LAYER_SIZE};
+use throng_core::limits::{
+    DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
+};
 use throng_core::model::TexelFormat;
 
 use crate::util::{bytes, check_output, thousands, write_stdout};
@@ -30,9 +32,22 @@ pub struct Args {
     /// Output file [default: the model's name with .throng, in the current directory].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Sampling rate in frames per second.
+    /// Base (lowest) sampling rate in frames per second: every clip gets at
+    /// least this rate; a clip whose error between frames would exceed
+    /// --max-error gets more frames, up to --max-fps.
     #[arg(long, default_value_t = DEFAULT_FPS)]
     pub fps: f32,
+    /// Bound on the skinned-vertex error between baked frames, as a fraction
+    /// of the model's bounding radius (measured against the CPU reference at
+    /// every frame interval's midpoint and at the source's key times).
+    #[arg(long, default_value_t = DEFAULT_MAX_ERROR)]
+    pub max_error: f32,
+    /// Highest rate the error bound may raise a clip to; a clip that cannot
+    /// meet --max-error below it is baked at the best rate found and
+    /// reported with the error it reached. --max-fps equal to --fps bakes
+    /// every clip at --fps.
+    #[arg(long, default_value_t = MAX_FPS)]
+    pub max_fps: f32,
     /// Texel precision of the bone texture.
     #[arg(long, value_enum, default_value_t = Precision::Full)]
     pub precision: Precision,
@@ -96,6 +111,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let opts = BakeOptions {
         fps: args.fps,
+        max_error: args.max_error,
+        max_fps: args.max_fps,
         precision: match args.precision {
             Precision::Full => TexelFormat::F32,
             Precision::Half => TexelFormat::F16,
@@ -184,9 +201,10 @@ pub fn summary(
     );
     let _ = writeln!(
         s,
-        "  clips       {} at {} fps",
+        "  clips       {}, at least {} fps, error bound {:.1e} × radius between frames",
         report.clips.len(),
-        model.fps
+        model.fps,
+        report.max_error
     );
     if !report.clips.is_empty() {
         let w = report
@@ -196,12 +214,27 @@ pub fn summary(
             .max()
             .unwrap_or(4)
             .max(4);
-        let _ = writeln!(s, "      #  {:w$}  duration  frames", "name");
+        let _ = writeln!(
+            s,
+            "      #  {:w$}  duration     rate  frames      bytes  error at frames  between frames",
+            "name"
+        );
         for (i, c) in report.clips.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "    {i:>3}  {:w$}  {:>7.3} s  {:>6}",
-                c.name, c.duration, c.frames
+                "    {i:>3}  {:w$}  {:>7.3} s  {:>7}  {:>6}  {:>9}  {:>15.2e}  {:>14.2e}{}",
+                c.name,
+                c.duration,
+                format!("{:.1}", c.fps),
+                c.frames,
+                bytes(c.bytes),
+                c.error_at_frames.rel,
+                c.error_between.rel,
+                if c.within_bound {
+                    ""
+                } else {
+                    "  over the bound"
+                }
             );
         }
     }
@@ -251,6 +284,22 @@ pub fn summary(
             .as_deref()
             .map(|c| format!("clip {c:?}"))
             .unwrap_or_else(|| "rest pose".into()),
+        e.time,
+        e.source.0,
+        e.source.1,
+        e.source.2,
+        e.vertex
+    );
+    let e = &report.error_between;
+    let _ = writeln!(
+        s,
+        "              {:.2e} × radius ({:.2e} units) between frames; worst at {} t={:.3} s, node {} mesh {} primitive {} vertex {}",
+        e.rel,
+        e.abs,
+        e.clip
+            .as_deref()
+            .map(|c| format!("clip {c:?}"))
+            .unwrap_or_else(|| "no clip".into()),
         e.time,
         e.source.0,
         e.source.1,

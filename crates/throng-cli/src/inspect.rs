@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
+use throng_core::limits::TEXELS_PER_MATRIX;
 use throng_core::model::TexelFormat;
 use throng_core::{BakedModel, Scene};
 
@@ -63,6 +64,12 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
         "clips": m.clips.iter().enumerate().map(|(i, c)| json!({
             "index": i, "name": c.name, "duration": c.duration,
             "first_frame": c.first_frame, "frames": c.frame_count,
+            "fps": throng_bake::bake::clip_rate(c.frame_count, c.duration),
+            "bytes": c.frame_count as u64 * m.bone_count() as u64 * TEXELS_PER_MATRIX as u64
+                * m.texture.texels.format().texel_size() as u64,
+            "error_at_frames_rel": c.error.at_frames,
+            "error_between_frames_rel": c.error.between_frames,
+            "max_error_rel": c.error.max_error,
             "bounds": { "min": c.bounds.min.to_array(), "max": c.bounds.max.to_array() },
         })).collect::<Vec<_>>(),
         "texture": {
@@ -125,7 +132,7 @@ fn text(v: &Value) -> String {
         let _ = writeln!(s, "  bones     {}", arr("bones").len());
         let _ = writeln!(
             s,
-            "  frames    {} at {} fps",
+            "  frames    {} (clips at least {} fps)",
             thousands(n(&v["frames"])),
             v["fps"]
         );
@@ -163,14 +170,20 @@ fn text(v: &Value) -> String {
         );
         let _ = writeln!(s, "  clips     {}", arr("clips").len());
         for c in arr("clips") {
+            let f = |k: &str| c[k].as_f64().unwrap_or(0.0);
             let _ = writeln!(
                 s,
-                "    {:>3}  {:24} {:>8.3} s  {:>5} frames (first {})",
+                "    {:>3}  {:24} {:>8.3} s  {:>5} frames (first {}) at {:.1} fps, {}; error {:.2e} at frames, {:.2e} between (bound {:.1e})",
                 c["index"],
                 c["name"].as_str().unwrap_or(""),
-                c["duration"].as_f64().unwrap_or(0.0),
+                f("duration"),
                 c["frames"],
-                c["first_frame"]
+                c["first_frame"],
+                f("fps"),
+                bytes(n(&c["bytes"])),
+                f("error_at_frames_rel"),
+                f("error_between_frames_rel"),
+                f("max_error_rel")
             );
         }
     } else {

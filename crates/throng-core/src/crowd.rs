@@ -1593,6 +1593,7 @@ mod tests {
                     frame_count: 2,
                     bounds: bounds(0.0),
                     root_motion: false,
+                    error: Default::default(),
                 },
                 ClipInfo {
                     name: "swing".into(),
@@ -1601,6 +1602,7 @@ mod tests {
                     frame_count: 3,
                     bounds: bounds(0.0).union(&bounds(2.0)),
                     root_motion: false,
+                    error: Default::default(),
                 },
             ],
             texture: BoneTexture {

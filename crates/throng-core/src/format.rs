@@ -25,15 +25,15 @@ use crate::error::FormatError;
 use crate::limits::MAX_FILE_SIZE;
 use crate::math::Aabb;
 use crate::model::{
-    BakedModel, BakedVertex, Bone, BoneTexture, ClipEvent, ClipInfo, Lod, RootMotionKey, Submesh,
-    TexelFormat, Texels,
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
+    Submesh, TexelFormat, Texels,
 };
 use crate::scene::{AlphaMode, Image, Material, WrapMode};
 
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -135,7 +135,7 @@ pub struct BoneRecord {
     pub rest_global: [f32; 16],
 }
 
-/// `CLIP`: one clip (48 bytes).
+/// `CLIP`: one clip (64 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct ClipRecord {
@@ -153,6 +153,16 @@ pub struct ClipRecord {
     pub bounds_min: [f32; 3],
     /// Bounds over the clip, max corner.
     pub bounds_max: [f32; 3],
+    /// Worst skinned-vertex error at the baked frame times, relative to the
+    /// bounding radius.
+    pub error_at_frames: f32,
+    /// Worst skinned-vertex error between baked frames, relative to the
+    /// bounding radius.
+    pub error_between_frames: f32,
+    /// The bound the clip was baked for (`--max-error`), 0 if unknown.
+    pub max_error: f32,
+    /// Reserved, zero.
+    pub reserved: u32,
 }
 
 /// Clip flag: the clip was baked in place with root motion in `RMOT`.
@@ -296,7 +306,7 @@ const _: () = {
     assert!(std::mem::size_of::<SectionEntry>() == SECTION_ENTRY_SIZE);
     assert!(std::mem::size_of::<ModelRecord>() == 80);
     assert!(std::mem::size_of::<BoneRecord>() == 144);
-    assert!(std::mem::size_of::<ClipRecord>() == 48);
+    assert!(std::mem::size_of::<ClipRecord>() == 64);
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
     assert!(std::mem::size_of::<MaterialRecord>() == 48);
@@ -387,6 +397,10 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             flags: if c.root_motion { CLIP_ROOT_MOTION } else { 0 },
             bounds_min: c.bounds.min.into(),
             bounds_max: c.bounds.max.into(),
+            error_at_frames: c.error.at_frames,
+            error_between_frames: c.error.between_frames,
+            max_error: c.error.max_error,
+            reserved: 0,
         })
         .collect();
     let frame_bounds: Vec<[f32; 6]> = model
@@ -469,7 +483,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         (tags::MODEL, 80, bytemuck::bytes_of(&model_rec)),
         (tags::STRINGS, 1, &strings.0),
         (tags::BONES, 144, bytemuck::cast_slice(&bones)),
-        (tags::CLIPS, 48, bytemuck::cast_slice(&clips)),
+        (tags::CLIPS, 64, bytemuck::cast_slice(&clips)),
         (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
         (tags::FRAME_BOUNDS, 24, bytemuck::cast_slice(&frame_bounds)),
         (tags::LODS, 32, bytemuck::cast_slice(&lods)),
@@ -836,9 +850,9 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            if c.flags & !CLIP_ROOT_MOTION != 0 {
+            if c.flags & !CLIP_ROOT_MOTION != 0 || c.reserved != 0 {
                 return Err(FormatError::corrupt(format!(
-                    "clip {i} has unknown flags {:#x}",
+                    "clip {i} has unknown flags {:#x} or a non-zero reserved field",
                     c.flags
                 )));
             }
@@ -849,6 +863,11 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 frame_count: c.frame_count,
                 bounds: aabb(c.bounds_min, c.bounds_max),
                 root_motion: c.flags & CLIP_ROOT_MOTION != 0,
+                error: ClipError {
+                    at_frames: c.error_at_frames,
+                    between_frames: c.error_between_frames,
+                    max_error: c.max_error,
+                },
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;

@@ -18,8 +18,20 @@ pub const MAX_LAYER_SIZE: u32 = 1024;
 /// Default frames per second at which clips are baked.
 pub const DEFAULT_FPS: f32 = 30.0;
 
-/// Highest baking rate accepted (a guard against typos such as `--fps 30000`).
+/// Highest baking rate accepted (a guard against typos such as `--fps 30000`),
+/// and the default ceiling of the error-bounded rate search (`--max-fps`).
 pub const MAX_FPS: f32 = 240.0;
+
+/// Default bound on the skinned-vertex error of a bake between baked frames,
+/// relative to the model's bounding radius (`--max-error`): each clip's rate
+/// is raised from `--fps` until its measured error stays below it
+/// (docs/BAKE_ERROR.md).
+pub const DEFAULT_MAX_ERROR: f32 = 1e-3;
+
+/// Most source key times measured per baked frame interval (besides its
+/// midpoint), the ones nearest the interval's middle: a source far denser
+/// than the bake cannot make the error check cost more than this.
+pub const MAX_KEY_SAMPLES_PER_INTERVAL: usize = 3;
 
 /// Most clips in one model (the runtime stores clip indices in 16 bits,
 /// `u16::MAX` meaning "none").

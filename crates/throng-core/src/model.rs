@@ -11,7 +11,8 @@
 //!    bone and parents form no cycle; every matrix is finite.
 //! 2. At least one frame (frame [`REST_FRAME`] is the rest pose). Every clip's
 //!    frames lie inside the frame table; a clip of duration D > 0 has ≥ 2
-//!    frames, a clip of duration 0 exactly 1; durations are finite.
+//!    frames, a clip of duration 0 exactly 1; durations are finite; its
+//!    measured errors are finite and non-negative.
 //! 3. The texture holds exactly `frames × bones × 3` texels, its layout is
 //!    tight ([`TextureLayout::is_tight_for`]) with `W ≤ MAX_LAYER_SIZE`, and
 //!    every texel is finite.
@@ -65,6 +66,23 @@ pub struct ClipInfo {
     /// The clip was baked in place: its root's horizontal motion and yaw were
     /// removed from the pose and stored in [`BakedModel::root_motion`].
     pub root_motion: bool,
+    /// Skinned-vertex error of the bake measured for this clip.
+    pub error: ClipError,
+}
+
+/// The error of one baked clip against the CPU reference, measured by the
+/// baker on skinned vertex positions (docs/BAKE_ERROR.md). All values are
+/// relative to [`BakedModel::bounding_radius`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClipError {
+    /// Worst error at the baked frame times.
+    pub at_frames: f32,
+    /// Worst error between baked frames (frame interpolation as the shader
+    /// does it), measured at every interval's midpoint and at the source's
+    /// key times that fall between frames.
+    pub between_frames: f32,
+    /// The bound the clip was baked for (`--max-error`); 0 if unknown.
+    pub max_error: f32,
 }
 
 /// Root motion of one frame: where the root has moved since the clip's first
@@ -424,6 +442,16 @@ impl BakedModel {
             }
             if !aabb_ok(&clip.bounds) {
                 return bad(format!("clip {c} ({}) has invalid bounds", clip.name));
+            }
+            let e = &clip.error;
+            if ![e.at_frames, e.between_frames, e.max_error]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0)
+            {
+                return bad(format!(
+                    "clip {c} ({}) has errors {e:?}, not finite non-negative numbers",
+                    clip.name
+                ));
             }
         }
         if self.frame_bounds.len() != frames as usize {

@@ -77,6 +77,72 @@ pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
     out
 }
 
+/// Positions only of [`skin_scene`], written into `out` (one `Vec` per
+/// primitive, in the same order; reused between calls) with `joints` as
+/// scratch: the same arithmetic in 3×4 rows, without normals or
+/// allocations, for callers that skin thousands of poses (the bake's error
+/// measurement). Agrees with [`skin_scene`]'s positions to f32 rounding.
+pub fn skin_positions(
+    scene: &Scene,
+    globals: &[Mat4],
+    joints: &mut Vec<Rows3x4>,
+    out: &mut Vec<Vec<Vec3>>,
+) {
+    let mut slot = 0;
+    for inst in &scene.instances {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        joints.clear();
+        if let Some(s) = inst.skin {
+            let skin = &scene.skins[s as usize];
+            joints.extend(
+                skin.joints
+                    .iter()
+                    .zip(&skin.inverse_binds)
+                    .map(|(&j, ibm)| mat4_to_rows(&(globals[j as usize] * *ibm))),
+            );
+        }
+        let rigid = mat4_to_rows(&globals[inst.node as usize]);
+        for prim in &mesh.primitives {
+            if out.len() <= slot {
+                out.push(Vec::new());
+            }
+            let positions = &mut out[slot];
+            slot += 1;
+            positions.clear();
+            positions.extend((0..prim.vertex_count()).map(|v| {
+                let m = if inst.skin.is_some() {
+                    blend_joint_rows(joints, prim.influences(v))
+                } else {
+                    rigid
+                };
+                rows_transform_point(&m, prim.positions[v])
+            }));
+        }
+    }
+    out.truncate(slot);
+}
+
+/// [`blend_joints`] in 3×4 rows.
+fn blend_joint_rows(joints: &[Rows3x4], influences: impl Iterator<Item = (u16, f32)>) -> Rows3x4 {
+    let mut sum = [glam::Vec4::ZERO; 3];
+    let mut total = 0.0f32;
+    for (j, w) in influences {
+        if w > 0.0 {
+            let m = &joints[j as usize];
+            for r in 0..3 {
+                sum[r] += m[r] * w;
+            }
+            total += w;
+        }
+    }
+    if total > 0.0 {
+        let k = 1.0 / total;
+        sum.map(|r| r * k)
+    } else {
+        joints[0]
+    }
+}
+
 /// `Σ wᵢ Jᵢ / Σ wᵢ`, or `J₀` when the weights sum to zero.
 fn blend_joints(joints: &[Mat4], influences: impl Iterator<Item = (u16, f32)>) -> Mat4 {
     let mut sum = Mat4::ZERO;
