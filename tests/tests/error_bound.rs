@@ -107,7 +107,7 @@ fn every_model_is_within_the_bound_between_frames() {
                         what: what.clone(),
                     };
                 }
-                if !(rel <= BETWEEN_FRAMES_TOLERANCE) {
+                if rel.is_nan() || rel > BETWEEN_FRAMES_TOLERANCE {
                     failures.push(what);
                 }
                 if midpoint {

@@ -361,7 +361,7 @@ pub fn bake_with_lods(
             .max(n_min)
             .min(n_min.saturating_add(spare_frames.min(u32::MAX as u64) as u32));
         let mut search_target = target;
-        let (mut n, _) = source.choose(n_min, n_max, search_target, &probes);
+        let (mut n, mut estimate) = source.choose(n_min, n_max, search_target, &probes);
         let mut refinements = 0;
         let baked = loop {
             let remaining: u64 = base_frames[i + 1..].iter().map(|&n| n as u64).sum();
@@ -373,13 +373,20 @@ pub fn bake_with_lods(
             // Raise the count only where interpolation is to blame: not when
             // the error at the frames themselves (quantisation, dropped
             // influences) is already a large part of the bound.
+            // Nor when the estimate already said no count reaches the bound
+            // (a STEP key, a discontinuity): more frames would not help.
             // (False for NaN errors, which more frames do not fix either.)
             let interpolation_over = b.between.abs > target && b.at_frames.abs <= 0.5 * target;
-            if !interpolation_over || n >= n_max || refinements > MAX_REFINEMENTS {
+            let estimate_missed = estimate <= search_target;
+            if !interpolation_over
+                || !estimate_missed
+                || n >= n_max
+                || refinements > MAX_REFINEMENTS
+            {
                 break b;
             }
             search_target *= 0.9 * target / b.between.abs;
-            n = source.choose(n + 1, n_max, search_target, &probes).0;
+            (n, estimate) = source.choose(n + 1, n_max, search_target, &probes);
         };
         work_done += n as u64;
         spare_frames -= (n - n_min) as u64;

@@ -36,6 +36,10 @@ const GROWTH_MARGIN: f32 = 1.1;
 /// Most candidate frame counts tried per clip before the best one is taken.
 const MAX_CANDIDATES: usize = 12;
 
+/// When no frame count meets the target, counts whose error is within this
+/// factor of the best one's are as good: the smallest of them is taken.
+const NOT_WORTH_IT: f32 = 1.1;
+
 /// Bisection steps between the last frame count over the target and the
 /// first within it.
 const BISECTION_STEPS: usize = 5;
@@ -323,14 +327,12 @@ impl ClipSource<'_> {
         let (x_min, x_max) = ((n_min - 1).div_ceil(step), (n_max - 1).div_ceil(step));
         // 1. Grow until within the target (or at the top).
         let (mut below, mut x) = (None::<u32>, x_min);
-        let mut best = (count(x), f32::INFINITY);
+        let mut tried = Vec::with_capacity(MAX_CANDIDATES);
         let mut within = None;
         for _ in 0..MAX_CANDIDATES {
             let n = count(x);
             let e = self.estimate(n, probes);
-            if e < best.1 {
-                best = (n, e);
-            }
+            tried.push((n, e));
             if e <= target {
                 within = Some((x, e));
                 break;
@@ -354,7 +356,15 @@ impl ClipSource<'_> {
             };
         }
         let Some(mut found) = within else {
-            return best;
+            // Nothing is within the target: take the smallest count whose
+            // error is close to the best one tried. More frames that do not
+            // lower the error (a STEP key, a discontinuity) are only bytes.
+            let best = tried.iter().map(|t| t.1).fold(f32::INFINITY, f32::min);
+            return tried
+                .into_iter()
+                .filter(|t| t.1 <= best * NOT_WORTH_IT)
+                .min_by_key(|t| t.0)
+                .unwrap_or((n_min, best));
         };
         // 2. Bisect between the last candidate over the target and the first
         // within it.
