@@ -1,0 +1,81 @@
+//! Bounding spheres for culling: each clip's model-space sphere, the union
+//! of two clips' spheres during a fade, and the world sphere cached per
+//! instance (recomputed only when its transform or clips change).
+
+use glam::{Vec3, Vec4};
+
+use super::Crowd;
+use super::anim::{Anim, Playback};
+use super::models::ModelRt;
+use crate::math::Aabb;
+
+pub(super) fn sphere_of(b: &Aabb) -> Vec4 {
+    b.center().extend(b.radius())
+}
+
+/// The smallest sphere holding both.
+fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
+    let d = b.truncate() - a.truncate();
+    let dist = d.length();
+    if dist + b.w <= a.w {
+        return a;
+    }
+    if dist + a.w <= b.w {
+        return b;
+    }
+    let r = (dist + a.w + b.w) * 0.5;
+    let c = a.truncate() + d * ((r - a.w) / dist.max(f32::MIN_POSITIVE));
+    c.extend(r)
+}
+
+/// World bounding sphere of an instance: its clip's (or both clips', while
+/// fading) model-space sphere moved by the instance matrix, the radius scaled
+/// by the matrix's largest axis scale.
+#[inline]
+pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
+    let of = |p: &Playback| {
+        if p.is_some() {
+            m.spheres[p.clip as usize]
+        } else {
+            m.rest_sphere
+        }
+    };
+    let mut s = of(&a.current);
+    if a.previous.is_some() {
+        s = sphere_union(s, of(&a.previous));
+    }
+    let c = s.truncate().extend(1.0);
+    let center = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
+    let col = |i: usize| Vec3::new(r[0][i], r[1][i], r[2][i]).length_squared();
+    let scale = col(0).max(col(1)).max(col(2)).sqrt();
+    center.extend(s.w * scale)
+}
+
+impl Crowd {
+    /// Recomputes the cached world bounding sphere of dense instance `d`.
+    pub(super) fn refresh_sphere(&mut self, d: usize) {
+        self.spheres[d] = world_sphere(
+            &self.models[self.metas[d].model as usize],
+            &self.anims[d],
+            &self.rows[d],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sphere_union_holds_both() {
+        let a = Vec4::new(0.0, 0.0, 0.0, 1.0);
+        let b = Vec4::new(3.0, 0.0, 0.0, 1.0);
+        let u = sphere_union(a, b);
+        assert!((u.w - 2.5).abs() < 1e-6 && (u.x - 1.5).abs() < 1e-6, "{u}");
+        assert_eq!(
+            sphere_union(a, Vec4::new(0.1, 0.0, 0.0, 0.2)),
+            a,
+            "inner sphere"
+        );
+    }
+}

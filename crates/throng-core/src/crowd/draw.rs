@@ -1,0 +1,431 @@
+//! Per-frame draw lists: culling each instance's cached sphere against the
+//! view's frustum, selecting its LOD (with hysteresis), and grouping the
+//! 80-byte records by (model, LOD, cross-fading) for the renderer.
+
+use glam::{Vec3, Vec4};
+
+use super::anim::{Anim, blend_of};
+use super::models::ModelRt;
+use super::{Crowd, ModelId};
+use crate::camera::{Camera, Frustum};
+use crate::gpu::InstanceRecord;
+use crate::limits::PACKAGE_WIDTH;
+use crate::math::Aabb;
+
+/// Records of one frame, grouped by (model, LOD).
+#[derive(Clone, Debug, Default)]
+pub struct DrawList {
+    /// One record per visible instance, group after group.
+    pub records: Vec<InstanceRecord>,
+    /// Groups: contiguous ranges of `records`.
+    pub groups: Vec<DrawGroup>,
+    /// Instances considered (alive).
+    pub instances: u32,
+    scratch: Vec<Vec<InstanceRecord>>,
+    /// Per dense instance: the LOD it was drawn at last frame (hysteresis
+    /// state; per view, which is why it lives here and not in the crowd).
+    lod_state: Vec<u8>,
+    /// World box of the bounding spheres of the instances drawn.
+    pub bounds: Aabb,
+}
+
+impl DrawList {
+    /// Visible instances.
+    pub fn visible(&self) -> u32 {
+        self.records.len() as u32
+    }
+
+    /// Packages of [`PACKAGE_WIDTH`] over all groups.
+    pub fn package_count(&self) -> u32 {
+        self.groups
+            .iter()
+            .map(|g| g.count.div_ceil(PACKAGE_WIDTH))
+            .sum()
+    }
+}
+
+/// What a draw list is built for: culling, LOD selection and debugging.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DrawView {
+    /// Cull against this frustum (`None`: draw everything).
+    pub frustum: Option<Frustum>,
+    /// Eye position, for LOD selection.
+    pub eye: Vec3,
+    /// `1 / tan(fov_y / 2)`: projected screen-height fraction of a sphere of
+    /// radius r at distance d is `r · lod_scale / d`. 0 disables LOD
+    /// selection (LOD 0 everywhere).
+    pub lod_scale: f32,
+    /// Tint every record by its LOD ([`LOD_TINTS`]) instead of its own tint.
+    pub lod_tints: bool,
+}
+
+impl DrawView {
+    /// Culling and LOD selection for `camera`.
+    pub fn from_camera(camera: &Camera, cull: bool) -> Self {
+        Self {
+            frustum: cull.then(|| camera.frustum()),
+            eye: camera.eye,
+            lod_scale: 1.0 / (camera.fov_y * 0.5).tan(),
+            lod_tints: false,
+        }
+    }
+}
+
+impl From<Option<&Frustum>> for DrawView {
+    fn from(frustum: Option<&Frustum>) -> Self {
+        Self {
+            frustum: frustum.copied(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Relative band around each LOD threshold inside which an instance keeps
+/// its LOD (avoids popping back and forth at the boundary).
+pub const LOD_HYSTERESIS: f32 = 0.15;
+
+/// Record tints (RGBA8, `r | g << 8 | b << 16 | a << 24`) showing LOD 0, 1,
+/// 2, 3+ when [`DrawView::lod_tints`] is on: green, blue, magenta, red.
+pub const LOD_TINTS: [u32; 4] = [0xff4c_ff4c, 0xffff_8c59, 0xffe6_4cff, 0xff40_40ff];
+
+/// LOD for a projected size, given the previous LOD and each LOD's smallest
+/// screen size (see [`crate::model::Lod::screen_size`]).
+pub fn select_lod(size: f32, sizes: &[f32], current: usize) -> usize {
+    let last = sizes.len().saturating_sub(1);
+    let first_at = |scale: f32| {
+        sizes
+            .iter()
+            .position(|&t| size >= t * scale)
+            .unwrap_or(last)
+    };
+    let finer = first_at(1.0 + LOD_HYSTERESIS);
+    let coarser = first_at(1.0 - LOD_HYSTERESIS);
+    if finer < current {
+        finer
+    } else if coarser > current {
+        coarser
+    } else {
+        current.min(last)
+    }
+}
+
+/// A contiguous run of records of one model and LOD.
+///
+/// A (model, LOD) pair yields up to two groups: first the instances that are
+/// not cross-fading, then those that are (`cross_fade`). A renderer draws the
+/// first kind with a shader specialised to skip the previous clip's texel
+/// loads entirely, which a branch on `fade` does not achieve on every GPU
+/// (lavapipe pays for a never-taken branch's loads; see docs/BENCHMARKS.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawGroup {
+    /// Model within the crowd.
+    pub model: ModelId,
+    /// Identity key of the model ([`ModelHandle::key`](super::ModelHandle::key)).
+    pub model_key: u64,
+    /// LOD index.
+    pub lod: u32,
+    /// Some record of the group is mid-cross-fade (`fade < 1`). When false,
+    /// every record has `fade == 1`.
+    pub cross_fade: bool,
+    /// First record.
+    pub first: u32,
+    /// Record count.
+    pub count: u32,
+}
+
+impl DrawGroup {
+    /// Packages of at most `width` records: `(first, count)`.
+    pub fn packages(&self, width: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let width = width.max(1);
+        (0..self.count.div_ceil(width)).map(move |p| {
+            let first = self.first + p * width;
+            (first, width.min(self.first + self.count - first))
+        })
+    }
+}
+
+impl Crowd {
+    /// Builds this frame's records: one per instance whose animated bounds
+    /// intersect the view's frustum (all instances without one), at the LOD
+    /// its projected size selects, grouped by (model, LOD). Reuses `out`'s
+    /// allocations and keeps its per-instance LOD hysteresis. An
+    /// `Option<&Frustum>` converts into a view with culling and no LOD.
+    pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
+        let view = view.into();
+        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
+        for d in 0..self.anims.len() {
+            let meta = self.metas[d];
+            pass.visit(
+                d,
+                &self.models[meta.model as usize],
+                &self.anims[d],
+                &self.rows[d],
+                &self.spheres[d],
+                self.tints[d],
+            );
+        }
+        pass.finish(&self.models);
+    }
+}
+
+/// Record building for one frame: culling, LOD selection, then records into
+/// per-(model, LOD, fading) buckets. Scratch list `2 * bucket + fading`
+/// holds a bucket's records; with one (model, LOD) bucket (`single`), records
+/// that do not fade go straight into the output and only fading ones take
+/// the detour through scratch.
+pub(super) struct DrawPass<'a> {
+    out: &'a mut DrawList,
+    view: DrawView,
+    single: bool,
+}
+
+impl<'a> DrawPass<'a> {
+    pub(super) fn new(
+        models: &[ModelRt],
+        instances: usize,
+        view: &DrawView,
+        out: &'a mut DrawList,
+    ) -> Self {
+        out.records.clear();
+        out.groups.clear();
+        out.instances = instances as u32;
+        out.bounds = Aabb::EMPTY;
+        let buckets = models
+            .last()
+            .map_or(0, |m| m.bucket as usize + m.lod_sizes.len());
+        let single = buckets <= 1;
+        if single {
+            out.records.reserve(instances);
+        }
+        out.scratch.resize_with(2 * buckets.max(1), Vec::new);
+        for s in &mut out.scratch {
+            s.clear();
+        }
+        out.lod_state.resize(instances, 0);
+        Self {
+            out,
+            view: *view,
+            single,
+        }
+    }
+
+    #[inline]
+    pub(super) fn visit(
+        &mut self,
+        d: usize,
+        rt: &ModelRt,
+        a: &Anim,
+        rows: &[Vec4; 3],
+        sphere: &Vec4,
+        tint: u32,
+    ) {
+        if let Some(f) = &self.view.frustum {
+            // Branch-free: the smallest signed distance over the six planes.
+            let c = sphere.truncate().extend(1.0);
+            let p = &f.planes;
+            let d = p[0]
+                .dot(c)
+                .min(p[1].dot(c))
+                .min(p[2].dot(c))
+                .min(p[3].dot(c))
+                .min(p[4].dot(c))
+                .min(p[5].dot(c));
+            if d < -sphere.w {
+                return;
+            }
+        }
+        let r = Vec3::splat(sphere.w);
+        self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
+        self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
+        let mut lod = 0;
+        if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
+            let dist = (sphere.truncate() - self.view.eye)
+                .length()
+                .max(sphere.w)
+                .max(f32::MIN_POSITIVE);
+            let size = sphere.w * self.view.lod_scale / dist;
+            lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
+            self.out.lod_state[d] = lod as u8;
+        }
+        let tint = if self.view.lod_tints {
+            LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
+        } else {
+            tint
+        };
+        let rec = InstanceRecord::from_rows(rows, &blend_of(a, &rt.maps), tint);
+        let fading = rec.fade < 1.0;
+        if self.single && !fading {
+            self.out.records.push(rec);
+        } else {
+            self.out.scratch[2 * (rt.bucket as usize + lod) + fading as usize].push(rec);
+        }
+    }
+
+    pub(super) fn finish(self, models: &[ModelRt]) {
+        let out = self.out;
+        // Records already in the output (single bucket, not fading).
+        let mut direct = out.records.len() as u32;
+        for (m, model) in models.iter().enumerate() {
+            for lod in 0..model.lod_sizes.len() {
+                let bucket = model.bucket as usize + lod;
+                for fading in [false, true] {
+                    let first = out.records.len() as u32 - std::mem::take(&mut direct);
+                    out.records
+                        .extend_from_slice(&out.scratch[2 * bucket + fading as usize]);
+                    let count = out.records.len() as u32 - first;
+                    if count == 0 {
+                        continue;
+                    }
+                    out.groups.push(DrawGroup {
+                        model: ModelId(m as u32),
+                        model_key: model.handle.key(),
+                        lod: lod as u32,
+                        cross_fade: fading,
+                        first,
+                        count,
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Mat4;
+
+    use super::super::Spawn;
+    use super::super::fixtures::{at, test_model};
+    use super::*;
+
+    #[test]
+    fn packages_split_groups_at_the_width() {
+        let g = DrawGroup {
+            model: ModelId(0),
+            model_key: 1,
+            lod: 0,
+            cross_fade: false,
+            first: 10,
+            count: 450,
+        };
+        let p: Vec<_> = g.packages(200).collect();
+        assert_eq!(p, vec![(10, 200), (210, 200), (410, 50)]);
+        let empty = DrawGroup { count: 0, ..g };
+        assert_eq!(empty.packages(200).count(), 0);
+    }
+
+    #[test]
+    fn fading_instances_get_their_own_groups() {
+        // One model (the direct path) and two models (the scratch path).
+        for models in 1..=2 {
+            let mut crowd = Crowd::new();
+            let mut ids = Vec::new();
+            for _ in 0..models {
+                let m = crowd.add_model(&test_model(1.0));
+                for i in 0..7 {
+                    ids.push(crowd.spawn(m, at(i as f32)).unwrap());
+                }
+            }
+            for (k, id) in ids.iter().enumerate() {
+                if k % 3 == 1 {
+                    crowd.cross_fade(*id, 0, 1.0).unwrap();
+                }
+            }
+            crowd.update(0.25);
+            let mut list = DrawList::default();
+            crowd.build_draw_list(None, &mut list);
+            assert_eq!(list.visible() as usize, ids.len());
+            let mut covered = 0;
+            for (i, g) in list.groups.iter().enumerate() {
+                assert_eq!(g.first, covered, "groups are contiguous: {:?}", list.groups);
+                covered += g.count;
+                let recs = &list.records[g.first as usize..(g.first + g.count) as usize];
+                for r in recs {
+                    assert_eq!(
+                        r.fade < 1.0,
+                        g.cross_fade,
+                        "group {i}: record fade {}",
+                        r.fade
+                    );
+                }
+            }
+            assert_eq!(covered, list.visible());
+            // Per model: 7 instances, of which those with k % 3 == 1 fade.
+            let expect: Vec<(u32, bool, u32)> = (0..models as u32)
+                .flat_map(|m| {
+                    let fading = (0..7).filter(|i| (m * 7 + i) % 3 == 1).count() as u32;
+                    [(m, false, 7 - fading), (m, true, fading)]
+                })
+                .collect();
+            let got: Vec<(u32, bool, u32)> = list
+                .groups
+                .iter()
+                .map(|g| (g.model.0, g.cross_fade, g.count))
+                .collect();
+            assert_eq!(got, expect);
+            // Once the fades finish, one group per model again.
+            crowd.update(1.0);
+            crowd.build_draw_list(None, &mut list);
+            assert!(list.groups.iter().all(|g| !g.cross_fade && g.count == 7));
+            assert_eq!(list.groups.len(), models);
+        }
+    }
+
+    #[test]
+    fn culling_drops_instances_out_of_view_but_keeps_limbs_reaching_in() {
+        // The camera looks at x in about [-4, 4]; the triangle reaches 10 units along +x.
+        let camera = Camera::look_at(
+            Vec3::new(0.0, 0.0, 10.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            0.8,
+            1.0,
+            0.1,
+            100.0,
+        );
+        let frustum = camera.frustum();
+        let h = test_model(10.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let inside = crowd.spawn(m, at(0.0)).unwrap();
+        let far_right = crowd.spawn(m, at(30.0)).unwrap();
+        // Origin at x = -12 is outside the view, but its triangle reaches to x = -2.
+        let reaching = crowd.spawn(m, at(-12.0)).unwrap();
+        let behind = crowd
+            .spawn(
+                m,
+                Spawn {
+                    transform: Mat4::from_translation(Vec3::new(0.0, 0.0, 50.0)),
+                    ..at(0.0)
+                },
+            )
+            .unwrap();
+        let mut list = DrawList::default();
+        crowd.build_draw_list(Some(&frustum), &mut list);
+        let xs: Vec<f32> = list
+            .records
+            .iter()
+            .map(|r| r.world_from_model[0][3])
+            .collect();
+        assert_eq!(list.instances, 4);
+        assert_eq!(list.visible(), 2, "only two records: {xs:?}");
+        assert!(xs.contains(&0.0) && xs.contains(&-12.0), "{xs:?}");
+        let _ = (inside, far_right, reaching, behind);
+        // A fade unions both clips' bounds; without culling everything is drawn.
+        crowd.build_draw_list(None, &mut list);
+        assert_eq!(list.visible(), 4);
+    }
+
+    #[test]
+    fn lod_selection_has_hysteresis() {
+        let sizes = [0.25, 0.1, 0.0];
+        assert_eq!(select_lod(0.5, &sizes, 0), 0);
+        assert_eq!(select_lod(0.24, &sizes, 0), 0, "inside the band: stays");
+        assert_eq!(select_lod(0.2, &sizes, 0), 1, "below the band: coarser");
+        assert_eq!(select_lod(0.26, &sizes, 1), 1, "inside the band: stays");
+        assert_eq!(select_lod(0.3, &sizes, 1), 0, "above the band: finer");
+        assert_eq!(select_lod(0.001, &sizes, 0), 2, "straight to the coarsest");
+        assert_eq!(select_lod(0.9, &sizes, 2), 0, "straight to the finest");
+        assert_eq!(select_lod(0.5, &[0.0], 0), 0, "one LOD");
+    }
+}

@@ -1,0 +1,65 @@
+//! Errors of crowd operations: one enum, [`CrowdError`], for every way a
+//! call on a [`super::Crowd`] can be refused.
+
+use thiserror::Error;
+
+use super::{InstanceId, ModelId};
+
+/// Errors of crowd operations.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum CrowdError {
+    /// The id was despawned or never existed.
+    #[error("instance {0:?} does not exist (despawned?)")]
+    NoSuchInstance(InstanceId),
+    /// The model id is not in this crowd.
+    #[error("model {0:?} is not part of this crowd")]
+    NoSuchModel(ModelId),
+    /// Clip index out of range.
+    #[error("clip index {index} is out of range: model {model:?} has {count} clips")]
+    ClipOutOfRange {
+        /// Model.
+        model: String,
+        /// Requested index.
+        index: usize,
+        /// Clip count.
+        count: usize,
+    },
+    /// No clip with that name.
+    #[error("model {model:?} has no clip named {name:?}; it has: {available}")]
+    UnknownClip {
+        /// Model.
+        model: String,
+        /// Requested name.
+        name: String,
+        /// Clip names.
+        available: String,
+    },
+    /// Bone index out of range.
+    #[error("bone index {index} is out of range: model {model:?} has {count} bones")]
+    BoneOutOfRange {
+        /// Model.
+        model: String,
+        /// Requested index.
+        index: usize,
+        /// Bone count.
+        count: usize,
+    },
+    /// Two models cannot be combined as asked.
+    #[error("{0}")]
+    Incompatible(String),
+    /// A non-finite number (time, speed, duration, transform).
+    #[error("{0} must be finite")]
+    NotFinite(&'static str),
+    /// More instances than the host's memory can hold.
+    #[error(
+        "{instances} more instances need about {needed} bytes of memory, but the host has only {available} available; spawn fewer"
+    )]
+    OutOfMemory {
+        /// Instances asked for.
+        instances: u64,
+        /// Estimated bytes they need (crowd storage and a frame's records).
+        needed: u64,
+        /// Bytes the host can still give.
+        available: u64,
+    },
+}

@@ -1,0 +1,101 @@
+//! The crowd: instances of baked models, each playing its own clip at its own
+//! time, and the per-frame records that the renderer draws.
+//!
+//! # Contract
+//! * A [`ModelHandle`] is a validated [`BakedModel`] with an identity (a
+//!   process-unique key): caches anywhere (GPU models, crowds) are keyed by it,
+//!   never by name.
+//! * An [`InstanceId`] is generational: after `despawn` every call with the
+//!   old id returns [`CrowdError::NoSuchInstance`]; it never aliases a new one.
+//! * Clips are addressed by their stable file-order index; names resolve with
+//!   [`Crowd::clip_index`].
+//! * During a cross-fade both clips keep advancing, each at its own speed; the
+//!   fade weight grows linearly from 0 to 1 over the fade's duration. A new
+//!   cross-fade during a fade keeps whichever of the two clips weighs more as
+//!   the previous clip (the smaller pop).
+//! * [`Crowd::build_draw_list`] turns every visible instance into one 80-byte
+//!   [`InstanceRecord`], grouped by (model, LOD); the renderer splits groups
+//!   into packages of at most [`PACKAGE_WIDTH`] and draws each submesh once per
+//!   package. Nothing caps the instance count.
+//!
+//! # Layout
+//! Instances live in dense structure-of-arrays storage (swap-remove on
+//! despawn; ids map to dense slots through a generational table), so a frame
+//! streams through a few tight arrays: record-ready transform rows, a cached
+//! world bounding sphere per instance (recomputed only when its transform or
+//! clips change), and 56-byte animation states. Each model's clips are kept as
+//! compact [`FrameMap`]s plus bounding spheres.
+//!
+//! # Files
+//! One job per file, each an `impl Crowd` block where it needs the crowd:
+//! * `models.rs`: model handles and ids, per-model runtime data, clip lookup.
+//! * `instances.rs`: ids, dense storage, spawn/despawn/clear, reserve,
+//!   transform and tint.
+//! * `anim.rs`: the animation state and its control (play, cross-fade,
+//!   speed, wrap, time, pause) and what an instance shows.
+//! * `update.rs`: advancing time (`update`, `tick`).
+//! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
+//! * `attach.rs`: props and skinned attachments following a parent.
+//! * `bounds.rs`: bounding spheres for culling.
+//! * `draw.rs`: culling, LOD selection and the per-frame draw list.
+//! * `error.rs`: [`CrowdError`].
+//!
+//! [`BakedModel`]: crate::model::BakedModel
+//! [`InstanceRecord`]: crate::gpu::InstanceRecord
+//! [`PACKAGE_WIDTH`]: crate::limits::PACKAGE_WIDTH
+//! [`FrameMap`]: crate::layout::FrameMap
+
+mod anim;
+mod attach;
+mod bounds;
+mod draw;
+mod error;
+mod events;
+#[cfg(test)]
+mod fixtures;
+mod instances;
+mod models;
+mod root_motion;
+mod update;
+
+pub use anim::InstanceState;
+pub use attach::Attachment;
+pub use draw::{DrawGroup, DrawList, DrawView, LOD_HYSTERESIS, LOD_TINTS, select_lod};
+pub use error::CrowdError;
+pub use events::CrowdEvent;
+pub use instances::{InstanceId, Spawn};
+pub use models::{ModelHandle, ModelId};
+
+pub use crate::playback::WrapMode;
+
+use glam::Vec4;
+
+use anim::Anim;
+use attach::Follower;
+use instances::{Meta, Slot};
+use models::ModelRt;
+
+/// Instances of one or more models.
+#[derive(Clone, Debug, Default)]
+pub struct Crowd {
+    models: Vec<ModelRt>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    // Dense arrays, all of the same length.
+    slot_of: Vec<u32>,
+    rows: Vec<[Vec4; 3]>,
+    spheres: Vec<Vec4>,
+    anims: Vec<Anim>,
+    metas: Vec<Meta>,
+    tints: Vec<u32>,
+    events: Vec<CrowdEvent>,
+    /// Attachments, parents before children (creation order).
+    followers: Vec<Follower>,
+}
+
+impl Crowd {
+    /// An empty crowd.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}

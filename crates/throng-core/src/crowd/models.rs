@@ -1,0 +1,174 @@
+//! The crowd's models: [`ModelHandle`] (a validated baked model with an
+//! identity), [`ModelId`] (its index in one crowd) and the compact per-model
+//! data the frame loop reads (frame maps, bounding spheres, event ranges,
+//! LOD sizes, draw buckets); adding models and looking them and their clips
+//! up.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::{Mat4, Vec4};
+
+use super::bounds::sphere_of;
+use super::{Crowd, CrowdError};
+use crate::layout::FrameMap;
+use crate::limits::REST_FRAME;
+use crate::model::BakedModel;
+
+/// A baked model with an identity. Cheap to clone (shared).
+#[derive(Clone, Debug)]
+pub struct ModelHandle {
+    key: u64,
+    model: Arc<BakedModel>,
+    bind: Arc<Vec<Mat4>>,
+}
+
+impl ModelHandle {
+    /// Wraps a model (validating it) and gives it a new identity.
+    pub fn new(model: BakedModel) -> Result<Self, crate::FormatError> {
+        model.validate()?;
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let bind = model
+            .bones
+            .iter()
+            .map(|b| b.inverse_bind.inverse())
+            .collect();
+        Ok(Self {
+            key: NEXT.fetch_add(1, Ordering::Relaxed),
+            model: Arc::new(model),
+            bind: Arc::new(bind),
+        })
+    }
+
+    /// The identity key.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// The model.
+    pub fn model(&self) -> &BakedModel {
+        &self.model
+    }
+
+    /// `inverse(inverse_bind)` of every bone: maps a bone's space to bind-pose
+    /// model space.
+    pub fn bind_matrices(&self) -> &[Mat4] {
+        &self.bind
+    }
+}
+
+/// Index of a model within one [`Crowd`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModelId(pub u32);
+
+/// Per-model data the frame loop needs, compact.
+#[derive(Clone, Debug)]
+pub(super) struct ModelRt {
+    pub(super) handle: ModelHandle,
+    /// Per clip: frame map.
+    pub(super) maps: Vec<FrameMap>,
+    /// Per clip: model-space bounding sphere (centre, radius) of its bounds.
+    pub(super) spheres: Vec<Vec4>,
+    /// Rest pose sphere.
+    pub(super) rest_sphere: Vec4,
+    /// Per clip: its events' range in the model's event list.
+    pub(super) event_ranges: Vec<std::ops::Range<usize>>,
+    /// Per clip: baked in place with root motion.
+    pub(super) root_clips: Vec<bool>,
+    /// Any clip has events.
+    pub(super) has_events: bool,
+    /// Any clip has root motion.
+    pub(super) has_root_motion: bool,
+    /// Per LOD: smallest projected screen size at which it is used.
+    pub(super) lod_sizes: Vec<f32>,
+    /// First draw bucket of this model (buckets are (model, LOD) pairs).
+    pub(super) bucket: u32,
+}
+
+impl Crowd {
+    /// Adds a model (once; adding the same handle again returns its id).
+    ///
+    /// # Panics
+    /// If the crowd already holds 65,535 models.
+    pub fn add_model(&mut self, model: &ModelHandle) -> ModelId {
+        if let Some(i) = self.models.iter().position(|m| m.handle.key == model.key) {
+            return ModelId(i as u32);
+        }
+        assert!(
+            self.models.len() < u16::MAX as usize,
+            "a crowd holds at most 65,535 models"
+        );
+        let m = model.model();
+        let event_ranges = (0..m.clips.len() as u32)
+            .map(|c| {
+                let start = m.events.partition_point(|e| e.clip < c);
+                start..m.events.partition_point(|e| e.clip <= c)
+            })
+            .collect();
+        self.models.push(ModelRt {
+            handle: model.clone(),
+            maps: m.clips.iter().map(|c| c.frame_map()).collect(),
+            spheres: m.clips.iter().map(|c| sphere_of(&c.bounds)).collect(),
+            rest_sphere: sphere_of(&m.frame_bounds[REST_FRAME as usize]),
+            event_ranges,
+            root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
+            has_events: !m.events.is_empty(),
+            has_root_motion: !m.root_motion.is_empty(),
+            lod_sizes: m.lods.iter().map(|l| l.screen_size).collect(),
+            bucket: self
+                .models
+                .last()
+                .map_or(0, |p| p.bucket + p.lod_sizes.len() as u32),
+        });
+        ModelId(self.models.len() as u32 - 1)
+    }
+
+    /// The models of this crowd, indexed by [`ModelId`].
+    pub fn models(&self) -> impl ExactSizeIterator<Item = &ModelHandle> + '_ {
+        self.models.iter().map(|m| &m.handle)
+    }
+
+    /// The handle of a model.
+    pub fn model_handle(&self, id: ModelId) -> Result<&ModelHandle, CrowdError> {
+        self.models
+            .get(id.0 as usize)
+            .map(|m| &m.handle)
+            .ok_or(CrowdError::NoSuchModel(id))
+    }
+
+    /// A model's data.
+    pub fn model(&self, id: ModelId) -> Result<&BakedModel, CrowdError> {
+        self.model_handle(id).map(ModelHandle::model)
+    }
+
+    /// Clip index of `name` in `model`.
+    pub fn clip_index(&self, model: ModelId, name: &str) -> Result<usize, CrowdError> {
+        let m = self.model(model)?;
+        m.clip_index(name).ok_or_else(|| CrowdError::UnknownClip {
+            model: m.name.clone(),
+            name: name.to_owned(),
+            available: m
+                .clips
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    pub(super) fn duration(&self, model: u16, clip: u16) -> f32 {
+        self.models[model as usize].maps[clip as usize].duration
+    }
+
+    pub(super) fn check_clip(&self, model: u16, clip: usize) -> Result<f32, CrowdError> {
+        let m = &self.models[model as usize];
+        m.maps
+            .get(clip)
+            .map(|c| c.duration)
+            .ok_or_else(|| CrowdError::ClipOutOfRange {
+                model: m.handle.model().name.clone(),
+                index: clip,
+                count: m.maps.len(),
+            })
+    }
+}
