@@ -86,7 +86,7 @@ fn lerp_rows(a: Rows, b: Rows, t: f32) -> Rows {
 
 // false: no record drawn by this pipeline fades (fade == 1), so the previous
 // clip's loads are compiled out. The renderer draws the crowd's fading and
-// non-fading instances in separate groups (throng_core::crowd::DrawGroup::
+// non-fading instances in separate groups (throng_crowd::crowd::DrawGroup::
 // cross_fade) with a pipeline each: a branch on `fade` alone is not free on
 // every GPU (lavapipe pays for the loads of a never-taken branch).
 override CROSS_FADE: bool = true;

@@ -4,8 +4,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake, import_file};
-use throng_core::sample::PoseEvaluator;
 
 fn benches(c: &mut Criterion) {
     let path = throng_tests::asset("gszauer_Woman.gltf");

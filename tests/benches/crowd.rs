@@ -15,9 +15,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{Mat4, Vec3};
 use std::hint::black_box;
 use throng_bake::{BakeOptions, RootMotionSource, bake, bake_file, import_slice};
-use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn};
 use throng_core::model::ClipEvent;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn};
 use throng_tests::gltf_builder::{GltfBuilder, Node, Primitive};
 
 fn crowd(handle: &ModelHandle, n: u32, fading_percent: u32) -> (Crowd, Camera) {

@@ -10,9 +10,9 @@
 
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::import_file;
+use throng_bake::sample::PoseEvaluator;
+use throng_bake::scene::Scene;
 use throng_core::layout::{clip_frame_count, frame_time};
-use throng_core::sample::PoseEvaluator;
-use throng_core::scene::Scene;
 use throng_tests::{ALL_MODELS, asset};
 
 /// Per skinned instance: joint matrices `G · IBM`; rigid instances: `G`.

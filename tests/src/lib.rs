@@ -1,9 +1,11 @@
-//! Shared helpers of Throng's cross-crate integration tests: paths of the
-//! bundled assets, comparison with named tolerances, and a glTF builder.
+//! Shared helpers of Throng's integration tests, whichever crate they live
+//! in: paths of the bundled assets, comparison with named tolerances, a glTF
+//! builder ([`gltf_builder`]) and golden images ([`golden`]).
 
 use std::path::PathBuf;
 
 pub mod gltf_builder;
+pub mod golden;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -31,7 +33,7 @@ pub const ALL_MODELS: [&str; 8] = [
 ];
 
 use glam::Vec3;
-use throng_core::reference::SkinnedPrimitive;
+use throng_bake::reference::SkinnedPrimitive;
 
 /// Baked f32 skinned positions must equal the CPU reference within this
 /// fraction of the model's bounding radius (issue #2, acceptance 2).

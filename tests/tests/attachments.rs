@@ -5,9 +5,9 @@
 //! bones matched by name) follows the character's palette exactly.
 
 use glam::{Mat4, Quat, Vec3};
+use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake, bake_file, bake_skinned_attachment, import_slice};
-use throng_core::crowd::{Attachment, Crowd, DrawList, ModelHandle, Spawn};
-use throng_core::sample::PoseEvaluator;
+use throng_crowd::crowd::{Attachment, Crowd, DrawList, ModelHandle, Spawn};
 use throng_render::{GpuModel, SkinCompute, require_gpu};
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
 

@@ -8,6 +8,7 @@
 //! maps clip time to frames the way the runtime does (`ClipInfo::frames_at`)
 //! and skins through `throng_core::baked`, the shader's arithmetic.
 
+use throng_bake::reference;
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
@@ -15,7 +16,6 @@ use throng_core::layout::clip_frame_count;
 use throng_core::layout::frame_time;
 use throng_core::limits::{DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, TEXELS_PER_MATRIX};
 use throng_core::model::TexelFormat;
-use throng_core::reference;
 use throng_tests::{ALL_MODELS, BAKED_F32_TOLERANCE, asset, worst_difference};
 
 #[test]

@@ -9,13 +9,13 @@
 //! measurement: time → frames as the runtime maps it, skinning as the shader
 //! does it.
 
+use throng_bake::reference;
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::frame_time;
 use throng_core::limits::DEFAULT_MAX_ERROR;
 use throng_core::model::TexelFormat;
-use throng_core::reference;
 use throng_tests::{ALL_MODELS, asset, worst_difference};
 
 /// The acceptance bound: the default `--max-error`, a fraction of the
@@ -230,7 +230,7 @@ fn half_precision_goes_through_the_same_accounting() {
 fn positions_only_reference_equals_the_full_reference() {
     for name in ALL_MODELS {
         let scene = import_file(&asset(name)).expect(name).scene;
-        let eval = throng_core::sample::PoseEvaluator::new(&scene);
+        let eval = throng_bake::sample::PoseEvaluator::new(&scene);
         let (mut joints, mut out) = (Vec::new(), Vec::new());
         let poses = std::iter::once(None).chain((0..scene.clips.len()).map(Some));
         for clip in poses {

@@ -14,6 +14,7 @@
 use std::mem::{offset_of, size_of, size_of_val};
 
 use bytemuck::Zeroable;
+use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
     self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
@@ -22,7 +23,6 @@ use throng_core::format::{
 };
 use throng_core::glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, RootMotionKey, TexelFormat, Texels};
-use throng_core::sample::PoseEvaluator;
 use throng_tests::{asset, crc32_ieee, repo_root};
 
 const MODEL: &str = "khronos_RiggedSimple.glb";

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use bytemuck::Pod;
+use throng_bake::scene::Image;
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::FormatError;
 use throng_core::format::{
@@ -31,7 +32,6 @@ use throng_core::format::{
     read_model, tags, write_model,
 };
 use throng_core::model::{BakedModel, BakedVertex};
-use throng_core::scene::Image;
 use throng_tests::{asset, crc32_ieee, repo_root};
 
 /// Recomputes the header checksum after a test has edited the file, so the

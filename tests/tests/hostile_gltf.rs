@@ -393,7 +393,7 @@ fn too_many_clips_are_refused_before_building_them() {
     let mut imported = import_slice(&base().to_gltf(), None, "base").unwrap();
     let clip = imported.scene.clips[0].clone();
     imported.scene.clips = (0..clips)
-        .map(|i| throng_core::scene::Clip {
+        .map(|i| throng_bake::scene::Clip {
             name: format!("clip{i}"),
             ..clip.clone()
         })

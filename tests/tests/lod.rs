@@ -3,8 +3,8 @@
 
 use glam::{Mat4, Vec3};
 use throng_bake::{BakeOptions, bake_file, bake_with_lods, import_file, import_slice};
-use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, DrawList, DrawView, LOD_TINTS, ModelHandle, Spawn};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView, LOD_TINTS, ModelHandle, Spawn};
 use throng_tests::gltf_builder::{GltfBuilder, Node, Primitive};
 
 #[test]

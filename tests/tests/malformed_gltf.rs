@@ -9,13 +9,13 @@
 
 use glam::Vec3;
 use serde_json::{Value, json};
+use throng_bake::reference::{self, SkinnedPrimitive};
 use throng_bake::{BakeOptions, Imported, bake, import_slice};
 use throng_core::baked::skin_lod;
 use throng_core::error::Chain;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::FramePair;
 use throng_core::limits::REST_FRAME;
-use throng_core::reference::{self, SkinnedPrimitive};
 use throng_tests::asset;
 use throng_tests::gltf_builder::{
     Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes, gltf_bytes, long_clip,

@@ -6,7 +6,7 @@
 //! Each case builds a tiny file with [`GltfBuilder`], imports and bakes it,
 //! and checks two independent evaluations against positions worked out by
 //! hand (the arithmetic is in the comments, the values are literals):
-//! the CPU reference (`throng_core::reference::sample`) and the baked model
+//! the CPU reference (`throng_bake::reference::sample`) and the baked model
 //! skinned the shader's way (`throng_core::baked::skin_lod`) at baked frame
 //! times. Nothing here computes an expectation with throng code or with a
 //! matrix product of the formula under test.
@@ -17,13 +17,13 @@
 use std::f32::consts::FRAC_1_SQRT_2;
 
 use glam::{Mat4, Vec3};
+use throng_bake::reference::{self, SkinnedPrimitive};
+use throng_bake::scene::Scene;
 use throng_bake::{BakeOptions, BakeReport, bake, import_slice};
 use throng_core::BakedModel;
 use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::frame_time;
-use throng_core::reference::{self, SkinnedPrimitive};
-use throng_core::scene::Scene;
 use throng_tests::gltf_builder::{
     Channel, GltfBuilder, Interpolation, JointType, Node, Primitive, WeightType,
 };
@@ -351,7 +351,7 @@ fn two_skins_sharing_joints_share_palette_entries_only_when_inverse_binds_match(
     );
     let case = Case::build("two_skins", &b);
 
-    // DESIGN.md §1: entries are shared only when node and inverse bind are
+    // docs/DESIGN.md#palette-matrices: entries are shared only when node and inverse bind are
     // equal: (hip, I), (knee, I) from A; B adds nothing (absent binds are the
     // identity); C adds (knee, T(0,−1,0)). Three entries.
     let nodes: Vec<u32> = case.model.bones.iter().map(|b| b.node).collect();

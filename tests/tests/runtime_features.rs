@@ -4,11 +4,11 @@ use std::f32::consts::FRAC_PI_2;
 
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
+use throng_bake::sample::PoseEvaluator;
+use throng_bake::scene::Scene;
 use throng_bake::{BakeOptions, RootMotionSource, bake, bake_file, import_slice};
 use throng_core::BakedModel;
-use throng_core::crowd::{Crowd, CrowdEvent, ModelHandle, Spawn, WrapMode};
-use throng_core::sample::PoseEvaluator;
-use throng_core::scene::Scene;
+use throng_crowd::crowd::{Crowd, CrowdEvent, ModelHandle, Spawn, WrapMode};
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
 
 /// Positions must match within this many model units (models are ~2 units).

@@ -2,7 +2,7 @@
 //! bone texture, vertex conversion, bounds, and the bake's own error check
 //! against the CPU reference.
 //!
-//! # Palette (DESIGN.md §1)
+//! # Palette (docs/DESIGN.md#palette-matrices)
 //! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
 //! `G_node · inverse_bind`. Skin joints give entries with their skin's inverse
 //! binds; a mesh without a skin gives the entry `(node, G_node(rest)⁻¹)` and
@@ -28,6 +28,9 @@
 
 use std::collections::HashMap;
 
+use crate::reference::skin_positions;
+use crate::sample::PoseEvaluator;
+use crate::scene::{Primitive, Scene};
 use glam::{Mat4, Vec2, Vec3};
 use throng_core::baked::blend_matrix;
 use throng_core::layout::{FrameMap, FramePair, TextureLayout, clip_frame_count, frame_time};
@@ -42,9 +45,6 @@ use throng_core::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
     SUBMESH_GENERATED_NORMALS, Submesh, TexelFormat, Texels,
 };
-use throng_core::reference::skin_positions;
-use throng_core::sample::PoseEvaluator;
-use throng_core::scene::{Primitive, Scene};
 
 use crate::error::BakeError;
 
@@ -580,7 +580,7 @@ fn quantise(x: glam::Vec4, precision: TexelFormat) -> glam::Vec4 {
 /// place by `extractor` (created at the first call), returning the key.
 pub(crate) fn clip_globals(
     eval: &PoseEvaluator,
-    clip: &throng_core::scene::Clip,
+    clip: &crate::scene::Clip,
     t: f32,
     root: Option<u32>,
     extractor: &mut Option<RootExtractor>,
@@ -1185,8 +1185,8 @@ impl BakeEstimate {
 }
 
 /// Estimates a bake's size in bytes at the base rate and refuses it if that exceeds
-/// `opts.max_bake_bytes`, naming the clip with the most frames (DESIGN.md
-/// §2's rule) as the largest offender.
+/// `opts.max_bake_bytes`, naming the clip with the most frames
+/// (docs/DESIGN.md#frames-and-time) as the largest offender.
 fn check_budget(
     scene: &Scene,
     clip_ids: &[usize],

@@ -2,7 +2,45 @@
 //! file, the glTF JSON path, the clip, the node.
 
 use thiserror::Error;
-use throng_core::{FormatError, SceneError};
+use throng_core::FormatError;
+
+/// A [`crate::scene::Scene`] broke one of its validity rules.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SceneError {
+    /// An index points past the end of what it indexes.
+    #[error("{at}: {what} index {index} is out of range (there are {len})")]
+    BadIndex {
+        /// What kind of index.
+        what: &'static str,
+        /// Where it was found.
+        at: String,
+        /// The index.
+        index: usize,
+        /// The number of valid targets.
+        len: usize,
+    },
+    /// Two arrays that must match in length do not.
+    #[error("{at}: expected {expected} {what}, found {found}")]
+    Length {
+        /// What array.
+        what: &'static str,
+        /// Where.
+        at: String,
+        /// Expected length.
+        expected: usize,
+        /// Found length.
+        found: usize,
+    },
+    /// A NaN or infinity where a finite number is required.
+    #[error("{0} contain a NaN or infinite number")]
+    NotFinite(String),
+    /// The node hierarchy has a cycle.
+    #[error("the node hierarchy has a cycle")]
+    Cycle,
+    /// Any other broken rule.
+    #[error("{0}")]
+    Invalid(String),
+}
 
 /// A glTF file could not be imported.
 #[derive(Debug, Error)]

@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
+use crate::Scene;
 use serde_json::Value;
-use throng_core::Scene;
 use throng_core::model::ClipEvent;
 
 use crate::error::BakeError;

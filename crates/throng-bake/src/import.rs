@@ -17,15 +17,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::scene::{
+    AlphaMode, Channel, Clip, Image, Interpolation, LocalTransform, Material, Mesh, MeshInstance,
+    Primitive, Property, Scene, SceneNode, Skin, TextureWrap,
+};
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use throng_core::limits::{MAX_CLIPS, MAX_IMAGE_BYTES};
 use throng_core::math::Trs;
 use throng_core::model::ClipEvent;
-use throng_core::scene::{
-    AlphaMode, Channel, Clip, Image, Interpolation, LocalTransform, Material, Mesh, MeshInstance,
-    Primitive, Property, Scene, SceneNode, Skin, WrapMode,
-};
 
 use crate::accessor::{
     Buffers, Expect, FLOAT_ONLY, FLOAT_OR_NORM, FLOAT_OR_UNORM, SMALL_UINTS, UINTS,
@@ -1108,11 +1108,11 @@ fn sanitize_joints(
     Ok(())
 }
 
-fn wrap(mode: gltf::texture::WrappingMode) -> WrapMode {
+fn wrap(mode: gltf::texture::WrappingMode) -> TextureWrap {
     match mode {
-        gltf::texture::WrappingMode::ClampToEdge => WrapMode::ClampToEdge,
-        gltf::texture::WrappingMode::MirroredRepeat => WrapMode::MirroredRepeat,
-        gltf::texture::WrappingMode::Repeat => WrapMode::Repeat,
+        gltf::texture::WrappingMode::ClampToEdge => TextureWrap::ClampToEdge,
+        gltf::texture::WrappingMode::MirroredRepeat => TextureWrap::MirroredRepeat,
+        gltf::texture::WrappingMode::Repeat => TextureWrap::Repeat,
     }
 }
 

@@ -1,9 +1,12 @@
 //! # throng-bake
 //!
 //! The offline half of Throng: import a glTF 2.0 model ([`import`]) into a
-//! [`throng_core::Scene`] and bake it ([`bake`]) into a validated
-//! [`throng_core::BakedModel`], measuring the result against the CPU
-//! reference as it goes.
+//! source [`Scene`] ([`scene`]), sample its clips ([`sample`]), skin it with
+//! the plain CPU reference ([`reference`]), and bake it ([`bake`]) into a
+//! validated [`throng_core::BakedModel`], measuring the result against the
+//! reference as it goes; LODs and attachments ([`lod`]), events ([`events`]).
+//! The runtime crates never depend on this one (a test in
+//! `tests/tests/crate_graph.rs` holds them to it).
 
 mod accessor;
 pub mod bake;
@@ -12,14 +15,18 @@ pub mod events;
 pub mod import;
 pub mod lod;
 mod rate;
+pub mod reference;
+pub mod sample;
+pub mod scene;
 mod uri;
 
 pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
-pub use error::{BakeError, ImportError};
+pub use error::{BakeError, ImportError, SceneError};
 pub use import::{
     ImportOptions, Imported, import_file, import_file_with, import_slice, import_slice_with,
 };
 pub use lod::bake_skinned_attachment;
+pub use scene::Scene;
 
 use std::path::Path;
 

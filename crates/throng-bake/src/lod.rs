@@ -15,10 +15,10 @@
 //! matrix (to [`BIND_TOLERANCE`]), else the bake fails naming the bone. Its
 //! materials and images are appended to the model's.
 
+use crate::sample::rest_globals;
+use crate::scene::Scene;
 use glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, Lod, Submesh};
-use throng_core::sample::rest_globals;
-use throng_core::scene::Scene;
 
 use crate::bake::{BakeReport, convert_meshes};
 use crate::error::BakeError;

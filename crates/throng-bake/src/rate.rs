@@ -15,13 +15,13 @@
 //! The bake then measures the real error on skinned vertices at the same
 //! samples (`bake.rs`); this module's estimate only chooses.
 
+use crate::sample::PoseEvaluator;
+use crate::scene::Clip;
 use glam::{Mat4, Vec3};
 use throng_core::layout::{FrameMap, frame_time};
 use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::BakedVertex;
-use throng_core::sample::PoseEvaluator;
-use throng_core::scene::Clip;
 
 use crate::bake::RootExtractor;
 

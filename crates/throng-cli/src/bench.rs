@@ -32,17 +32,18 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use serde::Serialize;
+use throng_bake::scene::Scene;
+use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_core::BakedModel;
-use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, DrawList, InstanceId, ModelHandle};
 use throng_core::gpu::pack_tint;
 use throng_core::math::mat4_to_rows;
-use throng_core::scene::Scene;
-use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, InstanceId, ModelHandle};
 use throng_render::renderer::supports_unbounded;
 use throng_render::{
-    Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer, FrameStats, Gpu, GpuModel,
-    OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer, RendererOptions, wgpu,
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer,
+    RendererOptions, wgpu,
 };
 
 use crate::render::parse_size;

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
+use throng_bake::Scene;
+use throng_core::BakedModel;
 use throng_core::limits::TEXELS_PER_MATRIX;
 use throng_core::model::TexelFormat;
-use throng_core::{BakedModel, Scene};
 
 use crate::util::{bytes, thousands, write_stdout};
 use throng_bake::ModelKind;

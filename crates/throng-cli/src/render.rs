@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
-use throng_core::crowd::{Crowd, ModelHandle};
-use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_file::ImageFormat;
 use throng_render::{
     Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use serde_json::{Value, json};
+use throng_bake::reference::{self, SkinnedPrimitive};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::FrameBlend;
-use throng_core::reference::{self, SkinnedPrimitive};
 
 use crate::util::{check_output, load_baked, write_stdout};
 use throng_bake::ModelKind;
@@ -151,7 +151,7 @@ fn sample_gpu(
     times: &[f32],
 ) -> Result<(String, Frames)> {
     use throng_core::gpu::InstanceRecord;
-    let handle = throng_core::crowd::ModelHandle::new(model)?;
+    let handle = throng_crowd::crowd::ModelHandle::new(model)?;
     let model = handle.model();
     let gpu = throng_render::Gpu::headless()?;
     let gpu_model = throng_render::GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;

@@ -11,7 +11,21 @@ use glam::{Mat4, Vec3, Vec4};
 use crate::gpu::FrameBlend;
 use crate::math::{Rows3x4, rows_lerp, rows_to_mat4, rows_transform_normal, rows_transform_point};
 use crate::model::{BakedModel, BakedVertex};
-use crate::reference::SkinnedPrimitive;
+
+/// Skinned vertices of one source primitive, identified as in glTF.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkinnedPrimitive {
+    /// Node holding the mesh.
+    pub node: u32,
+    /// Mesh index.
+    pub mesh: u32,
+    /// Primitive index in the mesh.
+    pub primitive: u32,
+    /// Positions in model (scene-root) space, in source vertex order.
+    pub positions: Vec<Vec3>,
+    /// Normals (empty if the source primitive had none).
+    pub normals: Vec<Vec3>,
+}
 
 /// Palette matrix rows of `bone` for a frame blend.
 #[inline]
@@ -64,7 +78,7 @@ pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (
 }
 
 /// Skins every submesh of LOD `lod` and labels each with its source glTF
-/// (node, mesh, primitive), in the same shape as [`crate::reference::sample`].
+/// (node, mesh, primitive), in the same shape as the offline CPU reference (`throng_bake::reference::sample`).
 pub fn skin_lod(model: &BakedModel, lod: usize, blend: &FrameBlend) -> Vec<SkinnedPrimitive> {
     let lod = &model.lods[lod];
     lod.submeshes

@@ -23,12 +23,12 @@ use glam::{Mat4, Vec3, Vec4};
 
 use crate::error::FormatError;
 use crate::limits::MAX_FILE_SIZE;
+use crate::material::{AlphaMode, Image, Material, TextureWrap};
 use crate::math::Aabb;
 use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
     Submesh, TexelFormat, Texels,
 };
-use crate::scene::{AlphaMode, Image, Material, WrapMode};
 
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
@@ -945,9 +945,9 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
     let wrap = |code: u32, i: usize| match code {
-        0 => Ok(WrapMode::Repeat),
-        1 => Ok(WrapMode::ClampToEdge),
-        2 => Ok(WrapMode::MirroredRepeat),
+        0 => Ok(TextureWrap::Repeat),
+        1 => Ok(TextureWrap::ClampToEdge),
+        2 => Ok(TextureWrap::MirroredRepeat),
         _ => Err(FormatError::corrupt(format!(
             "material {i} has unknown wrap mode {code}"
         ))),

@@ -31,8 +31,8 @@ use crate::layout::{FrameMap, FramePair, TextureLayout, texel_address, texel_ind
 use crate::limits::{
     MAX_BONES, MAX_CLIPS, MAX_FPS, MAX_INFLUENCES, MAX_LAYER_SIZE, REST_FRAME, TEXELS_PER_MATRIX,
 };
+use crate::material::{Image, Material};
 use crate::math::{Aabb, Rows3x4};
-use crate::scene::{Image, Material};
 
 /// One palette entry ("bone"): a node and its inverse bind matrix.
 #[derive(Clone, Debug, PartialEq)]

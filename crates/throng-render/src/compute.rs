@@ -1,6 +1,6 @@
 //! GPU compute readback of skinned vertices: the shader's own `skin()` run
 //! for N instances of one model, copied back for comparison with the CPU
-//! (`throng_core::baked` and `throng_core::reference`).
+//! (`throng_core::baked` and `throng_bake::reference`).
 
 use glam::Vec3;
 use throng_core::gpu::InstanceRecord;

@@ -2,7 +2,8 @@
 //!
 //! `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` select the backend and adapter.
 //! [`RenderError::NoAdapter`] is a failure, never a reason to skip a test;
-//! [`require_gpu`] encodes that rule for tests.
+//! [`require_gpu`] encodes that rule for tests. Software adapters (lavapipe,
+//! llvmpipe GL) and what they need: docs/DESIGN.md#software-adapters.
 
 use crate::error::RenderError;
 

@@ -2,7 +2,7 @@
 //!
 //! The wgpu runtime of Throng. [`GpuModel::upload`] puts a baked model on the
 //! GPU (bone texture array, vertex/index buffers, materials);
-//! [`Renderer::render`] draws [`throng_core::crowd::Crowd`]s: one record per
+//! [`Renderer::render`] draws [`throng_crowd::crowd::Crowd`]s: one record per
 //! visible instance, one upload per frame, one draw per package of at most
 //! [`throng_core::limits::PACKAGE_WIDTH`] instances (or per group on the
 //! unbounded path). The WGSL vertex shader samples, interpolates and
@@ -10,16 +10,13 @@
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`cpu_skinned`] (the per-character CPU palette-skinning baseline of the
-//! benchmarks), [`compute`], [`offscreen`] (headless targets and readback),
+//! [`compute`], [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
 //! (WGSL sources and the generated prelude), [`layouts`], [`uniforms`],
 //! [`error`].
 
 pub mod compute;
 pub mod context;
-pub mod cpu_skinned;
-pub mod demo;
 pub mod error;
 pub mod image_file;
 pub mod layouts;
@@ -32,9 +29,11 @@ pub mod uniforms;
 
 pub use compute::{SkinCompute, SkinnedVertex};
 pub use context::{Gpu, adapter_summary, require_gpu};
-pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 pub use error::RenderError;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
-pub use renderer::{FrameStats, Lighting, PathChoice, RecordPath, Renderer, RendererOptions};
+pub use renderer::{
+    ColorPipeline, FrameStats, Lighting, PathChoice, PipelineKey, RecordPath, Renderer,
+    RendererOptions, Targets,
+};
 pub use wgpu;

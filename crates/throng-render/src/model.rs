@@ -8,10 +8,10 @@
 //! CPU-built mip chain; a material without an image samples a 1×1 white texel.
 
 use throng_core::BakedModel;
-use throng_core::crowd::ModelHandle;
 use throng_core::gpu::ModelParams;
+use throng_core::material::{AlphaMode, Material, TextureWrap};
 use throng_core::model::TexelFormat;
-use throng_core::scene::{AlphaMode, Material, WrapMode};
+use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
 
 use crate::error::RenderError;
@@ -281,7 +281,8 @@ impl GpuModel {
 /// zeros, the model collapses to a point and the picture is background only,
 /// with no error anywhere. Bone textures are square, so on GL they get one or
 /// two unused layers more where needed to be created as a
-/// `TEXTURE_2D_ARRAY`; other backends allocate exactly what the layout needs.
+/// `TEXTURE_2D_ARRAY`; other backends allocate exactly what the layout needs
+/// (docs/DESIGN.md#gl-bone-texture-layers).
 pub fn bone_texture_layers(backend: wgpu::Backend, layers: u32) -> u32 {
     match backend {
         wgpu::Backend::Gl => {
@@ -350,11 +351,11 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
     Ok(())
 }
 
-fn address_mode(w: WrapMode) -> wgpu::AddressMode {
+fn address_mode(w: TextureWrap) -> wgpu::AddressMode {
     match w {
-        WrapMode::Repeat => wgpu::AddressMode::Repeat,
-        WrapMode::ClampToEdge => wgpu::AddressMode::ClampToEdge,
-        WrapMode::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
+        TextureWrap::Repeat => wgpu::AddressMode::Repeat,
+        TextureWrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
+        TextureWrap::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
     }
 }
 

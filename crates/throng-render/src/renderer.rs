@@ -14,13 +14,13 @@
 use std::collections::HashMap;
 
 use glam::Vec3;
-use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, DrawList, DrawView};
 use throng_core::gpu::InstanceRecord;
 use throng_core::limits::PACKAGE_WIDTH;
+use throng_core::material::AlphaMode;
 use throng_core::math::Aabb;
 use throng_core::model::BakedVertex;
-use throng_core::scene::AlphaMode;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
 use crate::error::RenderError;
 use crate::layouts::{self, PACKAGE_BYTES};
@@ -100,7 +100,7 @@ pub struct RendererOptions {
     /// Skin vertices (false draws the bind pose with no skinning work: the
     /// benchmarks' static floor).
     pub skinning: bool,
-    /// Tint instances by their LOD (`throng_core::crowd::LOD_TINTS`).
+    /// Tint instances by their LOD (`throng_crowd::crowd::LOD_TINTS`).
     pub lod_tints: bool,
     /// Directional-light shadows (`None`: off).
     pub shadows: Option<ShadowOptions>,
@@ -172,35 +172,46 @@ pub struct FrameStats {
 }
 
 /// What varies between the colour pipelines that draw a crowd's submeshes
-/// (here and in the CPU-skinned baseline).
+/// (the crowd renderer's and any other drawing of baked meshes, such as the
+/// CPU-skinned baseline of `throng-bench`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    pub(crate) flat: bool,
-    pub(crate) double_sided: bool,
-    pub(crate) blend: bool,
+pub struct PipelineKey {
+    /// Flat shading (the fragment shader's `FLAT_SHADING`).
+    pub flat: bool,
+    /// Draw back faces too.
+    pub double_sided: bool,
+    /// Alpha blending, without depth writes.
+    pub blend: bool,
     /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`;
     /// always false for programs without it).
-    pub(crate) cross_fade: bool,
+    pub cross_fade: bool,
 }
 
 /// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.
-pub(crate) struct ColorPipeline<'a> {
-    pub(crate) label: &'a str,
-    pub(crate) layout: &'a wgpu::PipelineLayout,
-    pub(crate) module: &'a wgpu::ShaderModule,
-    pub(crate) vertex_entry: &'a str,
+pub struct ColorPipeline<'a> {
+    /// Debug label prefix.
+    pub label: &'a str,
+    /// Bind-group layout of the program.
+    pub layout: &'a wgpu::PipelineLayout,
+    /// The compiled program.
+    pub module: &'a wgpu::ShaderModule,
+    /// Vertex entry point.
+    pub vertex_entry: &'a str,
     /// Override constants of the vertex stage (besides none from the key).
-    pub(crate) vertex_constants: &'a [(&'a str, f64)],
-    pub(crate) fragment_entry: &'a str,
-    pub(crate) format: wgpu::TextureFormat,
-    pub(crate) samples: u32,
+    pub vertex_constants: &'a [(&'a str, f64)],
+    /// Fragment entry point.
+    pub fragment_entry: &'a str,
+    /// Colour target format.
+    pub format: wgpu::TextureFormat,
+    /// MSAA sample count.
+    pub samples: u32,
 }
 
 impl ColorPipeline<'_> {
     /// The pipeline for `key`: bind-pose vertices ([`BakedVertex`]), depth
     /// test against [`DEPTH_FORMAT`], back faces culled unless double-sided,
     /// alpha blending without depth writes for blended materials.
-    pub(crate) fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+    pub fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
         let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(&format!("{} {key:?}", self.label)),
@@ -271,16 +282,19 @@ struct DrawItem {
 }
 
 /// Depth (and MSAA colour) attachments of one target size.
-pub(crate) struct Targets {
-    pub(crate) size: (u32, u32),
-    pub(crate) depth: wgpu::TextureView,
-    pub(crate) msaa: Option<wgpu::TextureView>,
+pub struct Targets {
+    /// Size in pixels.
+    pub size: (u32, u32),
+    /// Depth attachment ([`DEPTH_FORMAT`]).
+    pub depth: wgpu::TextureView,
+    /// Multisampled colour that resolves into the target, when MSAA is on.
+    pub msaa: Option<wgpu::TextureView>,
 }
 
 impl Targets {
     /// Keeps `targets` when they are of `size`, else makes new ones (an
     /// error for a size the device cannot hold).
-    pub(crate) fn ensure(
+    pub fn ensure(
         targets: &mut Option<Targets>,
         device: &wgpu::Device,
         size: (u32, u32),
@@ -1257,7 +1271,7 @@ fn lay_out(
 fn find_model<'a>(
     models: &[&'a GpuModel],
     crowd: &Crowd,
-    group: &throng_core::crowd::DrawGroup,
+    group: &throng_crowd::crowd::DrawGroup,
 ) -> Result<&'a GpuModel, RenderError> {
     models
         .iter()

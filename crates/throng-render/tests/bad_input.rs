@@ -4,10 +4,10 @@
 //! each give a clear error or a documented no-op — no panic, and no wgpu
 //! validation error.
 
-mod common;
+use throng_tests::golden as common;
 
 use throng_bake::{BakeOptions, bake, import_file};
-use throng_core::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
+use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
 use throng_render::{
     GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions, require_gpu,
 };
@@ -101,7 +101,7 @@ fn zero_instances_draw_only_the_background() {
     )
     .unwrap();
     let target = Offscreen::new(&gpu.device, (32, 32)).unwrap();
-    let camera = throng_render::demo::framing_camera(&fox.model().bounds, 1.0);
+    let camera = throng_bench::demo::framing_camera(&fox.model().bounds, 1.0);
     let mut crowd = Crowd::new();
     crowd.add_model(&fox);
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -118,7 +118,7 @@ fn zero_instances_draw_only_the_background() {
         .unwrap();
     assert_eq!(stats.draws, 0);
     let id = crowd
-        .spawn(throng_core::crowd::ModelId(0), Spawn::default())
+        .spawn(throng_crowd::crowd::ModelId(0), Spawn::default())
         .unwrap();
     crowd.despawn(id).unwrap();
     let stats = renderer
@@ -223,7 +223,7 @@ fn rendering_without_the_model_or_into_nothing_is_an_error() {
     )
     .unwrap();
     let target = Offscreen::new(&gpu.device, (16, 16)).unwrap();
-    let camera = throng_render::demo::framing_camera(&fox.model().bounds, 1.0);
+    let camera = throng_bench::demo::framing_camera(&fox.model().bounds, 1.0);
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let err = renderer
         .render(&target.view, (16, 16), &camera, &[&crowd], &[])

@@ -4,12 +4,12 @@
 //! both end poses beside it), and tinted instances. Tolerances: see
 //! `common::PIXEL_LEVEL_TOLERANCE` and friends.
 
-mod common;
+use throng_tests::golden as common;
 
 use glam::{Mat4, Vec3, Vec4};
-use throng_core::crowd::{Crowd, ModelHandle, Spawn};
+use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_core::math::Aabb;
-use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{
     FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
 };

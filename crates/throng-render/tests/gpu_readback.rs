@@ -1,7 +1,7 @@
 //! Issue #3 acceptance 1: GPU compute readback of skinned positions equals
 //! the CPU within `GPU_TOLERANCE × bounding radius` for Fox, CesiumMan and
 //! Woman — at baked frame times and mid-cross-fade against the glTF reference
-//! (`throng_core::reference`), and halfway between frames against the CPU
+//! (`throng_bake::reference`), and halfway between frames against the CPU
 //! mirror of the shader (`throng_core::baked`), which is the only CPU
 //! definition of "between frames". Issue #16: at seeded random times between
 //! frames the readback is within the bake's error bound
@@ -9,14 +9,14 @@
 //!
 //! The GPU runs the same `skin()` WGSL function as the vertex shader.
 
-mod common;
+use throng_tests::golden as common;
 
 use glam::{Mat4, Vec3};
+use throng_bake::reference::{self, SkinnedPrimitive};
+use throng_bake::sample::PoseEvaluator;
 use throng_core::baked::skin_lod;
 use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::{FramePair, frame_time};
-use throng_core::reference::{self, SkinnedPrimitive};
-use throng_core::sample::PoseEvaluator;
 use throng_render::{GpuModel, SkinCompute, SkinnedVertex, require_gpu};
 
 /// Largest GPU-vs-CPU position difference, as a fraction of the model's
@@ -244,7 +244,7 @@ fn matrices_straddling_rows_and_layers_read_back_within_tolerance() {
             gpu.device.limits().max_texture_array_layers
         );
     }
-    let handle = throng_core::crowd::ModelHandle::new(model).unwrap();
+    let handle = throng_crowd::crowd::ModelHandle::new(model).unwrap();
     let model = handle.model();
     let frames = model.frame_count();
     // A spread of frames, including the last (it ends in the last layer).

@@ -2,11 +2,11 @@
 //! packages (200, 200, 50) and three draws on the packaged path, and the
 //! picture equals the unbounded path's.
 
-mod common;
+use throng_tests::golden as common;
 
-use throng_core::crowd::Crowd;
+use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_core::limits::PACKAGE_WIDTH;
-use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_crowd::crowd::Crowd;
 use throng_render::renderer::supports_unbounded;
 use throng_render::{
     GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions,

@@ -4,11 +4,11 @@
 //! spot. Casters are culled against the light, not the camera: an instance
 //! out of view still casts.
 
-mod common;
+use throng_tests::golden as common;
 
 use glam::{Mat4, Vec3};
 use throng_core::baked::skin_lod;
-use throng_core::crowd::{Crowd, Spawn};
+use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::renderer::ShadowOptions;
 use throng_render::{
     GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
@@ -110,7 +110,7 @@ fn the_shadow_map_holds_the_fully_skinned_pose_and_off_screen_casters() {
 
     let clip_bounds = model.clips[punch].bounds;
     let camera =
-        throng_core::camera::Camera::framing(&clip_bounds, Vec3::new(0.0, 0.2, 1.0), 0.6, 1.0);
+        throng_crowd::camera::Camera::framing(&clip_bounds, Vec3::new(0.0, 0.2, 1.0), 0.6, 1.0);
     let target = Offscreen::new(&gpu.device, (128, 128)).unwrap();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let stats = renderer

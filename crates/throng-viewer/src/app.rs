@@ -25,9 +25,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use glam::Vec3;
-use throng_core::crowd::{Crowd, InstanceId, ModelHandle, ModelId};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId};
 use throng_render::{GpuModel, PathChoice, Renderer, RendererOptions};
 use winit::application::ApplicationHandler;
 use winit::dpi::{PhysicalPosition, PhysicalSize};

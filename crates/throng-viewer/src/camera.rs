@@ -14,8 +14,8 @@
 //! the view the way the pointer pulls it.
 
 use glam::{Mat3, Vec3};
-use throng_core::camera::Camera;
 use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
 
 /// Radians of turn per pixel of drag.
 pub const RADIANS_PER_PIXEL: f32 = 0.005;

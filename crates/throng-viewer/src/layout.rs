@@ -4,9 +4,9 @@
 //! is the same.
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use throng_core::crowd::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
 
 /// A small deterministic generator (SplitMix64).
 #[derive(Clone, Debug)]
@@ -206,7 +206,7 @@ pub const EDGE_NOISE: f32 = 0.12;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use throng_core::crowd::ModelHandle;
+    use throng_crowd::crowd::ModelHandle;
 
     /// A small baked model from the repository's assets.
     pub(crate) fn fox() -> ModelHandle {

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use throng_core::crowd::ModelHandle;
+use throng_crowd::crowd::ModelHandle;
 use throng_render::PathChoice;
 
 /// Record path on the command line.

@@ -4,12 +4,12 @@
 
 use anyhow::{Context, Result};
 use glam::{Mat4, Vec3, Vec4};
-use throng_core::BakedModel;
-use throng_core::crowd::ModelHandle;
-use throng_core::math::Trs;
-use throng_core::scene::{
+use throng_bake::scene::{
     LocalTransform, Material, Mesh, MeshInstance, Primitive, Scene, SceneNode,
 };
+use throng_core::BakedModel;
+use throng_core::math::Trs;
+use throng_crowd::crowd::ModelHandle;
 
 /// Segments around the cone.
 const SEGMENTS: u32 = 16;

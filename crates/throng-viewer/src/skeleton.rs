@@ -8,9 +8,9 @@
 //! matrix), so the bones move exactly with the skin.
 
 use glam::{Mat4, Vec3};
-use throng_core::camera::Frustum;
-use throng_core::crowd::{Crowd, InstanceId};
 use throng_core::limits::REST_FRAME;
+use throng_crowd::camera::Frustum;
+use throng_crowd::crowd::{Crowd, InstanceId};
 use throng_render::renderer::DEPTH_FORMAT;
 
 /// The WGSL source.
@@ -273,7 +273,7 @@ impl LinePass {
 mod tests {
     use super::*;
     use crate::layout::tests::fox;
-    use throng_core::crowd::Spawn;
+    use throng_crowd::crowd::Spawn;
 
     #[test]
     fn shader_parses_and_validates() {
@@ -368,7 +368,7 @@ mod tests {
             )
             .unwrap();
         let eye = Vec3::new(0.0, 40.0, 0.0);
-        let camera = throng_core::camera::Camera::look_at(
+        let camera = throng_crowd::camera::Camera::look_at(
             eye,
             Vec3::new(0.0, 40.0, -1.0),
             Vec3::Y,

@@ -15,7 +15,7 @@ pub struct CrowdEvent {
     pub model: ModelId,
     /// The clip whose event it is.
     pub clip: usize,
-    /// Index in the model's [`BakedModel::events`](crate::model::BakedModel::events).
+    /// Index in the model's [`BakedModel::events`](throng_core::model::BakedModel::events).
     pub event: usize,
     /// Times it was crossed in this update (more than 1 when one update
     /// spans several loops).

@@ -4,8 +4,10 @@
 use glam::{Mat4, Vec3};
 
 use super::{ModelHandle, Spawn};
-use crate::math::{Aabb, mat4_to_rows};
-use crate::model::{BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, Texels};
+use throng_core::math::{Aabb, mat4_to_rows};
+use throng_core::model::{
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipInfo, Lod, Submesh, Texels,
+};
 
 /// One bone, one triangle reaching from the origin to x = `reach`, and
 /// two clips: "still" (1 s, identity) and "swing" (2 s, moved by +y).

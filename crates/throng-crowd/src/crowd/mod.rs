@@ -40,10 +40,10 @@
 //! * `draw.rs`: culling, LOD selection and the per-frame draw list.
 //! * `error.rs`: [`CrowdError`].
 //!
-//! [`BakedModel`]: crate::model::BakedModel
-//! [`InstanceRecord`]: crate::gpu::InstanceRecord
-//! [`PACKAGE_WIDTH`]: crate::limits::PACKAGE_WIDTH
-//! [`FrameMap`]: crate::layout::FrameMap
+//! [`BakedModel`]: throng_core::model::BakedModel
+//! [`InstanceRecord`]: throng_core::gpu::InstanceRecord
+//! [`PACKAGE_WIDTH`]: throng_core::limits::PACKAGE_WIDTH
+//! [`FrameMap`]: throng_core::layout::FrameMap
 
 mod anim;
 mod attach;

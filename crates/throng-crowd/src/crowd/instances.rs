@@ -6,8 +6,8 @@ use glam::{Mat4, Vec4};
 
 use super::anim::{Anim, Playback};
 use super::{Crowd, CrowdError, ModelId, WrapMode};
-use crate::gpu::{InstanceRecord, pack_tint};
-use crate::math::rows_to_mat4;
+use throng_core::gpu::{InstanceRecord, pack_tint};
+use throng_core::math::rows_to_mat4;
 
 /// A generational instance handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,7 +112,7 @@ impl Crowd {
 
     /// Makes room for `additional` more instances, or says why not: an
     /// error when they would need more memory than the host can still give
-    /// ([`crate::host_memory`]), checked before anything is allocated.
+    /// ([`throng_core::host_memory`]), checked before anything is allocated.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), CrowdError> {
         let needed = (additional as u64).saturating_mul(Self::BYTES_PER_INSTANCE);
         let out_of_memory = |available| CrowdError::OutOfMemory {
@@ -120,7 +120,7 @@ impl Crowd {
             needed,
             available,
         };
-        crate::host_memory::check(needed).map_err(out_of_memory)?;
+        throng_core::host_memory::check(needed).map_err(out_of_memory)?;
         let fits = self.slots.try_reserve(additional).is_ok()
             && self.slot_of.try_reserve(additional).is_ok()
             && self.rows.try_reserve(additional).is_ok()
@@ -132,7 +132,7 @@ impl Crowd {
             Ok(())
         } else {
             Err(out_of_memory(
-                crate::host_memory::available_bytes().unwrap_or(0),
+                throng_core::host_memory::available_bytes().unwrap_or(0),
             ))
         }
     }

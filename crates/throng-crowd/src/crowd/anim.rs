@@ -7,11 +7,11 @@ use glam::Mat4;
 
 use super::instances::mat4_of;
 use super::{Crowd, CrowdError, InstanceId, ModelId, WrapMode};
-use crate::gpu::FrameBlend;
-use crate::layout::{FrameMap, FramePair};
-use crate::limits::REST_FRAME;
-use crate::math::rows_to_mat4;
 use crate::playback::{clip_time, reduce_phase};
+use throng_core::gpu::FrameBlend;
+use throng_core::layout::{FrameMap, FramePair};
+use throng_core::limits::REST_FRAME;
+use throng_core::math::rows_to_mat4;
 
 /// "No clip": the rest pose (current track) or no previous clip.
 const NO_CLIP: u16 = u16::MAX;
@@ -267,7 +267,7 @@ impl Crowd {
             });
         }
         let blend = blend_of(&self.anims[d], &rt.maps);
-        let rows = crate::baked::blended_bone_rows(model, bone as u32, &blend);
+        let rows = throng_core::baked::blended_bone_rows(model, bone as u32, &blend);
         Ok(mat4_of(&self.rows[d]) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
     }
 }

@@ -8,9 +8,9 @@ use super::anim::{Anim, blend_of};
 use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
-use crate::gpu::InstanceRecord;
-use crate::limits::PACKAGE_WIDTH;
-use crate::math::Aabb;
+use throng_core::gpu::InstanceRecord;
+use throng_core::limits::PACKAGE_WIDTH;
+use throng_core::math::Aabb;
 
 /// Records of one frame, grouped by (model, LOD).
 #[derive(Clone, Debug, Default)]
@@ -89,7 +89,7 @@ pub const LOD_HYSTERESIS: f32 = 0.15;
 pub const LOD_TINTS: [u32; 4] = [0xff4c_ff4c, 0xffff_8c59, 0xffe6_4cff, 0xff40_40ff];
 
 /// LOD for a projected size, given the previous LOD and each LOD's smallest
-/// screen size (see [`crate::model::Lod::screen_size`]).
+/// screen size (see [`throng_core::model::Lod::screen_size`]).
 pub fn select_lod(size: f32, sizes: &[f32], current: usize) -> usize {
     let last = sizes.len().saturating_sub(1);
     let first_at = |scale: f32| {

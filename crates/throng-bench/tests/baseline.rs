@@ -7,13 +7,13 @@
 //! clip mapping, world matrix or tint changes thousands of pixels. A mid-fade
 //! crowd checks the palette cross-fade against the shader's.
 
-mod common;
+use throng_tests::golden as common;
 
-use throng_core::crowd::{Crowd, InstanceId};
-use throng_render::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::{Character, CpuSkinnedModel, CpuSkinnedRenderer};
+use throng_crowd::crowd::{Crowd, InstanceId};
 use throng_render::{
-    Character, CpuSkinnedModel, CpuSkinnedRenderer, FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT,
-    Offscreen, Renderer, RendererOptions, require_gpu,
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
 };
 
 const SIZE: (u32, u32) = (256, 256);
@@ -32,7 +32,7 @@ fn draw_both(
     crowd: &Crowd,
     skin: &CpuSkinnedModel,
     model: &GpuModel,
-    camera: &throng_core::camera::Camera,
+    camera: &throng_crowd::camera::Camera,
 ) -> [(image::RgbaImage, FrameStats); 2] {
     let target = Offscreen::new(&gpu.device, SIZE).unwrap();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -57,7 +57,7 @@ fn draw_both(
         options(),
     )
     .unwrap();
-    let mut list = throng_core::crowd::DrawList::default();
+    let mut list = throng_crowd::crowd::DrawList::default();
     crowd.build_draw_list(None, &mut list);
     let ids: Vec<InstanceId> = crowd.ids().collect();
     assert_eq!(list.records.len(), ids.len());

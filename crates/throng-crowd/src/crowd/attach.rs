@@ -6,7 +6,7 @@ use glam::Mat4;
 
 use super::instances::rows_of;
 use super::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
-use crate::model::BakedModel;
+use throng_core::model::BakedModel;
 
 /// How an attachment follows its parent.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,8 +9,8 @@ use super::events::push_crossed;
 use super::instances::{mat4_of, rows_of};
 use super::root_motion::step_motion;
 use super::{Crowd, InstanceId};
-use crate::layout::FrameMap;
 use crate::playback::RootDelta;
+use throng_core::layout::FrameMap;
 
 impl Crowd {
     /// Advances every unpaused instance by `dt` seconds (times its speed).

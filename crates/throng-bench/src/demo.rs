@@ -3,9 +3,9 @@
 //! benchmarks so they all draw the same scene.
 
 use glam::{Mat4, Vec3, Vec4};
-use throng_core::camera::Camera;
-use throng_core::crowd::{Crowd, CrowdError, ModelId, Spawn};
 use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, CrowdError, ModelId, Spawn};
 
 /// How to fill a grid.
 #[derive(Clone, Debug, PartialEq)]

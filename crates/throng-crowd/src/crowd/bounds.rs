@@ -7,7 +7,7 @@ use glam::{Vec3, Vec4};
 use super::Crowd;
 use super::anim::{Anim, Playback};
 use super::models::ModelRt;
-use crate::math::Aabb;
+use throng_core::math::Aabb;
 
 pub(super) fn sphere_of(b: &Aabb) -> Vec4 {
     b.center().extend(b.radius())

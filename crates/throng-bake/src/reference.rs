@@ -11,23 +11,36 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::math::{Rows3x4, mat4_to_rows, rows_transform_normal, rows_transform_point};
 use crate::sample::PoseEvaluator;
 use crate::scene::Scene;
+use throng_core::math::{Rows3x4, mat4_to_rows, rows_transform_normal, rows_transform_point};
 
-/// Skinned vertices of one source primitive, identified as in glTF.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SkinnedPrimitive {
-    /// Node holding the mesh.
-    pub node: u32,
-    /// Mesh index.
-    pub mesh: u32,
-    /// Primitive index in the mesh.
-    pub primitive: u32,
-    /// Positions in model (scene-root) space, in source vertex order.
-    pub positions: Vec<Vec3>,
-    /// Normals (empty if the source primitive had none).
-    pub normals: Vec<Vec3>,
+pub use throng_core::baked::SkinnedPrimitive;
+
+/// Skins `scene` with clip `clip` (by index, `None` = rest pose) at time `t`.
+pub fn sample(scene: &Scene, clip: Option<usize>, t: f32) -> Vec<SkinnedPrimitive> {
+    let eval = PoseEvaluator::new(scene);
+    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
+    skin_scene(scene, &globals)
+}
+
+/// Cross-fade reference: skins with per-joint matrices mixed between two
+/// poses, `M = (1 - fade) · M_prev + fade · M_cur`, matching the shader's
+/// matrix blend. `prev` and `cur` are node global matrices.
+pub fn sample_cross_fade(
+    scene: &Scene,
+    prev: &[Mat4],
+    cur: &[Mat4],
+    fade: f32,
+) -> Vec<SkinnedPrimitive> {
+    let mixed: Vec<Mat4> = prev
+        .iter()
+        .zip(cur)
+        .map(|(p, c)| *p * (1.0 - fade) + *c * fade)
+        .collect();
+    // Mixing globals node-by-node then multiplying by IBM equals mixing the
+    // joint matrices, since `(a·P + b·C)·IBM = a·P·IBM + b·C·IBM`.
+    skin_scene(scene, &mixed)
 }
 
 /// Skins every mesh instance of `scene` given node global matrices.
@@ -158,30 +171,4 @@ fn blend_joints(joints: &[Mat4], influences: impl Iterator<Item = (u16, f32)>) -
     } else {
         joints[0]
     }
-}
-
-/// Skins `scene` with clip `clip` (by index, `None` = rest pose) at time `t`.
-pub fn sample(scene: &Scene, clip: Option<usize>, t: f32) -> Vec<SkinnedPrimitive> {
-    let eval = PoseEvaluator::new(scene);
-    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
-    skin_scene(scene, &globals)
-}
-
-/// Cross-fade reference: skins with per-joint matrices mixed between two
-/// poses, `M = (1 - fade) · M_prev + fade · M_cur`, matching the shader's
-/// matrix blend. `prev` and `cur` are node global matrices.
-pub fn sample_cross_fade(
-    scene: &Scene,
-    prev: &[Mat4],
-    cur: &[Mat4],
-    fade: f32,
-) -> Vec<SkinnedPrimitive> {
-    let mixed: Vec<Mat4> = prev
-        .iter()
-        .zip(cur)
-        .map(|(p, c)| *p * (1.0 - fade) + *c * fade)
-        .collect();
-    // Mixing globals node-by-node then multiplying by IBM equals mixing the
-    // joint matrices, since `(a·P + b·C)·IBM = a·P·IBM + b·C·IBM`.
-    skin_scene(scene, &mixed)
 }

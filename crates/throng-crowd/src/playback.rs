@@ -22,8 +22,8 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::layout::FrameMap;
-use crate::model::RootMotionKey;
+use throng_core::layout::FrameMap;
+use throng_core::model::RootMotionKey;
 
 /// How a clip behaves at its ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -2,7 +2,7 @@
 //! glTF crate.
 //!
 //! `throng-bake` imports a glTF file into a [`Scene`]; the baker turns it into
-//! a [`crate::model::BakedModel`] and the CPU reference ([`crate::reference`])
+//! a [`throng_core::model::BakedModel`] and the CPU reference ([`crate::reference`])
 //! evaluates it with glTF's own semantics. The scene keeps glTF's structure
 //! (nodes, skins, meshes, node→mesh instances, animation channels), not the
 //! baked palette form, so the reference stays independent of the palette
@@ -23,7 +23,8 @@
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::error::SceneError;
-use crate::math::Trs;
+pub use throng_core::material::{AlphaMode, Image, Material, TextureWrap};
+use throng_core::math::Trs;
 
 /// A node's rest-pose local transform.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -193,74 +194,6 @@ impl Clip {
     }
 }
 
-/// How alpha is treated (glTF `alphaMode`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum AlphaMode {
-    /// Alpha ignored.
-    #[default]
-    Opaque = 0,
-    /// Fragments below the cutoff are discarded.
-    Mask = 1,
-    /// Alpha blended.
-    Blend = 2,
-}
-
-/// Texture addressing mode (glTF sampler wrap).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum WrapMode {
-    /// Repeat.
-    #[default]
-    Repeat = 0,
-    /// Clamp to edge.
-    ClampToEdge = 1,
-    /// Mirrored repeat.
-    MirroredRepeat = 2,
-}
-
-/// A material, reduced to what Throng draws.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Material {
-    /// Material name.
-    pub name: String,
-    /// Linear base colour factor (RGBA).
-    pub base_color_factor: Vec4,
-    /// Base colour image index, if textured.
-    pub base_color_image: Option<u32>,
-    /// Wrap modes (u, v) of the base colour sampler.
-    pub wrap: [WrapMode; 2],
-    /// Alpha mode.
-    pub alpha_mode: AlphaMode,
-    /// Alpha cutoff for [`AlphaMode::Mask`].
-    pub alpha_cutoff: f32,
-    /// Draw back faces too.
-    pub double_sided: bool,
-}
-
-impl Default for Material {
-    fn default() -> Self {
-        Self {
-            name: "default".into(),
-            base_color_factor: Vec4::ONE,
-            base_color_image: None,
-            wrap: [WrapMode::Repeat; 2],
-            alpha_mode: AlphaMode::Opaque,
-            alpha_cutoff: 0.5,
-            double_sided: false,
-        }
-    }
-}
-
-/// An encoded image (PNG or JPEG bytes, as stored in the glTF).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Image {
-    /// Image name or URI.
-    pub name: String,
-    /// MIME type (`image/png`, `image/jpeg`).
-    pub mime: String,
-    /// Encoded bytes.
-    pub bytes: Vec<u8>,
-}
-
 /// A whole source model.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Scene {
@@ -282,7 +215,7 @@ pub struct Scene {
     /// Images in file order.
     pub images: Vec<Image>,
     /// Named events on clips (from glTF animation extras or a sidecar file).
-    pub events: Vec<crate::model::ClipEvent>,
+    pub events: Vec<throng_core::model::ClipEvent>,
 }
 
 impl Scene {

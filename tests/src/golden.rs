@@ -1,19 +1,15 @@
-//! Helpers shared by the GPU integration tests: assets, baking, a GPU.
-
-#![allow(dead_code)]
+//! Helpers of the image tests, whichever crate they live in: a bundled
+//! model baked at default settings, and comparison with a golden image under
+//! named tolerances (`tests/golden`, rewritten with `UPDATE_GOLDENS=1`).
+//! Test files use it as `use throng_tests::golden as common;`.
 
 use std::path::PathBuf;
 
-use throng_bake::{BakeOptions, bake, import_file};
-use throng_core::Scene;
-use throng_core::crowd::ModelHandle;
+pub use crate::asset;
 
-/// Path of a bundled asset.
-pub fn asset(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../assets")
-        .join(name)
-}
+use throng_bake::Scene;
+use throng_bake::{BakeOptions, bake, import_file};
+use throng_crowd::crowd::ModelHandle;
 
 /// Imports and bakes a bundled model with default options.
 pub fn baked(name: &str) -> (Scene, ModelHandle) {
@@ -28,14 +24,14 @@ pub fn baked(name: &str) -> (Scene, ModelHandle) {
 
 /// The repository's `tests/golden` folder.
 pub fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
+    crate::repo_root().join("tests/golden")
 }
 
 use image::RgbaImage;
 
 /// A pixel differs when any channel differs by more than this many 8-bit
 /// levels: sRGB encoding and MSAA resolve round differently by 1 level
-/// between rasterizers (GPU-ON-CPU.md), so 3 is noise, more is content.
+/// between rasterizers (docs/DESIGN.md#tolerances-on-software-rasterizers), so 3 is noise, more is content.
 pub const PIXEL_LEVEL_TOLERANCE: u8 = 3;
 
 /// Fraction of pixels allowed to differ. Set on llvmpipe (LLVM 15.0.6,

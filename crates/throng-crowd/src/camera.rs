@@ -3,7 +3,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::math::Aabb;
+use throng_core::math::Aabb;
 
 /// A camera: where it is and how it projects.
 #[derive(Clone, Copy, Debug, PartialEq)]

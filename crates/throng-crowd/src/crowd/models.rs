@@ -11,9 +11,9 @@ use glam::{Mat4, Vec4};
 
 use super::bounds::sphere_of;
 use super::{Crowd, CrowdError};
-use crate::layout::FrameMap;
-use crate::limits::REST_FRAME;
-use crate::model::BakedModel;
+use throng_core::layout::FrameMap;
+use throng_core::limits::REST_FRAME;
+use throng_core::model::BakedModel;
 
 /// A baked model with an identity. Cheap to clone (shared).
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ pub struct ModelHandle {
 
 impl ModelHandle {
     /// Wraps a model (validating it) and gives it a new identity.
-    pub fn new(model: BakedModel) -> Result<Self, crate::FormatError> {
+    pub fn new(model: BakedModel) -> Result<Self, throng_core::FormatError> {
         model.validate()?;
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let bind = model

@@ -10,8 +10,8 @@
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 
-use crate::math::Trs;
 use crate::scene::{Channel, Clip, Interpolation, LocalTransform, Property, Scene};
+use throng_core::math::Trs;
 
 /// Samples one channel at time `t` (seconds). Vec3 properties come back in
 /// xyz; rotations as a normalised quaternion in xyzw.

@@ -19,10 +19,10 @@
 //! with a dynamic offset; `shaders/palette_skinning.wgsl` blends the 4
 //! influences from that palette. Mesh, materials and fragment shading are the
 //! baked model's ([`GpuModel`], `draw.wgsl`'s `fs_main`), so the only
-//! difference from [`crate::Renderer`] is where the palette comes from and
+//! difference from [`throng_render::Renderer`] is where the palette comes from and
 //! how many draws it takes.
 //!
-//! The sampler is throng-core's plain reference evaluator (all nodes'
+//! The sampler is throng-bake's plain reference evaluator (all nodes'
 //! locals, then all globals, per character), not a tuned one: a hand-tuned
 //! engine would sample faster, but does the same O(joints) work per
 //! character per frame.
@@ -33,20 +33,21 @@ use std::collections::HashMap;
 
 use glam::{Mat4, Vec3};
 use thiserror::Error;
-use throng_core::camera::Camera;
-use throng_core::crowd::{InstanceState, ModelHandle};
+use throng_bake::sample::PoseEvaluator;
+use throng_bake::scene::{AlphaMode, Scene};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
-use throng_core::sample::PoseEvaluator;
-use throng_core::scene::{AlphaMode, Scene};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{InstanceState, ModelHandle};
 
-use crate::error::RenderError;
-use crate::layouts;
-use crate::model::GpuModel;
-use crate::renderer::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
-use crate::shader::Program;
-use crate::timer::GpuTimer;
-use crate::uniforms::{CharacterHeader, FrameUniforms};
+use throng_render::error::RenderError;
+use throng_render::layouts;
+use throng_render::model::GpuModel;
+use throng_render::renderer::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
+use throng_render::shader::Program;
+use throng_render::timer::GpuTimer;
+use throng_render::uniforms::{CharacterHeader, FrameUniforms};
+use throng_render::wgpu;
 
 /// Errors of CPU palette skinning.
 #[derive(Debug, Error)]
@@ -67,9 +68,9 @@ pub enum CpuSkinnedError {
 }
 
 /// True if the adapter can run CPU palette skinning (vertex-stage storage
-/// buffers, like [`crate::renderer::RecordPath::Unbounded`]).
+/// buffers, like [`throng_render::RecordPath::Unbounded`]).
 pub fn supports(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
-    crate::renderer::supports_unbounded(adapter, device)
+    throng_render::renderer::supports_unbounded(adapter, device)
 }
 
 /// A baked model together with the source scene it was baked from: what the
@@ -261,7 +262,7 @@ impl CpuSkinnedRenderer {
         if !supports(adapter, device) {
             return Err(RenderError::Unsupported(format!(
                 "CPU palette skinning needs vertex-stage storage buffers, which {} lacks",
-                crate::context::adapter_summary(adapter)
+                throng_render::context::adapter_summary(adapter)
             ))
             .into());
         }
@@ -639,7 +640,7 @@ impl CpuSkinnedRenderer {
         model: &GpuModel,
     ) -> Result<FrameStats, CpuSkinnedError> {
         let device = self.device.clone();
-        crate::context::catch_device_errors(&device, "drawing a CPU-skinned frame", || {
+        throng_render::context::catch_device_errors(&device, "drawing a CPU-skinned frame", || {
             let stats = self.prepare(size, camera, characters, skin, model)?;
             let mut encoder = self
                 .device

@@ -1,0 +1,105 @@
+//! The crate graph is part of the design (ARCHITECTURE.md): the runtime —
+//! the contract crate, the crowd simulation and the renderer — never
+//! depends on the offline side (glTF import, the source `Scene`, baking).
+//! The compiler enforces it only as long as nobody adds the dependency; this
+//! test fails when someone does, naming the path through the graph.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Crates that run in a user's application.
+const RUNTIME: [&str; 3] = ["throng-core", "throng-crowd", "throng-render"];
+
+/// What the runtime must never link.
+const OFFLINE: [&str; 2] = ["throng-bake", "gltf"];
+
+/// Normal (not dev, not build) dependencies declared by every workspace
+/// package, by package name. Third-party crates appear as leaves: the rule is
+/// about what the workspace's own crates pull in, and `--no-deps` needs no
+/// registry (a full resolve would want every platform's crates downloaded).
+fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(throng_tests::repo_root())
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
+    let mut graph = BTreeMap::new();
+    for package in meta["packages"].as_array().expect("packages") {
+        let name = package["name"].as_str().expect("package name").to_owned();
+        let deps: BTreeSet<String> = package["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .map(|d| d["name"].as_str().expect("dependency name").to_owned())
+            .collect();
+        graph.insert(name, deps);
+    }
+    graph
+}
+
+/// A dependency path from `from` to `to`, if there is one.
+fn path(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> Option<Vec<String>> {
+    let mut parent: BTreeMap<String, String> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([from.to_owned()]);
+    let mut seen = BTreeSet::from([from.to_owned()]);
+    while let Some(n) = queue.pop_front() {
+        if n == to {
+            let mut p = vec![n.clone()];
+            let mut cur = n;
+            while let Some(up) = parent.get(&cur) {
+                p.push(up.clone());
+                cur = up.clone();
+            }
+            p.reverse();
+            return Some(p);
+        }
+        for d in graph.get(&n).into_iter().flatten() {
+            if seen.insert(d.clone()) {
+                parent.insert(d.clone(), n.clone());
+                queue.push_back(d.clone());
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_runtime_never_depends_on_the_offline_side() {
+    let graph = normal_dependencies();
+    for krate in RUNTIME {
+        assert!(graph.contains_key(krate), "{krate} is not in the workspace");
+        for banned in OFFLINE {
+            if let Some(p) = path(&graph, krate, banned) {
+                panic!(
+                    "{krate} depends on {banned}: {}; the runtime must not link the offline side (ARCHITECTURE.md)",
+                    p.join(" → ")
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_path_finder_finds_a_known_dependency() {
+    // The check above is only as good as its graph walk: the offline crate
+    // does reach gltf, and the CLI reaches everything.
+    let graph = normal_dependencies();
+    assert!(path(&graph, "throng-bake", "gltf").is_some());
+    let p = path(&graph, "throng-cli", "throng-core").expect("cli → core");
+    assert_eq!(p.first().map(String::as_str), Some("throng-cli"));
+}
