@@ -5,8 +5,12 @@
 // space).
 //
 // Vertices are read as raw words of throng_core::model::BakedVertex
-// (VERTEX_WORDS u32 each): position 0..3, normal 3..6, uv 6..8,
-// joints 8..10 (two u16 per word, little-endian), weights 10..14.
+// (VERTEX_WORDS u32 each); the prelude gives each field's first word
+// (VERTEX_POSITION_WORD, ...), generated from the Rust layout. Joints are
+// two u16 per word, little-endian.
+
+// #import prelude
+// #import skinning
 
 struct ComputeParams {
     first_vertex: u32,
@@ -32,13 +36,16 @@ fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let base = (params.first_vertex + v) * VERTEX_WORDS;
-    let j01 = vertex_words[base + 8u];
-    let j23 = vertex_words[base + 9u];
+    let p = base + VERTEX_POSITION_WORD;
+    let n = base + VERTEX_NORMAL_WORD;
+    let w = base + VERTEX_WEIGHTS_WORD;
+    let j01 = vertex_words[base + VERTEX_JOINTS_WORD];
+    let j23 = vertex_words[base + VERTEX_JOINTS_WORD + 1u];
     let input = SkinInput(
-        vec3<f32>(word_f32(base), word_f32(base + 1u), word_f32(base + 2u)),
-        vec3<f32>(word_f32(base + 3u), word_f32(base + 4u), word_f32(base + 5u)),
+        vec3<f32>(word_f32(p), word_f32(p + 1u), word_f32(p + 2u)),
+        vec3<f32>(word_f32(n), word_f32(n + 1u), word_f32(n + 2u)),
         vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u),
-        vec4<f32>(word_f32(base + 10u), word_f32(base + 11u), word_f32(base + 12u), word_f32(base + 13u)),
+        vec4<f32>(word_f32(w), word_f32(w + 1u), word_f32(w + 2u), word_f32(w + 3u)),
     );
     let rec = records[min(instance, arrayLength(&records) - 1u)];
     let s = skin(input, rec);

@@ -5,12 +5,14 @@
 // (P_b = G_joint · IBM, stored as the top three rows of the 3x4 affine matrix,
 // exactly like a bone-texture entry) and writes it behind a small header into
 // one storage buffer; each character is one draw that binds its slice with a
-// dynamic offset. Composed after skinning.wgsl (Rows, Skinned,
-// transform_point, transform_normal, world_from_model's row layout) and
-// draw.wgsl (Frame, VertexIn, VertexOut and fs_main, which shades these
-// vertices unchanged). Binding 1 of group 3 keeps clear of the records buffer
+// dynamic offset. Uses skinning.wgsl (Rows, Skinned, transform_point,
+// transform_normal, world_from_model's row layout) and draw.wgsl (Frame,
+// VertexIn, VertexOut and fs_main, which shades these vertices unchanged). Binding 1 of group 3 keeps clear of the records buffer
 // that records_storage.wgsl declares at binding 0 of the same group; only
 // vs_palette's bindings reach the pipeline layout.
+
+// #import skinning
+// #import draw
 
 // Mirrors throng_render::uniforms::CharacterHeader.
 struct CharacterHeader {

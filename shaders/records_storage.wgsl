@@ -2,6 +2,8 @@
 // storage buffer; a draw's first_instance selects its group, so
 // `instance_index` indexes the buffer directly.
 
+// #import skinning
+
 @group(3) @binding(0) var<storage, read> all_records: array<InstanceRecord>;
 
 fn instance_record(i: u32) -> InstanceRecord {

@@ -2,6 +2,9 @@
 // PACKAGE_WIDTH records in a uniform buffer, bound with a dynamic offset per
 // draw. `instance_index` counts from 0 within the package.
 
+// #import prelude
+// #import skinning
+
 struct Package {
     records: array<InstanceRecord, PACKAGE_WIDTH>,
 }

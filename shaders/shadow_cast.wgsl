@@ -1,8 +1,12 @@
 // Casting shadows: the depth-only pass from the light. It skins every vertex
 // with the same full skinning as the crowd pass — 4 influences, both clips
 // of a cross-fade (UAI's shadow pass used one bone) — then projects it with
-// the light's matrix. Composed after skinning.wgsl, a records file,
-// draw.wgsl (VertexIn), shadow_filter.wgsl and shadow_common.wgsl.
+// the light's matrix. VertexIn comes from draw.wgsl.
+
+// #import skinning
+// #import records
+// #import draw
+// #import shadow_common
 
 @vertex
 fn vs_shadow(v: VertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {

@@ -1,6 +1,9 @@
 // Receiving shadows in the crowd pass: the shadow map and its comparison
-// sampler, and the shadowed fragment entry point. Composed after draw.wgsl,
-// shadow_filter.wgsl and shadow_common.wgsl.
+// sampler, and the shadowed fragment entry point.
+
+// #import draw
+// #import shadow_filter
+// #import shadow_common
 
 @group(3) @binding(3) var shadow_map: texture_depth_2d;
 @group(3) @binding(4) var shadow_sampler: sampler_comparison;

@@ -10,6 +10,8 @@
 //   M = sum_i w_i M_i; position = M (p, 1); normal = sign(det) cofactor(M) n, normalised.
 // lerp(a, b, t) is written a + (b - a) * t, as on the CPU.
 
+// #import prelude
+
 // One visible instance (80 bytes). Mirrors throng_core::gpu::InstanceRecord.
 struct InstanceRecord {
     world_from_model_row0: vec4<f32>,

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 
 use throng_core::gpu::{InstanceRecord, ModelParams};
-use throng_render::shader::{FILES, Program};
+use throng_render::shader::{MODULES, Program, imports};
 use throng_render::uniforms::{
     CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
 };
@@ -37,19 +37,76 @@ fn every_shader_file_is_known_and_used() {
     let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".wgsl"))
+        .filter_map(|n| n.strip_suffix(".wgsl").map(str::to_owned))
         .collect();
     assert!(!on_disk.is_empty(), "no shader found in {}", dir.display());
-    let known: BTreeSet<String> = FILES.iter().map(|(n, _)| n.to_string()).collect();
+    let known: BTreeSet<String> = MODULES.iter().map(|(n, _)| n.to_string()).collect();
     assert_eq!(
         on_disk, known,
-        "shaders/ and throng_render::shader::FILES disagree"
+        "shaders/ and throng_render::shader::MODULES disagree"
     );
-    for (name, text) in FILES {
-        let used = Program::ALL.iter().any(|p| p.files().contains(text));
-        assert!(used, "{name} is in no program, so nothing validates it");
-        let on_disk = std::fs::read_to_string(dir.join(name)).unwrap();
-        assert_eq!(&on_disk, text, "{name} changed on disk; rebuild");
+    let used: BTreeSet<&str> = Program::ALL.iter().flat_map(|p| p.modules()).collect();
+    for (name, text) in MODULES {
+        assert!(
+            used.contains(name),
+            "{name}.wgsl is in no program, so nothing validates it"
+        );
+        let on_disk = std::fs::read_to_string(dir.join(format!("{name}.wgsl"))).unwrap();
+        assert_eq!(&on_disk, text, "{name}.wgsl changed on disk; rebuild");
+    }
+}
+
+#[test]
+fn every_import_names_a_module_and_programs_list_their_modules_once() {
+    for (name, text) in MODULES {
+        for (line, import) in imports(text) {
+            assert!(
+                ["prelude", "records"].contains(&import)
+                    || MODULES.iter().any(|(m, _)| *m == import),
+                "{name}.wgsl:{line}: imports unknown module {import:?}"
+            );
+        }
+    }
+    for p in Program::ALL {
+        let modules = p.modules();
+        let unique: BTreeSet<_> = modules.iter().collect();
+        assert_eq!(unique.len(), modules.len(), "{p:?}: {modules:?}");
+        assert_eq!(modules.last(), Some(&p.entry()), "{p:?}: entry last");
+        assert_eq!(
+            p.source().matches("const PACKAGE_WIDTH").count(),
+            1,
+            "{p:?}: one prelude"
+        );
+    }
+}
+
+/// The packaged path is the downlevel one (GL / WebGL2-class adapters): its
+/// programs must validate without the capabilities such adapters lack and
+/// must not read storage buffers, which those adapters cannot bind in the
+/// vertex stage.
+#[test]
+fn the_packaged_path_needs_no_storage_buffers() {
+    for p in [Program::DrawPackaged, Program::ShadowPackaged] {
+        let src = p.source();
+        let module = naga::front::wgsl::parse_str(&src).expect("parses");
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{p:?} needs a capability downlevel adapters lack:\n{}",
+                e.emit_to_string(&src)
+            )
+        });
+        for (_, var) in module.global_variables.iter() {
+            assert!(
+                !matches!(var.space, naga::AddressSpace::Storage { .. }),
+                "{p:?}: global {:?} is a storage buffer",
+                var.name
+            );
+        }
     }
 }
 

@@ -9,13 +9,14 @@ use throng_core::math::Aabb;
 use throng_render::Lighting;
 use throng_render::renderer::DEPTH_FORMAT;
 
-/// The WGSL source.
-pub const SHADER: &str = include_str!("shaders/ground.wgsl");
+/// The WGSL source (`shaders/viewer/ground.wgsl`).
+pub const SHADER: &str = include_str!("../../../shaders/viewer/ground.wgsl");
 
-/// The full ground program: the renderer's binding-free shadow filter, then
-/// `ground.wgsl`.
+/// The full ground program: `ground.wgsl` composed with what it imports
+/// (the renderer's binding-free shadow filter).
 pub fn shader_source() -> String {
-    format!("{}\n{}", throng_render::shader::SHADOW_FILTER, SHADER)
+    throng_render::shader::compose("viewer/ground.wgsl", SHADER, None)
+        .unwrap_or_else(|e| panic!("the viewer's ground shader does not compose: {e}"))
 }
 
 /// Unlit ground colour (linear RGB): a muted grey-green.

@@ -14,7 +14,7 @@ use throng_crowd::crowd::{Crowd, InstanceId};
 use throng_render::renderer::DEPTH_FORMAT;
 
 /// The WGSL source.
-pub const SHADER: &str = include_str!("shaders/lines.wgsl");
+pub const SHADER: &str = include_str!("../../../shaders/viewer/lines.wgsl");
 
 /// How many instances (nearest the eye, in view) get a skeleton.
 pub const NEAREST: usize = 20;
@@ -108,7 +108,7 @@ pub fn skeleton_lines(crowd: &Crowd, ids: &[InstanceId], out: &mut Vec<LineVerte
     }
 }
 
-/// Mirrors `Lines` in `shaders/lines.wgsl`.
+/// Mirrors `Lines` in `shaders/viewer/lines.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 struct LineUniforms {

@@ -3,8 +3,10 @@
 // screen-space antialiasing, fading into the sky colour with distance so the
 // square's edge never shows, darkened where the crowd's shadow map says the
 // light is blocked. Then a faint elliptic contact blob under each instance
-// (one instanced quad each), blended over the ground. Composed after
-// throng-render's shadows/shadow_filter.wgsl.
+// (one instanced quad each), blended over the ground. The shadow filter is
+// throng-render's, free of bindings.
+
+// #import shadow_filter
 
 struct Ground {
     clip_from_world: mat4x4<f32>,
