@@ -1,6 +1,7 @@
 //! Helpers of the image tests, whichever crate they live in: a bundled
 //! model baked at default settings, and comparison with a golden image under
-//! named tolerances (`tests/golden`, rewritten with `UPDATE_GOLDENS=1`).
+//! named tolerances (the golden images live next to the tests that use them,
+//! in that crate's `tests/golden/`, rewritten with `UPDATE_GOLDENS=1`).
 //! Test files use it as `use throng_tests::golden as common;`.
 
 use std::path::PathBuf;
@@ -22,9 +23,10 @@ pub fn baked(name: &str) -> (Scene, ModelHandle) {
     )
 }
 
-/// The repository's `tests/golden` folder.
-pub fn golden_dir() -> PathBuf {
-    crate::repo_root().join("tests/golden")
+/// The `tests/golden` folder of the crate whose manifest folder is
+/// `manifest_dir` (pass `env!("CARGO_MANIFEST_DIR")`).
+pub fn golden_dir(manifest_dir: &str) -> PathBuf {
+    PathBuf::from(manifest_dir).join("tests/golden")
 }
 
 use image::RgbaImage;
@@ -82,11 +84,11 @@ pub fn diff(a: &RgbaImage, b: &RgbaImage) -> ImageDiff {
     }
 }
 
-/// Compares `actual` with `tests/golden/{name}.png`. A missing golden fails
-/// unless `UPDATE_GOLDENS=1`, which (re)writes it. On failure the actual and
-/// difference images are written beside the golden.
-pub fn check_golden(name: &str, actual: &RgbaImage) {
-    let dir = golden_dir();
+/// Compares `actual` with `{dir}/{name}.png` (`dir` from [`golden_dir`]). A
+/// missing golden fails unless `UPDATE_GOLDENS=1`, which (re)writes it. On
+/// failure the actual and difference images are written beside the golden.
+pub fn check_golden(dir: &std::path::Path, name: &str, actual: &RgbaImage) {
+    let dir = dir.to_path_buf();
     let path = dir.join(format!("{name}.png"));
     let update = std::env::var("UPDATE_GOLDENS").is_ok_and(|v| v == "1");
     if update {

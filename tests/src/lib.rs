@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 pub mod gltf_builder;
 pub mod golden;
+pub mod walker;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -36,7 +37,7 @@ use glam::Vec3;
 use throng_bake::reference::SkinnedPrimitive;
 
 /// Baked f32 skinned positions must equal the CPU reference within this
-/// fraction of the model's bounding radius (issue #2, acceptance 2).
+/// fraction of the model's bounding radius.
 pub const BAKED_F32_TOLERANCE: f32 = 1e-5;
 
 /// Worst mismatch between two skinnings of the same source primitives.

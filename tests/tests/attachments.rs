@@ -1,4 +1,4 @@
-//! Issue #5 item 3: attachments. A rigid prop on a hand follows the hand on
+//! Attachments. A rigid prop on a hand follows the hand on
 //! *every* instance it is attached to (UAI #90 attached to only one): its
 //! GPU-skinned world position equals the CPU bone query, for two instances at
 //! different times. A skinned attachment (clothing sharing the skeleton,

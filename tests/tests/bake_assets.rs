@@ -1,4 +1,4 @@
-//! Issue #2 acceptance 1 and 2: every bundled model bakes with default
+//! Every bundled model bakes with default
 //! settings, and at every baked frame time of every clip the baked f32
 //! skinned positions equal the CPU reference within
 //! `BAKED_F32_TOLERANCE × bounding radius`. The half-precision error is

@@ -1,4 +1,4 @@
-//! Issue #16: error-bounded baking. At default settings every bundled model
+//! Error-bounded baking. At default settings every bundled model
 //! is within `BETWEEN_FRAMES_TOLERANCE × bounding radius` of the CPU
 //! reference *between* baked frames — at every interval's midpoint and at
 //! seeded random times of every clip — on the CPU mirror of the shader

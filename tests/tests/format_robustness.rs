@@ -1,6 +1,6 @@
-//! Issue acceptance for the `.throng` reader: "Every truncated prefix of a
-//! valid `.throng` and a set of corrupted ones (flipped bytes in headers,
-//! lengths and indices) fail to load with an error; no panic."
+//! The `.throng` reader refuses damage: every truncated prefix of a valid
+//! `.throng` and a set of corrupted ones (flipped bytes in headers, lengths
+//! and indices) fail to load with an error; no panic.
 //!
 //! * Every prefix of a valid file fails, with the header left as it is and
 //!   with the header patched to the prefix's size and checksum.

@@ -1,4 +1,5 @@
-//! Issue #12, items 2, 3, 9 and 11: hostile glTF files.
+//! Hostile glTF files: a bake reads nothing it was not given, never hangs,
+//! and refuses absurd sizes before doing the work.
 //!
 //! * Buffer and image URIs that leave the model's folder (absolute paths,
 //!   `file:` URIs, `..`, percent-encoded `..`, symbolic links) are refused

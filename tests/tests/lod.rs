@@ -1,4 +1,4 @@
-//! Issue #5 item 5: LODs from simplification and from files; runtime choice
+//! LODs from simplification and from files; runtime choice
 //! by projected size with hysteresis; records grouped per LOD.
 
 use glam::{Mat4, Vec3};

@@ -1,6 +1,6 @@
-//! Issue acceptance: "Malformed glTF (missing buffers, bad accessors, joint
-//! index beyond the skin, empty animations, NaN keys, a model with no skin and
-//! no animation) gives a clear error or a correct static bake, never a panic."
+//! Malformed glTF (missing buffers, bad accessors, joint index beyond the
+//! skin, empty animations, NaN keys, a model with no skin and no animation)
+//! gives a clear error or a correct static bake, never a panic.
 //!
 //! Each case starts from a small valid file built with [`GltfBuilder`] and
 //! breaks one thing, usually by editing its JSON. Errors are printed and
@@ -866,7 +866,7 @@ fn assert_hand(what: &str, expected: &[[[f32; 3]; 3]], found: &[SkinnedPrimitive
     assert!(d <= HAND_TOLERANCE, "{msg}");
 }
 
-/// Issue #12 item 10: a message either prints its cause or returns it as its
+/// A message either prints its cause or returns it as its
 /// `source`, never both, so the chain the CLI prints says each thing once.
 #[test]
 fn errors_print_their_cause_once() {

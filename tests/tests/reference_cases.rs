@@ -1,7 +1,7 @@
-//! Issue acceptance: "small glTF files built by the tests cover STEP,
-//! CUBICSPLINE, matrix joints, two skins sharing joints, a rigid mesh under a
-//! joint, a skinned node with a non-identity transform, weights summing to
-//! 0.5, 6 influences; expected positions worked out by hand in the test."
+//! The CPU reference and the bake against positions worked out by hand, on
+//! small glTF files built by the tests: STEP, CUBICSPLINE, matrix joints, two
+//! skins sharing joints, a rigid mesh under a joint, a skinned node with a
+//! non-identity transform, weights summing to 0.5, 6 influences.
 //!
 //! Each case builds a tiny file with [`GltfBuilder`], imports and bakes it,
 //! and checks two independent evaluations against positions worked out by

@@ -1,4 +1,4 @@
-//! Issue #16 items 2 and 3, end to end through the `throng` binary: the bake
+//! The bake's error report, end to end through the `throng` binary: the bake
 //! summary and `throng inspect --json` show each clip's rate, frames, bytes
 //! and errors, and `throng sample --source baked` between baked frames
 //! interpolates like the shader, so comparing it with `--source reference`

@@ -1,4 +1,4 @@
-//! Issue #3 acceptance 4: bad input is normal input. A model whose bone
+//! Bad input is normal input, on the GPU side. A model whose bone
 //! texture exceeds the device's limits, zero instances, an unknown clip name,
 //! a despawned id, a crowd drawn without its GPU model and a zero-sized target
 //! each give a clear error or a documented no-op — no panic, and no wgpu

@@ -1,10 +1,15 @@
-//! Issue #3 acceptance 2: golden images on a software GPU. Small crowds
+//! Golden images on a software GPU. Small crowds
 //! (≤ 64 instances) at 256×256 with 4× MSAA: a grid of Foxes at different
 //! clips and times, CesiumMan with its texture, a cross-fade mid-way (with
 //! both end poses beside it), and tinted instances. Tolerances: see
 //! `common::PIXEL_LEVEL_TOLERANCE` and friends.
 
 use throng_tests::golden as common;
+
+/// This crate's `tests/golden/`.
+fn golden() -> std::path::PathBuf {
+    common::golden_dir(env!("CARGO_MANIFEST_DIR"))
+}
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
@@ -67,7 +72,7 @@ fn fox_grid_at_different_clips_and_times() {
     .unwrap();
     let (image, stats) = render(&gpu, &crowd, &handle, &bounds);
     assert_eq!((stats.instances, stats.visible), (9, 9));
-    common::check_golden("fox_grid", &image);
+    common::check_golden(&golden(), "fox_grid", &image);
 }
 
 #[test]
@@ -89,7 +94,7 @@ fn cesium_man_with_its_texture() {
     crowd.spawn(id, spawn).unwrap();
     let bounds = handle.model().clips[0].bounds;
     let (image, _) = render(&gpu, &crowd, &handle, &bounds);
-    common::check_golden("cesium_man_textured", &image);
+    common::check_golden(&golden(), "cesium_man_textured", &image);
 }
 
 #[test]
@@ -158,7 +163,7 @@ fn cross_fade_mid_way_between_two_clips() {
         .map(|m| handle.model().bounds.transformed(m))
         .fold(Aabb::EMPTY, |a, b| a.union(&b));
     let (image, _) = render(&gpu, &crowd, &handle, &bounds);
-    common::check_golden("cross_fade_midway", &image);
+    common::check_golden(&golden(), "cross_fade_midway", &image);
 }
 
 #[test]
@@ -193,5 +198,5 @@ fn tinted_instances() {
         bounds = bounds.union(&b.transformed(&transform));
     }
     let (image, _) = render(&gpu, &crowd, &handle, &bounds);
-    common::check_golden("tinted_instances", &image);
+    common::check_golden(&golden(), "tinted_instances", &image);
 }

@@ -1,9 +1,9 @@
-//! Issue #3 acceptance 1: GPU compute readback of skinned positions equals
+//! GPU compute readback of skinned positions equals
 //! the CPU within `GPU_TOLERANCE × bounding radius` for Fox, CesiumMan and
 //! Woman — at baked frame times and mid-cross-fade against the glTF reference
 //! (`throng_bake::reference`), and halfway between frames against the CPU
 //! mirror of the shader (`throng_core::baked`), which is the only CPU
-//! definition of "between frames". Issue #16: at seeded random times between
+//! definition of "between frames". The bake's error bound: at seeded random times between
 //! frames the readback is within the bake's error bound
 //! (`BETWEEN_FRAMES_TOLERANCE`, the default `--max-error`) of the reference.
 //!

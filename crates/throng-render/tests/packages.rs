@@ -1,4 +1,4 @@
-//! Issue #3 acceptance 3: 450 instances of one model and submesh make three
+//! The packaged (downlevel) path: 450 instances of one model and submesh make three
 //! packages (200, 200, 50) and three draws on the packaged path, and the
 //! picture equals the unbounded path's.
 

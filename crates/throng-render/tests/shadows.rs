@@ -1,4 +1,4 @@
-//! Issue #5 item 7: shadows. The shadow pass uses the same full skinning as
+//! Shadows. The shadow pass uses the same full skinning as
 //! the crowd pass (UAI's used one bone): every vertex of the skinned pose, as
 //! the CPU computes it, lies on or behind what the shadow map recorded at its
 //! spot. Casters are culled against the light, not the camera: an instance
