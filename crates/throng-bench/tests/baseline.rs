@@ -36,18 +36,10 @@ fn draw_both(
 ) -> [(image::RgbaImage, FrameStats); 2] {
     let target = Offscreen::new(&gpu.device, SIZE).unwrap();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let mut baked = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options(),
-    )
-    .unwrap();
-    let baked_stats = baked
-        .render(&target.view, SIZE, camera, &[crowd], &[model])
+    let (baked_image, baked_stats) = Renderer::headless(gpu, options())
+        .unwrap()
+        .render_image(gpu, SIZE, camera, &[crowd], &[model])
         .unwrap();
-    let baked_image = target.read(&gpu.device, &gpu.queue).unwrap();
 
     let mut cpu = CpuSkinnedRenderer::new(
         &gpu.adapter,

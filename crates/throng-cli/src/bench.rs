@@ -705,15 +705,7 @@ impl Bench<'_> {
             shadows: None,
             ..RendererOptions::default()
         };
-        let new_renderer = |options| {
-            Renderer::new(
-                &gpu.adapter,
-                &gpu.device,
-                &gpu.queue,
-                OFFSCREEN_FORMAT,
-                options,
-            )
-        };
+        let new_renderer = |options| Renderer::headless(gpu, options);
         let mut drawer = match mode {
             Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::Packaged,

@@ -8,9 +8,7 @@ use clap::Args as ClapArgs;
 use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_file::ImageFormat;
-use throng_render::{
-    Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
-};
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 
 use crate::sample::resolve_clip;
 use crate::util::{check_not_input, load_baked};
@@ -98,13 +96,7 @@ pub fn run(args: Args) -> Result<()> {
         sample_count: args.msaa,
         ..RendererOptions::default()
     };
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options,
-    )?;
+    let mut renderer = Renderer::headless(&gpu, options)?;
     // Refuse a crowd the device cannot draw before spending memory on it.
     renderer.check_capacity(args.instances as u64)?;
     let upload_start = Instant::now();
@@ -123,11 +115,10 @@ pub fn run(args: Args) -> Result<()> {
         },
     )?;
     let camera = framing_camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
-    let target = Offscreen::new(&gpu.device, args.size)?;
     let start = Instant::now();
-    let stats = renderer.render(&target.view, args.size, &camera, &[&crowd], &[&gpu_model])?;
+    let (image, stats) =
+        renderer.render_image(&gpu, args.size, &camera, &[&crowd], &[&gpu_model])?;
     let gpu_time = renderer.wait_gpu_time();
-    let image = target.read(&gpu.device, &gpu.queue)?;
     let frame = start.elapsed();
     throng_render::image_file::save(&args.output, &image)?;
     println!("adapter     {}", gpu.adapter_summary());

@@ -1,8 +1,13 @@
 //! Headless render targets and pixel readback, for tests, the CLI and
 //! screenshots.
 
-use crate::context::catch_device_errors;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::Crowd;
+
+use crate::context::{Gpu, catch_device_errors};
 use crate::error::RenderError;
+use crate::model::GpuModel;
+use crate::renderer::{FrameStats, Renderer, RendererOptions};
 
 /// Colour format of offscreen targets: 8-bit sRGB, like a typical swapchain.
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -56,6 +61,38 @@ impl Offscreen {
         queue: &wgpu::Queue,
     ) -> Result<image::RgbaImage, RenderError> {
         read_rgba8(device, queue, &self.texture)
+    }
+}
+
+/// Headless drawing: the one way the CLI, the benchmarks and the image tests
+/// turn a crowd into a picture.
+impl Renderer {
+    /// A renderer on `gpu` that draws into [`OFFSCREEN_FORMAT`] targets.
+    pub fn headless(gpu: &Gpu, options: RendererOptions) -> Result<Self, RenderError> {
+        Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            OFFSCREEN_FORMAT,
+            options,
+        )
+    }
+
+    /// Draws one frame of `crowds` (with their `models`) from `camera` into
+    /// a fresh [`Offscreen`] target of `size` and reads it back. Any device
+    /// error on the way (validation included) is an error, never a panic.
+    pub fn render_image(
+        &mut self,
+        gpu: &Gpu,
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<(image::RgbaImage, FrameStats), RenderError> {
+        let target = Offscreen::new(&gpu.device, size)?;
+        let stats = self.render(&target.view, size, camera, crowds, models)?;
+        let image = target.read(&gpu.device, &gpu.queue)?;
+        Ok((image, stats))
     }
 }
 

@@ -8,9 +8,7 @@ use throng_tests::golden as common;
 
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
-use throng_render::{
-    GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{GpuModel, Offscreen, RenderError, Renderer, RendererOptions, require_gpu};
 
 /// A device on the same adapter with deliberately small texture limits.
 fn small_device(
@@ -92,14 +90,7 @@ fn zero_instances_draw_only_the_background() {
     let gpu = require_gpu("bad input: zero instances");
     let (_, fox) = common::baked("khronos_Fox.glb");
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap();
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        RendererOptions::default(),
-    )
-    .unwrap();
+    let mut renderer = Renderer::headless(&gpu, RendererOptions::default()).unwrap();
     let target = Offscreen::new(&gpu.device, (32, 32)).unwrap();
     let camera = throng_bench::demo::framing_camera(&fox.model().bounds, 1.0);
     let mut crowd = Crowd::new();
@@ -214,14 +205,7 @@ fn rendering_without_the_model_or_into_nothing_is_an_error() {
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&fox);
     crowd.spawn(id, Spawn::default()).unwrap();
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        RendererOptions::default(),
-    )
-    .unwrap();
+    let mut renderer = Renderer::headless(&gpu, RendererOptions::default()).unwrap();
     let target = Offscreen::new(&gpu.device, (16, 16)).unwrap();
     let camera = throng_bench::demo::framing_camera(&fox.model().bounds, 1.0);
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);

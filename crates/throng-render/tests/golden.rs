@@ -15,9 +15,7 @@ use glam::{Mat4, Vec3, Vec4};
 use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{FrameStats, Gpu, GpuModel, Renderer, RendererOptions, require_gpu};
 
 const SIZE: (u32, u32) = (256, 256);
 
@@ -31,26 +29,12 @@ fn render(
         sample_count: 4,
         ..RendererOptions::default()
     };
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options,
-    )
-    .unwrap();
+    let mut renderer = Renderer::headless(gpu, options).unwrap();
     let model = GpuModel::upload(&gpu.device, &gpu.queue, handle).unwrap();
     let camera = framing_camera(bounds, SIZE.0 as f32 / SIZE.1 as f32);
-    let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let stats = renderer
-        .render(&target.view, SIZE, &camera, &[crowd], &[&model])
+    let (image, stats) = renderer
+        .render_image(gpu, SIZE, &camera, &[crowd], &[&model])
         .unwrap();
-    let image = target.read(&gpu.device, &gpu.queue).unwrap();
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "wgpu validation error"
-    );
     (image, stats)
 }
 

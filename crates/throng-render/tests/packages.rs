@@ -8,10 +8,7 @@ use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_crowd::crowd::Crowd;
 use throng_render::renderer::supports_unbounded;
-use throng_render::{
-    GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions,
-    require_gpu,
-};
+use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu};
 
 const SIZE: (u32, u32) = (160, 160);
 
@@ -44,24 +41,10 @@ fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
             sample_count: 1,
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::new(
-            &gpu.adapter,
-            &gpu.device,
-            &gpu.queue,
-            OFFSCREEN_FORMAT,
-            options,
-        )
-        .unwrap();
-        let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let stats = renderer
-            .render(&target.view, SIZE, &camera, &[&crowd], &[&model])
-            .unwrap();
-        let image = target.read(&gpu.device, &gpu.queue).unwrap();
-        assert!(
-            pollster::block_on(scope.pop()).is_none(),
-            "wgpu validation error on {path:?}"
-        );
+        let mut renderer = Renderer::headless(&gpu, options).unwrap();
+        let (image, stats) = renderer
+            .render_image(&gpu, SIZE, &camera, &[&crowd], &[&model])
+            .unwrap_or_else(|e| panic!("{path:?}: {e}"));
         let packages: Vec<u32> = renderer.draw_lists()[0]
             .groups
             .iter()

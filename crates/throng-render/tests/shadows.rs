@@ -10,9 +10,7 @@ use glam::{Mat4, Vec3};
 use throng_core::baked::skin_lod;
 use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::renderer::ShadowOptions;
-use throng_render::{
-    GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
 
 const MAP: u32 = 512;
 
@@ -66,14 +64,7 @@ fn the_shadow_map_holds_the_fully_skinned_pose_and_off_screen_casters() {
         }),
         ..RendererOptions::default()
     };
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options,
-    )
-    .unwrap();
+    let mut renderer = Renderer::headless(&gpu, options).unwrap();
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &woman).unwrap();
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&woman);
