@@ -2,14 +2,14 @@
 //!
 //! The apparatus Throng is measured with, kept out of the runtime crates:
 //!
-//! * [`baseline`]: [`CpuSkinnedRenderer`], the per-character CPU
-//!   palette-skinning baseline (the way three.js and Bevy animate), which
+//! * [`cpu_skinned`]: [`CpuSkinnedRenderer`], the per-character CPU-skinned
+//!   baseline (the way three.js and Bevy animate), which
 //!   `throng bench --mode cpu-skinned` measures the baked renderer against.
 //! * [`demo`]: the demo crowd (a grid of varied clips, phases and tints) and
 //!   the camera that frames it, shared by `throng render`, the viewer, the
 //!   benchmarks and the golden-image tests so they all draw the same scene.
 
-pub mod baseline;
+pub mod cpu_skinned;
 pub mod demo;
 
-pub use baseline::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
+pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

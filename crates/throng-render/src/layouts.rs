@@ -158,7 +158,7 @@ pub fn compute_io(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// Group 3 of CPU palette skinning (`palette_skinning.wgsl`): binding 1, one
+/// Group 3 of CPU palette skinning (`cpu_skinned.wgsl`): binding 1, one
 /// character's header and palette in a storage buffer, selected per draw
 /// with a dynamic offset.
 pub fn character_palette(device: &wgpu::Device) -> wgpu::BindGroupLayout {

@@ -53,8 +53,8 @@ pub const SHADOW_RECEIVE: &str = include_str!("../../../shaders/shadow_receive.w
 pub const SHADOW_CAST: &str = include_str!("../../../shaders/shadow_cast.wgsl");
 /// `shaders/compute_skin.wgsl`.
 pub const COMPUTE_SKIN: &str = include_str!("../../../shaders/compute_skin.wgsl");
-/// `shaders/palette_skinning.wgsl`.
-pub const PALETTE_SKINNING: &str = include_str!("../../../shaders/palette_skinning.wgsl");
+/// `shaders/cpu_skinned.wgsl`.
+pub const CPU_SKINNED: &str = include_str!("../../../shaders/cpu_skinned.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -67,7 +67,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("shadow_receive", SHADOW_RECEIVE),
     ("shadow_cast", SHADOW_CAST),
     ("compute_skin", COMPUTE_SKIN),
-    ("palette_skinning", PALETTE_SKINNING),
+    ("cpu_skinned", CPU_SKINNED),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -247,7 +247,7 @@ pub enum Program {
     /// Per-character draw with a CPU-written joint palette (the
     /// `cpu-skinned` benchmark baseline of `throng-bench`). Entry point
     /// `vs_palette`; the fragment stage is `draw.wgsl`'s `fs_main`.
-    DrawPaletteSkinned,
+    CpuSkinned,
 }
 
 impl Program {
@@ -258,7 +258,7 @@ impl Program {
         Program::ComputeSkin,
         Program::ShadowPackaged,
         Program::ShadowUnbounded,
-        Program::DrawPaletteSkinned,
+        Program::CpuSkinned,
     ];
 
     /// The crowd's draw program for a record path.
@@ -283,7 +283,7 @@ impl Program {
             Program::DrawPackaged | Program::DrawUnbounded => "shadow_receive",
             Program::ShadowPackaged | Program::ShadowUnbounded => "shadow_cast",
             Program::ComputeSkin => "compute_skin",
-            Program::DrawPaletteSkinned => "palette_skinning",
+            Program::CpuSkinned => "cpu_skinned",
         }
     }
 
@@ -292,7 +292,7 @@ impl Program {
     pub fn record_path(self) -> Option<RecordPath> {
         match self {
             Program::DrawPackaged | Program::ShadowPackaged => Some(RecordPath::Packaged),
-            Program::DrawUnbounded | Program::ShadowUnbounded | Program::DrawPaletteSkinned => {
+            Program::DrawUnbounded | Program::ShadowUnbounded | Program::CpuSkinned => {
                 Some(RecordPath::Unbounded)
             }
             Program::ComputeSkin => None,
@@ -325,7 +325,7 @@ impl Program {
             Program::ComputeSkin => "throng compute skinning",
             Program::ShadowPackaged => "throng shadow (packaged)",
             Program::ShadowUnbounded => "throng shadow (unbounded)",
-            Program::DrawPaletteSkinned => "throng draw (CPU palette skinning)",
+            Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
         }
     }
 }

@@ -50,7 +50,7 @@ pub struct ComputeParams {
 }
 
 /// Header of one character's slice of the CPU-skinned palette buffer: WGSL
-/// `CharacterHeader` in `palette_skinning.wgsl`. The character's palette
+/// `CharacterHeader` in `cpu_skinned.wgsl`. The character's palette
 /// (one [`throng_core::math::Rows3x4`] per bone) follows it directly.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]

@@ -213,7 +213,7 @@ fn shared_structs_match_their_rust_twins() {
 fn palette_skinning_structs_match_their_rust_twins() {
     let header = offset_of!(CharacterHeader, world_from_model);
     check(
-        Program::DrawPaletteSkinned,
+        Program::CpuSkinned,
         "CharacterHeader",
         size_of::<CharacterHeader>(),
         &[
@@ -228,7 +228,7 @@ fn palette_skinning_structs_match_their_rust_twins() {
     );
     // The palette follows the header directly, one 3x4 matrix (three rows,
     // as in the bone texture) per bone.
-    let module = parse(Program::DrawPaletteSkinned);
+    let module = parse(Program::CpuSkinned);
     let (members, _) = naga_layout(&module, "Character");
     let offsets: Vec<(&str, u32)> = members.iter().map(|(n, o)| (n.as_str(), *o)).collect();
     assert_eq!(

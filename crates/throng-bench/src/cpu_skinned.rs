@@ -16,7 +16,7 @@
 //!
 //! All characters' slices then go to the GPU with **one** `write_buffer`, and
 //! each character is drawn with one draw per submesh that binds its slice
-//! with a dynamic offset; `shaders/palette_skinning.wgsl` blends the 4
+//! with a dynamic offset; `shaders/cpu_skinned.wgsl` blends the 4
 //! influences from that palette. Mesh, materials and fragment shading are the
 //! baked model's ([`GpuModel`], `draw.wgsl`'s `fs_main`), so the only
 //! difference from [`throng_render::Renderer`] is where the palette comes from and
@@ -273,7 +273,7 @@ impl CpuSkinnedRenderer {
             ))
             .into());
         }
-        let program = Program::DrawPaletteSkinned;
+        let program = Program::CpuSkinned;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(program.label()),
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
