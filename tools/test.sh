@@ -31,6 +31,8 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# API docs build without warnings (broken or ambiguous intra-doc links).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace
 
 # The GPU tests again on GL (llvmpipe through EGL, headless): the backend that

@@ -13,7 +13,7 @@
 //! # Frames
 //! Global frame 0 is the rest pose ([`REST_FRAME`]); each selected clip then
 //! adds n uniformly spaced frames from 0 to D: at least `max(2, round(D·F) +
-//! 1)` for the base rate F, more where [`crate::rate`] finds that the error
+//! 1)` for the base rate F, more where the rate search (`rate.rs`) finds that the error
 //! between frames would exceed `max_error`, at most what `max_fps` gives.
 //! Every clip is measured against the reference on skinned vertices at its
 //! frames and between them; the errors are stored per clip.

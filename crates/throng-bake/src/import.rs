@@ -7,9 +7,9 @@
 //! What is dropped, with a warning: point and line primitives, morph targets
 //! and weight channels, cameras, lights, textures other than base colour.
 //!
-//! Every accessor is read through [`crate::accessor`], which checks it against
+//! Every accessor is read through the `accessor` module, which checks it against
 //! its buffer; errors carry the glTF JSON path of the offending property.
-//! External buffers and images are read through [`crate::uri`]: inside the
+//! External buffers and images are read through the `uri` module: inside the
 //! model's folder only (unless [`ImportOptions::allow_outside_uris`]), regular
 //! files only, and never more bytes than a buffer's `byteLength` or
 //! [`MAX_IMAGE_BYTES`] for an image.

@@ -2,7 +2,7 @@
 //!
 //! The offline half of Throng: import a glTF 2.0 model ([`import`]) into a
 //! source [`Scene`] ([`scene`]), sample its clips ([`sample`]), skin it with
-//! the plain CPU reference ([`reference`]), and bake it ([`bake`]) into a
+//! the plain CPU reference ([`mod@reference`]), and bake it ([`mod@bake`]) into a
 //! validated [`throng_core::BakedModel`], measuring the result against the
 //! reference as it goes; LODs and attachments ([`lod`]), events ([`events`]).
 //! The runtime crates never depend on this one (a test in

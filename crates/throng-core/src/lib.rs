@@ -12,7 +12,7 @@
 //! * [`layout`]: frame counts and times, texel addressing, texture layout.
 //! * [`model`]: the baked model and its validity rules.
 //! * [`material`]: materials and images as the baked model carries them.
-//! * [`format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
+//! * [`mod@format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
