@@ -60,12 +60,5 @@ fn vs_palette(v: VertexIn) -> VertexOut {
     let h = character.header;
     let s = palette_skin(v);
     let world = Rows(h.world_from_model_row0, h.world_from_model_row1, h.world_from_model_row2);
-    let p = transform_point(world, s.position);
-    var out: VertexOut;
-    out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
-    out.world_position = p;
-    out.world_normal = transform_normal(world, s.normal);
-    out.uv = v.uv;
-    out.tint = unpack4x8unorm(h.tint);
-    return out;
+    return vertex_out(world, s, v.uv, h.tint);
 }

@@ -60,14 +60,19 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
     if (SKINNING) {
         s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
     }
-    let world = world_from_model(rec);
+    return vertex_out(world_from_model(rec), s, v.uv, rec.tint);
+}
+
+// A skinned vertex moved to the world by `world` and projected: what every
+// vertex entry point that shades with fs_main hands on.
+fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     let p = transform_point(world, s.position);
     var out: VertexOut;
     out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
     out.world_position = p;
     out.world_normal = transform_normal(world, s.normal);
-    out.uv = v.uv;
-    out.tint = unpack4x8unorm(rec.tint);
+    out.uv = uv;
+    out.tint = unpack4x8unorm(tint);
     return out;
 }
 
