@@ -9,9 +9,9 @@
 //! `cargo run --release -p throng-tests --example interpolation_space [FPS]`
 
 use glam::{Mat4, Quat, Vec3};
-use throng_bake::import_file;
 use throng_bake::sample::PoseEvaluator;
 use throng_bake::scene::Scene;
+use throng_bake::{import_file, reference};
 use throng_core::layout::{clip_frame_count, frame_time};
 use throng_tests::{ALL_MODELS, asset};
 
@@ -21,14 +21,7 @@ fn joint_matrices(scene: &Scene, globals: &[Mat4]) -> Vec<Vec<Mat4>> {
         .instances
         .iter()
         .map(|inst| match inst.skin {
-            Some(s) => {
-                let skin = &scene.skins[s as usize];
-                skin.joints
-                    .iter()
-                    .zip(&skin.inverse_binds)
-                    .map(|(&j, ibm)| globals[j as usize] * *ibm)
-                    .collect()
-            }
+            Some(_) => reference::joint_matrices(scene, inst, globals).collect(),
             None => vec![globals[inst.node as usize]],
         })
         .collect()

@@ -12,7 +12,7 @@
 use glam::{Mat4, Vec3};
 
 use crate::sample::PoseEvaluator;
-use crate::scene::Scene;
+use crate::scene::{MeshInstance, Scene};
 use throng_core::math::{Rows3x4, mat4_to_rows, rows_transform_normal, rows_transform_point};
 
 pub use throng_core::baked::SkinnedPrimitive;
@@ -43,6 +43,24 @@ pub fn sample_cross_fade(
     skin_scene(scene, &mixed)
 }
 
+/// The joint matrices `G(joint) · IBM` of a mesh instance's skin, in joint
+/// order (none for an instance without a skin).
+pub fn joint_matrices<'a>(
+    scene: &'a Scene,
+    inst: &MeshInstance,
+    globals: &'a [Mat4],
+) -> impl Iterator<Item = Mat4> + 'a {
+    inst.skin
+        .map(|s| &scene.skins[s as usize])
+        .into_iter()
+        .flat_map(move |skin| {
+            skin.joints
+                .iter()
+                .zip(&skin.inverse_binds)
+                .map(move |(&j, ibm)| globals[j as usize] * *ibm)
+        })
+}
+
 /// Skins every mesh instance of `scene` given node global matrices.
 ///
 /// Output order: scene instances in order, primitives in mesh order.
@@ -50,18 +68,7 @@ pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
     let mut out = Vec::new();
     for inst in &scene.instances {
         let mesh = &scene.meshes[inst.mesh as usize];
-        // Joint matrices of the instance's skin: G(joint) * IBM.
-        let joint_mats: Vec<Mat4> = match inst.skin {
-            Some(s) => {
-                let skin = &scene.skins[s as usize];
-                skin.joints
-                    .iter()
-                    .zip(&skin.inverse_binds)
-                    .map(|(&j, ibm)| globals[j as usize] * *ibm)
-                    .collect()
-            }
-            None => Vec::new(),
-        };
+        let joint_mats: Vec<Mat4> = joint_matrices(scene, inst, globals).collect();
         for prim in &mesh.primitives {
             let n = prim.vertex_count();
             let mut positions = Vec::with_capacity(n);
@@ -105,15 +112,7 @@ pub fn skin_positions(
     for inst in &scene.instances {
         let mesh = &scene.meshes[inst.mesh as usize];
         joints.clear();
-        if let Some(s) = inst.skin {
-            let skin = &scene.skins[s as usize];
-            joints.extend(
-                skin.joints
-                    .iter()
-                    .zip(&skin.inverse_binds)
-                    .map(|(&j, ibm)| mat4_to_rows(&(globals[j as usize] * *ibm))),
-            );
-        }
+        joints.extend(joint_matrices(scene, inst, globals).map(|m| mat4_to_rows(&m)));
         let rigid = mat4_to_rows(&globals[inst.node as usize]);
         for prim in &mesh.primitives {
             if out.len() <= slot {
