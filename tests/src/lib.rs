@@ -120,3 +120,34 @@ pub fn crc32_ieee(bytes: &[u8]) -> u32 {
     }
     crc ^ 0xFFFF_FFFF
 }
+
+/// An import that must fail: panics if it succeeded, else prints and
+/// returns the message with its causes, as the CLI prints it.
+pub fn expect_refusal(
+    case: &str,
+    result: Result<throng_bake::Imported, throng_bake::ImportError>,
+) -> String {
+    match result {
+        Ok(imported) => panic!(
+            "{case}: imported without error ({} nodes, {} images, warnings {:?})",
+            imported.scene.nodes.len(),
+            imported.scene.images.len(),
+            imported.warnings
+        ),
+        Err(e) => {
+            let msg = throng_core::error::Chain(&e).to_string();
+            println!("{case}: {msg}");
+            msg
+        }
+    }
+}
+
+/// Asserts that `msg` contains every one of `parts`.
+pub fn assert_mentions(case: &str, msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(
+            msg.contains(p),
+            "{case}: the message should mention {p:?}: {msg}"
+        );
+    }
+}

@@ -27,6 +27,7 @@ use throng_bake::{
 };
 use throng_core::limits::{DEFAULT_MAX_BAKE_BYTES, MAX_CLIPS, MAX_IMAGE_BYTES};
 use throng_tests::gltf_builder::{GltfBuilder, component, gltf_bytes, long_clip, skinned_triangle};
+use throng_tests::{assert_mentions, expect_refusal};
 
 /// How long a test waits for an import that might block (on a FIFO) before
 /// failing: a guard against hanging the suite, not a timing assertion.
@@ -112,27 +113,7 @@ fn import_guarded(path: &Path, opts: ImportOptions) -> Result<Imported, ImportEr
 
 /// An import that must fail; returns the message.
 fn refused(case: &str, path: &Path, opts: ImportOptions) -> String {
-    match import_guarded(path, opts) {
-        Ok(i) => panic!(
-            "{case}: imported ({} images, warnings {:?})",
-            i.scene.images.len(),
-            i.warnings
-        ),
-        Err(e) => {
-            let msg = e.to_string();
-            println!("{case}: {msg}");
-            msg
-        }
-    }
-}
-
-fn assert_mentions(case: &str, msg: &str, parts: &[&str]) {
-    for p in parts {
-        assert!(
-            msg.contains(p),
-            "{case}: the message should mention {p:?}: {msg}"
-        );
-    }
+    expect_refusal(case, import_guarded(path, opts))
 }
 
 /// URIs that leave the folder, each naming `outer/secret.bin` (the real

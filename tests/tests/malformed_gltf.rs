@@ -16,11 +16,11 @@ use throng_core::error::Chain;
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::FramePair;
 use throng_core::limits::REST_FRAME;
-use throng_tests::asset;
 use throng_tests::gltf_builder::{
     Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes, gltf_bytes, long_clip,
     skinned_triangle,
 };
+use throng_tests::{assert_mentions, asset, expect_refusal};
 
 /// Largest distance between a hand-computed and an evaluated position, in
 /// model units (the static model is about 4 units big: f32 rounding only).
@@ -57,29 +57,7 @@ fn edited(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
 
 /// Imports bytes that must be rejected; prints and returns the message.
 fn import_err(case: &str, bytes: &[u8]) -> String {
-    match import_slice(bytes, None, case) {
-        Ok(imported) => panic!(
-            "{case}: imported without error ({} nodes, warnings {:?})",
-            imported.scene.nodes.len(),
-            imported.warnings
-        ),
-        Err(e) => {
-            // The message with its causes, as the CLI prints it.
-            let msg = Chain(&e).to_string();
-            println!("{case}: {msg}");
-            msg
-        }
-    }
-}
-
-/// Asserts that `msg` contains every one of `parts`.
-fn assert_mentions(case: &str, msg: &str, parts: &[&str]) {
-    for p in parts {
-        assert!(
-            msg.contains(p),
-            "{case}: the message should mention {p:?}: {msg}"
-        );
-    }
+    expect_refusal(case, import_slice(bytes, None, case))
 }
 
 /// Imports bytes that must be accepted, and bakes them.
