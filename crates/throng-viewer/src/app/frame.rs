@@ -1,0 +1,217 @@
+//! One frame: advancing the crowd and the camera, acquiring a target (the
+//! surface's texture or a capture texture), preparing the crowd's records,
+//! the ground and the skeleton lines, recording the crowd pass and the HUD
+//! pass, submitting, then presenting or saving.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use winit::event_loop::ActiveEventLoop;
+
+use super::gfx::Gfx;
+use super::{App, MAX_DT, SCREENSHOT_DT, hud_pass, shots};
+use crate::camera::Mode;
+use crate::capture::CaptureTarget;
+use crate::skeleton;
+
+/// Where a frame goes.
+enum FrameTarget {
+    Surface(wgpu::SurfaceTexture, wgpu::TextureView),
+    Capture(CaptureTarget),
+}
+
+impl App {
+    /// Renders one frame; errors end the viewer.
+    pub(super) fn frame(&mut self, event_loop: &ActiveEventLoop) {
+        if let Err(e) = self.try_frame(event_loop) {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn try_frame(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
+        let Some(gfx) = self.gfx.as_mut() else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        let wall_dt = self.timing.tick();
+        let screenshot = self.opts.screenshot.clone();
+        let dt = if screenshot.is_some() {
+            SCREENSHOT_DT
+        } else {
+            wall_dt.min(MAX_DT)
+        };
+        // Frame k (from 1) shows the crowd after k − 1 steps.
+        if self.frames > 0 {
+            self.scene.advance(dt);
+        }
+        if self.scene.camera.mode == Mode::Fly {
+            let fast = self.mods.shift;
+            self.scene.camera.fly(self.held.fly_input(), dt, fast);
+        }
+        self.frames += 1;
+        let last_frame = screenshot.is_some() && self.frames >= self.opts.frames;
+        let capture = last_frame || self.scene.shot_requested;
+        self.scene.shot_requested = false;
+
+        if !capture && !gfx.configured {
+            return Ok(()); // minimised: nothing to draw into
+        }
+        let Some((target, waited)) = gfx.acquire(capture)? else {
+            return Ok(());
+        };
+        let view = match &target {
+            FrameTarget::Surface(_, view) => view,
+            FrameTarget::Capture(c) => &c.view,
+        };
+
+        let size = gfx.size();
+        let aspect = gfx.aspect();
+        let camera = self.scene.camera.camera(aspect);
+        gfx.renderer.set_lod_tints(self.scene.lod_tints);
+        let stats = match gfx.renderer.prepare(
+            size,
+            &camera,
+            &[&self.scene.crowd],
+            &[&gfx.gpu_model, &gfx.prop_model],
+        ) {
+            Ok(s) => s,
+            Err(e) if screenshot.is_none() => {
+                self.scene.status = format!("frame skipped: {e}");
+                return Ok(());
+            }
+            Err(e) => return Err(e).context("preparing the frame"),
+        };
+        if self.scene.blobs_changed {
+            gfx.ground
+                .set_blobs(&gfx.device, &gfx.queue, &self.scene.blobs);
+            self.scene.blobs_changed = false;
+        }
+        let options = *gfx.renderer.options();
+        let (_, far) = self.scene.camera.clip_planes();
+        let eye_to_ground = camera.eye.distance(self.scene.ground.center);
+        gfx.ground.prepare(
+            &gfx.queue,
+            &camera.clip_from_world(),
+            &self.scene.ground,
+            &options.lighting,
+            options.clear_color,
+            (far - eye_to_ground) * 0.95,
+        );
+        self.scene.lines.clear();
+        if self.scene.skeletons {
+            skeleton::nearest_instances(
+                &self.scene.crowd,
+                camera.eye,
+                &camera.frustum(),
+                skeleton::NEAREST,
+                &mut self.scene.nearest,
+            );
+            skeleton::skeleton_lines(
+                &self.scene.crowd,
+                &self.scene.nearest,
+                &mut self.scene.lines,
+            );
+        }
+        gfx.lines.prepare(
+            &gfx.device,
+            &gfx.queue,
+            &camera.clip_from_world(),
+            &self.scene.lines,
+        );
+
+        let hud = hud_pass::run(
+            gfx,
+            event_loop,
+            &self.scene,
+            &self.timing,
+            &self.opts.origin,
+            stats,
+            options.sample_count,
+        );
+
+        let mut encoder = gfx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("viewer frame"),
+            });
+        let (ground, lines) = (&gfx.ground, &gfx.lines);
+        let shadows = gfx.renderer.shadow_receiver().map(|r| r.bind_group.clone());
+        gfx.renderer.encode_with(&mut encoder, view, |pass| {
+            if let Some(shadows) = &shadows {
+                ground.draw(pass, shadows);
+            }
+            lines.draw(pass);
+        });
+        let egui_commands = hud_pass::record(gfx, &mut encoder, view, &hud);
+        gfx.queue
+            .submit(egui_commands.into_iter().chain([encoder.finish()]));
+        gfx.renderer.after_submit();
+        hud_pass::free(gfx, hud);
+        self.timing
+            .record_cpu(start.elapsed().saturating_sub(waited));
+
+        match target {
+            FrameTarget::Surface(texture, view) => {
+                drop(view);
+                gfx.window.pre_present_notify();
+                gfx.queue.present(texture);
+                if !gfx.configured {
+                    gfx.resize(gfx.window.inner_size());
+                }
+            }
+            FrameTarget::Capture(capture) => {
+                let run_path = screenshot.as_deref().filter(|_| last_frame);
+                shots::save(
+                    gfx,
+                    &capture,
+                    run_path,
+                    self.frames,
+                    &stats,
+                    &mut self.scene.status,
+                    event_loop,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Gfx {
+    /// The frame's target: a capture texture when `capture`, else the
+    /// surface's next texture, with how long acquiring it waited. `None`
+    /// skips the frame: the surface was reconfigured or recreated, or has
+    /// nothing to give now.
+    fn acquire(&mut self, capture: bool) -> Result<Option<(FrameTarget, Duration)>> {
+        if capture {
+            let target = CaptureTarget::new(&self.device, self.config.format, self.size())?;
+            return Ok(Some((FrameTarget::Capture(target), Duration::ZERO)));
+        }
+        let t0 = Instant::now();
+        let acquired = self.surface.get_current_texture();
+        let waited = t0.elapsed();
+        let target = match acquired {
+            wgpu::CurrentSurfaceTexture::Success(t) => {
+                let view = t.texture.create_view(&Default::default());
+                FrameTarget::Surface(t, view)
+            }
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                // Draw this one, reconfigure for the next.
+                let view = t.texture.create_view(&Default::default());
+                self.configured = false;
+                FrameTarget::Surface(t, view)
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.resize(self.window.inner_size());
+                return Ok(None);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                self.recreate_surface()?;
+                return Ok(None);
+            }
+            wgpu::CurrentSurfaceTexture::Timeout
+            | wgpu::CurrentSurfaceTexture::Occluded
+            | wgpu::CurrentSurfaceTexture::Validation => return Ok(None),
+        };
+        Ok(Some((target, waited)))
+    }
+}

@@ -1,0 +1,517 @@
+//! The CPU side of the viewer: the crowd, its per-instance speeds, the
+//! camera controller and the viewer's toggles, and the key actions that
+//! change them.
+
+use anyhow::Result;
+use glam::Vec3;
+use throng_core::limits::REST_FRAME;
+use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId};
+
+use super::{FOV_Y_DEGREES, MAX_INSTANCES, SPEED_LIMITS};
+use crate::camera::{CROWD_FILL, CameraController, Mode, shrink_xz};
+use crate::ground::{BlobInstance, GroundPlacement};
+use crate::hud;
+use crate::keys::{Action, FADE_SECONDS, RANDOM_FRACTION, Target};
+use crate::layout::{Rng, spawn_crowd};
+use crate::skeleton::{self, LineVertex};
+
+/// The CPU side of the viewer. See the module docs.
+pub struct Scene {
+    pub(super) handle: ModelHandle,
+    pub(super) crowd: Crowd,
+    model: ModelId,
+    /// Live instances in spawn order with their own playback speeds.
+    instances: Vec<(InstanceId, f32)>,
+    /// Clip and time of each instance before the rest pose was shown.
+    saved: Vec<Option<(usize, f32)>>,
+    bounds: Aabb,
+    pub(super) ground: GroundPlacement,
+    /// Blob shadows of the instances, and whether the GPU copy is stale.
+    pub(super) blobs: Vec<BlobInstance>,
+    pub(super) blobs_changed: bool,
+    pub(super) camera: CameraController,
+    seed: u64,
+    rng: Rng,
+    pub(super) paused: bool,
+    pub(super) speed: f32,
+    pub(super) rest: bool,
+    pub(super) skeletons: bool,
+    pub(super) hud: bool,
+    pub(super) status: String,
+    pub(super) clips: Vec<(String, f32)>,
+    pub(super) nearest: Vec<InstanceId>,
+    pub(super) lines: Vec<LineVertex>,
+    /// Save the next frame as a PNG (F12).
+    pub(super) shot_requested: bool,
+    /// The head prop's model, its id in the crowd, and where it goes.
+    pub(super) prop: ModelHandle,
+    prop_model: ModelId,
+    prop_bone: usize,
+    prop_offset: glam::Mat4,
+    /// Props are on (`P`).
+    props: bool,
+    /// Instances are coloured by LOD (`L`).
+    pub(super) lod_tints: bool,
+}
+
+impl Scene {
+    /// A crowd of `count` instances of `handle`, framed for `aspect`.
+    pub fn new(handle: ModelHandle, count: u32, seed: u64, aspect: f32, hud: bool) -> Result<Self> {
+        let mut crowd = Crowd::new();
+        let model = crowd.add_model(&handle);
+        let prop = crate::props::hat()?;
+        let prop_model = crowd.add_model(&prop);
+        let prop_bone = crate::props::head_bone(handle.model());
+        let prop_offset = crate::props::hat_offset(handle.model(), prop_bone);
+        let clips = handle
+            .model()
+            .clips
+            .iter()
+            .map(|c| (c.name.clone(), c.duration))
+            .collect();
+        let mut scene = Self {
+            handle,
+            crowd,
+            model,
+            instances: Vec::new(),
+            saved: Vec::new(),
+            bounds: Aabb::EMPTY,
+            ground: GroundPlacement::under(Vec3::ZERO, 0.0, 1.0, 1.0, &Aabb::EMPTY),
+            blobs: Vec::new(),
+            blobs_changed: true,
+            camera: CameraController::new(
+                Vec3::ZERO,
+                Vec3::Z,
+                1.0,
+                FOV_Y_DEGREES.to_radians(),
+                1.0,
+            ),
+            seed,
+            rng: Rng::new(seed ^ 0x5EED),
+            paused: false,
+            speed: 1.0,
+            rest: false,
+            skeletons: false,
+            hud,
+            status: String::new(),
+            clips,
+            nearest: Vec::new(),
+            lines: Vec::new(),
+            shot_requested: false,
+            prop,
+            prop_model,
+            prop_bone,
+            prop_offset,
+            props: false,
+            lod_tints: false,
+        };
+        scene.respawn(count)?;
+        scene.frame_crowd(aspect);
+        Ok(scene)
+    }
+
+    /// Replaces the crowd by `count` new instances (keeping the rest-pose
+    /// toggle; the camera stays where it is).
+    fn respawn(&mut self, count: u32) -> Result<()> {
+        self.crowd.clear();
+        let spawned = spawn_crowd(&mut self.crowd, self.model, count, self.seed)?;
+        self.instances = spawned
+            .ids
+            .iter()
+            .copied()
+            .zip(spawned.speeds.iter().copied())
+            .collect();
+        self.bounds = spawned.bounds;
+        let m = self.handle.model();
+        let extent = m.bounds.max - m.bounds.min;
+        let radius = if spawned.bounds.is_empty() {
+            m.bounding_radius
+        } else {
+            spawned.bounds.radius()
+        };
+        self.ground = GroundPlacement::under(
+            spawned.bounds.center(),
+            spawned.ground_y,
+            radius,
+            extent.x.max(extent.z),
+            &m.frame_bounds[REST_FRAME as usize],
+        );
+        self.blobs = spawned
+            .placements
+            .iter()
+            .map(|p| [p.position.x, p.position.z, p.heading, p.scale])
+            .collect();
+        self.blobs_changed = true;
+        self.camera.scene_radius = radius.max(1e-3);
+        self.saved = self.current_clips();
+        if self.props {
+            self.attach_props();
+        }
+        if self.rest {
+            for &(id, _) in &self.instances {
+                let _ = self.crowd.play_rest(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts a prop on every instance's head (attachments follow the bone).
+    fn attach_props(&mut self) {
+        for &(id, _) in &self.instances {
+            let _ = self
+                .crowd
+                .attach(id, self.prop_model, self.prop_bone, self.prop_offset);
+        }
+    }
+
+    /// Takes every prop off.
+    fn detach_props(&mut self) {
+        let props: Vec<InstanceId> = self
+            .instances
+            .iter()
+            .flat_map(|&(id, _)| {
+                self.crowd
+                    .attachments(id)
+                    .map(|(child, _)| child)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for p in props {
+            let _ = self.crowd.despawn(p);
+        }
+    }
+
+    /// Turns props on or off.
+    pub fn set_props(&mut self, on: bool) {
+        if on != self.props {
+            self.props = on;
+            if on {
+                self.attach_props()
+            } else {
+                self.detach_props()
+            }
+        }
+    }
+
+    /// Turns LOD colours on or off.
+    pub fn set_lod_tints(&mut self, on: bool) {
+        self.lod_tints = on;
+    }
+
+    fn current_clips(&self) -> Vec<Option<(usize, f32)>> {
+        self.instances
+            .iter()
+            .map(|&(id, _)| self.crowd.state(id).ok().and_then(|s| s.current))
+            .collect()
+    }
+
+    /// Frames the whole crowd for a viewport of `aspect`.
+    pub fn frame_crowd(&mut self, aspect: f32) {
+        if self.bounds.is_empty() {
+            return;
+        }
+        // Frame the middle of the herd so that it fills the view edge to
+        // edge rather than floating in it.
+        let middle = shrink_xz(&self.bounds, CROWD_FILL);
+        let mut c = CameraController::framing(&middle, FOV_Y_DEGREES.to_radians(), aspect);
+        c.scene_radius = self.bounds.radius().max(1e-3);
+        self.camera = c;
+    }
+
+    /// Indices into `instances` that `target` addresses.
+    fn targets(&mut self, target: Target) -> Vec<usize> {
+        let n = self.instances.len();
+        match target {
+            Target::All => (0..n).collect(),
+            Target::RandomFifth => {
+                let k = ((n as f32 * RANDOM_FRACTION).round() as usize).clamp(n.min(1), n);
+                // Partial Fisher–Yates: the first k of a shuffle.
+                let mut all: Vec<usize> = (0..n).collect();
+                for i in 0..k {
+                    let j = i + self.rng.below(n - i);
+                    all.swap(i, j);
+                }
+                all.truncate(k);
+                all
+            }
+        }
+    }
+
+    fn fade(&mut self, which: &[usize], clip_of: &mut dyn FnMut(&mut Rng) -> usize) {
+        for &i in which {
+            let (id, speed) = self.instances[i];
+            let clip = clip_of(&mut self.rng);
+            let _ = self.crowd.cross_fade(id, clip, FADE_SECONDS);
+            // From the rest pose a fade starts at speed 1: restore the
+            // instance's own speed.
+            let _ = self.crowd.set_speed(id, speed);
+        }
+    }
+
+    /// Applies a key action; returns false when the viewer should quit.
+    pub fn apply(&mut self, action: Action, aspect: f32) -> bool {
+        let clip_count = self.clips.len();
+        let who = |t: Target| match t {
+            Target::All => "every instance",
+            Target::RandomFifth => "a random 20 %",
+        };
+        match action {
+            Action::FadeToClip { clip, target } => {
+                if clip >= clip_count {
+                    self.status = format!("no clip {}: the model has {clip_count}", clip + 1);
+                } else {
+                    let which = self.targets(target);
+                    self.fade(&which, &mut |_| clip);
+                    if target == Target::All {
+                        self.rest = false;
+                    }
+                    self.status = format!(
+                        "{} → {} ({} instances)",
+                        who(target),
+                        self.clips[clip].0,
+                        which.len()
+                    );
+                }
+            }
+            Action::FadeToRandomClips { target } => {
+                if clip_count > 0 {
+                    let which = self.targets(target);
+                    self.fade(&which, &mut |rng| rng.below(clip_count));
+                    if target == Target::All {
+                        self.rest = false;
+                    }
+                    self.status = format!("{} → random clips", who(target));
+                }
+            }
+            Action::MoreInstances | Action::FewerInstances => {
+                let n = self.instances.len() as u32;
+                let wanted = if action == Action::MoreInstances {
+                    (n.max(1) * 2).min(MAX_INSTANCES)
+                } else {
+                    (n / 2).max(1)
+                };
+                match self.respawn(wanted) {
+                    Ok(()) => self.status = format!("{} instances", hud::thousands(wanted as u64)),
+                    Err(e) => self.status = format!("respawn failed: {e:#}"),
+                }
+            }
+            Action::TogglePause => {
+                self.paused = !self.paused;
+                self.status = if self.paused { "paused" } else { "playing" }.into();
+            }
+            Action::SlowerSpeed | Action::FasterSpeed => {
+                let f = if action == Action::FasterSpeed {
+                    2.0
+                } else {
+                    0.5
+                };
+                self.speed = (self.speed * f).clamp(SPEED_LIMITS.0, SPEED_LIMITS.1);
+                self.status = format!("speed ×{}", self.speed);
+            }
+            Action::ToggleSkeletons => {
+                self.skeletons = !self.skeletons;
+                self.status = if self.skeletons {
+                    format!("skeletons on the {} nearest instances", skeleton::NEAREST)
+                } else {
+                    "skeletons off".into()
+                };
+            }
+            Action::ToggleRestPose => self.toggle_rest(),
+            Action::ToggleLodTints => {
+                self.lod_tints = !self.lod_tints;
+                self.status = if self.lod_tints {
+                    "LOD colours: green 0, blue 1, magenta 2, red 3+".into()
+                } else {
+                    "LOD colours off".into()
+                };
+            }
+            Action::ToggleProps => {
+                self.set_props(!self.props);
+                self.status = if self.props {
+                    "hats on".into()
+                } else {
+                    "hats off".into()
+                };
+            }
+            Action::ToggleFly => {
+                self.camera.toggle_mode();
+                self.status = match self.camera.mode {
+                    Mode::Fly => "fly camera: WASD, Q/E, drag to look".into(),
+                    Mode::Orbit => "orbit camera".into(),
+                };
+            }
+            Action::FrameCrowd => self.frame_crowd(aspect),
+            Action::ToggleHud => self.hud = !self.hud,
+            Action::Screenshot => self.shot_requested = true,
+            Action::Escape => {
+                if self.camera.mode == Mode::Fly {
+                    self.camera.toggle_mode();
+                    self.status = "orbit camera".into();
+                } else {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn toggle_rest(&mut self) {
+        if self.rest {
+            for (&(id, speed), saved) in self.instances.iter().zip(&self.saved) {
+                if let Some((clip, time)) = *saved {
+                    let _ = self.crowd.play(id, clip);
+                    let _ = self.crowd.set_time(id, time);
+                    let _ = self.crowd.set_speed(id, speed);
+                }
+            }
+            self.rest = false;
+            self.status = "clips".into();
+        } else {
+            self.saved = self.current_clips();
+            for &(id, _) in &self.instances {
+                let _ = self.crowd.play_rest(id);
+            }
+            self.rest = true;
+            self.status = "rest pose".into();
+        }
+    }
+
+    /// Advances the crowd by `dt` seconds of wall time (scaled by the
+    /// global speed; nothing moves while paused).
+    pub fn advance(&mut self, dt: f32) {
+        if !self.paused {
+            self.crowd.update(dt * self.speed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::tests::fox;
+
+    fn scene(n: u32) -> Scene {
+        Scene::new(fox(), n, 3, 16.0 / 9.0, true).unwrap()
+    }
+
+    #[test]
+    fn actions_change_the_crowd() {
+        let mut s = scene(100);
+        assert!(s.apply(
+            Action::FadeToClip {
+                clip: 1,
+                target: Target::All
+            },
+            1.0
+        ));
+        for &(id, _) in &s.instances {
+            assert_eq!(s.crowd.state(id).unwrap().current.unwrap().0, 1);
+        }
+        s.apply(
+            Action::FadeToClip {
+                clip: 2,
+                target: Target::RandomFifth,
+            },
+            1.0,
+        );
+        let on_two = s
+            .instances
+            .iter()
+            .filter(|&&(id, _)| s.crowd.state(id).unwrap().current.unwrap().0 == 2)
+            .count();
+        assert_eq!(on_two, 20);
+        s.apply(
+            Action::FadeToClip {
+                clip: 8,
+                target: Target::All,
+            },
+            1.0,
+        );
+        assert!(s.status.contains("has 3"), "{}", s.status);
+
+        s.apply(Action::MoreInstances, 1.0);
+        assert_eq!(s.crowd.len(), 200);
+        s.apply(Action::FewerInstances, 1.0);
+        s.apply(Action::FewerInstances, 1.0);
+        assert_eq!(s.crowd.len(), 50);
+
+        s.apply(Action::FasterSpeed, 1.0);
+        assert_eq!(s.speed, 2.0);
+        s.apply(Action::SlowerSpeed, 1.0);
+        s.apply(Action::SlowerSpeed, 1.0);
+        assert_eq!(s.speed, 0.5);
+
+        s.apply(Action::TogglePause, 1.0);
+        let id = s.instances[0].0;
+        let before = s.crowd.state(id).unwrap().current;
+        s.advance(0.5);
+        assert_eq!(s.crowd.state(id).unwrap().current, before, "paused");
+        s.apply(Action::TogglePause, 1.0);
+        s.advance(0.1);
+        assert_ne!(s.crowd.state(id).unwrap().current, before, "playing");
+
+        s.apply(Action::ToggleFly, 1.0);
+        assert_eq!(s.camera.mode, Mode::Fly);
+        assert!(s.apply(Action::Escape, 1.0), "Esc leaves fly mode first");
+        assert_eq!(s.camera.mode, Mode::Orbit);
+        assert!(!s.apply(Action::Escape, 1.0), "then quits");
+    }
+
+    #[test]
+    fn rest_pose_and_back_keeps_clips_and_speeds() {
+        let mut s = scene(30);
+        let before: Vec<_> = s
+            .instances
+            .iter()
+            .map(|&(id, _)| s.crowd.state(id).unwrap().current)
+            .collect();
+        s.apply(Action::ToggleRestPose, 1.0);
+        assert!(s.rest);
+        assert!(
+            s.instances
+                .iter()
+                .all(|&(id, _)| s.crowd.state(id).unwrap().current.is_none())
+        );
+        s.apply(Action::ToggleRestPose, 1.0);
+        assert!(!s.rest);
+        let after: Vec<_> = s
+            .instances
+            .iter()
+            .map(|&(id, _)| s.crowd.state(id).unwrap().current)
+            .collect();
+        assert_eq!(before, after);
+        // Speeds survive: two instances with different speeds drift apart
+        // the same way before and after.
+        let (a, sa) = s.instances[0];
+        let t0 = s.crowd.state(a).unwrap().current.unwrap().1;
+        s.advance(0.01);
+        let t1 = s.crowd.state(a).unwrap().current.unwrap().1;
+        assert!(
+            ((t1 - t0) - 0.01 * sa).abs() < 1e-4 || t1 < t0,
+            "speed {sa}"
+        );
+    }
+
+    #[test]
+    fn skeleton_toggle_and_lines() {
+        let mut s = scene(40);
+        s.apply(Action::ToggleSkeletons, 1.0);
+        assert!(s.skeletons);
+        let camera = s.camera.camera(16.0 / 9.0);
+        skeleton::nearest_instances(
+            &s.crowd,
+            camera.eye,
+            &camera.frustum(),
+            skeleton::NEAREST,
+            &mut s.nearest,
+        );
+        assert_eq!(
+            s.nearest.len(),
+            skeleton::NEAREST,
+            "the framed crowd is in view"
+        );
+        skeleton::skeleton_lines(&s.crowd, &s.nearest, &mut s.lines);
+        assert!(!s.lines.is_empty());
+    }
+}
