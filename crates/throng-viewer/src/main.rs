@@ -7,7 +7,7 @@
 //! renders N frames at a fixed time step, saves the last as a PNG and exits.
 //!
 //! Modules: [`app`] (the winit application and the frame), [`camera`]
-//! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`layout`] (where the
+//! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`herd`] (where the
 //! crowd stands), [`cache`] (loading and bake caching), [`ground`],
 //! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`], [`capture`]
 //! (screenshots).
@@ -20,9 +20,9 @@ mod cache;
 mod camera;
 mod capture;
 mod ground;
+mod herd;
 mod hud;
 mod keys;
-mod layout;
 mod props;
 mod skeleton;
 

@@ -272,7 +272,7 @@ impl LinePass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::tests::fox;
+    use crate::herd::tests::fox;
     use throng_crowd::crowd::Spawn;
 
     #[test]

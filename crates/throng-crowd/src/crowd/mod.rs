@@ -23,7 +23,7 @@
 //! despawn; ids map to dense slots through a generational table), so a frame
 //! streams through a few tight arrays: record-ready transform rows, a cached
 //! world bounding sphere per instance (recomputed only when its transform or
-//! clips change), and 56-byte animation states. Each model's clips are kept as
+//! clips change), and 32-byte animation states. Each model's clips are kept as
 //! compact [`FrameMap`]s plus bounding spheres.
 //!
 //! # Files

@@ -11,9 +11,9 @@ use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId};
 use super::{FOV_Y_DEGREES, MAX_INSTANCES, SPEED_LIMITS};
 use crate::camera::{CROWD_FILL, CameraController, Mode, shrink_xz};
 use crate::ground::{BlobInstance, GroundPlacement};
+use crate::herd::{Rng, spawn_crowd};
 use crate::hud;
 use crate::keys::{Action, FADE_SECONDS, RANDOM_FRACTION, Target};
-use crate::layout::{Rng, spawn_crowd};
 use crate::skeleton::{self, LineVertex};
 
 /// The CPU side of the viewer. See the module docs.
@@ -389,7 +389,7 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::tests::fox;
+    use crate::herd::tests::fox;
 
     fn scene(n: u32) -> Scene {
         Scene::new(fox(), n, 3, 16.0 / 9.0, true).unwrap()
