@@ -22,6 +22,7 @@ pub mod image_file;
 pub mod layouts;
 pub mod model;
 pub mod offscreen;
+pub mod pipeline;
 pub mod renderer;
 pub mod shader;
 pub mod timer;
@@ -32,6 +33,7 @@ pub use context::{Gpu, adapter_summary, require_gpu};
 pub use error::RenderError;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
+pub use pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, FrameStats, Lighting, PathChoice, PipelineKey, RecordPath, Renderer,
     RendererOptions, Targets,

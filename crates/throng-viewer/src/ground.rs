@@ -6,8 +6,7 @@
 
 use glam::{Mat4, Vec3};
 use throng_core::math::Aabb;
-use throng_render::Lighting;
-use throng_render::renderer::DEPTH_FORMAT;
+use throng_render::{Lighting, PassPipeline};
 
 /// The WGSL source (`shaders/viewer/ground.wgsl`).
 pub const SHADER: &str = include_str!("../../../shaders/viewer/ground.wgsl");
@@ -107,7 +106,7 @@ pub struct Ground {
 
 impl Ground {
     /// Builds the pipeline for targets of `format` with `sample_count`
-    /// samples and [`DEPTH_FORMAT`] depth (the crowd pass's targets).
+    /// samples and [`DEPTH_FORMAT`](throng_render::renderer::DEPTH_FORMAT) depth (the crowd pass's targets).
     /// `shadows` is the crowd renderer's shadow receiver layout: the ground
     /// samples the same shadow map (group 1).
     pub fn new(
@@ -141,87 +140,32 @@ impl Ground {
             bind_group_layouts: &[Some(&layout), Some(shadows)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewer ground pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let base = PassPipeline::opaque(
+            "viewer ground pipeline",
+            &pipeline_layout,
+            &module,
+            format,
+            sample_count,
+        );
+        let pipeline = base.create(device);
         let blob_attributes = wgpu::vertex_attr_array![0 => Float32x4];
-        let blob_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewer blob shadow pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_blob"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<BlobInstance>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &blob_attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_blob"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::COLOR,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let blob_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<BlobInstance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &blob_attributes,
+        })];
+        let blob_pipeline = PassPipeline {
+            label: "viewer blob shadow pipeline",
+            vertex_entry: "vs_blob",
+            fragment_entry: "fs_blob",
+            buffers: &blob_buffers,
+            depth_write: false,
+            depth_compare: wgpu::CompareFunction::LessEqual,
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+            write_mask: wgpu::ColorWrites::COLOR,
+            ..base
+        }
+        .create(device);
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("viewer ground uniforms"),
             size: std::mem::size_of::<GroundUniforms>() as u64,

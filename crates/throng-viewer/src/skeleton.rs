@@ -11,7 +11,7 @@ use glam::{Mat4, Vec3};
 use throng_core::limits::REST_FRAME;
 use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, InstanceId};
-use throng_render::renderer::DEPTH_FORMAT;
+use throng_render::PassPipeline;
 
 /// The WGSL source.
 pub const SHADER: &str = include_str!("../../../shaders/viewer/lines.wgsl");
@@ -127,7 +127,7 @@ pub struct LinePass {
 
 impl LinePass {
     /// Builds the pipeline for the crowd pass's targets (`format`,
-    /// `sample_count`, [`DEPTH_FORMAT`]).
+    /// `sample_count`, [`DEPTH_FORMAT`](throng_render::renderer::DEPTH_FORMAT)).
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("viewer lines shader"),
@@ -154,49 +154,27 @@ impl LinePass {
             immediate_size: 0,
         });
         let attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewer lines pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<LineVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
-            },
-            // The pass has a depth attachment, so the pipeline names its
-            // format; it neither tests nor writes it.
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Always),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: sample_count,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<LineVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &attributes,
+        })];
+        // The pass has a depth attachment, so the pipeline names its format;
+        // it neither tests nor writes it.
+        let pipeline = PassPipeline {
+            buffers: &buffers,
+            topology: wgpu::PrimitiveTopology::LineList,
+            depth_write: false,
+            depth_compare: wgpu::CompareFunction::Always,
+            ..PassPipeline::opaque(
+                "viewer lines pipeline",
+                &pipeline_layout,
+                &module,
+                format,
+                sample_count,
+            )
+        }
+        .create(device);
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("viewer lines uniforms"),
             size: std::mem::size_of::<LineUniforms>() as u64,

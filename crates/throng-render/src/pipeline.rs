@@ -1,0 +1,114 @@
+//! [`PassPipeline`]: the description of a render pipeline that draws into a
+//! pass like the crowd's — a colour target and a [`DEPTH_FORMAT`] depth
+//! attachment at some sample count — with the few things that vary between
+//! such pipelines named and everything else fixed. The viewer's ground and
+//! skeleton lines and a user's own meshes drawn beside the crowd are built
+//! with it, so none of them spells out a whole `RenderPipelineDescriptor`.
+
+use crate::renderer::DEPTH_FORMAT;
+
+/// A render pipeline for a pass with one colour target and a
+/// [`DEPTH_FORMAT`] depth attachment.
+#[derive(Clone, Debug)]
+pub struct PassPipeline<'a> {
+    /// Debug label.
+    pub label: &'a str,
+    /// Its layout.
+    pub layout: &'a wgpu::PipelineLayout,
+    /// The module holding both entry points.
+    pub module: &'a wgpu::ShaderModule,
+    /// Vertex entry point.
+    pub vertex_entry: &'a str,
+    /// Fragment entry point.
+    pub fragment_entry: &'a str,
+    /// Vertex buffers (none: vertices come from the vertex index).
+    pub buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    /// Primitive topology.
+    pub topology: wgpu::PrimitiveTopology,
+    /// Faces culled (`None`: none).
+    pub cull_mode: Option<wgpu::Face>,
+    /// Write depth.
+    pub depth_write: bool,
+    /// Depth test.
+    pub depth_compare: wgpu::CompareFunction,
+    /// Colour blending (`None`: replace).
+    pub blend: Option<wgpu::BlendState>,
+    /// Channels written.
+    pub write_mask: wgpu::ColorWrites,
+    /// Colour target format.
+    pub format: wgpu::TextureFormat,
+    /// MSAA sample count of the pass.
+    pub samples: u32,
+}
+
+impl<'a> PassPipeline<'a> {
+    /// Opaque triangles, depth tested and written, no culling, no blending:
+    /// change the fields that differ.
+    pub fn opaque(
+        label: &'a str,
+        layout: &'a wgpu::PipelineLayout,
+        module: &'a wgpu::ShaderModule,
+        format: wgpu::TextureFormat,
+        samples: u32,
+    ) -> Self {
+        Self {
+            label,
+            layout,
+            module,
+            vertex_entry: "vs_main",
+            fragment_entry: "fs_main",
+            buffers: &[],
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            cull_mode: None,
+            depth_write: true,
+            depth_compare: wgpu::CompareFunction::Less,
+            blend: None,
+            write_mask: wgpu::ColorWrites::ALL,
+            format,
+            samples,
+        }
+    }
+
+    /// Creates the pipeline.
+    pub fn create(&self, device: &wgpu::Device) -> wgpu::RenderPipeline {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(self.label),
+            layout: Some(self.layout),
+            vertex: wgpu::VertexState {
+                module: self.module,
+                entry_point: Some(self.vertex_entry),
+                compilation_options: Default::default(),
+                buffers: self.buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: self.topology,
+                front_face: wgpu::FrontFace::Ccw,
+                cull_mode: self.cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(self.depth_write),
+                depth_compare: Some(self.depth_compare),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: self.samples,
+                ..Default::default()
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: self.module,
+                entry_point: Some(self.fragment_entry),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: self.format,
+                    blend: self.blend,
+                    write_mask: self.write_mask,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+}
