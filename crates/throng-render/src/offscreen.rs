@@ -26,9 +26,21 @@ pub struct Offscreen {
 impl Offscreen {
     /// A target of `size` in [`OFFSCREEN_FORMAT`].
     pub fn new(device: &wgpu::Device, size: (u32, u32)) -> Result<Self, RenderError> {
+        Self::with_format(device, size, OFFSCREEN_FORMAT)
+    }
+
+    /// A target of `size` in `format`, an 8-bit RGBA or BGRA format (the
+    /// viewer's screenshots use the surface's own format, so every pipeline
+    /// draws into it unchanged).
+    pub fn with_format(
+        device: &wgpu::Device,
+        size: (u32, u32),
+        format: wgpu::TextureFormat,
+    ) -> Result<Self, RenderError> {
+        is_bgra(format)?;
         check_target_size(device, size)?;
         // The target and, later, its readback buffer.
-        let bytes = 2 * target_bytes(size, 1, OFFSCREEN_FORMAT);
+        let bytes = 2 * target_bytes(size, 1, format);
         crate::context::check_host_memory(device, "the offscreen target and its readback", bytes)?;
         let texture = catch_device_errors(device, "creating the offscreen target", || {
             device.create_texture(&wgpu::TextureDescriptor {
@@ -41,7 +53,7 @@ impl Offscreen {
                 mip_level_count: 1,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
-                format: OFFSCREEN_FORMAT,
+                format,
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             })

@@ -9,8 +9,7 @@
 //! Modules: [`app`] (the winit application and the frame), [`camera`]
 //! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`herd`] (where the
 //! crowd stands), [`cache`] (loading and bake caching), [`ground`],
-//! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`], [`capture`]
-//! (screenshots).
+//! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`].
 //!
 //! Every failure (no display, no adapter, a model that does not load) ends
 //! with one `throng-viewer: …` line naming the cause chain and exit code 1.
@@ -18,7 +17,6 @@
 mod app;
 mod cache;
 mod camera;
-mod capture;
 mod ground;
 mod herd;
 mod hud;

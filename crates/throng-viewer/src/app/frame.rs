@@ -6,18 +6,18 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use throng_render::Offscreen;
 use winit::event_loop::ActiveEventLoop;
 
 use super::gfx::Gfx;
 use super::{App, MAX_DT, SCREENSHOT_DT, hud_pass, shots};
 use crate::camera::Mode;
-use crate::capture::CaptureTarget;
 use crate::skeleton;
 
 /// Where a frame goes.
 enum FrameTarget {
     Surface(wgpu::SurfaceTexture, wgpu::TextureView),
-    Capture(CaptureTarget),
+    Capture(Offscreen),
 }
 
 impl App {
@@ -183,7 +183,7 @@ impl Gfx {
     /// nothing to give now.
     fn acquire(&mut self, capture: bool) -> Result<Option<(FrameTarget, Duration)>> {
         if capture {
-            let target = CaptureTarget::new(&self.device, self.config.format, self.size())?;
+            let target = Offscreen::with_format(&self.device, self.size(), self.config.format)?;
             return Ok(Some((FrameTarget::Capture(target), Duration::ZERO)));
         }
         let t0 = Instant::now();

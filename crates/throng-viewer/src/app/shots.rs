@@ -6,11 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use throng_render::FrameStats;
+use throng_render::{FrameStats, Offscreen};
 use winit::event_loop::ActiveEventLoop;
 
 use super::gfx::Gfx;
-use crate::capture::CaptureTarget;
 
 /// Saves `capture`, frame number `frame`, and reports it. `run_path`: the
 /// last frame of a `--screenshot` run, saved there (an error ends the
@@ -18,7 +17,7 @@ use crate::capture::CaptureTarget;
 /// `status`.
 pub(super) fn save(
     gfx: &Gfx,
-    capture: &CaptureTarget,
+    capture: &Offscreen,
     run_path: Option<&Path>,
     frame: u32,
     stats: &FrameStats,
@@ -32,6 +31,7 @@ pub(super) fn save(
     };
     let saved = capture
         .read(&gfx.device, &gfx.queue)
+        .map_err(anyhow::Error::from)
         .and_then(|image| Ok(throng_render::image_file::save(&path, &image)?));
     let line = format!(
         "wrote {} ({}×{}, frame {}, {} instances, {} visible, adapter {})",
