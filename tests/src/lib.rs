@@ -1,12 +1,14 @@
 //! Shared helpers of Throng's integration tests, whichever crate they live
 //! in: paths of the bundled assets, comparison with named tolerances, a glTF
-//! builder ([`gltf_builder`]) and golden images ([`golden`]).
+//! builder ([`gltf_builder`]), golden images ([`golden`]) and WGSL checks
+//! ([`wgsl`]).
 
 use std::path::PathBuf;
 
 pub mod gltf_builder;
 pub mod golden;
 pub mod walker;
+pub mod wgsl;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {

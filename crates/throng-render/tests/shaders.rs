@@ -10,18 +10,14 @@ use throng_render::shader::{MODULES, Program, imports};
 use throng_render::uniforms::{
     CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
 };
+use throng_tests::wgsl::{struct_layout, validate};
 
 fn parse(program: Program) -> naga::Module {
-    let src = program.source();
-    let module = naga::front::wgsl::parse_str(&src)
-        .unwrap_or_else(|e| panic!("{program:?} does not parse:\n{}", e.emit_to_string(&src)));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
+    validate(
+        &format!("{program:?}"),
+        &program.source(),
         naga::valid::Capabilities::all(),
     )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("{program:?} does not validate:\n{}", e.emit_to_string(&src)));
-    module
 }
 
 #[test]
@@ -87,19 +83,11 @@ fn every_import_names_a_module_and_programs_list_their_modules_once() {
 #[test]
 fn the_packaged_path_needs_no_storage_buffers() {
     for p in [Program::DrawPackaged, Program::ShadowPackaged] {
-        let src = p.source();
-        let module = naga::front::wgsl::parse_str(&src).expect("parses");
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
+        let module = validate(
+            &format!("{p:?} (no capabilities)"),
+            &p.source(),
             naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{p:?} needs a capability downlevel adapters lack:\n{}",
-                e.emit_to_string(&src)
-            )
-        });
+        );
         for (_, var) in module.global_variables.iter() {
             assert!(
                 !matches!(var.space, naga::AddressSpace::Storage { .. }),
@@ -110,25 +98,9 @@ fn the_packaged_path_needs_no_storage_buffers() {
     }
 }
 
-/// `(name, offset)` of each member, and the struct size, as naga lays it out.
-fn naga_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
-    for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name)
-            && let naga::TypeInner::Struct { members, span } = &ty.inner
-        {
-            let offsets = members
-                .iter()
-                .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-                .collect();
-            return (offsets, *span);
-        }
-    }
-    panic!("struct {name} not found in the shader")
-}
-
 fn check(program: Program, wgsl: &str, rust_size: usize, rust_offsets: &[usize]) {
     let module = parse(program);
-    let (members, size) = naga_layout(&module, wgsl);
+    let (members, size) = struct_layout(&module, wgsl);
     let wgsl_offsets: Vec<u32> = members.iter().map(|m| m.1).collect();
     let rust: Vec<u32> = rust_offsets.iter().map(|&o| o as u32).collect();
     assert_eq!(
@@ -229,7 +201,7 @@ fn palette_skinning_structs_match_their_rust_twins() {
     // The palette follows the header directly, one 3x4 matrix (three rows,
     // as in the bone texture) per bone.
     let module = parse(Program::CpuSkinned);
-    let (members, _) = naga_layout(&module, "Character");
+    let (members, _) = struct_layout(&module, "Character");
     let offsets: Vec<(&str, u32)> = members.iter().map(|(n, o)| (n.as_str(), *o)).collect();
     assert_eq!(
         offsets,
@@ -239,7 +211,7 @@ fn palette_skinning_structs_match_their_rust_twins() {
         ],
         "Character: the palette must start right after the header"
     );
-    let (_, rows_size) = naga_layout(&module, "Rows");
+    let (_, rows_size) = struct_layout(&module, "Rows");
     assert_eq!(
         rows_size as usize,
         size_of::<throng_core::math::Rows3x4>(),
@@ -265,7 +237,7 @@ fn shadow_uniforms_match_their_rust_twin() {
 #[test]
 fn package_array_holds_exactly_the_package_width() {
     let module = parse(Program::DrawPackaged);
-    let (members, size) = naga_layout(&module, "Package");
+    let (members, size) = struct_layout(&module, "Package");
     assert_eq!(members.len(), 1);
     assert_eq!(
         size as usize,

@@ -287,26 +287,18 @@ pub fn ground_uniforms(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use throng_tests::wgsl::{struct_layout, validate};
 
     #[test]
     fn shader_parses_and_validates_and_matches_the_rust_struct() {
-        let module = naga::front::wgsl::parse_str(&shader_source()).expect("ground.wgsl parses");
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
+        let module = validate(
+            "ground.wgsl",
+            &shader_source(),
             naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .expect("ground.wgsl validates");
-        let (_, ty) = module
-            .types
-            .iter()
-            .find(|(_, t)| t.name.as_deref() == Some("Ground"))
-            .expect("struct Ground");
-        let naga::TypeInner::Struct { members, span } = &ty.inner else {
-            panic!("Ground is a struct")
-        };
-        assert_eq!(*span as usize, std::mem::size_of::<GroundUniforms>());
-        let offsets: Vec<usize> = members.iter().map(|m| m.offset as usize).collect();
+        );
+        let (members, span) = struct_layout(&module, "Ground");
+        assert_eq!(span as usize, std::mem::size_of::<GroundUniforms>());
+        let offsets: Vec<usize> = members.iter().map(|m| m.1 as usize).collect();
         assert_eq!(
             offsets,
             [

@@ -255,13 +255,7 @@ mod tests {
 
     #[test]
     fn shader_parses_and_validates() {
-        let module = naga::front::wgsl::parse_str(SHADER).expect("lines.wgsl parses");
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .expect("lines.wgsl validates");
+        throng_tests::wgsl::validate("lines.wgsl", SHADER, naga::valid::Capabilities::empty());
         assert_eq!(std::mem::size_of::<LineVertex>(), 16);
     }
 
