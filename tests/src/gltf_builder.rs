@@ -698,10 +698,9 @@ pub fn skinned_triangle(
     b
 }
 
-/// A rigid triangle under node "rigid" and one clip, "forever", that moves
-/// node "joint" with a last key at `last_key` seconds: a hostile duration
-/// for the bake's size checks.
-pub fn long_clip(last_key: f32) -> Vec<u8> {
+/// A document with an unskinned node "joint" (for channels to animate) and
+/// a rigid triangle under node "rigid"; returns the builder and the joint.
+pub fn rigid_triangle_and_joint() -> (GltfBuilder, usize) {
     let mut b = GltfBuilder::new();
     let joint = b.node(Node::new("joint"));
     let mesh = b.mesh(
@@ -713,6 +712,14 @@ pub fn long_clip(last_key: f32) -> Vec<u8> {
         ])],
     );
     b.node(Node::new("rigid").mesh(mesh));
+    (b, joint)
+}
+
+/// A rigid triangle under node "rigid" and one clip, "forever", that moves
+/// node "joint" with a last key at `last_key` seconds: a hostile duration
+/// for the bake's size checks.
+pub fn long_clip(last_key: f32) -> Vec<u8> {
+    let (mut b, joint) = rigid_triangle_and_joint();
     b.animation(
         "forever",
         vec![Channel::translation(

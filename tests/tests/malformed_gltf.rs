@@ -18,7 +18,7 @@ use throng_core::layout::FramePair;
 use throng_core::limits::REST_FRAME;
 use throng_tests::gltf_builder::{
     Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes, gltf_bytes, long_clip,
-    skinned_triangle,
+    rigid_triangle_and_joint, skinned_triangle,
 };
 use throng_tests::{assert_mentions, asset, expect_refusal};
 
@@ -374,17 +374,7 @@ fn animation_with_no_channels() {
 
 #[test]
 fn nan_in_key_times_or_values() {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh(
-        "tri",
-        vec![Primitive::new(&[
-            [0.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-        ])],
-    );
-    b.node(Node::new("rigid").mesh(mesh));
+    let (b, joint) = rigid_triangle_and_joint();
     let mut nan_times = b.clone();
     nan_times.animation(
         "nan_times",
