@@ -153,3 +153,20 @@ pub fn assert_mentions(case: &str, msg: &str, parts: &[&str]) {
         );
     }
 }
+
+/// A crowd holding `handle`'s model and one instance spawned with `spawn`.
+pub fn one_instance(
+    handle: &throng_crowd::crowd::ModelHandle,
+    spawn: throng_crowd::crowd::Spawn,
+) -> (
+    throng_crowd::crowd::Crowd,
+    throng_crowd::crowd::ModelId,
+    throng_crowd::crowd::InstanceId,
+) {
+    let mut crowd = throng_crowd::crowd::Crowd::new();
+    let model = crowd.add_model(handle);
+    let id = crowd
+        .spawn(model, spawn)
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    (crowd, model, id)
+}

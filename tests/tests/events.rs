@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::BakedModel;
 use throng_crowd::crowd::{Crowd, CrowdEvent, ModelHandle, Spawn, WrapMode};
+use throng_tests::one_instance;
 use throng_tests::walker::{bake_walker, walker};
 
 /// The walker with events in a sidecar and in the glTF extras (baked once).
@@ -63,17 +64,13 @@ fn events_come_from_the_sidecar_and_the_gltf_extras() {
 #[test]
 fn each_event_fires_once_per_crossing_including_start_end_and_every_loop() {
     let handle = ModelHandle::new(evented()).unwrap();
-    let mut crowd = Crowd::new();
-    let m = crowd.add_model(&handle);
-    let id = crowd
-        .spawn(
-            m,
-            Spawn {
-                clip: Some(0),
-                ..Spawn::default()
-            },
-        )
-        .unwrap();
+    let (mut crowd, _, id) = one_instance(
+        &handle,
+        Spawn {
+            clip: Some(0),
+            ..Spawn::default()
+        },
+    );
     let mut seen: Vec<&str> = Vec::new();
     for _ in 0..25 {
         crowd.update(0.1); // 2.5 s: loops 0..1, 1..2, and half of a third

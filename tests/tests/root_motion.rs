@@ -9,6 +9,7 @@ use glam::{Mat4, Quat, Vec3};
 use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, RootMotionSource, bake_file};
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn, WrapMode};
+use throng_tests::one_instance;
 use throng_tests::walker::bake_walker;
 
 /// Positions must match within this many model units (models are ~2 units).
@@ -87,20 +88,16 @@ fn turning_walk_reproduces_the_original_motion_across_loops() {
     let turn = FRAC_PI_2;
     let (scene, handle) = bake_walker([0.0, 1.0, 1.0], turn);
     let eval = PoseEvaluator::new(&scene);
-    let mut crowd = Crowd::new();
-    let m = crowd.add_model(&handle);
     let start = Mat4::from_translation(Vec3::new(3.0, 0.0, -1.0));
-    let id = crowd
-        .spawn(
-            m,
-            Spawn {
-                transform: start,
-                clip: Some(0),
-                root_motion: true,
-                ..Spawn::default()
-            },
-        )
-        .unwrap();
+    let (mut crowd, m, id) = one_instance(
+        &handle,
+        Spawn {
+            transform: start,
+            clip: Some(0),
+            root_motion: true,
+            ..Spawn::default()
+        },
+    );
     // One loop's motion of the original: A = G(end)·G(0)⁻¹ restricted to the
     // horizontal plane (the hips' height is part of the pose).
     let g0 = eval.globals(Some(&scene.clips[0]), 0.0)[0];
@@ -164,18 +161,14 @@ impl PowInt for Mat4 {
 #[test]
 fn cross_fade_blends_root_motion_by_the_fade_weight() {
     let (_, handle) = bake_walker([0.0, 1.0, 2.0], 0.0);
-    let mut crowd = Crowd::new();
-    let m = crowd.add_model(&handle);
-    let id = crowd
-        .spawn(
-            m,
-            Spawn {
-                clip: Some(0),
-                root_motion: true,
-                ..Spawn::default()
-            },
-        )
-        .unwrap();
+    let (mut crowd, _, id) = one_instance(
+        &handle,
+        Spawn {
+            clip: Some(0),
+            root_motion: true,
+            ..Spawn::default()
+        },
+    );
     crowd.cross_fade(id, 1, 1.0).unwrap(); // walk → idle (idle has no motion)
     let mut expected = 0.0;
     for i in 1..=10 {
@@ -210,19 +203,15 @@ fn woman_sitting_down_moves_by_her_baked_displacement() {
     let disp = Vec3::from(last.translation);
     assert!(disp.length() > 1.0, "Sitting travels: {disp}");
     let handle = ModelHandle::new(model).unwrap();
-    let mut crowd = Crowd::new();
-    let m = crowd.add_model(&handle);
-    let id = crowd
-        .spawn(
-            m,
-            Spawn {
-                clip: Some(0),
-                wrap: WrapMode::Once,
-                root_motion: true,
-                ..Spawn::default()
-            },
-        )
-        .unwrap();
+    let (mut crowd, _, id) = one_instance(
+        &handle,
+        Spawn {
+            clip: Some(0),
+            wrap: WrapMode::Once,
+            root_motion: true,
+            ..Spawn::default()
+        },
+    );
     for _ in 0..300 {
         crowd.update(1.0 / 60.0);
     }
