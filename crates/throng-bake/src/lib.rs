@@ -10,12 +10,17 @@
 
 mod accessor;
 pub mod bake;
+mod budget;
 pub mod error;
 pub mod events;
 pub mod import;
 pub mod lod;
+mod measure;
+mod mesh;
 mod rate;
 pub mod reference;
+pub mod report;
+mod root_motion;
 pub mod sample;
 pub mod scene;
 mod uri;

@@ -20,8 +20,9 @@ use crate::scene::Scene;
 use glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, Lod, Submesh};
 
-use crate::bake::{BakeReport, convert_meshes};
 use crate::error::BakeError;
+use crate::mesh::convert_meshes;
+use crate::report::BakeReport;
 
 /// Largest difference of any inverse-bind matrix entry, relative to the
 /// matrix's largest entry, for a LOD file's bone to match the model's.

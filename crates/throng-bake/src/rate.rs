@@ -23,7 +23,7 @@ use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::BakedVertex;
 
-use crate::bake::RootExtractor;
+use crate::root_motion::RootExtractor;
 
 /// Keys closer than this fraction of a frame interval to a frame time count
 /// as lying on the frame (the interpolation error there is the frame error).
@@ -226,7 +226,7 @@ impl ClipSource<'_> {
         out: &mut Vec<Rows3x4>,
     ) {
         let (locals, globals) = scratch;
-        crate::bake::clip_globals(
+        crate::measure::clip_globals(
             self.eval, self.clip, t, self.root, extractor, locals, globals,
         );
         out.clear();

@@ -1,0 +1,102 @@
+//! The bake budget: a bake's size estimated from its frame counts, palette
+//! and meshes before anything is sampled, and refused over
+//! `BakeOptions::max_bake_bytes`, naming its longest clip.
+
+use crate::scene::Scene;
+use throng_core::limits::TEXELS_PER_MATRIX;
+use throng_core::math::Aabb;
+use throng_core::model::{BakedVertex, RootMotionKey};
+
+use crate::bake::BakeOptions;
+use crate::error::BakeError;
+
+/// Estimated bytes of a bake, from its frame counts alone (nothing sampled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BakeEstimate {
+    /// Bytes stored per frame: the palette's texels, the frame's bounds and
+    /// its root-motion key.
+    pub(crate) per_frame: u64,
+    /// Frames in the table, rest frame included.
+    pub(crate) frames: u64,
+    /// Bytes of vertices, indices and images.
+    pub(crate) meshes: u64,
+}
+
+impl BakeEstimate {
+    pub(crate) fn total(&self) -> u64 {
+        self.frames
+            .saturating_mul(self.per_frame)
+            .saturating_add(self.meshes)
+    }
+}
+
+/// Estimates a bake's size in bytes at the base rate and refuses it if that exceeds
+/// `opts.max_bake_bytes`, naming the clip with the most frames
+/// (docs/DESIGN.md#frames-and-time) as the largest offender.
+pub(crate) fn check_budget(
+    scene: &Scene,
+    clip_ids: &[usize],
+    clip_frames: &[u32],
+    bone_count: u32,
+    (vertex_count, index_count): (usize, usize),
+    opts: &BakeOptions,
+) -> Result<BakeEstimate, BakeError> {
+    let texels_per_frame = bone_count as u64 * TEXELS_PER_MATRIX as u64;
+    let estimate = BakeEstimate {
+        per_frame: texels_per_frame * opts.precision.texel_size() as u64
+            + size_of::<Aabb>() as u64
+            + if opts.root_motion.is_some() {
+                size_of::<RootMotionKey>() as u64
+            } else {
+                0
+            },
+        frames: 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>(),
+        meshes: (vertex_count * size_of::<BakedVertex>() + index_count * size_of::<u32>()) as u64
+            + scene
+                .images
+                .iter()
+                .map(|i| i.bytes.len() as u64)
+                .sum::<u64>(),
+    };
+    let total = estimate.total();
+    if total <= opts.max_bake_bytes {
+        return Ok(estimate);
+    }
+    let budget = opts.max_bake_bytes;
+    let largest = clip_frames
+        .iter()
+        .enumerate()
+        .max_by_key(|&(_, &n)| n)
+        .map(|(i, &n)| {
+            let clip = &scene.clips[clip_ids[i]];
+            format!(
+                "its longest clip, {:?}, lasts {} s: {n} frames at {} fps, {} on its own; ",
+                clip.name,
+                clip.duration(),
+                opts.fps,
+                show_bytes(n as u64 * estimate.per_frame)
+            )
+        })
+        .unwrap_or_default();
+    Err(BakeError::TooBig(format!(
+        "{}: the bake would need about {} ({} frames × {bone_count} bones × {TEXELS_PER_MATRIX} texels, plus {} of meshes and images), more than the {} bake budget; {largest}lower --fps, bake fewer --clips, or raise --max-bake-bytes",
+        scene.name,
+        show_bytes(total),
+        estimate.frames,
+        show_bytes(estimate.meshes),
+        show_bytes(budget)
+    )))
+}
+
+/// `n` bytes, with a binary unit for large sizes.
+pub(crate) fn show_bytes(n: u64) -> String {
+    const KIB: u64 = 1 << 10;
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    match n {
+        n if n >= GIB => format!("{:.2} GiB ({n} bytes)", n as f64 / GIB as f64),
+        n if n >= MIB => format!("{:.2} MiB ({n} bytes)", n as f64 / MIB as f64),
+        n if n >= KIB => format!("{:.1} KiB ({n} bytes)", n as f64 / KIB as f64),
+        n => format!("{n} bytes"),
+    }
+}

@@ -1,0 +1,264 @@
+//! Source meshes to baked vertices: the palette built while converting, 4
+//! influences per vertex (extra ones dropped and counted, weights
+//! renormalised), generated normals where the source has none. Used by the
+//! bake (LOD 0) and by LODs and attachments from files.
+//!
+//! # Palette (docs/DESIGN.md#palette-matrices)
+//! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
+//! `G_node · inverse_bind`. Skin joints give entries with their skin's inverse
+//! binds; a mesh without a skin gives the entry `(node, G_node(rest)⁻¹)` and
+//! its vertices are pre-transformed by `G_node(rest)`, so rigid props under a
+//! bone, robot parts and static meshes all become single-bone skinned meshes.
+//! Entries are shared only when node and inverse bind are bit-equal.
+
+use std::collections::HashMap;
+
+use crate::scene::{Primitive, Scene};
+use glam::{Mat4, Vec2, Vec3};
+use throng_core::limits::{MAX_BONES, MAX_INFLUENCES};
+use throng_core::math::{mat4_to_rows, rows_transform_normal, rows_transform_point};
+use throng_core::model::{BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh};
+
+use crate::error::BakeError;
+use crate::report::BakeReport;
+use crate::report::InfluenceStats;
+
+/// Weights whose sum differs from 1 by more than this are counted as
+/// "renormalised" in the report (all weights are renormalised regardless).
+/// 2/255: two steps of an 8-bit normalised weight.
+pub const WEIGHT_SUM_TOLERANCE: f32 = 2.0 / 255.0;
+
+/// Converts every mesh instance of `scene` to baked vertices: skinned
+/// primitives keep their bind-pose vertices with joints mapped through
+/// `bind(joint node, inverse bind)`; rigid ones are pre-transformed by their
+/// node's rest global and bound to `bind(node, rest⁻¹)`.
+pub(crate) fn convert_meshes(
+    scene: &Scene,
+    rest: &[Mat4],
+    bind: &mut dyn FnMut(u32, Mat4) -> Result<u16, BakeError>,
+    report: &mut BakeReport,
+) -> Result<Lod, BakeError> {
+    let mut vertices: Vec<BakedVertex> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut submeshes: Vec<Submesh> = Vec::new();
+    let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
+    for inst in &scene.instances {
+        let mesh = &scene.meshes[inst.mesh as usize];
+        let binding = match inst.skin {
+            Some(s) => {
+                let map = match skin_maps.get(&s) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let skin = &scene.skins[s as usize];
+                        let mut map = Vec::with_capacity(skin.joints.len());
+                        for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
+                            map.push(bind(j, *ibm)?);
+                        }
+                        skin_maps.insert(s, map.clone());
+                        map
+                    }
+                };
+                Binding::Skinned(map)
+            }
+            None => {
+                let g = rest[inst.node as usize];
+                let inv = g.inverse();
+                if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
+                    Binding::Rigid {
+                        entry: bind(inst.node, inv)?,
+                        model_from_mesh: g,
+                    }
+                } else {
+                    report.warnings.push(format!(
+                        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
+                        inst.node, scene.nodes[inst.node as usize].name
+                    ));
+                    Binding::Rigid {
+                        entry: bind(inst.node, Mat4::IDENTITY)?,
+                        model_from_mesh: Mat4::IDENTITY,
+                    }
+                }
+            }
+        };
+        for prim in &mesh.primitives {
+            let base_vertex = vertices.len() as u32;
+            let generated = prim.normals.is_none();
+            let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
+            for v in 0..prim.vertex_count() {
+                let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
+                let (position, normal, joints, weights) = match &binding {
+                    Binding::Skinned(map) => {
+                        let (j, w) = convert_influences(prim, v, map, &mut report.influences);
+                        (prim.positions[v], normals[v], j, w)
+                    }
+                    Binding::Rigid {
+                        entry,
+                        model_from_mesh,
+                    } => {
+                        let rows = mat4_to_rows(model_from_mesh);
+                        (
+                            rows_transform_point(&rows, prim.positions[v]),
+                            rows_transform_normal(&rows, normals[v]),
+                            [*entry, 0, 0, 0],
+                            [1.0, 0.0, 0.0, 0.0],
+                        )
+                    }
+                };
+                vertices.push(BakedVertex {
+                    position: position.into(),
+                    normal: normal.into(),
+                    uv: uv.into(),
+                    joints,
+                    weights,
+                });
+            }
+            let first_index = indices.len() as u32;
+            indices.extend_from_slice(&prim.indices);
+            submeshes.push(Submesh {
+                material: prim.material,
+                flags: if generated {
+                    SUBMESH_GENERATED_NORMALS
+                } else {
+                    0
+                },
+                source_node: inst.node,
+                source_mesh: inst.mesh,
+                source_primitive: prim.index,
+                base_vertex,
+                vertex_count: prim.vertex_count() as u32,
+                first_index,
+                index_count: prim.indices.len() as u32,
+            });
+        }
+    }
+    Ok(Lod {
+        screen_size: 0.0,
+        vertices,
+        indices,
+        submeshes,
+    })
+}
+
+pub(crate) enum Binding {
+    Skinned(Vec<u16>),
+    Rigid { entry: u16, model_from_mesh: Mat4 },
+}
+
+#[derive(Default)]
+pub(crate) struct Palette {
+    pub(crate) entries: Vec<(u32, Mat4)>,
+    pub(crate) index: HashMap<(u32, [u32; 16]), u16>,
+}
+
+impl Palette {
+    pub(crate) fn add(&mut self, node: u32, ibm: Mat4) -> Result<u16, BakeError> {
+        let key = (node, ibm.to_cols_array().map(f32::to_bits));
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        if self.entries.len() >= MAX_BONES as usize {
+            return Err(BakeError::TooBig(format!(
+                "more than {MAX_BONES} palette entries"
+            )));
+        }
+        let i = self.entries.len() as u16;
+        self.entries.push((node, ibm));
+        self.index.insert(key, i);
+        Ok(i)
+    }
+
+    /// Node names, made unique when several entries share a node.
+    pub(crate) fn names(&self, scene: &Scene) -> Vec<String> {
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        self.entries
+            .iter()
+            .map(|(node, _)| {
+                let n = seen.entry(*node).or_insert(0);
+                *n += 1;
+                let base = &scene.nodes[*node as usize].name;
+                if *n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}#{n}")
+                }
+            })
+            .collect()
+    }
+
+    /// First palette entry of the nearest proper ancestor of `node`.
+    pub(crate) fn parent_of(&self, scene: &Scene, node: u32) -> Option<u32> {
+        let mut cur = scene.nodes[node as usize].parent;
+        while let Some(p) = cur {
+            if let Some(i) = self.entries.iter().position(|(n, _)| *n == p) {
+                return Some(i as u32);
+            }
+            cur = scene.nodes[p as usize].parent;
+        }
+        None
+    }
+}
+
+/// Converts a vertex's influences to palette indices: merges repeated joints,
+/// keeps the 4 largest, renormalises, binds zero-sum vertices to joint 0.
+pub(crate) fn convert_influences(
+    prim: &Primitive,
+    v: usize,
+    map: &[u16],
+    stats: &mut InfluenceStats,
+) -> ([u16; 4], [f32; 4]) {
+    let mut infl: Vec<(u16, f32)> = Vec::with_capacity(4);
+    for (j, w) in prim.influences(v) {
+        if w <= 0.0 {
+            continue;
+        }
+        let p = map[j as usize];
+        match infl.iter_mut().find(|(q, _)| *q == p) {
+            Some(slot) => slot.1 += w,
+            None => infl.push((p, w)),
+        }
+    }
+    let total: f32 = infl.iter().map(|x| x.1).sum();
+    if total <= 0.0 {
+        stats.vertices_zero_weight += 1;
+        return ([map[0], 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+    }
+    if (total - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+        stats.vertices_renormalised += 1;
+    }
+    // Stable sort by weight, largest first; ties keep source order.
+    infl.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if infl.len() > MAX_INFLUENCES {
+        stats.vertices_truncated += 1;
+        let dropped = infl[MAX_INFLUENCES..]
+            .iter()
+            .map(|x| x.1)
+            .fold(0.0, f32::max)
+            / total;
+        stats.max_dropped_weight = stats.max_dropped_weight.max(dropped);
+        infl.truncate(MAX_INFLUENCES);
+    }
+    let kept: f32 = infl.iter().map(|x| x.1).sum();
+    let mut joints = [0u16; 4];
+    let mut weights = [0f32; 4];
+    for (k, (j, w)) in infl.iter().enumerate() {
+        joints[k] = *j;
+        weights[k] = w / kept;
+    }
+    (joints, weights)
+}
+
+/// Area-weighted vertex normals, for primitives that have none.
+pub(crate) fn smooth_normals(prim: &Primitive) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; prim.vertex_count()];
+    for tri in prim.indices.chunks_exact(3) {
+        let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
+        let p = &prim.positions;
+        let face = (p[b] - p[a]).cross(p[c] - p[a]);
+        n[a] += face;
+        n[b] += face;
+        n[c] += face;
+    }
+    n.into_iter()
+        .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
+        .collect()
+}
