@@ -10,6 +10,14 @@
 //! buffers). [`PathChoice::Auto`] picks the unbounded path when available.
 //!
 //! The same [`Renderer::render`] serves the viewer, the CLI and the tests.
+//!
+//! A frame is [`Renderer::prepare`] (CPU work and the renderer's own depth
+//! and MSAA targets), then [`Renderer::encode`] or [`Renderer::encode_with`]
+//! (the shadow pass and a crowd pass Throng begins). An application with a
+//! render pass of its own embeds the crowd in it instead:
+//! [`Renderer::prepare_draws`] (no targets), [`Renderer::encode_shadows`]
+//! into its encoder, then [`Renderer::draw`] inside its pass (see the
+//! `throng-examples` package).
 
 use std::collections::HashMap;
 
@@ -582,8 +590,10 @@ impl Renderer {
         )
     }
 
-    /// CPU work of a frame: culls, builds and uploads records, and plans the
-    /// draws. `models` must hold a [`GpuModel`] for every model the crowds use.
+    /// CPU work of a frame: makes sure the renderer's own depth (and MSAA)
+    /// targets are of `size`, then [`Self::prepare_draws`]. Use before
+    /// [`Self::encode`] / [`Self::encode_with`], which draw into those
+    /// targets.
     pub fn prepare(
         &mut self,
         size: (u32, u32),
@@ -592,6 +602,21 @@ impl Renderer {
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
         self.ensure_targets(size)?;
+        self.prepare_draws(camera, crowds, models)
+    }
+
+    /// CPU work of a frame, without render targets of the renderer's own:
+    /// culls, builds and uploads records (both passes), writes the frame's
+    /// uniforms and plans the draws. `models` must hold a [`GpuModel`] for
+    /// every model the crowds use. Use before [`Self::encode_shadows`] and
+    /// [`Self::draw`], when the caller owns the pass and its targets; the
+    /// viewport's aspect ratio is the camera's.
+    pub fn prepare_draws(
+        &mut self,
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
         let l = &self.options.lighting;
         let frame = FrameUniforms {
             clip_from_world: camera.clip_from_world().to_cols_array_2d(),
@@ -870,6 +895,11 @@ impl Renderer {
     /// renderer's colour format, [`DEPTH_FORMAT`] and
     /// [`RendererOptions::sample_count`]. Draws made in `extra` are inside
     /// the GPU-timed span.
+    ///
+    /// The shadow pass ([`Self::encode_shadows`]), then a pass into the
+    /// renderer's own targets (those of the size given to [`Self::prepare`];
+    /// nothing is recorded before `prepare` made them) in which the crowd
+    /// is drawn ([`Self::draw`]) before `extra`.
     pub fn encode_with(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -890,39 +920,7 @@ impl Renderer {
             }
             (None, _) => (None, None, false),
         };
-        if let Some(sh) = &self.shadow {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("throng shadow pass"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &sh.view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: shadow_timestamps,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            if let Some(group) = sh.cast_group.as_ref().filter(|_| !sh.items.is_empty()) {
-                let mut bound = None;
-                for item in &sh.items {
-                    if bound != Some(item.key.cross_fade) {
-                        pass.set_pipeline(&sh.pipelines[item.key.cross_fade as usize]);
-                        bound = Some(item.key.cross_fade);
-                    }
-                    item.bind_geometry(&mut pass);
-                    item.bind_records(&mut pass, group);
-                    pass.draw_indexed(
-                        item.indices.clone(),
-                        item.base_vertex,
-                        item.instances.clone(),
-                    );
-                }
-            }
-        }
+        self.shadow_pass(encoder, shadow_timestamps);
         let (view, resolve) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),
             None => (target, None),
@@ -954,7 +952,7 @@ impl Renderer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        self.draw_items(&mut pass);
+        self.draw(&mut pass);
         extra(&mut pass);
         drop(pass);
         if timed && let Some(t) = &self.timer {
@@ -962,7 +960,75 @@ impl Renderer {
         }
     }
 
-    fn draw_items(&self, pass: &mut wgpu::RenderPass<'_>) {
+    /// Records the prepared frame's shadow pass into `encoder`: the shadow
+    /// map that [`Self::draw`]'s shading and [`Self::shadow_receiver`]
+    /// sample. Nothing with shadows off. For a caller that owns the crowd's
+    /// pass: record this before that pass, in the same frame, after
+    /// [`Self::prepare_draws`] (or [`Self::prepare`]). Not GPU-timed
+    /// ([`Self::gpu_time`] times [`Self::encode_with`]'s passes only).
+    pub fn encode_shadows(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.shadow_pass(encoder, None);
+    }
+
+    fn shadow_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
+        let Some(sh) = &self.shadow else { return };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("throng shadow pass"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &sh.view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let Some(group) = sh.cast_group.as_ref().filter(|_| !sh.items.is_empty()) else {
+            return;
+        };
+        let mut bound = None;
+        for item in &sh.items {
+            if bound != Some(item.key.cross_fade) {
+                pass.set_pipeline(&sh.pipelines[item.key.cross_fade as usize]);
+                bound = Some(item.key.cross_fade);
+            }
+            item.bind_geometry(&mut pass);
+            item.bind_records(&mut pass, group);
+            pass.draw_indexed(
+                item.indices.clone(),
+                item.base_vertex,
+                item.instances.clone(),
+            );
+        }
+    }
+
+    /// Records the prepared frame's crowd draws into `pass`, a render pass
+    /// the caller began in their own encoder, with their own targets, among
+    /// their own draws. The pass must have:
+    ///
+    /// * one colour attachment of the renderer's colour format (the
+    ///   `color_format` given to [`Self::new`]) at location 0;
+    /// * a writable depth attachment of [`DEPTH_FORMAT`] (the crowd's
+    ///   pipelines test with `Less` and write depth, except for blended
+    ///   materials);
+    /// * [`RendererOptions::sample_count`] samples per pixel in both.
+    ///
+    /// [`Self::prepare_draws`] (or [`Self::prepare`]) must have been called
+    /// for the frame and, with shadows on, [`Self::encode_shadows`] recorded
+    /// before the pass. The viewport is the caller's; the crowd is
+    /// projected with the camera given to `prepare_draws`. Opaque
+    /// submeshes are drawn first and blended ones last, so draw anything
+    /// opaque of your own before this call and blended things after it.
+    /// The pass's pipeline and bind groups are left set to the crowd's.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
         if self.items.is_empty() {
             return;
         }
