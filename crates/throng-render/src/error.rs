@@ -89,6 +89,10 @@ pub enum RenderError {
         /// wgpu's message.
         message: String,
     },
+    /// A custom fragment shader ([`crate::renderer::CustomFragment`]) does
+    /// not compose with Throng's modules.
+    #[error("custom fragment shader: {0}")]
+    Shader(#[from] crate::shader::ShaderError),
     /// More memory than the host can give, estimated before allocating.
     #[error(
         "{what} needs about {needed} bytes, but the host has only {available} bytes available{note}"

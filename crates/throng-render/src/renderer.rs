@@ -17,7 +17,8 @@
 //! render pass of its own embeds the crowd in it instead:
 //! [`Renderer::prepare_draws`] (no targets), [`Renderer::encode_shadows`]
 //! into its encoder, then [`Renderer::draw`] inside its pass (see the
-//! `throng-examples` package).
+//! `throng-examples` package). [`RendererOptions::fragment`] replaces
+//! Throng's fragment stage with the user's own ([`CustomFragment`]).
 
 use std::collections::HashMap;
 
@@ -93,7 +94,7 @@ impl Default for Lighting {
 }
 
 /// Renderer options.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RendererOptions {
     /// Record path.
     pub path: PathChoice,
@@ -112,6 +113,35 @@ pub struct RendererOptions {
     pub lod_tints: bool,
     /// Directional-light shadows (`None`: off).
     pub shadows: Option<ShadowOptions>,
+    /// A fragment stage of the user's own for the crowd's colour pipelines
+    /// (`None`: Throng's shading). The vertex stage stays Throng's skinning
+    /// `vs_main`.
+    pub fragment: Option<CustomFragment>,
+}
+
+/// A fragment shader of the user's own, composed with Throng's WGSL modules
+/// ([`crate::shader::compose`] with the renderer's record path) into the
+/// program of the crowd's colour pipelines.
+///
+/// `source` declares what it uses by import lines, at least
+/// `// #import draw` (which brings `vs_main`, `VertexOut`, the `frame` and
+/// `material` bindings and `shade()`); `// #import shadow_receive` adds the
+/// shadow map (`shadow_map`, `shadow_sampler`, `shadow`) for
+/// `shadow_filter()`, and needs [`RendererOptions::shadows`] on. The entry
+/// point takes `VertexOut` (and any builtins) and writes `@location(0)`.
+/// The override `FLAT_SHADING` (from `draw`) is set per submesh.
+///
+/// A source that does not compose, is not valid WGSL, or whose entry point
+/// does not fit the crowd's pipeline layout is a [`RenderError`] from
+/// [`Renderer::new`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomFragment {
+    /// A name for the source in errors, e.g. its file name.
+    pub file: String,
+    /// WGSL with `// #import` lines naming Throng modules.
+    pub source: String,
+    /// The fragment entry point.
+    pub entry: String,
 }
 
 /// Shadows of the directional light: one orthographic shadow map fitted to
@@ -153,6 +183,7 @@ impl Default for RendererOptions {
             skinning: true,
             lod_tints: false,
             shadows: Some(ShadowOptions::default()),
+            fragment: None,
         }
     }
 }
@@ -458,10 +489,33 @@ impl Renderer {
             RecordPath::Packaged => Program::DrawPackaged,
             RecordPath::Unbounded => Program::DrawUnbounded,
         };
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(program.label()),
-            source: wgpu::ShaderSource::Wgsl(program.source().into()),
-        });
+        let module = match &options.fragment {
+            None => device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(program.label()),
+                source: wgpu::ShaderSource::Wgsl(program.source().into()),
+            }),
+            Some(custom) => {
+                let source = crate::shader::compose(&custom.file, &custom.source, Some(path))?;
+                if !source.contains("\n// ---- draw.wgsl\n") {
+                    return Err(RenderError::Shader(
+                        crate::shader::ShaderError::MissingImport {
+                            file: custom.file.clone(),
+                            name: "draw".into(),
+                        },
+                    ));
+                }
+                crate::context::catch_device_errors(
+                    device,
+                    &format!("compiling the custom fragment shader {}", custom.file),
+                    || {
+                        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(&custom.file),
+                            source: wgpu::ShaderSource::Wgsl(source.into()),
+                        })
+                    },
+                )?
+            }
+        };
         let frame_layout = layouts::frame(device);
         let packaged = path == RecordPath::Packaged;
         let receive = if options.shadows.is_some() {
@@ -499,7 +553,7 @@ impl Renderer {
             Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
             None => None,
         };
-        Ok(Self {
+        let mut renderer = Self {
             device: device.clone(),
             queue: queue.clone(),
             color_format,
@@ -520,7 +574,27 @@ impl Renderer {
             targets: None,
             timer: crate::timer::GpuTimer::new(device, queue),
             shadow,
-        })
+        };
+        let custom = renderer.options.fragment.as_ref().map(|custom| {
+            format!(
+                "creating a pipeline with the custom fragment entry point {:?} of {}",
+                custom.entry, custom.file
+            )
+        });
+        if let Some(what) = custom {
+            // Build the commonest pipeline now, so that an entry point that
+            // is missing or does not fit the layout is an error here rather
+            // than a panic in the first frame.
+            crate::context::catch_device_errors(device, &what, || {
+                renderer.pipeline(PipelineKey {
+                    flat: false,
+                    double_sided: false,
+                    blend: false,
+                    cross_fade: false,
+                });
+            })?;
+        }
+        Ok(renderer)
     }
 
     /// The record path in use.
@@ -565,10 +639,10 @@ impl Renderer {
             module: &self.module,
             vertex_entry: "vs_main",
             vertex_constants: &vertex_constants,
-            fragment_entry: if self.shadow.is_some() {
-                "fs_shadowed"
-            } else {
-                "fs_main"
+            fragment_entry: match (&self.options.fragment, &self.shadow) {
+                (Some(custom), _) => &custom.entry,
+                (None, Some(_)) => "fs_shadowed",
+                (None, None) => "fs_main",
             },
             format: self.color_format,
             samples: self.options.sample_count,

@@ -136,6 +136,17 @@ pub enum ShaderError {
         /// 1-based line.
         line: usize,
     },
+    /// A source lacks an import it must have (a custom fragment shader
+    /// without `draw`, which holds the vertex stage it is paired with).
+    #[error(
+        "{file}: imports neither {name:?} nor a module that imports it (add a line `// #import {name}`)"
+    )]
+    MissingImport {
+        /// The source.
+        file: String,
+        /// The module it must import.
+        name: String,
+    },
     /// Modules import each other in a circle.
     #[error("import cycle: {0}")]
     Cycle(String),

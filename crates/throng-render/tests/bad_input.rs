@@ -1,14 +1,18 @@
 //! Bad input is normal input, on the GPU side. A model whose bone
 //! texture exceeds the device's limits, zero instances, an unknown clip name,
-//! a despawned id, a crowd drawn without its GPU model and a zero-sized target
-//! each give a clear error or a documented no-op — no panic, and no wgpu
-//! validation error.
+//! a despawned id, a crowd drawn without its GPU model, a zero-sized target
+//! and a custom fragment shader that does not fit each give a clear error or
+//! a documented no-op — no panic, and no wgpu validation error.
 
 use throng_tests::golden as common;
 
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
-use throng_render::{GpuModel, Offscreen, RenderError, Renderer, RendererOptions, require_gpu};
+use throng_render::shader::ShaderError;
+use throng_render::{
+    CustomFragment, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions,
+    require_gpu,
+};
 
 /// A device on the same adapter with deliberately small texture limits.
 fn small_device(
@@ -227,5 +231,85 @@ fn rendering_without_the_model_or_into_nothing_is_an_error() {
     assert!(
         pollster::block_on(scope.pop()).is_none(),
         "no wgpu validation error"
+    );
+}
+
+#[test]
+fn a_custom_fragment_that_does_not_fit_is_an_error_from_new() {
+    let gpu = require_gpu("bad input: custom fragment");
+    let new = |file: &str, source: &str, entry: &str, shadows: bool| {
+        let options = RendererOptions {
+            fragment: Some(CustomFragment {
+                file: file.into(),
+                source: source.into(),
+                entry: entry.into(),
+            }),
+            shadows: if shadows {
+                RendererOptions::default().shadows
+            } else {
+                None
+            },
+            ..RendererOptions::default()
+        };
+        let renderer = Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            OFFSCREEN_FORMAT,
+            options,
+        );
+        let err = renderer.err().expect("an error");
+        println!("{file}: {err}");
+        err
+    };
+    let fs = "@fragment fn fs(in: VertexOut) -> @location(0) vec4<f32> { return in.tint; }";
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    // Does not compose: an unknown module, named with file and line.
+    let err = new(
+        "mine.wgsl",
+        &format!("\n// #import drawing\n{fs}"),
+        "fs",
+        true,
+    );
+    assert!(
+        matches!(
+            err,
+            RenderError::Shader(ShaderError::UnknownModule { line: 2, .. })
+        ) && err.to_string().contains("mine.wgsl:2"),
+        "{err}"
+    );
+    // Composes, but without Throng's vertex stage.
+    let err = new("novs.wgsl", "// #import skinning\n", "fs", true);
+    assert!(
+        matches!(err, RenderError::Shader(ShaderError::MissingImport { .. })),
+        "{err}"
+    );
+    // Not WGSL, a missing entry point, and the shadow map without shadows:
+    // errors of the device, caught.
+    let bad = [
+        ("syntax.wgsl", "// #import draw\nfn (", "fs", true),
+        (
+            "entry.wgsl",
+            &format!("// #import draw\n{fs}") as &str,
+            "fs_nope",
+            true,
+        ),
+        (
+            "shadowless.wgsl",
+            "// #import shadow_receive\n",
+            "fs_shadowed",
+            false,
+        ),
+    ];
+    for (file, source, entry, shadows) in bad {
+        let err = new(file, source, entry, shadows);
+        assert!(
+            matches!(&err, RenderError::Gpu { what, .. } if what.contains(file)),
+            "{err}"
+        );
+    }
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no wgpu validation error escapes"
     );
 }

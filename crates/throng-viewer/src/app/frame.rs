@@ -86,7 +86,7 @@ impl App {
                 .set_blobs(&gfx.device, &gfx.queue, &self.scene.blobs);
             self.scene.blobs_changed = false;
         }
-        let options = *gfx.renderer.options();
+        let options = gfx.renderer.options();
         let (_, far) = self.scene.camera.clip_planes();
         let eye_to_ground = camera.eye.distance(self.scene.ground.center);
         gfx.ground.prepare(
