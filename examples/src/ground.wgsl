@@ -1,0 +1,35 @@
+// The application's ground: a checkered square at height 0, darkened where
+// the crowd's shadow map says the light is blocked. Throng's shadow filter
+// (free of bindings) comes by import; the shadow map is bound from
+// throng_render::Renderer::shadow_receiver().
+
+// #import shadow_filter
+
+struct Ground {
+    clip_from_world: mat4x4<f32>,
+    // x: checker cell size.
+    cell: vec4<f32>,
+}
+
+@group(0) @binding(0) var<uniform> ground: Ground;
+@group(1) @binding(0) var<uniform> shadow: ShadowUniforms;
+@group(1) @binding(1) var shadow_map: texture_depth_2d;
+@group(1) @binding(2) var shadow_sampler: sampler_comparison;
+
+struct Out {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+}
+
+@vertex
+fn vs_ground(@location(0) position: vec3<f32>) -> Out {
+    return Out(ground.clip_from_world * vec4(position, 1.0), position);
+}
+
+@fragment
+fn fs_ground(in: Out) -> @location(0) vec4<f32> {
+    let cell = vec2<i32>(floor(in.world.xz / ground.cell.x));
+    let dark = ((cell.x + cell.y) & 1) == 1;
+    let color = select(vec3(0.36, 0.42, 0.30), vec3(0.30, 0.35, 0.25), dark);
+    return vec4(color * shadow_filter(shadow_map, shadow_sampler, shadow, in.world), 1.0);
+}
