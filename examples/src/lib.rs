@@ -16,7 +16,9 @@ use glam::{Mat4, Vec3};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::renderer::DEPTH_FORMAT;
-use throng_render::{CustomFragment, FrameStats, GpuModel, Renderer, RendererOptions};
+use throng_render::{
+    CustomFragment, FrameStats, GpuModel, PassPipeline, Renderer, RendererOptions,
+};
 
 /// The application's clear colour (linear RGB).
 pub const SKY: wgpu::Color = wgpu::Color {
@@ -171,43 +173,19 @@ impl Ground {
             bind_group_layouts: &[Some(&layout), Some(shadows.layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("ground"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_ground"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: 12,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Float32x3],
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: SAMPLES,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_ground"),
-                compilation_options: Default::default(),
-                targets: &[Some(format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: 12,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x3],
+        })];
+        let pipeline = PassPipeline {
+            vertex_entry: "vs_ground",
+            fragment_entry: "fs_ground",
+            buffers: &buffers,
+            topology: wgpu::PrimitiveTopology::TriangleStrip,
+            ..PassPipeline::opaque("ground", &layout, &module, format, SAMPLES)
+        }
+        .create(device);
         Ok(Self {
             pipeline,
             vertices,
