@@ -40,8 +40,8 @@ use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{InstanceState, ModelHandle};
 
+use throng_render::bind_groups;
 use throng_render::error::RenderError;
-use throng_render::layouts;
 use throng_render::model::GpuModel;
 use throng_render::renderer::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
 use throng_render::shader::Program;
@@ -278,14 +278,14 @@ impl CpuSkinnedRenderer {
             label: Some(program.label()),
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
-        let frame_layout = layouts::frame(device);
-        let character_layout = layouts::character_palette(device);
+        let frame_layout = bind_groups::frame(device);
+        let character_layout = bind_groups::character_palette(device);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("throng palette-skinned pipeline layout"),
             bind_group_layouts: &[
                 Some(&frame_layout),
                 None,
-                Some(&layouts::material(device)),
+                Some(&bind_groups::material(device)),
                 Some(&character_layout),
             ],
             immediate_size: 0,

@@ -6,8 +6,8 @@ use glam::Vec3;
 use throng_core::gpu::InstanceRecord;
 use wgpu::util::DeviceExt;
 
+use crate::bind_groups;
 use crate::error::RenderError;
-use crate::layouts;
 use crate::model::GpuModel;
 use crate::offscreen::map_read;
 use crate::shader::Program;
@@ -37,13 +37,13 @@ impl SkinCompute {
             label: Some(Program::ComputeSkin.label()),
             source: wgpu::ShaderSource::Wgsl(Program::ComputeSkin.source().into()),
         });
-        let io_layout = layouts::compute_io(device);
-        let records_layout = layouts::records_storage(device, wgpu::ShaderStages::COMPUTE);
+        let io_layout = bind_groups::compute_io(device);
+        let records_layout = bind_groups::records_storage(device, wgpu::ShaderStages::COMPUTE);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("throng compute skinning layout"),
             bind_group_layouts: &[
                 Some(&io_layout),
-                Some(&layouts::model(device)),
+                Some(&bind_groups::model(device)),
                 None,
                 Some(&records_layout),
             ],

@@ -12,14 +12,14 @@
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
 //! [`compute`], [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
-//! (WGSL sources and the generated prelude), [`layouts`], [`uniforms`],
+//! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
 //! [`error`].
 
+pub mod bind_groups;
 pub mod compute;
 pub mod context;
 pub mod error;
 pub mod image_file;
-pub mod layouts;
 pub mod model;
 pub mod offscreen;
 pub mod pipeline;

@@ -14,8 +14,8 @@ use throng_core::model::TexelFormat;
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
 
+use crate::bind_groups;
 use crate::error::RenderError;
-use crate::layouts;
 use crate::uniforms::MaterialUniforms;
 
 /// A submesh ready to draw.
@@ -187,7 +187,7 @@ impl GpuModel {
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&format!("{name} model bind group")),
-            layout: &layouts::model(device),
+            layout: &bind_groups::model(device),
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
@@ -201,7 +201,7 @@ impl GpuModel {
         });
 
         // Materials (the default one last).
-        let material_layout = layouts::material(device);
+        let material_layout = bind_groups::material(device);
         let mut materials = Vec::with_capacity(model.materials.len() + 1);
         let mut image_views: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
         for m in model

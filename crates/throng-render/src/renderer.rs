@@ -31,8 +31,8 @@ use throng_core::model::BakedVertex;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
+use crate::bind_groups::{self, PACKAGE_BYTES};
 use crate::error::RenderError;
-use crate::layouts::{self, PACKAGE_BYTES};
 use crate::model::GpuModel;
 use crate::shader::Program;
 use crate::uniforms::{FrameUniforms, ShadowUniforms};
@@ -431,7 +431,7 @@ struct Shadow {
 }
 
 /// What a pipeline outside the renderer binds to sample the crowd's shadow
-/// map: a bind group of layout [`layouts::shadow_receiver`] (`ShadowUniforms`
+/// map: a bind group of layout [`bind_groups::shadow_receiver`] (`ShadowUniforms`
 /// at 0, the map at 1, its comparison sampler at 2) for use with
 /// `shaders/shadow_filter.wgsl` ([`crate::shader::SHADOW_FILTER`]).
 pub struct ShadowReceiver<'a> {
@@ -516,20 +516,20 @@ impl Renderer {
                 )?
             }
         };
-        let frame_layout = layouts::frame(device);
+        let frame_layout = bind_groups::frame(device);
         let packaged = path == RecordPath::Packaged;
         let receive = if options.shadows.is_some() {
-            layouts::ShadowBindings::Receive
+            bind_groups::ShadowBindings::Receive
         } else {
-            layouts::ShadowBindings::None
+            bind_groups::ShadowBindings::None
         };
-        let records_layout = layouts::records(device, packaged, receive);
+        let records_layout = bind_groups::records(device, packaged, receive);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("throng draw pipeline layout"),
             bind_group_layouts: &[
                 Some(&frame_layout),
-                Some(&layouts::model(device)),
-                Some(&layouts::material(device)),
+                Some(&bind_groups::model(device)),
+                Some(&bind_groups::material(device)),
                 Some(&records_layout),
             ],
             immediate_size: 0,
@@ -1253,12 +1253,12 @@ impl Shadow {
             label: Some(program.label()),
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
-        let cast_layout = layouts::records(device, packaged, layouts::ShadowBindings::Cast);
+        let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("throng shadow pipeline layout"),
             bind_group_layouts: &[
                 None,
-                Some(&layouts::model(device)),
+                Some(&bind_groups::model(device)),
                 None,
                 Some(&cast_layout),
             ],
@@ -1311,7 +1311,7 @@ impl Shadow {
                 cache: None,
             })
         });
-        let receiver_layout = layouts::shadow_receiver(device);
+        let receiver_layout = bind_groups::shadow_receiver(device);
         let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng shadow receiver"),
             layout: &receiver_layout,
