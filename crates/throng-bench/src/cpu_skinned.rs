@@ -280,16 +280,7 @@ impl CpuSkinnedRenderer {
         });
         let frame_layout = bind_groups::frame(device);
         let character_layout = bind_groups::character_palette(device);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("throng palette-skinned pipeline layout"),
-            bind_group_layouts: &[
-                Some(&frame_layout),
-                None,
-                Some(&bind_groups::material(device)),
-                Some(&character_layout),
-            ],
-            immediate_size: 0,
-        });
+        let pipeline_layout = bind_groups::pipeline_layout(device, program, false);
         let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("throng palette-skinned frame uniforms"),
             size: std::mem::size_of::<FrameUniforms>() as u64,

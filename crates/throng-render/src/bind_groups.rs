@@ -1,21 +1,29 @@
 //! Bind group layouts, created from fixed descriptors so that every creator
-//! gets the same (pooled, compatible) layout for a given device.
+//! gets the same (pooled, compatible) layout for a given device, and the
+//! pipeline layout of every [`Program`] ([`program_groups`],
+//! [`pipeline_layout`]): the one place that says which group a program reads
+//! at which index. `tests/shaders.rs` checks every binding an entry point
+//! uses against it (group, binding, kind and stage).
 //!
 //! | group | contents |
 //! |-------|----------|
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params |
 //! | 1     | model: bone texture array + `ModelParams` |
 //! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
-//! | 3     | instance records: a uniform package (dynamic offset) or a storage array; for CPU palette skinning, binding 1: one character's header and palette (storage, dynamic offset) |
+//! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
 use std::num::NonZeroU64;
 
 use throng_core::gpu::{InstanceRecord, ModelParams};
 use throng_core::limits::PACKAGE_WIDTH;
 
+use crate::shader::Program;
 use crate::uniforms::{
     CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
 };
+
+/// Entries of one bind group layout.
+pub type Entries = Vec<wgpu::BindGroupLayoutEntry>;
 
 fn uniform(
     binding: u32,
@@ -53,131 +61,153 @@ fn storage(
     }
 }
 
+fn create(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    })
+}
+
 /// Size in bytes of one uniform package binding.
 pub const PACKAGE_BYTES: usize = PACKAGE_WIDTH as usize * std::mem::size_of::<InstanceRecord>();
 
+/// Group 1: the model (bone texture array, `ModelParams`).
+pub fn model_entries() -> Entries {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::COMPUTE;
+    vec![
+        wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: vis,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        },
+        uniform(1, vis, std::mem::size_of::<ModelParams>(), false),
+    ]
+}
+
 /// Group 1: the model.
 pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::COMPUTE;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng model layout"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: vis,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2Array,
-                    multisampled: false,
-                },
-                count: None,
+    create(device, "throng model layout", &model_entries())
+}
+
+/// Group 2: a material (base-colour texture, sampler, `MaterialUniforms`).
+pub fn material_entries() -> Entries {
+    vec![
+        wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
             },
-            uniform(1, vis, std::mem::size_of::<ModelParams>(), false),
-        ],
-    })
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: 1,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+        uniform(
+            2,
+            wgpu::ShaderStages::FRAGMENT,
+            std::mem::size_of::<MaterialUniforms>(),
+            false,
+        ),
+    ]
 }
 
 /// Group 2: a material.
 pub fn material(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng material layout"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                count: None,
-            },
-            uniform(
-                2,
-                wgpu::ShaderStages::FRAGMENT,
-                std::mem::size_of::<MaterialUniforms>(),
-                false,
-            ),
-        ],
-    })
+    create(device, "throng material layout", &material_entries())
 }
 
 /// Group 0 of the draw pipelines: frame uniforms.
-pub fn frame(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng frame layout"),
-        entries: &[uniform(
-            0,
-            wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-            std::mem::size_of::<FrameUniforms>(),
-            false,
-        )],
-    })
+pub fn frame_entries() -> Entries {
+    vec![uniform(
+        0,
+        wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+        std::mem::size_of::<FrameUniforms>(),
+        false,
+    )]
 }
 
-/// Group 3, packaged path: one package of records, dynamic offset.
-pub fn records_uniform(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng package layout"),
-        entries: &[uniform(0, wgpu::ShaderStages::VERTEX, PACKAGE_BYTES, true)],
-    })
+/// Group 0 of the draw pipelines.
+pub fn frame(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    create(device, "throng frame layout", &frame_entries())
 }
 
 /// Group 3, unbounded path and compute: all records in storage.
+pub fn records_storage_entries(visibility: wgpu::ShaderStages) -> Entries {
+    vec![storage(
+        0,
+        visibility,
+        true,
+        std::mem::size_of::<InstanceRecord>(),
+    )]
+}
+
+/// Group 3 of the compute readback: all records in storage.
 pub fn records_storage(
     device: &wgpu::Device,
     visibility: wgpu::ShaderStages,
 ) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng records layout"),
-        entries: &[storage(
-            0,
-            visibility,
-            true,
-            std::mem::size_of::<InstanceRecord>(),
-        )],
-    })
+    create(
+        device,
+        "throng records layout",
+        &records_storage_entries(visibility),
+    )
+}
+
+/// Group 0 of the compute readback: vertex words, output, parameters.
+pub fn compute_io_entries() -> Entries {
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        storage(0, c, true, 4),
+        storage(1, c, false, 16),
+        uniform(2, c, std::mem::size_of::<ComputeParams>(), false),
+    ]
 }
 
 /// Group 0 of the compute readback.
 pub fn compute_io(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let c = wgpu::ShaderStages::COMPUTE;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng compute io layout"),
-        entries: &[
-            storage(0, c, true, 4),
-            storage(1, c, false, 16),
-            uniform(2, c, std::mem::size_of::<ComputeParams>(), false),
-        ],
-    })
+    create(device, "throng compute io layout", &compute_io_entries())
 }
 
-/// Group 3 of CPU palette skinning (`cpu_skinned.wgsl`): binding 1, one
+/// Group 3 of the CPU-skinned baseline (`cpu_skinned.wgsl`): binding 1, one
 /// character's header and palette in a storage buffer, selected per draw
 /// with a dynamic offset.
+pub fn character_palette_entries() -> Entries {
+    vec![wgpu::BindGroupLayoutEntry {
+        binding: 1,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: true,
+            min_binding_size: NonZeroU64::new(
+                (std::mem::size_of::<CharacterHeader>() + std::mem::size_of::<[f32; 12]>()) as u64,
+            ),
+        },
+        count: None,
+    }]
+}
+
+/// Group 3 of the CPU-skinned baseline.
 pub fn character_palette(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng character palette layout"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 1,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: true,
-                min_binding_size: NonZeroU64::new(
-                    (std::mem::size_of::<CharacterHeader>() + std::mem::size_of::<[f32; 12]>())
-                        as u64,
-                ),
-            },
-            count: None,
-        }],
-    })
+    create(
+        device,
+        "throng character palette layout",
+        &character_palette_entries(),
+    )
 }
 
 /// What group 3 of a draw pipeline holds besides the records (binding 0).
@@ -194,11 +224,7 @@ pub enum ShadowBindings {
 
 /// Group 3: the records (a uniform package with a dynamic offset when
 /// `packaged`, else a storage array) and the shadow bindings.
-pub fn records(
-    device: &wgpu::Device,
-    packaged: bool,
-    shadows: ShadowBindings,
-) -> wgpu::BindGroupLayout {
+pub fn records_entries(packaged: bool, shadows: ShadowBindings) -> Entries {
     let records = if packaged {
         uniform(0, wgpu::ShaderStages::VERTEX, PACKAGE_BYTES, true)
     } else {
@@ -226,17 +252,24 @@ pub fn records(
     if shadows == ShadowBindings::Receive {
         entries.extend(shadow_map_entries(3, 4));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(match (packaged, shadows) {
-            (true, ShadowBindings::None) => "throng package layout",
-            (false, ShadowBindings::None) => "throng records layout",
-            (true, ShadowBindings::Receive) => "throng package + shadow layout",
-            (false, ShadowBindings::Receive) => "throng records + shadow layout",
-            (true, ShadowBindings::Cast) => "throng package + light layout",
-            (false, ShadowBindings::Cast) => "throng records + light layout",
-        }),
-        entries: &entries,
-    })
+    entries
+}
+
+/// Group 3 of the crowd's draw and shadow pipelines.
+pub fn records(
+    device: &wgpu::Device,
+    packaged: bool,
+    shadows: ShadowBindings,
+) -> wgpu::BindGroupLayout {
+    let label = match (packaged, shadows) {
+        (true, ShadowBindings::None) => "throng package layout",
+        (false, ShadowBindings::None) => "throng records layout",
+        (true, ShadowBindings::Receive) => "throng package + shadow layout",
+        (false, ShadowBindings::Receive) => "throng records + shadow layout",
+        (true, ShadowBindings::Cast) => "throng package + light layout",
+        (false, ShadowBindings::Cast) => "throng records + light layout",
+    };
+    create(device, label, &records_entries(packaged, shadows))
 }
 
 /// The shadow map (depth, fragment stage) and its comparison sampler.
@@ -266,17 +299,78 @@ fn shadow_map_entries(map: u32, sampler: u32) -> [wgpu::BindGroupLayoutEntry; 2]
 /// (2). See `Renderer::shadow_receiver` and `shaders/shadow_filter.wgsl`.
 pub fn shadow_receiver(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let [map, sampler] = shadow_map_entries(1, 2);
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng shadow receiver layout"),
-        entries: &[
-            uniform(
-                0,
-                wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-                std::mem::size_of::<ShadowUniforms>(),
-                false,
-            ),
-            map,
-            sampler,
+    let entries = [
+        uniform(
+            0,
+            wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+            std::mem::size_of::<ShadowUniforms>(),
+            false,
+        ),
+        map,
+        sampler,
+    ];
+    create(device, "throng shadow receiver layout", &entries)
+}
+
+/// The bind groups a program's pipelines bind, by group index (`None`: the
+/// group is unused). `shadows`: the crowd's draw programs receive shadows
+/// (their records group then holds the shadow bindings too).
+pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
+    let receive = if shadows {
+        ShadowBindings::Receive
+    } else {
+        ShadowBindings::None
+    };
+    match program {
+        Program::DrawPackaged | Program::DrawUnbounded => [
+            Some(frame_entries()),
+            Some(model_entries()),
+            Some(material_entries()),
+            Some(records_entries(program == Program::DrawPackaged, receive)),
         ],
+        Program::ShadowPackaged | Program::ShadowUnbounded => [
+            None,
+            Some(model_entries()),
+            None,
+            Some(records_entries(
+                program == Program::ShadowPackaged,
+                ShadowBindings::Cast,
+            )),
+        ],
+        Program::ComputeSkin => [
+            Some(compute_io_entries()),
+            Some(model_entries()),
+            None,
+            Some(records_storage_entries(wgpu::ShaderStages::COMPUTE)),
+        ],
+        Program::CpuSkinned => [
+            Some(frame_entries()),
+            None,
+            Some(material_entries()),
+            Some(character_palette_entries()),
+        ],
+    }
+}
+
+/// The pipeline layout of `program` ([`program_groups`]).
+pub fn pipeline_layout(
+    device: &wgpu::Device,
+    program: Program,
+    shadows: bool,
+) -> wgpu::PipelineLayout {
+    let groups = program_groups(program, shadows);
+    let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            g.as_ref()
+                .map(|e| create(device, &format!("{} group {i}", program.label()), e))
+        })
+        .collect();
+    let refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Option::as_ref).collect();
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(program.label()),
+        bind_group_layouts: &refs,
+        immediate_size: 0,
     })
 }

@@ -39,16 +39,7 @@ impl SkinCompute {
         });
         let io_layout = bind_groups::compute_io(device);
         let records_layout = bind_groups::records_storage(device, wgpu::ShaderStages::COMPUTE);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("throng compute skinning layout"),
-            bind_group_layouts: &[
-                Some(&io_layout),
-                Some(&bind_groups::model(device)),
-                None,
-                Some(&records_layout),
-            ],
-            immediate_size: 0,
-        });
+        let layout = bind_groups::pipeline_layout(device, Program::ComputeSkin, false);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("throng compute skinning"),
             layout: Some(&layout),

@@ -524,16 +524,8 @@ impl Renderer {
             bind_groups::ShadowBindings::None
         };
         let records_layout = bind_groups::records(device, packaged, receive);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("throng draw pipeline layout"),
-            bind_group_layouts: &[
-                Some(&frame_layout),
-                Some(&bind_groups::model(device)),
-                Some(&bind_groups::material(device)),
-                Some(&records_layout),
-            ],
-            immediate_size: 0,
-        });
+        let pipeline_layout =
+            bind_groups::pipeline_layout(device, Program::draw(path), options.shadows.is_some());
         let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("throng frame uniforms"),
             size: std::mem::size_of::<FrameUniforms>() as u64,
@@ -1254,16 +1246,7 @@ impl Shadow {
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
         let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("throng shadow pipeline layout"),
-            bind_group_layouts: &[
-                None,
-                Some(&bind_groups::model(device)),
-                None,
-                Some(&cast_layout),
-            ],
-            immediate_size: 0,
-        });
+        let layout = bind_groups::pipeline_layout(device, program, false);
         let pipelines = [false, true].map(|cross_fade| {
             let constants = [
                 ("SKINNING", if skinning { 1.0 } else { 0.0 }),

@@ -6,10 +6,12 @@ use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 
 use throng_core::gpu::{InstanceRecord, ModelParams};
+use throng_render::bind_groups;
 use throng_render::shader::{MODULES, Program, imports};
 use throng_render::uniforms::{
     CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
 };
+use throng_render::wgpu;
 use throng_tests::wgsl::{struct_layout, validate};
 
 fn parse(program: Program) -> naga::Module {
@@ -244,4 +246,126 @@ fn package_array_holds_exactly_the_package_width() {
         throng_core::limits::PACKAGE_WIDTH as usize * size_of::<InstanceRecord>(),
         "the WGSL package array must be PACKAGE_WIDTH records long"
     );
+}
+
+/// The entry points a program's pipelines run, with whether the crowd's
+/// draw pipelines receive shadows.
+fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
+    match program {
+        Program::DrawPackaged | Program::DrawUnbounded => vec![
+            (false, vec!["vs_main", "fs_main"]),
+            (true, vec!["vs_main", "fs_shadowed"]),
+        ],
+        Program::ShadowPackaged | Program::ShadowUnbounded => vec![(false, vec!["vs_shadow"])],
+        Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
+        Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
+    }
+}
+
+/// Whether a Rust binding type fits what the shader declares.
+fn fits(ty: &wgpu::BindingType, var: &naga::GlobalVariable, module: &naga::Module) -> bool {
+    use naga::{AddressSpace, ImageClass, StorageAccess, TypeInner};
+    match (ty, var.space, &module.types[var.ty].inner) {
+        (
+            wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                ..
+            },
+            AddressSpace::Uniform,
+            _,
+        ) => true,
+        (
+            wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                ..
+            },
+            AddressSpace::Storage { access },
+            _,
+        ) => *read_only != access.contains(StorageAccess::STORE),
+        (
+            wgpu::BindingType::Texture {
+                sample_type,
+                view_dimension,
+                ..
+            },
+            AddressSpace::Handle,
+            TypeInner::Image { arrayed, class, .. },
+        ) => {
+            let depth = matches!(class, ImageClass::Depth { .. });
+            (*view_dimension == wgpu::TextureViewDimension::D2Array) == *arrayed
+                && matches!(sample_type, wgpu::TextureSampleType::Depth) == depth
+        }
+        (
+            wgpu::BindingType::Sampler(kind),
+            AddressSpace::Handle,
+            TypeInner::Sampler { comparison },
+        ) => (*kind == wgpu::SamplerBindingType::Comparison) == *comparison,
+        _ => false,
+    }
+}
+
+/// Every binding an entry point uses exists in the Rust pipeline layout of
+/// its program (`bind_groups::program_groups`) at the same group and
+/// binding, with a fitting type and the entry point's stage visible.
+#[test]
+fn bindings_the_shaders_use_are_in_the_rust_layouts() {
+    for program in Program::ALL {
+        let src = program.source();
+        let module = naga::front::wgsl::parse_str(&src).expect("parses");
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .expect("validates");
+        for (shadows, entries) in pipelines(program) {
+            let groups = bind_groups::program_groups(program, shadows);
+            for name in entries {
+                let index = module
+                    .entry_points
+                    .iter()
+                    .position(|e| e.name == name)
+                    .unwrap_or_else(|| panic!("{program:?}: no entry point {name}"));
+                let stage = match module.entry_points[index].stage {
+                    naga::ShaderStage::Vertex => wgpu::ShaderStages::VERTEX,
+                    naga::ShaderStage::Fragment => wgpu::ShaderStages::FRAGMENT,
+                    naga::ShaderStage::Compute => wgpu::ShaderStages::COMPUTE,
+                    other => panic!("{program:?}: unexpected stage {other:?}"),
+                };
+                let used = info.get_entry_point(index);
+                for (handle, var) in module.global_variables.iter() {
+                    let Some(binding) = &var.binding else {
+                        continue;
+                    };
+                    if used[handle].is_empty() {
+                        continue;
+                    }
+                    let what = format!(
+                        "{program:?} {name} (shadows {shadows}): {:?} at @group({}) @binding({})",
+                        var.name, binding.group, binding.binding
+                    );
+                    let group = groups
+                        .get(binding.group as usize)
+                        .and_then(Option::as_ref)
+                        .unwrap_or_else(|| panic!("{what}: the Rust layout has no such group"));
+                    let entry = group
+                        .iter()
+                        .find(|e| e.binding == binding.binding)
+                        .unwrap_or_else(|| panic!("{what}: the Rust group has no such binding"));
+                    assert!(
+                        fits(&entry.ty, var, &module),
+                        "{what}: the shader declares {:?} {:?}, Rust has {:?}",
+                        var.space,
+                        module.types[var.ty].inner,
+                        entry.ty
+                    );
+                    assert!(
+                        entry.visibility.contains(stage),
+                        "{what}: not visible to the {stage:?} stage in Rust ({:?})",
+                        entry.visibility
+                    );
+                }
+            }
+        }
+    }
 }
