@@ -9,6 +9,8 @@
 //! (`embed.rs`, `custom_shading.rs`) and the headless test
 //! (`tests/embedding.rs`) all draw through [`Scene::render`].
 
+pub mod window;
+
 use std::path::Path;
 
 use anyhow::{Context, Result};

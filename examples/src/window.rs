@@ -1,0 +1,160 @@
+//! The application shell the windowed examples share: a winit 0.30 app
+//! that owns its window, surface and device, and each frame advances the
+//! crowd, orbits the camera and draws [`Scene::render`] into the surface.
+//! Nothing in it is Throng's; it is what any wgpu application already has.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use throng_crowd::crowd::ModelHandle;
+use throng_render::CustomFragment;
+
+use crate::{Scene, bake_fox};
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::window::{Window, WindowId};
+
+/// The window, its surface and device, and what is drawn.
+struct Gfx {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    scene: Scene,
+}
+
+impl Gfx {
+    fn new(
+        event_loop: &ActiveEventLoop,
+        fox: &ModelHandle,
+        title: &str,
+        fragment: Option<CustomFragment>,
+    ) -> Result<Self> {
+        let window =
+            Arc::new(event_loop.create_window(Window::default_attributes().with_title(title))?);
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+                Box::new(event_loop.owned_display_handle()),
+            ));
+        let surface = instance.create_surface(window.clone())?;
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+            &instance,
+            Some(&surface),
+        ))?;
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            required_limits: limits,
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))?;
+        let format = surface
+            .get_capabilities(&adapter)
+            .formats
+            .into_iter()
+            .find(|f| f.is_srgb())
+            .context("no sRGB surface format")?;
+        let size = window.inner_size();
+        let config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .context("surface unsupported")?;
+        let config = wgpu::SurfaceConfiguration { format, ..config };
+        surface.configure(&device, &config);
+        let scene = Scene::new(&adapter, &device, &queue, format, fox, 8, fragment)?;
+        Ok(Self {
+            window,
+            surface,
+            config,
+            device,
+            queue,
+            scene,
+        })
+    }
+
+    fn redraw(&mut self, dt: f32) -> Result<()> {
+        self.scene.crowd.update(dt);
+        self.scene.camera.yaw += dt * 0.1;
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.device, &self.config);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let view = frame.texture.create_view(&Default::default());
+        let size = (self.config.width, self.config.height);
+        self.scene.render(&self.device, &self.queue, &view, size)?;
+        self.window.pre_present_notify();
+        self.queue.present(frame);
+        Ok(())
+    }
+}
+
+/// The application: bakes the Fox, then opens its window when resumed.
+struct App {
+    title: String,
+    fragment: Option<CustomFragment>,
+    fox: ModelHandle,
+    gfx: Option<Gfx>,
+    last: Instant,
+    error: Option<anyhow::Error>,
+}
+
+impl App {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: anyhow::Error) {
+        self.error = Some(e);
+        event_loop.exit();
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gfx.is_none() {
+            match Gfx::new(event_loop, &self.fox, &self.title, self.fragment.clone()) {
+                Ok(gfx) => self.gfx = Some(gfx),
+                Err(e) => self.fail(event_loop, e),
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(gfx) = self.gfx.as_mut() else { return };
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) if size.width > 0 && size.height > 0 => {
+                (gfx.config.width, gfx.config.height) = (size.width, size.height);
+                gfx.surface.configure(&gfx.device, &gfx.config);
+            }
+            WindowEvent::RedrawRequested => {
+                let now = Instant::now();
+                let dt = (now - self.last).as_secs_f32();
+                self.last = now;
+                match gfx.redraw(dt) {
+                    Ok(()) => gfx.window.request_redraw(),
+                    Err(e) => self.fail(event_loop, e),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Bakes the Fox and runs the windowed example titled `title`, the crowd
+/// shaded by `fragment` (or Throng's own shading), until the window closes.
+pub fn run(title: &str, fragment: Option<CustomFragment>) -> Result<()> {
+    let fox = bake_fox()?;
+    let mut app = App {
+        title: title.to_owned(),
+        fragment,
+        fox,
+        gfx: None,
+        last: Instant::now(),
+        error: None,
+    };
+    EventLoop::new()?.run_app(&mut app)?;
+    app.error.map_or(Ok(()), Err)
+}
