@@ -559,37 +559,13 @@ impl CpuSkinnedRenderer {
         let Some(targets) = &self.targets else { return };
         let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
         let timed = timestamps.is_some();
-        let (view, resolve) = match &targets.msaa {
-            Some(msaa) => (msaa, Some(target)),
-            None => (target, None),
-        };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("throng palette-skinned pass"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: resolve,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(self.options.clear_color),
-                    store: if resolve.is_some() {
-                        wgpu::StoreOp::Discard
-                    } else {
-                        wgpu::StoreOp::Store
-                    },
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &targets.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = targets.begin_pass(
+            encoder,
+            target,
+            "throng CPU-skinned pass",
+            self.options.clear_color,
+            timestamps,
+        );
         if let (Some(plan), Some(palettes)) = (&self.plan, &self.palette_bind_group)
             && !self.offsets.is_empty()
         {

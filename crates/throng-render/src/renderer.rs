@@ -331,6 +331,51 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// Begins a pass that clears and draws into `target` through these
+    /// attachments: the MSAA colour (resolved into `target`, then
+    /// discarded) when there is one, and the depth (cleared to 1, discarded
+    /// at the end).
+    pub fn begin_pass<'p>(
+        &'p self,
+        encoder: &'p mut wgpu::CommandEncoder,
+        target: &'p wgpu::TextureView,
+        label: &str,
+        clear: wgpu::Color,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'p>>,
+    ) -> wgpu::RenderPass<'p> {
+        let (view, resolve) = match &self.msaa {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: resolve,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(clear),
+                    store: if resolve.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        })
+    }
+
     /// Keeps `targets` when they are of `size`, else makes new ones (an
     /// error for a size the device cannot hold).
     pub fn ensure(
@@ -987,37 +1032,13 @@ impl Renderer {
             (None, _) => (None, None, false),
         };
         self.shadow_pass(encoder, shadow_timestamps);
-        let (view, resolve) = match &targets.msaa {
-            Some(msaa) => (msaa, Some(target)),
-            None => (target, None),
-        };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("throng crowd pass"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: resolve,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(self.options.clear_color),
-                    store: if resolve.is_some() {
-                        wgpu::StoreOp::Discard
-                    } else {
-                        wgpu::StoreOp::Store
-                    },
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &targets.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = targets.begin_pass(
+            encoder,
+            target,
+            "throng crowd pass",
+            self.options.clear_color,
+            timestamps,
+        );
         self.draw(&mut pass);
         extra(&mut pass);
         drop(pass);
