@@ -39,6 +39,10 @@ pub struct PassPipeline<'a> {
     pub format: wgpu::TextureFormat,
     /// MSAA sample count of the pass.
     pub samples: u32,
+    /// Override constants of the vertex stage.
+    pub vertex_constants: &'a [(&'a str, f64)],
+    /// Override constants of the fragment stage.
+    pub fragment_constants: &'a [(&'a str, f64)],
 }
 
 impl<'a> PassPipeline<'a> {
@@ -66,6 +70,8 @@ impl<'a> PassPipeline<'a> {
             write_mask: wgpu::ColorWrites::ALL,
             format,
             samples,
+            vertex_constants: &[],
+            fragment_constants: &[],
         }
     }
 
@@ -77,7 +83,10 @@ impl<'a> PassPipeline<'a> {
             vertex: wgpu::VertexState {
                 module: self.module,
                 entry_point: Some(self.vertex_entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: self.vertex_constants,
+                    ..Default::default()
+                },
                 buffers: self.buffers,
             },
             primitive: wgpu::PrimitiveState {
@@ -100,7 +109,10 @@ impl<'a> PassPipeline<'a> {
             fragment: Some(wgpu::FragmentState {
                 module: self.module,
                 entry_point: Some(self.fragment_entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: self.fragment_constants,
+                    ..Default::default()
+                },
                 targets: &[Some(wgpu::ColorTargetState {
                     format: self.format,
                     blend: self.blend,

@@ -34,6 +34,7 @@ use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 use crate::bind_groups::{self, PACKAGE_BYTES};
 use crate::error::RenderError;
 use crate::model::GpuModel;
+use crate::pipeline::PassPipeline;
 use crate::shader::Program;
 use crate::uniforms::{FrameUniforms, ShadowUniforms};
 
@@ -252,59 +253,31 @@ impl ColorPipeline<'_> {
     /// alpha blending without depth writes for blended materials.
     pub fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
         let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("{} {key:?}", self.label)),
-            layout: Some(self.layout),
-            vertex: wgpu::VertexState {
-                module: self.module,
-                entry_point: Some(self.vertex_entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: self.vertex_constants,
-                    ..Default::default()
-                },
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &VERTEX_ATTRIBUTES,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                front_face: wgpu::FrontFace::Ccw,
-                cull_mode: if key.double_sided {
-                    None
-                } else {
-                    Some(wgpu::Face::Back)
-                },
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(!key.blend),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: self.samples,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: self.module,
-                entry_point: Some(self.fragment_entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &fragment_constants,
-                    ..Default::default()
-                },
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: self.format,
-                    blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        })
+        let buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<BakedVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRIBUTES,
+        })];
+        let label = format!("{} {key:?}", self.label);
+        PassPipeline {
+            label: &label,
+            layout: self.layout,
+            module: self.module,
+            vertex_entry: self.vertex_entry,
+            fragment_entry: self.fragment_entry,
+            buffers: &buffers,
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            cull_mode: (!key.double_sided).then_some(wgpu::Face::Back),
+            depth_write: !key.blend,
+            depth_compare: wgpu::CompareFunction::Less,
+            blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+            write_mask: wgpu::ColorWrites::ALL,
+            format: self.format,
+            samples: self.samples,
+            vertex_constants: self.vertex_constants,
+            fragment_constants: &fragment_constants,
+        }
+        .create(device)
     }
 }
 
