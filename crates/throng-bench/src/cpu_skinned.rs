@@ -278,23 +278,10 @@ impl CpuSkinnedRenderer {
             label: Some(program.label()),
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
-        let frame_layout = bind_groups::frame(device);
         let character_layout = bind_groups::character_palette(device);
         let pipeline_layout = bind_groups::pipeline_layout(device, program, false);
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng palette-skinned frame uniforms"),
-            size: std::mem::size_of::<FrameUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng palette-skinned frame bind group"),
-            layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: frame_buffer.as_entire_binding(),
-            }],
-        });
+        let (frame_buffer, frame_bind_group) =
+            bind_groups::frame_binding(device, "throng CPU-skinned frame uniforms");
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),

@@ -146,6 +146,25 @@ pub fn frame(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(device, "throng frame layout", &frame_entries())
 }
 
+/// A frame-uniforms buffer and its group-0 bind group (`label` names both).
+pub fn frame_binding(device: &wgpu::Device, label: &str) -> (wgpu::Buffer, wgpu::BindGroup) {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: std::mem::size_of::<FrameUniforms>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &frame(device),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    (buffer, group)
+}
+
 /// Group 3, unbounded path and compute: all records in storage.
 pub fn records_storage_entries(visibility: wgpu::ShaderStages) -> Entries {
     vec![storage(

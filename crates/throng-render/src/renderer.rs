@@ -534,7 +534,6 @@ impl Renderer {
                 )?
             }
         };
-        let frame_layout = bind_groups::frame(device);
         let packaged = path == RecordPath::Packaged;
         let receive = if options.shadows.is_some() {
             bind_groups::ShadowBindings::Receive
@@ -544,20 +543,8 @@ impl Renderer {
         let records_layout = bind_groups::records(device, packaged, receive);
         let pipeline_layout =
             bind_groups::pipeline_layout(device, Program::draw(path), options.shadows.is_some());
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng frame uniforms"),
-            size: std::mem::size_of::<FrameUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng frame bind group"),
-            layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: frame_buffer.as_entire_binding(),
-            }],
-        });
+        let (frame_buffer, frame_bind_group) =
+            bind_groups::frame_binding(device, "throng frame uniforms");
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
         let shadow = match options.shadows {
             Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
