@@ -18,13 +18,17 @@
 pub mod bind_groups;
 pub mod compute;
 pub mod context;
+mod draw_items;
 pub mod error;
 pub mod image_file;
 pub mod model;
 pub mod offscreen;
+pub mod options;
 pub mod pipeline;
 pub mod renderer;
 pub mod shader;
+pub mod shadow;
+pub mod targets;
 pub mod timer;
 pub mod uniforms;
 

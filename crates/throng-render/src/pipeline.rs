@@ -5,6 +5,8 @@
 //! skeleton lines and a user's own meshes drawn beside the crowd are built
 //! with it, so none of them spells out a whole `RenderPipelineDescriptor`.
 
+use throng_core::model::BakedVertex;
+
 use crate::renderer::DEPTH_FORMAT;
 
 /// A render pipeline for a pass with one colour target and a
@@ -124,3 +126,78 @@ impl<'a> PassPipeline<'a> {
         })
     }
 }
+
+/// What varies between the colour pipelines that draw a crowd's submeshes
+/// (the crowd renderer's and any other drawing of baked meshes, such as the
+/// CPU-skinned baseline of `throng-bench`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    /// Flat shading (the fragment shader's `FLAT_SHADING`).
+    pub flat: bool,
+    /// Draw back faces too.
+    pub double_sided: bool,
+    /// Alpha blending, without depth writes.
+    pub blend: bool,
+    /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`;
+    /// always false for programs without it).
+    pub cross_fade: bool,
+}
+
+/// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.
+pub struct ColorPipeline<'a> {
+    /// Debug label prefix.
+    pub label: &'a str,
+    /// Bind-group layout of the program.
+    pub layout: &'a wgpu::PipelineLayout,
+    /// The compiled program.
+    pub module: &'a wgpu::ShaderModule,
+    /// Vertex entry point.
+    pub vertex_entry: &'a str,
+    /// Override constants of the vertex stage (besides none from the key).
+    pub vertex_constants: &'a [(&'a str, f64)],
+    /// Fragment entry point.
+    pub fragment_entry: &'a str,
+    /// Colour target format.
+    pub format: wgpu::TextureFormat,
+    /// MSAA sample count.
+    pub samples: u32,
+}
+
+impl ColorPipeline<'_> {
+    /// The pipeline for `key`: bind-pose vertices ([`BakedVertex`]), depth
+    /// test against [`DEPTH_FORMAT`], back faces culled unless double-sided,
+    /// alpha blending without depth writes for blended materials.
+    pub fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
+        let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
+        let buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<BakedVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRIBUTES,
+        })];
+        let label = format!("{} {key:?}", self.label);
+        PassPipeline {
+            label: &label,
+            layout: self.layout,
+            module: self.module,
+            vertex_entry: self.vertex_entry,
+            fragment_entry: self.fragment_entry,
+            buffers: &buffers,
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            cull_mode: (!key.double_sided).then_some(wgpu::Face::Back),
+            depth_write: !key.blend,
+            depth_compare: wgpu::CompareFunction::Less,
+            blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
+            write_mask: wgpu::ColorWrites::ALL,
+            format: self.format,
+            samples: self.samples,
+            vertex_constants: self.vertex_constants,
+            fragment_constants: &fragment_constants,
+        }
+        .create(device)
+    }
+}
+
+/// The vertex layout of [`BakedVertex`] buffers.
+pub(crate) const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 5] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
+];

@@ -1,0 +1,137 @@
+//! Draw items: one indexed draw of one submesh for one group or package of
+//! instance records, and how a frame's draw lists are laid out into them
+//! (record slices, packages of `PACKAGE_WIDTH`).
+
+use throng_core::gpu::InstanceRecord;
+use throng_core::limits::PACKAGE_WIDTH;
+use throng_crowd::crowd::{Crowd, DrawList};
+
+use crate::error::RenderError;
+use crate::model::GpuModel;
+use crate::options::RecordPath;
+use crate::pipeline::PipelineKey;
+
+pub(crate) struct DrawItem {
+    pub(crate) key: PipelineKey,
+    pub(crate) vertex_buffer: wgpu::Buffer,
+    pub(crate) index_buffer: wgpu::Buffer,
+    pub(crate) model_bind_group: wgpu::BindGroup,
+    pub(crate) material_bind_group: wgpu::BindGroup,
+    pub(crate) indices: std::ops::Range<u32>,
+    pub(crate) base_vertex: i32,
+    pub(crate) instances: std::ops::Range<u32>,
+    pub(crate) dynamic_offset: Option<u32>,
+}
+
+impl DrawItem {
+    pub(crate) fn new(
+        key: PipelineKey,
+        model: &GpuModel,
+        lod: &crate::model::GpuLod,
+        sub: &crate::model::GpuSubmesh,
+        slice: &Slice,
+    ) -> Self {
+        Self {
+            key,
+            vertex_buffer: lod.vertex_buffer.clone(),
+            index_buffer: lod.index_buffer.clone(),
+            model_bind_group: model.bind_group.clone(),
+            material_bind_group: model.materials[sub.material].bind_group.clone(),
+            indices: sub.first_index..sub.first_index + sub.index_count,
+            base_vertex: sub.base_vertex,
+            instances: slice.first..slice.first + slice.count,
+            dynamic_offset: slice.offset,
+        }
+    }
+
+    pub(crate) fn bind_geometry(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_bind_group(1, &self.model_bind_group, &[]);
+    }
+
+    pub(crate) fn bind_records(&self, pass: &mut wgpu::RenderPass<'_>, group: &wgpu::BindGroup) {
+        match self.dynamic_offset {
+            Some(o) => pass.set_bind_group(3, group, &[o]),
+            None => pass.set_bind_group(3, group, &[]),
+        }
+    }
+}
+
+/// A range of one draw list's records placed in the staging buffer.
+pub(crate) struct Slice {
+    pub(crate) list: usize,
+    pub(crate) group: usize,
+    /// First instance index for the draw.
+    pub(crate) first: u32,
+    pub(crate) count: u32,
+    /// Dynamic offset of its package (packaged path).
+    pub(crate) offset: Option<u32>,
+}
+
+/// Appends the records of `lists` to `staging`: in package slots of
+/// `package_stride` bytes on the packaged path, back to back on the
+/// unbounded one. Returns where each group (or package) went.
+pub(crate) fn lay_out(
+    staging: &mut Vec<u8>,
+    lists: &[DrawList],
+    path: RecordPath,
+    package_stride: u64,
+) -> Vec<Slice> {
+    let record_size = std::mem::size_of::<InstanceRecord>();
+    let mut slices = Vec::new();
+    for (c, list) in lists.iter().enumerate() {
+        for (g, group) in list.groups.iter().enumerate() {
+            match path {
+                RecordPath::Packaged => {
+                    for (first, count) in group.packages(PACKAGE_WIDTH) {
+                        let offset = staging.len();
+                        let recs = &list.records[first as usize..(first + count) as usize];
+                        staging.extend_from_slice(bytemuck::cast_slice(recs));
+                        staging.resize(offset + package_stride as usize, 0);
+                        slices.push(Slice {
+                            list: c,
+                            group: g,
+                            first: 0,
+                            count,
+                            offset: Some(offset as u32),
+                        });
+                    }
+                }
+                RecordPath::Unbounded => {
+                    let base = (staging.len() / record_size) as u32;
+                    let recs =
+                        &list.records[group.first as usize..(group.first + group.count) as usize];
+                    staging.extend_from_slice(bytemuck::cast_slice(recs));
+                    slices.push(Slice {
+                        list: c,
+                        group: g,
+                        first: base,
+                        count: group.count,
+                        offset: None,
+                    });
+                }
+            }
+        }
+    }
+    slices
+}
+
+/// The GPU model a group draws, or an error naming it.
+pub(crate) fn find_model<'a>(
+    models: &[&'a GpuModel],
+    crowd: &Crowd,
+    group: &throng_crowd::crowd::DrawGroup,
+) -> Result<&'a GpuModel, RenderError> {
+    models
+        .iter()
+        .copied()
+        .find(|m| m.key() == group.model_key)
+        .ok_or_else(|| RenderError::MissingModel {
+            name: crowd
+                .model(group.model)
+                .map(|m| m.name.clone())
+                .unwrap_or_default(),
+            key: group.model_key,
+        })
+}

@@ -1,0 +1,176 @@
+//! What a [`Renderer`](crate::Renderer) is asked for: the record path,
+//! lighting, shadows, MSAA, a custom fragment stage ([`RendererOptions`]),
+//! and what a frame reports back ([`FrameStats`]).
+
+use glam::Vec3;
+use throng_core::limits::PACKAGE_WIDTH;
+
+/// How instance records reach the vertex shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordPath {
+    /// Uniform packages of at most [`PACKAGE_WIDTH`] records; one draw per
+    /// package and submesh.
+    Packaged,
+    /// One storage buffer; one draw per group and submesh.
+    Unbounded,
+}
+
+impl std::fmt::Display for RecordPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordPath::Packaged => write!(f, "packaged ({PACKAGE_WIDTH} per draw, uniform)"),
+            RecordPath::Unbounded => write!(f, "unbounded (storage)"),
+        }
+    }
+}
+
+/// Which [`RecordPath`] to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PathChoice {
+    /// Unbounded where the adapter supports vertex-stage storage buffers,
+    /// else packaged.
+    #[default]
+    Auto,
+    /// Always packaged.
+    Packaged,
+    /// Unbounded; an error where unsupported.
+    Unbounded,
+}
+
+/// Directional light and ambient term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lighting {
+    /// Direction towards the light (normalised on use).
+    pub direction: Vec3,
+    /// Light colour (linear).
+    pub color: Vec3,
+    /// Ambient colour (linear).
+    pub ambient: Vec3,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Self {
+            direction: Vec3::new(-0.6, 0.9, 0.25),
+            color: Vec3::splat(0.75),
+            ambient: Vec3::splat(0.25),
+        }
+    }
+}
+
+/// Renderer options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RendererOptions {
+    /// Record path.
+    pub path: PathChoice,
+    /// MSAA samples (1 or 4).
+    pub sample_count: u32,
+    /// Clear colour.
+    pub clear_color: wgpu::Color,
+    /// Lighting.
+    pub lighting: Lighting,
+    /// Cull instances outside the view frustum (by their clip's bounds).
+    pub frustum_culling: bool,
+    /// Skin vertices (false draws the bind pose with no skinning work: the
+    /// benchmarks' static floor).
+    pub skinning: bool,
+    /// Tint instances by their LOD (`throng_crowd::crowd::LOD_TINTS`).
+    pub lod_tints: bool,
+    /// Directional-light shadows (`None`: off).
+    pub shadows: Option<ShadowOptions>,
+    /// A fragment stage of the user's own for the crowd's colour pipelines
+    /// (`None`: Throng's shading). The vertex stage stays Throng's skinning
+    /// `vs_main`.
+    pub fragment: Option<CustomFragment>,
+}
+
+impl Default for RendererOptions {
+    fn default() -> Self {
+        Self {
+            path: PathChoice::Auto,
+            sample_count: 1,
+            clear_color: wgpu::Color {
+                r: 0.55,
+                g: 0.62,
+                b: 0.70,
+                a: 1.0,
+            },
+            lighting: Lighting::default(),
+            frustum_culling: true,
+            skinning: true,
+            lod_tints: false,
+            shadows: Some(ShadowOptions::default()),
+            fragment: None,
+        }
+    }
+}
+
+/// A fragment shader of the user's own, composed with Throng's WGSL modules
+/// ([`crate::shader::compose`] with the renderer's record path) into the
+/// program of the crowd's colour pipelines.
+///
+/// `source` declares what it uses by import lines, at least
+/// `// #import draw` (which brings `vs_main`, `VertexOut`, the `frame` and
+/// `material` bindings and `shade()`); `// #import shadow_receive` adds the
+/// shadow map (`shadow_map`, `shadow_sampler`, `shadow`) for
+/// `shadow_filter()`, and needs [`RendererOptions::shadows`] on. The entry
+/// point takes `VertexOut` (and any builtins) and writes `@location(0)`.
+/// The override `FLAT_SHADING` (from `draw`) is set per submesh.
+///
+/// A source that does not compose, is not valid WGSL, or whose entry point
+/// does not fit the crowd's pipeline layout is a [`RenderError`](crate::RenderError) from
+/// [`Renderer::new`](crate::Renderer::new).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomFragment {
+    /// A name for the source in errors, e.g. its file name.
+    pub file: String,
+    /// WGSL with `// #import` lines naming Throng modules.
+    pub source: String,
+    /// The fragment entry point.
+    pub entry: String,
+}
+
+/// Shadows of the directional light: one orthographic shadow map fitted to
+/// the instances in view each frame. Casters are culled against the light's
+/// volume, not the camera's, so an instance out of view still casts into it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShadowOptions {
+    /// Side of the square shadow map, in texels.
+    pub map_size: u32,
+    /// Darkness of a full shadow: 1 leaves only the ambient light.
+    pub strength: f32,
+    /// Depth bias in the map's [0, 1] depth units (against self-shadowing).
+    pub bias: f32,
+}
+
+impl Default for ShadowOptions {
+    fn default() -> Self {
+        Self {
+            map_size: 2048,
+            strength: 0.75,
+            bias: 0.002,
+        }
+    }
+}
+
+/// What a frame drew.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Live instances in all crowds.
+    pub instances: u32,
+    /// Instances that passed culling (records written).
+    pub visible: u32,
+    /// Draw calls.
+    pub draws: u32,
+    /// Record slices bound: packages on the packaged path, groups on the
+    /// unbounded path.
+    pub packages: u32,
+    /// Triangles submitted.
+    pub triangles: u64,
+    /// Bytes of records uploaded (crowd and shadow passes).
+    pub record_bytes: u64,
+    /// Instances drawn into the shadow map.
+    pub shadow_casters: u32,
+    /// Draw calls of the shadow pass.
+    pub shadow_draws: u32,
+}

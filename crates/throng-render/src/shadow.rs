@@ -1,0 +1,186 @@
+//! The directional light's shadow map: its pipelines, the light camera
+//! fitted to the instances in view each frame, and the bind group through
+//! which other pipelines receive the crowd's shadows ([`ShadowReceiver`]).
+
+use throng_core::model::BakedVertex;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::DrawList;
+
+use crate::bind_groups::{self};
+use crate::draw_items::DrawItem;
+use crate::error::RenderError;
+use crate::options::ShadowOptions;
+use crate::pipeline::VERTEX_ATTRIBUTES;
+use crate::renderer::DEPTH_FORMAT;
+use crate::shader::Program;
+use crate::uniforms::ShadowUniforms;
+
+/// The shadow map and what the shadow pass draws.
+pub(crate) struct Shadow {
+    pub(crate) options: ShadowOptions,
+    pub(crate) map: wgpu::Texture,
+    pub(crate) view: wgpu::TextureView,
+    pub(crate) sampler: wgpu::Sampler,
+    pub(crate) uniform: wgpu::Buffer,
+    /// Without and with the cross-fade path (indexed by `CROSS_FADE`).
+    pub(crate) pipelines: [wgpu::RenderPipeline; 2],
+    pub(crate) cast_layout: wgpu::BindGroupLayout,
+    pub(crate) cast_group: Option<wgpu::BindGroup>,
+    pub(crate) receiver_layout: wgpu::BindGroupLayout,
+    pub(crate) receiver_group: wgpu::BindGroup,
+    pub(crate) lists: Vec<DrawList>,
+    pub(crate) items: Vec<DrawItem>,
+    pub(crate) light: Option<Camera>,
+}
+
+impl Shadow {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        packaged: bool,
+        options: ShadowOptions,
+        skinning: bool,
+    ) -> Result<Self, RenderError> {
+        let limit = device.limits().max_texture_dimension_2d;
+        if options.map_size == 0 || options.map_size > limit {
+            return Err(RenderError::Unsupported(format!(
+                "shadow map of {0}×{0} (1..={limit} per side)",
+                options.map_size
+            )));
+        }
+        let map = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng shadow map"),
+            size: wgpu::Extent3d {
+                width: options.map_size,
+                height: options.map_size,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = map.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("throng shadow sampler"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            compare: Some(wgpu::CompareFunction::LessEqual),
+            ..Default::default()
+        });
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng shadow uniforms"),
+            size: std::mem::size_of::<ShadowUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let program = if packaged {
+            Program::ShadowPackaged
+        } else {
+            Program::ShadowUnbounded
+        };
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(program.label()),
+            source: wgpu::ShaderSource::Wgsl(program.source().into()),
+        });
+        let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
+        let layout = bind_groups::pipeline_layout(device, program, false);
+        let pipelines = [false, true].map(|cross_fade| {
+            let constants = [
+                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
+                ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
+            ];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(if cross_fade {
+                    "throng shadow pipeline (cross-fade)"
+                } else {
+                    "throng shadow pipeline"
+                }),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_shadow"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &VERTEX_ATTRIBUTES,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    bias: wgpu::DepthBiasState {
+                        constant: 2,
+                        slope_scale: 2.0,
+                        clamp: 0.0,
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
+        });
+        let receiver_layout = bind_groups::shadow_receiver(device);
+        let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng shadow receiver"),
+            layout: &receiver_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+            ],
+        });
+        Ok(Self {
+            options,
+            map,
+            view,
+            sampler,
+            uniform,
+            pipelines,
+            cast_layout,
+            cast_group: None,
+            receiver_layout,
+            receiver_group,
+            lists: Vec::new(),
+            items: Vec::new(),
+            light: None,
+        })
+    }
+}
+
+/// What a pipeline outside the renderer binds to sample the crowd's shadow
+/// map: a bind group of layout [`bind_groups::shadow_receiver`] (`ShadowUniforms`
+/// at 0, the map at 1, its comparison sampler at 2) for use with
+/// `shaders/shadow_filter.wgsl` ([`crate::shader::SHADOW_FILTER`]).
+pub struct ShadowReceiver<'a> {
+    /// The layout, for the pipeline layout.
+    pub layout: &'a wgpu::BindGroupLayout,
+    /// The bind group.
+    pub bind_group: &'a wgpu::BindGroup,
+}
