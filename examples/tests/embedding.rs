@@ -19,9 +19,7 @@ use throng_render::{
     CustomFragment, Gpu, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
     require_gpu,
 };
-use throng_tests::golden::{
-    ImageDiff, MAX_DIFFERING_FRACTION, MAX_MEAN_LEVEL_DIFFERENCE, PIXEL_LEVEL_TOLERANCE, diff,
-};
+use throng_tests::golden::{MAX_MEAN_LEVEL_DIFFERENCE, assert_images_match, compare};
 
 const SIZE: (u32, u32) = (256, 256);
 /// A 3 × 3 grid of Foxes.
@@ -104,55 +102,11 @@ fn reference(gpu: &Gpu, scene: &Scene, options: RendererOptions, ground: bool) -
     target.read(device, queue).unwrap()
 }
 
-/// Compares, prints the figures, and returns them with the differing
-/// fraction.
-fn compare(name: &str, expected: &RgbaImage, actual: &RgbaImage) -> (ImageDiff, f64) {
-    let d = diff(expected, actual);
-    let fraction = d.differing as f64 / (SIZE.0 * SIZE.1) as f64;
-    println!(
-        "{name}: {} pixels ({:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} levels, worst {} at ({}, {})",
-        d.differing,
-        fraction * 100.0,
-        d.mean,
-        d.worst.2,
-        d.worst.0,
-        d.worst.1
-    );
-    (d, fraction)
-}
-
-/// Writes the images of a failed comparison where a developer can look.
-fn save(name: &str, expected: &RgbaImage, actual: &RgbaImage, d: &ImageDiff) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    for (what, image) in [
-        ("expected", expected),
-        ("actual", actual),
-        ("difference", &d.image),
-    ] {
-        image.save(dir.join(format!("{name}-{what}.png"))).unwrap();
-    }
-    format!(
-        "{}/{name}-{{expected,actual,difference}}.png",
-        dir.display()
-    )
-}
-
-/// `actual` equals `expected` within the golden-image tolerances.
+/// `actual` equals `expected` within the golden-image tolerances (failures
+/// leave their images in the test's temporary folder).
 fn assert_same(name: &str, expected: &RgbaImage, actual: &RgbaImage) {
-    let (d, fraction) = compare(name, expected, actual);
-    if fraction > MAX_DIFFERING_FRACTION || d.mean > MAX_MEAN_LEVEL_DIFFERENCE {
-        let files = save(name, expected, actual, &d);
-        panic!(
-            "{name}: {} pixels ({:.3} %, limit {:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} (limit {MAX_MEAN_LEVEL_DIFFERENCE}), worst {} levels at ({}, {}); images: {files}",
-            d.differing,
-            fraction * 100.0,
-            MAX_DIFFERING_FRACTION * 100.0,
-            d.mean,
-            d.worst.2,
-            d.worst.0,
-            d.worst.1,
-        );
-    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    assert_images_match(name, expected, actual, dir);
 }
 
 #[test]

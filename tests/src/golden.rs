@@ -110,11 +110,16 @@ pub fn check_golden(dir: &std::path::Path, name: &str, actual: &RgbaImage) {
             );
         }
     };
-    let d = diff(&golden, actual);
-    let total = (actual.width() * actual.height()) as f64;
-    let fraction = d.differing as f64 / total;
+    assert_images_match(name, &golden, actual, &dir);
+}
+
+/// Compares two images, prints the figures and returns them with the
+/// fraction of differing pixels.
+pub fn compare(name: &str, expected: &RgbaImage, actual: &RgbaImage) -> (ImageDiff, f64) {
+    let d = diff(expected, actual);
+    let fraction = d.differing as f64 / (actual.width() as f64 * actual.height() as f64);
     println!(
-        "{name}: {} pixels differ by more than {PIXEL_LEVEL_TOLERANCE} levels ({:.3} %), mean {:.3} levels, worst {} at ({}, {})",
+        "{name}: {} pixels ({:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} levels, worst {} at ({}, {})",
         d.differing,
         fraction * 100.0,
         d.mean,
@@ -122,22 +127,39 @@ pub fn check_golden(dir: &std::path::Path, name: &str, actual: &RgbaImage) {
         d.worst.0,
         d.worst.1
     );
-    if fraction > MAX_DIFFERING_FRACTION || d.mean > MAX_MEAN_LEVEL_DIFFERENCE {
-        let a = dir.join(format!("{name}-actual.png"));
-        let df = dir.join(format!("{name}-difference.png"));
-        actual.save(&a).unwrap();
-        d.image.save(&df).unwrap();
-        panic!(
-            "{name}: differs from its golden: {} pixels ({:.3} %, limit {:.3} %) over {PIXEL_LEVEL_TOLERANCE} levels, mean {:.3} (limit {MAX_MEAN_LEVEL_DIFFERENCE}), worst {} levels at ({}, {}); see {} and {}",
-            d.differing,
-            fraction * 100.0,
-            MAX_DIFFERING_FRACTION * 100.0,
-            d.mean,
-            d.worst.2,
-            d.worst.0,
-            d.worst.1,
-            a.display(),
-            df.display()
-        );
+    (d, fraction)
+}
+
+/// Asserts that `actual` equals `expected` within the golden-image
+/// tolerances; on failure writes `{name}-{expected,actual,difference}.png`
+/// into `dir` and panics with the figures and the worst pixel.
+pub fn assert_images_match(
+    name: &str,
+    expected: &RgbaImage,
+    actual: &RgbaImage,
+    dir: &std::path::Path,
+) {
+    let (d, fraction) = compare(name, expected, actual);
+    if fraction <= MAX_DIFFERING_FRACTION && d.mean <= MAX_MEAN_LEVEL_DIFFERENCE {
+        return;
     }
+    let _ = std::fs::create_dir_all(dir);
+    for (what, image) in [
+        ("expected", expected),
+        ("actual", actual),
+        ("difference", &d.image),
+    ] {
+        let _ = image.save(dir.join(format!("{name}-{what}.png")));
+    }
+    panic!(
+        "{name}: {} pixels ({:.3} %, limit {:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} (limit {MAX_MEAN_LEVEL_DIFFERENCE}), worst {} levels at ({}, {}); images: {}/{name}-{{expected,actual,difference}}.png",
+        d.differing,
+        fraction * 100.0,
+        MAX_DIFFERING_FRACTION * 100.0,
+        d.mean,
+        d.worst.2,
+        d.worst.0,
+        d.worst.1,
+        dir.display()
+    );
 }
