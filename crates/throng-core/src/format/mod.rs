@@ -1,0 +1,337 @@
+//! The `.throng` file: one baked model, versioned, checksummed and validated
+//! on load. `docs/FORMAT.md` documents it byte by byte; the test
+//! `tests/format_doc.rs` checks the documented header fields at their offsets.
+//!
+//! Layout: a 64-byte [`Header`], a section directory of [`SectionEntry`]s,
+//! then sections, each starting at a multiple of [`SECTION_ALIGN`] bytes so
+//! bulk arrays can be viewed in place with `bytemuck` once the file sits in a
+//! 16-byte-aligned buffer. All numbers are little-endian.
+//!
+//! The reader checks, in order: the size, magic and version; the header
+//! fields; the CRC32 of everything after the header; the directory (every
+//! section inside the file, aligned, non-overlapping, whole records, no
+//! duplicate); each record's strings and indices (LODs and images take
+//! consecutive ranges and strings share no bytes, so no byte is copied out
+//! twice); and finally [`BakedModel::validate`](crate::BakedModel::validate). Every failure is a
+//! [`FormatError`](crate::FormatError); nothing panics and nothing is allocated beyond the file's
+//! own size.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::model::{BakedVertex, RootMotionKey};
+
+mod read;
+mod write;
+
+pub use read::{Directory, aligned_copy, read_file, read_model};
+pub use write::{write_file, write_model};
+
+/// The first 8 bytes of every `.throng` file.
+pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 3;
+/// Size of the header in bytes.
+pub const HEADER_SIZE: usize = 64;
+/// Size of one directory entry in bytes.
+pub const SECTION_ENTRY_SIZE: usize = 24;
+/// Alignment of every section's offset.
+pub const SECTION_ALIGN: usize = 16;
+/// Most sections a file may list.
+pub const MAX_SECTIONS: u32 = 64;
+/// "No index" marker in `u32` index fields.
+pub const NONE: u32 = u32::MAX;
+
+/// The file header (64 bytes at offset 0).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq, Eq)]
+pub struct Header {
+    /// [`MAGIC`].
+    pub magic: [u8; 8],
+    /// [`VERSION`].
+    pub version: u32,
+    /// [`HEADER_SIZE`].
+    pub header_size: u32,
+    /// Total file size in bytes.
+    pub file_size: u64,
+    /// Number of directory entries.
+    pub section_count: u32,
+    /// CRC32 (IEEE) of bytes `[HEADER_SIZE, file_size)`.
+    pub checksum: u32,
+    /// Reserved flags, zero.
+    pub flags: u32,
+    /// Reserved, zero.
+    pub reserved: [u32; 7],
+}
+
+/// A directory entry (24 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq, Eq)]
+pub struct SectionEntry {
+    /// Four ASCII bytes naming the section.
+    pub tag: [u8; 4],
+    /// Size of one record in bytes (1 for byte blobs).
+    pub record_size: u32,
+    /// Offset from the start of the file, a multiple of [`SECTION_ALIGN`].
+    pub offset: u64,
+    /// Length in bytes, a multiple of `record_size`.
+    pub length: u64,
+}
+
+/// A reference into the string table (`STRS`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq, Eq, Default)]
+pub struct StrRef {
+    /// Byte offset in the string table.
+    pub offset: u32,
+    /// Byte length (UTF-8).
+    pub len: u32,
+}
+
+/// `MODL`: one record of model-wide values (80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ModelRecord {
+    /// Model name.
+    pub name: StrRef,
+    /// Source file name.
+    pub source: StrRef,
+    /// Bake rate.
+    pub fps: f32,
+    /// 0 = `Rgba32Float`, 1 = `Rgba16Float`.
+    pub texel_format: u32,
+    /// Layer side W.
+    pub texture_width: u32,
+    /// Layer count.
+    pub texture_layers: u32,
+    /// Bounds of everything, min corner.
+    pub bounds_min: [f32; 3],
+    /// Bounding radius (half the bounds diagonal).
+    pub bounding_radius: f32,
+    /// Bounds of everything, max corner.
+    pub bounds_max: [f32; 3],
+    /// Measured bake error relative to the bounding radius.
+    pub bake_error: f32,
+    /// Reserved, zero.
+    pub reserved: [u32; 4],
+}
+
+/// `BONE`: one palette entry (144 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct BoneRecord {
+    /// Node name.
+    pub name: StrRef,
+    /// Source node index.
+    pub node: u32,
+    /// Parent palette index or [`NONE`].
+    pub parent: u32,
+    /// Inverse bind matrix, column-major.
+    pub inverse_bind: [f32; 16],
+    /// Rest-pose global matrix, column-major.
+    pub rest_global: [f32; 16],
+}
+
+/// `CLIP`: one clip (64 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ClipRecord {
+    /// Clip name.
+    pub name: StrRef,
+    /// First global frame.
+    pub first_frame: u32,
+    /// Frame count.
+    pub frame_count: u32,
+    /// Duration in seconds.
+    pub duration: f32,
+    /// Bit 0: [`CLIP_ROOT_MOTION`]; other bits zero.
+    pub flags: u32,
+    /// Bounds over the clip, min corner.
+    pub bounds_min: [f32; 3],
+    /// Bounds over the clip, max corner.
+    pub bounds_max: [f32; 3],
+    /// Worst skinned-vertex error at the baked frame times, relative to the
+    /// bounding radius.
+    pub error_at_frames: f32,
+    /// Worst skinned-vertex error between baked frames, relative to the
+    /// bounding radius.
+    pub error_between_frames: f32,
+    /// The bound the clip was baked for (`--max-error`), 0 if unknown.
+    pub max_error: f32,
+    /// Reserved, zero.
+    pub reserved: u32,
+}
+
+/// Clip flag: the clip was baked in place with root motion in `RMOT`.
+pub const CLIP_ROOT_MOTION: u32 = 1;
+
+/// `EVNT`: one clip event (24 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct EventRecord {
+    /// Clip index.
+    pub clip: u32,
+    /// Clip time in seconds.
+    pub time: f32,
+    /// Event name.
+    pub name: StrRef,
+    /// Payload (JSON text, may be empty).
+    pub data: StrRef,
+}
+
+/// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LodRecord {
+    /// First vertex in `VERT`.
+    pub first_vertex: u32,
+    /// Vertex count.
+    pub vertex_count: u32,
+    /// First index in `INDX`.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// First submesh in `SUBM`.
+    pub first_submesh: u32,
+    /// Submesh count.
+    pub submesh_count: u32,
+    /// Screen-size threshold.
+    pub screen_size: f32,
+    /// Reserved, zero.
+    pub reserved: u32,
+}
+
+/// `SUBM`: one submesh (40 bytes); vertex and index ranges are relative to
+/// its LOD.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct SubmeshRecord {
+    /// Material index or [`NONE`].
+    pub material: u32,
+    /// `SUBMESH_*` flags.
+    pub flags: u32,
+    /// Source node.
+    pub source_node: u32,
+    /// Source mesh.
+    pub source_mesh: u32,
+    /// Source primitive.
+    pub source_primitive: u32,
+    /// First vertex within the LOD.
+    pub base_vertex: u32,
+    /// Vertex count.
+    pub vertex_count: u32,
+    /// First index within the LOD.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// Reserved, zero.
+    pub reserved: u32,
+}
+
+/// `MATL`: one material (48 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct MaterialRecord {
+    /// Material name.
+    pub name: StrRef,
+    /// Base colour factor (linear RGBA).
+    pub base_color_factor: [f32; 4],
+    /// Image index or [`NONE`].
+    pub image: u32,
+    /// 0 opaque, 1 mask, 2 blend.
+    pub alpha_mode: u32,
+    /// Alpha cutoff.
+    pub alpha_cutoff: f32,
+    /// Bit 0: double-sided.
+    pub flags: u32,
+    /// Wrap u (0 repeat, 1 clamp, 2 mirrored repeat).
+    pub wrap_u: u32,
+    /// Wrap v.
+    pub wrap_v: u32,
+}
+
+/// `IMGS`: one image (32 bytes); bytes live in `IMGD`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ImageRecord {
+    /// Image name.
+    pub name: StrRef,
+    /// MIME type.
+    pub mime: StrRef,
+    /// Offset in `IMGD`.
+    pub data_offset: u64,
+    /// Length in bytes.
+    pub data_len: u64,
+}
+
+/// Section tags, in the order the writer emits them.
+pub mod tags {
+    /// Model-wide record.
+    pub const MODEL: [u8; 4] = *b"MODL";
+    /// String table.
+    pub const STRINGS: [u8; 4] = *b"STRS";
+    /// Palette.
+    pub const BONES: [u8; 4] = *b"BONE";
+    /// Clips.
+    pub const CLIPS: [u8; 4] = *b"CLIP";
+    /// Bone texture texels.
+    pub const TEXELS: [u8; 4] = *b"TEXL";
+    /// Per-frame bounds.
+    pub const FRAME_BOUNDS: [u8; 4] = *b"FBND";
+    /// LODs.
+    pub const LODS: [u8; 4] = *b"LODS";
+    /// Submeshes.
+    pub const SUBMESHES: [u8; 4] = *b"SUBM";
+    /// Vertices.
+    pub const VERTICES: [u8; 4] = *b"VERT";
+    /// Indices.
+    pub const INDICES: [u8; 4] = *b"INDX";
+    /// Materials.
+    pub const MATERIALS: [u8; 4] = *b"MATL";
+    /// Image records.
+    pub const IMAGES: [u8; 4] = *b"IMGS";
+    /// Image bytes.
+    pub const IMAGE_DATA: [u8; 4] = *b"IMGD";
+    /// Root motion per frame.
+    pub const ROOT_MOTION: [u8; 4] = *b"RMOT";
+    /// Clip events.
+    pub const EVENTS: [u8; 4] = *b"EVNT";
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<Header>() == HEADER_SIZE);
+    assert!(std::mem::size_of::<SectionEntry>() == SECTION_ENTRY_SIZE);
+    assert!(std::mem::size_of::<ModelRecord>() == 80);
+    assert!(std::mem::size_of::<BoneRecord>() == 144);
+    assert!(std::mem::size_of::<ClipRecord>() == 64);
+    assert!(std::mem::size_of::<LodRecord>() == 32);
+    assert!(std::mem::size_of::<SubmeshRecord>() == 40);
+    assert!(std::mem::size_of::<MaterialRecord>() == 48);
+    assert!(std::mem::size_of::<ImageRecord>() == 32);
+    assert!(std::mem::size_of::<BakedVertex>() == 56);
+    assert!(std::mem::size_of::<EventRecord>() == 24);
+    assert!(std::mem::size_of::<RootMotionKey>() == 16);
+};
+
+/// Record size each known section must declare.
+fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
+    use std::mem::size_of;
+    Some(match tag {
+        tags::MODEL => size_of::<ModelRecord>(),
+        tags::STRINGS | tags::IMAGE_DATA => 1,
+        tags::BONES => size_of::<BoneRecord>(),
+        tags::CLIPS => size_of::<ClipRecord>(),
+        tags::TEXELS => 0, // depends on the texel format; checked when read
+        tags::FRAME_BOUNDS => 24,
+        tags::LODS => size_of::<LodRecord>(),
+        tags::SUBMESHES => size_of::<SubmeshRecord>(),
+        tags::VERTICES => size_of::<BakedVertex>(),
+        tags::INDICES => 4,
+        tags::MATERIALS => size_of::<MaterialRecord>(),
+        tags::IMAGES => size_of::<ImageRecord>(),
+        tags::ROOT_MOTION => size_of::<RootMotionKey>(),
+        tags::EVENTS => size_of::<EventRecord>(),
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------- writing

@@ -1,0 +1,213 @@
+//! Writing a `.throng` file: the string table, the sections in their
+//! documented order, the directory, the header and the CRC; written
+//! atomically (`crate::fsio`).
+
+use std::path::Path;
+
+use glam::Mat4;
+
+use super::*;
+use crate::error::FormatError;
+use crate::model::{BakedModel, BakedVertex};
+
+struct StringTable(Vec<u8>);
+
+impl StringTable {
+    fn add(&mut self, s: &str) -> StrRef {
+        let r = StrRef {
+            offset: self.0.len() as u32,
+            len: s.len() as u32,
+        };
+        self.0.extend_from_slice(s.as_bytes());
+        r
+    }
+}
+
+fn mat_cols(m: &Mat4) -> [f32; 16] {
+    m.to_cols_array()
+}
+
+/// Serialises a model. The model is validated first; an invalid model is
+/// refused rather than written.
+pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
+    model.validate()?;
+    let mut strings = StringTable(Vec::new());
+    let model_rec = ModelRecord {
+        name: strings.add(&model.name),
+        source: strings.add(&model.source),
+        fps: model.fps,
+        texel_format: model.texture.texels.format() as u32,
+        texture_width: model.texture.width,
+        texture_layers: model.texture.layers,
+        bounds_min: model.bounds.min.into(),
+        bounding_radius: model.bounding_radius,
+        bounds_max: model.bounds.max.into(),
+        bake_error: model.bake_error,
+        reserved: [0; 4],
+    };
+    let bones: Vec<BoneRecord> = model
+        .bones
+        .iter()
+        .map(|b| BoneRecord {
+            name: strings.add(&b.name),
+            node: b.node,
+            parent: b.parent.unwrap_or(NONE),
+            inverse_bind: mat_cols(&b.inverse_bind),
+            rest_global: mat_cols(&b.rest_global),
+        })
+        .collect();
+    let clips: Vec<ClipRecord> = model
+        .clips
+        .iter()
+        .map(|c| ClipRecord {
+            name: strings.add(&c.name),
+            first_frame: c.first_frame,
+            frame_count: c.frame_count,
+            duration: c.duration,
+            flags: if c.root_motion { CLIP_ROOT_MOTION } else { 0 },
+            bounds_min: c.bounds.min.into(),
+            bounds_max: c.bounds.max.into(),
+            error_at_frames: c.error.at_frames,
+            error_between_frames: c.error.between_frames,
+            max_error: c.error.max_error,
+            reserved: 0,
+        })
+        .collect();
+    let frame_bounds: Vec<[f32; 6]> = model
+        .frame_bounds
+        .iter()
+        .map(|b| [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z])
+        .collect();
+    let mut lods = Vec::new();
+    let mut subs = Vec::new();
+    let mut verts: Vec<BakedVertex> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    for lod in &model.lods {
+        lods.push(LodRecord {
+            first_vertex: verts.len() as u32,
+            vertex_count: lod.vertices.len() as u32,
+            first_index: indices.len() as u32,
+            index_count: lod.indices.len() as u32,
+            first_submesh: subs.len() as u32,
+            submesh_count: lod.submeshes.len() as u32,
+            screen_size: lod.screen_size,
+            reserved: 0,
+        });
+        verts.extend_from_slice(&lod.vertices);
+        indices.extend_from_slice(&lod.indices);
+        subs.extend(lod.submeshes.iter().map(|s| SubmeshRecord {
+            material: s.material.unwrap_or(NONE),
+            flags: s.flags,
+            source_node: s.source_node,
+            source_mesh: s.source_mesh,
+            source_primitive: s.source_primitive,
+            base_vertex: s.base_vertex,
+            vertex_count: s.vertex_count,
+            first_index: s.first_index,
+            index_count: s.index_count,
+            reserved: 0,
+        }));
+    }
+    let materials: Vec<MaterialRecord> = model
+        .materials
+        .iter()
+        .map(|m| MaterialRecord {
+            name: strings.add(&m.name),
+            base_color_factor: m.base_color_factor.into(),
+            image: m.base_color_image.unwrap_or(NONE),
+            alpha_mode: m.alpha_mode as u32,
+            alpha_cutoff: m.alpha_cutoff,
+            flags: m.double_sided as u32,
+            wrap_u: m.wrap[0] as u32,
+            wrap_v: m.wrap[1] as u32,
+        })
+        .collect();
+    let mut image_data = Vec::new();
+    let images: Vec<ImageRecord> = model
+        .images
+        .iter()
+        .map(|img| {
+            let rec = ImageRecord {
+                name: strings.add(&img.name),
+                mime: strings.add(&img.mime),
+                data_offset: image_data.len() as u64,
+                data_len: img.bytes.len() as u64,
+            };
+            image_data.extend_from_slice(&img.bytes);
+            rec
+        })
+        .collect();
+
+    let events: Vec<EventRecord> = model
+        .events
+        .iter()
+        .map(|e| EventRecord {
+            clip: e.clip,
+            time: e.time,
+            name: strings.add(&e.name),
+            data: strings.add(&e.data),
+        })
+        .collect();
+    let texel_size = model.texture.texels.format().texel_size() as u32;
+    let sections: Vec<([u8; 4], u32, &[u8])> = vec![
+        (tags::MODEL, 80, bytemuck::bytes_of(&model_rec)),
+        (tags::STRINGS, 1, &strings.0),
+        (tags::BONES, 144, bytemuck::cast_slice(&bones)),
+        (tags::CLIPS, 64, bytemuck::cast_slice(&clips)),
+        (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
+        (tags::FRAME_BOUNDS, 24, bytemuck::cast_slice(&frame_bounds)),
+        (tags::LODS, 32, bytemuck::cast_slice(&lods)),
+        (tags::SUBMESHES, 40, bytemuck::cast_slice(&subs)),
+        (tags::VERTICES, 56, bytemuck::cast_slice(&verts)),
+        (tags::INDICES, 4, bytemuck::cast_slice(&indices)),
+        (tags::MATERIALS, 48, bytemuck::cast_slice(&materials)),
+        (tags::IMAGES, 32, bytemuck::cast_slice(&images)),
+        (tags::IMAGE_DATA, 1, &image_data),
+        (
+            tags::ROOT_MOTION,
+            16,
+            bytemuck::cast_slice(&model.root_motion),
+        ),
+        (tags::EVENTS, 24, bytemuck::cast_slice(&events)),
+    ];
+    let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
+    let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
+    let mut entries = Vec::with_capacity(sections.len());
+    for (tag, record_size, bytes) in &sections {
+        entries.push(SectionEntry {
+            tag: *tag,
+            record_size: *record_size,
+            offset: offset as u64,
+            length: bytes.len() as u64,
+        });
+        offset = (offset + bytes.len()).next_multiple_of(SECTION_ALIGN);
+    }
+    let file_size = offset;
+    let mut out = vec![0u8; file_size];
+    for (entry, (_, _, bytes)) in entries.iter().zip(&sections) {
+        let at = entry.offset as usize;
+        out[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    out[HEADER_SIZE..dir_end].copy_from_slice(bytemuck::cast_slice(&entries));
+    let header = Header {
+        magic: MAGIC,
+        version: VERSION,
+        header_size: HEADER_SIZE as u32,
+        file_size: file_size as u64,
+        section_count: entries.len() as u32,
+        checksum: crc32fast::hash(&out[HEADER_SIZE..]),
+        flags: 0,
+        reserved: [0; 7],
+    };
+    out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    Ok(out)
+}
+
+/// Writes a model to `path` atomically ([`crate::fsio::write_atomic`]): on
+/// any failure an existing file there is untouched.
+pub fn write_file(model: &BakedModel, path: &Path) -> Result<(), FormatError> {
+    let bytes = write_model(model)?;
+    Ok(crate::fsio::write_atomic(path, &bytes)?)
+}
+
+// ---------------------------------------------------------------- reading
