@@ -1,0 +1,206 @@
+//! Animations: channels to clips (keys validated), and events from the
+//! animations' extras.
+
+use std::collections::BTreeMap;
+
+use crate::scene::{Channel, Clip, Interpolation, Property};
+use glam::{Vec3, Vec4};
+use gltf::accessor::{DataType, Dimensions};
+use throng_core::model::ClipEvent;
+
+use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_NORM};
+use crate::error::ImportError;
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(super) fn clips(
+        &self,
+        w: &mut Warnings,
+    ) -> Result<(Vec<Clip>, Vec<ClipEvent>), ImportError> {
+        let mut events = Vec::new();
+        let mut clips: Vec<Clip> = Vec::new();
+        let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut next_suffix: BTreeMap<String, usize> = BTreeMap::new();
+        for anim in self.doc.animations() {
+            let a = anim.index();
+            let mut channels: Vec<Channel> = Vec::new();
+            for ch in anim.channels() {
+                let c = ch.index();
+                let at = format!("animations[{a}].channels[{c}]");
+                let target = ch.target();
+                let property = match target.property() {
+                    gltf::animation::Property::Translation => Property::Translation,
+                    gltf::animation::Property::Rotation => Property::Rotation,
+                    gltf::animation::Property::Scale => Property::Scale,
+                    gltf::animation::Property::MorphTargetWeights => {
+                        w.add(format!(
+                            "animations[{a}]: morph-target weight channels ignored"
+                        ));
+                        continue;
+                    }
+                };
+                let sampler = ch.sampler();
+                let s = sampler.index();
+                let sp = format!("animations[{a}].samplers[{s}]");
+                let interpolation = match sampler.interpolation() {
+                    gltf::animation::Interpolation::Step => Interpolation::Step,
+                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+                };
+                let times = self
+                    .buffers
+                    .read(
+                        &sampler.input(),
+                        Expect {
+                            dims: &[Dimensions::Scalar],
+                            types: FLOAT_ONLY,
+                            normalized_ints: false,
+                        },
+                        &|| format!("{sp}.input"),
+                    )?
+                    .to_f32();
+                if let Some(k) = times.iter().position(|t| *t < 0.0) {
+                    return Err(bad_value(
+                        format!("{sp}.input"),
+                        &format!("key {k} has negative time {}", times[k]),
+                    ));
+                }
+                if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
+                    return Err(bad_value(
+                        format!("{sp}.input"),
+                        &format!(
+                            "key times are not strictly increasing at key {} ({} then {})",
+                            k + 1,
+                            times[k],
+                            times[k + 1]
+                        ),
+                    ));
+                }
+                let (dims, types): (&[Dimensions], &[DataType]) = match property {
+                    Property::Rotation => (&[Dimensions::Vec4], FLOAT_OR_NORM),
+                    _ => (&[Dimensions::Vec3], FLOAT_ONLY),
+                };
+                let out = self.buffers.read(
+                    &sampler.output(),
+                    Expect {
+                        dims,
+                        types,
+                        normalized_ints: true,
+                    },
+                    &|| format!("{sp}.output"),
+                )?;
+                let per_key = if interpolation == Interpolation::CubicSpline {
+                    3
+                } else {
+                    1
+                };
+                if out.count() != times.len() * per_key {
+                    return Err(bad_value(
+                        format!("{sp}.output"),
+                        &format!(
+                            "has {} values for {} keys ({interpolation:?} needs {})",
+                            out.count(),
+                            times.len(),
+                            times.len() * per_key
+                        ),
+                    ));
+                }
+                let n = out.dims;
+                let values = out
+                    .to_f32()
+                    .chunks_exact(n)
+                    .map(|v| {
+                        if n == 4 {
+                            Vec4::from_slice(v)
+                        } else {
+                            Vec3::from_slice(v).extend(0.0)
+                        }
+                    })
+                    .collect();
+                let node = target.node().index() as u32;
+                if let Some(dup) = channels
+                    .iter()
+                    .position(|x| x.node == node && x.property == property)
+                {
+                    w.add(format!(
+                        "{at}: a second channel for node {node} {property:?}; it replaces the first"
+                    ));
+                    channels.remove(dup);
+                }
+                channels.push(Channel {
+                    node,
+                    property,
+                    interpolation,
+                    times,
+                    values,
+                });
+            }
+            if channels.is_empty() {
+                w.add(format!(
+                    "animations[{a}] has no transform channels; skipped"
+                ));
+                continue;
+            }
+            let base = anim
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("animation{a}"));
+            // Linear in the clip count: names are looked up in a set, and a
+            // repeated base name resumes at the next free suffix.
+            let mut name = base.clone();
+            let mut k = next_suffix.get(&base).copied().unwrap_or(2);
+            while taken.contains(&name) {
+                name = format!("{base} ({k})");
+                k += 1;
+            }
+            next_suffix.insert(base.clone(), k);
+            taken.insert(name.clone());
+            if name != base {
+                w.add(format!(
+                    "animations[{a}]: duplicate clip name {base:?} renamed {name:?}"
+                ));
+            }
+            let clip = Clip { name, channels };
+            if let Some(raw) = anim.extras() {
+                self.extras_events(a, clips.len() as u32, &clip, raw.get(), &mut events)?;
+            }
+            clips.push(clip);
+        }
+        Ok((clips, events))
+    }
+
+    /// Events in an animation's `extras.events` (see `crate::events`).
+    pub(super) fn extras_events(
+        &self,
+        a: usize,
+        clip: u32,
+        c: &Clip,
+        raw: &str,
+        out: &mut Vec<ClipEvent>,
+    ) -> Result<(), ImportError> {
+        let at = format!("animations[{a}].extras");
+        let value: serde_json::Value = serde_json::from_str(raw)
+            .map_err(|e| bad_value(at.clone(), &format!("not valid JSON: {e}")))?;
+        let Some(list) = value.get("events") else {
+            return Ok(());
+        };
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad_value(format!("{at}.events"), "expected a list of events"))?;
+        let d = c.duration();
+        for (i, v) in list.iter().enumerate() {
+            let path = format!("{at}.events[{i}]");
+            let e = crate::events::parse_event(v, clip, &path)
+                .map_err(|m| bad_value(path.clone(), &m))?;
+            if !(e.time.is_finite() && (0.0..=d).contains(&e.time)) {
+                return Err(bad_value(
+                    path,
+                    &format!("time {} s is outside clip {:?} (0..={d} s)", e.time, c.name),
+                ));
+            }
+            out.push(e);
+        }
+        Ok(())
+    }
+}
