@@ -154,15 +154,7 @@ impl Crowd {
         let view = view.into();
         let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
         for d in 0..self.anims.len() {
-            let meta = self.metas[d];
-            pass.visit(
-                d,
-                &self.models[meta.model as usize],
-                &self.anims[d],
-                &self.rows[d],
-                &self.spheres[d],
-                self.tints[d],
-            );
+            self.visit_instance(&mut pass, d);
         }
         pass.finish(&self.models);
     }
@@ -177,6 +169,21 @@ pub(super) struct DrawPass<'a> {
     out: &'a mut DrawList,
     view: DrawView,
     single: bool,
+}
+
+impl Crowd {
+    /// Culls instance `d` (dense slot) and, if visible, adds its record to
+    /// `pass`.
+    pub(super) fn visit_instance(&self, pass: &mut DrawPass<'_>, d: usize) {
+        pass.visit(
+            d,
+            &self.models[self.metas[d].model as usize],
+            &self.anims[d],
+            &self.rows[d],
+            &self.spheres[d],
+            self.tints[d],
+        );
+    }
 }
 
 impl<'a> DrawPass<'a> {

@@ -97,28 +97,13 @@ impl Crowd {
             if meta.follower {
                 continue; // visited once its parent has moved
             }
-            pass.visit(
-                d,
-                &self.models[meta.model as usize],
-                &self.anims[d],
-                &self.rows[d],
-                &self.spheres[d],
-                self.tints[d],
-            );
+            self.visit_instance(&mut pass, d);
         }
         if !self.followers.is_empty() {
             self.sync_followers();
             for f in &self.followers {
                 let Ok(d) = self.dense(f.child) else { continue };
-                let model = self.metas[d].model as usize;
-                pass.visit(
-                    d,
-                    &self.models[model],
-                    &self.anims[d],
-                    &self.rows[d],
-                    &self.spheres[d],
-                    self.tints[d],
-                );
+                self.visit_instance(&mut pass, d);
             }
         }
         pass.finish(&self.models);
