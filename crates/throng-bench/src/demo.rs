@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec3, Vec4};
 use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, CrowdError, ModelId, Spawn};
+use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, ModelId, Spawn};
 
 /// How to fill a grid.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +49,18 @@ pub fn unit_hash(i: u32) -> f32 {
     x = x.wrapping_mul(0x7FEB_352D);
     x ^= x >> 15;
     (x >> 8) as f32 / (1u32 << 24) as f32
+}
+
+/// A new crowd holding `handle`'s model and a grid of it (see
+/// [`spawn_grid`]): the crowd, the model's id and the grid's bounds.
+pub fn grid_crowd(
+    handle: &ModelHandle,
+    opts: &GridOptions,
+) -> Result<(Crowd, ModelId, Aabb), CrowdError> {
+    let mut crowd = Crowd::new();
+    let model = crowd.add_model(handle);
+    let bounds = spawn_grid(&mut crowd, model, opts)?;
+    Ok((crowd, model, bounds))
 }
 
 /// Spawns `opts.count` instances of `model` on a square grid in the xz plane,

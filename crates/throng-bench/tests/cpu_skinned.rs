@@ -9,7 +9,7 @@
 
 use throng_tests::golden as common;
 
-use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_bench::{Character, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_crowd::crowd::{Crowd, InstanceId};
 use throng_render::{
@@ -100,11 +100,8 @@ fn cpu_skinned_matches_baked_at_baked_frames() {
     // Walk at its baked frame 7: the texture holds the exact pose there.
     let walk = &handle.model().clips[1];
     let time = 7.0 * walk.duration / (walk.frame_count - 1) as f32;
-    let mut crowd = Crowd::new();
-    let id = crowd.add_model(&handle);
-    let bounds = spawn_grid(
-        &mut crowd,
-        id,
+    let (mut crowd, _, bounds) = grid_crowd(
+        &handle,
         &GridOptions {
             count: INSTANCES,
             clip: Some(1),

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
-use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
-use throng_crowd::crowd::{Crowd, ModelHandle};
+use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
+use throng_crowd::crowd::ModelHandle;
 use throng_render::image_file::ImageFormat;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 
@@ -102,11 +102,8 @@ pub fn run(args: Args) -> Result<()> {
     let upload_start = Instant::now();
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
     let upload = upload_start.elapsed();
-    let mut crowd = Crowd::new();
-    let id = crowd.add_model(&handle);
-    let bounds = spawn_grid(
-        &mut crowd,
-        id,
+    let (crowd, _, bounds) = grid_crowd(
+        &handle,
         &GridOptions {
             count: args.instances,
             clip,

@@ -12,7 +12,7 @@ fn golden() -> std::path::PathBuf {
 }
 
 use glam::{Mat4, Vec3, Vec4};
-use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{FrameStats, Gpu, GpuModel, Renderer, RendererOptions, require_gpu};
@@ -42,11 +42,8 @@ fn render(
 fn fox_grid_at_different_clips_and_times() {
     let gpu = require_gpu("golden fox grid");
     let (_, handle) = common::baked("khronos_Fox.glb");
-    let mut crowd = Crowd::new();
-    let id = crowd.add_model(&handle);
-    let bounds = spawn_grid(
-        &mut crowd,
-        id,
+    let (crowd, _, bounds) = grid_crowd(
+        &handle,
         &GridOptions {
             count: 9,
             tints: false,

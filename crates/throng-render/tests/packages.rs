@@ -4,9 +4,8 @@
 
 use throng_tests::golden as common;
 
-use throng_bench::demo::{GridOptions, framing_camera, spawn_grid};
+use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_core::limits::PACKAGE_WIDTH;
-use throng_crowd::crowd::Crowd;
 use throng_render::renderer::supports_unbounded;
 use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu};
 
@@ -21,11 +20,8 @@ fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
         1,
         "the test needs one submesh"
     );
-    let mut crowd = Crowd::new();
-    let id = crowd.add_model(&handle);
-    let bounds = spawn_grid(
-        &mut crowd,
-        id,
+    let (crowd, _, bounds) = grid_crowd(
+        &handle,
         &GridOptions {
             count: 450,
             ..GridOptions::default()
