@@ -18,6 +18,7 @@
 use crate::sample::PoseEvaluator;
 use crate::scene::Clip;
 use glam::{Mat4, Vec3};
+use throng_core::baked::blend_matrix;
 use throng_core::layout::{FrameMap, frame_time};
 use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
@@ -70,7 +71,7 @@ const PROBE_DIRECTIONS: [[f32; 3]; 7] = [
 /// searches again if the measurement is over.
 #[derive(Clone, Debug)]
 pub(crate) struct ErrorProbes {
-    vertices: Vec<(Vec3, [u16; 4], [f32; 4])>,
+    vertices: Vec<BakedVertex>,
 }
 
 impl ErrorProbes {
@@ -104,50 +105,30 @@ impl ErrorProbes {
         picked.sort_unstable();
         picked.dedup();
         Self {
-            vertices: picked
-                .into_iter()
-                .map(|i| {
-                    let v = &vertices[i];
-                    (Vec3::from(v.position), v.joints, v.weights)
-                })
-                .collect(),
+            vertices: picked.into_iter().map(|i| vertices[i]).collect(),
         }
+    }
+
+    /// The probes skinned with `rows` (one 3×4 matrix per bone) the way the
+    /// shader skins a vertex ([`blend_matrix`]).
+    fn skin<'a>(&'a self, rows: &'a [Rows3x4]) -> impl Iterator<Item = Vec3> + 'a {
+        self.vertices.iter().map(move |v| {
+            let m = blend_matrix(v, |b| rows[b as usize]);
+            rows_transform_point(&m, Vec3::from(v.position))
+        })
     }
 
     /// Grows `bounds` by the probes skinned with `palette`.
     fn add_to(&self, palette: &[Rows3x4], bounds: &mut Aabb) {
-        for (p, joints, weights) in &self.vertices {
-            let mut q = Vec3::ZERO;
-            for (j, w) in joints.iter().zip(weights) {
-                if *w != 0.0 {
-                    q += *w * rows_transform_point(&palette[*j as usize], *p);
-                }
-            }
+        for q in self.skin(palette) {
             bounds.add_point(q);
         }
     }
 
     /// Largest probe displacement, where `errors[b]` is bone `b`'s matrix
-    /// error.
+    /// error (skinning with the errors gives each probe's displacement).
     fn worst(&self, errors: &[Rows3x4]) -> f32 {
-        let mut worst = 0.0f32;
-        for (p, joints, weights) in &self.vertices {
-            let mut d = Vec3::ZERO;
-            for (j, w) in joints.iter().zip(weights) {
-                if *w == 0.0 {
-                    continue;
-                }
-                let e = &errors[*j as usize];
-                d += *w
-                    * Vec3::new(
-                        e[0].truncate().dot(*p) + e[0].w,
-                        e[1].truncate().dot(*p) + e[1].w,
-                        e[2].truncate().dot(*p) + e[2].w,
-                    );
-            }
-            worst = worst.max(d.length());
-        }
-        worst
+        self.skin(errors).map(Vec3::length).fold(0.0, f32::max)
     }
 }
 
