@@ -8,8 +8,12 @@
 //! * [`demo`]: the demo crowd (a grid of varied clips, phases and tints) and
 //!   the camera that frames it, shared by `throng render`, the viewer, the
 //!   benchmarks and the golden-image tests so they all draw the same scene.
+//! * [`engine`]: the benchmark engine behind `throng bench`: every
+//!   (mode, instance count) cell timed on one device, returned as a
+//!   [`engine::Report`].
 
 pub mod cpu_skinned;
 pub mod demo;
+pub mod engine;
 
 pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

@@ -1,0 +1,276 @@
+//! One benchmark cell: a fresh grid crowd drawn by one drawer (the baked
+//! renderer on one of its paths, or the CPU-skinned baseline), warmed up,
+//! then timed frame by frame.
+
+use std::time::{Duration, Instant};
+
+use throng_core::gpu::pack_tint;
+use throng_core::math::mat4_to_rows;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, InstanceId, ModelHandle};
+use throng_render::{
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer,
+    RendererOptions, wgpu,
+};
+
+use super::report::{Cell, Spread};
+use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
+use crate::demo::{GridOptions, framing_camera, spawn_grid};
+use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
+
+/// One measured frame, milliseconds.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    cpu: f64,
+    gpu: Option<f64>,
+    wait: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The drawer of one cell.
+enum Drawer<'a> {
+    Baked(Box<Renderer>),
+    Cpu {
+        renderer: Box<CpuSkinnedRenderer>,
+        skin: &'a CpuSkinnedModel,
+        ids: Vec<InstanceId>,
+        tints: Vec<u32>,
+        characters: Vec<Character>,
+    },
+}
+
+impl Drawer<'_> {
+    fn path(&self) -> String {
+        match self {
+            Drawer::Baked(r) if !r.options().skinning => {
+                format!("{} (skinning skipped)", r.path())
+            }
+            Drawer::Baked(r) => r.path().to_string(),
+            Drawer::Cpu { .. } => "per character (CPU palette, storage, dynamic offset)".into(),
+        }
+    }
+
+    /// One frame: advance, draw, submit, wait. Returns the stats and times.
+    fn frame(
+        &mut self,
+        gpu: &Gpu,
+        crowd: &mut Crowd,
+        target: &Offscreen,
+        camera: &Camera,
+        model: &GpuModel,
+    ) -> Result<(FrameStats, Sample), CellError> {
+        let start = Instant::now();
+        crowd.update(DT);
+        let stats = match self {
+            Drawer::Baked(r) => r.render(&target.view, target.size, camera, &[crowd], &[model])?,
+            Drawer::Cpu {
+                renderer,
+                skin,
+                ids,
+                tints,
+                characters,
+            } => {
+                characters.clear();
+                for (id, &tint) in ids.iter().zip(tints.iter()) {
+                    let state = crowd
+                        .state(*id)
+                        .map_err(|e| CellError::Failed(e.to_string()))?;
+                    characters.push(Character::from_state(&state, tint));
+                }
+                renderer.render(&target.view, target.size, camera, characters, skin, model)?
+            }
+        };
+        let submitted = Instant::now();
+        let timestamp = match self {
+            Drawer::Baked(r) => r.wait_gpu_time(),
+            Drawer::Cpu { renderer, .. } => renderer.wait_gpu_time(),
+        };
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| CellError::Failed(format!("waiting for the GPU: {e}")))?;
+        let done = Instant::now();
+        Ok((
+            stats,
+            Sample {
+                cpu: ms(submitted - start),
+                gpu: timestamp.map(ms),
+                wait: ms(done - submitted),
+            },
+        ))
+    }
+}
+
+/// Why a cell did not run.
+#[derive(Debug)]
+pub(crate) enum CellError {
+    /// The adapter lacks a feature, or one of its limits is too small.
+    Unsupported(String),
+    /// Anything else.
+    Failed(String),
+}
+
+impl From<RenderError> for CellError {
+    fn from(e: RenderError) -> Self {
+        match e {
+            RenderError::Unsupported(_) | RenderError::TooBig { .. } => {
+                CellError::Unsupported(e.to_string())
+            }
+            e => CellError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<CpuSkinnedError> for CellError {
+    fn from(e: CpuSkinnedError) -> Self {
+        match e {
+            CpuSkinnedError::Render(e) => e.into(),
+            e => CellError::Failed(e.to_string()),
+        }
+    }
+}
+
+/// What every cell shares.
+pub(crate) struct Bench<'a> {
+    pub(crate) plan: &'a Plan,
+    pub(crate) gpu: &'a Gpu,
+    pub(crate) handle: &'a ModelHandle,
+    pub(crate) gpu_model: &'a GpuModel,
+    pub(crate) skin: Option<&'a CpuSkinnedModel>,
+    pub(crate) target: &'a Offscreen,
+}
+
+impl Bench<'_> {
+    /// Runs one (mode, instances) cell on a fresh grid.
+    pub(crate) fn run_cell(&self, mode: Mode, n: u32) -> Result<Cell, CellError> {
+        let Bench {
+            plan,
+            gpu,
+            handle,
+            gpu_model,
+            skin,
+            target,
+        } = *self;
+        let mut crowd = Crowd::new();
+        let id = crowd.add_model(handle);
+        let bounds = spawn_grid(
+            &mut crowd,
+            id,
+            &GridOptions {
+                count: n,
+                ..GridOptions::default()
+            },
+        )
+        .map_err(|e| CellError::Failed(e.to_string()))?;
+        let camera = framing_camera(&bounds, target.size.0 as f32 / target.size.1 as f32);
+        // Shadows off: the CPU-skinned baseline has no shadow pass, and the
+        // comparison is of skinning and drawing, not of lighting.
+        let base = RendererOptions {
+            sample_count: plan.msaa,
+            shadows: None,
+            ..RendererOptions::default()
+        };
+        let new_renderer = |options| Renderer::headless(gpu, options);
+        let mut drawer = match mode {
+            Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::Packaged,
+                ..base
+            })?)),
+            Mode::BakedUnbounded => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::Unbounded,
+                ..base
+            })?)),
+            Mode::Static => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::Packaged,
+                skinning: false,
+                ..base
+            })?)),
+            Mode::CpuSkinned => {
+                let skin = skin.expect("checked before the run");
+                let renderer = CpuSkinnedRenderer::new(
+                    &gpu.adapter,
+                    &gpu.device,
+                    &gpu.queue,
+                    OFFSCREEN_FORMAT,
+                    base,
+                )?;
+                let ids: Vec<InstanceId> = crowd.ids().collect();
+                let tints = crowd_tints(&crowd, &ids);
+                Drawer::Cpu {
+                    renderer: Box::new(renderer),
+                    skin,
+                    characters: Vec::with_capacity(ids.len()),
+                    ids,
+                    tints,
+                }
+            }
+        };
+        let mut last = FrameStats::default();
+        for _ in 0..plan.warmup {
+            last = drawer.frame(gpu, &mut crowd, target, &camera, gpu_model)?.0;
+        }
+        let mut samples = Vec::with_capacity(plan.frames as usize);
+        let started = Instant::now();
+        for _ in 0..plan.frames {
+            let (stats, sample) = drawer.frame(gpu, &mut crowd, target, &camera, gpu_model)?;
+            last = stats;
+            samples.push(sample);
+            if plan
+                .max_seconds
+                .is_some_and(|s| started.elapsed().as_secs_f64() > s)
+                && samples.len() >= MIN_MEASURED_FRAMES
+            {
+                break;
+            }
+        }
+        let cpu: Vec<f64> = samples.iter().map(|s| s.cpu).collect();
+        let wait: Vec<f64> = samples.iter().map(|s| s.wait).collect();
+        let frame: Vec<f64> = samples.iter().map(|s| s.cpu + s.wait).collect();
+        let timestamps: Option<Vec<f64>> = samples.iter().map(|s| s.gpu).collect();
+        let (gpu_ms, gpu_source) = match timestamps {
+            Some(t) => (Spread::of(&t), "timestamp"),
+            None => (Spread::of(&wait), "queue-wall"),
+        };
+        let frame_ms = Spread::of(&frame);
+        Ok(Cell {
+            mode,
+            instances: n,
+            status: "ok",
+            reason: None,
+            path: Some(drawer.path()),
+            visible: Some(last.visible),
+            draws: Some(last.draws),
+            packages: Some(last.packages),
+            triangles: Some(last.triangles),
+            upload_bytes: Some(last.record_bytes),
+            frames_measured: Some(samples.len()),
+            cpu_ms: Some(Spread::of(&cpu)),
+            gpu_ms: Some(gpu_ms),
+            gpu_source: Some(gpu_source),
+            queue_wait_ms: Some(Spread::of(&wait)),
+            fps: Some(1e3 / frame_ms.median),
+            frame_ms: Some(frame_ms),
+        })
+    }
+}
+
+/// Tints of the crowd's instances, in `ids` order, read from an unculled draw
+/// list (single model: records follow instance order). Falls back to white
+/// if the records cannot be matched to the ids.
+fn crowd_tints(crowd: &Crowd, ids: &[InstanceId]) -> Vec<u32> {
+    let mut list = DrawList::default();
+    crowd.build_draw_list(None, &mut list);
+    let matches = list.records.len() == ids.len()
+        && ids.iter().zip(&list.records).all(|(id, r)| {
+            crowd.state(*id).is_ok_and(|s| {
+                mat4_to_rows(&s.world_from_model).map(|v| v.to_array()) == r.world_from_model
+            })
+        });
+    if matches {
+        list.records.iter().map(|r| r.tint).collect()
+    } else {
+        vec![pack_tint(glam::Vec4::ONE); ids.len()]
+    }
+}

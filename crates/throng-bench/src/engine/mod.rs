@@ -1,0 +1,268 @@
+//! The benchmark engine behind `throng bench`: frame times of the same crowd drawn four ways.
+//!
+//! Every (mode, instance count) cell draws the same scene: a fresh grid of N
+//! instances from [`spawn_grid`](crate::demo::spawn_grid) (clips and phases vary per instance), framed
+//! by [`framing_camera`](crate::demo::framing_camera), into an offscreen target. Modes:
+//!
+//! | mode              | how the crowd is drawn |
+//! |-------------------|------------------------|
+//! | `baked`           | `Renderer`, packages of 200 records (uniform buffer, dynamic offset): one draw per package |
+//! | `baked-unbounded` | `Renderer`, all records in one storage buffer: one draw per group (where the adapter has vertex-stage storage) |
+//! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
+//! | `cpu-skinned`     | [`CpuSkinnedRenderer`](crate::CpuSkinnedRenderer): per character per frame the CPU samples its clip from the source scene, evaluates the hierarchy and writes its joint palette; one draw per character |
+//!
+//! Each frame advances the animation by 1/60 s, then is timed as
+//! * **CPU**: crowd update, culling, records or palettes, upload, encode and
+//!   submit (everything up to the submit returning);
+//! * **GPU**: the crowd pass between timestamp queries where the device has
+//!   them; otherwise the wall time from submit to queue completion
+//!   (labelled `queue-wall`);
+//! * **queue wait**: always the wall time from submit until the queue is
+//!   idle; **frame**: CPU + queue wait, the frame time of a loop that waits
+//!   for the GPU every frame (fps is 1000 / median frame ms).
+//!
+//! Shadows are off in every mode (the CPU-skinned baseline has no shadow
+//! pass). Warm-up frames are excluded; medians and 95th percentiles (nearest rank)
+//! are over the measured frames. The JSON (`--json`) has stable field names
+//!
+//! The engine measures and returns a [`Report`]; the command line parses the
+//! plan, prints the table and writes the JSON.
+
+mod cell;
+mod report;
+
+use serde::Serialize;
+use throng_bake::scene::Scene;
+use throng_crowd::crowd::ModelHandle;
+use throng_render::renderer::supports_unbounded;
+use throng_render::{Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, wgpu};
+
+use cell::{Bench, CellError};
+pub use report::{AdapterInfo, Cell, Machine, ModelInfo, Ratio, Report, Settings, Spread, machine};
+
+/// Simulation step of every frame, seconds.
+pub const DT: f32 = 1.0 / 60.0;
+
+/// Fewest measured frames a cell keeps when `max_seconds` cuts it short.
+const MIN_MEASURED_FRAMES: usize = 3;
+
+/// The name of the JSON schema a [`Report`] follows.
+pub const SCHEMA: &str = "throng-bench/1";
+
+/// A way of drawing the crowd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Throng: baked bone textures, packages of 200 instances per draw.
+    Baked,
+    /// Throng: baked bone textures, one draw per group (storage buffer).
+    BakedUnbounded,
+    /// The same draws as `baked` with no skinning at all.
+    Static,
+    /// The three.js / Bevy way: CPU pose and palette per character, one draw each.
+    CpuSkinned,
+}
+
+impl Mode {
+    /// Every mode, in the order the table lists them.
+    pub const ALL: [Mode; 4] = [
+        Mode::Baked,
+        Mode::BakedUnbounded,
+        Mode::Static,
+        Mode::CpuSkinned,
+    ];
+
+    /// The name used on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Baked => "baked",
+            Mode::BakedUnbounded => "baked-unbounded",
+            Mode::Static => "static",
+            Mode::CpuSkinned => "cpu-skinned",
+        }
+    }
+
+    /// The mode called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Instance counts, one row of cells each.
+    pub instances: Vec<u32>,
+    /// Modes, one cell each per instance count (repeats next to each other
+    /// are dropped).
+    pub modes: Vec<Mode>,
+    /// Target width and height.
+    pub size: (u32, u32),
+    /// Measured frames per cell.
+    pub frames: u32,
+    /// Warm-up frames per cell (not measured).
+    pub warmup: u32,
+    /// Stop measuring a cell after this many seconds (keeping at least 3
+    /// frames).
+    pub max_seconds: Option<f64>,
+    /// MSAA samples (1 or 4).
+    pub msaa: u32,
+}
+
+/// The model a run measures.
+pub struct Subject {
+    /// The baked model.
+    pub model: ModelHandle,
+    /// Its source scene, which the `cpu-skinned` mode samples.
+    pub scene: Option<Scene>,
+    /// What to call the model's file in the report.
+    pub path: String,
+    /// Why there is no scene, said when `cpu-skinned` is asked for without one.
+    pub no_scene_reason: String,
+}
+
+/// Progress of a run, for a caller that shows it.
+pub enum Progress<'a> {
+    /// The device is up and the model uploaded: what is measured on what.
+    Started(&'a Report),
+    /// A cell starts.
+    CellStarted(Mode, u32),
+    /// A cell ended (ran, or did not with a reason).
+    CellDone(&'a Cell),
+}
+
+/// Why a run could not start. A cell that fails is reported in its
+/// [`Cell::status`] instead, and the run goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The plan asks for nothing, or for something impossible.
+    #[error("{0}")]
+    Plan(String),
+    /// The device could not be created or the model not uploaded.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+}
+
+impl Plan {
+    fn check(&self) -> Result<(), BenchError> {
+        let bad = |s: &str| Err(BenchError::Plan(s.into()));
+        if self.instances.is_empty() || self.modes.is_empty() {
+            return bad("give at least one instance count and one mode");
+        }
+        if self.frames == 0 {
+            return bad("--frames must be at least 1");
+        }
+        if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
+            return bad("--max-seconds must be positive");
+        }
+        Ok(())
+    }
+}
+
+/// Measures every (instance count, mode) cell of `plan` on `subject`, on a
+/// headless device.
+pub fn run(
+    plan: &Plan,
+    subject: Subject,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, BenchError> {
+    plan.check()?;
+    let mut modes = plan.modes.clone();
+    modes.dedup();
+    let handle = subject.model;
+    let baked = handle.model();
+    let lod = &baked.lods[0];
+    let model_info = ModelInfo {
+        path: subject.path,
+        name: baked.name.clone(),
+        vertices: lod.vertices.len(),
+        triangles: lod.indices.len() / 3,
+        submeshes: lod.submeshes.len(),
+        bones: baked.bones.len(),
+        clips: baked.clips.iter().map(|c| c.name.clone()).collect(),
+    };
+    // The CPU-skinned model, or why there is none.
+    let skin = match subject.scene {
+        _ if !modes.contains(&Mode::CpuSkinned) => None,
+        Some(scene) => Some(
+            crate::CpuSkinnedModel::new(&handle, scene)
+                .map_err(|e| BenchError::Plan(e.to_string()))?,
+        ),
+        None => return Err(BenchError::Plan(subject.no_scene_reason)),
+    };
+
+    let gpu = Gpu::headless()?;
+    let info = gpu.adapter.get_info();
+    let adapter = AdapterInfo {
+        summary: gpu.adapter_summary(),
+        name: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_owned(),
+        timestamp_queries: gpu
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY),
+        vertex_storage: supports_unbounded(&gpu.adapter, &gpu.device),
+    };
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let target = Offscreen::new(&gpu.device, plan.size)?;
+    let mut report = Report {
+        schema: SCHEMA,
+        throng_version: env!("CARGO_PKG_VERSION"),
+        machine: machine(),
+        adapter,
+        model: model_info,
+        settings: Settings {
+            size: [plan.size.0, plan.size.1],
+            frames: plan.frames,
+            warmup: plan.warmup,
+            max_seconds: plan.max_seconds,
+            dt: DT,
+            msaa: plan.msaa,
+            format: format!("{OFFSCREEN_FORMAT:?}"),
+            shadows: false,
+        },
+        results: Vec::new(),
+        baked_over_static: Vec::new(),
+    };
+    progress(Progress::Started(&report));
+    let bench = Bench {
+        plan,
+        gpu: &gpu,
+        handle: &handle,
+        gpu_model: &gpu_model,
+        skin: skin.as_ref(),
+        target: &target,
+    };
+    for &n in &plan.instances {
+        for &mode in &modes {
+            progress(Progress::CellStarted(mode, n));
+            let cell = match bench.run_cell(mode, n) {
+                Ok(c) => c,
+                Err(CellError::Unsupported(e)) => Cell::not_run(mode, n, "unsupported", e),
+                Err(CellError::Failed(e)) => Cell::not_run(mode, n, "error", e),
+            };
+            progress(Progress::CellDone(&cell));
+            report.results.push(cell);
+        }
+    }
+    report.baked_over_static = report::ratios(&report.results);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_names_round_trip_through_the_json() {
+        for m in Mode::ALL {
+            assert_eq!(Mode::from_name(m.name()), Some(m));
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
+        }
+        assert_eq!(Mode::from_name("gpu"), None);
+    }
+}

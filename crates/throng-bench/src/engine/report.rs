@@ -1,0 +1,299 @@
+//! What a benchmark run reports: per-cell statistics, the machine, the
+//! adapter, the model and the settings, in the stable `throng-bench/1`
+//! schema that `--json` writes (field names documented in
+//! `docs/BENCHMARKS.md`).
+
+use serde::Serialize;
+
+use super::Mode;
+
+/// Median and 95th percentile of one quantity, milliseconds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    /// Median.
+    pub median: f64,
+    /// 95th percentile (nearest rank).
+    pub p95: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Smallest.
+    pub min: f64,
+}
+
+impl Spread {
+    /// Statistics of `samples` (which must not be empty).
+    pub fn of(samples: &[f64]) -> Self {
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let rank = |q: f64| s[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let median = if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            0.5 * (s[n / 2 - 1] + s[n / 2])
+        };
+        Self {
+            median,
+            p95: rank(0.95),
+            mean: s.iter().sum::<f64>() / n as f64,
+            min: s[0],
+        }
+    }
+}
+
+/// The measurements of one (mode, instances) cell.
+#[derive(Debug, Serialize)]
+pub struct Cell {
+    /// Mode.
+    pub mode: Mode,
+    /// Instances in the crowd.
+    pub instances: u32,
+    /// `ok`, `unsupported` (the adapter lacks a feature or a limit is too
+    /// small) or `error`.
+    pub status: &'static str,
+    /// Why the cell did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// How records or palettes reach the vertex shader.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Instances that passed culling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visible: Option<u32>,
+    /// Draw calls per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u32>,
+    /// Record packages (baked), groups (unbounded) or characters
+    /// (cpu-skinned) bound per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packages: Option<u32>,
+    /// Triangles per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub triangles: Option<u64>,
+    /// Bytes uploaded per frame (records or palettes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload_bytes: Option<u64>,
+    /// Frames measured (after warm-up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames_measured: Option<usize>,
+    /// CPU time per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<Spread>,
+    /// GPU time per frame (see `gpu_source`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_ms: Option<Spread>,
+    /// `timestamp` (pass time from timestamp queries) or `queue-wall` (wall
+    /// time from submit to queue completion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_source: Option<&'static str>,
+    /// Wall time from submit to queue completion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_wait_ms: Option<Spread>,
+    /// CPU + queue wait.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_ms: Option<Spread>,
+    /// 1000 / median frame ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fps: Option<f64>,
+}
+
+impl Cell {
+    pub(crate) fn not_run(
+        mode: Mode,
+        instances: u32,
+        status: &'static str,
+        reason: String,
+    ) -> Self {
+        Self {
+            mode,
+            instances,
+            status,
+            reason: Some(reason),
+            path: None,
+            visible: None,
+            draws: None,
+            packages: None,
+            triangles: None,
+            upload_bytes: None,
+            frames_measured: None,
+            cpu_ms: None,
+            gpu_ms: None,
+            gpu_source: None,
+            queue_wait_ms: None,
+            frame_ms: None,
+            fps: None,
+        }
+    }
+}
+
+/// `baked / static` at one instance count.
+#[derive(Debug, Serialize)]
+pub struct Ratio {
+    /// Instances.
+    pub instances: u32,
+    /// Median GPU time of `baked` over that of `static`.
+    pub gpu: f64,
+    /// Where the GPU times come from (`timestamp` or `queue-wall`).
+    pub gpu_source: &'static str,
+    /// Median queue wait of `baked` over that of `static`.
+    pub queue_wait: f64,
+    /// Median CPU time of `baked` over that of `static`.
+    pub cpu: f64,
+    /// Median frame time of `baked` over that of `static`.
+    pub frame: f64,
+}
+
+/// The machine the benchmark ran on.
+#[derive(Debug, Serialize)]
+pub struct Machine {
+    /// CPU model (`/proc/cpuinfo`).
+    pub cpu: String,
+    /// Logical CPUs available to the process.
+    pub cores: usize,
+    /// Operating system and kernel.
+    pub os: String,
+}
+
+/// The adapter.
+#[derive(Debug, Serialize)]
+pub struct AdapterInfo {
+    /// One line: name, backend, device type.
+    pub summary: String,
+    /// Name.
+    pub name: String,
+    /// Backend.
+    pub backend: String,
+    /// Device type.
+    pub device_type: String,
+    /// Driver and its version.
+    pub driver: String,
+    /// Timestamp queries available (GPU times are `timestamp`).
+    pub timestamp_queries: bool,
+    /// Vertex-stage storage buffers available (`baked-unbounded`, `cpu-skinned`).
+    pub vertex_storage: bool,
+}
+
+/// The model.
+#[derive(Debug, Serialize)]
+pub struct ModelInfo {
+    /// File given.
+    pub path: String,
+    /// Model name.
+    pub name: String,
+    /// Vertices per instance (LOD 0).
+    pub vertices: usize,
+    /// Triangles per instance (LOD 0).
+    pub triangles: usize,
+    /// Submeshes (draws per package or per character).
+    pub submeshes: usize,
+    /// Palette entries.
+    pub bones: usize,
+    /// Clips, file order.
+    pub clips: Vec<String>,
+}
+
+/// Settings of the run.
+#[derive(Debug, Serialize)]
+pub struct Settings {
+    /// Target width and height.
+    pub size: [u32; 2],
+    /// Measured frames per cell (fewer if `max_seconds` cut a cell short).
+    pub frames: u32,
+    /// Warm-up frames per cell.
+    pub warmup: u32,
+    /// Per-cell measuring limit, seconds.
+    pub max_seconds: Option<f64>,
+    /// Animation step per frame, seconds.
+    pub dt: f32,
+    /// MSAA samples.
+    pub msaa: u32,
+    /// Colour format of the target.
+    pub format: String,
+    /// Directional-light shadows (always off: the CPU-skinned baseline has
+    /// no shadow pass).
+    pub shadows: bool,
+}
+
+/// The whole report: what `--json` writes.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// `throng-bench/1`.
+    pub schema: &'static str,
+    /// Version of the `throng` binary.
+    pub throng_version: &'static str,
+    /// Machine.
+    pub machine: Machine,
+    /// Adapter.
+    pub adapter: AdapterInfo,
+    /// Model.
+    pub model: ModelInfo,
+    /// Settings.
+    pub settings: Settings,
+    /// One entry per (instances, mode), instance counts outermost.
+    pub results: Vec<Cell>,
+    /// `baked / static` per instance count where both ran.
+    pub baked_over_static: Vec<Ratio>,
+}
+
+/// `baked / static` where both ran at the same instance count.
+pub(crate) fn ratios(results: &[Cell]) -> Vec<Ratio> {
+    let find = |mode, n| {
+        results
+            .iter()
+            .find(|c| c.mode == mode && c.instances == n && c.status == "ok")
+    };
+    let mut out = Vec::new();
+    for c in results.iter().filter(|c| c.mode == Mode::Baked) {
+        let (Some(b), Some(s)) = (
+            find(Mode::Baked, c.instances),
+            find(Mode::Static, c.instances),
+        ) else {
+            continue;
+        };
+        let m = |x: &Option<Spread>| x.map_or(f64::NAN, |x| x.median);
+        out.push(Ratio {
+            instances: c.instances,
+            gpu: m(&b.gpu_ms) / m(&s.gpu_ms),
+            gpu_source: b.gpu_source.unwrap_or("queue-wall"),
+            queue_wait: m(&b.queue_wait_ms) / m(&s.queue_wait_ms),
+            cpu: m(&b.cpu_ms) / m(&s.cpu_ms),
+            frame: m(&b.frame_ms) / m(&s.frame_ms),
+        });
+    }
+    out
+}
+
+/// CPU model and core count of this machine.
+pub fn machine() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name").then(|| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    Machine {
+        cpu,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        os: format!("{} {}", std::env::consts::OS, kernel.trim())
+            .trim()
+            .to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_takes_median_and_nearest_rank_p95() {
+        let s = Spread::of(&[5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!((s.median, s.p95, s.min, s.mean), (3.0, 5.0, 1.0, 3.0));
+        let even: Vec<f64> = (1..=20).map(f64::from).collect();
+        let s = Spread::of(&even);
+        assert_eq!((s.median, s.p95), (10.5, 19.0));
+        assert_eq!(Spread::of(&[7.0]).p95, 7.0);
+    }
+}
