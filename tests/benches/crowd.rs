@@ -5,7 +5,12 @@
 //! reports time per frame and elements per second; ns per instance is the
 //! time divided by the instance count.
 //!
-//! A second group prices each runtime feature at 100k instances (30 %
+//! The `idle and changing` group is the GPU-driven path's CPU side:
+//! `Crowd::update` and reading the change log, idle and with 1 % and 10 %
+//! of the instances changed (a new transform) each frame; nothing per
+//! instance is touched but what changed.
+//!
+//! A third group prices each runtime feature at 100k instances (30 %
 //! fading, every instance in view unless said otherwise) against the same
 //! baseline: events, root motion, LOD selection, a prop attached to every
 //! instance, culling half the crowd away, and the shadow pass's second draw
@@ -17,7 +22,7 @@ use std::hint::black_box;
 use throng_bake::{BakeOptions, RootMotionSource, bake, bake_file, import_slice};
 use throng_core::model::ClipEvent;
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn};
+use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawList, DrawView, ModelHandle, Spawn};
 use throng_tests::gltf_builder::{GltfBuilder, Node, Primitive};
 
 fn crowd(handle: &ModelHandle, n: u32, fading_percent: u32) -> (Crowd, Camera) {
@@ -96,6 +101,35 @@ fn benches(c: &mut Criterion) {
                 black_box(list.records.len())
             })
         });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("idle and changing: update + change log");
+    g.sample_size(20);
+    for n in [10_000u32, 100_000, 1_000_000] {
+        let (mut crowd, _) = crowd(&handle, n, 30);
+        let ids: Vec<_> = crowd.ids().collect();
+        let mut cursor = ChangeCursor::default();
+        let _ = crowd.changes(&mut cursor);
+        for percent in [0u32, 1, 10] {
+            let per_frame = (n as usize * percent as usize) / 100;
+            let mut next = 0usize;
+            let id = BenchmarkId::new(format!("{percent}% changed per frame"), n);
+            g.bench_with_input(id, &n, |b, _| {
+                b.iter(|| {
+                    for _ in 0..per_frame {
+                        let t = Mat4::from_translation(Vec3::new(next as f32, 0.0, 1.0));
+                        crowd.set_transform(ids[next], t).unwrap();
+                        next = (next + 1) % ids.len();
+                    }
+                    crowd.update(black_box(1.0 / 60.0));
+                    match crowd.changes(&mut cursor) {
+                        Changes::All => usize::MAX,
+                        Changes::Slots(s) => black_box(s.len()),
+                    }
+                })
+            });
+        }
     }
     g.finish();
 }

@@ -132,3 +132,159 @@ pub struct ModelParams {
     /// Layers of the bone texture.
     pub texture_layers: u32,
 }
+
+/// One clip track of a [`GpuInstance`]: a [`crate::clock::Track`] split
+/// into 32-bit words, and the clip it plays (20 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuTrack {
+    /// Phase at the anchor, 32.32 fixed-point periods: low word (fraction).
+    pub phase_lo: u32,
+    /// Phase at the anchor: high word (whole periods).
+    pub phase_hi: u32,
+    /// Rate, signed 2⁻⁶⁴ periods per tick: low word.
+    pub rate_lo: u32,
+    /// Rate: high word (two's complement).
+    pub rate_hi: u32,
+    /// Clip index in the low 16 bits ([`GpuTrack::NO_CLIP`]: none), wrap
+    /// mode code ([`crate::clock::WrapMode::code`]) in the high 16.
+    pub clip: u32,
+}
+
+impl GpuTrack {
+    /// The clip field's "no clip" (rest pose, or no previous clip).
+    pub const NO_CLIP: u32 = 0xffff;
+
+    /// The words of `track` playing `clip` (`None`: no clip) with `wrap`.
+    pub fn new(
+        track: &crate::clock::Track,
+        clip: Option<u16>,
+        wrap: crate::clock::WrapMode,
+    ) -> Self {
+        Self {
+            phase_lo: track.phase as u32,
+            phase_hi: (track.phase >> 32) as u32,
+            rate_lo: track.rate as u64 as u32,
+            rate_hi: ((track.rate as u64) >> 32) as u32,
+            clip: clip.map_or(Self::NO_CLIP, u32::from) | wrap.code() << 16,
+        }
+    }
+}
+
+/// One instance's state as the GPU-driven path keeps it on the GPU (112
+/// bytes), mirrored by WGSL's `GpuInstance` in `shaders/cull.wgsl`: the
+/// transform, both tracks of a cross-fade at one anchor tick, the fade as a
+/// line in time, the tint and the model. The cull pass derives the frame's
+/// [`InstanceRecord`] from it and the clock, so an idle instance is never
+/// uploaded again.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuInstance {
+    /// Top three rows of `world_from_model`.
+    pub world_from_model: [[f32; 4]; 3],
+    /// Anchor tick, low word.
+    pub anchor_lo: u32,
+    /// Anchor tick, high word.
+    pub anchor_hi: u32,
+    /// The current clip.
+    pub current: GpuTrack,
+    /// The clip faded out of.
+    pub previous: GpuTrack,
+    /// Fade weight of the current clip at the anchor.
+    pub fade0: f32,
+    /// Growth of the fade weight per second (0: no fade running).
+    pub fade_rate: f32,
+    /// Tint, RGBA8 (as [`InstanceRecord::tint`]).
+    pub tint: u32,
+    /// Model index within the crowd.
+    pub model: u32,
+}
+
+/// One clip as the cull pass reads it (32 bytes), mirrored by WGSL's
+/// `GpuClip`: its [`crate::layout::FrameMap`] and its bounding sphere.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuClip {
+    /// First global frame.
+    pub first_frame: u32,
+    /// Frames in the clip.
+    pub frame_count: u32,
+    /// Duration, seconds.
+    pub duration: f32,
+    /// `(n − 1) / D`, or 0 for a single-frame clip.
+    pub frames_per_second: f32,
+    /// Bounding sphere over the clip, model space (centre, radius).
+    pub sphere: [f32; 4],
+}
+
+/// One model of a crowd as the cull pass reads it (48 bytes), mirrored by
+/// WGSL's `GpuModelInfo`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuModelInfo {
+    /// Bounding sphere of the rest pose, model space.
+    pub rest_sphere: [f32; 4],
+    /// Its first clip in the crowd's clip table.
+    pub clip_base: u32,
+    /// Its clips.
+    pub clip_count: u32,
+    /// Its first LOD screen size in the crowd's LOD table.
+    pub lod_base: u32,
+    /// Its LODs.
+    pub lod_count: u32,
+    /// Its first draw group: group `group_base + 2·lod + fading`.
+    pub group_base: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+}
+
+/// What one cull dispatch sees (144 bytes), mirrored by WGSL's `CullView`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CullView {
+    /// Frustum planes (left, right, bottom, top, near, far), `n·x + d ≥ 0`
+    /// inside.
+    pub planes: [[f32; 4]; 6],
+    /// Eye position (w unused).
+    pub eye: [f32; 4],
+    /// The crowd clock, low word.
+    pub now_lo: u32,
+    /// The crowd clock, high word.
+    pub now_hi: u32,
+    /// Instances in the crowd.
+    pub instance_count: u32,
+    /// [`CullView::CULL`], [`CullView::LOD`], [`CullView::LOD_TINTS`].
+    pub flags: u32,
+    /// `1 / tan(fov_y / 2)` for LOD selection.
+    pub lod_scale: f32,
+    /// Draw groups of the crowd.
+    pub group_count: u32,
+    /// Indirect draws of the crowd.
+    pub draw_count: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
+}
+
+impl CullView {
+    /// Flag: test the frustum.
+    pub const CULL: u32 = 1;
+    /// Flag: select LODs by projected size.
+    pub const LOD: u32 = 2;
+    /// Flag: tint records by LOD.
+    pub const LOD_TINTS: u32 = 4;
+}
+
+/// One indirect draw the cull pass fills (16 bytes), mirrored by WGSL's
+/// `DrawSpec`: which group's instances it draws, and of which submesh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DrawSpec {
+    /// Draw group (model, LOD, fading).
+    pub group: u32,
+    /// Indices of the submesh.
+    pub index_count: u32,
+    /// First index of the submesh.
+    pub first_index: u32,
+    /// Base vertex of the submesh.
+    pub base_vertex: i32,
+}

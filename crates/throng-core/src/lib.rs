@@ -14,6 +14,7 @@
 //! * [`material`]: materials and images as the baked model carries them.
 //! * [`mod@format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
+//! * [`clock`]: the crowd clock and analytic clip playback in fixed point, as the GPU computes it.
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
 //! * [`host_memory`]: what the host can still give, checked before big allocations.
@@ -24,6 +25,7 @@
 //! crates do not depend on `throng-bake`).
 
 pub mod baked;
+pub mod clock;
 pub mod error;
 pub mod format;
 pub mod fsio;

@@ -17,7 +17,7 @@ pub enum AlphaMode {
 }
 
 /// Texture addressing mode (glTF sampler `wrapS`/`wrapT`). Not to be
-/// confused with a clip's playback wrap (`throng_crowd::playback::WrapMode`).
+/// confused with a clip's playback wrap (`throng_core::clock::WrapMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TextureWrap {
     /// Repeat.

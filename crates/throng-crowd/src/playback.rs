@@ -25,18 +25,7 @@ use glam::{Mat4, Quat, Vec3};
 use throng_core::layout::FrameMap;
 use throng_core::model::RootMotionKey;
 
-/// How a clip behaves at its ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum WrapMode {
-    /// Wrap around.
-    #[default]
-    Loop,
-    /// Play once and hold the end (or the start, when playing backwards).
-    Once,
-    /// Play forwards then backwards.
-    PingPong,
-}
+pub use throng_core::clock::WrapMode;
 
 /// Clip time at unwrapped phase `u` (for `Loop`/`PingPong`, `u` may be any
 /// real; for `Once` it is clamped).

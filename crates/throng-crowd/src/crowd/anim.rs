@@ -1,50 +1,59 @@
-//! Per-instance animation state and its control: the two tracks of a
-//! cross-fade ([`Playback`] × 2 in an [`Anim`]), playing, cross-fading,
-//! speed, wrap, time, pause and resume, and reading back what an instance
-//! shows ([`InstanceState`], its frame blend, a bone's world transform).
+//! Per-instance animation state and its control, analytically: each
+//! instance's two tracks of a cross-fade ([`Playback`] × 2 in an [`Anim`])
+//! are phases at one anchor tick plus rates ([`throng_core::clock`]), and the
+//! fade weight a line in time, so nothing advances per frame; playing,
+//! cross-fading, speed, wrap, time, pause and resume re-anchor the instance
+//! at the crowd's clock. Also reading back what an instance shows
+//! ([`InstanceState`], its frame blend, a bone's world transform).
 
 use glam::Mat4;
 
 use super::instances::mat4_of;
 use super::{Crowd, CrowdError, InstanceId, ModelId, WrapMode};
-use crate::playback::{clip_time, reduce_phase};
+use throng_core::clock::{TICKS_PER_SECOND, Track, rate_of};
 use throng_core::gpu::FrameBlend;
 use throng_core::layout::{FrameMap, FramePair};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::rows_to_mat4;
 
 /// "No clip": the rest pose (current track) or no previous clip.
-const NO_CLIP: u16 = u16::MAX;
+pub(super) const NO_CLIP: u16 = u16::MAX;
 
-/// One clip playing (12 bytes).
+/// One clip playing (24 bytes).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Playback {
-    /// Phase: unwrapped clip time reduced to one period
-    /// ([`crate::playback::reduce_phase`]).
-    pub(super) phase: f32,
-    /// Speed multiplier (negative plays backwards).
+    /// Phase at the instance's anchor tick and rate.
+    pub(super) track: Track,
+    /// Speed multiplier (negative plays backwards), kept while paused.
     pub(super) speed: f32,
     /// Clip index (file order), or [`NO_CLIP`].
     pub(super) clip: u16,
     /// Wrap mode.
     pub(super) wrap: WrapMode,
-    /// Just (re)started: the next advance includes its start time, so an
+    /// Just (re)started: the next step includes its start time, so an
     /// event there fires.
     pub(super) fresh: bool,
 }
 
 impl Playback {
     pub(super) const NONE: Self = Self {
-        phase: 0.0,
+        track: Track { phase: 0, rate: 0 },
         speed: 1.0,
         clip: NO_CLIP,
         wrap: WrapMode::Loop,
         fresh: false,
     };
 
-    pub(super) fn new(clip: usize, time: f32, speed: f32, wrap: WrapMode, duration: f32) -> Self {
+    pub(super) fn new(
+        clip: usize,
+        time: f32,
+        speed: f32,
+        wrap: WrapMode,
+        duration: f32,
+        running: bool,
+    ) -> Self {
         Self {
-            phase: reduce_phase(time, duration, wrap),
+            track: Track::new(time, speed, duration, wrap, running),
             speed,
             clip: clip as u16,
             wrap,
@@ -57,40 +66,115 @@ impl Playback {
         self.clip != NO_CLIP
     }
 
-    /// Clip time in `[0, duration]`.
-    #[inline]
-    pub(super) fn time(&self, duration: f32) -> f32 {
-        clip_time(self.phase, duration, self.wrap)
+    /// Clip time in `[0, duration]`, `ticks` after the anchor.
+    #[inline(always)]
+    pub(super) fn time(&self, ticks: u64, duration: f32) -> f32 {
+        self.track.clip_time(ticks, duration, self.wrap)
     }
 
-    pub(super) fn set_time(&mut self, time: f32, duration: f32) {
-        self.phase = reduce_phase(time, duration, self.wrap);
-        self.fresh = true;
-    }
-
-    /// Moves the clip by `delta` seconds of clip time; returns the unwrapped
-    /// phases before and after.
-    #[inline]
-    pub(super) fn advance(&mut self, delta: f32, duration: f32) -> (f32, f32) {
-        let u0 = self.phase;
-        let u1 = u0 + delta;
-        self.phase = reduce_phase(u1, duration, self.wrap);
-        (u0, u1)
+    /// Re-anchored `ticks` later, running (at its speed) or not.
+    fn rebased(&self, ticks: u64, duration: f32, running: bool) -> Self {
+        if !self.is_some() {
+            return *self;
+        }
+        let rate = if running {
+            rate_of(self.speed, self.wrap.period(duration))
+        } else {
+            0
+        };
+        Self {
+            track: self.track.rebased(ticks, self.wrap, rate),
+            ..*self
+        }
     }
 }
 
-/// A track's advance over one step: the playback after it, its unwrapped
-/// phases before and after, and whether it had just (re)started (`None`:
+/// A track's step over one update: the playback, its unwrapped phases (clip
+/// seconds) before and after, and whether it had just (re)started (`None`:
 /// the track has no clip).
 pub(super) type Traversed = Option<(Playback, f32, f32, bool)>;
 
-/// Animation state of one instance (32 bytes, dense array element).
+/// Animation state of one instance (64 bytes, dense array element): both
+/// tracks and the fade weight are functions of the crowd clock.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Anim {
+    /// Tick the tracks' phases and `fade0` are given at.
+    pub(super) anchor: u64,
     pub(super) current: Playback,
+    /// The clip faded out of; its weight is `1 − fade` until the fade ends.
     pub(super) previous: Playback,
-    pub(super) fade_elapsed: f32,
-    pub(super) fade_duration: f32,
+    /// Fade weight of the current clip at the anchor.
+    pub(super) fade0: f32,
+    /// Growth of the fade weight per second (0 while paused or not fading).
+    pub(super) fade_rate: f32,
+    /// `1 / fade duration`: the fade's rate when running, kept while paused.
+    pub(super) fade_speed: f32,
+}
+
+impl Anim {
+    pub(super) fn new(current: Playback, now: u64) -> Self {
+        Self {
+            anchor: now,
+            current,
+            previous: Playback::NONE,
+            fade0: 1.0,
+            fade_rate: 0.0,
+            fade_speed: 0.0,
+        }
+    }
+
+    /// Ticks from the anchor to `now`.
+    #[inline(always)]
+    pub(super) fn since(&self, now: u64) -> u64 {
+        now.saturating_sub(self.anchor)
+    }
+
+    /// Fade weight of the current clip at `now` (1 = no fade).
+    #[inline(always)]
+    pub(super) fn fade_weight(&self, now: u64) -> f32 {
+        if self.previous.is_some() {
+            let seconds = self.since(now) as f32 * (1.0 / TICKS_PER_SECOND as f32);
+            (self.fade0 + self.fade_rate * seconds).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// Mid-cross-fade at `now`: the previous clip still shows.
+    #[inline(always)]
+    pub(super) fn fading(&self, now: u64) -> bool {
+        self.previous.is_some() && self.fade_weight(now) < 1.0
+    }
+
+    /// Re-anchors at `now`, keeping what it shows; a finished fade drops its
+    /// previous clip. `running == false` stops time for it (paused).
+    pub(super) fn rebase(&mut self, now: u64, maps: &[FrameMap], running: bool) {
+        let ticks = self.since(now);
+        let duration = |p: &Playback| {
+            if p.is_some() {
+                maps[p.clip as usize].duration
+            } else {
+                0.0
+            }
+        };
+        let w = self.fade_weight(now);
+        self.current = self
+            .current
+            .rebased(ticks, duration(&self.current), running);
+        if self.previous.is_some() && w < 1.0 {
+            self.previous = self
+                .previous
+                .rebased(ticks, duration(&self.previous), running);
+            self.fade0 = w;
+            self.fade_rate = if running { self.fade_speed } else { 0.0 };
+        } else {
+            self.previous = Playback::NONE;
+            self.fade0 = 1.0;
+            self.fade_rate = 0.0;
+            self.fade_speed = 0.0;
+        }
+        self.anchor = now;
+    }
 }
 
 /// Read-only view of an instance's animation state.
@@ -111,28 +195,45 @@ pub struct InstanceState {
 }
 
 impl Crowd {
+    /// Re-anchors instance `d` at the clock (keeping what it shows; a
+    /// finished fade is dropped), running or not, before a change.
+    fn rebase_now(&mut self, d: usize, running: bool) -> &mut Anim {
+        let maps = &self.models[self.metas[d].model as usize].maps;
+        self.anims[d].rebase(self.clock, maps, running);
+        &mut self.anims[d]
+    }
+
+    /// After a change of instance `d`'s animation: the change log, the set
+    /// of instances stepped every update and the cached sphere follow.
+    fn anim_changed(&mut self, d: usize) {
+        self.touch(d);
+        self.refresh_active(d);
+        self.refresh_sphere(d);
+    }
+
     /// Plays `clip` from time 0, cancelling any fade; keeps speed and wrap.
     pub fn play(&mut self, id: InstanceId, clip: usize) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
         let dur = self.check_clip(self.metas[d].model, clip)?;
-        let a = &mut self.anims[d];
-        a.current = Playback::new(clip, 0.0, a.current.speed, a.current.wrap, dur);
-        a.previous = Playback::NONE;
-        self.refresh_sphere(d);
+        let running = !self.metas[d].paused;
+        let cur = self.anims[d].current;
+        let playback = Playback::new(clip, 0.0, cur.speed, cur.wrap, dur, running);
+        self.anims[d] = Anim::new(playback, self.clock);
+        self.anim_changed(d);
         Ok(())
     }
 
     /// Shows the rest pose (no clip).
     pub fn play_rest(&mut self, id: InstanceId) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        let a = &mut self.anims[d];
-        a.current = Playback {
-            speed: a.current.speed,
-            wrap: a.current.wrap,
+        let cur = self.anims[d].current;
+        let rest = Playback {
+            speed: cur.speed,
+            wrap: cur.wrap,
             ..Playback::NONE
         };
-        a.previous = Playback::NONE;
-        self.refresh_sphere(d);
+        self.anims[d] = Anim::new(rest, self.clock);
+        self.anim_changed(d);
         Ok(())
     }
 
@@ -152,22 +253,25 @@ impl Crowd {
         }
         let d = self.dense(id)?;
         let dur = self.check_clip(self.metas[d].model, clip)?;
-        let a = &mut self.anims[d];
+        let running = !self.metas[d].paused;
+        let now = self.clock;
+        let a = self.rebase_now(d, running);
         // Mid-fade: keep the heavier of the two as the outgoing clip.
-        let outgoing = if a.previous.is_some() && a.fade_elapsed / a.fade_duration < 0.5 {
+        let outgoing = if a.previous.is_some() && a.fade0 < 0.5 {
             a.previous
         } else {
             a.current
         };
-        a.previous = outgoing;
-        a.current = Playback::new(clip, 0.0, a.current.speed, a.current.wrap, dur);
-        a.fade_elapsed = 0.0;
-        a.fade_duration = seconds;
-        if !a.previous.is_some() {
-            // From the rest pose there is nothing to fade from.
-            a.fade_duration = 0.0;
+        let current = Playback::new(clip, 0.0, a.current.speed, a.current.wrap, dur, running);
+        *a = Anim::new(current, now);
+        // From the rest pose there is nothing to fade from.
+        if outgoing.is_some() {
+            a.previous = outgoing;
+            a.fade0 = 0.0;
+            a.fade_speed = 1.0 / seconds;
+            a.fade_rate = if running { a.fade_speed } else { 0.0 };
         }
-        self.refresh_sphere(d);
+        self.anim_changed(d);
         Ok(())
     }
 
@@ -177,23 +281,30 @@ impl Crowd {
             return Err(CrowdError::NotFinite("speed"));
         }
         let d = self.dense(id)?;
-        self.anims[d].current.speed = speed;
+        let running = !self.metas[d].paused;
+        let dur = self.current_duration(d);
+        let p = &mut self.rebase_now(d, running).current;
+        p.speed = speed;
+        if running && p.is_some() {
+            p.track.rate = rate_of(speed, p.wrap.period(dur));
+        }
+        self.anim_changed(d);
         Ok(())
     }
 
     /// Sets the wrap mode of the current clip (keeping its clip time).
     pub fn set_wrap(&mut self, id: InstanceId, wrap: WrapMode) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        let cur = self.anims[d].current;
-        let dur = if cur.is_some() {
-            self.duration(self.metas[d].model, cur.clip)
-        } else {
-            0.0
-        };
-        let p = &mut self.anims[d].current;
-        let t = p.time(dur);
+        let running = !self.metas[d].paused;
+        let dur = self.current_duration(d);
+        let p = &mut self.rebase_now(d, running).current;
+        let t = p.time(0, dur);
         p.wrap = wrap;
-        p.set_time(t, dur);
+        if p.is_some() {
+            p.track = Track::new(t, p.speed, dur, wrap, running);
+            p.fresh = true;
+        }
+        self.anim_changed(d);
         Ok(())
     }
 
@@ -203,41 +314,67 @@ impl Crowd {
             return Err(CrowdError::NotFinite("time"));
         }
         let d = self.dense(id)?;
-        let cur = self.anims[d].current;
-        if cur.is_some() {
-            let dur = self.duration(self.metas[d].model, cur.clip);
-            self.anims[d].current.set_time(time, dur);
+        if self.anims[d].current.is_some() {
+            let running = !self.metas[d].paused;
+            let dur = self.current_duration(d);
+            let p = &mut self.rebase_now(d, running).current;
+            p.track = Track::new(time, p.speed, dur, p.wrap, running);
+            p.fresh = true;
+            self.anim_changed(d);
         }
         Ok(())
     }
 
-    /// Stops advancing this instance's clips.
+    /// Stops time for this instance: its clips and its fade stand still.
     pub fn pause(&mut self, id: InstanceId) -> Result<(), CrowdError> {
-        let d = self.dense(id)?;
-        self.metas[d].paused = true;
-        Ok(())
+        self.set_running(id, false)
     }
 
     /// Resumes a paused instance.
     pub fn resume(&mut self, id: InstanceId) -> Result<(), CrowdError> {
+        self.set_running(id, true)
+    }
+
+    fn set_running(&mut self, id: InstanceId, running: bool) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        self.metas[d].paused = false;
+        if self.metas[d].paused != running {
+            return Ok(());
+        }
+        self.rebase_now(d, running);
+        self.metas[d].paused = !running;
+        self.anim_changed(d);
         Ok(())
+    }
+
+    /// Duration of instance `d`'s current clip (0 for the rest pose).
+    fn current_duration(&self, d: usize) -> f32 {
+        let cur = self.anims[d].current;
+        if cur.is_some() {
+            self.duration(self.metas[d].model, cur.clip)
+        } else {
+            0.0
+        }
     }
 
     /// Animation state of an instance.
     pub fn state(&self, id: InstanceId) -> Result<InstanceState, CrowdError> {
         let d = self.dense(id)?;
         let (a, meta) = (&self.anims[d], self.metas[d]);
+        let ticks = a.since(self.clock);
         let t = |p: &Playback| {
-            p.is_some()
-                .then(|| (p.clip as usize, p.time(self.duration(meta.model, p.clip))))
+            p.is_some().then(|| {
+                (
+                    p.clip as usize,
+                    p.time(ticks, self.duration(meta.model, p.clip)),
+                )
+            })
         };
+        let fading = a.fading(self.clock);
         Ok(InstanceState {
             model: ModelId(meta.model as u32),
             current: t(&a.current),
-            previous: t(&a.previous),
-            fade: fade_weight(a),
+            previous: if fading { t(&a.previous) } else { None },
+            fade: a.fade_weight(self.clock),
             paused: meta.paused,
             world_from_model: mat4_of(&self.rows[d]),
         })
@@ -249,6 +386,7 @@ impl Crowd {
         Ok(blend_of(
             &self.anims[d],
             &self.models[self.metas[d].model as usize].maps,
+            self.clock,
         ))
     }
 
@@ -266,38 +404,32 @@ impl Crowd {
                 count: model.bones.len(),
             });
         }
-        let blend = blend_of(&self.anims[d], &rt.maps);
+        let blend = blend_of(&self.anims[d], &rt.maps, self.clock);
         let rows = throng_core::baked::blended_bone_rows(model, bone as u32, &blend);
         Ok(mat4_of(&self.rows[d]) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
     }
 }
 
-#[inline]
-pub(super) fn fade_weight(a: &Anim) -> f32 {
-    if a.previous.is_some() && a.fade_duration > 0.0 {
-        (a.fade_elapsed / a.fade_duration).clamp(0.0, 1.0)
-    } else {
-        1.0
-    }
-}
-
+/// The frames an instance shows at tick `now`.
 #[inline(always)]
-pub(super) fn blend_of(a: &Anim, maps: &[FrameMap]) -> FrameBlend {
+pub(super) fn blend_of(a: &Anim, maps: &[FrameMap], now: u64) -> FrameBlend {
+    let ticks = a.since(now);
     #[inline(always)]
-    fn frames(p: &Playback, maps: &[FrameMap]) -> FramePair {
+    fn frames(p: &Playback, maps: &[FrameMap], ticks: u64) -> FramePair {
         let m = &maps[p.clip as usize];
-        m.frames_at(p.time(m.duration))
+        m.frames_at(p.time(ticks, m.duration))
     }
     let current = if a.current.is_some() {
-        frames(&a.current, maps)
+        frames(&a.current, maps, ticks)
     } else {
         FramePair::single(REST_FRAME)
     };
-    if a.previous.is_some() {
+    let w = a.fade_weight(now);
+    if a.previous.is_some() && w < 1.0 {
         FrameBlend {
             current,
-            previous: frames(&a.previous, maps),
-            fade: fade_weight(a),
+            previous: frames(&a.previous, maps, ticks),
+            fade: w,
         }
     } else {
         FrameBlend::single(current)
@@ -315,25 +447,24 @@ mod tests {
     #[test]
     fn wrap_modes() {
         let d = 2.0;
-        let mut p = Playback::new(0, 0.0, 1.0, WrapMode::Loop, d);
-        p.advance(2.5, d);
-        assert!((p.time(d) - 0.5).abs() < 1e-6);
-        p.advance(-1.0, d);
-        assert!((p.time(d) - 1.5).abs() < 1e-6, "backwards wraps");
-        let mut o = Playback::new(0, 0.0, 1.0, WrapMode::Once, d);
-        o.advance(5.0, d);
-        assert_eq!(o.time(d), d);
-        let mut pp = Playback::new(0, 0.0, 1.0, WrapMode::PingPong, d);
-        pp.advance(2.5, d);
-        assert!((pp.time(d) - 1.5).abs() < 1e-6, "bounced back from the end");
-        pp.advance(2.0, d);
+        let at = |p: &Playback, s: f64| p.time(throng_core::clock::ticks_of(s), d);
+        let p = Playback::new(0, 0.0, 1.0, WrapMode::Loop, d, true);
+        assert!((at(&p, 2.5) - 0.5).abs() < 1e-6);
+        let back = Playback::new(0, 0.5, -1.0, WrapMode::Loop, d, true);
+        assert!((at(&back, 1.0) - 1.5).abs() < 1e-6, "backwards wraps");
+        let o = Playback::new(0, 0.0, 1.0, WrapMode::Once, d, true);
+        assert_eq!(at(&o, 5.0), d);
+        let pp = Playback::new(0, 0.0, 1.0, WrapMode::PingPong, d, true);
         assert!(
-            (pp.time(d) - 0.5).abs() < 1e-6,
+            (at(&pp, 2.5) - 1.5).abs() < 1e-6,
+            "bounced back from the end"
+        );
+        assert!(
+            (at(&pp, 4.5) - 0.5).abs() < 1e-6,
             "bounced from the start, going forward"
         );
-        let mut z = Playback::new(0, 3.0, 1.0, WrapMode::Loop, 0.0);
-        z.advance(1.0, 0.0);
-        assert_eq!(z.time(0.0), 0.0, "zero-length clip stays at 0");
+        let z = Playback::new(0, 3.0, 1.0, WrapMode::Loop, 0.0, true);
+        assert_eq!(z.time(1 << 20, 0.0), 0.0, "zero-length clip stays at 0");
     }
 
     #[test]

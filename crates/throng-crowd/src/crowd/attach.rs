@@ -99,6 +99,7 @@ impl Crowd {
         let child = self.spawn(model, Spawn::default())?;
         let d = self.dense(child)?;
         self.metas[d].follower = true;
+        self.refresh_active(d);
         let p = self.dense(parent)?;
         self.metas[p].parent = true;
         let f = Follower {
@@ -149,5 +150,6 @@ impl Crowd {
             }
         }
         self.refresh_sphere(c);
+        self.touch(c);
     }
 }

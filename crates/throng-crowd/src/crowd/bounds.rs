@@ -32,7 +32,7 @@ fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
 /// fading) model-space sphere moved by the instance matrix, the radius scaled
 /// by the matrix's largest axis scale.
 #[inline]
-pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
+pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3], fading: bool) -> Vec4 {
     let of = |p: &Playback| {
         if p.is_some() {
             m.spheres[p.clip as usize]
@@ -41,7 +41,7 @@ pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3]) -> Vec4 {
         }
     };
     let mut s = of(&a.current);
-    if a.previous.is_some() {
+    if fading {
         s = sphere_union(s, of(&a.previous));
     }
     let c = s.truncate().extend(1.0);
@@ -58,6 +58,7 @@ impl Crowd {
             &self.models[self.metas[d].model as usize],
             &self.anims[d],
             &self.rows[d],
+            false,
         );
     }
 }

@@ -5,6 +5,7 @@
 use glam::{Vec3, Vec4};
 
 use super::anim::{Anim, blend_of};
+use super::bounds::world_sphere;
 use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
@@ -152,7 +153,7 @@ impl Crowd {
     /// `Option<&Frustum>` converts into a view with culling and no LOD.
     pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
         let view = view.into();
-        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
+        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
         for d in 0..self.anims.len() {
             self.visit_instance(&mut pass, d);
         }
@@ -169,6 +170,8 @@ pub(super) struct DrawPass<'a> {
     out: &'a mut DrawList,
     view: DrawView,
     single: bool,
+    /// The crowd's clock.
+    now: u64,
 }
 
 impl Crowd {
@@ -191,6 +194,7 @@ impl<'a> DrawPass<'a> {
         models: &[ModelRt],
         instances: usize,
         view: &DrawView,
+        now: u64,
         out: &'a mut DrawList,
     ) -> Self {
         out.records.clear();
@@ -213,6 +217,7 @@ impl<'a> DrawPass<'a> {
             out,
             view: *view,
             single,
+            now,
         }
     }
 
@@ -226,6 +231,16 @@ impl<'a> DrawPass<'a> {
         sphere: &Vec4,
         tint: u32,
     ) {
+        let blend = blend_of(a, &rt.maps, self.now);
+        // While fading, the bounds are the union of both clips' (rare:
+        // computed here rather than cached).
+        let fading_sphere;
+        let sphere = if blend.fade < 1.0 {
+            fading_sphere = world_sphere(rt, a, rows, true);
+            &fading_sphere
+        } else {
+            sphere
+        };
         if let Some(f) = &self.view.frustum {
             // Branch-free: the smallest signed distance over the six planes.
             let c = sphere.truncate().extend(1.0);
@@ -259,7 +274,7 @@ impl<'a> DrawPass<'a> {
         } else {
             tint
         };
-        let rec = InstanceRecord::from_rows(rows, &blend_of(a, &rt.maps), tint);
+        let rec = InstanceRecord::from_rows(rows, &blend, tint);
         let fading = rec.fade < 1.0;
         if self.single && !fading {
             self.out.records.push(rec);

@@ -61,7 +61,13 @@ pub(super) struct Meta {
     pub(super) follower: bool,
     /// Has (or had) attachments: despawning it looks for them.
     pub(super) parent: bool,
+    /// Position in the crowd's active list (stepped every update), or
+    /// [`NOT_ACTIVE`].
+    pub(super) active: u32,
 }
+
+/// [`Meta::active`] of an instance not stepped by updates.
+pub(super) const NOT_ACTIVE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
@@ -108,6 +114,9 @@ impl Crowd {
         + std::mem::size_of::<Anim>()
         + std::mem::size_of::<Meta>()
         + std::mem::size_of::<u32>()
+        // Its share of the active list and of the change log (cut at twice
+        // the instance count).
+        + 3 * std::mem::size_of::<u32>()
         + 4 * std::mem::size_of::<InstanceRecord>()) as u64;
 
     /// Makes room for `additional` more instances, or says why not: an
@@ -152,7 +161,7 @@ impl Crowd {
         let current = match spawn.clip {
             Some(c) => {
                 let d = self.check_clip(m, c)?;
-                Playback::new(c, spawn.time, spawn.speed, spawn.wrap, d)
+                Playback::new(c, spawn.time, spawn.speed, spawn.wrap, d, true)
             }
             None => Playback {
                 speed: spawn.speed,
@@ -180,21 +189,19 @@ impl Crowd {
         self.slot_of.push(index);
         self.rows.push(rows_of(&spawn.transform));
         self.spheres.push(Vec4::ZERO);
-        self.anims.push(Anim {
-            current,
-            previous: Playback::NONE,
-            fade_elapsed: 0.0,
-            fade_duration: 0.0,
-        });
+        self.anims.push(Anim::new(current, self.clock));
         self.metas.push(Meta {
             model: m,
             paused: false,
             root_motion: spawn.root_motion,
             follower: false,
             parent: false,
+            active: NOT_ACTIVE,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);
+        self.refresh_active(dense as usize);
+        self.touch(dense as usize);
         Ok(id)
     }
 
@@ -221,6 +228,7 @@ impl Crowd {
             }
         }
         let d = self.dense(id)?;
+        self.leave_active(d);
         let slot = &mut self.slots[id.index as usize];
         slot.dense = u32::MAX;
         slot.generation = slot.generation.wrapping_add(1);
@@ -234,7 +242,12 @@ impl Crowd {
         if d < self.slot_of.len() {
             let moved = self.slot_of[d];
             self.slots[moved as usize].dense = d as u32;
+            let at = self.metas[d].active;
+            if at != NOT_ACTIVE {
+                self.active[at as usize] = d as u32;
+            }
         }
+        self.touch(d);
         Ok(())
     }
 
@@ -253,6 +266,7 @@ impl Crowd {
         self.metas.clear();
         self.tints.clear();
         self.followers.clear();
+        self.active.clear();
     }
 
     /// Sets `world_from_model`.
@@ -267,6 +281,7 @@ impl Crowd {
         let d = self.dense(id)?;
         self.rows[d] = rows_of(&world_from_model);
         self.refresh_sphere(d);
+        self.touch(d);
         Ok(())
     }
 
@@ -274,6 +289,7 @@ impl Crowd {
     pub fn set_tint(&mut self, id: InstanceId, tint: Vec4) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
         self.tints[d] = pack_tint(tint);
+        self.touch(d);
         Ok(())
     }
 }

@@ -9,10 +9,17 @@
 //!   old id returns [`CrowdError::NoSuchInstance`]; it never aliases a new one.
 //! * Clips are addressed by their stable file-order index; names resolve with
 //!   [`Crowd::clip_index`].
+//! * Time is the crowd's clock ([`Crowd::clock`], integer ticks) and playback
+//!   is analytic: an instance holds its clips' phases at an anchor tick plus
+//!   their rates ([`throng_core::clock`]), so [`Crowd::update`] advances the
+//!   clock and steps only the instances that need it (clips with events,
+//!   root motion, attachments); an idle instance costs nothing per frame.
 //! * During a cross-fade both clips keep advancing, each at its own speed; the
 //!   fade weight grows linearly from 0 to 1 over the fade's duration. A new
 //!   cross-fade during a fade keeps whichever of the two clips weighs more as
-//!   the previous clip (the smaller pop).
+//!   the previous clip (the smaller pop). Pausing stops both clips and the fade.
+//! * Every write to an instance is logged ([`Crowd::changes`]), so a GPU
+//!   mirror uploads only what changed.
 //! * [`Crowd::build_draw_list`] turns every visible instance into one 80-byte
 //!   [`InstanceRecord`], grouped by (model, LOD); the renderer splits groups
 //!   into packages of at most [`PACKAGE_WIDTH`] and draws each submesh once per
@@ -33,7 +40,11 @@
 //!   transform and tint.
 //! * `anim.rs`: the animation state and its control (play, cross-fade,
 //!   speed, wrap, time, pause) and what an instance shows.
-//! * `update.rs`: advancing time (`update`, `tick`).
+//! * `update.rs`: advancing the clock (`update`, `tick`) and the set of
+//!   instances stepped every update.
+//! * `changes.rs`: the change log GPU mirrors read.
+//! * `mirror.rs`: each instance's GPU state and the crowd's tables, for
+//!   the GPU-driven path's cull pass.
 //! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
 //! * `attach.rs`: props and skinned attachments following a parent.
 //! * `bounds.rs`: bounding spheres for culling.
@@ -48,22 +59,26 @@
 mod anim;
 mod attach;
 mod bounds;
+mod changes;
 mod draw;
 mod error;
 mod events;
 #[cfg(test)]
 mod fixtures;
 mod instances;
+mod mirror;
 mod models;
 mod root_motion;
 mod update;
 
 pub use anim::InstanceState;
 pub use attach::Attachment;
+pub use changes::{ChangeCursor, Changes};
 pub use draw::{DrawGroup, DrawList, DrawView, LOD_HYSTERESIS, LOD_TINTS, select_lod};
 pub use error::CrowdError;
 pub use events::CrowdEvent;
 pub use instances::{InstanceId, Spawn};
+pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
 
 pub use crate::playback::WrapMode;
@@ -72,6 +87,7 @@ use glam::Vec4;
 
 use anim::Anim;
 use attach::Follower;
+use changes::ChangeLog;
 use instances::{Meta, Slot};
 use models::ModelRt;
 
@@ -91,6 +107,12 @@ pub struct Crowd {
     events: Vec<CrowdEvent>,
     /// Attachments, parents before children (creation order).
     followers: Vec<Follower>,
+    /// The clock: seconds of `update` since creation, and as ticks.
+    seconds: f64,
+    clock: u64,
+    /// Dense slots stepped by every update (events, root motion).
+    active: Vec<u32>,
+    log: ChangeLog,
 }
 
 impl Crowd {

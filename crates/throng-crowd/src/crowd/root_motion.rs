@@ -11,6 +11,7 @@ impl Crowd {
     pub fn set_root_motion(&mut self, id: InstanceId, on: bool) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
         self.metas[d].root_motion = on;
+        self.refresh_active(d);
         Ok(())
     }
 }

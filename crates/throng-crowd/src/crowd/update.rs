@@ -1,64 +1,86 @@
-//! Advancing time: [`Crowd::update`] steps every instance (clips, fades,
-//! events, root motion, cached spheres) and then its attachments;
-//! [`Crowd::tick`] fuses that with building the draw list in one pass.
+//! Advancing the clock: [`Crowd::update`] moves the crowd's time and steps
+//! only the instances that need per-step work — those whose clips have
+//! events or move them by root motion (the *active* set, kept as a list of
+//! dense slots) — and then the attachments. Every other instance is a
+//! function of the clock and costs nothing. [`Crowd::tick`] fuses that with
+//! building the draw list.
 
-use super::anim::{Anim, Playback, fade_weight};
-use super::bounds::world_sphere;
-use super::draw::{DrawList, DrawPass, DrawView};
+use super::anim::{Playback, Traversed};
+use super::draw::{DrawList, DrawView};
 use super::events::push_crossed;
-use super::instances::{mat4_of, rows_of};
+use super::instances::{NOT_ACTIVE, mat4_of, rows_of};
+use super::models::ModelRt;
 use super::root_motion::step_motion;
 use super::{Crowd, InstanceId};
 use crate::playback::RootDelta;
-use throng_core::layout::FrameMap;
+use throng_core::clock::{reduced_seconds, seconds_between, ticks_of};
 
 impl Crowd {
-    /// Advances every unpaused instance by `dt` seconds (times its speed).
+    /// The crowd's clock: ticks of [`throng_core::clock::TICKS_PER_SECOND`]
+    /// since it was created, the sum of every `update`'s `dt`.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// The clock in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// Instances stepped by every update (clips with events, root motion):
+    /// the per-frame CPU cost of an otherwise idle crowd.
+    pub fn active_len(&self) -> usize {
+        self.active.len()
+    }
+
+    /// Advances the clock by `dt` seconds (ignored unless finite and
+    /// positive); every unpaused instance's clips move by `dt` times their
+    /// speed. Steps the instances with events or root motion, then the
+    /// attachments.
     pub fn update(&mut self, dt: f32) {
-        if !dt.is_finite() {
+        if !(dt.is_finite() && dt > 0.0) {
             return;
         }
-        for d in 0..self.anims.len() {
-            self.step(d, dt);
+        let from = self.clock;
+        self.seconds += dt as f64;
+        self.clock = ticks_of(self.seconds);
+        let mut i = 0;
+        while i < self.active.len() {
+            let d = self.active[i] as usize;
+            self.step(d, from);
+            if self.needs_step(d) {
+                i += 1;
+            } else {
+                self.leave_active(d); // the list's last entry moved to i
+            }
         }
         self.sync_followers();
     }
 
-    /// Advances dense instance `d` by `dt` (unless paused): clips, fade,
-    /// events, root motion, and the cached sphere when bounds changed.
-    #[inline]
-    fn step(&mut self, d: usize, dt: f32) {
+    /// Steps active instance `d` from tick `from` to the clock: events
+    /// crossed, root motion, a finished fade dropped.
+    fn step(&mut self, d: usize, from: u64) {
         let meta = self.metas[d];
-        if meta.paused || meta.follower {
-            return;
-        }
         let rt = &self.models[meta.model as usize];
-        let full = rt.has_events || (rt.has_root_motion && meta.root_motion);
-        if !full {
-            if advance(&mut self.anims[d], dt, &rt.maps) {
-                self.spheres[d] = world_sphere(rt, &self.anims[d], &self.rows[d]);
-            }
-            return;
-        }
-        // The full path: events and root motion need the traversed phases.
+        let now = self.clock;
         let a = &mut self.anims[d];
-        let track = |p: &mut Playback| {
+        let (t0, t1) = (a.since(from), a.since(now));
+        let track = |p: &mut Playback| -> Traversed {
             p.is_some().then(|| {
                 let fresh = std::mem::replace(&mut p.fresh, false);
-                let (u0, u1) = p.advance(dt * p.speed, rt.maps[p.clip as usize].duration);
-                (*p, u0, u1, fresh)
+                let period = p.wrap.period(rt.maps[p.clip as usize].duration);
+                let (u0, u1) = (p.track.unwrapped(t0), p.track.unwrapped(t1));
+                let start = reduced_seconds(u0, period, p.wrap);
+                let end = start + seconds_between(u0, u1, period);
+                (*p, start as f32, end as f32, fresh)
             })
         };
         let cur = track(&mut a.current);
         let prev = track(&mut a.previous);
-        let mut fade_ended = false;
-        if a.previous.is_some() {
-            a.fade_elapsed += dt;
-            fade_ended = a.fade_elapsed >= a.fade_duration;
-        }
-        let w = if fade_ended { 1.0 } else { fade_weight(a) };
+        let w = a.fade_weight(now);
+        let fade_ended = a.previous.is_some() && w >= 1.0;
         if fade_ended {
-            a.previous = Playback::NONE;
+            a.rebase(now, &rt.maps, !meta.paused);
         }
         if rt.has_events {
             let index = self.slot_of[d];
@@ -78,58 +100,61 @@ impl Crowd {
             }
         }
         if moved || fade_ended {
-            self.spheres[d] = world_sphere(rt, &self.anims[d], &self.rows[d]);
+            self.refresh_sphere(d);
+            self.touch(d);
         }
     }
 
-    /// [`Self::update`] then [`Self::build_draw_list`] in one pass over the
-    /// instances: the same result with each instance's state read once.
-    pub fn tick(&mut self, dt: f32, view: impl Into<DrawView>, out: &mut DrawList) {
-        let view = view.into();
-        if !dt.is_finite() {
-            self.build_draw_list(view, out);
+    /// True if instance `d` needs stepping every update: unpaused, not an
+    /// attachment, and a clip it shows has events or moves it.
+    pub(super) fn needs_step(&self, d: usize) -> bool {
+        let meta = self.metas[d];
+        if meta.paused || meta.follower {
+            return false;
+        }
+        let rt = &self.models[meta.model as usize];
+        let a = &self.anims[d];
+        let wants = |p: &Playback| p.is_some() && clip_needs_step(rt, p.clip, meta.root_motion);
+        wants(&a.current) || (a.previous.is_some() && wants(&a.previous))
+    }
+
+    /// Puts instance `d` in or out of the active set after a change.
+    pub(super) fn refresh_active(&mut self, d: usize) {
+        let want = self.needs_step(d);
+        let is = self.metas[d].active != NOT_ACTIVE;
+        if want && !is {
+            self.metas[d].active = self.active.len() as u32;
+            self.active.push(d as u32);
+        } else if !want && is {
+            self.leave_active(d);
+        }
+    }
+
+    /// Takes instance `d` out of the active set (if in it).
+    pub(super) fn leave_active(&mut self, d: usize) {
+        let at = std::mem::replace(&mut self.metas[d].active, NOT_ACTIVE);
+        if at == NOT_ACTIVE {
             return;
         }
-        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, out);
-        for d in 0..self.anims.len() {
-            self.step(d, dt);
-            let meta = self.metas[d];
-            if meta.follower {
-                continue; // visited once its parent has moved
-            }
-            self.visit_instance(&mut pass, d);
+        self.active.swap_remove(at as usize);
+        if let Some(&moved) = self.active.get(at as usize) {
+            self.metas[moved as usize].active = at;
         }
-        if !self.followers.is_empty() {
-            self.sync_followers();
-            for f in &self.followers {
-                let Ok(d) = self.dense(f.child) else { continue };
-                self.visit_instance(&mut pass, d);
-            }
-        }
-        pass.finish(&self.models);
+    }
+
+    /// [`Self::update`] then [`Self::build_draw_list`].
+    pub fn tick(&mut self, dt: f32, view: impl Into<DrawView>, out: &mut DrawList) {
+        self.update(dt);
+        self.build_draw_list(view, out);
     }
 }
 
-/// Advances both tracks of an instance; returns true when a fade ended (its
-/// bounds shrink).
+/// A clip that makes an instance need a step: it has events, or it has root
+/// motion and the instance follows it.
 #[inline]
-fn advance(a: &mut Anim, dt: f32, maps: &[FrameMap]) -> bool {
-    if a.current.is_some() {
-        a.current
-            .advance(dt * a.current.speed, maps[a.current.clip as usize].duration);
-    }
-    if a.previous.is_some() {
-        a.previous.advance(
-            dt * a.previous.speed,
-            maps[a.previous.clip as usize].duration,
-        );
-        a.fade_elapsed += dt;
-        if a.fade_elapsed >= a.fade_duration {
-            a.previous = Playback::NONE;
-            return true;
-        }
-    }
-    false
+fn clip_needs_step(rt: &ModelRt, clip: u16, root_motion: bool) -> bool {
+    let c = clip as usize;
+    !rt.event_ranges[c].is_empty() || (root_motion && rt.root_clips[c])
 }
 
 #[cfg(test)]

@@ -1,0 +1,143 @@
+//! What changed since a reader last looked: the log of dense instance slots
+//! whose state (transform, tint, animation, model) was written, so a GPU
+//! mirror of the crowd uploads only those ([`Crowd::changes`]). An idle
+//! crowd logs nothing; time alone changes nothing, because playback is
+//! analytic ([`throng_core::clock`]).
+//!
+//! The log is shared by any number of readers, each with its own
+//! [`ChangeCursor`]. It is cut when it grows past twice the instance count
+//! (and at least [`MIN_LOG`] entries): a reader left behind the cut, or one
+//! that last read another crowd, is told to take everything
+//! ([`Changes::All`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Crowd;
+
+/// Fewest entries the log keeps before it may be cut.
+pub const MIN_LOG: usize = 1 << 16;
+
+/// Process-unique crowd identities (0 is never used: a fresh cursor knows no
+/// crowd).
+static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
+
+/// The change log of one crowd.
+#[derive(Debug)]
+pub(super) struct ChangeLog {
+    /// Identity of the crowd the log belongs to (a clone gets its own).
+    key: u64,
+    /// Position of `entries[0]` in the crowd's history of changes.
+    start: u64,
+    /// Dense slots written, oldest first (repeats allowed; a slot at or past
+    /// the crowd's length is gone and is skipped by readers).
+    entries: Vec<u32>,
+}
+
+impl Default for ChangeLog {
+    fn default() -> Self {
+        Self {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            start: 0,
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl Clone for ChangeLog {
+    /// A clone is another crowd: its readers start with everything.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+/// Where a reader is in a crowd's change log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChangeCursor {
+    crowd: u64,
+    position: u64,
+}
+
+/// What a reader must refresh.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Changes<'a> {
+    /// Every instance (first read, another crowd, or the log was cut).
+    All,
+    /// These dense slots, oldest first, with repeats; slots at or past
+    /// [`Crowd::len`] are gone and to be skipped.
+    Slots(&'a [u32]),
+}
+
+impl Crowd {
+    /// Records that dense slot `d` was written.
+    #[inline]
+    pub(super) fn touch(&mut self, d: usize) {
+        let log = &mut self.log;
+        if log.entries.len() >= MIN_LOG.max(2 * self.anims.len()) {
+            log.start += log.entries.len() as u64;
+            log.entries.clear();
+        }
+        log.entries.push(d as u32);
+    }
+
+    /// What changed since `cursor` last read this crowd, then moves the
+    /// cursor to now. Dense slots move when instances despawn (the last one
+    /// fills the hole), and both slots are logged, so a mirror indexed by
+    /// dense slot stays equal to the crowd by refreshing what is returned
+    /// and truncating to [`Crowd::len`].
+    pub fn changes(&self, cursor: &mut ChangeCursor) -> Changes<'_> {
+        let log = &self.log;
+        let end = log.start + log.entries.len() as u64;
+        let all = cursor.crowd != log.key || cursor.position < log.start;
+        let from = cursor.position.saturating_sub(log.start) as usize;
+        *cursor = ChangeCursor {
+            crowd: log.key,
+            position: end,
+        };
+        if all {
+            Changes::All
+        } else {
+            Changes::Slots(&log.entries[from.min(log.entries.len())..])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{at, test_model};
+    use super::*;
+
+    #[test]
+    fn a_reader_sees_each_write_once_and_an_idle_crowd_logs_nothing() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let ids: Vec<_> = (0..4)
+            .map(|i| crowd.spawn(m, at(i as f32)).unwrap())
+            .collect();
+        let mut cursor = ChangeCursor::default();
+        assert_eq!(crowd.changes(&mut cursor), Changes::All);
+        for _ in 0..10 {
+            crowd.update(1.0 / 60.0);
+        }
+        assert_eq!(crowd.changes(&mut cursor), Changes::Slots(&[]));
+        crowd.set_speed(ids[2], 2.0).unwrap();
+        crowd.despawn(ids[0]).unwrap(); // slot 3 moves to slot 0
+        let Changes::Slots(s) = crowd.changes(&mut cursor) else {
+            panic!("expected slots");
+        };
+        assert_eq!(s, &[2, 0]);
+        assert_eq!(crowd.changes(&mut cursor), Changes::Slots(&[]));
+        let mut other = crowd.clone();
+        assert_eq!(
+            other.changes(&mut cursor),
+            Changes::All,
+            "a clone is another crowd"
+        );
+        other.set_speed(ids[1], 0.5).unwrap();
+        assert_eq!(
+            crowd.changes(&mut cursor),
+            Changes::All,
+            "back to the first"
+        );
+    }
+}

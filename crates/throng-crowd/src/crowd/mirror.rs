@@ -1,0 +1,73 @@
+//! What a GPU mirror of the crowd reads: each instance's state as a
+//! [`GpuInstance`] (transform, analytic tracks, fade, tint, model) and the
+//! crowd's model, clip and LOD tables, from which a cull pass on the GPU
+//! derives the same draw list [`Crowd::build_draw_list`] builds on the CPU.
+//! Which instances to re-read is the change log's business
+//! ([`Crowd::changes`]).
+
+use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack};
+
+use super::Crowd;
+use super::anim::Playback;
+
+/// The crowd's tables for a GPU cull pass.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuTables {
+    /// One per model, crowd order.
+    pub models: Vec<GpuModelInfo>,
+    /// Every model's clips, model after model.
+    pub clips: Vec<GpuClip>,
+    /// Every model's LOD screen sizes, model after model.
+    pub lod_sizes: Vec<f32>,
+    /// Draw groups: two (steady, fading) per (model, LOD), in the order
+    /// [`super::DrawList`] lists them.
+    pub group_count: u32,
+}
+
+impl Crowd {
+    /// Dense slot `d`'s state for the GPU (`d < self.len()`).
+    pub fn gpu_instance(&self, d: usize) -> GpuInstance {
+        let a = &self.anims[d];
+        let meta = self.metas[d];
+        let track = |p: &Playback| GpuTrack::new(&p.track, p.is_some().then_some(p.clip), p.wrap);
+        let r = &self.rows[d];
+        GpuInstance {
+            world_from_model: [r[0].to_array(), r[1].to_array(), r[2].to_array()],
+            anchor_lo: a.anchor as u32,
+            anchor_hi: (a.anchor >> 32) as u32,
+            current: track(&a.current),
+            previous: track(&a.previous),
+            fade0: a.fade0,
+            fade_rate: a.fade_rate,
+            tint: self.tints[d],
+            model: meta.model as u32,
+        }
+    }
+
+    /// The model, clip and LOD tables of the crowd's models.
+    pub fn gpu_tables(&self) -> GpuTables {
+        let mut t = GpuTables::default();
+        for m in &self.models {
+            t.models.push(GpuModelInfo {
+                rest_sphere: m.rest_sphere.to_array(),
+                clip_base: t.clips.len() as u32,
+                clip_count: m.maps.len() as u32,
+                lod_base: t.lod_sizes.len() as u32,
+                lod_count: m.lod_sizes.len() as u32,
+                group_base: 2 * m.bucket,
+                pad: [0; 3],
+            });
+            t.clips
+                .extend(m.maps.iter().zip(&m.spheres).map(|(map, s)| GpuClip {
+                    first_frame: map.first_frame,
+                    frame_count: map.frame_count,
+                    duration: map.duration,
+                    frames_per_second: map.frames_per_second,
+                    sphere: s.to_array(),
+                }));
+            t.lod_sizes.extend_from_slice(&m.lod_sizes);
+            t.group_count = 2 * (m.bucket + m.lod_sizes.len() as u32);
+        }
+        t
+    }
+}
