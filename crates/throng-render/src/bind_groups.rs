@@ -368,7 +368,86 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
             Some(material_entries()),
             Some(character_palette_entries()),
         ],
+        Program::Cull => [Some(cull_entries(None)), None, None, None],
     }
+}
+
+/// An entry point of the cull pass (`shaders/cull.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CullStage {
+    /// Per instance: animate, cull, choose the LOD, take a slot.
+    Classify,
+    /// Once: lay out the groups, fill the indirect draws.
+    Offsets,
+    /// Per instance: write the visible instance's record.
+    Scatter,
+}
+
+impl CullStage {
+    /// Every stage, in dispatch order.
+    pub const ALL: [CullStage; 3] = [CullStage::Classify, CullStage::Offsets, CullStage::Scatter];
+
+    /// The WGSL entry point.
+    pub fn entry(self) -> &'static str {
+        match self {
+            CullStage::Classify => "classify",
+            CullStage::Offsets => "offsets",
+            CullStage::Scatter => "scatter",
+        }
+    }
+
+    /// The bindings of group 0 it uses.
+    pub fn bindings(self) -> &'static [u32] {
+        match self {
+            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7],
+            CullStage::Offsets => &[0, 7, 8, 9, 10],
+            CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11],
+        }
+    }
+}
+
+/// Group 0 of the cull pass: every binding (`None`), or those one stage
+/// uses (each stage's pipeline has a layout of its own, so none exceeds 8
+/// storage buffers).
+pub fn cull_entries(stage: Option<CullStage>) -> Entries {
+    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo};
+    let c = wgpu::ShaderStages::COMPUTE;
+    let all = vec![
+        uniform(0, c, std::mem::size_of::<CullView>(), false),
+        storage(1, c, true, std::mem::size_of::<GpuInstance>()),
+        storage(2, c, true, std::mem::size_of::<GpuModelInfo>()),
+        storage(3, c, true, std::mem::size_of::<GpuClip>()),
+        storage(4, c, true, 4),
+        storage(5, c, false, 4),
+        storage(6, c, false, 8),
+        storage(7, c, false, 4),
+        storage(8, c, false, 4),
+        storage(9, c, true, std::mem::size_of::<DrawSpec>()),
+        storage(10, c, false, 20),
+        storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
+    ];
+    match stage {
+        None => all,
+        Some(s) => all
+            .into_iter()
+            .filter(|e| s.bindings().contains(&e.binding))
+            .collect(),
+    }
+}
+
+/// The pipeline layout of one cull stage.
+pub fn cull_layout(
+    device: &wgpu::Device,
+    stage: CullStage,
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let label = format!("throng cull {}", stage.entry());
+    let group = create(device, &label, &cull_entries(Some(stage)));
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(&label),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, layout)
 }
 
 /// The pipeline layout of `program` ([`program_groups`]).

@@ -29,8 +29,11 @@ use std::collections::BTreeSet;
 use std::mem::offset_of;
 
 use thiserror::Error;
-use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, TEXELS_PER_MATRIX};
+use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
+use throng_core::gpu::GpuTrack;
+use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
+use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
 
 use crate::renderer::RecordPath;
 
@@ -55,6 +58,12 @@ pub const SHADOW_CAST: &str = include_str!("../../../shaders/shadow_cast.wgsl");
 pub const COMPUTE_SKIN: &str = include_str!("../../../shaders/compute_skin.wgsl");
 /// `shaders/cpu_skinned.wgsl`.
 pub const CPU_SKINNED: &str = include_str!("../../../shaders/cpu_skinned.wgsl");
+/// `shaders/instance_record.wgsl`.
+pub const INSTANCE_RECORD: &str = include_str!("../../../shaders/instance_record.wgsl");
+/// `shaders/clock.wgsl`.
+pub const CLOCK: &str = include_str!("../../../shaders/clock.wgsl");
+/// `shaders/cull.wgsl`.
+pub const CULL: &str = include_str!("../../../shaders/cull.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -68,6 +77,9 @@ pub const MODULES: &[(&str, &str)] = &[
     ("shadow_cast", SHADOW_CAST),
     ("compute_skin", COMPUTE_SKIN),
     ("cpu_skinned", CPU_SKINNED),
+    ("instance_record", INSTANCE_RECORD),
+    ("clock", CLOCK),
+    ("cull", CULL),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -91,12 +103,31 @@ pub fn prelude() -> String {
          const VERTEX_NORMAL_WORD: u32 = {}u;\n\
          const VERTEX_UV_WORD: u32 = {}u;\n\
          const VERTEX_JOINTS_WORD: u32 = {}u;\n\
-         const VERTEX_WEIGHTS_WORD: u32 = {}u;\n",
+         const VERTEX_WEIGHTS_WORD: u32 = {}u;\n\
+         const REST_FRAME: u32 = {REST_FRAME}u;\n\
+         const TICKS_PER_SECOND: u32 = {TICKS_PER_SECOND}u;\n\
+         const WRAP_LOOP: u32 = {}u;\n\
+         const WRAP_ONCE: u32 = {}u;\n\
+         const WRAP_PING_PONG: u32 = {}u;\n\
+         const NO_CLIP: u32 = {}u;\n\
+         const LOD_HYSTERESIS: f32 = {LOD_HYSTERESIS:?};\n\
+         const LOD_TINT_0: u32 = {}u;\n\
+         const LOD_TINT_1: u32 = {}u;\n\
+         const LOD_TINT_2: u32 = {}u;\n\
+         const LOD_TINT_3: u32 = {}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
         word(offset_of!(BakedVertex, joints)),
         word(offset_of!(BakedVertex, weights)),
+        WrapMode::Loop.code(),
+        WrapMode::Once.code(),
+        WrapMode::PingPong.code(),
+        GpuTrack::NO_CLIP,
+        LOD_TINTS[0],
+        LOD_TINTS[1],
+        LOD_TINTS[2],
+        LOD_TINTS[3],
     )
 }
 
@@ -259,17 +290,20 @@ pub enum Program {
     /// `cpu-skinned` benchmark baseline of `throng-bench`). Entry point
     /// `vs_palette`; the fragment stage is `draw.wgsl`'s `fs_main`.
     CpuSkinned,
+    /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`).
+    Cull,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 6] = [
+    pub const ALL: [Program; 7] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
         Program::ShadowPackaged,
         Program::ShadowUnbounded,
         Program::CpuSkinned,
+        Program::Cull,
     ];
 
     /// The crowd's draw program for a record path.
@@ -295,6 +329,7 @@ impl Program {
             Program::ShadowPackaged | Program::ShadowUnbounded => "shadow_cast",
             Program::ComputeSkin => "compute_skin",
             Program::CpuSkinned => "cpu_skinned",
+            Program::Cull => "cull",
         }
     }
 
@@ -306,7 +341,7 @@ impl Program {
             Program::DrawUnbounded | Program::ShadowUnbounded | Program::CpuSkinned => {
                 Some(RecordPath::Unbounded)
             }
-            Program::ComputeSkin => None,
+            Program::ComputeSkin | Program::Cull => None,
         }
     }
 
@@ -337,6 +372,7 @@ impl Program {
             Program::ShadowPackaged => "throng shadow (packaged)",
             Program::ShadowUnbounded => "throng shadow (unbounded)",
             Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
+            Program::Cull => "throng cull (GPU-driven)",
         }
     }
 }

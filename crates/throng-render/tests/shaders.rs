@@ -184,6 +184,99 @@ fn shared_structs_match_their_rust_twins() {
 }
 
 #[test]
+fn cull_structs_match_their_rust_twins() {
+    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack};
+    let rows = offset_of!(GpuInstance, world_from_model);
+    check(
+        Program::Cull,
+        "GpuInstance",
+        size_of::<GpuInstance>(),
+        &[
+            rows,
+            rows + 16,
+            rows + 32,
+            offset_of!(GpuInstance, anchor_lo),
+            offset_of!(GpuInstance, anchor_hi),
+            offset_of!(GpuInstance, current),
+            offset_of!(GpuInstance, previous),
+            offset_of!(GpuInstance, fade0),
+            offset_of!(GpuInstance, fade_rate),
+            offset_of!(GpuInstance, tint),
+            offset_of!(GpuInstance, model),
+        ],
+    );
+    check(
+        Program::Cull,
+        "GpuTrack",
+        size_of::<GpuTrack>(),
+        &[
+            offset_of!(GpuTrack, phase_lo),
+            offset_of!(GpuTrack, phase_hi),
+            offset_of!(GpuTrack, rate_lo),
+            offset_of!(GpuTrack, rate_hi),
+            offset_of!(GpuTrack, clip),
+        ],
+    );
+    check(
+        Program::Cull,
+        "GpuClip",
+        size_of::<GpuClip>(),
+        &[
+            offset_of!(GpuClip, first_frame),
+            offset_of!(GpuClip, frame_count),
+            offset_of!(GpuClip, duration),
+            offset_of!(GpuClip, frames_per_second),
+            offset_of!(GpuClip, sphere),
+        ],
+    );
+    let pad = offset_of!(GpuModelInfo, pad);
+    check(
+        Program::Cull,
+        "GpuModelInfo",
+        size_of::<GpuModelInfo>(),
+        &[
+            offset_of!(GpuModelInfo, rest_sphere),
+            offset_of!(GpuModelInfo, clip_base),
+            offset_of!(GpuModelInfo, clip_count),
+            offset_of!(GpuModelInfo, lod_base),
+            offset_of!(GpuModelInfo, lod_count),
+            offset_of!(GpuModelInfo, group_base),
+            pad,
+            pad + 4,
+            pad + 8,
+        ],
+    );
+    check(
+        Program::Cull,
+        "CullView",
+        size_of::<CullView>(),
+        &[
+            offset_of!(CullView, planes),
+            offset_of!(CullView, eye),
+            offset_of!(CullView, now_lo),
+            offset_of!(CullView, now_hi),
+            offset_of!(CullView, instance_count),
+            offset_of!(CullView, flags),
+            offset_of!(CullView, lod_scale),
+            offset_of!(CullView, group_count),
+            offset_of!(CullView, draw_count),
+            offset_of!(CullView, pad),
+        ],
+    );
+    check(
+        Program::Cull,
+        "DrawSpec",
+        size_of::<DrawSpec>(),
+        &[
+            offset_of!(DrawSpec, group),
+            offset_of!(DrawSpec, index_count),
+            offset_of!(DrawSpec, first_index),
+            offset_of!(DrawSpec, base_vertex),
+        ],
+    );
+}
+
+#[test]
 fn palette_skinning_structs_match_their_rust_twins() {
     let header = offset_of!(CharacterHeader, world_from_model);
     check(
@@ -259,6 +352,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::ShadowPackaged | Program::ShadowUnbounded => vec![(false, vec!["vs_shadow"])],
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
+        Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
     }
 }
 
@@ -319,8 +413,20 @@ fn bindings_the_shaders_use_are_in_the_rust_layouts() {
         .validate(&module)
         .expect("validates");
         for (shadows, entries) in pipelines(program) {
-            let groups = bind_groups::program_groups(program, shadows);
             for name in entries {
+                // The cull stages each have a layout of their own.
+                let groups = match bind_groups::CullStage::ALL
+                    .iter()
+                    .find(|s| s.entry() == name)
+                {
+                    Some(&stage) => [
+                        Some(bind_groups::cull_entries(Some(stage))),
+                        None,
+                        None,
+                        None,
+                    ],
+                    None => bind_groups::program_groups(program, shadows),
+                };
                 let index = module
                     .entry_points
                     .iter()

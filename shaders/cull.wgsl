@@ -1,0 +1,324 @@
+// The GPU-driven path's cull pass: from each instance's state and the
+// crowd clock, the frame's draw list, as throng_crowd's DrawPass builds it on
+// the CPU (same arithmetic, same order of operations):
+//
+// 1. `classify` (one invocation per instance): frames and fade from the
+//    clock, bounds (union of both clips while fading), frustum test, LOD by
+//    projected size with hysteresis (state kept per instance per view), then
+//    a slot in its draw group (model, LOD, fading) by an atomic counter.
+// 2. `offsets` (one invocation): groups laid out back to back (prefix sum),
+//    and every indirect draw's instance count and first instance.
+// 3. `scatter` (one invocation per instance): the visible instance's
+//    InstanceRecord written at its group's offset plus its slot.
+//
+// Each entry point uses only the bindings it needs (pipelines are made with
+// layouts derived per entry point, so none needs more than 8 storage
+// buffers).
+
+// #import prelude
+// #import instance_record
+// #import clock
+
+// Mirrors throng_core::gpu::GpuInstance.
+struct GpuInstance {
+    row0: vec4<f32>,
+    row1: vec4<f32>,
+    row2: vec4<f32>,
+    anchor_lo: u32,
+    anchor_hi: u32,
+    current: GpuTrack,
+    previous: GpuTrack,
+    fade0: f32,
+    fade_rate: f32,
+    tint: u32,
+    model: u32,
+}
+
+// Mirrors throng_core::gpu::GpuClip.
+struct GpuClip {
+    first_frame: u32,
+    frame_count: u32,
+    duration: f32,
+    frames_per_second: f32,
+    sphere: vec4<f32>,
+}
+
+// Mirrors throng_core::gpu::GpuModelInfo.
+struct GpuModelInfo {
+    rest_sphere: vec4<f32>,
+    clip_base: u32,
+    clip_count: u32,
+    lod_base: u32,
+    lod_count: u32,
+    group_base: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Mirrors throng_core::gpu::CullView.
+struct CullView {
+    planes: array<vec4<f32>, 6>,
+    eye: vec4<f32>,
+    now_lo: u32,
+    now_hi: u32,
+    instance_count: u32,
+    flags: u32,
+    lod_scale: f32,
+    group_count: u32,
+    draw_count: u32,
+    pad: u32,
+}
+
+// Mirrors throng_core::gpu::DrawSpec.
+struct DrawSpec {
+    group: u32,
+    index_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+}
+
+// wgpu's DrawIndexedIndirectArgs.
+struct DrawIndexedArgs {
+    index_count: u32,
+    instance_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+const CULL_FRUSTUM: u32 = 1u;
+const CULL_LOD: u32 = 2u;
+const CULL_LOD_TINTS: u32 = 4u;
+const NOT_DRAWN: u32 = 0xffffffffu;
+const WORKGROUP: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> view: CullView;
+@group(0) @binding(1) var<storage, read> instances: array<GpuInstance>;
+@group(0) @binding(2) var<storage, read> models: array<GpuModelInfo>;
+@group(0) @binding(3) var<storage, read> clips: array<GpuClip>;
+@group(0) @binding(4) var<storage, read> lod_sizes: array<f32>;
+@group(0) @binding(5) var<storage, read_write> lod_state: array<u32>;
+// Per instance: (group, slot in group), or NOT_DRAWN.
+@group(0) @binding(6) var<storage, read_write> placement: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> group_first: array<u32>;
+@group(0) @binding(9) var<storage, read> draws: array<DrawSpec>;
+@group(0) @binding(10) var<storage, read_write> indirect: array<DrawIndexedArgs>;
+@group(0) @binding(11) var<storage, read_write> records: array<InstanceRecord>;
+
+// Frames and weight at clip time `time`. Mirrors FrameMap::frames_at.
+struct FramePair {
+    frame0: u32,
+    frame1: u32,
+    t: f32,
+}
+
+fn frames_at(clip: GpuClip, time: f32) -> FramePair {
+    if clip.frames_per_second == 0.0 {
+        return FramePair(clip.first_frame, clip.first_frame, 0.0);
+    }
+    let last = f32(clip.frame_count - 1u);
+    let x = clamp(clamp(time, 0.0, clip.duration) * clip.frames_per_second, 0.0, last);
+    let f0 = min(u32(x), clip.frame_count - 2u);
+    return FramePair(clip.first_frame + f0, clip.first_frame + f0 + 1u, clamp(x - f32(f0), 0.0, 1.0));
+}
+
+fn has_clip(track: GpuTrack) -> bool {
+    return (track.clip & 0xffffu) != NO_CLIP;
+}
+
+fn clip_of(model: GpuModelInfo, track: GpuTrack) -> GpuClip {
+    let c = min(track.clip & 0xffffu, model.clip_count - 1u);
+    return clips[min(model.clip_base + c, arrayLength(&clips) - 1u)];
+}
+
+fn track_frames(model: GpuModelInfo, track: GpuTrack, ticks: vec2<u32>) -> FramePair {
+    let clip = clip_of(model, track);
+    return frames_at(clip, track_time(track, ticks, clip.duration));
+}
+
+// What an instance shows now: its record minus the tint. Mirrors
+// throng_crowd's blend_of.
+struct Shown {
+    current: FramePair,
+    previous: FramePair,
+    fade: f32,
+}
+
+fn shown(inst: GpuInstance, model: GpuModelInfo) -> Shown {
+    let ticks = sub64(vec2<u32>(view.now_lo, view.now_hi), vec2<u32>(inst.anchor_lo, inst.anchor_hi));
+    // A clock behind the anchor (never, for one crowd) reads as the anchor.
+    let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
+    var current = FramePair(REST_FRAME, REST_FRAME, 0.0);
+    if has_clip(inst.current) {
+        current = track_frames(model, inst.current, since);
+    }
+    if has_clip(inst.previous) {
+        let w = clamp(inst.fade0 + inst.fade_rate * ticks_to_seconds(since), 0.0, 1.0);
+        if w < 1.0 {
+            return Shown(current, track_frames(model, inst.previous, since), w);
+        }
+    }
+    return Shown(current, current, 1.0);
+}
+
+fn track_sphere(model: GpuModelInfo, track: GpuTrack) -> vec4<f32> {
+    if has_clip(track) {
+        return clip_of(model, track).sphere;
+    }
+    return model.rest_sphere;
+}
+
+// Mirrors throng_crowd's sphere_union.
+fn sphere_union(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    let d = b.xyz - a.xyz;
+    let dist = length(d);
+    if dist + b.w <= a.w {
+        return a;
+    }
+    if dist + a.w <= b.w {
+        return b;
+    }
+    let r = (dist + a.w + b.w) * 0.5;
+    let c = a.xyz + d * ((r - a.w) / max(dist, 1.17549435e-38));
+    return vec4<f32>(c, r);
+}
+
+// World bounding sphere. Mirrors throng_crowd's world_sphere.
+fn world_sphere(inst: GpuInstance, model: GpuModelInfo, fading: bool) -> vec4<f32> {
+    var s = track_sphere(model, inst.current);
+    if fading {
+        s = sphere_union(s, track_sphere(model, inst.previous));
+    }
+    let c = vec4<f32>(s.xyz, 1.0);
+    let center = vec3<f32>(dot(inst.row0, c), dot(inst.row1, c), dot(inst.row2, c));
+    let c0 = vec3<f32>(inst.row0.x, inst.row1.x, inst.row2.x);
+    let c1 = vec3<f32>(inst.row0.y, inst.row1.y, inst.row2.y);
+    let c2 = vec3<f32>(inst.row0.z, inst.row1.z, inst.row2.z);
+    let scale = sqrt(max(max(dot(c0, c0), dot(c1, c1)), dot(c2, c2)));
+    return vec4<f32>(center, s.w * scale);
+}
+
+// Mirrors throng_crowd::crowd::select_lod.
+fn first_at(model: GpuModelInfo, size: f32, scale: f32) -> u32 {
+    let last = model.lod_count - 1u;
+    for (var t = 0u; t < model.lod_count; t++) {
+        if size >= lod_sizes[min(model.lod_base + t, arrayLength(&lod_sizes) - 1u)] * scale {
+            return t;
+        }
+    }
+    return last;
+}
+
+fn select_lod(model: GpuModelInfo, size: f32, current: u32) -> u32 {
+    let last = model.lod_count - 1u;
+    let finer = first_at(model, size, 1.0 + LOD_HYSTERESIS);
+    let coarser = first_at(model, size, 1.0 - LOD_HYSTERESIS);
+    if finer < current {
+        return finer;
+    }
+    if coarser > current {
+        return coarser;
+    }
+    return min(current, last);
+}
+
+fn instance_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
+    return (wg.y * groups.x + wg.x) * WORKGROUP + local;
+}
+
+fn model_of(inst: GpuInstance) -> GpuModelInfo {
+    return models[min(inst.model, arrayLength(&models) - 1u)];
+}
+
+@compute @workgroup_size(64)
+fn classify(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = instance_index(wg, groups, local);
+    if i >= view.instance_count || i >= arrayLength(&instances) {
+        return;
+    }
+    let inst = instances[i];
+    let model = model_of(inst);
+    let s = shown(inst, model);
+    let fading = s.fade < 1.0;
+    let sphere = world_sphere(inst, model, fading);
+    placement[i] = vec2<u32>(NOT_DRAWN, 0u);
+    if (view.flags & CULL_FRUSTUM) != 0u {
+        let c = vec4<f32>(sphere.xyz, 1.0);
+        let p = view.planes;
+        let d = min(min(min(dot(p[0], c), dot(p[1], c)), min(dot(p[2], c), dot(p[3], c))), min(dot(p[4], c), dot(p[5], c)));
+        if d < -sphere.w {
+            return;
+        }
+    }
+    var lod = 0u;
+    if model.lod_count > 1u && (view.flags & CULL_LOD) != 0u && view.lod_scale > 0.0 {
+        let dist = max(max(length(sphere.xyz - view.eye.xyz), sphere.w), 1.17549435e-38);
+        let size = sphere.w * view.lod_scale / dist;
+        lod = select_lod(model, size, lod_state[i]);
+        lod_state[i] = lod;
+    }
+    let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
+    let slot = atomicAdd(&counts[group], 1u);
+    placement[i] = vec2<u32>(group, slot);
+}
+
+@compute @workgroup_size(1)
+fn offsets() {
+    var first = 0u;
+    for (var g = 0u; g < view.group_count; g++) {
+        group_first[g] = first;
+        first += atomicLoad(&counts[g]);
+    }
+    for (var d = 0u; d < view.draw_count; d++) {
+        let spec = draws[d];
+        let g = min(spec.group, view.group_count - 1u);
+        indirect[d] = DrawIndexedArgs(spec.index_count, atomicLoad(&counts[g]), spec.first_index, spec.base_vertex, group_first[g]);
+    }
+}
+
+fn lod_tint(lod: u32) -> u32 {
+    switch lod {
+        case 0u: { return LOD_TINT_0; }
+        case 1u: { return LOD_TINT_1; }
+        case 2u: { return LOD_TINT_2; }
+        default: { return LOD_TINT_3; }
+    }
+}
+
+@compute @workgroup_size(64)
+fn scatter(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = instance_index(wg, groups, local);
+    if i >= view.instance_count || i >= arrayLength(&instances) {
+        return;
+    }
+    let place = placement[i];
+    if place.x == NOT_DRAWN {
+        return;
+    }
+    let inst = instances[i];
+    let model = model_of(inst);
+    let s = shown(inst, model);
+    var tint = inst.tint;
+    if (view.flags & CULL_LOD_TINTS) != 0u {
+        tint = lod_tint((place.x - model.group_base) / 2u);
+    }
+    let at = group_first[place.x] + place.y;
+    if at < arrayLength(&records) {
+        records[at] = InstanceRecord(
+            inst.row0, inst.row1, inst.row2,
+            s.current.frame0, s.current.frame1, s.current.t,
+            s.previous.frame0, s.previous.frame1, s.previous.t,
+            s.fade, tint,
+        );
+    }
+}
