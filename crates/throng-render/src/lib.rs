@@ -10,7 +10,9 @@
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`compute`], [`offscreen`] (headless targets and readback),
+//! [`compute`], [`cull`] (the GPU-driven path's crowd mirror and cull
+//! pass: GPU-built draw lists and indirect draw arguments, not yet drawn by
+//! the [`Renderer`]), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
 //! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
 //! [`error`].
@@ -18,6 +20,7 @@
 pub mod bind_groups;
 pub mod compute;
 pub mod context;
+pub mod cull;
 mod draw_items;
 pub mod error;
 pub mod image_file;

@@ -1,0 +1,437 @@
+//! The GPU-driven path's data and cull pass: a [`CrowdMirror`] keeps a
+//! crowd's instances on the GPU (re-uploading only what its change log says
+//! changed), and a [`CullList`] is one view's draw list built on the GPU by
+//! `shaders/cull.wgsl` — records compacted per (model, LOD, fading) group
+//! and indirect draw arguments — from the mirror and the crowd clock.
+//!
+//! Equivalence with the CPU's [`throng_crowd::crowd::DrawList`] (same
+//! visible set, LODs, groups and records) is tested on lavapipe in
+//! `tests/gpu_driven.rs`.
+
+use throng_core::gpu::{CullView, DrawSpec, GpuInstance, InstanceRecord};
+use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawView, GpuTables};
+
+use crate::bind_groups::{CullStage, cull_layout};
+use crate::error::RenderError;
+use crate::shader::Program;
+
+/// Size of one indirect indexed draw's arguments.
+pub const INDIRECT_ARGS_SIZE: u64 = 20;
+
+/// Invocations per workgroup of the per-instance stages (`WORKGROUP` in
+/// `shaders/cull.wgsl`).
+const WORKGROUP: u32 = 64;
+
+/// The cull pass's three compute pipelines.
+pub struct CullPass {
+    stages: Vec<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
+}
+
+impl CullPass {
+    /// Compiles the cull pass.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(Program::Cull.label()),
+            source: wgpu::ShaderSource::Wgsl(Program::Cull.source().into()),
+        });
+        let stages = CullStage::ALL
+            .iter()
+            .map(|&stage| {
+                let (group, layout) = cull_layout(device, stage);
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(stage.entry()),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(stage.entry()),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (group, pipeline)
+            })
+            .collect();
+        Self { stages }
+    }
+}
+
+/// A growable GPU buffer.
+struct Grown {
+    buffer: wgpu::Buffer,
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+}
+
+impl Grown {
+    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages) -> Self {
+        Self {
+            buffer: make(device, label, usage, 256),
+            label,
+            usage,
+        }
+    }
+
+    /// Makes room for `bytes`; true if the buffer was replaced (contents lost).
+    fn reserve(&mut self, device: &wgpu::Device, bytes: u64) -> Result<bool, RenderError> {
+        if bytes <= self.buffer.size() {
+            return Ok(false);
+        }
+        let limit = device
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(device.limits().max_buffer_size);
+        if bytes > limit {
+            return Err(RenderError::TooBig {
+                model: "the crowd".into(),
+                what: self.label.into(),
+                needed: bytes,
+                limit,
+            });
+        }
+        let size = bytes.next_power_of_two().clamp(256, limit.max(256));
+        self.buffer = make(device, self.label, self.usage, size);
+        Ok(true)
+    }
+}
+
+fn make(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.div_ceil(16) * 16,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
+
+/// A crowd's instances and tables on the GPU.
+pub struct CrowdMirror {
+    cursor: ChangeCursor,
+    instances: Grown,
+    models: Grown,
+    clips: Grown,
+    lod_sizes: Grown,
+    tables: GpuTables,
+    len: u32,
+    staging: Vec<GpuInstance>,
+    slots: Vec<u32>,
+}
+
+/// What one [`CrowdMirror::sync`] uploaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncStats {
+    /// Instance states written.
+    pub instances: u64,
+    /// Bytes written (states and tables).
+    pub bytes: u64,
+    /// `write_buffer` calls.
+    pub writes: u32,
+}
+
+impl CrowdMirror {
+    /// An empty mirror; the first [`Self::sync`] uploads everything.
+    pub fn new(device: &wgpu::Device) -> Self {
+        Self {
+            cursor: ChangeCursor::default(),
+            instances: Grown::new(device, "throng instances", STORAGE),
+            models: Grown::new(device, "throng cull models", STORAGE),
+            clips: Grown::new(device, "throng cull clips", STORAGE),
+            lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
+            tables: GpuTables::default(),
+            len: 0,
+            staging: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// Instances mirrored.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True if no instance is mirrored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The crowd's tables as last uploaded.
+    pub fn tables(&self) -> &GpuTables {
+        &self.tables
+    }
+
+    /// Brings the mirror up to `crowd`: the tables when its models changed,
+    /// and the instances its change log names (all of them the first time,
+    /// or when the buffer grew). Runs of changed slots are written with one
+    /// `write_buffer` each; slots less than 8 apart share a run.
+    pub fn sync(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+    ) -> Result<SyncStats, RenderError> {
+        let mut stats = SyncStats::default();
+        let len = crowd.len();
+        let size = std::mem::size_of::<GpuInstance>() as u64;
+        let grew = self.instances.reserve(device, len as u64 * size)?;
+        if self.tables.models.len() != crowd.models().len() {
+            self.tables = crowd.gpu_tables();
+            for (buf, bytes) in [
+                (&mut self.models, bytemuck::cast_slice(&self.tables.models)),
+                (&mut self.clips, bytemuck::cast_slice(&self.tables.clips)),
+                (
+                    &mut self.lod_sizes,
+                    bytemuck::cast_slice(&self.tables.lod_sizes),
+                ),
+            ] {
+                let bytes: &[u8] = bytes;
+                buf.reserve(device, bytes.len() as u64)?;
+                if !bytes.is_empty() {
+                    queue.write_buffer(&buf.buffer, 0, bytes);
+                    stats.bytes += bytes.len() as u64;
+                    stats.writes += 1;
+                }
+            }
+        }
+        self.len = len as u32;
+        let changes = crowd.changes(&mut self.cursor);
+        let slots: &[u32] = match changes {
+            _ if grew => &[],
+            Changes::All => &[],
+            Changes::Slots(s) => s,
+        };
+        let everything = grew || matches!(changes, Changes::All);
+        self.slots.clear();
+        if everything {
+            self.slots.extend(0..len as u32);
+        } else {
+            self.slots
+                .extend(slots.iter().copied().filter(|&s| (s as usize) < len));
+            self.slots.sort_unstable();
+            self.slots.dedup();
+        }
+        let mut i = 0;
+        while i < self.slots.len() {
+            let first = self.slots[i];
+            let mut last = first;
+            while i < self.slots.len() && self.slots[i] <= last + 8 {
+                last = self.slots[i];
+                i += 1;
+            }
+            self.staging.clear();
+            self.staging
+                .extend((first..=last).map(|d| crowd.gpu_instance(d as usize)));
+            let bytes: &[u8] = bytemuck::cast_slice(&self.staging);
+            queue.write_buffer(&self.instances.buffer, first as u64 * size, bytes);
+            stats.instances += self.staging.len() as u64;
+            stats.bytes += bytes.len() as u64;
+            stats.writes += 1;
+        }
+        Ok(stats)
+    }
+}
+
+/// What one view's cull pass is asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct CullRequest<'a> {
+    /// Culling, LOD selection and LOD tints, as for the CPU's draw list.
+    pub view: DrawView,
+    /// The crowd clock ([`Crowd::clock`]).
+    pub now: u64,
+    /// Per indirect draw: the group (`group_base + 2·lod + fading` of
+    /// [`GpuTables`]) and the submesh it draws.
+    pub draws: &'a [DrawSpec],
+}
+
+/// One view's draw list, built on the GPU.
+pub struct CullList {
+    view: wgpu::Buffer,
+    lod_state: Grown,
+    placement: Grown,
+    counts: Grown,
+    group_first: Grown,
+    draws: Grown,
+    indirect: Grown,
+    records: Grown,
+    draw_count: u32,
+    group_count: u32,
+    instances: u32,
+    groups: Vec<Option<wgpu::BindGroup>>,
+}
+
+impl CullList {
+    /// An empty list.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let rw = STORAGE | wgpu::BufferUsages::COPY_SRC;
+        Self {
+            view: make(
+                device,
+                "throng cull view",
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                std::mem::size_of::<CullView>() as u64,
+            ),
+            lod_state: Grown::new(device, "throng cull LOD state", rw),
+            placement: Grown::new(device, "throng cull placement", rw),
+            counts: Grown::new(device, "throng cull counts", rw),
+            group_first: Grown::new(device, "throng cull group offsets", rw),
+            draws: Grown::new(device, "throng cull draws", STORAGE),
+            indirect: Grown::new(
+                device,
+                "throng indirect draws",
+                rw | wgpu::BufferUsages::INDIRECT,
+            ),
+            records: Grown::new(device, "throng culled records", rw),
+            draw_count: 0,
+            group_count: 0,
+            instances: 0,
+            groups: vec![None, None, None],
+        }
+    }
+
+    /// The records of the visible instances, group after group (bind as
+    /// the unbounded path's records; a draw's first instance selects its
+    /// group).
+    pub fn records(&self) -> &wgpu::Buffer {
+        &self.records.buffer
+    }
+
+    /// Indirect draw arguments, one per [`DrawSpec`] given to
+    /// [`Self::prepare`], [`INDIRECT_ARGS_SIZE`] bytes apart.
+    pub fn indirect(&self) -> &wgpu::Buffer {
+        &self.indirect.buffer
+    }
+
+    /// Per group: how many instances it holds (read back in tests).
+    pub fn counts(&self) -> &wgpu::Buffer {
+        &self.counts.buffer
+    }
+
+    /// Writes the view and the draws for this frame and makes room for
+    /// `mirror`'s instances.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pass: &CullPass,
+        mirror: &CrowdMirror,
+        request: &CullRequest<'_>,
+    ) -> Result<(), RenderError> {
+        let CullRequest { view, now, draws } = *request;
+        let n = mirror.len() as u64;
+        let groups = mirror.tables().group_count.max(1);
+        let mut replaced = false;
+        replaced |= self.lod_state.reserve(device, n * 4)?;
+        if replaced {
+            // Fresh LOD state: every instance starts at LOD 0, as on the CPU.
+            queue.write_buffer(&self.lod_state.buffer, 0, &vec![0u8; (n * 4) as usize]);
+        }
+        replaced |= self.placement.reserve(device, n * 8)?;
+        replaced |= self.counts.reserve(device, groups as u64 * 4)?;
+        replaced |= self.group_first.reserve(device, groups as u64 * 4)?;
+        replaced |= self
+            .draws
+            .reserve(device, (draws.len().max(1) * 16) as u64)?;
+        replaced |= self
+            .indirect
+            .reserve(device, draws.len().max(1) as u64 * INDIRECT_ARGS_SIZE)?;
+        replaced |= self.records.reserve(
+            device,
+            n.max(1) * std::mem::size_of::<InstanceRecord>() as u64,
+        )?;
+        if !draws.is_empty() {
+            queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));
+        }
+        let mut planes = [[0.0; 4]; 6];
+        if let Some(f) = &view.frustum {
+            for (p, q) in planes.iter_mut().zip(&f.planes) {
+                *p = q.to_array();
+            }
+        }
+        let flags = if view.frustum.is_some() {
+            CullView::CULL
+        } else {
+            0
+        } | if view.lod_scale > 0.0 {
+            CullView::LOD
+        } else {
+            0
+        } | if view.lod_tints {
+            CullView::LOD_TINTS
+        } else {
+            0
+        };
+        let uniform = CullView {
+            planes,
+            eye: view.eye.extend(1.0).to_array(),
+            now_lo: now as u32,
+            now_hi: (now >> 32) as u32,
+            instance_count: mirror.len(),
+            flags,
+            lod_scale: view.lod_scale,
+            group_count: groups,
+            draw_count: draws.len() as u32,
+            pad: 0,
+        };
+        queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
+        self.draw_count = draws.len() as u32;
+        self.group_count = groups;
+        self.instances = mirror.len();
+        // Bind groups follow the buffers (which change when they grow or
+        // the mirror's do; rebuilding them each frame is cheap).
+        let _ = replaced;
+        let buffers: [&wgpu::Buffer; 12] = [
+            &self.view,
+            &mirror.instances.buffer,
+            &mirror.models.buffer,
+            &mirror.clips.buffer,
+            &mirror.lod_sizes.buffer,
+            &self.lod_state.buffer,
+            &self.placement.buffer,
+            &self.counts.buffer,
+            &self.group_first.buffer,
+            &self.draws.buffer,
+            &self.indirect.buffer,
+            &self.records.buffer,
+        ];
+        for (slot, (stage, (layout, _))) in self
+            .groups
+            .iter_mut()
+            .zip(CullStage::ALL.iter().zip(&pass.stages))
+        {
+            let entries: Vec<wgpu::BindGroupEntry> = stage
+                .bindings()
+                .iter()
+                .map(|&b| wgpu::BindGroupEntry {
+                    binding: b,
+                    resource: buffers[b as usize].as_entire_binding(),
+                })
+                .collect();
+            *slot = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(stage.entry()),
+                layout,
+                entries: &entries,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Records the cull pass: clear the counters, classify, lay out, scatter.
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
+        encoder.clear_buffer(&self.counts.buffer, 0, Some(self.group_count as u64 * 4));
+        let blocks = self.instances.div_ceil(WORKGROUP);
+        // 2D dispatch past 65,535 workgroups.
+        let x = blocks.clamp(1, 65_535);
+        let y = blocks.div_ceil(x).max(1);
+        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng cull"),
+            timestamp_writes: None,
+        });
+        for (i, (_, pipeline)) in pass.stages.iter().enumerate() {
+            cpass.set_pipeline(pipeline);
+            cpass.set_bind_group(0, self.groups[i].as_ref(), &[]);
+            match CullStage::ALL[i] {
+                CullStage::Offsets => cpass.dispatch_workgroups(1, 1, 1),
+                _ if self.instances == 0 => {}
+                _ => cpass.dispatch_workgroups(x, y, 1),
+            }
+        }
+    }
+}

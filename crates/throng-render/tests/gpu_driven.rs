@@ -1,0 +1,393 @@
+//! The GPU-driven path's cull pass against the CPU's draw list: for random
+//! crowds (positions, rotations, scales, clips, times, speeds, wrap modes,
+//! cross-fades, pauses, LODs) seen by random cameras over several frames
+//! (so LOD hysteresis carries over), the GPU's groups hold the same
+//! instances with the same records as `Crowd::build_draw_list`, and the
+//! indirect draws name them. Also: the GPU's clip time after ten simulated
+//! hours equals the CPU's.
+//!
+//! Tolerances: frame weights and fade weights within [`WEIGHT_EPS`] (the GPU
+//! may round `u32 → f32` and fused multiply-adds differently); an instance
+//! whose bounding sphere lies within [`BOUNDARY_EPS`] of a frustum plane, or
+//! whose projected size is within that relative distance of a LOD threshold,
+//! may land on either side (counted and bounded, never silently).
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Quat, Vec3};
+use throng_bake::{BakeOptions, bake_file};
+use throng_core::gpu::{DrawSpec, InstanceRecord};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
+use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest};
+use throng_render::{Gpu, require_gpu, wgpu};
+
+/// Largest difference allowed in a frame or fade weight.
+const WEIGHT_EPS: f32 = 1e-4;
+/// Relative closeness to a cull plane or LOD threshold within which either
+/// answer is right.
+const BOUNDARY_EPS: f32 = 1e-4;
+
+/// A tiny deterministic generator (xorshift), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, a: f32, b: f32) -> f32 {
+        a + (b - a) * self.unit()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn fox_with_lods() -> ModelHandle {
+    let options = BakeOptions {
+        lod_ratios: vec![0.5, 0.2],
+        ..BakeOptions::default()
+    };
+    let (model, _) = bake_file(
+        &throng_tests::asset("khronos_Fox.glb"),
+        &options,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    ModelHandle::new(model).unwrap()
+}
+
+fn random_crowd(rng: &mut Rng, handle: &ModelHandle, n: usize) -> Crowd {
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(handle);
+    let clips = handle.model().clips.len();
+    let wraps = [WrapMode::Loop, WrapMode::Once, WrapMode::PingPong];
+    for _ in 0..n {
+        let transform = Mat4::from_scale_rotation_translation(
+            Vec3::splat(rng.range(0.005, 0.03)),
+            Quat::from_rotation_y(rng.range(0.0, std::f32::consts::TAU)),
+            Vec3::new(rng.range(-60.0, 60.0), 0.0, rng.range(-60.0, 60.0)),
+        );
+        let id = crowd
+            .spawn(
+                m,
+                Spawn {
+                    transform,
+                    clip: (rng.below(8) != 0).then(|| rng.below(clips)),
+                    time: rng.range(-3.0, 3.0),
+                    speed: rng.range(-2.0, 2.0),
+                    wrap: wraps[rng.below(3)],
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+        if rng.below(3) == 0 {
+            crowd
+                .cross_fade(id, rng.below(clips), rng.range(0.1, 2.0))
+                .unwrap();
+        }
+        if rng.below(10) == 0 {
+            crowd.pause(id).unwrap();
+        }
+    }
+    crowd
+}
+
+fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: bytes.max(4).div_ceil(4) * 4,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes.max(4).div_ceil(4) * 4);
+    gpu.queue.submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let data = staging.slice(..).get_mapped_range().unwrap().to_vec();
+    data[..bytes as usize].to_vec()
+}
+
+/// A record's identity: its transform, bit for bit (unique per instance
+/// in these crowds).
+fn key(r: &InstanceRecord) -> [u32; 12] {
+    let mut k = [0; 12];
+    for (i, v) in r.world_from_model.iter().flatten().enumerate() {
+        k[i] = v.to_bits();
+    }
+    k
+}
+
+/// How close the instance's sphere is to deciding differently: the smallest
+/// relative margin to a frustum plane.
+fn near_boundary(crowd: &Crowd, r: &InstanceRecord, view: &DrawView) -> bool {
+    let _ = crowd;
+    let c = Vec3::new(
+        r.world_from_model[0][3],
+        r.world_from_model[1][3],
+        r.world_from_model[2][3],
+    );
+    match &view.frustum {
+        Some(f) => f.planes.iter().any(|p| {
+            let d = p.truncate().dot(c) + p.w;
+            d.abs() < 50.0 * BOUNDARY_EPS * (1.0 + c.length())
+        }),
+        None => false,
+    }
+}
+
+#[test]
+fn gpu_cull_equals_the_cpu_draw_list() {
+    let gpu = require_gpu("gpu_driven");
+    let handle = fox_with_lods();
+    assert_eq!(handle.model().lods.len(), 3);
+    let pass = CullPass::new(&gpu.device);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut worst_weight = 0.0f32;
+    let mut boundary_cases = 0usize;
+    let mut compared = 0usize;
+    for scene in 0..4 {
+        let n = [1, 37, 500, 2_000][scene];
+        let mut crowd = random_crowd(&mut rng, &handle, n);
+        let mut mirror = CrowdMirror::new(&gpu.device);
+        let mut list = CullList::new(&gpu.device);
+        let mut cpu = DrawList::default();
+        let eye = Vec3::new(
+            rng.range(-80.0, 80.0),
+            rng.range(2.0, 40.0),
+            rng.range(-80.0, 80.0),
+        );
+        for frame in 0..6 {
+            // Move the camera towards the crowd so LODs change, with hysteresis.
+            let t = frame as f32 / 5.0;
+            let camera = Camera::look_at(
+                eye * (1.0 - 0.8 * t),
+                Vec3::new(rng.range(-20.0, 20.0), 0.0, rng.range(-20.0, 20.0)),
+                Vec3::Y,
+                rng.range(0.5, 1.4),
+                1.5,
+                0.1,
+                200.0,
+            );
+            let view = DrawView {
+                lod_tints: scene == 1,
+                ..DrawView::from_camera(&camera, scene != 0)
+            };
+            crowd.update(rng.range(0.0, 0.5));
+            if frame == 3 && n > 10 {
+                // A change after the first upload: only it is re-sent.
+                let id = crowd.ids().nth(n / 2).unwrap();
+                crowd.set_speed(id, 3.0).unwrap();
+            }
+            crowd.build_draw_list(view, &mut cpu);
+            mirror.sync(&gpu.device, &gpu.queue, &crowd).unwrap();
+            let tables = mirror.tables().clone();
+            // One indirect draw per group (a stand-in submesh).
+            let draws: Vec<DrawSpec> = (0..tables.group_count)
+                .map(|g| DrawSpec {
+                    group: g,
+                    index_count: 3,
+                    first_index: 0,
+                    base_vertex: 0,
+                })
+                .collect();
+            list.prepare(
+                &gpu.device,
+                &gpu.queue,
+                &pass,
+                &mirror,
+                &CullRequest {
+                    view,
+                    now: crowd.clock(),
+                    draws: &draws,
+                },
+            )
+            .unwrap();
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            list.encode(&mut encoder, &pass);
+            gpu.queue.submit([encoder.finish()]);
+
+            let counts: Vec<u32> = bytemuck::cast_slice(&read_back(
+                &gpu,
+                list.counts(),
+                tables.group_count as u64 * 4,
+            ))
+            .to_vec();
+            let args: Vec<[u32; 5]> =
+                bytemuck::cast_slice(&read_back(&gpu, list.indirect(), draws.len() as u64 * 20))
+                    .to_vec();
+            let total: u32 = counts.iter().sum();
+            let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(
+                &gpu,
+                list.records(),
+                total as u64 * std::mem::size_of::<InstanceRecord>() as u64,
+            ))
+            .to_vec();
+            // The GPU's records by group, via the indirect draws.
+            let mut gpu_by_key: HashMap<[u32; 12], (u32, InstanceRecord)> = HashMap::new();
+            for (g, a) in args.iter().enumerate() {
+                assert_eq!(a[1], counts[g], "draw {g}'s instance count is its group's");
+                for r in &records[a[4] as usize..(a[4] + a[1]) as usize] {
+                    gpu_by_key.insert(key(r), (g as u32, *r));
+                }
+            }
+            assert_eq!(gpu_by_key.len() as u32, total, "each instance once");
+            let mut cpu_by_key: HashMap<[u32; 12], (u32, InstanceRecord)> = HashMap::new();
+            for grp in &cpu.groups {
+                let g = 2 * grp.lod + grp.cross_fade as u32;
+                for r in &cpu.records[grp.first as usize..(grp.first + grp.count) as usize] {
+                    cpu_by_key.insert(key(r), (g, *r));
+                }
+            }
+            let what = format!("scene {scene} ({n} instances) frame {frame}");
+            for (k, (g, c)) in &cpu_by_key {
+                let Some((gg, r)) = gpu_by_key.get(k) else {
+                    assert!(
+                        near_boundary(&crowd, c, &view),
+                        "{what}: visible on the CPU only: {c:?}"
+                    );
+                    boundary_cases += 1;
+                    continue;
+                };
+                compared += 1;
+                if g != gg {
+                    // A LOD threshold between them: same fading bit, next LOD.
+                    assert_eq!(g % 2, gg % 2, "{what}: fading differs: {c:?} vs {r:?}");
+                    assert_eq!(
+                        (*g as i32 / 2 - *gg as i32 / 2).abs(),
+                        1,
+                        "{what}: LOD {g} vs {gg}"
+                    );
+                    boundary_cases += 1;
+                    continue;
+                }
+                assert_eq!(
+                    (c.frame0, c.prev0, c.tint),
+                    (r.frame0, r.prev0, r.tint),
+                    "{what}: frames differ: CPU {c:?} GPU {r:?}"
+                );
+                assert_eq!((c.frame1, c.prev1), (r.frame1, r.prev1), "{what}");
+                for (a, b) in [(c.t, r.t), (c.prev_t, r.prev_t), (c.fade, r.fade)] {
+                    worst_weight = worst_weight.max((a - b).abs());
+                    assert!(
+                        (a - b).abs() <= WEIGHT_EPS,
+                        "{what}: weight {a} vs {b}: CPU {c:?} GPU {r:?}"
+                    );
+                }
+            }
+            for (k, (_, r)) in &gpu_by_key {
+                if !cpu_by_key.contains_key(k) {
+                    assert!(
+                        near_boundary(&crowd, r, &view),
+                        "{what}: visible on the GPU only: {r:?}"
+                    );
+                    boundary_cases += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{compared} records compared, worst weight difference {worst_weight:.2e}, {boundary_cases} boundary cases"
+    );
+    assert!(compared > 5_000, "the scenes exercise the pass: {compared}");
+    assert!(
+        boundary_cases * 100 <= compared,
+        "boundary cases stay rare: {boundary_cases} of {compared}"
+    );
+}
+
+/// After ten simulated hours (36,000 updates of about a second, plus the
+/// odd fraction), the clip time the GPU derives from the clock equals the
+/// CPU's within 1e-4 s, for every wrap mode and speeds either way.
+#[test]
+fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
+    let gpu = require_gpu("gpu_driven");
+    let handle = fox_with_lods();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let clips = handle.model().clips.len();
+    let mut ids = Vec::new();
+    for (i, wrap) in [WrapMode::Loop, WrapMode::PingPong, WrapMode::Once]
+        .into_iter()
+        .cycle()
+        .take(12)
+        .enumerate()
+    {
+        let id = crowd
+            .spawn(
+                m,
+                Spawn {
+                    transform: Mat4::from_translation(Vec3::new(i as f32, 0.0, 0.0)),
+                    clip: Some(i % clips),
+                    time: 0.1 * i as f32,
+                    speed: [1.0, -0.37, 1.913, 0.5][i % 4],
+                    wrap,
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+        ids.push(id);
+    }
+    for step in 0..36_000u32 {
+        crowd.update(1.0 + (step % 7) as f32 * 1e-3);
+    }
+    assert!(crowd.seconds() > 36_000.0);
+    let pass = CullPass::new(&gpu.device);
+    let mut mirror = CrowdMirror::new(&gpu.device);
+    let mut list = CullList::new(&gpu.device);
+    mirror.sync(&gpu.device, &gpu.queue, &crowd).unwrap();
+    let view = DrawView::default();
+    list.prepare(
+        &gpu.device,
+        &gpu.queue,
+        &pass,
+        &mirror,
+        &CullRequest {
+            view,
+            now: crowd.clock(),
+            draws: &[],
+        },
+    )
+    .unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    list.encode(&mut encoder, &pass);
+    gpu.queue.submit([encoder.finish()]);
+    let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(
+        &gpu,
+        list.records(),
+        ids.len() as u64 * std::mem::size_of::<InstanceRecord>() as u64,
+    ))
+    .to_vec();
+    let mut worst = 0.0f32;
+    for id in &ids {
+        let state = crowd.state(*id).unwrap();
+        let (clip, cpu_time) = state.current.unwrap();
+        let map = handle.model().clips[clip].frame_map();
+        let x = state.world_from_model.w_axis.x;
+        let r = records
+            .iter()
+            .find(|r| r.world_from_model[0][3] == x)
+            .expect("every instance drawn (no culling)");
+        let gpu_time = ((r.frame0 - map.first_frame) as f32 + r.t) / map.frames_per_second;
+        worst = worst.max((gpu_time - cpu_time).abs());
+        assert!(
+            (gpu_time - cpu_time).abs() < 1e-4,
+            "instance at x = {x}: GPU {gpu_time} s, CPU {cpu_time} s"
+        );
+    }
+    eprintln!(
+        "after {:.0} s: worst GPU-CPU clip time difference {worst:.2e} s",
+        crowd.seconds()
+    );
+}
