@@ -398,6 +398,7 @@ mod tests {
         assert_eq!(
             order,
             [
+                "instance_record.wgsl",
                 "skinning.wgsl",
                 "records_storage.wgsl",
                 "draw.wgsl",
