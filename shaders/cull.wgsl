@@ -106,6 +106,15 @@ const WORKGROUP: u32 = 64u;
 @group(0) @binding(9) var<storage, read> draws: array<DrawSpec>;
 @group(0) @binding(10) var<storage, read_write> indirect: array<DrawIndexedArgs>;
 @group(0) @binding(11) var<storage, read_write> records: array<InstanceRecord>;
+// What the view drew: the box of its visible spheres (min x, y, z, max x,
+// y, z, as order-preserving u32 encodings of f32) and how many (6).
+@group(0) @binding(12) var<storage, read_write> drawn: array<atomic<u32>, 8>;
+
+// An f32 as a u32 whose unsigned order is the float order.
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
 
 // Frames and weight at clip time `time`. Mirrors FrameMap::frames_at.
 struct FramePair {
@@ -265,6 +274,13 @@ fn classify(
     }
     let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
     let slot = atomicAdd(&counts[group], 1u);
+    atomicMin(&drawn[0], ordered(sphere.x - sphere.w));
+    atomicMin(&drawn[1], ordered(sphere.y - sphere.w));
+    atomicMin(&drawn[2], ordered(sphere.z - sphere.w));
+    atomicMax(&drawn[3], ordered(sphere.x + sphere.w));
+    atomicMax(&drawn[4], ordered(sphere.y + sphere.w));
+    atomicMax(&drawn[5], ordered(sphere.z + sphere.w));
+    atomicAdd(&drawn[6], 1u);
     placement[i] = vec2<u32>(group, slot);
 }
 

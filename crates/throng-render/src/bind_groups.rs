@@ -399,7 +399,7 @@ impl CullStage {
     /// The bindings of group 0 it uses.
     pub fn bindings(self) -> &'static [u32] {
         match self {
-            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7],
+            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12],
             CullStage::Offsets => &[0, 7, 8, 9, 10],
             CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11],
         }
@@ -425,6 +425,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(9, c, true, std::mem::size_of::<DrawSpec>()),
         storage(10, c, false, 20),
         storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
+        storage(12, c, false, 32),
     ];
     match stage {
         None => all,

@@ -8,7 +8,11 @@
 //! visible set, LODs, groups and records) is tested on lavapipe in
 //! `tests/gpu_driven.rs`.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use throng_core::gpu::{CullView, DrawSpec, GpuInstance, InstanceRecord};
+use throng_core::math::Aabb;
 use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawView, GpuTables};
 
 use crate::bind_groups::{CullStage, cull_layout};
@@ -251,10 +255,48 @@ pub struct CullList {
     draws: Grown,
     indirect: Grown,
     records: Grown,
+    drawn: wgpu::Buffer,
+    readbacks: Vec<Readback>,
+    frame: usize,
+    latest: Option<Drawn>,
     draw_count: u32,
     group_count: u32,
     instances: u32,
     groups: Vec<Option<wgpu::BindGroup>>,
+}
+
+/// What a view drew, read back from the GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drawn {
+    /// Box of the visible instances' bounding spheres.
+    pub bounds: Aabb,
+    /// Visible instances.
+    pub visible: u32,
+}
+
+/// Bytes of the `drawn` buffer: six bounds words, the count, padding.
+const DRAWN_BYTES: u64 = 32;
+
+/// One slot of the readback ring: idle, copied and being mapped, or mapped.
+struct Readback {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+}
+
+const IDLE: u8 = 0;
+const PENDING: u8 = 1;
+const MAPPED: u8 = 2;
+
+/// Readback slots: a frame's result is read up to this many frames later
+/// without ever waiting for the GPU.
+const READBACK_RING: usize = 3;
+
+fn unordered(u: u32) -> f32 {
+    f32::from_bits(if u & 0x8000_0000 != 0 {
+        u & 0x7fff_ffff
+    } else {
+        !u
+    })
 }
 
 impl CullList {
@@ -279,6 +321,20 @@ impl CullList {
                 rw | wgpu::BufferUsages::INDIRECT,
             ),
             records: Grown::new(device, "throng culled records", rw),
+            drawn: make(device, "throng cull drawn", rw, DRAWN_BYTES),
+            readbacks: (0..READBACK_RING)
+                .map(|_| Readback {
+                    buffer: make(
+                        device,
+                        "throng cull drawn readback",
+                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        DRAWN_BYTES,
+                    ),
+                    state: Arc::new(AtomicU8::new(IDLE)),
+                })
+                .collect(),
+            frame: 0,
+            latest: None,
             draw_count: 0,
             group_count: 0,
             instances: 0,
@@ -371,13 +427,15 @@ impl CullList {
             pad: 0,
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
+        let empty: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
+        queue.write_buffer(&self.drawn, 0, bytemuck::cast_slice(&empty));
         self.draw_count = draws.len() as u32;
         self.group_count = groups;
         self.instances = mirror.len();
         // Bind groups follow the buffers (which change when they grow or
         // the mirror's do; rebuilding them each frame is cheap).
         let _ = replaced;
-        let buffers: [&wgpu::Buffer; 12] = [
+        let buffers: [&wgpu::Buffer; 13] = [
             &self.view,
             &mirror.instances.buffer,
             &mirror.models.buffer,
@@ -390,6 +448,7 @@ impl CullList {
             &self.draws.buffer,
             &self.indirect.buffer,
             &self.records.buffer,
+            &self.drawn,
         ];
         for (slot, (stage, (layout, _))) in self
             .groups
@@ -413,8 +472,76 @@ impl CullList {
         Ok(())
     }
 
-    /// Records the cull pass: clear the counters, classify, lay out, scatter.
-    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
+    /// What the view drew in the latest frame whose result has come back
+    /// (a frame or two behind; see [`Self::after_submit`] and
+    /// [`Self::wait_drawn`]).
+    pub fn latest_drawn(&self) -> Option<Drawn> {
+        self.latest
+    }
+
+    /// Collects finished readbacks without waiting (call once per frame,
+    /// after submitting the encoder [`Self::encode`] wrote into): starts
+    /// mapping this frame's slot and reads any slot that has mapped.
+    pub fn after_submit(&mut self, device: &wgpu::Device) {
+        let _ = device.poll(wgpu::PollType::Poll);
+        self.collect();
+    }
+
+    /// Waits for the GPU and returns what the frame last encoded drew.
+    pub fn wait_drawn(&mut self, device: &wgpu::Device) -> Result<Option<Drawn>, RenderError> {
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| RenderError::Device(format!("waiting for the cull pass: {e}")))?;
+        self.collect();
+        Ok(self.latest)
+    }
+
+    fn collect(&mut self) {
+        // Oldest first, so `latest` ends on the newest frame read.
+        for k in 1..=READBACK_RING {
+            let slot = &self.readbacks[(self.frame + k) % READBACK_RING];
+            if slot.state.load(Ordering::Acquire) != MAPPED {
+                continue;
+            }
+            {
+                let view = slot.buffer.slice(..).get_mapped_range();
+                if let Ok(view) = view {
+                    let w: &[u32] = bytemuck::cast_slice(&view);
+                    let min = glam::Vec3::new(unordered(w[0]), unordered(w[1]), unordered(w[2]));
+                    let max = glam::Vec3::new(unordered(w[3]), unordered(w[4]), unordered(w[5]));
+                    self.latest = Some(Drawn {
+                        bounds: if w[6] == 0 {
+                            Aabb::EMPTY
+                        } else {
+                            Aabb { min, max }
+                        },
+                        visible: w[6],
+                    });
+                }
+            }
+            slot.buffer.unmap();
+            slot.state.store(IDLE, Ordering::Release);
+        }
+    }
+
+    /// Records the cull pass: clear the counters, classify, lay out, scatter;
+    /// then copies what was drawn into the next free readback slot (and
+    /// starts mapping it: call [`Self::after_submit`] once submitted).
+    pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
+        self.encode_pass(encoder, pass);
+        self.frame = (self.frame + 1) % READBACK_RING;
+        let slot = &self.readbacks[self.frame];
+        if slot.state.load(Ordering::Acquire) == IDLE {
+            encoder.copy_buffer_to_buffer(&self.drawn, 0, &slot.buffer, 0, DRAWN_BYTES);
+            slot.state.store(PENDING, Ordering::Release);
+            let state = slot.state.clone();
+            encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
+                state.store(if r.is_ok() { MAPPED } else { IDLE }, Ordering::Release);
+            });
+        }
+    }
+
+    fn encode_pass(&self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
         encoder.clear_buffer(&self.counts.buffer, 0, Some(self.group_count as u64 * 4));
         let blocks = self.instances.div_ceil(WORKGROUP);
         // 2D dispatch past 65,535 workgroups.

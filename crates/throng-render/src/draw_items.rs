@@ -21,6 +21,9 @@ pub(crate) struct DrawItem {
     pub(crate) base_vertex: i32,
     pub(crate) instances: std::ops::Range<u32>,
     pub(crate) dynamic_offset: Option<u32>,
+    /// GPU-driven: the indirect arguments (buffer, offset) and the records
+    /// bind group of the list that wrote them.
+    pub(crate) indirect: Option<(wgpu::Buffer, u64, wgpu::BindGroup)>,
 }
 
 impl DrawItem {
@@ -41,6 +44,53 @@ impl DrawItem {
             base_vertex: sub.base_vertex,
             instances: slice.first..slice.first + slice.count,
             dynamic_offset: slice.offset,
+            indirect: None,
+        }
+    }
+
+    /// A draw whose instance count and first instance the GPU wrote at
+    /// `offset` of `args`, reading the records bound by `records`.
+    pub(crate) fn indirect(
+        key: PipelineKey,
+        model: &GpuModel,
+        lod: &crate::model::GpuLod,
+        sub: &crate::model::GpuSubmesh,
+        args: &wgpu::Buffer,
+        offset: u64,
+        records: wgpu::BindGroup,
+    ) -> Self {
+        Self {
+            key,
+            vertex_buffer: lod.vertex_buffer.clone(),
+            index_buffer: lod.index_buffer.clone(),
+            model_bind_group: model.bind_group.clone(),
+            material_bind_group: model.materials[sub.material].bind_group.clone(),
+            indices: sub.first_index..sub.first_index + sub.index_count,
+            base_vertex: sub.base_vertex,
+            instances: 0..0,
+            dynamic_offset: None,
+            indirect: Some((args.clone(), offset, records)),
+        }
+    }
+
+    /// Binds the records (the item's own on the GPU-driven path, else
+    /// `group`) and issues the draw.
+    pub(crate) fn issue(&self, pass: &mut wgpu::RenderPass<'_>, group: Option<&wgpu::BindGroup>) {
+        match &self.indirect {
+            Some((args, offset, records)) => {
+                pass.set_bind_group(3, records, &[]);
+                pass.draw_indexed_indirect(args, *offset);
+            }
+            None => {
+                if let Some(group) = group {
+                    self.bind_records(pass, group);
+                }
+                pass.draw_indexed(
+                    self.indices.clone(),
+                    self.base_vertex,
+                    self.instances.clone(),
+                );
+            }
         }
     }
 
@@ -98,7 +148,7 @@ pub(crate) fn lay_out(
                         });
                     }
                 }
-                RecordPath::Unbounded => {
+                RecordPath::Unbounded | RecordPath::GpuDriven => {
                     let base = (staging.len() / record_size) as u32;
                     let recs =
                         &list.records[group.first as usize..(group.first + group.count) as usize];
@@ -115,6 +165,21 @@ pub(crate) fn lay_out(
         }
     }
     slices
+}
+
+/// The GPU model of `handle` and its index in `models`, or an error naming it.
+pub(crate) fn find_model_by_key<'a>(
+    models: &[&'a GpuModel],
+    handle: &throng_crowd::crowd::ModelHandle,
+) -> Result<(usize, &'a GpuModel), RenderError> {
+    models
+        .iter()
+        .position(|m| m.key() == handle.key())
+        .map(|i| (i, models[i]))
+        .ok_or_else(|| RenderError::MissingModel {
+            name: handle.model().name.clone(),
+            key: handle.key(),
+        })
 }
 
 /// The GPU model a group draws, or an error naming it.

@@ -102,8 +102,9 @@ impl Renderer {
         models: &[&GpuModel],
     ) -> Result<(image::RgbaImage, FrameStats), RenderError> {
         let target = Offscreen::new(&gpu.device, size)?;
-        let stats = self.render(&target.view, size, camera, crowds, models)?;
+        let mut stats = self.render(&target.view, size, camera, crowds, models)?;
         let image = target.read(&gpu.device, &gpu.queue)?;
+        self.wait_gpu_stats(&mut stats)?;
         Ok((image, stats))
     }
 }

@@ -13,6 +13,11 @@ pub enum RecordPath {
     Packaged,
     /// One storage buffer; one draw per group and submesh.
     Unbounded,
+    /// Instances live on the GPU; a compute pass culls them, picks their
+    /// LODs and writes the records (into a storage buffer, as
+    /// [`RecordPath::Unbounded`]) and the indirect draws' arguments; one
+    /// indirect draw per (model, LOD, fading, submesh).
+    GpuDriven,
 }
 
 impl std::fmt::Display for RecordPath {
@@ -20,6 +25,7 @@ impl std::fmt::Display for RecordPath {
         match self {
             RecordPath::Packaged => write!(f, "packaged ({PACKAGE_WIDTH} per draw, uniform)"),
             RecordPath::Unbounded => write!(f, "unbounded (storage)"),
+            RecordPath::GpuDriven => write!(f, "gpu-driven (compute cull, indirect draws)"),
         }
     }
 }
@@ -27,14 +33,16 @@ impl std::fmt::Display for RecordPath {
 /// Which [`RecordPath`] to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PathChoice {
-    /// Unbounded where the adapter supports vertex-stage storage buffers,
-    /// else packaged.
+    /// GPU-driven where the adapter and device can, else unbounded where
+    /// the vertex stage can read storage buffers, else packaged.
     #[default]
     Auto,
     /// Always packaged.
     Packaged,
     /// Unbounded; an error where unsupported.
     Unbounded,
+    /// GPU-driven; an error where unsupported.
+    GpuDriven,
 }
 
 /// Directional light and ambient term.

@@ -20,6 +20,10 @@
 //! `throng-examples` package). [`RendererOptions::fragment`] replaces
 //! Throng's fragment stage with the user's own ([`CustomFragment`]).
 //!
+//! On adapters with compute shaders and indirect draws,
+//! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
+//! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`).
+//!
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
 //! shadow map (`shadow.rs`) and the layout of draw lists into draws
@@ -51,6 +55,9 @@ pub use crate::shadow::ShadowReceiver;
 pub use crate::targets::Targets;
 use crate::uniforms::{FrameUniforms, ShadowUniforms};
 
+mod gpu_driven;
+pub use gpu_driven::supports_gpu_driven;
+
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -76,6 +83,8 @@ pub struct Renderer {
     targets: Option<Targets>,
     timer: Option<crate::timer::GpuTimer>,
     shadow: Option<Shadow>,
+    /// The GPU-driven path's mirrors, cull lists and pipelines.
+    gpu: Option<gpu_driven::GpuDriven>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -97,7 +106,16 @@ impl Renderer {
         options: RendererOptions,
     ) -> Result<Self, RenderError> {
         let unbounded_ok = supports_unbounded(adapter, device);
+        let gpu_driven_ok = supports_gpu_driven(adapter, device);
         let path = match options.path {
+            PathChoice::Auto if gpu_driven_ok => RecordPath::GpuDriven,
+            PathChoice::GpuDriven if gpu_driven_ok => RecordPath::GpuDriven,
+            PathChoice::GpuDriven => {
+                return Err(RenderError::Unsupported(format!(
+                    "the GPU-driven path needs compute shaders, indirect draws with a first instance and vertex-stage storage buffers; {} lacks one",
+                    crate::context::adapter_summary(adapter)
+                )));
+            }
             PathChoice::Auto if unbounded_ok => RecordPath::Unbounded,
             PathChoice::Auto | PathChoice::Packaged => RecordPath::Packaged,
             PathChoice::Unbounded if unbounded_ok => RecordPath::Unbounded,
@@ -122,10 +140,7 @@ impl Renderer {
                 device.limits().max_uniform_buffer_binding_size
             )));
         }
-        let program = match path {
-            RecordPath::Packaged => Program::DrawPackaged,
-            RecordPath::Unbounded => Program::DrawUnbounded,
-        };
+        let program = Program::draw(path);
         let module = match &options.fragment {
             None => device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(program.label()),
@@ -190,6 +205,7 @@ impl Renderer {
             targets: None,
             timer: crate::timer::GpuTimer::new(device, queue),
             shadow,
+            gpu: (path == RecordPath::GpuDriven).then(|| gpu_driven::GpuDriven::new(device)),
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -322,6 +338,11 @@ impl Renderer {
             lod_tints: self.options.lod_tints,
             ..DrawView::from_camera(camera, self.options.frustum_culling)
         };
+        if let Some(mut gd) = self.gpu.take() {
+            let result = self.prepare_gpu_driven(&mut gd, view, crowds, models);
+            self.gpu = Some(gd);
+            return result;
+        }
         self.draw_lists.resize_with(crowds.len(), DrawList::default);
         for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
             crowd.build_draw_list(view, list);
@@ -455,7 +476,7 @@ impl Renderer {
         let limits = self.device.limits();
         match self.path {
             RecordPath::Packaged => limits.max_buffer_size,
-            RecordPath::Unbounded => limits
+            RecordPath::Unbounded | RecordPath::GpuDriven => limits
                 .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
         }
@@ -474,8 +495,17 @@ impl Renderer {
             RecordPath::Unbounded => {
                 instances.saturating_mul(std::mem::size_of::<InstanceRecord>() as u64)
             }
+            // Per crowd and view, separate buffers: the largest binding is
+            // the instance states (records are smaller), and passes do not add.
+            RecordPath::GpuDriven => {
+                let per = std::mem::size_of::<throng_core::gpu::GpuInstance>() as u64;
+                return self.check_bytes(instances, instances.saturating_mul(per));
+            }
         };
-        let needed = per_pass.saturating_mul(passes);
+        self.check_bytes(instances, per_pass.saturating_mul(passes))
+    }
+
+    fn check_bytes(&self, instances: u64, needed: u64) -> Result<(), RenderError> {
         let limit = self.max_record_bytes();
         if needed > limit {
             return Err(RenderError::TooBig {
@@ -488,6 +518,23 @@ impl Renderer {
             });
         }
         Ok(())
+    }
+
+    /// The colour pipelines' group 3 over `records` (a storage buffer of
+    /// records), with the shadow bindings when shadows are on.
+    fn records_group(&self, records: &wgpu::Buffer) -> wgpu::BindGroup {
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: records.as_entire_binding(),
+        }];
+        if let Some(sh) = &self.shadow {
+            entries.extend(sh.receive_entries());
+        }
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng records bind group (GPU-driven)"),
+            layout: &self.records_layout,
+            entries: &entries,
+        })
     }
 
     fn upload_records(&mut self) -> Result<(), RenderError> {
@@ -512,7 +559,7 @@ impl Renderer {
             let size = needed.next_power_of_two().min(max).max(needed);
             let usage = match self.path {
                 RecordPath::Packaged => wgpu::BufferUsages::UNIFORM,
-                RecordPath::Unbounded => wgpu::BufferUsages::STORAGE,
+                RecordPath::Unbounded | RecordPath::GpuDriven => wgpu::BufferUsages::STORAGE,
             } | wgpu::BufferUsages::COPY_DST;
             let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("throng instance records"),
@@ -526,7 +573,7 @@ impl Renderer {
                     offset: 0,
                     size: wgpu::BufferSize::new(PACKAGE_BYTES as u64),
                 }),
-                RecordPath::Unbounded => buffer.as_entire_binding(),
+                RecordPath::Unbounded | RecordPath::GpuDriven => buffer.as_entire_binding(),
             };
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 0,
@@ -657,9 +704,10 @@ impl Renderer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        let Some(group) = sh.cast_group.as_ref().filter(|_| !sh.items.is_empty()) else {
+        if sh.items.is_empty() {
             return;
-        };
+        }
+        let group = sh.cast_group.as_ref();
         let mut bound = None;
         for item in &sh.items {
             if bound != Some(item.key.cross_fade) {
@@ -667,12 +715,7 @@ impl Renderer {
                 bound = Some(item.key.cross_fade);
             }
             item.bind_geometry(&mut pass);
-            item.bind_records(&mut pass, group);
-            pass.draw_indexed(
-                item.indices.clone(),
-                item.base_vertex,
-                item.instances.clone(),
-            );
+            item.issue(&mut pass, group);
         }
     }
 
@@ -698,10 +741,7 @@ impl Renderer {
         if self.items.is_empty() {
             return;
         }
-        let records = self
-            .records_bind_group
-            .as_ref()
-            .expect("records exist when items do");
+        let records = self.records_bind_group.as_ref();
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         let mut bound_key = None;
         for item in &self.items {
@@ -711,12 +751,7 @@ impl Renderer {
             }
             item.bind_geometry(pass);
             pass.set_bind_group(2, &item.material_bind_group, &[]);
-            item.bind_records(pass, records);
-            pass.draw_indexed(
-                item.indices.clone(),
-                item.base_vertex,
-                item.instances.clone(),
-            );
+            item.issue(pass, records);
         }
     }
 

@@ -136,7 +136,7 @@ pub fn prelude() -> String {
 pub fn records_module(path: RecordPath) -> &'static str {
     match path {
         RecordPath::Packaged => "records_uniform",
-        RecordPath::Unbounded => "records_storage",
+        RecordPath::Unbounded | RecordPath::GpuDriven => "records_storage",
     }
 }
 
@@ -310,7 +310,7 @@ impl Program {
     pub fn draw(path: RecordPath) -> Self {
         match path {
             RecordPath::Packaged => Program::DrawPackaged,
-            RecordPath::Unbounded => Program::DrawUnbounded,
+            RecordPath::Unbounded | RecordPath::GpuDriven => Program::DrawUnbounded,
         }
     }
 
@@ -318,7 +318,7 @@ impl Program {
     pub fn shadow(path: RecordPath) -> Self {
         match path {
             RecordPath::Packaged => Program::ShadowPackaged,
-            RecordPath::Unbounded => Program::ShadowUnbounded,
+            RecordPath::Unbounded | RecordPath::GpuDriven => Program::ShadowUnbounded,
         }
     }
 

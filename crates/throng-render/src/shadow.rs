@@ -34,6 +34,47 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
+    /// The colour pipelines' shadow bindings of group 3: the light's
+    /// uniforms (2), the map (3), its sampler (4).
+    pub(crate) fn receive_entries(&self) -> [wgpu::BindGroupEntry<'_>; 3] {
+        [
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: self.uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&self.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::Sampler(&self.sampler),
+            },
+        ]
+    }
+
+    /// The cast pipelines' group 3 over `records` (a storage buffer).
+    pub(crate) fn cast_group_for(
+        &self,
+        device: &wgpu::Device,
+        records: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng shadow records bind group (GPU-driven)"),
+            layout: &self.cast_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: records.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: self.uniform.as_entire_binding(),
+                },
+            ],
+        })
+    }
+
     pub(crate) fn new(
         device: &wgpu::Device,
         packaged: bool,

@@ -391,3 +391,81 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
         crowd.seconds()
     );
 }
+
+/// The same frames drawn by the GPU-driven path and by the CPU's unbounded
+/// path: a random crowd with fades, LOD tints, shadows and culling, over
+/// several frames with changes between them (spawn, despawn, transform,
+/// play), equal within the golden-image tolerance every frame.
+#[test]
+fn gpu_driven_pictures_equal_the_cpu_paths() {
+    use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+    let gpu = require_gpu("gpu_driven");
+    let handle = fox_with_lods();
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut crowd = random_crowd(&mut rng, &handle, 300);
+    let renderer = |path| {
+        let options = RendererOptions {
+            path,
+            lod_tints: true,
+            ..RendererOptions::default()
+        };
+        Renderer::headless(&gpu, options).unwrap()
+    };
+    let mut gpu_driven = renderer(PathChoice::GpuDriven);
+    assert_eq!(
+        gpu_driven.path(),
+        RecordPath::GpuDriven,
+        "the test adapter runs the GPU-driven path"
+    );
+    let mut cpu = renderer(PathChoice::Unbounded);
+    let dir = std::env::temp_dir().join("throng-gpu-driven");
+    for frame in 0..4 {
+        let camera = Camera::look_at(
+            Vec3::new(40.0 - 15.0 * frame as f32, 25.0, 70.0),
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::Y,
+            0.9,
+            1.0,
+            0.5,
+            300.0,
+        );
+        let (a, sa) = gpu_driven
+            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
+            .unwrap();
+        let (b, sb) = cpu
+            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
+            .unwrap();
+        assert_eq!(
+            (sa.instances, sa.visible, sa.shadow_casters),
+            (sb.instances, sb.visible, sb.shadow_casters),
+            "frame {frame}: counts"
+        );
+        assert!(
+            sa.visible > 0 && sa.visible < sa.instances,
+            "frame {frame}: some culled"
+        );
+        throng_tests::golden::assert_images_match(&format!("gpu_driven_{frame}"), &b, &a, &dir);
+        // Changes before the next frame, which the mirror must pick up.
+        crowd.update(0.3);
+        let ids: Vec<_> = crowd.ids().collect();
+        crowd.despawn(ids[frame * 7]).unwrap();
+        crowd
+            .set_transform(
+                ids[frame * 11 + 1],
+                Mat4::from_translation(Vec3::new(0.0, 0.0, 5.0 * frame as f32)),
+            )
+            .unwrap();
+        crowd.play(ids[frame * 13 + 2], 0).unwrap();
+        crowd
+            .spawn(
+                throng_crowd::crowd::ModelId(0),
+                Spawn {
+                    transform: Mat4::from_scale(Vec3::splat(0.02)),
+                    clip: Some(1),
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+    }
+}

@@ -104,9 +104,11 @@ fn the_shadow_map_holds_the_fully_skinned_pose_and_off_screen_casters() {
         throng_crowd::camera::Camera::framing(&clip_bounds, Vec3::new(0.0, 0.2, 1.0), 0.6, 1.0);
     let target = Offscreen::new(&gpu.device, (128, 128)).unwrap();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let stats = renderer
+    let mut stats = renderer
         .render(&target.view, (128, 128), &camera, &[&crowd], &[&gpu_model])
         .unwrap();
+    // Exact counts on every path (the GPU-driven one reads them back).
+    renderer.wait_gpu_stats(&mut stats).unwrap();
     let (texture, light_camera) = renderer.shadow_map().unwrap();
     let depth = read_depth(&gpu, texture);
     assert!(

@@ -1,0 +1,324 @@
+//! The renderer's GPU-driven path ([`RecordPath::GpuDriven`]): each crowd is
+//! mirrored on the GPU ([`CrowdMirror`], only changed instances uploaded), a
+//! compute cull pass per view builds the records and indirect draw
+//! arguments ([`CullList`]), and every (model, LOD, fading, submesh) is one
+//! `draw_indexed_indirect` whose instance count the GPU wrote. The CPU's
+//! work per frame is proportional to the crowd's changes and its number of
+//! draws, not to its instances.
+//!
+//! Shadows: the light is fitted, as on the CPU paths, to the box of the
+//! instances the camera sees, which the camera's cull pass writes; the
+//! renderer waits for that box (a few bytes, read back after the camera's
+//! cull) before culling the casters against the light. Without shadows
+//! nothing is waited for: [`FrameStats::visible`] then reports the newest
+//! frame whose count has come back (one or two frames late).
+
+use throng_core::gpu::DrawSpec;
+use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawView, GpuTables};
+
+use super::Renderer;
+use crate::cull::{CrowdMirror, CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::draw_items::DrawItem;
+use crate::draw_items::find_model_by_key;
+use crate::error::RenderError;
+use crate::model::GpuModel;
+use crate::options::FrameStats;
+use crate::pipeline::PipelineKey;
+use crate::uniforms::ShadowUniforms;
+use throng_core::material::AlphaMode;
+
+/// True if the adapter and device can run the GPU-driven path: storage
+/// buffers in the vertex stage, compute shaders with 8 storage buffers,
+/// indirect draws with a first instance.
+pub fn supports_gpu_driven(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
+    let flags = adapter.get_downlevel_capabilities().flags;
+    super::supports_unbounded(adapter, device)
+        && flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        && flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+        && device
+            .features()
+            .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+        && device.limits().max_storage_buffers_per_shader_stage >= 8
+        && device.limits().max_compute_workgroup_size_x >= 64
+}
+
+/// The GPU-driven state of a renderer.
+pub(super) struct GpuDriven {
+    pass: CullPass,
+    crowds: Vec<CrowdGpu>,
+    /// Crowds drawn in the frame last prepared.
+    used: usize,
+}
+
+/// One crowd's mirror and its two views' lists.
+struct CrowdGpu {
+    mirror: CrowdMirror,
+    camera: CullList,
+    shadow: CullList,
+}
+
+/// One planned indirect draw: what it draws and with which pipeline.
+struct Planned {
+    key: PipelineKey,
+    model: usize,
+    lod: usize,
+    sub: usize,
+    blend: bool,
+}
+
+impl GpuDriven {
+    pub(super) fn new(device: &wgpu::Device) -> Self {
+        Self {
+            pass: CullPass::new(device),
+            crowds: Vec::new(),
+            used: 0,
+        }
+    }
+}
+
+/// Every (model, LOD, fading, submesh) of a crowd: the indirect draws'
+/// specs and what each draws.
+fn plan(
+    crowd: &Crowd,
+    tables: &GpuTables,
+    models: &[&GpuModel],
+) -> Result<(Vec<DrawSpec>, Vec<Planned>), RenderError> {
+    let mut specs = Vec::new();
+    let mut planned = Vec::new();
+    for (m, handle) in crowd.models().enumerate() {
+        let (index, model) = find_model_by_key(models, handle)?;
+        let info = &tables.models[m];
+        for lod in 0..info.lod_count as usize {
+            let gl = &model.lods[lod.min(model.lods.len() - 1)];
+            for fading in [false, true] {
+                for (s, sub) in gl.submeshes.iter().enumerate() {
+                    let material = &model.materials[sub.material];
+                    specs.push(DrawSpec {
+                        group: info.group_base + 2 * lod as u32 + fading as u32,
+                        index_count: sub.index_count,
+                        first_index: sub.first_index,
+                        base_vertex: sub.base_vertex,
+                    });
+                    let blend = material.alpha_mode == AlphaMode::Blend;
+                    planned.push(Planned {
+                        key: PipelineKey {
+                            flat: sub.flat,
+                            double_sided: material.double_sided,
+                            blend,
+                            cross_fade: fading,
+                        },
+                        model: index,
+                        lod,
+                        sub: s,
+                        blend,
+                    });
+                }
+            }
+        }
+    }
+    Ok((specs, planned))
+}
+
+impl Renderer {
+    /// [`Self::prepare_draws`] on the GPU-driven path (frame uniforms already
+    /// written).
+    pub(super) fn prepare_gpu_driven(
+        &mut self,
+        gd: &mut GpuDriven,
+        view: DrawView,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        let device = self.device.clone();
+        let queue = self.queue.clone();
+        gd.crowds.resize_with(crowds.len(), || CrowdGpu {
+            mirror: CrowdMirror::new(&device),
+            camera: CullList::new(&device),
+            shadow: CullList::new(&device),
+        });
+        gd.used = crowds.len();
+        let mut stats = FrameStats::default();
+        let mut plans = Vec::with_capacity(crowds.len());
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("throng cull (camera)"),
+        });
+        for (crowd, c) in crowds.iter().zip(&mut gd.crowds) {
+            let sync = c.mirror.sync(&device, &queue, crowd)?;
+            stats.record_bytes += sync.bytes;
+            stats.instances += crowd.len() as u32;
+            if crowd.is_empty() {
+                // Nothing to cull or draw.
+                plans.push((Vec::new(), Vec::new()));
+                continue;
+            }
+            let (specs, planned) = plan(crowd, c.mirror.tables(), models)?;
+            let request = CullRequest {
+                view,
+                now: crowd.clock(),
+                draws: &specs,
+            };
+            c.camera
+                .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+            c.camera.encode(&mut encoder, &gd.pass);
+            plans.push((specs, planned));
+        }
+        queue.submit([encoder.finish()]);
+        for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
+            if !specs.is_empty() {
+                c.camera.after_submit(&device);
+            }
+        }
+
+        // Shadows: the light fitted to what the camera sees (waited for).
+        let mut light = None;
+        if let Some(sh) = &mut self.shadow {
+            let mut receivers = Aabb::EMPTY;
+            for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
+                if specs.is_empty() {
+                    continue;
+                }
+                if let Some(d) = c.camera.wait_drawn(&device)? {
+                    receivers = receivers.union(&d.bounds);
+                }
+            }
+            sh.light = (!receivers.is_empty()).then(|| {
+                let r = receivers.radius();
+                Camera::directional_light(
+                    self.options.lighting.direction,
+                    &receivers,
+                    r * 0.02,
+                    r * 4.0,
+                )
+            });
+            if let Some(l) = &sh.light {
+                let uniforms = ShadowUniforms {
+                    light_clip_from_world: l.clip_from_world().to_cols_array_2d(),
+                    params: [
+                        1.0 / sh.options.map_size as f32,
+                        sh.options.bias,
+                        sh.options.strength,
+                        0.0,
+                    ],
+                };
+                queue.write_buffer(&sh.uniform, 0, bytemuck::bytes_of(&uniforms));
+                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("throng cull (light)"),
+                });
+                let light_view = DrawView {
+                    frustum: Some(l.frustum()),
+                    lod_tints: false,
+                    ..view
+                };
+                for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
+                    if specs.is_empty() {
+                        continue;
+                    }
+                    let request = CullRequest {
+                        view: light_view,
+                        now: crowd.clock(),
+                        draws: specs,
+                    };
+                    c.shadow
+                        .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                    c.shadow.encode(&mut encoder, &gd.pass);
+                }
+                queue.submit([encoder.finish()]);
+                for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
+                    if !specs.is_empty() {
+                        c.shadow.after_submit(&device);
+                    }
+                }
+                light = Some(());
+            }
+        }
+
+        // The draws: every planned one, indirect.
+        self.items.clear();
+        let mut blended = Vec::new();
+        if let Some(sh) = &mut self.shadow {
+            sh.items.clear();
+        }
+        for (c, (_, planned)) in gd.crowds.iter().zip(&plans) {
+            if planned.is_empty() {
+                continue;
+            }
+            let records = self.records_group(c.camera.records());
+            stats.visible += c.camera.latest_drawn().map_or(0, |d| d.visible);
+            for (d, p) in planned.iter().enumerate() {
+                let model = models[p.model];
+                let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
+                let sub = &lod.submeshes[p.sub];
+                let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                let item = DrawItem::indirect(
+                    p.key,
+                    model,
+                    lod,
+                    sub,
+                    c.camera.indirect(),
+                    offset,
+                    records.clone(),
+                );
+                stats.draws += 1;
+                if p.blend {
+                    blended.push(item);
+                } else {
+                    self.items.push(item);
+                }
+            }
+            if let (Some(sh), Some(())) = (&mut self.shadow, light) {
+                let cast = sh.cast_group_for(&device, c.shadow.records());
+                for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
+                    let model = models[p.model];
+                    let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
+                    let key = PipelineKey {
+                        flat: false,
+                        double_sided: true,
+                        blend: false,
+                        cross_fade: p.key.cross_fade,
+                    };
+                    sh.items.push(DrawItem::indirect(
+                        key,
+                        model,
+                        lod,
+                        &lod.submeshes[p.sub],
+                        c.shadow.indirect(),
+                        d as u64 * INDIRECT_ARGS_SIZE,
+                        cast.clone(),
+                    ));
+                    stats.shadow_draws += 1;
+                }
+                stats.shadow_casters += c.shadow.latest_drawn().map_or(0, |d| d.visible);
+            }
+        }
+        self.items.append(&mut blended);
+        stats.packages = stats.draws;
+        let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
+        for key in keys {
+            self.pipeline(key);
+        }
+        Ok(stats)
+    }
+
+    /// On the GPU-driven path, where the counts of a frame come back from
+    /// the GPU a frame or two later, waits for the GPU and sets `stats`'s
+    /// visible instances and shadow casters to those of the frame last
+    /// prepared. Does nothing on the other paths, whose counts are exact.
+    pub fn wait_gpu_stats(&mut self, stats: &mut FrameStats) -> Result<(), RenderError> {
+        let device = self.device.clone();
+        let shadows = self.shadow.as_ref().is_some_and(|s| s.light.is_some());
+        let Some(gd) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        stats.visible = 0;
+        stats.shadow_casters = 0;
+        for c in gd.crowds.iter_mut().take(gd.used) {
+            stats.visible += c.camera.wait_drawn(&device)?.map_or(0, |d| d.visible);
+            if shadows {
+                stats.shadow_casters += c.shadow.wait_drawn(&device)?.map_or(0, |d| d.visible);
+            }
+        }
+        Ok(())
+    }
+}
