@@ -256,6 +256,7 @@ pub struct CullList {
     indirect: Grown,
     records: Grown,
     drawn: wgpu::Buffer,
+    drawn_device: wgpu::Device,
     readbacks: Vec<Readback>,
     frame: usize,
     latest: Option<Drawn>,
@@ -266,15 +267,18 @@ pub struct CullList {
 }
 
 /// What a view drew, read back from the GPU.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Drawn {
     /// Box of the visible instances' bounding spheres.
     pub bounds: Aabb,
     /// Visible instances.
     pub visible: u32,
+    /// Instances per draw group.
+    pub groups: Vec<u32>,
 }
 
-/// Bytes of the `drawn` buffer: six bounds words, the count, padding.
+/// Bytes of the `drawn` buffer: six bounds words, the count, the group
+/// count (the per-group counts follow it in a readback).
 const DRAWN_BYTES: u64 = 32;
 
 /// One slot of the readback ring: idle, copied and being mapped, or mapped.
@@ -322,6 +326,7 @@ impl CullList {
             ),
             records: Grown::new(device, "throng culled records", rw),
             drawn: make(device, "throng cull drawn", rw, DRAWN_BYTES),
+            drawn_device: device.clone(),
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
                     buffer: make(
@@ -427,7 +432,7 @@ impl CullList {
             pad: 0,
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
-        let empty: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
+        let empty: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, groups];
         queue.write_buffer(&self.drawn, 0, bytemuck::cast_slice(&empty));
         self.draw_count = draws.len() as u32;
         self.group_count = groups;
@@ -475,8 +480,8 @@ impl CullList {
     /// What the view drew in the latest frame whose result has come back
     /// (a frame or two behind; see [`Self::after_submit`] and
     /// [`Self::wait_drawn`]).
-    pub fn latest_drawn(&self) -> Option<Drawn> {
-        self.latest
+    pub fn latest_drawn(&self) -> Option<&Drawn> {
+        self.latest.as_ref()
     }
 
     /// Collects finished readbacks without waiting (call once per frame,
@@ -488,12 +493,12 @@ impl CullList {
     }
 
     /// Waits for the GPU and returns what the frame last encoded drew.
-    pub fn wait_drawn(&mut self, device: &wgpu::Device) -> Result<Option<Drawn>, RenderError> {
+    pub fn wait_drawn(&mut self, device: &wgpu::Device) -> Result<Option<&Drawn>, RenderError> {
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| RenderError::Device(format!("waiting for the cull pass: {e}")))?;
         self.collect();
-        Ok(self.latest)
+        Ok(self.latest.as_ref())
     }
 
     fn collect(&mut self) {
@@ -509,6 +514,7 @@ impl CullList {
                     let w: &[u32] = bytemuck::cast_slice(&view);
                     let min = glam::Vec3::new(unordered(w[0]), unordered(w[1]), unordered(w[2]));
                     let max = glam::Vec3::new(unordered(w[3]), unordered(w[4]), unordered(w[5]));
+                    let groups = (w[7] as usize).min(w.len() - 8);
                     self.latest = Some(Drawn {
                         bounds: if w[6] == 0 {
                             Aabb::EMPTY
@@ -516,6 +522,7 @@ impl CullList {
                             Aabb { min, max }
                         },
                         visible: w[6],
+                        groups: w[8..8 + groups].to_vec(),
                     });
                 }
             }
@@ -530,9 +537,25 @@ impl CullList {
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
         self.encode_pass(encoder, pass);
         self.frame = (self.frame + 1) % READBACK_RING;
-        let slot = &self.readbacks[self.frame];
+        let bytes = DRAWN_BYTES + self.group_count as u64 * 4;
+        let slot = &mut self.readbacks[self.frame];
         if slot.state.load(Ordering::Acquire) == IDLE {
+            if slot.buffer.size() < bytes {
+                slot.buffer = make(
+                    &self.drawn_device,
+                    "throng cull drawn readback",
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    bytes.next_power_of_two(),
+                );
+            }
             encoder.copy_buffer_to_buffer(&self.drawn, 0, &slot.buffer, 0, DRAWN_BYTES);
+            encoder.copy_buffer_to_buffer(
+                &self.counts.buffer,
+                0,
+                &slot.buffer,
+                DRAWN_BYTES,
+                self.group_count as u64 * 4,
+            );
             slot.state.store(PENDING, Ordering::Release);
             let state = slot.state.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {

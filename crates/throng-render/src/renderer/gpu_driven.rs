@@ -50,6 +50,19 @@ pub(super) struct GpuDriven {
     crowds: Vec<CrowdGpu>,
     /// Crowds drawn in the frame last prepared.
     used: usize,
+    /// Their indirect draws.
+    specs: Vec<Vec<DrawSpec>>,
+}
+
+/// Triangles a view's draws submitted, from its per-group counts.
+fn triangles(drawn: &crate::cull::Drawn, specs: &[DrawSpec]) -> u64 {
+    specs
+        .iter()
+        .map(|s| {
+            let n = drawn.groups.get(s.group as usize).copied().unwrap_or(0);
+            n as u64 * (s.index_count / 3) as u64
+        })
+        .sum()
 }
 
 /// One crowd's mirror and its two views' lists.
@@ -74,6 +87,7 @@ impl GpuDriven {
             pass: CullPass::new(device),
             crowds: Vec::new(),
             used: 0,
+            specs: Vec::new(),
         }
     }
 }
@@ -240,12 +254,14 @@ impl Renderer {
         if let Some(sh) = &mut self.shadow {
             sh.items.clear();
         }
-        for (c, (_, planned)) in gd.crowds.iter().zip(&plans) {
+        for (c, (specs, planned)) in gd.crowds.iter().zip(&plans) {
             if planned.is_empty() {
                 continue;
             }
             let records = self.records_group(c.camera.records());
-            stats.visible += c.camera.latest_drawn().map_or(0, |d| d.visible);
+            let drawn = c.camera.latest_drawn();
+            stats.visible += drawn.map_or(0, |d| d.visible);
+            stats.triangles += drawn.map_or(0, |d| triangles(d, specs));
             for (d, p) in planned.iter().enumerate() {
                 let model = models[p.model];
                 let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
@@ -294,6 +310,7 @@ impl Renderer {
         }
         self.items.append(&mut blended);
         stats.packages = stats.draws;
+        gd.specs = plans.into_iter().map(|(s, _)| s).collect();
         let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
         for key in keys {
             self.pipeline(key);
@@ -313,8 +330,11 @@ impl Renderer {
         };
         stats.visible = 0;
         stats.shadow_casters = 0;
-        for c in gd.crowds.iter_mut().take(gd.used) {
-            stats.visible += c.camera.wait_drawn(&device)?.map_or(0, |d| d.visible);
+        stats.triangles = 0;
+        for (c, specs) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
+            let drawn = c.camera.wait_drawn(&device)?;
+            stats.visible += drawn.map_or(0, |d| d.visible);
+            stats.triangles += drawn.map_or(0, |d| triangles(d, specs));
             if shadows {
                 stats.shadow_casters += c.shadow.wait_drawn(&device)?.map_or(0, |d| d.visible);
             }
