@@ -288,3 +288,29 @@ pub struct DrawSpec {
     /// Base vertex of the submesh.
     pub base_vertex: i32,
 }
+
+/// One changed instance of a crowd mirror's scattered upload (128 bytes),
+/// mirrored by WGSL's `InstanceUpdate` in `shaders/mirror.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct InstanceUpdate {
+    /// Dense slot the state goes to.
+    pub slot: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+    /// The state.
+    pub state: GpuInstance,
+}
+
+/// Parameters of a scattered upload (16 bytes), mirrored by WGSL's
+/// `MirrorParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MirrorParams {
+    /// Updates in the batch.
+    pub count: u32,
+    /// Instances in the mirror (slots at or past it are ignored).
+    pub instance_count: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 2],
+}

@@ -369,6 +369,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
             Some(character_palette_entries()),
         ],
         Program::Cull => [Some(cull_entries(None)), None, None, None],
+        Program::Mirror => [Some(mirror_entries()), None, None, None],
     }
 }
 
@@ -434,6 +435,18 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
             .filter(|e| s.bindings().contains(&e.binding))
             .collect(),
     }
+}
+
+/// Group 0 of the mirror's scattered upload: `MirrorParams` (0), the
+/// updates (1), the instance states (2).
+pub fn mirror_entries() -> Entries {
+    use throng_core::gpu::{GpuInstance, InstanceUpdate, MirrorParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<MirrorParams>(), false),
+        storage(1, c, true, std::mem::size_of::<InstanceUpdate>()),
+        storage(2, c, false, std::mem::size_of::<GpuInstance>()),
+    ]
 }
 
 /// The pipeline layout of one cull stage.

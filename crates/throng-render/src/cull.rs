@@ -11,7 +11,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use throng_core::gpu::{CullView, DrawSpec, GpuInstance, InstanceRecord};
+use throng_core::gpu::{
+    CullView, DrawSpec, GpuInstance, InstanceRecord, InstanceUpdate, MirrorParams,
+};
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawView, GpuTables};
 
@@ -26,9 +28,15 @@ pub const INDIRECT_ARGS_SIZE: u64 = 20;
 /// `shaders/cull.wgsl`).
 const WORKGROUP: u32 = 64;
 
-/// The cull pass's three compute pipelines.
+/// Runs of changed slots a sync writes one by one; more go through the
+/// scattered upload (one buffer write and one dispatch).
+const MAX_DIRECT_RUNS: usize = 16;
+
+/// The GPU-driven path's compute pipelines: the cull pass's three stages
+/// and the mirror's scattered upload.
 pub struct CullPass {
     stages: Vec<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
+    apply: (wgpu::BindGroupLayout, wgpu::ComputePipeline),
 }
 
 impl CullPass {
@@ -53,8 +61,38 @@ impl CullPass {
                 (group, pipeline)
             })
             .collect();
-        Self { stages }
+        let mirror = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(Program::Mirror.label()),
+            source: wgpu::ShaderSource::Wgsl(Program::Mirror.source().into()),
+        });
+        let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(Program::Mirror.label()),
+            entries: &crate::bind_groups::mirror_entries(),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(Program::Mirror.label()),
+            bind_group_layouts: &[Some(&group)],
+            immediate_size: 0,
+        });
+        let apply = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("apply"),
+            layout: Some(&layout),
+            module: &mirror,
+            entry_point: Some("apply"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Self {
+            stages,
+            apply: (group, apply),
+        }
     }
+}
+
+/// A 2D dispatch of `blocks` workgroups (past 65,535 in one dimension).
+fn dispatch_size(blocks: u32) -> (u32, u32) {
+    let x = blocks.clamp(1, 65_535);
+    (x, blocks.div_ceil(x).max(1))
 }
 
 /// A growable GPU buffer.
@@ -114,10 +152,14 @@ pub struct CrowdMirror {
     models: Grown,
     clips: Grown,
     lod_sizes: Grown,
+    updates: Grown,
+    params: wgpu::Buffer,
     tables: GpuTables,
     len: u32,
     staging: Vec<GpuInstance>,
+    scattered: Vec<InstanceUpdate>,
     slots: Vec<u32>,
+    runs: Vec<(u32, u32)>,
 }
 
 /// What one [`CrowdMirror::sync`] uploaded.
@@ -129,6 +171,8 @@ pub struct SyncStats {
     pub bytes: u64,
     /// `write_buffer` calls.
     pub writes: u32,
+    /// True if the changes went through the scattered upload.
+    pub scattered: bool,
 }
 
 impl CrowdMirror {
@@ -140,10 +184,19 @@ impl CrowdMirror {
             models: Grown::new(device, "throng cull models", STORAGE),
             clips: Grown::new(device, "throng cull clips", STORAGE),
             lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
+            updates: Grown::new(device, "throng instance updates", STORAGE),
+            params: make(
+                device,
+                "throng mirror params",
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                std::mem::size_of::<MirrorParams>() as u64,
+            ),
             tables: GpuTables::default(),
             len: 0,
             staging: Vec::new(),
+            scattered: Vec::new(),
             slots: Vec::new(),
+            runs: Vec::new(),
         }
     }
 
@@ -164,12 +217,17 @@ impl CrowdMirror {
 
     /// Brings the mirror up to `crowd`: the tables when its models changed,
     /// and the instances its change log names (all of them the first time,
-    /// or when the buffer grew). Runs of changed slots are written with one
-    /// `write_buffer` each; slots less than 8 apart share a run.
+    /// or when the buffer grew). Changed slots less than 8 apart make one
+    /// run; up to 16 runs are written with one `write_buffer` each, more go
+    /// packed with their slots into one buffer that a compute dispatch
+    /// (recorded into `encoder`, to be submitted before the cull pass)
+    /// scatters.
     pub fn sync(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &CullPass,
         crowd: &Crowd,
     ) -> Result<SyncStats, RenderError> {
         let mut stats = SyncStats::default();
@@ -212,6 +270,7 @@ impl CrowdMirror {
             self.slots.sort_unstable();
             self.slots.dedup();
         }
+        self.runs.clear();
         let mut i = 0;
         while i < self.slots.len() {
             let first = self.slots[i];
@@ -220,15 +279,69 @@ impl CrowdMirror {
                 last = self.slots[i];
                 i += 1;
             }
-            self.staging.clear();
-            self.staging
-                .extend((first..=last).map(|d| crowd.gpu_instance(d as usize)));
-            let bytes: &[u8] = bytemuck::cast_slice(&self.staging);
-            queue.write_buffer(&self.instances.buffer, first as u64 * size, bytes);
-            stats.instances += self.staging.len() as u64;
-            stats.bytes += bytes.len() as u64;
-            stats.writes += 1;
+            self.runs.push((first, last));
         }
+        if everything || self.runs.len() <= MAX_DIRECT_RUNS {
+            for &(first, last) in &self.runs {
+                self.staging.clear();
+                self.staging
+                    .extend((first..=last).map(|d| crowd.gpu_instance(d as usize)));
+                let bytes: &[u8] = bytemuck::cast_slice(&self.staging);
+                queue.write_buffer(&self.instances.buffer, first as u64 * size, bytes);
+                stats.instances += self.staging.len() as u64;
+                stats.bytes += bytes.len() as u64;
+                stats.writes += 1;
+            }
+            return Ok(stats);
+        }
+        // Scattered: the changed states, each with its slot, in one upload.
+        self.scattered.clear();
+        self.scattered
+            .extend(self.slots.iter().map(|&d| InstanceUpdate {
+                slot: d,
+                pad: [0; 3],
+                state: crowd.gpu_instance(d as usize),
+            }));
+        let bytes: &[u8] = bytemuck::cast_slice(&self.scattered);
+        self.updates.reserve(device, bytes.len() as u64)?;
+        queue.write_buffer(&self.updates.buffer, 0, bytes);
+        let params = MirrorParams {
+            count: self.scattered.len() as u32,
+            instance_count: len as u32,
+            pad: [0; 2],
+        };
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng mirror upload"),
+            layout: &pass.apply.0,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: self.instances.buffer.as_entire_binding(),
+                },
+            ],
+        });
+        let (x, y) = dispatch_size(params.count.div_ceil(WORKGROUP));
+        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng mirror upload"),
+            timestamp_writes: None,
+        });
+        cpass.set_pipeline(&pass.apply.1);
+        cpass.set_bind_group(0, &group, &[]);
+        cpass.dispatch_workgroups(x, y, 1);
+        drop(cpass);
+        stats.instances += self.scattered.len() as u64;
+        stats.bytes += bytes.len() as u64 + std::mem::size_of::<MirrorParams>() as u64;
+        stats.writes += 2;
+        stats.scattered = true;
         Ok(stats)
     }
 }
@@ -566,10 +679,7 @@ impl CullList {
 
     fn encode_pass(&self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
         encoder.clear_buffer(&self.counts.buffer, 0, Some(self.group_count as u64 * 4));
-        let blocks = self.instances.div_ceil(WORKGROUP);
-        // 2D dispatch past 65,535 workgroups.
-        let x = blocks.clamp(1, 65_535);
-        let y = blocks.div_ceil(x).max(1);
+        let (x, y) = dispatch_size(self.instances.div_ceil(WORKGROUP));
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng cull"),
             timestamp_writes: None,

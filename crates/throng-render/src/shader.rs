@@ -64,6 +64,10 @@ pub const INSTANCE_RECORD: &str = include_str!("../../../shaders/instance_record
 pub const CLOCK: &str = include_str!("../../../shaders/clock.wgsl");
 /// `shaders/cull.wgsl`.
 pub const CULL: &str = include_str!("../../../shaders/cull.wgsl");
+/// `shaders/gpu_instance.wgsl`.
+pub const GPU_INSTANCE: &str = include_str!("../../../shaders/gpu_instance.wgsl");
+/// `shaders/mirror.wgsl`.
+pub const MIRROR: &str = include_str!("../../../shaders/mirror.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -80,6 +84,8 @@ pub const MODULES: &[(&str, &str)] = &[
     ("instance_record", INSTANCE_RECORD),
     ("clock", CLOCK),
     ("cull", CULL),
+    ("gpu_instance", GPU_INSTANCE),
+    ("mirror", MIRROR),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -292,11 +298,13 @@ pub enum Program {
     CpuSkinned,
     /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`).
     Cull,
+    /// The GPU-driven path's scattered instance upload (`apply`).
+    Mirror,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 7] = [
+    pub const ALL: [Program; 8] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -304,6 +312,7 @@ impl Program {
         Program::ShadowUnbounded,
         Program::CpuSkinned,
         Program::Cull,
+        Program::Mirror,
     ];
 
     /// The crowd's draw program for a record path.
@@ -330,6 +339,7 @@ impl Program {
             Program::ComputeSkin => "compute_skin",
             Program::CpuSkinned => "cpu_skinned",
             Program::Cull => "cull",
+            Program::Mirror => "mirror",
         }
     }
 
@@ -341,7 +351,7 @@ impl Program {
             Program::DrawUnbounded | Program::ShadowUnbounded | Program::CpuSkinned => {
                 Some(RecordPath::Unbounded)
             }
-            Program::ComputeSkin | Program::Cull => None,
+            Program::ComputeSkin | Program::Cull | Program::Mirror => None,
         }
     }
 
@@ -373,6 +383,7 @@ impl Program {
             Program::ShadowUnbounded => "throng shadow (unbounded)",
             Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
             Program::Cull => "throng cull (GPU-driven)",
+            Program::Mirror => "throng mirror upload (GPU-driven)",
         }
     }
 }

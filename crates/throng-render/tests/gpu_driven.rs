@@ -185,13 +185,30 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                 ..DrawView::from_camera(&camera, scene != 0)
             };
             crowd.update(rng.range(0.0, 0.5));
-            if frame == 3 && n > 10 {
-                // A change after the first upload: only it is re-sent.
-                let id = crowd.ids().nth(n / 2).unwrap();
-                crowd.set_speed(id, 3.0).unwrap();
+            // Changes after the first upload: a few (written in place), and
+            // many scattered ones (packed and scattered by a dispatch).
+            let changed = match frame {
+                3 => 1,
+                4 => n / 20,
+                _ => 0,
+            };
+            let ids: Vec<_> = crowd.ids().collect();
+            for k in 0..changed {
+                let id = ids[(k * 17 + frame) % n];
+                crowd.set_speed(id, 3.0 - k as f32 * 0.01).unwrap();
+                crowd
+                    .set_tint(id, glam::Vec4::new(1.0, 0.5, 0.25, 1.0))
+                    .unwrap();
             }
             crowd.build_draw_list(view, &mut cpu);
-            mirror.sync(&gpu.device, &gpu.queue, &crowd).unwrap();
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let sync = mirror
+                .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, &crowd)
+                .unwrap();
+            if frame > 0 {
+                assert_eq!(sync.instances, changed as u64, "{sync:?}");
+                assert_eq!(sync.scattered, changed > 16, "{sync:?}");
+            }
             let tables = mirror.tables().clone();
             // One indirect draw per group (a stand-in submesh).
             let draws: Vec<DrawSpec> = (0..tables.group_count)
@@ -214,7 +231,6 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                 },
             )
             .unwrap();
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
             list.encode(&mut encoder, &pass);
             gpu.queue.submit([encoder.finish()]);
 
@@ -346,7 +362,10 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
     let pass = CullPass::new(&gpu.device);
     let mut mirror = CrowdMirror::new(&gpu.device);
     let mut list = CullList::new(&gpu.device);
-    mirror.sync(&gpu.device, &gpu.queue, &crowd).unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    mirror
+        .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, &crowd)
+        .unwrap();
     let view = DrawView::default();
     list.prepare(
         &gpu.device,
@@ -360,7 +379,6 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
         },
     )
     .unwrap();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
     list.encode(&mut encoder, &pass);
     gpu.queue.submit([encoder.finish()]);
     let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(

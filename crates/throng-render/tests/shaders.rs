@@ -264,6 +264,29 @@ fn cull_structs_match_their_rust_twins() {
         ],
     );
     check(
+        Program::Mirror,
+        "InstanceUpdate",
+        size_of::<throng_core::gpu::InstanceUpdate>(),
+        &[
+            offset_of!(throng_core::gpu::InstanceUpdate, slot),
+            offset_of!(throng_core::gpu::InstanceUpdate, pad),
+            offset_of!(throng_core::gpu::InstanceUpdate, pad) + 4,
+            offset_of!(throng_core::gpu::InstanceUpdate, pad) + 8,
+            offset_of!(throng_core::gpu::InstanceUpdate, state),
+        ],
+    );
+    check(
+        Program::Mirror,
+        "MirrorParams",
+        size_of::<throng_core::gpu::MirrorParams>(),
+        &[
+            offset_of!(throng_core::gpu::MirrorParams, count),
+            offset_of!(throng_core::gpu::MirrorParams, instance_count),
+            offset_of!(throng_core::gpu::MirrorParams, pad),
+            offset_of!(throng_core::gpu::MirrorParams, pad) + 4,
+        ],
+    );
+    check(
         Program::Cull,
         "DrawSpec",
         size_of::<DrawSpec>(),
@@ -353,6 +376,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
+        Program::Mirror => vec![(false, vec!["apply"])],
     }
 }
 

@@ -159,7 +159,9 @@ impl Renderer {
             label: Some("throng cull (camera)"),
         });
         for (crowd, c) in crowds.iter().zip(&mut gd.crowds) {
-            let sync = c.mirror.sync(&device, &queue, crowd)?;
+            let sync = c
+                .mirror
+                .sync(&device, &queue, &mut encoder, &gd.pass, crowd)?;
             stats.record_bytes += sync.bytes;
             stats.instances += crowd.len() as u32;
             if crowd.is_empty() {
