@@ -95,18 +95,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         });
         verts.extend_from_slice(&lod.vertices);
         indices.extend_from_slice(&lod.indices);
-        subs.extend(lod.submeshes.iter().map(|s| SubmeshRecord {
-            material: s.material.unwrap_or(NONE),
-            flags: s.flags,
-            source_node: s.source_node,
-            source_mesh: s.source_mesh,
-            source_primitive: s.source_primitive,
-            base_vertex: s.base_vertex,
-            vertex_count: s.vertex_count,
-            first_index: s.first_index,
-            index_count: s.index_count,
-            reserved: 0,
-        }));
+        subs.extend(lod.submeshes.iter().map(SubmeshRecord::from_submesh));
     }
     let materials: Vec<MaterialRecord> = model
         .materials
