@@ -43,13 +43,25 @@ const CORNERS = array<vec2<f32>, 6>(
     vec2(-1.0, -1.0), vec2(1.0, 1.0), vec2(1.0, -1.0),
 );
 
+// Corner `index` of the unit square, for both quads (the ground and each
+// blob). A constant array can only be indexed by a constant, so it is copied
+// to a variable first.
+fn corner(index: u32) -> vec2<f32> {
+    var corners = CORNERS;
+    return corners[index];
+}
+
+// A world-space point in clip space.
+fn clip_from_world(world: vec3<f32>) -> vec4<f32> {
+    return ground.clip_from_world * vec4(world, 1.0);
+}
+
 @vertex
 fn vs_main(@builtin(vertex_index) index: u32) -> VertexOutput {
-    var corners = CORNERS;
-    let c = corners[index];
+    let c = corner(index);
     let world = ground.center.xyz + vec3(c.x, 0.0, c.y) * ground.center.w;
     var out: VertexOutput;
-    out.clip = ground.clip_from_world * vec4(world, 1.0);
+    out.clip = clip_from_world(world);
     out.world = world;
     return out;
 }
@@ -86,8 +98,7 @@ struct BlobOutput {
 // `placement`: world x, world z, heading (radians about +Y), scale.
 @vertex
 fn vs_blob(@builtin(vertex_index) index: u32, @location(0) placement: vec4<f32>) -> BlobOutput {
-    var corners = CORNERS;
-    let c = corners[index];
+    let c = corner(index);
     let local = ground.blob.zw + c * ground.blob.xy;
     let s = sin(placement.z);
     let k = cos(placement.z);
@@ -99,7 +110,7 @@ fn vs_blob(@builtin(vertex_index) index: u32, @location(0) placement: vec4<f32>)
         placement.y + turned.y,
     );
     var out: BlobOutput;
-    out.clip = ground.clip_from_world * vec4(world, 1.0);
+    out.clip = clip_from_world(world);
     out.unit = c;
     return out;
 }

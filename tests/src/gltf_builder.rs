@@ -29,6 +29,9 @@
 use base64::Engine as _;
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{Map, Value, json};
+/// The channel enums are the importer's own: a channel built here names
+/// its property and interpolation exactly as the imported scene will.
+pub use throng_bake::scene::{Interpolation, Property};
 
 /// glTF `componentType` codes.
 pub mod component {
@@ -246,35 +249,13 @@ impl Primitive {
     }
 }
 
-/// The animated property of a channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetPath {
-    /// `translation`.
-    Translation,
-    /// `rotation`.
-    Rotation,
-    /// `scale`.
-    Scale,
-}
-
-/// A sampler's `interpolation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Interpolation {
-    /// `STEP`.
-    Step,
-    /// `LINEAR`.
-    Linear,
-    /// `CUBICSPLINE`: three values per key (in-tangent, value, out-tangent).
-    CubicSpline,
-}
-
 /// One channel with its own sampler, for [`GltfBuilder::animation`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Channel {
     /// Target node.
     pub node: usize,
     /// Target property.
-    pub path: TargetPath,
+    pub path: Property,
     /// Sampler interpolation.
     pub interpolation: Interpolation,
     /// Key times (the sampler's input).
@@ -293,7 +274,7 @@ impl Channel {
         times: &[f32],
         values: &[[f32; 3]],
     ) -> Self {
-        Self::vec3(node, TargetPath::Translation, interpolation, times, values)
+        Self::vec3(node, Property::Translation, interpolation, times, values)
     }
 
     /// A scale channel (values as for [`Self::translation`]).
@@ -303,7 +284,7 @@ impl Channel {
         times: &[f32],
         values: &[[f32; 3]],
     ) -> Self {
-        Self::vec3(node, TargetPath::Scale, interpolation, times, values)
+        Self::vec3(node, Property::Scale, interpolation, times, values)
     }
 
     /// A rotation channel with quaternions `[x, y, z, w]`.
@@ -315,7 +296,7 @@ impl Channel {
     ) -> Self {
         Self {
             node,
-            path: TargetPath::Rotation,
+            path: Property::Rotation,
             interpolation,
             times: times.to_vec(),
             values: values.iter().flatten().copied().collect(),
@@ -324,7 +305,7 @@ impl Channel {
 
     fn vec3(
         node: usize,
-        path: TargetPath,
+        path: Property,
         interpolation: Interpolation,
         times: &[f32],
         values: &[[f32; 3]],
@@ -537,7 +518,7 @@ impl GltfBuilder {
         for ch in channels {
             let input = self.accessor_f32("SCALAR", 1, &ch.times);
             let (ty, n) = match ch.path {
-                TargetPath::Rotation => ("VEC4", 4),
+                Property::Rotation => ("VEC4", 4),
                 _ => ("VEC3", 3),
             };
             let output = self.accessor_f32(ty, n, &ch.values);
@@ -561,9 +542,9 @@ impl GltfBuilder {
                 "interpolation": interpolation,
             }));
             let path = match ch.path {
-                TargetPath::Translation => "translation",
-                TargetPath::Rotation => "rotation",
-                TargetPath::Scale => "scale",
+                Property::Translation => "translation",
+                Property::Rotation => "rotation",
+                Property::Scale => "scale",
             };
             chans.push(json!({
                 "sampler": samplers.len() - 1,

@@ -186,11 +186,10 @@ impl Cases {
         mentions: &[&str],
         edit: impl FnOnce(&Fixture, &mut Vec<u8>),
     ) {
-        let f = fixture();
-        let mut bytes = f.bytes.clone();
-        edit(f, &mut bytes);
-        fix_checksum(&mut bytes);
-        self.expect(name, &bytes, expect, mentions);
+        self.check_raw(name, expect, mentions, |f, bytes| {
+            edit(f, bytes);
+            fix_checksum(bytes);
+        });
     }
 
     /// Like [`Cases::check`] but leaves the checksum as the edit left it.
@@ -1167,11 +1166,16 @@ fn random_writes_never_panic() {
     assert!(panics.is_empty(), "{}", panics.join("\n"));
 }
 
-/// The committed sample, named after the version it holds.
-fn golden_path() -> PathBuf {
+/// The sample committed for format version `v`, named after it.
+fn sample_path(v: u32) -> PathBuf {
     repo_root()
         .join("tests/data")
-        .join(format!("simple_skin.v{VERSION}.throng"))
+        .join(format!("simple_skin.v{v}.throng"))
+}
+
+/// The committed sample of the current version.
+fn golden_path() -> PathBuf {
+    sample_path(VERSION)
 }
 
 fn bake_simple_skin() -> BakedModel {
@@ -1251,26 +1255,30 @@ fn committed_sample_loads_and_equals_a_fresh_bake() {
     );
 }
 
+/// `bytes` (described by `what`) are refused with `UnsupportedVersion`
+/// naming version `found`, in a message that says to re-bake.
+fn assert_refused_as_version(what: &str, bytes: &[u8], found: u32) {
+    let e = read_model(bytes).unwrap_err();
+    println!("{what}: {e}");
+    assert!(
+        matches!(e, FormatError::UnsupportedVersion { found: f, supported: VERSION } if f == found),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("re-bake"), "{e}");
+}
+
 /// Samples committed for earlier format versions stay in `tests/data`: each
 /// must be refused with a named error that says to re-bake.
 #[test]
 fn older_committed_samples_are_refused_with_a_named_error() {
     let mut seen = 0;
     for v in 1..VERSION {
-        let path = repo_root()
-            .join("tests/data")
-            .join(format!("simple_skin.v{v}.throng"));
+        let path = sample_path(v);
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
         seen += 1;
-        let e = read_model(&bytes).unwrap_err();
-        println!("{}: {e}", path.display());
-        assert!(
-            matches!(e, FormatError::UnsupportedVersion { found, supported: VERSION } if found == v),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("re-bake"), "{e}");
+        assert_refused_as_version(&path.display().to_string(), &bytes, v);
     }
     assert!(
         seen > 0 || VERSION == 1,
@@ -1282,17 +1290,5 @@ fn older_committed_samples_are_refused_with_a_named_error() {
 fn committed_sample_claiming_version_0_is_refused() {
     let mut bytes = golden();
     put(&mut bytes, offset_of!(Header, version), 0u32);
-    let e = read_model(&bytes).unwrap_err();
-    println!("version 0: {e}");
-    assert!(
-        matches!(
-            e,
-            FormatError::UnsupportedVersion {
-                found: 0,
-                supported: VERSION
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.to_string().contains("re-bake"), "{e}");
+    assert_refused_as_version("version 0", &bytes, 0);
 }

@@ -43,11 +43,6 @@ fn only(j: u16) -> ([u16; 4], [f32; 4]) {
     ([j, 0, 0, 0], [1.0, 0.0, 0.0, 0.0])
 }
 
-/// Splits per-vertex `(joints, weights)` pairs into the two arrays.
-fn unzip(v: &[([u16; 4], [f32; 4])]) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
-    v.iter().copied().unzip()
-}
-
 /// An imported and baked test model.
 struct Case {
     name: &'static str,
@@ -151,11 +146,58 @@ fn assert_hand(what: &str, expected: &[&[[f32; 3]]], found: &[SkinnedPrimitive])
     assert!(d <= HAND_TOLERANCE, "{msg}");
 }
 
+/// A mesh `name` of one triangle at `positions`, vertex `v` skinned with
+/// `influences[v]` (one set of joints and weights).
+fn skinned_triangle(
+    b: &mut GltfBuilder,
+    name: &str,
+    positions: &[[f32; 3]; 3],
+    influences: &[([u16; 4], [f32; 4]); 3],
+) -> usize {
+    let (j, w): (Vec<_>, Vec<_>) = influences.iter().copied().unzip();
+    b.mesh(name, vec![Primitive::new(positions).skin_set(&j, &w)])
+}
+
 /// A triangle skinned with weight 1 to joint 0 of skin 0, for the cases that
 /// test sampling.
 fn unit_triangle(b: &mut GltfBuilder, positions: &[[f32; 3]; 3]) -> usize {
-    let (j, w) = unzip(&[only(0), only(0), only(0)]);
-    b.mesh("tri", vec![Primitive::new(positions).skin_set(&j, &w)])
+    skinned_triangle(b, "tri", positions, &[only(0); 3])
+}
+
+/// Adds clip `name`: `node` translated linearly from `from` at 0 s to `to`
+/// at 1 s.
+fn move_over_a_second(b: &mut GltfBuilder, name: &str, node: usize, from: [f32; 3], to: [f32; 3]) {
+    b.animation(
+        name,
+        vec![Channel::translation(
+            node,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &[from, to],
+        )],
+    );
+}
+
+/// Adds clip `name`: `node` rotated linearly from the identity at 0 s to
+/// `Rz90` at 1 s.
+fn turn_rz90_over_a_second(b: &mut GltfBuilder, name: &str, node: usize) {
+    b.animation(
+        name,
+        vec![Channel::rotation(
+            node,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &[QUAT_ID, RZ90],
+        )],
+    );
+}
+
+/// `T(0,−1,0)`, column-major: the inverse bind of a joint resting at
+/// `T(0,1,0)`.
+fn inverse_bind_of_t010() -> Mat4 {
+    Mat4::from_cols_array(&[
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0,
+    ])
 }
 
 #[test]
@@ -269,22 +311,15 @@ fn matrix_joint_is_used_as_given() {
     ]));
     let child = b.node(Node::new("child").translation([0.0, 1.0, 0.0]));
     b.add_child(parent, child);
-    let (j, w) = unzip(&[only(0), only(1), ([0, 1, 0, 0], [0.5, 0.5, 0.0, 0.0])]);
-    let mesh = b.mesh(
+    let mesh = skinned_triangle(
+        &mut b,
         "tri",
-        vec![Primitive::new(&[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]).skin_set(&j, &w)],
+        &[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        &[only(0), only(1), ([0, 1, 0, 0], [0.5, 0.5, 0.0, 0.0])],
     );
     let skin = b.skin("skin", &[parent, child], None);
     b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
-        "child",
-        vec![Channel::translation(
-            child,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 1.0, 0.0], [0.0, 3.0, 0.0]],
-        )],
-    );
+    move_over_a_second(&mut b, "child", child, [0.0, 1.0, 0.0], [0.0, 3.0, 0.0]);
     let case = Case::build("matrix", &b);
 
     // v0 on the matrix joint: M·(1,0,0) = (3, 2, 3) at every time.
@@ -323,32 +358,26 @@ fn two_skins_sharing_joints_share_palette_entries_only_when_inverse_binds_match(
     let knee = b.node(Node::new("knee").translation([0.0, 1.0, 0.0]));
     b.add_child(hip, knee);
     // One mesh: v0 on skin joint 0, v1 and v2 on skin joint 1.
-    let (j, w) = unzip(&[only(0), only(1), only(1)]);
-    let mesh = b.mesh(
+    let mesh = skinned_triangle(
+        &mut b,
         "shared",
-        vec![Primitive::new(&[[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]]).skin_set(&j, &w)],
+        &[[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]],
+        &[only(0), only(1), only(1)],
     );
     // Skin A: [hip, knee], no inverse binds (identity).
     let skin_a = b.skin("a", &[hip, knee], None);
     // Skin B: the same joints in the other order, explicit identity binds.
     let skin_b = b.skin("b", &[knee, hip], Some(&[Mat4::IDENTITY, Mat4::IDENTITY]));
     // Skin C: [hip, knee], the knee's inverse bind is T(0,−1,0).
-    let knee_ibm = Mat4::from_cols_array(&[
-        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0,
-    ]);
-    let skin_c = b.skin("c", &[hip, knee], Some(&[Mat4::IDENTITY, knee_ibm]));
+    let skin_c = b.skin(
+        "c",
+        &[hip, knee],
+        Some(&[Mat4::IDENTITY, inverse_bind_of_t010()]),
+    );
     b.node(Node::new("body_a").mesh(mesh).skin(skin_a));
     b.node(Node::new("body_b").mesh(mesh).skin(skin_b));
     b.node(Node::new("body_c").mesh(mesh).skin(skin_c));
-    b.animation(
-        "bend",
-        vec![Channel::rotation(
-            hip,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[QUAT_ID, RZ90],
-        )],
-    );
+    turn_rz90_over_a_second(&mut b, "bend", hip);
     let case = Case::build("two_skins", &b);
 
     // docs/DESIGN.md#palette-matrices: entries are shared only when node and inverse bind are
@@ -408,26 +437,16 @@ fn rigid_mesh_under_a_joint_follows_it() {
             .mesh(prop_mesh),
     );
     b.add_child(arm, prop);
-    let (j, w) = unzip(&[only(0), only(0), only(0)]);
-    let body_mesh = b.mesh(
+    let body_mesh = skinned_triangle(
+        &mut b,
         "body",
-        vec![Primitive::new(&[[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 2.0, 0.0]]).skin_set(&j, &w)],
+        &[[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 2.0, 0.0]],
+        &[only(0); 3],
     );
     // The arm's bind pose is T(0,1,0), so its inverse bind is T(0,−1,0).
-    let arm_ibm = Mat4::from_cols_array(&[
-        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0,
-    ]);
-    let skin = b.skin("skin", &[arm], Some(&[arm_ibm]));
+    let skin = b.skin("skin", &[arm], Some(&[inverse_bind_of_t010()]));
     b.node(Node::new("body").mesh(body_mesh).skin(skin));
-    b.animation(
-        "swing",
-        vec![Channel::rotation(
-            arm,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[QUAT_ID, RZ90],
-        )],
-    );
+    turn_rz90_over_a_second(&mut b, "swing", arm);
     let case = Case::build("rigid_under_joint", &b);
 
     // Palette: the prop (node 1, first instance) and the arm (node 0).
@@ -508,15 +527,7 @@ fn transform_of_the_skinned_node_is_ignored() {
             .mesh(mesh)
             .skin(skin),
     );
-    b.animation(
-        "lift",
-        vec![Channel::translation(
-            bone,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 0.0, 0.0], [0.0, 4.0, 0.0]],
-        )],
-    );
+    move_over_a_second(&mut b, "lift", bone, [0.0, 0.0, 0.0], [0.0, 4.0, 0.0]);
     let case = Case::build("skinned_node_transform", &b);
 
     // G_bone = T(0,0,5)·T_bone(t); the skinned node's T(10,0,0)·Rz90·S(3) is
@@ -574,15 +585,7 @@ fn weights_summing_to_half_are_renormalised() {
     let mesh = b.mesh("half", vec![p0, p1]);
     let skin = b.skin("skin", &[a, bj], None);
     b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
-        "move_b",
-        vec![Channel::translation(
-            bj,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 0.0, 0.0], [0.0, 2.0, 0.0]],
-        )],
-    );
+    move_over_a_second(&mut b, "move_b", bj, [0.0, 0.0, 0.0], [0.0, 2.0, 0.0]);
     let case = Case::build("half_weights", &b);
 
     // Two vertices per primitive sum to ≈ 0.5 and are counted.
@@ -648,15 +651,7 @@ fn all_zero_weights_bind_to_the_skins_first_joint() {
     );
     let skin = b.skin("skin", &[bj, a], None);
     b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
-        "move_b",
-        vec![Channel::translation(
-            bj,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[0.0, 0.0, 0.0], [0.0, 2.0, 0.0]],
-        )],
-    );
+    move_over_a_second(&mut b, "move_b", bj, [0.0, 0.0, 0.0], [0.0, 2.0, 0.0]);
     let case = Case::build("zero_weights", &b);
     assert_eq!(case.report.influences.vertices_zero_weight, 1);
 
@@ -722,14 +717,12 @@ fn six_influences_reference_uses_all_bake_keeps_four() {
     let mesh = b.mesh("six", vec![prim]);
     let skin = b.skin("skin", &joints, None);
     b.node(Node::new("skinned").mesh(mesh).skin(skin));
-    b.animation(
+    move_over_a_second(
+        &mut b,
         "move_j0",
-        vec![Channel::translation(
-            joints[0],
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[[1.0, 0.0, 0.0], [3.0, 0.0, 0.0]],
-        )],
+        joints[0],
+        [1.0, 0.0, 0.0],
+        [3.0, 0.0, 0.0],
     );
     let case = Case::build("six_influences", &b);
 

@@ -72,11 +72,34 @@ fn untouched(what: &str, dir: &Path, path: &Path, bytes: &[u8], keep: &[&str]) {
     assert!(names.is_empty(), "{what}: left behind {names:?}");
 }
 
+/// Asserts the command succeeded.
+fn succeeded(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `throng sample` of clip 0 of the model at time 0, to which a test adds
+/// `-o` and an output.
+const SAMPLE: [&str; 6] = ["sample", "model.glb", "--clip", "0", "--times", "0"];
+
+/// Writes [`OLD`] to `dir/name`: an existing output a command must not touch.
+fn existing_output(dir: &Path, name: &str) {
+    std::fs::write(dir.join(name), OLD).unwrap();
+}
+
+/// Asserts `dir/name` still holds [`OLD`] and `dir` holds nothing but it
+/// and the model.
+fn old_output_untouched(what: &str, dir: &Path, name: &str) {
+    untouched(what, dir, &dir.join(name), OLD, &["model.glb", name]);
+}
+
 #[test]
 fn a_failed_bake_leaves_the_existing_output() {
     let (dir, _) = scratch("failed-bake");
-    let out = dir.join("out.throng");
-    std::fs::write(&out, OLD).unwrap();
+    existing_output(&dir, "out.throng");
     let r = throng(
         &dir,
         &[
@@ -90,13 +113,7 @@ fn a_failed_bake_leaves_the_existing_output() {
     );
     let err = failed("unknown clip", &r);
     assert!(err.contains("NoSuchClip"), "{err}");
-    untouched(
-        "unknown clip",
-        &dir,
-        &out,
-        OLD,
-        &["model.glb", "out.throng"],
-    );
+    old_output_untouched("unknown clip", &dir, "out.throng");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -110,7 +127,7 @@ fn a_write_failing_halfway_leaves_the_existing_output() {
     let (dir, _) = scratch("halfway");
     // The bake must be larger than what the limit lets through.
     let r = throng(&dir, &["bake", "model.glb", "-o", "fresh.throng"]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r);
     let size = std::fs::metadata(dir.join("fresh.throng")).unwrap().len();
     assert!(
         size > 2 * 1024 * LIMIT_BLOCKS,
@@ -118,8 +135,7 @@ fn a_write_failing_halfway_leaves_the_existing_output() {
     );
     std::fs::remove_file(dir.join("fresh.throng")).unwrap();
 
-    let out = dir.join("out.throng");
-    std::fs::write(&out, OLD).unwrap();
+    existing_output(&dir, "out.throng");
     // SIGXFSZ ignored (inherited through exec), so the write fails with
     // EFBIG instead of killing the process.
     let r = Command::new("sh")
@@ -135,21 +151,14 @@ fn a_write_failing_halfway_leaves_the_existing_output() {
     let err = failed("file size limit", &r);
     once("file size limit", &err, "File too large");
     assert!(err.contains("out.throng"), "{err}");
-    untouched(
-        "file size limit",
-        &dir,
-        &out,
-        OLD,
-        &["model.glb", "out.throng"],
-    );
+    old_output_untouched("file size limit", &dir, "out.throng");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn render_refuses_an_unsupported_image_format_before_any_work() {
     let (dir, _) = scratch("render-format");
-    let out = dir.join("good.gif");
-    std::fs::write(&out, OLD).unwrap();
+    existing_output(&dir, "good.gif");
     // The model does not even exist: the output is checked first.
     let r = throng(&dir, &["render", "missing.glb", "-o", "good.gif"]);
     let err = failed("render -o good.gif", &r);
@@ -160,60 +169,29 @@ fn render_refuses_an_unsupported_image_format_before_any_work() {
         "checked after the model: {err}"
     );
     assert!(!err.contains("GPU"), "checked after the GPU: {err}");
-    untouched(
-        "render -o good.gif",
-        &dir,
-        &out,
-        OLD,
-        &["model.glb", "good.gif"],
-    );
+    old_output_untouched("render -o good.gif", &dir, "good.gif");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bake_refuses_an_output_that_is_not_a_throng_file() {
     let (dir, _) = scratch("bake-format");
-    let out = dir.join("picture.png");
-    std::fs::write(&out, OLD).unwrap();
+    existing_output(&dir, "picture.png");
     let r = throng(&dir, &["bake", "model.glb", "-o", "picture.png"]);
     let err = failed("bake -o picture.png", &r);
     assert!(
         err.contains("picture.png") && err.contains(".throng"),
         "{err}"
     );
-    untouched(
-        "bake -o picture.png",
-        &dir,
-        &out,
-        OLD,
-        &["model.glb", "picture.png"],
-    );
+    old_output_untouched("bake -o picture.png", &dir, "picture.png");
     // Same for `sample -o`, which writes JSON.
-    let r = throng(
-        &dir,
-        &[
-            "sample",
-            "model.glb",
-            "--clip",
-            "0",
-            "--times",
-            "0",
-            "-o",
-            "picture.png",
-        ],
-    );
+    let r = throng(&dir, &[&SAMPLE[..], &["-o", "picture.png"]].concat());
     let err = failed("sample -o picture.png", &r);
     assert!(
         err.contains("picture.png") && err.contains(".json"),
         "{err}"
     );
-    untouched(
-        "sample -o picture.png",
-        &dir,
-        &out,
-        OLD,
-        &["model.glb", "picture.png"],
-    );
+    old_output_untouched("sample -o picture.png", &dir, "picture.png");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -227,6 +205,7 @@ fn commands_refuse_to_overwrite_their_input() {
     std::fs::hard_link(&model, dir.join("link.png")).unwrap();
     std::fs::hard_link(&model, dir.join("link.json")).unwrap();
     let keep = ["model.glb", "a", "link.throng", "link.png", "link.json"];
+    let sample = [&SAMPLE[..], &["-o", "link.json"]].concat();
     let cases: [(&str, &[&str]); 4] = [
         (
             "bake -o ./a/../model.glb",
@@ -240,19 +219,7 @@ fn commands_refuse_to_overwrite_their_input() {
             "render -o link.png",
             &["render", "model.glb", "-o", "link.png"],
         ),
-        (
-            "sample -o link.json",
-            &[
-                "sample",
-                "model.glb",
-                "--clip",
-                "0",
-                "--times",
-                "0",
-                "-o",
-                "link.json",
-            ],
-        ),
+        ("sample -o link.json", &sample),
     ];
     for (what, args) in cases {
         let err = failed(what, &throng(&dir, args));
@@ -306,7 +273,7 @@ fn a_malformed_gltf_is_named_with_its_cause_once() {
 fn baking_a_throng_file_says_it_is_already_a_bake() {
     let (dir, _) = scratch("rebake");
     let r = throng(&dir, &["bake", "model.glb", "-o", "model.throng"]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r);
     let baked = std::fs::read(dir.join("model.throng")).unwrap();
     let err = failed(
         "bake model.throng",

@@ -239,68 +239,36 @@ mod tests {
         assert_eq!(texel_index(2, 1, 2, 10), (2 * 10 + 1) * 3 + 2);
     }
 
+    /// Shorthand for a layout literal.
+    fn layout(width: u32, layers: u32) -> TextureLayout {
+        TextureLayout { width, layers }
+    }
+
     #[test]
     fn layout_is_smallest_square_or_tight_layers() {
-        assert_eq!(
-            TextureLayout::for_texels(1, 1024),
-            TextureLayout {
-                width: 1,
-                layers: 1
-            }
-        );
-        assert_eq!(
-            TextureLayout::for_texels(10, 1024),
-            TextureLayout {
-                width: 4,
-                layers: 1
-            }
-        );
-        assert_eq!(
-            TextureLayout::for_texels(16, 1024),
-            TextureLayout {
-                width: 4,
-                layers: 1
-            }
-        );
-        assert_eq!(
-            TextureLayout::for_texels(17, 1024),
-            TextureLayout {
-                width: 5,
-                layers: 1
-            }
-        );
-        let big = TextureLayout::for_texels(1024 * 1024 * 2 + 1, 1024);
-        assert_eq!(
-            big,
-            TextureLayout {
-                width: 1024,
-                layers: 3
-            }
-        );
-        assert!(big.is_tight_for(1024 * 1024 * 2 + 1));
-        assert!(!big.is_tight_for(1024 * 1024 * 2));
+        let big_count = 1024 * 1024 * 2 + 1;
+        // (texel count, max layer size, expected width, expected layers)
+        for (texels, max_layer_size, width, layers) in [
+            (1, 1024, 1, 1),
+            (10, 1024, 4, 1),
+            (16, 1024, 4, 1),
+            (17, 1024, 5, 1),
+            (big_count, 1024, 1024, 3),
+            (100, 8, 8, 2),
+        ] {
+            assert_eq!(
+                TextureLayout::for_texels(texels, max_layer_size),
+                layout(width, layers),
+                "{texels} texels, layers of at most {max_layer_size}"
+            );
+        }
+        let big = layout(1024, 3);
+        assert!(big.is_tight_for(big_count));
+        assert!(!big.is_tight_for(big_count - 1));
+        assert!(layout(5, 1).is_tight_for(17));
         assert!(
-            TextureLayout {
-                width: 5,
-                layers: 1
-            }
-            .is_tight_for(17)
-        );
-        assert!(
-            !TextureLayout {
-                width: 6,
-                layers: 1
-            }
-            .is_tight_for(17),
+            !layout(6, 1).is_tight_for(17),
             "a single layer must be the smallest square"
-        );
-        let small = TextureLayout::for_texels(100, 8);
-        assert_eq!(
-            small,
-            TextureLayout {
-                width: 8,
-                layers: 2
-            }
         );
     }
 }

@@ -18,7 +18,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::model::{BakedVertex, RootMotionKey};
+use crate::model::{BakedVertex, RootMotionKey, Submesh};
 
 mod read;
 mod write;
@@ -225,6 +225,50 @@ pub struct SubmeshRecord {
     pub index_count: u32,
     /// Reserved, zero.
     pub reserved: u32,
+}
+
+/// Builds a `$ty` (a [`Submesh`] or a [`SubmeshRecord`]) from `$from`,
+/// copying every field the two share, then the fields given in braces: the
+/// material (an `Option` in the model, an index or [`NONE`] on disk) and the
+/// record's `reserved`. The shared fields are listed here only.
+macro_rules! submesh_with_shared_fields {
+    ($ty:ident, $from:expr, { $($rest:tt)* }) => {{
+        let from = $from;
+        $ty {
+            flags: from.flags,
+            source_node: from.source_node,
+            source_mesh: from.source_mesh,
+            source_primitive: from.source_primitive,
+            base_vertex: from.base_vertex,
+            vertex_count: from.vertex_count,
+            first_index: from.first_index,
+            index_count: from.index_count,
+            $($rest)*
+        }
+    }};
+}
+
+impl SubmeshRecord {
+    /// The record written for `s`.
+    fn from_submesh(s: &Submesh) -> Self {
+        submesh_with_shared_fields!(SubmeshRecord, s, {
+            material: s.material.unwrap_or(NONE),
+            reserved: 0,
+        })
+    }
+
+    /// The submesh this record stands for (no checks: the reader checks the
+    /// ranges and [`BakedModel::validate`](crate::BakedModel::validate) the rest).
+    fn to_submesh(self) -> Submesh {
+        submesh_with_shared_fields!(Submesh, self, {
+            material: opt_index(self.material),
+        })
+    }
+}
+
+/// `None` for [`NONE`], else the index.
+fn opt_index(v: u32) -> Option<u32> {
+    (v != NONE).then_some(v)
 }
 
 /// `MATL`: one material (48 bytes).

@@ -14,7 +14,7 @@ use crate::material::{AlphaMode, Image, Material, TextureWrap};
 use crate::math::Aabb;
 use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
-    Submesh, TexelFormat, Texels,
+    TexelFormat, Texels,
 };
 
 /// Reads and validates a model from `path`.
@@ -257,10 +257,6 @@ impl Strings<'_> {
     }
 }
 
-fn opt_index(v: u32) -> Option<u32> {
-    (v != NONE).then_some(v)
-}
-
 fn aabb(min: [f32; 3], max: [f32; 3]) -> Aabb {
     Aabb {
         min: Vec3::from(min),
@@ -402,20 +398,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 screen_size: r.screen_size,
                 vertices: verts[vr].to_vec(),
                 indices: indices[ir].to_vec(),
-                submeshes: subs[sr]
-                    .iter()
-                    .map(|s| Submesh {
-                        material: opt_index(s.material),
-                        flags: s.flags,
-                        source_node: s.source_node,
-                        source_mesh: s.source_mesh,
-                        source_primitive: s.source_primitive,
-                        base_vertex: s.base_vertex,
-                        vertex_count: s.vertex_count,
-                        first_index: s.first_index,
-                        index_count: s.index_count,
-                    })
-                    .collect(),
+                submeshes: subs[sr].iter().copied().map(SubmeshRecord::to_submesh).collect(),
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;

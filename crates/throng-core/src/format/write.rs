@@ -27,6 +27,16 @@ fn mat_cols(m: &Mat4) -> [f32; 16] {
     m.to_cols_array()
 }
 
+/// A section of `records` with its tag; the record size is the size of `T`
+/// (the sizes themselves are asserted once, next to the record types).
+fn section<T: Pod>(tag: [u8; 4], records: &[T]) -> ([u8; 4], u32, &[u8]) {
+    (
+        tag,
+        std::mem::size_of::<T>() as u32,
+        bytemuck::cast_slice(records),
+    )
+}
+
 /// Serialises a model. The model is validated first; an invalid model is
 /// refused rather than written.
 pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
@@ -95,18 +105,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         });
         verts.extend_from_slice(&lod.vertices);
         indices.extend_from_slice(&lod.indices);
-        subs.extend(lod.submeshes.iter().map(|s| SubmeshRecord {
-            material: s.material.unwrap_or(NONE),
-            flags: s.flags,
-            source_node: s.source_node,
-            source_mesh: s.source_mesh,
-            source_primitive: s.source_primitive,
-            base_vertex: s.base_vertex,
-            vertex_count: s.vertex_count,
-            first_index: s.first_index,
-            index_count: s.index_count,
-            reserved: 0,
-        }));
+        subs.extend(lod.submeshes.iter().map(SubmeshRecord::from_submesh));
     }
     let materials: Vec<MaterialRecord> = model
         .materials
@@ -150,25 +149,21 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         .collect();
     let texel_size = model.texture.texels.format().texel_size() as u32;
     let sections: Vec<([u8; 4], u32, &[u8])> = vec![
-        (tags::MODEL, 80, bytemuck::bytes_of(&model_rec)),
-        (tags::STRINGS, 1, &strings.0),
-        (tags::BONES, 144, bytemuck::cast_slice(&bones)),
-        (tags::CLIPS, 64, bytemuck::cast_slice(&clips)),
+        section(tags::MODEL, std::slice::from_ref(&model_rec)),
+        section(tags::STRINGS, &strings.0),
+        section(tags::BONES, &bones),
+        section(tags::CLIPS, &clips),
         (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
-        (tags::FRAME_BOUNDS, 24, bytemuck::cast_slice(&frame_bounds)),
-        (tags::LODS, 32, bytemuck::cast_slice(&lods)),
-        (tags::SUBMESHES, 40, bytemuck::cast_slice(&subs)),
-        (tags::VERTICES, 56, bytemuck::cast_slice(&verts)),
-        (tags::INDICES, 4, bytemuck::cast_slice(&indices)),
-        (tags::MATERIALS, 48, bytemuck::cast_slice(&materials)),
-        (tags::IMAGES, 32, bytemuck::cast_slice(&images)),
-        (tags::IMAGE_DATA, 1, &image_data),
-        (
-            tags::ROOT_MOTION,
-            16,
-            bytemuck::cast_slice(&model.root_motion),
-        ),
-        (tags::EVENTS, 24, bytemuck::cast_slice(&events)),
+        section(tags::FRAME_BOUNDS, &frame_bounds),
+        section(tags::LODS, &lods),
+        section(tags::SUBMESHES, &subs),
+        section(tags::VERTICES, &verts),
+        section(tags::INDICES, &indices),
+        section(tags::MATERIALS, &materials),
+        section(tags::IMAGES, &images),
+        section(tags::IMAGE_DATA, &image_data),
+        section(tags::ROOT_MOTION, &model.root_motion),
+        section(tags::EVENTS, &events),
     ];
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
