@@ -35,7 +35,7 @@ pub struct Args {
         long,
         value_parser = mode_parser(),
         value_delimiter = ',',
-        default_value = "baked,baked-unbounded,static,cpu-skinned"
+        default_value = "gpu-driven,baked,baked-unbounded,static,cpu-skinned"
     )]
     pub mode: Vec<Mode>,
     /// Target size, WIDTHxHEIGHT.

@@ -6,7 +6,7 @@
 //! | `inspect` | human (or `--json`) summary of a `.throng` or glTF file |
 //! | `sample`  | skinned vertex positions at given clip times, as JSON |
 //! | `render`  | a grid crowd drawn headless to a PNG |
-//! | `bench`   | frame times of one crowd drawn baked, baked-unbounded, static and CPU-skinned, as a table and `--json` |
+//! | `bench`   | frame times of one crowd drawn gpu-driven, baked, baked-unbounded, static and CPU-skinned, as a table and `--json` |
 
 mod bake;
 mod bench;
@@ -35,8 +35,8 @@ enum Command {
     Sample(sample::Args),
     /// Draw a grid crowd headless into a PNG.
     Render(render::Args),
-    /// Time a grid crowd drawn four ways: baked, baked-unbounded, static and
-    /// CPU-skinned.
+    /// Time a grid crowd drawn five ways: gpu-driven, baked, baked-unbounded,
+    /// static and CPU-skinned.
     Bench(bench::Args),
 }
 

@@ -1,4 +1,4 @@
-//! Smoke test of `throng bench`: all four modes on 8 Foxes for 3 frames at
+//! Smoke test of `throng bench`: all five modes on 8 Foxes for 3 frames at
 //! 64×64, checking the JSON's fields and draw counts, never the speed.
 //!
 //! Needs a GPU adapter (lavapipe is enough). Without one the test fails,
@@ -9,7 +9,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const MODES: [&str; 4] = ["baked", "baked-unbounded", "static", "cpu-skinned"];
+const MODES: [&str; 5] = [
+    "gpu-driven",
+    "baked",
+    "baked-unbounded",
+    "static",
+    "cpu-skinned",
+];
 const INSTANCES: u64 = 8;
 
 fn scratch_dir() -> PathBuf {
@@ -99,7 +105,8 @@ fn bench_runs_every_mode_and_writes_sane_json() {
             // Only where the adapter cannot read storage buffers in the
             // vertex stage; lavapipe can.
             assert!(
-                !vertex_storage && matches!(mode, "baked-unbounded" | "cpu-skinned"),
+                !vertex_storage
+                    && matches!(mode, "gpu-driven" | "baked-unbounded" | "cpu-skinned"),
                 "{mode} unsupported on an adapter with vertex storage: {c}"
             );
             assert!(c["reason"].as_str().is_some_and(|r| !r.is_empty()));
@@ -146,6 +153,16 @@ fn bench_runs_every_mode_and_writes_sane_json() {
             .map(|p| p.contains("skinning skipped")),
         Some(true)
     );
+    if cell("gpu-driven")["status"] == "ok" {
+        // One indirect draw per (LOD, fading) of the one-LOD, one-submesh Fox.
+        assert_eq!(cell("gpu-driven")["draws"], 2);
+        assert_eq!(
+            cell("gpu-driven")["path"]
+                .as_str()
+                .map(|p| p.contains("gpu-driven")),
+            Some(true)
+        );
+    }
     if cell("baked-unbounded")["status"] == "ok" {
         assert_eq!(cell("baked-unbounded")["draws"], 1);
     }

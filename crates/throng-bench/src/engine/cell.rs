@@ -174,6 +174,10 @@ impl Bench<'_> {
         };
         let new_renderer = |options| Renderer::headless(gpu, options);
         let mut drawer = match mode {
+            Mode::GpuDriven => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::GpuDriven,
+                ..base
+            })?)),
             Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::Packaged,
                 ..base

@@ -1,4 +1,4 @@
-//! The benchmark engine behind `throng bench`: frame times of the same crowd drawn four ways.
+//! The benchmark engine behind `throng bench`: frame times of the same crowd drawn five ways.
 //!
 //! Every (mode, instance count) cell draws the same scene: a fresh grid of N
 //! instances from [`spawn_grid`](crate::demo::spawn_grid) (clips and phases vary per instance), framed
@@ -6,6 +6,7 @@
 //!
 //! | mode              | how the crowd is drawn |
 //! |-------------------|------------------------|
+//! | `gpu-driven`      | `Renderer` on the GPU-driven path: instances on the GPU, compute culling and LOD, one indirect draw per (model, LOD, fading, submesh); the CPU uploads only what changed |
 //! | `baked`           | `Renderer`, packages of 200 records (uniform buffer, dynamic offset): one draw per package |
 //! | `baked-unbounded` | `Renderer`, all records in one storage buffer: one draw per group (where the adapter has vertex-stage storage) |
 //! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
@@ -53,6 +54,8 @@ pub const SCHEMA: &str = "throng-bench/1";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    /// Throng: instances on the GPU, compute culling, indirect draws.
+    GpuDriven,
     /// Throng: baked bone textures, packages of 200 instances per draw.
     Baked,
     /// Throng: baked bone textures, one draw per group (storage buffer).
@@ -65,7 +68,8 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 4] = [
+    pub const ALL: [Mode; 5] = [
+        Mode::GpuDriven,
         Mode::Baked,
         Mode::BakedUnbounded,
         Mode::Static,
@@ -75,6 +79,7 @@ impl Mode {
     /// The name used on the command line and in the JSON.
     pub fn name(self) -> &'static str {
         match self {
+            Mode::GpuDriven => "gpu-driven",
             Mode::Baked => "baked",
             Mode::BakedUnbounded => "baked-unbounded",
             Mode::Static => "static",
