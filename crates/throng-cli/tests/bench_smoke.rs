@@ -105,8 +105,7 @@ fn bench_runs_every_mode_and_writes_sane_json() {
             // Only where the adapter cannot read storage buffers in the
             // vertex stage; lavapipe can.
             assert!(
-                !vertex_storage
-                    && matches!(mode, "gpu-driven" | "baked-unbounded" | "cpu-skinned"),
+                !vertex_storage && matches!(mode, "gpu-driven" | "baked-unbounded" | "cpu-skinned"),
                 "{mode} unsupported on an adapter with vertex storage: {c}"
             );
             assert!(c["reason"].as_str().is_some_and(|r| !r.is_empty()));
