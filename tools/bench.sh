@@ -33,7 +33,7 @@ header() { echo "# commit $commit, $(date -u +%Y-%m-%dT%H:%MZ), load average $(c
 footer() { echo "# finished $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 model=assets/khronos_Fox.glb
-modes=baked,baked-unbounded,static,cpu-skinned
+modes=gpu-driven,baked,baked-unbounded,static,cpu-skinned
 
 build() {
     if [ -z "${THRONG:-}" ] || [ -z "${THRONG_PLOT:-}" ]; then

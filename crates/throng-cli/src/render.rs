@@ -16,12 +16,14 @@ use crate::util::{check_not_input, load_baked};
 /// Record path on the command line.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum PathArg {
-    /// Unbounded where supported, else packaged.
+    /// GPU-driven where supported, else unbounded, else packaged.
     Auto,
     /// Uniform packages of 200.
     Packaged,
     /// One storage buffer, one draw per group.
     Unbounded,
+    /// Instances on the GPU, compute culling and LOD, indirect draws.
+    GpuDriven,
 }
 
 /// Arguments of `throng render`.
@@ -92,6 +94,7 @@ pub fn run(args: Args) -> Result<()> {
             PathArg::Auto => PathChoice::Auto,
             PathArg::Packaged => PathChoice::Packaged,
             PathArg::Unbounded => PathChoice::Unbounded,
+            PathArg::GpuDriven => PathChoice::GpuDriven,
         },
         sample_count: args.msaa,
         ..RendererOptions::default()

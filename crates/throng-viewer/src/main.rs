@@ -35,12 +35,14 @@ use throng_render::PathChoice;
 /// Record path on the command line.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum PathArg {
-    /// Unbounded where supported, else packaged.
+    /// GPU-driven where supported, else unbounded, else packaged.
     Auto,
     /// Uniform packages of 200 instances.
     Packaged,
     /// One storage buffer, one draw per group.
     Unbounded,
+    /// Instances on the GPU, compute culling and LOD, indirect draws.
+    GpuDriven,
 }
 
 /// Shows a crowd of a baked model, animating, in a window.
@@ -174,6 +176,7 @@ fn run(args: Args) -> Result<()> {
             PathArg::Auto => PathChoice::Auto,
             PathArg::Packaged => PathChoice::Packaged,
             PathArg::Unbounded => PathChoice::Unbounded,
+            PathArg::GpuDriven => PathChoice::GpuDriven,
         },
         hud: !args.no_hud,
         lod_tints: args.lod_tints,
