@@ -219,8 +219,14 @@ fn select_lod(model: GpuModelInfo, size: f32, current: u32) -> u32 {
     return min(current, last);
 }
 
+// The instance of an invocation of a per-instance stage, or NOT_DRAWN past
+// the crowd's end.
 fn instance_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    return (wg.y * groups.x + wg.x) * WORKGROUP + local;
+    let i = (wg.y * groups.x + wg.x) * WORKGROUP + local;
+    if i >= view.instance_count || i >= arrayLength(&instances) {
+        return NOT_DRAWN;
+    }
+    return i;
 }
 
 fn model_of(inst: GpuInstance) -> GpuModelInfo {
@@ -234,7 +240,7 @@ fn classify(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = instance_index(wg, groups, local);
-    if i >= view.instance_count || i >= arrayLength(&instances) {
+    if i == NOT_DRAWN {
         return;
     }
     let inst = instances[i];
@@ -300,7 +306,7 @@ fn scatter(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = instance_index(wg, groups, local);
-    if i >= view.instance_count || i >= arrayLength(&instances) {
+    if i == NOT_DRAWN {
         return;
     }
     let place = placement[i];

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Mat4, Vec3};
-use throng_bake::{BakeOptions, bake_file};
 use throng_core::gpu::DrawSpec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawView, ModelHandle, Spawn};
@@ -42,13 +41,7 @@ fn crowd(handle: &ModelHandle, n: u32) -> Crowd {
 
 fn benches(c: &mut Criterion) {
     let gpu = Gpu::headless().expect("a GPU adapter (lavapipe will do)");
-    let (model, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
-    let handle = ModelHandle::new(model).unwrap();
+    let (_, handle) = throng_tests::golden::baked("khronos_Fox.glb");
     let pass = CullPass::new(&gpu.device);
     let mut g = c.benchmark_group("gpu-driven CPU per frame");
     g.sample_size(10);

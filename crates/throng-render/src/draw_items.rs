@@ -35,6 +35,20 @@ impl DrawItem {
         slice: &Slice,
     ) -> Self {
         Self {
+            instances: slice.first..slice.first + slice.count,
+            dynamic_offset: slice.offset,
+            ..Self::of_submesh(key, model, lod, sub)
+        }
+    }
+
+    /// A draw of `sub` with no instances yet.
+    fn of_submesh(
+        key: PipelineKey,
+        model: &GpuModel,
+        lod: &crate::model::GpuLod,
+        sub: &crate::model::GpuSubmesh,
+    ) -> Self {
+        Self {
             key,
             vertex_buffer: lod.vertex_buffer.clone(),
             index_buffer: lod.index_buffer.clone(),
@@ -42,8 +56,8 @@ impl DrawItem {
             material_bind_group: model.materials[sub.material].bind_group.clone(),
             indices: sub.first_index..sub.first_index + sub.index_count,
             base_vertex: sub.base_vertex,
-            instances: slice.first..slice.first + slice.count,
-            dynamic_offset: slice.offset,
+            instances: 0..0,
+            dynamic_offset: None,
             indirect: None,
         }
     }
@@ -60,16 +74,8 @@ impl DrawItem {
         records: wgpu::BindGroup,
     ) -> Self {
         Self {
-            key,
-            vertex_buffer: lod.vertex_buffer.clone(),
-            index_buffer: lod.index_buffer.clone(),
-            model_bind_group: model.bind_group.clone(),
-            material_bind_group: model.materials[sub.material].bind_group.clone(),
-            indices: sub.first_index..sub.first_index + sub.index_count,
-            base_vertex: sub.base_vertex,
-            instances: 0..0,
-            dynamic_offset: None,
             indirect: Some((args.clone(), offset, records)),
+            ..Self::of_submesh(key, model, lod, sub)
         }
     }
 

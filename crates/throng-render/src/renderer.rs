@@ -53,7 +53,7 @@ use crate::shader::Program;
 use crate::shadow::Shadow;
 pub use crate::shadow::ShadowReceiver;
 pub use crate::targets::Targets;
-use crate::uniforms::{FrameUniforms, ShadowUniforms};
+use crate::uniforms::FrameUniforms;
 
 mod gpu_driven;
 pub use gpu_driven::supports_gpu_driven;
@@ -357,38 +357,12 @@ impl Renderer {
                 .iter()
                 .fold(Aabb::EMPTY, |a, l| a.union(&l.bounds));
             sh.lists.resize_with(crowds.len(), DrawList::default);
-            sh.light = (!receivers.is_empty()).then(|| {
-                // Casters up to four receiver radii towards the light still
-                // cast (tall things near the crowd); depth range is cheap.
-                let r = receivers.radius();
-                Camera::directional_light(
-                    self.options.lighting.direction,
-                    &receivers,
-                    r * 0.02,
-                    r * 4.0,
-                )
-            });
-            match &sh.light {
-                Some(light) => {
-                    let light_view = DrawView {
-                        frustum: Some(light.frustum()),
-                        lod_tints: false,
-                        ..view
-                    };
+            let direction = self.options.lighting.direction;
+            match sh.fit_light(&self.queue, direction, &receivers, &view) {
+                Some(light_view) => {
                     for (crowd, list) in crowds.iter().zip(&mut sh.lists) {
                         crowd.build_draw_list(light_view, list);
                     }
-                    let uniforms = ShadowUniforms {
-                        light_clip_from_world: light.clip_from_world().to_cols_array_2d(),
-                        params: [
-                            1.0 / sh.options.map_size as f32,
-                            sh.options.bias,
-                            sh.options.strength,
-                            0.0,
-                        ],
-                    };
-                    self.queue
-                        .write_buffer(&sh.uniform, 0, bytemuck::bytes_of(&uniforms));
                 }
                 None => sh.lists.iter_mut().for_each(|l| *l = DrawList::default()),
             }

@@ -34,6 +34,42 @@ pub(crate) struct Shadow {
 }
 
 impl Shadow {
+    /// Fits the light to `receivers` (what the camera sees; `None` when it
+    /// sees nothing) and writes the light's uniforms; returns the light's
+    /// view of the casters: the camera's `view` culled by the light's
+    /// volume (not the camera's: an instance out of view still casts into
+    /// it).
+    pub(crate) fn fit_light(
+        &mut self,
+        queue: &wgpu::Queue,
+        direction: glam::Vec3,
+        receivers: &throng_core::math::Aabb,
+        view: &throng_crowd::crowd::DrawView,
+    ) -> Option<throng_crowd::crowd::DrawView> {
+        self.light = (!receivers.is_empty()).then(|| {
+            // Casters up to four receiver radii towards the light still
+            // cast (tall things near the crowd); depth range is cheap.
+            let r = receivers.radius();
+            Camera::directional_light(direction, receivers, r * 0.02, r * 4.0)
+        });
+        let light = self.light.as_ref()?;
+        let uniforms = crate::uniforms::ShadowUniforms {
+            light_clip_from_world: light.clip_from_world().to_cols_array_2d(),
+            params: [
+                1.0 / self.options.map_size as f32,
+                self.options.bias,
+                self.options.strength,
+                0.0,
+            ],
+        };
+        queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniforms));
+        Some(throng_crowd::crowd::DrawView {
+            frustum: Some(light.frustum()),
+            lod_tints: false,
+            ..*view
+        })
+    }
+
     /// The colour pipelines' shadow bindings of group 3: the light's
     /// uniforms (2), the map (3), its sampler (4).
     pub(crate) fn receive_entries(&self) -> [wgpu::BindGroupEntry<'_>; 3] {

@@ -19,7 +19,7 @@ use throng_bake::{BakeOptions, bake_file};
 use throng_core::gpu::{DrawSpec, InstanceRecord};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
-use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest};
+use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest, SyncStats};
 use throng_render::{Gpu, require_gpu, wgpu};
 
 /// Largest difference allowed in a frame or fade weight.
@@ -119,6 +119,33 @@ fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
     data[..bytes as usize].to_vec()
 }
 
+/// One frame of the GPU-driven path's compute work for `crowd`: the
+/// mirror's upload, then `list`'s cull pass, submitted.
+fn cull_frame(
+    gpu: &Gpu,
+    pass: &CullPass,
+    mirror: &mut CrowdMirror,
+    list: &mut CullList,
+    crowd: &Crowd,
+    view: DrawView,
+    draws: &[DrawSpec],
+) -> SyncStats {
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let sync = mirror
+        .sync(&gpu.device, &gpu.queue, &mut encoder, pass, crowd)
+        .unwrap();
+    let request = CullRequest {
+        view,
+        now: crowd.clock(),
+        draws,
+    };
+    list.prepare(&gpu.device, &gpu.queue, pass, mirror, &request)
+        .unwrap();
+    list.encode(&mut encoder, pass);
+    gpu.queue.submit([encoder.finish()]);
+    sync
+}
+
 /// A record's identity: its transform, bit for bit (unique per instance
 /// in these crowds).
 fn key(r: &InstanceRecord) -> [u32; 12] {
@@ -201,15 +228,7 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                     .unwrap();
             }
             crowd.build_draw_list(view, &mut cpu);
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            let sync = mirror
-                .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, &crowd)
-                .unwrap();
-            if frame > 0 {
-                assert_eq!(sync.instances, changed as u64, "{sync:?}");
-                assert_eq!(sync.scattered, changed > 16, "{sync:?}");
-            }
-            let tables = mirror.tables().clone();
+            let tables = crowd.gpu_tables();
             // One indirect draw per group (a stand-in submesh).
             let draws: Vec<DrawSpec> = (0..tables.group_count)
                 .map(|g| DrawSpec {
@@ -219,20 +238,11 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                     base_vertex: 0,
                 })
                 .collect();
-            list.prepare(
-                &gpu.device,
-                &gpu.queue,
-                &pass,
-                &mirror,
-                &CullRequest {
-                    view,
-                    now: crowd.clock(),
-                    draws: &draws,
-                },
-            )
-            .unwrap();
-            list.encode(&mut encoder, &pass);
-            gpu.queue.submit([encoder.finish()]);
+            let sync = cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, view, &draws);
+            if frame > 0 {
+                assert_eq!(sync.instances, changed as u64, "{sync:?}");
+                assert_eq!(sync.scattered, changed > 16, "{sync:?}");
+            }
 
             let counts: Vec<u32> = bytemuck::cast_slice(&read_back(
                 &gpu,
@@ -362,25 +372,15 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
     let pass = CullPass::new(&gpu.device);
     let mut mirror = CrowdMirror::new(&gpu.device);
     let mut list = CullList::new(&gpu.device);
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    mirror
-        .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, &crowd)
-        .unwrap();
-    let view = DrawView::default();
-    list.prepare(
-        &gpu.device,
-        &gpu.queue,
+    cull_frame(
+        &gpu,
         &pass,
-        &mirror,
-        &CullRequest {
-            view,
-            now: crowd.clock(),
-            draws: &[],
-        },
-    )
-    .unwrap();
-    list.encode(&mut encoder, &pass);
-    gpu.queue.submit([encoder.finish()]);
+        &mut mirror,
+        &mut list,
+        &crowd,
+        DrawView::default(),
+        &[],
+    );
     let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(
         &gpu,
         list.records(),

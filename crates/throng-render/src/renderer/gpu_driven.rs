@@ -15,7 +15,6 @@
 
 use throng_core::gpu::DrawSpec;
 use throng_core::math::Aabb;
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawView, GpuTables};
 
 use super::Renderer;
@@ -26,7 +25,6 @@ use crate::error::RenderError;
 use crate::model::GpuModel;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
-use crate::uniforms::ShadowUniforms;
 use throng_core::material::AlphaMode;
 
 /// True if the adapter and device can run the GPU-driven path: storage
@@ -199,34 +197,11 @@ impl Renderer {
                     receivers = receivers.union(&d.bounds);
                 }
             }
-            sh.light = (!receivers.is_empty()).then(|| {
-                let r = receivers.radius();
-                Camera::directional_light(
-                    self.options.lighting.direction,
-                    &receivers,
-                    r * 0.02,
-                    r * 4.0,
-                )
-            });
-            if let Some(l) = &sh.light {
-                let uniforms = ShadowUniforms {
-                    light_clip_from_world: l.clip_from_world().to_cols_array_2d(),
-                    params: [
-                        1.0 / sh.options.map_size as f32,
-                        sh.options.bias,
-                        sh.options.strength,
-                        0.0,
-                    ],
-                };
-                queue.write_buffer(&sh.uniform, 0, bytemuck::bytes_of(&uniforms));
+            let direction = self.options.lighting.direction;
+            if let Some(light_view) = sh.fit_light(&queue, direction, &receivers, &view) {
                 let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("throng cull (light)"),
                 });
-                let light_view = DrawView {
-                    frustum: Some(l.frustum()),
-                    lod_tints: false,
-                    ..view
-                };
                 for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
                     if specs.is_empty() {
                         continue;
