@@ -5,7 +5,9 @@
 //! uniforms, bind groups and commands. Only that CPU work is timed
 //! (`iter_custom`); the submission and the GPU's execution are not (on
 //! lavapipe the GPU is this same CPU, which would measure the driver's
-//! compute instead; see docs/BENCHMARKS.md).
+//! compute instead; see docs/BENCHMARKS.md). A second figure per size is
+//! the cull pass itself, from submission to idle: the GPU's time for it (on
+//! lavapipe, the host's).
 
 use std::time::{Duration, Instant};
 
@@ -106,6 +108,25 @@ fn benches(c: &mut Criterion) {
                 })
             });
         }
+        // The cull pass itself, idle (no upload): submit to idle. On
+        // lavapipe this is the CPU running the compute shader.
+        let cull = BenchmarkId::new("cull pass, submit to idle", n);
+        g.bench_with_input(cull, &n, |b, _| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                        list.encode(&mut encoder, &pass);
+                        let start = Instant::now();
+                        gpu.queue.submit([encoder.finish()]);
+                        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+                        let t = start.elapsed();
+                        list.after_submit(&gpu.device);
+                        t
+                    })
+                    .sum()
+            })
+        });
     }
     g.finish();
 }
