@@ -143,6 +143,16 @@ fn make(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64
     })
 }
 
+/// A buffer the cull pass's results are copied into and mapped from.
+fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    make(
+        device,
+        "throng cull drawn readback",
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        size,
+    )
+}
+
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
 
 /// A crowd's instances and tables on the GPU.
@@ -254,21 +264,16 @@ impl CrowdMirror {
             }
         }
         self.len = len as u32;
-        let changes = crowd.changes(&mut self.cursor);
-        let slots: &[u32] = match changes {
-            _ if grew => &[],
-            Changes::All => &[],
-            Changes::Slots(s) => s,
-        };
-        let everything = grew || matches!(changes, Changes::All);
+        // Everything (one run) after a fresh buffer or when the log says so.
         self.slots.clear();
-        if everything {
-            self.slots.extend(0..len as u32);
-        } else {
-            self.slots
-                .extend(slots.iter().copied().filter(|&s| (s as usize) < len));
-            self.slots.sort_unstable();
-            self.slots.dedup();
+        match crowd.changes(&mut self.cursor) {
+            Changes::Slots(slots) if !grew => {
+                self.slots
+                    .extend(slots.iter().copied().filter(|&s| (s as usize) < len));
+                self.slots.sort_unstable();
+                self.slots.dedup();
+            }
+            _ => self.slots.extend(0..len as u32),
         }
         self.runs.clear();
         let mut i = 0;
@@ -281,7 +286,7 @@ impl CrowdMirror {
             }
             self.runs.push((first, last));
         }
-        if everything || self.runs.len() <= MAX_DIRECT_RUNS {
+        if self.runs.len() <= MAX_DIRECT_RUNS {
             for &(first, last) in &self.runs {
                 self.staging.clear();
                 self.staging
@@ -442,12 +447,7 @@ impl CullList {
             drawn_device: device.clone(),
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
-                    buffer: make(
-                        device,
-                        "throng cull drawn readback",
-                        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        DRAWN_BYTES,
-                    ),
+                    buffer: readback_buffer(device, DRAWN_BYTES),
                     state: Arc::new(AtomicU8::new(IDLE)),
                 })
                 .collect(),
@@ -491,22 +491,17 @@ impl CullList {
         let CullRequest { view, now, draws } = *request;
         let n = mirror.len() as u64;
         let groups = mirror.tables().group_count.max(1);
-        let mut replaced = false;
-        replaced |= self.lod_state.reserve(device, n * 4)?;
-        if replaced {
-            // Fresh LOD state: every instance starts at LOD 0, as on the CPU.
-            queue.write_buffer(&self.lod_state.buffer, 0, &vec![0u8; (n * 4) as usize]);
-        }
-        replaced |= self.placement.reserve(device, n * 8)?;
-        replaced |= self.counts.reserve(device, groups as u64 * 4)?;
-        replaced |= self.group_first.reserve(device, groups as u64 * 4)?;
-        replaced |= self
-            .draws
+        // A new buffer is zeroed by wgpu: its instances start at LOD 0, as
+        // on the CPU.
+        self.lod_state.reserve(device, n * 4)?;
+        self.placement.reserve(device, n * 8)?;
+        self.counts.reserve(device, groups as u64 * 4)?;
+        self.group_first.reserve(device, groups as u64 * 4)?;
+        self.draws
             .reserve(device, (draws.len().max(1) * 16) as u64)?;
-        replaced |= self
-            .indirect
+        self.indirect
             .reserve(device, draws.len().max(1) as u64 * INDIRECT_ARGS_SIZE)?;
-        replaced |= self.records.reserve(
+        self.records.reserve(
             device,
             n.max(1) * std::mem::size_of::<InstanceRecord>() as u64,
         )?;
@@ -552,7 +547,6 @@ impl CullList {
         self.instances = mirror.len();
         // Bind groups follow the buffers (which change when they grow or
         // the mirror's do; rebuilding them each frame is cheap).
-        let _ = replaced;
         let buffers: [&wgpu::Buffer; 13] = [
             &self.view,
             &mirror.instances.buffer,
@@ -654,12 +648,7 @@ impl CullList {
         let slot = &mut self.readbacks[self.frame];
         if slot.state.load(Ordering::Acquire) == IDLE {
             if slot.buffer.size() < bytes {
-                slot.buffer = make(
-                    &self.drawn_device,
-                    "throng cull drawn readback",
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    bytes.next_power_of_two(),
-                );
+                slot.buffer = readback_buffer(&self.drawn_device, bytes.next_power_of_two());
             }
             encoder.copy_buffer_to_buffer(&self.drawn, 0, &slot.buffer, 0, DRAWN_BYTES);
             encoder.copy_buffer_to_buffer(

@@ -100,23 +100,19 @@ fn random_crowd(rng: &mut Rng, handle: &ModelHandle, n: usize) -> Crowd {
 }
 
 fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
+    let size = bytes.max(4).div_ceil(4) * 4;
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size: bytes.max(4).div_ceil(4) * 4,
+        size,
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes.max(4).div_ceil(4) * 4);
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
     gpu.queue.submit([encoder.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let data = staging.slice(..).get_mapped_range().unwrap().to_vec();
-    data[..bytes as usize].to_vec()
+    let mut data = throng_render::offscreen::map_read(&gpu.device, &staging).unwrap();
+    data.truncate(bytes as usize);
+    data
 }
 
 /// One frame of the GPU-driven path's compute work for `crowd`: the

@@ -186,7 +186,6 @@ impl Renderer {
         }
 
         // Shadows: the light fitted to what the camera sees (waited for).
-        let mut light = None;
         if let Some(sh) = &mut self.shadow {
             let mut receivers = Aabb::EMPTY;
             for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
@@ -221,7 +220,6 @@ impl Renderer {
                         c.shadow.after_submit(&device);
                     }
                 }
-                light = Some(());
             }
         }
 
@@ -260,7 +258,7 @@ impl Renderer {
                     self.items.push(item);
                 }
             }
-            if let (Some(sh), Some(())) = (&mut self.shadow, light) {
+            if let Some(sh) = self.shadow.as_mut().filter(|sh| sh.light.is_some()) {
                 let cast = sh.cast_group_for(&device, c.shadow.records());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
                     let model = models[p.model];
