@@ -54,6 +54,10 @@ pub struct Args {
     /// MSAA samples (1 or 4).
     #[arg(long, default_value_t = 1)]
     pub msaa: u32,
+    /// Percent of the instances given a new transform before every frame
+    /// (0: idle, only time moves).
+    #[arg(long, default_value_t = 0.0)]
+    pub changing: f64,
     /// The glTF a `.throng` was baked from (needed by `cpu-skinned`, which
     /// samples the source clips on the CPU).
     #[arg(long)]
@@ -118,6 +122,7 @@ pub fn run(args: Args) -> Result<()> {
         warmup: args.warmup,
         max_seconds: args.max_seconds,
         msaa: args.msaa,
+        changing_percent: args.changing,
     };
     let (baked, scene) = load(&args)?;
     let subject = Subject {
@@ -204,12 +209,13 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows off, {} warm-up + {} measured frames per cell, dt = 1/60 s",
+        "settings  {}×{}, MSAA {}, shadows off, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
         r.settings.warmup,
-        r.settings.frames
+        r.settings.frames,
+        r.settings.changing_percent
     );
     let _ = writeln!(
         s,
@@ -218,7 +224,7 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>8}",
+        "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
         "draws",
@@ -226,6 +232,7 @@ fn table(r: &Report) -> String {
         "cpu ms med/p95",
         "gpu ms med/p95",
         "gpu from",
+        "cull gpu med/p95",
         "frame ms med/p95",
         "fps"
     );
@@ -246,7 +253,7 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>8.1}",
+            "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.draws.unwrap_or(0) as u64),
@@ -254,6 +261,7 @@ fn table(r: &Report) -> String {
             spread(&c.cpu_ms),
             spread(&c.gpu_ms),
             c.gpu_source.unwrap_or("-"),
+            spread(&c.cull_gpu_ms),
             spread(&c.frame_ms),
             c.fps.unwrap_or(f64::NAN),
         );

@@ -87,7 +87,7 @@ fn benches(c: &mut Criterion) {
             };
             list.prepare(&gpu.device, &gpu.queue, &pass, &mirror, &request)
                 .unwrap();
-            list.encode(&mut encoder, &pass);
+            list.encode(&mut encoder, &pass, None);
             let commands = encoder.finish();
             let cpu = start.elapsed();
             gpu.queue.submit([commands]);
@@ -116,7 +116,7 @@ fn benches(c: &mut Criterion) {
                 (0..iters)
                     .map(|_| {
                         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                        list.encode(&mut encoder, &pass);
+                        list.encode(&mut encoder, &pass, None);
                         let start = Instant::now();
                         gpu.queue.submit([encoder.finish()]);
                         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());

@@ -641,8 +641,14 @@ impl CullList {
     /// Records the cull pass: clear the counters, classify, lay out, scatter;
     /// then copies what was drawn into the next free readback slot (and
     /// starts mapping it: call [`Self::after_submit`] once submitted).
-    pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
-        self.encode_pass(encoder, pass);
+    /// `timestamps`, if given, are written by the compute pass.
+    pub fn encode(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &CullPass,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        self.encode_pass(encoder, pass, timestamps);
         self.frame = (self.frame + 1) % READBACK_RING;
         let bytes = DRAWN_BYTES + self.group_count as u64 * 4;
         let slot = &mut self.readbacks[self.frame];
@@ -666,12 +672,17 @@ impl CullList {
         }
     }
 
-    fn encode_pass(&self, encoder: &mut wgpu::CommandEncoder, pass: &CullPass) {
+    fn encode_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &CullPass,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
         encoder.clear_buffer(&self.counts.buffer, 0, Some(self.group_count as u64 * 4));
         let (x, y) = dispatch_size(self.instances.div_ceil(WORKGROUP));
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng cull"),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
         });
         for (i, (_, pipeline)) in pass.stages.iter().enumerate() {
             cpass.set_pipeline(pipeline);

@@ -205,7 +205,7 @@ impl Renderer {
             targets: None,
             timer: crate::timer::GpuTimer::new(device, queue),
             shadow,
-            gpu: (path == RecordPath::GpuDriven).then(|| gpu_driven::GpuDriven::new(device)),
+            gpu: (path == RecordPath::GpuDriven).then(|| gpu_driven::GpuDriven::new(device, queue)),
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -791,5 +791,14 @@ impl Renderer {
     /// Waits for the GPU and returns the last frame's pass time.
     pub fn wait_gpu_time(&self) -> Option<std::time::Duration> {
         self.timer.as_ref().and_then(|t| t.wait(&self.device))
+    }
+
+    /// On the GPU-driven path with timestamp queries, waits for the GPU and
+    /// returns the latest GPU time of the camera's cull passes (compaction
+    /// and indirect arguments included; the mirror's upload and the shadow
+    /// view's cull are not). `None` on the other paths.
+    pub fn wait_cull_gpu_time(&self) -> Option<std::time::Duration> {
+        let timer = self.gpu.as_ref()?.cull_timer.as_ref()?;
+        timer.wait(&self.device)
     }
 }

@@ -1,6 +1,8 @@
 //! GPU frame timing with timestamp queries, where the device has them.
 //!
-//! The crowd pass writes a timestamp at its start and end; the pair is
+//! A timed span (the crowd pass; the shadow and crowd passes; the
+//! GPU-driven path's camera cull passes) writes a timestamp at its start
+//! and end; the pair is
 //! resolved and copied to a small readback buffer, mapped after submit, and
 //! read on a later frame without stalling ([`GpuTimer::latest`]) or at once
 //! ([`GpuTimer::wait`], for benchmarks). While one readback is in flight,
@@ -21,7 +23,7 @@ struct Shared {
     last: Option<Duration>,
 }
 
-/// Times one render pass per frame on the GPU.
+/// Times one span of passes per frame on the GPU.
 pub struct GpuTimer {
     query_set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
@@ -96,6 +98,22 @@ impl GpuTimer {
                 end_of_pass_write_index: Some(1),
             },
         ))
+    }
+
+    /// True if no readback is in flight, so this frame can be timed.
+    pub fn idle(&self) -> bool {
+        self.shared.lock().is_ok_and(|s| !s.mapping && !s.encoded)
+    }
+
+    /// Timestamp writes for a compute pass of a timed span: the span's
+    /// start if `begin`, its end if `end` (both for a span of one pass).
+    /// Check [`Self::idle`] first, once for the span.
+    pub fn compute_writes(&self, begin: bool, end: bool) -> wgpu::ComputePassTimestampWrites<'_> {
+        wgpu::ComputePassTimestampWrites {
+            query_set: &self.query_set,
+            beginning_of_pass_write_index: begin.then_some(0),
+            end_of_pass_write_index: end.then_some(1),
+        }
     }
 
     /// Resolves the pass's timestamps (call after the pass, if

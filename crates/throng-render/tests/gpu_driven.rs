@@ -137,7 +137,7 @@ fn cull_frame(
     };
     list.prepare(&gpu.device, &gpu.queue, pass, mirror, &request)
         .unwrap();
-    list.encode(&mut encoder, pass);
+    list.encode(&mut encoder, pass, None);
     gpu.queue.submit([encoder.finish()]);
     sync
 }

@@ -23,7 +23,56 @@ use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 struct Sample {
     cpu: f64,
     gpu: Option<f64>,
+    cull: Option<f64>,
     wait: f64,
+}
+
+/// The instances changed before every frame: a window of `per_frame` that
+/// moves on each frame, each turned in place by a growing angle.
+struct Changes {
+    ids: Vec<InstanceId>,
+    base: Vec<glam::Mat4>,
+    per_frame: usize,
+    next: usize,
+    frame: u32,
+}
+
+impl Changes {
+    fn new(crowd: &Crowd, percent: f64) -> Result<Self, CellError> {
+        let ids: Vec<InstanceId> = crowd.ids().collect();
+        let per_frame = ((ids.len() as f64 * percent / 100.0).round() as usize).min(ids.len());
+        let base = if per_frame == 0 {
+            Vec::new()
+        } else {
+            ids.iter()
+                .map(|&id| crowd.state(id).map(|s| s.world_from_model))
+                .collect::<Result<_, _>>()
+                .map_err(|e| CellError::Failed(e.to_string()))?
+        };
+        Ok(Self {
+            ids,
+            base,
+            per_frame,
+            next: 0,
+            frame: 0,
+        })
+    }
+
+    fn apply(&mut self, crowd: &mut Crowd) -> Result<(), CellError> {
+        if self.per_frame == 0 {
+            return Ok(());
+        }
+        self.frame += 1;
+        let turn = glam::Mat4::from_rotation_y(self.frame as f32 * 0.05);
+        for _ in 0..self.per_frame {
+            let i = self.next;
+            crowd
+                .set_transform(self.ids[i], self.base[i] * turn)
+                .map_err(|e| CellError::Failed(e.to_string()))?;
+            self.next = (i + 1) % self.ids.len();
+        }
+        Ok(())
+    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -61,8 +110,10 @@ impl Drawer<'_> {
         target: &Offscreen,
         camera: &Camera,
         model: &GpuModel,
+        changes: &mut Changes,
     ) -> Result<(FrameStats, Sample), CellError> {
         let start = Instant::now();
+        changes.apply(crowd)?;
         crowd.update(DT);
         let stats = match self {
             Drawer::Baked(r) => r.render(&target.view, target.size, camera, &[crowd], &[model])?,
@@ -84,9 +135,9 @@ impl Drawer<'_> {
             }
         };
         let submitted = Instant::now();
-        let timestamp = match self {
-            Drawer::Baked(r) => r.wait_gpu_time(),
-            Drawer::Cpu { renderer, .. } => renderer.wait_gpu_time(),
+        let (timestamp, cull) = match self {
+            Drawer::Baked(r) => (r.wait_gpu_time(), r.wait_cull_gpu_time()),
+            Drawer::Cpu { renderer, .. } => (renderer.wait_gpu_time(), None),
         };
         gpu.device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -97,6 +148,7 @@ impl Drawer<'_> {
             Sample {
                 cpu: ms(submitted - start),
                 gpu: timestamp.map(ms),
+                cull: cull.map(ms),
                 wait: ms(done - submitted),
             },
         ))
@@ -211,14 +263,18 @@ impl Bench<'_> {
                 }
             }
         };
+        let mut changes = Changes::new(&crowd, plan.changing_percent)?;
         let mut last = FrameStats::default();
         for _ in 0..plan.warmup {
-            last = drawer.frame(gpu, &mut crowd, target, &camera, gpu_model)?.0;
+            last = drawer
+                .frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?
+                .0;
         }
         let mut samples = Vec::with_capacity(plan.frames as usize);
         let started = Instant::now();
         for _ in 0..plan.frames {
-            let (stats, sample) = drawer.frame(gpu, &mut crowd, target, &camera, gpu_model)?;
+            let (stats, sample) =
+                drawer.frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?;
             last = stats;
             samples.push(sample);
             if plan
@@ -233,6 +289,7 @@ impl Bench<'_> {
         let wait: Vec<f64> = samples.iter().map(|s| s.wait).collect();
         let frame: Vec<f64> = samples.iter().map(|s| s.cpu + s.wait).collect();
         let timestamps: Option<Vec<f64>> = samples.iter().map(|s| s.gpu).collect();
+        let cull: Option<Vec<f64>> = samples.iter().map(|s| s.cull).collect();
         let (gpu_ms, gpu_source) = match timestamps {
             Some(t) => (Spread::of(&t), "timestamp"),
             None => (Spread::of(&wait), "queue-wall"),
@@ -253,6 +310,7 @@ impl Bench<'_> {
             cpu_ms: Some(Spread::of(&cpu)),
             gpu_ms: Some(gpu_ms),
             gpu_source: Some(gpu_source),
+            cull_gpu_ms: cull.map(|c| Spread::of(&c)),
             queue_wait_ms: Some(Spread::of(&wait)),
             fps: Some(1e3 / frame_ms.median),
             frame_ms: Some(frame_ms),

@@ -12,12 +12,15 @@
 //! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
 //! | `cpu-skinned`     | [`CpuSkinnedRenderer`](crate::CpuSkinnedRenderer): per character per frame the CPU samples its clip from the source scene, evaluates the hierarchy and writes its joint palette; one draw per character |
 //!
-//! Each frame advances the animation by 1/60 s, then is timed as
+//! Each frame first gives `changing_percent` of the instances a new
+//! transform (a turn in place, a different window of instances each frame),
+//! then advances the animation by 1/60 s; it is timed as
 //! * **CPU**: crowd update, culling, records or palettes, upload, encode and
 //!   submit (everything up to the submit returning);
 //! * **GPU**: the crowd pass between timestamp queries where the device has
 //!   them; otherwise the wall time from submit to queue completion
-//!   (labelled `queue-wall`);
+//!   (labelled `queue-wall`); on the GPU-driven path the camera's cull
+//!   pass is timed apart (**cull GPU**, timestamps only);
 //! * **queue wait**: always the wall time from submit until the queue is
 //!   idle; **frame**: CPU + queue wait, the frame time of a loop that waits
 //!   for the GPU every frame (fps is 1000 / median frame ms).
@@ -112,6 +115,9 @@ pub struct Plan {
     pub max_seconds: Option<f64>,
     /// MSAA samples (1 or 4).
     pub msaa: u32,
+    /// Percent of the instances given a new transform before every frame
+    /// (0: an idle crowd, whose only change is time).
+    pub changing_percent: f64,
 }
 
 /// The model a run measures.
@@ -159,6 +165,9 @@ impl Plan {
         }
         if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
             return bad("--max-seconds must be positive");
+        }
+        if !(0.0..=100.0).contains(&self.changing_percent) {
+            return bad("--changing must be a percentage from 0 to 100");
         }
         Ok(())
     }
@@ -229,6 +238,7 @@ pub fn run(
             msaa: plan.msaa,
             format: format!("{OFFSCREEN_FORMAT:?}"),
             shadows: false,
+            changing_percent: plan.changing_percent,
         },
         results: Vec::new(),
         baked_over_static: Vec::new(),

@@ -86,6 +86,10 @@ pub struct Cell {
     /// time from submit to queue completion).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_source: Option<&'static str>,
+    /// GPU time of the camera's cull pass (`gpu-driven`, timestamp queries
+    /// only; not part of `gpu_ms`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cull_gpu_ms: Option<Spread>,
     /// Wall time from submit to queue completion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_wait_ms: Option<Spread>,
@@ -119,6 +123,7 @@ impl Cell {
             cpu_ms: None,
             gpu_ms: None,
             gpu_source: None,
+            cull_gpu_ms: None,
             queue_wait_ms: None,
             frame_ms: None,
             fps: None,
@@ -212,6 +217,8 @@ pub struct Settings {
     /// Directional-light shadows (always off: the CPU-skinned baseline has
     /// no shadow pass).
     pub shadows: bool,
+    /// Percent of the instances given a new transform before every frame.
+    pub changing_percent: f64,
 }
 
 /// The whole report: what `--json` writes.

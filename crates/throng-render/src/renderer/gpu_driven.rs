@@ -25,6 +25,7 @@ use crate::error::RenderError;
 use crate::model::GpuModel;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
+use crate::timer::GpuTimer;
 use throng_core::material::AlphaMode;
 
 /// True if the adapter and device can run the GPU-driven path: storage
@@ -50,6 +51,8 @@ pub(super) struct GpuDriven {
     used: usize,
     /// Their indirect draws.
     specs: Vec<Vec<DrawSpec>>,
+    /// Times the camera's cull passes, where the device has timestamps.
+    pub(super) cull_timer: Option<GpuTimer>,
 }
 
 /// Triangles a view's draws submitted, from its per-group counts.
@@ -80,12 +83,13 @@ struct Planned {
 }
 
 impl GpuDriven {
-    pub(super) fn new(device: &wgpu::Device) -> Self {
+    pub(super) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         Self {
             pass: CullPass::new(device),
             crowds: Vec::new(),
             used: 0,
             specs: Vec::new(),
+            cull_timer: GpuTimer::new(device, queue),
         }
     }
 }
@@ -156,6 +160,11 @@ impl Renderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng cull (camera)"),
         });
+        // The camera's cull passes are GPU-timed as one span, from the first
+        // crowd's to the last one's.
+        let timer = gd.cull_timer.as_ref().filter(|t| t.idle());
+        let culled = crowds.iter().filter(|c| !c.is_empty()).count();
+        let mut nth = 0;
         for (crowd, c) in crowds.iter().zip(&mut gd.crowds) {
             let sync = c
                 .mirror
@@ -175,10 +184,19 @@ impl Renderer {
             };
             c.camera
                 .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
-            c.camera.encode(&mut encoder, &gd.pass);
+            let timestamps = timer.map(|t| t.compute_writes(nth == 0, nth + 1 == culled));
+            c.camera.encode(&mut encoder, &gd.pass, timestamps);
+            nth += 1;
             plans.push((specs, planned));
         }
+        let timer = timer.filter(|_| nth > 0);
+        if let Some(t) = timer {
+            t.resolve(&mut encoder);
+        }
         queue.submit([encoder.finish()]);
+        if let Some(t) = timer {
+            t.after_submit();
+        }
         for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
             if !specs.is_empty() {
                 c.camera.after_submit(&device);
@@ -212,7 +230,7 @@ impl Renderer {
                     };
                     c.shadow
                         .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
-                    c.shadow.encode(&mut encoder, &gd.pass);
+                    c.shadow.encode(&mut encoder, &gd.pass, None);
                 }
                 queue.submit([encoder.finish()]);
                 for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
