@@ -81,20 +81,21 @@ const WORKGROUP: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> view: CullView;
 @group(0) @binding(1) var<storage, read> instances: array<GpuInstance>;
+@group(0) @binding(12) var<storage, read> transforms: array<GpuTransform>;
 @group(0) @binding(2) var<storage, read> models: array<GpuModelInfo>;
 @group(0) @binding(3) var<storage, read> clips: array<GpuClip>;
 @group(0) @binding(4) var<storage, read> lod_sizes: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lod_state: array<u32>;
 // Per instance: (group, slot in group), or NOT_DRAWN.
 @group(0) @binding(6) var<storage, read_write> placement: array<vec2<u32>>;
+// First DRAWN_WORDS words: what the view drew, the box of its visible
+// spheres (min x, y, z, max x, y, z, as order-preserving u32 encodings of
+// f32) and how many (6); then one counter per draw group.
 @group(0) @binding(7) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> group_first: array<u32>;
 @group(0) @binding(9) var<storage, read> draws: array<DrawSpec>;
 @group(0) @binding(10) var<storage, read_write> indirect: array<DrawIndexedArgs>;
 @group(0) @binding(11) var<storage, read_write> records: array<InstanceRecord>;
-// What the view drew: the box of its visible spheres (min x, y, z, max x,
-// y, z, as order-preserving u32 encodings of f32) and how many (6).
-@group(0) @binding(12) var<storage, read_write> drawn: array<atomic<u32>, 8>;
 
 // An f32 as a u32 whose unsigned order is the float order.
 fn ordered(x: f32) -> u32 {
@@ -181,16 +182,16 @@ fn sphere_union(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
 }
 
 // World bounding sphere. Mirrors throng_crowd's world_sphere.
-fn world_sphere(inst: GpuInstance, model: GpuModelInfo, fading: bool) -> vec4<f32> {
+fn world_sphere(inst: GpuInstance, t: GpuTransform, model: GpuModelInfo, fading: bool) -> vec4<f32> {
     var s = track_sphere(model, inst.current);
     if fading {
         s = sphere_union(s, track_sphere(model, inst.previous));
     }
     let c = vec4<f32>(s.xyz, 1.0);
-    let center = vec3<f32>(dot(inst.row0, c), dot(inst.row1, c), dot(inst.row2, c));
-    let c0 = vec3<f32>(inst.row0.x, inst.row1.x, inst.row2.x);
-    let c1 = vec3<f32>(inst.row0.y, inst.row1.y, inst.row2.y);
-    let c2 = vec3<f32>(inst.row0.z, inst.row1.z, inst.row2.z);
+    let center = vec3<f32>(dot(t.row0, c), dot(t.row1, c), dot(t.row2, c));
+    let c0 = vec3<f32>(t.row0.x, t.row1.x, t.row2.x);
+    let c1 = vec3<f32>(t.row0.y, t.row1.y, t.row2.y);
+    let c2 = vec3<f32>(t.row0.z, t.row1.z, t.row2.z);
     let scale = sqrt(max(max(dot(c0, c0), dot(c1, c1)), dot(c2, c2)));
     return vec4<f32>(center, s.w * scale);
 }
@@ -223,7 +224,7 @@ fn select_lod(model: GpuModelInfo, size: f32, current: u32) -> u32 {
 // the crowd's end.
 fn instance_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     let i = (wg.y * groups.x + wg.x) * WORKGROUP + local;
-    if i >= view.instance_count || i >= arrayLength(&instances) {
+    if i >= view.instance_count || i >= arrayLength(&instances) || i >= arrayLength(&transforms) {
         return NOT_DRAWN;
     }
     return i;
@@ -247,7 +248,7 @@ fn classify(
     let model = model_of(inst);
     let s = shown(inst, model);
     let fading = s.fade < 1.0;
-    let sphere = world_sphere(inst, model, fading);
+    let sphere = world_sphere(inst, transforms[i], model, fading);
     placement[i] = vec2<u32>(NOT_DRAWN, 0u);
     if (view.flags & CULL_FRUSTUM) != 0u {
         let c = vec4<f32>(sphere.xyz, 1.0);
@@ -265,14 +266,14 @@ fn classify(
         lod_state[i] = lod;
     }
     let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
-    let slot = atomicAdd(&counts[group], 1u);
-    atomicMin(&drawn[0], ordered(sphere.x - sphere.w));
-    atomicMin(&drawn[1], ordered(sphere.y - sphere.w));
-    atomicMin(&drawn[2], ordered(sphere.z - sphere.w));
-    atomicMax(&drawn[3], ordered(sphere.x + sphere.w));
-    atomicMax(&drawn[4], ordered(sphere.y + sphere.w));
-    atomicMax(&drawn[5], ordered(sphere.z + sphere.w));
-    atomicAdd(&drawn[6], 1u);
+    let slot = atomicAdd(&counts[DRAWN_WORDS + group], 1u);
+    atomicMin(&counts[0], ordered(sphere.x - sphere.w));
+    atomicMin(&counts[1], ordered(sphere.y - sphere.w));
+    atomicMin(&counts[2], ordered(sphere.z - sphere.w));
+    atomicMax(&counts[3], ordered(sphere.x + sphere.w));
+    atomicMax(&counts[4], ordered(sphere.y + sphere.w));
+    atomicMax(&counts[5], ordered(sphere.z + sphere.w));
+    atomicAdd(&counts[6], 1u);
     placement[i] = vec2<u32>(group, slot);
 }
 
@@ -281,12 +282,12 @@ fn offsets() {
     var first = 0u;
     for (var g = 0u; g < view.group_count; g++) {
         group_first[g] = first;
-        first += atomicLoad(&counts[g]);
+        first += atomicLoad(&counts[DRAWN_WORDS + g]);
     }
     for (var d = 0u; d < view.draw_count; d++) {
         let spec = draws[d];
         let g = min(spec.group, view.group_count - 1u);
-        indirect[d] = DrawIndexedArgs(spec.index_count, atomicLoad(&counts[g]), spec.first_index, spec.base_vertex, group_first[g]);
+        indirect[d] = DrawIndexedArgs(spec.index_count, atomicLoad(&counts[DRAWN_WORDS + g]), spec.first_index, spec.base_vertex, group_first[g]);
     }
 }
 
@@ -322,8 +323,9 @@ fn scatter(
     }
     let at = group_first[place.x] + place.y;
     if at < arrayLength(&records) {
+        let t = transforms[i];
         records[at] = InstanceRecord(
-            inst.row0, inst.row1, inst.row2,
+            t.row0, t.row1, t.row2,
             s.current.frame0, s.current.frame1, s.current.t,
             s.previous.frame0, s.previous.frame1, s.previous.t,
             s.fade, tint,

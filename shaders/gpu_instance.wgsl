@@ -1,13 +1,12 @@
 // An instance's state on the GPU-driven path, written by the mirror's
-// uploads (mirror.wgsl) and read by the cull pass (cull.wgsl).
+// uploads (mirror.wgsl) and read by the cull pass (cull.wgsl): its
+// animation and look, and apart from them its transform (moving an instance
+// uploads only the transform).
 
 // #import clock
 
 // Mirrors throng_core::gpu::GpuInstance.
 struct GpuInstance {
-    row0: vec4<f32>,
-    row1: vec4<f32>,
-    row2: vec4<f32>,
     anchor_lo: u32,
     anchor_hi: u32,
     current: GpuTrack,
@@ -16,4 +15,12 @@ struct GpuInstance {
     fade_rate: f32,
     tint: u32,
     model: u32,
+}
+
+// Mirrors throng_core::gpu::GpuTransform: the top three rows of
+// world_from_model.
+struct GpuTransform {
+    row0: vec4<f32>,
+    row1: vec4<f32>,
+    row2: vec4<f32>,
 }

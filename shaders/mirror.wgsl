@@ -1,12 +1,12 @@
-// The crowd mirror's scattered upload: the instances that changed this
-// frame arrive packed, each with its slot, in one buffer, and `apply`
-// writes each to its slot of the instance array. One upload and one
-// dispatch however scattered the changes are.
+// The crowd mirror's scattered upload: the states and transforms that
+// changed this frame arrive packed, each with its slot, in two buffers, and
+// `apply_states` and `apply_transforms` write each to its slot. Two
+// dispatches however scattered the changes are.
 
 // #import gpu_instance
 
-// One changed instance. Mirrors throng_core::gpu::InstanceUpdate.
-struct InstanceUpdate {
+// One changed state. Mirrors throng_core::gpu::StateUpdate.
+struct StateUpdate {
     slot: u32,
     pad0: u32,
     pad1: u32,
@@ -14,30 +14,61 @@ struct InstanceUpdate {
     state: GpuInstance,
 }
 
-// Mirrors throng_core::gpu::MirrorParams.
-struct MirrorParams {
-    count: u32,
-    instance_count: u32,
+// One changed transform. Mirrors throng_core::gpu::TransformUpdate.
+struct TransformUpdate {
+    slot: u32,
     pad0: u32,
     pad1: u32,
+    pad2: u32,
+    transform: GpuTransform,
+}
+
+// Mirrors throng_core::gpu::MirrorParams.
+struct MirrorParams {
+    state_count: u32,
+    transform_count: u32,
+    instance_count: u32,
+    pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: MirrorParams;
-@group(0) @binding(1) var<storage, read> updates: array<InstanceUpdate>;
+@group(0) @binding(1) var<storage, read> state_updates: array<StateUpdate>;
 @group(0) @binding(2) var<storage, read_write> states: array<GpuInstance>;
+@group(0) @binding(3) var<storage, read> transform_updates: array<TransformUpdate>;
+@group(0) @binding(4) var<storage, read_write> transforms: array<GpuTransform>;
+
+fn update_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
+    return (wg.y * groups.x + wg.x) * 64u + local;
+}
 
 @compute @workgroup_size(64)
-fn apply(
+fn apply_states(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let i = (wg.y * groups.x + wg.x) * 64u + local;
-    if i >= params.count || i >= arrayLength(&updates) {
+    let i = update_index(wg, groups, local);
+    if i >= params.state_count || i >= arrayLength(&state_updates) {
         return;
     }
-    let u = updates[i];
+    let u = state_updates[i];
     if u.slot < params.instance_count && u.slot < arrayLength(&states) {
         states[u.slot] = u.state;
+    }
+}
+
+@compute @workgroup_size(64)
+fn apply_transforms(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = update_index(wg, groups, local);
+    if i >= params.transform_count || i >= arrayLength(&transform_updates) {
+        return;
+    }
+    let u = transform_updates[i];
+    if u.slot < params.instance_count && u.slot < arrayLength(&transforms) {
+        transforms[u.slot] = u.transform;
     }
 }

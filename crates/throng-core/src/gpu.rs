@@ -171,17 +171,17 @@ impl GpuTrack {
     }
 }
 
-/// One instance's state as the GPU-driven path keeps it on the GPU (112
-/// bytes), mirrored by WGSL's `GpuInstance` in `shaders/cull.wgsl`: the
-/// transform, both tracks of a cross-fade at one anchor tick, the fade as a
-/// line in time, the tint and the model. The cull pass derives the frame's
-/// [`InstanceRecord`] from it and the clock, so an idle instance is never
-/// uploaded again.
+/// One instance's animation and look as the GPU-driven path keeps it on
+/// the GPU (64 bytes), mirrored by WGSL's `GpuInstance` in
+/// `shaders/gpu_instance.wgsl`: both tracks of a cross-fade at one anchor
+/// tick, the fade as a line in time, the tint and the model. Its transform
+/// is a separate stream ([`GpuTransform`]), so that moving an instance, the
+/// most frequent change, uploads 48 bytes and nothing else. The cull pass
+/// derives the frame's [`InstanceRecord`] from both and the clock, so an
+/// idle instance is never uploaded again.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuInstance {
-    /// Top three rows of `world_from_model`.
-    pub world_from_model: [[f32; 4]; 3],
     /// Anchor tick, low word.
     pub anchor_lo: u32,
     /// Anchor tick, high word.
@@ -198,6 +198,17 @@ pub struct GpuInstance {
     pub tint: u32,
     /// Model index within the crowd.
     pub model: u32,
+}
+
+/// One instance's transform on the GPU-driven path (48 bytes): the top
+/// three rows of `world_from_model`, mirrored by WGSL's `GpuTransform` in
+/// `shaders/gpu_instance.wgsl`. The layout of the crowd's own transform
+/// rows, so a run of them uploads as one copy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuTransform {
+    /// Top three rows of `world_from_model`.
+    pub rows: [[f32; 4]; 3],
 }
 
 /// One clip as the cull pass reads it (32 bytes), mirrored by WGSL's
@@ -289,11 +300,11 @@ pub struct DrawSpec {
     pub base_vertex: i32,
 }
 
-/// One changed instance of a crowd mirror's scattered upload (128 bytes),
-/// mirrored by WGSL's `InstanceUpdate` in `shaders/mirror.wgsl`.
+/// One changed instance state of a crowd mirror's scattered upload (80
+/// bytes), mirrored by WGSL's `StateUpdate` in `shaders/mirror.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct InstanceUpdate {
+pub struct StateUpdate {
     /// Dense slot the state goes to.
     pub slot: u32,
     /// Padding to 16 bytes.
@@ -302,15 +313,36 @@ pub struct InstanceUpdate {
     pub state: GpuInstance,
 }
 
+/// One changed transform of a crowd mirror's scattered upload (64 bytes),
+/// mirrored by WGSL's `TransformUpdate` in `shaders/mirror.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct TransformUpdate {
+    /// Dense slot the transform goes to.
+    pub slot: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+    /// The transform.
+    pub transform: GpuTransform,
+}
+
 /// Parameters of a scattered upload (16 bytes), mirrored by WGSL's
 /// `MirrorParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct MirrorParams {
-    /// Updates in the batch.
-    pub count: u32,
+    /// State updates in the batch.
+    pub state_count: u32,
+    /// Transform updates in the batch.
+    pub transform_count: u32,
     /// Instances in the mirror (slots at or past it are ignored).
     pub instance_count: u32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
+
+/// Words at the start of a cull pass's counter buffer, before the
+/// per-group counts: the drawn instances' bounds as six order-preserving
+/// words (min x, y, z, max x, y, z), the count of drawn instances, and one
+/// unused word. Read back together with the counts.
+pub const DRAWN_WORDS: u32 = 8;

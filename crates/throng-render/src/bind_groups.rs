@@ -402,7 +402,7 @@ impl CullStage {
         match self {
             CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12],
             CullStage::Offsets => &[0, 7, 8, 9, 10],
-            CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11],
+            CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11, 12],
         }
     }
 }
@@ -411,7 +411,7 @@ impl CullStage {
 /// uses (each stage's pipeline has a layout of its own, so none exceeds 8
 /// storage buffers).
 pub fn cull_entries(stage: Option<CullStage>) -> Entries {
-    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo};
+    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTransform};
     let c = wgpu::ShaderStages::COMPUTE;
     let all = vec![
         uniform(0, c, std::mem::size_of::<CullView>(), false),
@@ -426,7 +426,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(9, c, true, std::mem::size_of::<DrawSpec>()),
         storage(10, c, false, 20),
         storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
-        storage(12, c, false, 32),
+        storage(12, c, true, std::mem::size_of::<GpuTransform>()),
     ];
     match stage {
         None => all,
@@ -437,15 +437,18 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
     }
 }
 
-/// Group 0 of the mirror's scattered upload: `MirrorParams` (0), the
-/// updates (1), the instance states (2).
+/// Group 0 of the mirror's scattered upload: `MirrorParams` (0), the state
+/// updates (1), the instance states (2), the transform updates (3), the
+/// instance transforms (4).
 pub fn mirror_entries() -> Entries {
-    use throng_core::gpu::{GpuInstance, InstanceUpdate, MirrorParams};
+    use throng_core::gpu::{GpuInstance, GpuTransform, MirrorParams, StateUpdate, TransformUpdate};
     let c = wgpu::ShaderStages::COMPUTE;
     vec![
         uniform(0, c, std::mem::size_of::<MirrorParams>(), false),
-        storage(1, c, true, std::mem::size_of::<InstanceUpdate>()),
+        storage(1, c, true, std::mem::size_of::<StateUpdate>()),
         storage(2, c, false, std::mem::size_of::<GpuInstance>()),
+        storage(3, c, true, std::mem::size_of::<TransformUpdate>()),
+        storage(4, c, false, std::mem::size_of::<GpuTransform>()),
     ]
 }
 

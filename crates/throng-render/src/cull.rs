@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use throng_core::gpu::{
-    CullView, DrawSpec, GpuInstance, InstanceRecord, InstanceUpdate, MirrorParams,
+    CullView, DRAWN_WORDS, DrawSpec, GpuInstance, GpuTransform, InstanceRecord, MirrorParams,
+    StateUpdate, TransformUpdate,
 };
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawView, GpuTables};
@@ -28,15 +29,22 @@ pub const INDIRECT_ARGS_SIZE: u64 = 20;
 /// `shaders/cull.wgsl`).
 const WORKGROUP: u32 = 64;
 
-/// Runs of changed slots a sync writes one by one; more go through the
-/// scattered upload (one buffer write and one dispatch).
+/// Runs of changed slots a sync writes one by one, per stream (states,
+/// transforms); more go through the scattered upload (one buffer write and
+/// one dispatch per stream).
 const MAX_DIRECT_RUNS: usize = 16;
 
+/// Changed slots less than this far apart are written as one run (the
+/// unchanged slots between them are rewritten with what they hold).
+const RUN_GAP: u32 = 8;
+
 /// The GPU-driven path's compute pipelines: the cull pass's three stages
-/// and the mirror's scattered upload.
+/// and the mirror's scattered uploads (states, transforms).
 pub struct CullPass {
     stages: Vec<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
-    apply: (wgpu::BindGroupLayout, wgpu::ComputePipeline),
+    apply: wgpu::BindGroupLayout,
+    apply_states: wgpu::ComputePipeline,
+    apply_transforms: wgpu::ComputePipeline,
 }
 
 impl CullPass {
@@ -74,17 +82,21 @@ impl CullPass {
             bind_group_layouts: &[Some(&group)],
             immediate_size: 0,
         });
-        let apply = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("apply"),
-            layout: Some(&layout),
-            module: &mirror,
-            entry_point: Some("apply"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let entry = |name: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(name),
+                layout: Some(&layout),
+                module: &mirror,
+                entry_point: Some(name),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
         Self {
             stages,
-            apply: (group, apply),
+            apply_states: entry("apply_states"),
+            apply_transforms: entry("apply_transforms"),
+            apply: group,
         }
     }
 }
@@ -155,34 +167,123 @@ fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
 
-/// A crowd's instances and tables on the GPU.
+/// A crowd's instances and tables on the GPU: each instance's state
+/// ([`GpuInstance`]) and transform ([`GpuTransform`]) in two streams, so a
+/// moved instance uploads its 48-byte transform alone.
 pub struct CrowdMirror {
     cursor: ChangeCursor,
-    instances: Grown,
+    states: Grown,
+    transforms: Grown,
     models: Grown,
     clips: Grown,
     lod_sizes: Grown,
-    updates: Grown,
+    state_updates: Grown,
+    transform_updates: Grown,
     params: wgpu::Buffer,
     tables: GpuTables,
     len: u32,
-    staging: Vec<GpuInstance>,
-    scattered: Vec<InstanceUpdate>,
+    state_slots: Slots,
+    transform_slots: Slots,
+}
+
+/// The changed slots of one stream, sorted and without repeats, and the
+/// runs they make.
+#[derive(Default)]
+struct Slots {
     slots: Vec<u32>,
     runs: Vec<(u32, u32)>,
+    /// One bit per slot, for sorting many changes in linear time.
+    bits: Vec<u64>,
+}
+
+impl Slots {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.runs.clear();
+    }
+
+    /// Sorts the slots pushed, drops repeats and finds the runs. Many
+    /// changes (more than one slot in 16 of `len`) go through a bitset, in
+    /// time linear in `len / 64` plus the changes; fewer are sorted.
+    fn finish(&mut self, len: usize) {
+        if self.slots.len() > len / 16 {
+            self.bits.clear();
+            self.bits.resize(len.div_ceil(64), 0);
+            for &d in &self.slots {
+                self.bits[d as usize / 64] |= 1 << (d % 64);
+            }
+            self.slots.clear();
+            for (w, &word) in self.bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    self.slots.push(w as u32 * 64 + word.trailing_zeros());
+                    word &= word - 1;
+                }
+            }
+        } else {
+            self.slots.sort_unstable();
+            self.slots.dedup();
+        }
+        let mut i = 0;
+        while i < self.slots.len() {
+            let first = self.slots[i];
+            let mut last = first;
+            while i < self.slots.len() && self.slots[i] <= last + RUN_GAP {
+                last = self.slots[i];
+                i += 1;
+            }
+            self.runs.push((first, last));
+        }
+    }
+
+    fn all(&mut self, len: usize) {
+        self.clear();
+        self.slots.extend(0..len as u32);
+        if len > 0 {
+            self.runs.push((0, len as u32 - 1));
+        }
+    }
+
+    fn direct(&self) -> bool {
+        self.runs.len() <= MAX_DIRECT_RUNS
+    }
 }
 
 /// What one [`CrowdMirror::sync`] uploaded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SyncStats {
-    /// Instance states written.
-    pub instances: u64,
-    /// Bytes written (states and tables).
+    /// Instance states written (changed ones; more slots may be rewritten
+    /// where runs join).
+    pub states: u64,
+    /// Instance transforms written (likewise).
+    pub transforms: u64,
+    /// Bytes written (states, transforms and tables).
     pub bytes: u64,
     /// `write_buffer` calls.
     pub writes: u32,
-    /// True if the changes went through the scattered upload.
+    /// True if some changes went through a scattered upload.
     pub scattered: bool,
+}
+
+/// Writes `items` (`count` of them, each `N` bytes: `T`'s size) into
+/// `buffer` at `offset`, straight into the queue's staging memory.
+fn write_with<T: bytemuck::Pod, const N: usize>(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    count: usize,
+    items: impl Iterator<Item = T>,
+) -> u64 {
+    const { assert!(N.is_multiple_of(4)) };
+    assert_eq!(std::mem::size_of::<T>(), N, "N is the item's size");
+    let Some(size) = wgpu::BufferSize::new((count * N) as u64) else {
+        return 0;
+    };
+    if let Some(mut view) = queue.write_buffer_with(buffer, offset, size) {
+        let (chunks, _) = view.slice(..).into_chunks::<N>();
+        chunks.write_iter(items.map(|item| bytemuck::cast::<T, [u8; N]>(item)));
+    }
+    size.get()
 }
 
 impl CrowdMirror {
@@ -190,11 +291,13 @@ impl CrowdMirror {
     pub fn new(device: &wgpu::Device) -> Self {
         Self {
             cursor: ChangeCursor::default(),
-            instances: Grown::new(device, "throng instances", STORAGE),
+            states: Grown::new(device, "throng instance states", STORAGE),
+            transforms: Grown::new(device, "throng instance transforms", STORAGE),
             models: Grown::new(device, "throng cull models", STORAGE),
             clips: Grown::new(device, "throng cull clips", STORAGE),
             lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
-            updates: Grown::new(device, "throng instance updates", STORAGE),
+            state_updates: Grown::new(device, "throng instance state updates", STORAGE),
+            transform_updates: Grown::new(device, "throng instance transform updates", STORAGE),
             params: make(
                 device,
                 "throng mirror params",
@@ -203,10 +306,8 @@ impl CrowdMirror {
             ),
             tables: GpuTables::default(),
             len: 0,
-            staging: Vec::new(),
-            scattered: Vec::new(),
-            slots: Vec::new(),
-            runs: Vec::new(),
+            state_slots: Slots::default(),
+            transform_slots: Slots::default(),
         }
     }
 
@@ -226,12 +327,13 @@ impl CrowdMirror {
     }
 
     /// Brings the mirror up to `crowd`: the tables when its models changed,
-    /// and the instances its change log names (all of them the first time,
-    /// or when the buffer grew). Changed slots less than 8 apart make one
-    /// run; up to 16 runs are written with one `write_buffer` each, more go
-    /// packed with their slots into one buffer that a compute dispatch
-    /// (recorded into `encoder`, to be submitted before the cull pass)
-    /// scatters.
+    /// and the states and transforms its change log names (all of them the
+    /// first time, or when a buffer grew). Per stream, changed slots less
+    /// than 8 apart make one run; up to 16 runs are written with
+    /// one `write_buffer` each (a run of transforms is copied straight from
+    /// the crowd's storage), more go packed with their slots into one
+    /// buffer that a compute dispatch (recorded into `encoder`, to be
+    /// submitted before the cull pass) scatters.
     pub fn sync(
         &mut self,
         device: &wgpu::Device,
@@ -242,8 +344,12 @@ impl CrowdMirror {
     ) -> Result<SyncStats, RenderError> {
         let mut stats = SyncStats::default();
         let len = crowd.len();
-        let size = std::mem::size_of::<GpuInstance>() as u64;
-        let grew = self.instances.reserve(device, len as u64 * size)?;
+        let state_size = std::mem::size_of::<GpuInstance>() as u64;
+        let transform_size = std::mem::size_of::<GpuTransform>() as u64;
+        let grew = self.states.reserve(device, len as u64 * state_size)?
+            | self
+                .transforms
+                .reserve(device, len as u64 * transform_size)?;
         if self.tables.models.len() != crowd.models().len() {
             self.tables = crowd.gpu_tables();
             for (buf, bytes) in [
@@ -264,61 +370,116 @@ impl CrowdMirror {
             }
         }
         self.len = len as u32;
-        // Everything (one run) after a fresh buffer or when the log says so.
-        self.slots.clear();
+        // Everything after a fresh buffer or when the log says so.
+        let (states, transforms) = (&mut self.state_slots, &mut self.transform_slots);
         match crowd.changes(&mut self.cursor) {
-            Changes::Slots(slots) if !grew => {
-                self.slots
-                    .extend(slots.iter().copied().filter(|&s| (s as usize) < len));
-                self.slots.sort_unstable();
-                self.slots.dedup();
+            Changes::Slots(changes) if !grew => {
+                states.clear();
+                transforms.clear();
+                for c in changes {
+                    let d = c.slot();
+                    if d >= len {
+                        continue;
+                    }
+                    if c.has_state() {
+                        states.slots.push(d as u32);
+                    }
+                    if c.has_transform() {
+                        transforms.slots.push(d as u32);
+                    }
+                }
+                states.finish(len);
+                transforms.finish(len);
             }
-            _ => self.slots.extend(0..len as u32),
-        }
-        self.runs.clear();
-        let mut i = 0;
-        while i < self.slots.len() {
-            let first = self.slots[i];
-            let mut last = first;
-            while i < self.slots.len() && self.slots[i] <= last + 8 {
-                last = self.slots[i];
-                i += 1;
+            _ => {
+                states.all(len);
+                transforms.all(len);
             }
-            self.runs.push((first, last));
         }
-        if self.runs.len() <= MAX_DIRECT_RUNS {
-            for &(first, last) in &self.runs {
-                self.staging.clear();
-                self.staging
-                    .extend((first..=last).map(|d| crowd.gpu_instance(d as usize)));
-                let bytes: &[u8] = bytemuck::cast_slice(&self.staging);
-                queue.write_buffer(&self.instances.buffer, first as u64 * size, bytes);
-                stats.instances += self.staging.len() as u64;
+        stats.states = states.slots.len() as u64;
+        stats.transforms = transforms.slots.len() as u64;
+
+        // Direct runs.
+        if states.direct() {
+            for &(first, last) in &states.runs {
+                let count = (last - first + 1) as usize;
+                stats.bytes += write_with::<GpuInstance, { std::mem::size_of::<GpuInstance>() }>(
+                    queue,
+                    &self.states.buffer,
+                    first as u64 * state_size,
+                    count,
+                    (first..=last).map(|d| crowd.gpu_instance(d as usize)),
+                );
+                stats.writes += 1;
+            }
+        }
+        if transforms.direct() {
+            let all = crowd.gpu_transforms();
+            for &(first, last) in &transforms.runs {
+                let bytes: &[u8] = bytemuck::cast_slice(&all[first as usize..=last as usize]);
+                queue.write_buffer(
+                    &self.transforms.buffer,
+                    first as u64 * transform_size,
+                    bytes,
+                );
                 stats.bytes += bytes.len() as u64;
                 stats.writes += 1;
             }
+        }
+        if states.direct() && transforms.direct() {
             return Ok(stats);
         }
-        // Scattered: the changed states, each with its slot, in one upload.
-        self.scattered.clear();
-        self.scattered
-            .extend(self.slots.iter().map(|&d| InstanceUpdate {
-                slot: d,
-                pad: [0; 3],
-                state: crowd.gpu_instance(d as usize),
-            }));
-        let bytes: &[u8] = bytemuck::cast_slice(&self.scattered);
-        self.updates.reserve(device, bytes.len() as u64)?;
-        queue.write_buffer(&self.updates.buffer, 0, bytes);
-        let params = MirrorParams {
-            count: self.scattered.len() as u32,
+
+        // Scattered: the changes, each with its slot, packed in one upload
+        // per stream and scattered by one dispatch each.
+        let mut params = MirrorParams {
+            state_count: 0,
+            transform_count: 0,
             instance_count: len as u32,
-            pad: [0; 2],
+            pad: 0,
         };
+        if !states.direct() {
+            let n = states.slots.len();
+            self.state_updates
+                .reserve(device, (n * std::mem::size_of::<StateUpdate>()) as u64)?;
+            stats.bytes += write_with::<StateUpdate, { std::mem::size_of::<StateUpdate>() }>(
+                queue,
+                &self.state_updates.buffer,
+                0,
+                n,
+                states.slots.iter().map(|&d| StateUpdate {
+                    slot: d,
+                    pad: [0; 3],
+                    state: crowd.gpu_instance(d as usize),
+                }),
+            );
+            stats.writes += 1;
+            params.state_count = n as u32;
+        }
+        if !transforms.direct() {
+            let n = transforms.slots.len();
+            let all = crowd.gpu_transforms();
+            self.transform_updates
+                .reserve(device, (n * std::mem::size_of::<TransformUpdate>()) as u64)?;
+            stats.bytes += write_with::<TransformUpdate, { std::mem::size_of::<TransformUpdate>() }>(
+                queue,
+                &self.transform_updates.buffer,
+                0,
+                n,
+                transforms.slots.iter().map(|&d| TransformUpdate {
+                    slot: d,
+                    pad: [0; 3],
+                    transform: all[d as usize],
+                }),
+            );
+            stats.writes += 1;
+            params.transform_count = n as u32;
+        }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        stats.writes += 1;
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng mirror upload"),
-            layout: &pass.apply.0,
+            layout: &pass.apply,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
@@ -326,26 +487,39 @@ impl CrowdMirror {
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: self.updates.buffer.as_entire_binding(),
+                    resource: self.state_updates.buffer.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: self.instances.buffer.as_entire_binding(),
+                    resource: self.states.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: self.transform_updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: self.transforms.buffer.as_entire_binding(),
                 },
             ],
         });
-        let (x, y) = dispatch_size(params.count.div_ceil(WORKGROUP));
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng mirror upload"),
             timestamp_writes: None,
         });
-        cpass.set_pipeline(&pass.apply.1);
         cpass.set_bind_group(0, &group, &[]);
-        cpass.dispatch_workgroups(x, y, 1);
+        for (count, pipeline) in [
+            (params.state_count, &pass.apply_states),
+            (params.transform_count, &pass.apply_transforms),
+        ] {
+            if count > 0 {
+                let (x, y) = dispatch_size(count.div_ceil(WORKGROUP));
+                cpass.set_pipeline(pipeline);
+                cpass.dispatch_workgroups(x, y, 1);
+            }
+        }
         drop(cpass);
-        stats.instances += self.scattered.len() as u64;
-        stats.bytes += bytes.len() as u64 + std::mem::size_of::<MirrorParams>() as u64;
-        stats.writes += 2;
+        stats.bytes += std::mem::size_of::<MirrorParams>() as u64;
         stats.scattered = true;
         Ok(stats)
     }
@@ -373,8 +547,7 @@ pub struct CullList {
     draws: Grown,
     indirect: Grown,
     records: Grown,
-    drawn: wgpu::Buffer,
-    drawn_device: wgpu::Device,
+    device: wgpu::Device,
     readbacks: Vec<Readback>,
     frame: usize,
     latest: Option<Drawn>,
@@ -395,9 +568,9 @@ pub struct Drawn {
     pub groups: Vec<u32>,
 }
 
-/// Bytes of the `drawn` buffer: six bounds words, the count, the group
-/// count (the per-group counts follow it in a readback).
-const DRAWN_BYTES: u64 = 32;
+/// Bytes before the per-group counts in the counter buffer ([`DRAWN_WORDS`]:
+/// six bounds words, the count of drawn instances, the group count).
+const DRAWN_BYTES: u64 = DRAWN_WORDS as u64 * 4;
 
 /// One slot of the readback ring: idle, copied and being mapped, or mapped.
 struct Readback {
@@ -443,8 +616,7 @@ impl CullList {
                 rw | wgpu::BufferUsages::INDIRECT,
             ),
             records: Grown::new(device, "throng culled records", rw),
-            drawn: make(device, "throng cull drawn", rw, DRAWN_BYTES),
-            drawn_device: device.clone(),
+            device: device.clone(),
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
                     buffer: readback_buffer(device, DRAWN_BYTES),
@@ -473,7 +645,8 @@ impl CullList {
         &self.indirect.buffer
     }
 
-    /// Per group: how many instances it holds (read back in tests).
+    /// The counter buffer (read back in tests): [`DRAWN_WORDS`] words of
+    /// what the view drew, then per group how many instances it holds.
     pub fn counts(&self) -> &wgpu::Buffer {
         &self.counts.buffer
     }
@@ -495,7 +668,8 @@ impl CullList {
         // on the CPU.
         self.lod_state.reserve(device, n * 4)?;
         self.placement.reserve(device, n * 8)?;
-        self.counts.reserve(device, groups as u64 * 4)?;
+        self.counts
+            .reserve(device, DRAWN_BYTES + groups as u64 * 4)?;
         self.group_first.reserve(device, groups as u64 * 4)?;
         self.draws
             .reserve(device, (draws.len().max(1) * 16) as u64)?;
@@ -541,7 +715,7 @@ impl CullList {
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
         let empty: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, groups];
-        queue.write_buffer(&self.drawn, 0, bytemuck::cast_slice(&empty));
+        queue.write_buffer(&self.counts.buffer, 0, bytemuck::cast_slice(&empty));
         self.draw_count = draws.len() as u32;
         self.group_count = groups;
         self.instances = mirror.len();
@@ -549,7 +723,7 @@ impl CullList {
         // the mirror's do; rebuilding them each frame is cheap).
         let buffers: [&wgpu::Buffer; 13] = [
             &self.view,
-            &mirror.instances.buffer,
+            &mirror.states.buffer,
             &mirror.models.buffer,
             &mirror.clips.buffer,
             &mirror.lod_sizes.buffer,
@@ -560,7 +734,7 @@ impl CullList {
             &self.draws.buffer,
             &self.indirect.buffer,
             &self.records.buffer,
-            &self.drawn,
+            &mirror.transforms.buffer,
         ];
         for (slot, (stage, (layout, _))) in self
             .groups
@@ -654,16 +828,9 @@ impl CullList {
         let slot = &mut self.readbacks[self.frame];
         if slot.state.load(Ordering::Acquire) == IDLE {
             if slot.buffer.size() < bytes {
-                slot.buffer = readback_buffer(&self.drawn_device, bytes.next_power_of_two());
+                slot.buffer = readback_buffer(&self.device, bytes.next_power_of_two());
             }
-            encoder.copy_buffer_to_buffer(&self.drawn, 0, &slot.buffer, 0, DRAWN_BYTES);
-            encoder.copy_buffer_to_buffer(
-                &self.counts.buffer,
-                0,
-                &slot.buffer,
-                DRAWN_BYTES,
-                self.group_count as u64 * 4,
-            );
+            encoder.copy_buffer_to_buffer(&self.counts.buffer, 0, &slot.buffer, 0, bytes);
             slot.state.store(PENDING, Ordering::Release);
             let state = slot.state.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
@@ -678,7 +845,12 @@ impl CullList {
         pass: &CullPass,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
-        encoder.clear_buffer(&self.counts.buffer, 0, Some(self.group_count as u64 * 4));
+        // The header was written by `prepare`; the group counters start at 0.
+        encoder.clear_buffer(
+            &self.counts.buffer,
+            DRAWN_BYTES,
+            Some(self.group_count as u64 * 4),
+        );
         let (x, y) = dispatch_size(self.instances.div_ceil(WORKGROUP));
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng cull"),

@@ -469,10 +469,18 @@ impl Renderer {
             RecordPath::Unbounded => {
                 instances.saturating_mul(std::mem::size_of::<InstanceRecord>() as u64)
             }
-            // Per crowd and view, separate buffers: the largest binding is
-            // the instance states (records are smaller), and passes do not add.
+            // Per crowd and view, separate buffers, so passes do not add: the
+            // largest binding is a view's records, or the mirror's states.
             RecordPath::GpuDriven => {
-                let per = std::mem::size_of::<throng_core::gpu::GpuInstance>() as u64;
+                use throng_core::gpu::{GpuInstance, GpuTransform};
+                let per = [
+                    std::mem::size_of::<InstanceRecord>(),
+                    std::mem::size_of::<GpuInstance>(),
+                    std::mem::size_of::<GpuTransform>(),
+                ]
+                .into_iter()
+                .max()
+                .unwrap_or(0) as u64;
                 return self.check_bytes(instances, instances.saturating_mul(per));
             }
         };

@@ -30,7 +30,7 @@ use std::mem::offset_of;
 
 use thiserror::Error;
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
-use throng_core::gpu::GpuTrack;
+use throng_core::gpu::{DRAWN_WORDS, GpuTrack};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
@@ -120,7 +120,8 @@ pub fn prelude() -> String {
          const LOD_TINT_0: u32 = {}u;\n\
          const LOD_TINT_1: u32 = {}u;\n\
          const LOD_TINT_2: u32 = {}u;\n\
-         const LOD_TINT_3: u32 = {}u;\n",
+         const LOD_TINT_3: u32 = {}u;\n\
+         const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::{BakeOptions, bake_file};
-use throng_core::gpu::{DrawSpec, InstanceRecord};
+use throng_core::gpu::{DRAWN_WORDS, DrawSpec, InstanceRecord};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
 use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest, SyncStats};
@@ -209,19 +209,28 @@ fn gpu_cull_equals_the_cpu_draw_list() {
             };
             crowd.update(rng.range(0.0, 0.5));
             // Changes after the first upload: a few (written in place), and
-            // many scattered ones (packed and scattered by a dispatch).
-            let changed = match frame {
-                3 => 1,
-                4 => n / 20,
-                _ => 0,
+            // many scattered ones (packed and scattered by a dispatch), of
+            // states (speed, tint) and of transforms alone.
+            let (states, transforms) = match frame {
+                3 => (1, 1),
+                4 => (n / 20, 0),
+                5 => (0, n / 20),
+                _ => (0, 0),
             };
             let ids: Vec<_> = crowd.ids().collect();
-            for k in 0..changed {
+            for k in 0..states {
                 let id = ids[(k * 17 + frame) % n];
                 crowd.set_speed(id, 3.0 - k as f32 * 0.01).unwrap();
                 crowd
                     .set_tint(id, glam::Vec4::new(1.0, 0.5, 0.25, 1.0))
                     .unwrap();
+            }
+            for k in 0..transforms {
+                let id = ids[(k * 17 + frame + 5) % n];
+                let moved = crowd.state(id).unwrap().world_from_model
+                    * glam::Mat4::from_rotation_y(0.3 + k as f32 * 0.01)
+                    * glam::Mat4::from_translation(Vec3::new(0.5, 0.0, -0.25));
+                crowd.set_transform(id, moved).unwrap();
             }
             crowd.build_draw_list(view, &mut cpu);
             let tables = crowd.gpu_tables();
@@ -236,16 +245,22 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                 .collect();
             let sync = cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, view, &draws);
             if frame > 0 {
-                assert_eq!(sync.instances, changed as u64, "{sync:?}");
-                assert_eq!(sync.scattered, changed > 16, "{sync:?}");
+                assert_eq!(
+                    (sync.states, sync.transforms),
+                    (states as u64, transforms as u64),
+                    "{sync:?}"
+                );
+                // Slots 17 apart make a run each.
+                assert_eq!(sync.scattered, states.max(transforms) > 16, "{sync:?}");
             }
 
-            let counts: Vec<u32> = bytemuck::cast_slice(&read_back(
+            let header = DRAWN_WORDS as usize;
+            let counts: Vec<u32> = bytemuck::cast_slice::<u8, u32>(&read_back(
                 &gpu,
                 list.counts(),
-                tables.group_count as u64 * 4,
-            ))
-            .to_vec();
+                (header as u64 + tables.group_count as u64) * 4,
+            ))[header..]
+                .to_vec();
             let args: Vec<[u32; 5]> =
                 bytemuck::cast_slice(&read_back(&gpu, list.indirect(), draws.len() as u64 * 20))
                     .to_vec();

@@ -185,16 +185,15 @@ fn shared_structs_match_their_rust_twins() {
 
 #[test]
 fn cull_structs_match_their_rust_twins() {
-    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack};
-    let rows = offset_of!(GpuInstance, world_from_model);
+    use throng_core::gpu::{
+        CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform,
+        MirrorParams, StateUpdate, TransformUpdate,
+    };
     check(
         Program::Cull,
         "GpuInstance",
         size_of::<GpuInstance>(),
         &[
-            rows,
-            rows + 16,
-            rows + 32,
             offset_of!(GpuInstance, anchor_lo),
             offset_of!(GpuInstance, anchor_hi),
             offset_of!(GpuInstance, current),
@@ -204,6 +203,13 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuInstance, tint),
             offset_of!(GpuInstance, model),
         ],
+    );
+    let rows = offset_of!(GpuTransform, rows);
+    check(
+        Program::Cull,
+        "GpuTransform",
+        size_of::<GpuTransform>(),
+        &[rows, rows + 16, rows + 32],
     );
     check(
         Program::Cull,
@@ -263,27 +269,41 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(CullView, pad),
         ],
     );
+    let pad = offset_of!(StateUpdate, pad);
     check(
         Program::Mirror,
-        "InstanceUpdate",
-        size_of::<throng_core::gpu::InstanceUpdate>(),
+        "StateUpdate",
+        size_of::<StateUpdate>(),
         &[
-            offset_of!(throng_core::gpu::InstanceUpdate, slot),
-            offset_of!(throng_core::gpu::InstanceUpdate, pad),
-            offset_of!(throng_core::gpu::InstanceUpdate, pad) + 4,
-            offset_of!(throng_core::gpu::InstanceUpdate, pad) + 8,
-            offset_of!(throng_core::gpu::InstanceUpdate, state),
+            offset_of!(StateUpdate, slot),
+            pad,
+            pad + 4,
+            pad + 8,
+            offset_of!(StateUpdate, state),
+        ],
+    );
+    let pad = offset_of!(TransformUpdate, pad);
+    check(
+        Program::Mirror,
+        "TransformUpdate",
+        size_of::<TransformUpdate>(),
+        &[
+            offset_of!(TransformUpdate, slot),
+            pad,
+            pad + 4,
+            pad + 8,
+            offset_of!(TransformUpdate, transform),
         ],
     );
     check(
         Program::Mirror,
         "MirrorParams",
-        size_of::<throng_core::gpu::MirrorParams>(),
+        size_of::<MirrorParams>(),
         &[
-            offset_of!(throng_core::gpu::MirrorParams, count),
-            offset_of!(throng_core::gpu::MirrorParams, instance_count),
-            offset_of!(throng_core::gpu::MirrorParams, pad),
-            offset_of!(throng_core::gpu::MirrorParams, pad) + 4,
+            offset_of!(MirrorParams, state_count),
+            offset_of!(MirrorParams, transform_count),
+            offset_of!(MirrorParams, instance_count),
+            offset_of!(MirrorParams, pad),
         ],
     );
     check(
@@ -376,7 +396,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
-        Program::Mirror => vec![(false, vec!["apply"])],
+        Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
     }
 }
 

@@ -8,6 +8,7 @@
 
 use glam::Mat4;
 
+use super::Change;
 use super::instances::mat4_of;
 use super::{Crowd, CrowdError, InstanceId, ModelId, WrapMode};
 use throng_core::clock::{TICKS_PER_SECOND, Track, rate_of};
@@ -206,7 +207,7 @@ impl Crowd {
     /// After a change of instance `d`'s animation: the change log, the set
     /// of instances stepped every update and the cached sphere follow.
     fn anim_changed(&mut self, d: usize) {
-        self.touch(d);
+        self.touch(Change::state(d));
         self.refresh_active(d);
         self.refresh_sphere(d);
     }

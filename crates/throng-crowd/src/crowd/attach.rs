@@ -4,6 +4,7 @@
 
 use glam::Mat4;
 
+use super::Change;
 use super::instances::rows_of;
 use super::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
 use throng_core::model::BakedModel;
@@ -147,9 +148,12 @@ impl Crowd {
             Attachment::Skinned => {
                 self.rows[c] = self.rows[p];
                 self.anims[c] = self.anims[p];
+                self.refresh_sphere(c);
+                self.touch(Change::all(c));
+                return;
             }
         }
         self.refresh_sphere(c);
-        self.touch(c);
+        self.touch(Change::transform(c));
     }
 }

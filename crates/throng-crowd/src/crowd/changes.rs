@@ -1,6 +1,7 @@
 //! What changed since a reader last looked: the log of dense instance slots
-//! whose state (transform, tint, animation, model) was written, so a GPU
-//! mirror of the crowd uploads only those ([`Crowd::changes`]). An idle
+//! whose transform or state (tint, animation, model) was written, and which
+//! of the two, so a GPU mirror of the crowd uploads only those, and of a
+//! moved instance only its transform ([`Crowd::changes`]). An idle
 //! crowd logs nothing; time alone changes nothing, because playback is
 //! analytic ([`throng_core::clock`]).
 //!
@@ -28,9 +29,68 @@ pub(super) struct ChangeLog {
     key: u64,
     /// Position of `entries[0]` in the crowd's history of changes.
     start: u64,
-    /// Dense slots written, oldest first (repeats allowed; a slot at or past
-    /// the crowd's length is gone and is skipped by readers).
-    entries: Vec<u32>,
+    /// Dense slots written, oldest first, with what was written (repeats
+    /// allowed; a slot at or past the crowd's length is gone and is skipped
+    /// by readers).
+    entries: Vec<Change>,
+}
+
+/// One entry of the change log: a dense slot and what of it was written.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Change(u32);
+
+impl Change {
+    const TRANSFORM: u32 = 1 << 31;
+    const STATE: u32 = 1 << 30;
+
+    /// Dense slots a log entry can name: a crowd holds at most this many
+    /// instances.
+    pub const MAX_SLOTS: usize = 1 << 30;
+
+    /// Slot `d`'s transform was written.
+    pub fn transform(d: usize) -> Self {
+        Self(d as u32 | Self::TRANSFORM)
+    }
+
+    /// Slot `d`'s state (animation, tint, model) was written.
+    pub fn state(d: usize) -> Self {
+        Self(d as u32 | Self::STATE)
+    }
+
+    /// All of slot `d` was written (spawned, or filled by a despawn).
+    pub fn all(d: usize) -> Self {
+        Self(d as u32 | Self::TRANSFORM | Self::STATE)
+    }
+
+    /// The dense slot.
+    #[inline]
+    pub fn slot(self) -> usize {
+        (self.0 & (Self::STATE - 1)) as usize
+    }
+
+    /// True if the slot's transform was written.
+    #[inline]
+    pub fn has_transform(self) -> bool {
+        self.0 & Self::TRANSFORM != 0
+    }
+
+    /// True if the slot's state was written.
+    #[inline]
+    pub fn has_state(self) -> bool {
+        self.0 & Self::STATE != 0
+    }
+}
+
+impl std::fmt::Debug for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match (self.has_transform(), self.has_state()) {
+            (true, true) => "all",
+            (true, false) => "transform",
+            _ => "state",
+        };
+        write!(f, "{}:{what}", self.slot())
+    }
 }
 
 impl Default for ChangeLog {
@@ -62,21 +122,21 @@ pub struct ChangeCursor {
 pub enum Changes<'a> {
     /// Every instance (first read, another crowd, or the log was cut).
     All,
-    /// These dense slots, oldest first, with repeats; slots at or past
-    /// [`Crowd::len`] are gone and to be skipped.
-    Slots(&'a [u32]),
+    /// These dense slots and what of them was written, oldest first, with
+    /// repeats; slots at or past [`Crowd::len`] are gone and to be skipped.
+    Slots(&'a [Change]),
 }
 
 impl Crowd {
-    /// Records that dense slot `d` was written.
+    /// Logs a write.
     #[inline]
-    pub(super) fn touch(&mut self, d: usize) {
+    pub(super) fn touch(&mut self, change: Change) {
         let log = &mut self.log;
         if log.entries.len() >= MIN_LOG.max(2 * self.anims.len()) {
             log.start += log.entries.len() as u64;
             log.entries.clear();
         }
-        log.entries.push(d as u32);
+        log.entries.push(change);
     }
 
     /// What changed since `cursor` last read this crowd, then moves the
@@ -105,6 +165,7 @@ impl Crowd {
 mod tests {
     use super::super::fixtures::{at, test_model};
     use super::*;
+    use glam::Mat4;
 
     #[test]
     fn a_reader_sees_each_write_once_and_an_idle_crowd_logs_nothing() {
@@ -125,7 +186,14 @@ mod tests {
         let Changes::Slots(s) = crowd.changes(&mut cursor) else {
             panic!("expected slots");
         };
-        assert_eq!(s, &[2, 0]);
+        assert_eq!(s, &[Change::state(2), Change::all(0)]);
+        crowd.set_transform(ids[1], Mat4::IDENTITY).unwrap();
+        let Changes::Slots(s) = crowd.changes(&mut cursor) else {
+            panic!("expected slots");
+        };
+        let d = s[0].slot();
+        assert_eq!(s, &[Change::transform(d)]);
+        assert!(s[0].has_transform() && !s[0].has_state());
         assert_eq!(crowd.changes(&mut cursor), Changes::Slots(&[]));
         let mut other = crowd.clone();
         assert_eq!(

@@ -50,6 +50,12 @@ pub enum CrowdError {
     /// A non-finite number (time, speed, duration, transform).
     #[error("{0} must be finite")]
     NotFinite(&'static str),
+    /// The crowd holds as many instances as it can index.
+    #[error("a crowd holds at most {max} instances; spawn them into another crowd")]
+    TooManyInstances {
+        /// The most instances one crowd holds.
+        max: usize,
+    },
     /// More instances than the host's memory can hold.
     #[error(
         "{instances} more instances need about {needed} bytes of memory, but the host has only {available} available; spawn fewer"

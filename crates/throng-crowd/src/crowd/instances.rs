@@ -4,6 +4,7 @@
 
 use glam::{Mat4, Vec4};
 
+use super::Change;
 use super::anim::{Anim, Playback};
 use super::{Crowd, CrowdError, ModelId, WrapMode};
 use throng_core::gpu::{InstanceRecord, pack_tint};
@@ -157,6 +158,11 @@ impl Crowd {
         if !spawn.time.is_finite() || !spawn.speed.is_finite() {
             return Err(CrowdError::NotFinite("time and speed"));
         }
+        if self.anims.len() >= Change::MAX_SLOTS {
+            return Err(CrowdError::TooManyInstances {
+                max: Change::MAX_SLOTS,
+            });
+        }
         let m = model.0 as u16;
         let current = match spawn.clip {
             Some(c) => {
@@ -201,7 +207,7 @@ impl Crowd {
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);
         self.refresh_active(dense as usize);
-        self.touch(dense as usize);
+        self.touch(Change::all(dense as usize));
         Ok(id)
     }
 
@@ -247,7 +253,7 @@ impl Crowd {
                 self.active[at as usize] = d as u32;
             }
         }
-        self.touch(d);
+        self.touch(Change::all(d));
         Ok(())
     }
 
@@ -281,7 +287,7 @@ impl Crowd {
         let d = self.dense(id)?;
         self.rows[d] = rows_of(&world_from_model);
         self.refresh_sphere(d);
-        self.touch(d);
+        self.touch(Change::transform(d));
         Ok(())
     }
 
@@ -289,7 +295,7 @@ impl Crowd {
     pub fn set_tint(&mut self, id: InstanceId, tint: Vec4) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
         self.tints[d] = pack_tint(tint);
-        self.touch(d);
+        self.touch(Change::state(d));
         Ok(())
     }
 }

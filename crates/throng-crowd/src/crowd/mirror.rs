@@ -1,11 +1,12 @@
 //! What a GPU mirror of the crowd reads: each instance's state as a
-//! [`GpuInstance`] (transform, analytic tracks, fade, tint, model) and the
+//! [`GpuInstance`] (analytic tracks, fade, tint, model), its transform as a
+//! [`GpuTransform`] (the crowd's own rows, borrowed, not copied) and the
 //! crowd's model, clip and LOD tables, from which a cull pass on the GPU
 //! derives the same draw list [`Crowd::build_draw_list`] builds on the CPU.
 //! Which instances to re-read is the change log's business
 //! ([`Crowd::changes`]).
 
-use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack};
+use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform};
 
 use super::Crowd;
 use super::anim::Playback;
@@ -30,9 +31,7 @@ impl Crowd {
         let a = &self.anims[d];
         let meta = self.metas[d];
         let track = |p: &Playback| GpuTrack::new(&p.track, p.is_some().then_some(p.clip), p.wrap);
-        let r = &self.rows[d];
         GpuInstance {
-            world_from_model: [r[0].to_array(), r[1].to_array(), r[2].to_array()],
             anchor_lo: a.anchor as u32,
             anchor_hi: (a.anchor >> 32) as u32,
             current: track(&a.current),
@@ -42,6 +41,12 @@ impl Crowd {
             tint: self.tints[d],
             model: meta.model as u32,
         }
+    }
+
+    /// Every instance's transform, in dense slot order: the crowd's own
+    /// storage, so a run of slots uploads as one copy.
+    pub fn gpu_transforms(&self) -> &[GpuTransform] {
+        bytemuck::cast_slice(&self.rows)
     }
 
     /// The model, clip and LOD tables of the crowd's models.

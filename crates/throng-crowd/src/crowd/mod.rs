@@ -73,7 +73,7 @@ mod update;
 
 pub use anim::InstanceState;
 pub use attach::Attachment;
-pub use changes::{ChangeCursor, Changes};
+pub use changes::{Change, ChangeCursor, Changes};
 pub use draw::{DrawGroup, DrawList, DrawView, LOD_HYSTERESIS, LOD_TINTS, select_lod};
 pub use error::CrowdError;
 pub use events::CrowdEvent;

@@ -5,6 +5,7 @@
 //! function of the clock and costs nothing. [`Crowd::tick`] fuses that with
 //! building the draw list.
 
+use super::Change;
 use super::anim::{Playback, Traversed};
 use super::draw::{DrawList, DrawView};
 use super::events::push_crossed;
@@ -101,7 +102,11 @@ impl Crowd {
         }
         if moved || fade_ended {
             self.refresh_sphere(d);
-            self.touch(d);
+            self.touch(match (moved, fade_ended) {
+                (true, false) => Change::transform(d),
+                (false, true) => Change::state(d),
+                _ => Change::all(d),
+            });
         }
     }
 
