@@ -125,8 +125,18 @@ impl Grown {
 
     /// Makes room for `bytes`; true if the buffer was replaced (contents lost).
     fn reserve(&mut self, device: &wgpu::Device, bytes: u64) -> Result<bool, RenderError> {
+        Ok(self.reserve_keeping(device, bytes)?.is_some())
+    }
+
+    /// Makes room for `bytes`; the old buffer if it was replaced, for a
+    /// caller that carries its contents over.
+    fn reserve_keeping(
+        &mut self,
+        device: &wgpu::Device,
+        bytes: u64,
+    ) -> Result<Option<wgpu::Buffer>, RenderError> {
         if bytes <= self.buffer.size() {
-            return Ok(false);
+            return Ok(None);
         }
         let limit = device
             .limits()
@@ -141,8 +151,10 @@ impl Grown {
             });
         }
         let size = bytes.next_power_of_two().clamp(256, limit.max(256));
-        self.buffer = make(device, self.label, self.usage, size);
-        Ok(true)
+        Ok(Some(std::mem::replace(
+            &mut self.buffer,
+            make(device, self.label, self.usage, size),
+        )))
     }
 }
 
@@ -541,6 +553,9 @@ pub struct CullRequest<'a> {
 pub struct CullList {
     view: wgpu::Buffer,
     lod_state: Grown,
+    /// The LOD state buffer before it last grew, to copy into the new one
+    /// before the next cull (LOD hysteresis survives the crowd growing).
+    lod_state_was: Option<wgpu::Buffer>,
     placement: Grown,
     counts: Grown,
     group_first: Grown,
@@ -606,6 +621,7 @@ impl CullList {
                 std::mem::size_of::<CullView>() as u64,
             ),
             lod_state: Grown::new(device, "throng cull LOD state", rw),
+            lod_state_was: None,
             placement: Grown::new(device, "throng cull placement", rw),
             counts: Grown::new(device, "throng cull counts", rw),
             group_first: Grown::new(device, "throng cull group offsets", rw),
@@ -664,9 +680,12 @@ impl CullList {
         let CullRequest { view, now, draws } = *request;
         let n = mirror.len() as u64;
         let groups = mirror.tables().group_count.max(1);
-        // A new buffer is zeroed by wgpu: its instances start at LOD 0, as
-        // on the CPU.
-        self.lod_state.reserve(device, n * 4)?;
+        // A new buffer is zeroed by wgpu: new instances start at LOD 0, as
+        // on the CPU; the others keep theirs (copied over in `encode`).
+        if let Some(old) = self.lod_state.reserve_keeping(device, n * 4)? {
+            // Of two growths before an encode, the first buffer holds the state.
+            self.lod_state_was.get_or_insert(old);
+        }
         self.placement.reserve(device, n * 8)?;
         self.counts
             .reserve(device, DRAWN_BYTES + groups as u64 * 4)?;
@@ -822,6 +841,10 @@ impl CullList {
         pass: &CullPass,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
+        if let Some(old) = self.lod_state_was.take() {
+            let bytes = old.size().min(self.lod_state.buffer.size());
+            encoder.copy_buffer_to_buffer(&old, 0, &self.lod_state.buffer, 0, bytes);
+        }
         self.encode_pass(encoder, pass, timestamps);
         self.frame = (self.frame + 1) % READBACK_RING;
         let bytes = DRAWN_BYTES + self.group_count as u64 * 4;
