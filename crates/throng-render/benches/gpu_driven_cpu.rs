@@ -16,7 +16,8 @@ use glam::{Mat4, Vec3};
 use throng_core::gpu::DrawSpec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawView, ModelHandle, Spawn};
-use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest};
+use throng_render::cull::{CullList, CullPass, CullRequest};
+use throng_render::mirror::CrowdMirror;
 use throng_render::{Gpu, wgpu};
 
 fn crowd(handle: &ModelHandle, n: u32) -> Crowd {

@@ -1,8 +1,8 @@
-//! The GPU-driven path's data and cull pass: a [`CrowdMirror`] keeps a
-//! crowd's instances on the GPU (re-uploading only what its change log says
-//! changed), and a [`CullList`] is one view's draw list built on the GPU by
-//! `shaders/cull.wgsl` — records compacted per (model, LOD, fading) group
-//! and indirect draw arguments — from the mirror and the crowd clock.
+//! The GPU-driven path's cull pass: a [`CullList`] is one view's draw list
+//! built on the GPU by `shaders/cull.wgsl` — records compacted per (model,
+//! LOD, fading) group and indirect draw arguments — from a crowd's
+//! [`CrowdMirror`] and the crowd clock. [`CullPass`] holds the compute
+//! pipelines, the mirror's scattered uploads included.
 //!
 //! Equivalence with the CPU's [`throng_crowd::crowd::DrawList`] (same
 //! visible set, LODs, groups and records) is tested on lavapipe in
@@ -11,15 +11,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use throng_core::gpu::{
-    CullView, DRAWN_WORDS, DrawSpec, GpuInstance, GpuTransform, InstanceRecord, MirrorParams,
-    StateUpdate, TransformUpdate,
-};
+use throng_core::gpu::{CullView, DRAWN_WORDS, DrawSpec, InstanceRecord};
 use throng_core::math::Aabb;
-use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, DrawView, GpuTables};
+use throng_crowd::crowd::DrawView;
 
 use crate::bind_groups::{CullStage, cull_layout};
 use crate::error::RenderError;
+use crate::mirror::CrowdMirror;
 use crate::shader::Program;
 
 /// Size of one indirect indexed draw's arguments.
@@ -27,16 +25,7 @@ pub const INDIRECT_ARGS_SIZE: u64 = 20;
 
 /// Invocations per workgroup of the per-instance stages (`WORKGROUP` in
 /// `shaders/cull.wgsl`).
-const WORKGROUP: u32 = 64;
-
-/// Runs of changed slots a sync writes one by one, per stream (states,
-/// transforms); more go through the scattered upload (one buffer write and
-/// one dispatch per stream).
-const MAX_DIRECT_RUNS: usize = 16;
-
-/// Changed slots less than this far apart are written as one run (the
-/// unchanged slots between them are rewritten with what they hold).
-const RUN_GAP: u32 = 8;
+pub(crate) const WORKGROUP: u32 = 64;
 
 /// The GPU-driven path's compute pipelines: the cull pass's three stages
 /// and the mirror's scattered uploads (states, transforms).
@@ -45,6 +34,23 @@ pub struct CullPass {
     apply: wgpu::BindGroupLayout,
     apply_states: wgpu::ComputePipeline,
     apply_transforms: wgpu::ComputePipeline,
+}
+
+impl CullPass {
+    /// The mirror's scattered uploads' bind-group layout.
+    pub(crate) fn apply_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.apply
+    }
+
+    /// The pipeline that places changed states.
+    pub(crate) fn apply_states(&self) -> &wgpu::ComputePipeline {
+        &self.apply_states
+    }
+
+    /// The pipeline that places changed transforms.
+    pub(crate) fn apply_transforms(&self) -> &wgpu::ComputePipeline {
+        &self.apply_transforms
+    }
 }
 
 impl CullPass {
@@ -102,20 +108,24 @@ impl CullPass {
 }
 
 /// A 2D dispatch of `blocks` workgroups (past 65,535 in one dimension).
-fn dispatch_size(blocks: u32) -> (u32, u32) {
+pub(crate) fn dispatch_size(blocks: u32) -> (u32, u32) {
     let x = blocks.clamp(1, 65_535);
     (x, blocks.div_ceil(x).max(1))
 }
 
 /// A growable GPU buffer.
-struct Grown {
-    buffer: wgpu::Buffer,
+pub(crate) struct Grown {
+    pub(crate) buffer: wgpu::Buffer,
     label: &'static str,
     usage: wgpu::BufferUsages,
 }
 
 impl Grown {
-    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages) -> Self {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        usage: wgpu::BufferUsages,
+    ) -> Self {
         Self {
             buffer: make(device, label, usage, 256),
             label,
@@ -124,7 +134,11 @@ impl Grown {
     }
 
     /// Makes room for `bytes`; true if the buffer was replaced (contents lost).
-    fn reserve(&mut self, device: &wgpu::Device, bytes: u64) -> Result<bool, RenderError> {
+    pub(crate) fn reserve(
+        &mut self,
+        device: &wgpu::Device,
+        bytes: u64,
+    ) -> Result<bool, RenderError> {
         Ok(self.reserve_keeping(device, bytes)?.is_some())
     }
 
@@ -158,7 +172,12 @@ impl Grown {
     }
 }
 
-fn make(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64) -> wgpu::Buffer {
+pub(crate) fn make(
+    device: &wgpu::Device,
+    label: &str,
+    usage: wgpu::BufferUsages,
+    size: u64,
+) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: size.div_ceil(16) * 16,
@@ -177,375 +196,18 @@ fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
     )
 }
 
-const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
-
-/// A crowd's instances and tables on the GPU: each instance's state
-/// ([`GpuInstance`]) and transform ([`GpuTransform`]) in two streams, so a
-/// moved instance uploads its 48-byte transform alone.
-pub struct CrowdMirror {
-    cursor: ChangeCursor,
-    states: Grown,
-    transforms: Grown,
-    models: Grown,
-    clips: Grown,
-    lod_sizes: Grown,
-    state_updates: Grown,
-    transform_updates: Grown,
-    params: wgpu::Buffer,
-    tables: GpuTables,
-    len: u32,
-    state_slots: Slots,
-    transform_slots: Slots,
-}
-
-/// The changed slots of one stream, sorted and without repeats, and the
-/// runs they make.
-#[derive(Default)]
-struct Slots {
-    slots: Vec<u32>,
-    runs: Vec<(u32, u32)>,
-    /// One bit per slot, for sorting many changes in linear time.
-    bits: Vec<u64>,
-}
-
-impl Slots {
-    fn clear(&mut self) {
-        self.slots.clear();
-        self.runs.clear();
-    }
-
-    /// Sorts the slots pushed, drops repeats and finds the runs. Many
-    /// changes (more than one slot in 16 of `len`) go through a bitset, in
-    /// time linear in `len / 64` plus the changes; fewer are sorted.
-    fn finish(&mut self, len: usize) {
-        if self.slots.len() > len / 16 {
-            self.bits.clear();
-            self.bits.resize(len.div_ceil(64), 0);
-            for &d in &self.slots {
-                self.bits[d as usize / 64] |= 1 << (d % 64);
-            }
-            self.slots.clear();
-            for (w, &word) in self.bits.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    self.slots.push(w as u32 * 64 + word.trailing_zeros());
-                    word &= word - 1;
-                }
-            }
-        } else {
-            self.slots.sort_unstable();
-            self.slots.dedup();
-        }
-        let mut i = 0;
-        while i < self.slots.len() {
-            let first = self.slots[i];
-            let mut last = first;
-            while i < self.slots.len() && self.slots[i] <= last + RUN_GAP {
-                last = self.slots[i];
-                i += 1;
-            }
-            self.runs.push((first, last));
-        }
-    }
-
-    fn all(&mut self, len: usize) {
-        self.clear();
-        self.slots.extend(0..len as u32);
-        if len > 0 {
-            self.runs.push((0, len as u32 - 1));
-        }
-    }
-
-    fn direct(&self) -> bool {
-        self.runs.len() <= MAX_DIRECT_RUNS
-    }
-}
-
-/// What one [`CrowdMirror::sync`] uploaded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SyncStats {
-    /// Instance states written (changed ones; more slots may be rewritten
-    /// where runs join).
-    pub states: u64,
-    /// Instance transforms written (likewise).
-    pub transforms: u64,
-    /// Bytes written (states, transforms and tables).
-    pub bytes: u64,
-    /// `write_buffer` calls.
-    pub writes: u32,
-    /// True if some changes went through a scattered upload.
-    pub scattered: bool,
-}
-
-/// Writes `items` (`count` of them, each `N` bytes: `T`'s size) into
-/// `buffer` at `offset`, straight into the queue's staging memory.
-fn write_with<T: bytemuck::Pod, const N: usize>(
-    queue: &wgpu::Queue,
-    buffer: &wgpu::Buffer,
-    offset: u64,
-    count: usize,
-    items: impl Iterator<Item = T>,
-) -> u64 {
-    const { assert!(N.is_multiple_of(4)) };
-    assert_eq!(std::mem::size_of::<T>(), N, "N is the item's size");
-    let Some(size) = wgpu::BufferSize::new((count * N) as u64) else {
-        return 0;
-    };
-    if let Some(mut view) = queue.write_buffer_with(buffer, offset, size) {
-        let (chunks, _) = view.slice(..).into_chunks::<N>();
-        chunks.write_iter(items.map(|item| bytemuck::cast::<T, [u8; N]>(item)));
-    }
-    size.get()
-}
-
-impl CrowdMirror {
-    /// An empty mirror; the first [`Self::sync`] uploads everything.
-    pub fn new(device: &wgpu::Device) -> Self {
-        Self {
-            cursor: ChangeCursor::default(),
-            states: Grown::new(device, "throng instance states", STORAGE),
-            transforms: Grown::new(device, "throng instance transforms", STORAGE),
-            models: Grown::new(device, "throng cull models", STORAGE),
-            clips: Grown::new(device, "throng cull clips", STORAGE),
-            lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
-            state_updates: Grown::new(device, "throng instance state updates", STORAGE),
-            transform_updates: Grown::new(device, "throng instance transform updates", STORAGE),
-            params: make(
-                device,
-                "throng mirror params",
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                std::mem::size_of::<MirrorParams>() as u64,
-            ),
-            tables: GpuTables::default(),
-            len: 0,
-            state_slots: Slots::default(),
-            transform_slots: Slots::default(),
-        }
-    }
-
-    /// Instances mirrored.
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
-    /// True if no instance is mirrored.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The crowd's tables as last uploaded.
-    pub fn tables(&self) -> &GpuTables {
-        &self.tables
-    }
-
-    /// Brings the mirror up to `crowd`: the tables when its models changed,
-    /// and the states and transforms its change log names (all of them the
-    /// first time, or when a buffer grew). Per stream, changed slots less
-    /// than 8 apart make one run; up to 16 runs are written with
-    /// one `write_buffer` each (a run of transforms is copied straight from
-    /// the crowd's storage), more go packed with their slots into one
-    /// buffer that a compute dispatch (recorded into `encoder`, to be
-    /// submitted before the cull pass) scatters.
-    pub fn sync(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        pass: &CullPass,
-        crowd: &Crowd,
-    ) -> Result<SyncStats, RenderError> {
-        let mut stats = SyncStats::default();
-        let len = crowd.len();
-        let state_size = std::mem::size_of::<GpuInstance>() as u64;
-        let transform_size = std::mem::size_of::<GpuTransform>() as u64;
-        let grew = self.states.reserve(device, len as u64 * state_size)?
-            | self
-                .transforms
-                .reserve(device, len as u64 * transform_size)?;
-        if self.tables.models.len() != crowd.models().len() {
-            self.tables = crowd.gpu_tables();
-            for (buf, bytes) in [
-                (&mut self.models, bytemuck::cast_slice(&self.tables.models)),
-                (&mut self.clips, bytemuck::cast_slice(&self.tables.clips)),
-                (
-                    &mut self.lod_sizes,
-                    bytemuck::cast_slice(&self.tables.lod_sizes),
-                ),
-            ] {
-                let bytes: &[u8] = bytes;
-                buf.reserve(device, bytes.len() as u64)?;
-                if !bytes.is_empty() {
-                    queue.write_buffer(&buf.buffer, 0, bytes);
-                    stats.bytes += bytes.len() as u64;
-                    stats.writes += 1;
-                }
-            }
-        }
-        self.len = len as u32;
-        // Everything after a fresh buffer or when the log says so.
-        let (states, transforms) = (&mut self.state_slots, &mut self.transform_slots);
-        match crowd.changes(&mut self.cursor) {
-            Changes::Slots(changes) if !grew => {
-                states.clear();
-                transforms.clear();
-                for c in changes {
-                    let d = c.slot();
-                    if d >= len {
-                        continue;
-                    }
-                    if c.has_state() {
-                        states.slots.push(d as u32);
-                    }
-                    if c.has_transform() {
-                        transforms.slots.push(d as u32);
-                    }
-                }
-                states.finish(len);
-                transforms.finish(len);
-            }
-            _ => {
-                states.all(len);
-                transforms.all(len);
-            }
-        }
-        stats.states = states.slots.len() as u64;
-        stats.transforms = transforms.slots.len() as u64;
-
-        // Direct runs.
-        if states.direct() {
-            for &(first, last) in &states.runs {
-                let count = (last - first + 1) as usize;
-                stats.bytes += write_with::<GpuInstance, { std::mem::size_of::<GpuInstance>() }>(
-                    queue,
-                    &self.states.buffer,
-                    first as u64 * state_size,
-                    count,
-                    (first..=last).map(|d| crowd.gpu_instance(d as usize)),
-                );
-                stats.writes += 1;
-            }
-        }
-        if transforms.direct() {
-            let all = crowd.gpu_transforms();
-            for &(first, last) in &transforms.runs {
-                let bytes: &[u8] = bytemuck::cast_slice(&all[first as usize..=last as usize]);
-                queue.write_buffer(
-                    &self.transforms.buffer,
-                    first as u64 * transform_size,
-                    bytes,
-                );
-                stats.bytes += bytes.len() as u64;
-                stats.writes += 1;
-            }
-        }
-        if states.direct() && transforms.direct() {
-            return Ok(stats);
-        }
-
-        // Scattered: the changes, each with its slot, packed in one upload
-        // per stream and scattered by one dispatch each.
-        let mut params = MirrorParams {
-            state_count: 0,
-            transform_count: 0,
-            instance_count: len as u32,
-            pad: 0,
-        };
-        if !states.direct() {
-            let n = states.slots.len();
-            self.state_updates
-                .reserve(device, (n * std::mem::size_of::<StateUpdate>()) as u64)?;
-            stats.bytes += write_with::<StateUpdate, { std::mem::size_of::<StateUpdate>() }>(
-                queue,
-                &self.state_updates.buffer,
-                0,
-                n,
-                states.slots.iter().map(|&d| StateUpdate {
-                    slot: d,
-                    pad: [0; 3],
-                    state: crowd.gpu_instance(d as usize),
-                }),
-            );
-            stats.writes += 1;
-            params.state_count = n as u32;
-        }
-        if !transforms.direct() {
-            let n = transforms.slots.len();
-            let all = crowd.gpu_transforms();
-            self.transform_updates
-                .reserve(device, (n * std::mem::size_of::<TransformUpdate>()) as u64)?;
-            stats.bytes += write_with::<TransformUpdate, { std::mem::size_of::<TransformUpdate>() }>(
-                queue,
-                &self.transform_updates.buffer,
-                0,
-                n,
-                transforms.slots.iter().map(|&d| TransformUpdate {
-                    slot: d,
-                    pad: [0; 3],
-                    transform: all[d as usize],
-                }),
-            );
-            stats.writes += 1;
-            params.transform_count = n as u32;
-        }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        stats.writes += 1;
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng mirror upload"),
-            layout: &pass.apply,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.state_updates.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: self.states.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: self.transform_updates.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: self.transforms.buffer.as_entire_binding(),
-                },
-            ],
-        });
-        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("throng mirror upload"),
-            timestamp_writes: None,
-        });
-        cpass.set_bind_group(0, &group, &[]);
-        for (count, pipeline) in [
-            (params.state_count, &pass.apply_states),
-            (params.transform_count, &pass.apply_transforms),
-        ] {
-            if count > 0 {
-                let (x, y) = dispatch_size(count.div_ceil(WORKGROUP));
-                cpass.set_pipeline(pipeline);
-                cpass.dispatch_workgroups(x, y, 1);
-            }
-        }
-        drop(cpass);
-        stats.bytes += std::mem::size_of::<MirrorParams>() as u64;
-        stats.scattered = true;
-        Ok(stats)
-    }
-}
+pub(crate) const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
 
 /// What one view's cull pass is asked for.
 #[derive(Clone, Copy, Debug)]
 pub struct CullRequest<'a> {
     /// Culling, LOD selection and LOD tints, as for the CPU's draw list.
     pub view: DrawView,
-    /// The crowd clock ([`Crowd::clock`]).
+    /// The crowd clock ([`throng_crowd::crowd::Crowd::clock`]).
     pub now: u64,
     /// Per indirect draw: the group (`group_base + 2·lod + fading` of
-    /// [`GpuTables`]) and the submesh it draws.
+    /// [`throng_crowd::crowd::GpuTables`]) and the submesh it draws.
     pub draws: &'a [DrawSpec],
 }
 
@@ -742,10 +404,10 @@ impl CullList {
         // the mirror's do; rebuilding them each frame is cheap).
         let buffers: [&wgpu::Buffer; 13] = [
             &self.view,
-            &mirror.states.buffer,
-            &mirror.models.buffer,
-            &mirror.clips.buffer,
-            &mirror.lod_sizes.buffer,
+            mirror.states(),
+            mirror.models(),
+            mirror.clips(),
+            mirror.lod_sizes(),
             &self.lod_state.buffer,
             &self.placement.buffer,
             &self.counts.buffer,
@@ -753,7 +415,7 @@ impl CullList {
             &self.draws.buffer,
             &self.indirect.buffer,
             &self.records.buffer,
-            &mirror.transforms.buffer,
+            mirror.transforms(),
         ];
         for (slot, (stage, (layout, _))) in self
             .groups

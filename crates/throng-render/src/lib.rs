@@ -2,17 +2,20 @@
 //!
 //! The wgpu runtime of Throng. [`GpuModel::upload`] puts a baked model on the
 //! GPU (bone texture array, vertex/index buffers, materials);
-//! [`Renderer::render`] draws [`throng_crowd::crowd::Crowd`]s: one record per
-//! visible instance, one upload per frame, one draw per package of at most
-//! [`throng_core::limits::PACKAGE_WIDTH`] instances (or per group on the
-//! unbounded path). The WGSL vertex shader samples, interpolates and
+//! [`Renderer::render`] draws [`throng_crowd::crowd::Crowd`]s on one of three
+//! paths: GPU-driven (instances kept on the GPU, compute culling and LOD,
+//! indirect draws; the CPU uploads only what changed), unbounded (one record
+//! per visible instance built on the CPU, one draw per group) or packaged
+//! (the downlevel path: one draw per package of at most
+//! [`throng_core::limits::PACKAGE_WIDTH`] records). The WGSL vertex shader samples, interpolates and
 //! cross-fades baked frames; [`SkinCompute`] runs the same skinning function
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`compute`], [`cull`] (the GPU-driven path's crowd mirror and cull
-//! pass: GPU-built draw lists and indirect draw arguments, not yet drawn by
-//! the [`Renderer`]), [`offscreen`] (headless targets and readback),
+//! [`compute`], [`mirror`] (the GPU-driven path's crowd on the GPU,
+//! uploading only what changed), [`cull`] (its cull pass: GPU-built draw
+//! lists and indirect draw arguments, which the [`Renderer`] draws on its
+//! GPU-driven path), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
 //! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
 //! [`error`].
@@ -24,6 +27,7 @@ pub mod cull;
 mod draw_items;
 pub mod error;
 pub mod image_file;
+pub mod mirror;
 pub mod model;
 pub mod offscreen;
 pub mod options;

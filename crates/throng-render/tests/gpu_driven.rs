@@ -19,7 +19,8 @@ use throng_bake::{BakeOptions, bake_file};
 use throng_core::gpu::{DRAWN_WORDS, DrawSpec, InstanceRecord};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
-use throng_render::cull::{CrowdMirror, CullList, CullPass, CullRequest, SyncStats};
+use throng_render::cull::{CullList, CullPass, CullRequest};
+use throng_render::mirror::{CrowdMirror, SyncStats};
 use throng_render::{Gpu, require_gpu, wgpu};
 
 /// Largest difference allowed in a frame or fade weight.

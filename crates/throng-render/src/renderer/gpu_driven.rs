@@ -18,10 +18,11 @@ use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, DrawView, GpuTables};
 
 use super::Renderer;
-use crate::cull::{CrowdMirror, CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
 use crate::draw_items::DrawItem;
 use crate::draw_items::find_model_by_key;
 use crate::error::RenderError;
+use crate::mirror::CrowdMirror;
 use crate::model::GpuModel;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
