@@ -390,4 +390,11 @@ impl Scene {
         queue.submit([encoder.finish()]);
         Ok(stats)
     }
+
+    /// Waits for the GPU and makes `stats` (of the frame last rendered)
+    /// exact: on the GPU-driven path the counts of what was drawn come back
+    /// a frame or two late, which an interactive loop does not wait for.
+    pub fn wait_stats(&mut self, stats: &mut FrameStats) -> Result<()> {
+        Ok(self.renderer.wait_gpu_stats(stats)?)
+    }
 }

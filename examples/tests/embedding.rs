@@ -56,11 +56,12 @@ fn scene(gpu: &Gpu, fragment: Option<CustomFragment>) -> Scene {
 /// The application's frame ([`Scene::render`]) into an offscreen target.
 fn embedded(gpu: &Gpu, scene: &mut Scene) -> RgbaImage {
     let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-    let stats = validated(gpu, || {
+    let mut stats = validated(gpu, || {
         scene
             .render(&gpu.device, &gpu.queue, &target.view, SIZE)
             .unwrap()
     });
+    scene.wait_stats(&mut stats).unwrap();
     assert_eq!(stats.visible, SIDE * SIDE, "every Fox is in view");
     target.read(&gpu.device, &gpu.queue).unwrap()
 }

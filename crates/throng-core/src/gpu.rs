@@ -346,3 +346,35 @@ pub struct MirrorParams {
 /// words (min x, y, z, max x, y, z), the count of drawn instances, and one
 /// unused word. Read back together with the counts.
 pub const DRAWN_WORDS: u32 = 8;
+
+/// What the GPU-driven path's light fit reads (32 bytes), mirrored by WGSL's
+/// `LightFitParams` in `shaders/light_fit.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LightFitParams {
+    /// Direction towards the light (w unused; normalised on the GPU).
+    pub toward_light: [f32; 4],
+    /// Crowds whose camera-drawn boxes ([`DRAWN_WORDS`] words each) are the
+    /// receivers.
+    pub crowd_count: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+}
+
+/// The GPU-driven path's light, fitted on the GPU to what the camera's cull
+/// passes drew (176 bytes), mirrored by WGSL's `LightFit`: the light's
+/// frustum planes (the [`CullView::planes`] of the shadow view) and its
+/// `clip_from_world` (the matrix of the shadow uniforms).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LightFit {
+    /// Frustum planes (left, right, bottom, top, near, far), `n·x + d ≥ 0`
+    /// inside; planes that reject everything when nothing is visible.
+    pub planes: [[f32; 4]; 6],
+    /// Column-major orthographic `clip_from_world` of the light.
+    pub light_clip_from_world: [[f32; 4]; 4],
+    /// Instances the camera views drew (0: no light, nothing casts).
+    pub visible: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+}

@@ -370,6 +370,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         ],
         Program::Cull => [Some(cull_entries(None)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],
+        Program::LightFit => [Some(light_fit_entries()), None, None, None],
     }
 }
 
@@ -449,6 +450,18 @@ pub fn mirror_entries() -> Entries {
         storage(2, c, false, std::mem::size_of::<GpuInstance>()),
         storage(3, c, true, std::mem::size_of::<TransformUpdate>()),
         storage(4, c, false, std::mem::size_of::<GpuTransform>()),
+    ]
+}
+
+/// Group 0 of the light fit: `LightFitParams` (0), the camera views' drawn
+/// boxes (1), the fitted light (2).
+pub fn light_fit_entries() -> Entries {
+    use throng_core::gpu::{LightFit, LightFitParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<LightFitParams>(), false),
+        storage(1, c, true, 4),
+        storage(2, c, false, std::mem::size_of::<LightFit>()),
     ]
 }
 

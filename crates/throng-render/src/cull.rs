@@ -323,6 +323,12 @@ impl CullList {
         &self.indirect.buffer
     }
 
+    /// The view's `CullView` uniform (the GPU-driven light fit copies the
+    /// shadow view's planes over it).
+    pub(crate) fn view_buffer(&self) -> &wgpu::Buffer {
+        &self.view
+    }
+
     /// The counter buffer (read back in tests): [`DRAWN_WORDS`] words of
     /// what the view drew, then per group how many instances it holds.
     pub fn counts(&self) -> &wgpu::Buffer {

@@ -27,6 +27,7 @@ pub mod cull;
 mod draw_items;
 pub mod error;
 pub mod image_file;
+pub mod light_fit;
 pub mod mirror;
 pub mod model;
 pub mod offscreen;

@@ -747,9 +747,11 @@ impl Renderer {
         })
     }
 
-    /// The shadow map and the light camera of the frame last prepared (for
-    /// tests and debugging).
-    pub fn shadow_map(&self) -> Option<(&wgpu::Texture, Option<Camera>)> {
+    /// The shadow map and the light's `clip_from_world` of the frame last
+    /// prepared (for tests and debugging; `None` when nothing was in view).
+    /// On the GPU-driven path the light is fitted on the GPU and known here
+    /// after [`Self::wait_gpu_stats`].
+    pub fn shadow_map(&self) -> Option<(&wgpu::Texture, Option<glam::Mat4>)> {
         self.shadow.as_ref().map(|sh| (&sh.map, sh.light))
     }
 

@@ -68,6 +68,8 @@ pub const CULL: &str = include_str!("../../../shaders/cull.wgsl");
 pub const GPU_INSTANCE: &str = include_str!("../../../shaders/gpu_instance.wgsl");
 /// `shaders/mirror.wgsl`.
 pub const MIRROR: &str = include_str!("../../../shaders/mirror.wgsl");
+/// `shaders/light_fit.wgsl`.
+pub const LIGHT_FIT: &str = include_str!("../../../shaders/light_fit.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -86,6 +88,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("cull", CULL),
     ("gpu_instance", GPU_INSTANCE),
     ("mirror", MIRROR),
+    ("light_fit", LIGHT_FIT),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -299,13 +302,17 @@ pub enum Program {
     CpuSkinned,
     /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`).
     Cull,
-    /// The GPU-driven path's scattered instance upload (`apply`).
+    /// The GPU-driven path's scattered instance uploads (`apply_states`,
+    /// `apply_transforms`).
     Mirror,
+    /// The GPU-driven path's light fit to what the camera drew
+    /// (`fit_light`).
+    LightFit,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 9] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -314,6 +321,7 @@ impl Program {
         Program::CpuSkinned,
         Program::Cull,
         Program::Mirror,
+        Program::LightFit,
     ];
 
     /// The crowd's draw program for a record path.
@@ -341,6 +349,7 @@ impl Program {
             Program::CpuSkinned => "cpu_skinned",
             Program::Cull => "cull",
             Program::Mirror => "mirror",
+            Program::LightFit => "light_fit",
         }
     }
 
@@ -352,7 +361,7 @@ impl Program {
             Program::DrawUnbounded | Program::ShadowUnbounded | Program::CpuSkinned => {
                 Some(RecordPath::Unbounded)
             }
-            Program::ComputeSkin | Program::Cull | Program::Mirror => None,
+            Program::ComputeSkin | Program::Cull | Program::Mirror | Program::LightFit => None,
         }
     }
 
@@ -385,6 +394,7 @@ impl Program {
             Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
             Program::Cull => "throng cull (GPU-driven)",
             Program::Mirror => "throng mirror upload (GPU-driven)",
+            Program::LightFit => "throng light fit (GPU-driven)",
         }
     }
 }

@@ -30,7 +30,9 @@ pub(crate) struct Shadow {
     pub(crate) receiver_group: wgpu::BindGroup,
     pub(crate) lists: Vec<DrawList>,
     pub(crate) items: Vec<DrawItem>,
-    pub(crate) light: Option<Camera>,
+    /// The light's `clip_from_world` of the frame last prepared (`None`:
+    /// nothing in view; on the GPU-driven path, known once read back).
+    pub(crate) light: Option<glam::Mat4>,
 }
 
 impl Shadow {
@@ -46,15 +48,28 @@ impl Shadow {
         receivers: &throng_core::math::Aabb,
         view: &throng_crowd::crowd::DrawView,
     ) -> Option<throng_crowd::crowd::DrawView> {
-        self.light = (!receivers.is_empty()).then(|| {
-            // Casters up to four receiver radii towards the light still
-            // cast (tall things near the crowd); depth range is cheap.
+        // Casters up to four receiver radii towards the light still cast
+        // (tall things near the crowd); depth range is cheap. The GPU-driven
+        // path fits the same light on the GPU (shaders/light_fit.wgsl).
+        let light = (!receivers.is_empty()).then(|| {
             let r = receivers.radius();
             Camera::directional_light(direction, receivers, r * 0.02, r * 4.0)
         });
-        let light = self.light.as_ref()?;
+        self.light = light.map(|l| l.clip_from_world());
+        let light = light?;
+        self.write_uniforms(queue, light.clip_from_world());
+        Some(throng_crowd::crowd::DrawView {
+            frustum: Some(light.frustum()),
+            lod_tints: false,
+            ..*view
+        })
+    }
+
+    /// Writes the light's uniforms: its `clip_from_world` and the map's
+    /// parameters.
+    pub(crate) fn write_uniforms(&self, queue: &wgpu::Queue, light_clip_from_world: glam::Mat4) {
         let uniforms = crate::uniforms::ShadowUniforms {
-            light_clip_from_world: light.clip_from_world().to_cols_array_2d(),
+            light_clip_from_world: light_clip_from_world.to_cols_array_2d(),
             params: [
                 1.0 / self.options.map_size as f32,
                 self.options.bias,
@@ -63,11 +78,6 @@ impl Shadow {
             ],
         };
         queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniforms));
-        Some(throng_crowd::crowd::DrawView {
-            frustum: Some(light.frustum()),
-            lod_tints: false,
-            ..*view
-        })
     }
 
     /// The colour pipelines' shadow bindings of group 3: the light's

@@ -186,8 +186,8 @@ fn shared_structs_match_their_rust_twins() {
 #[test]
 fn cull_structs_match_their_rust_twins() {
     use throng_core::gpu::{
-        CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform,
-        MirrorParams, StateUpdate, TransformUpdate,
+        CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, LightFit,
+        LightFitParams, MirrorParams, StateUpdate, TransformUpdate,
     };
     check(
         Program::Cull,
@@ -306,6 +306,33 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(MirrorParams, pad),
         ],
     );
+    let pad = offset_of!(LightFitParams, pad);
+    check(
+        Program::LightFit,
+        "LightFitParams",
+        size_of::<LightFitParams>(),
+        &[
+            offset_of!(LightFitParams, toward_light),
+            offset_of!(LightFitParams, crowd_count),
+            pad,
+            pad + 4,
+            pad + 8,
+        ],
+    );
+    let pad = offset_of!(LightFit, pad);
+    check(
+        Program::LightFit,
+        "LightFit",
+        size_of::<LightFit>(),
+        &[
+            offset_of!(LightFit, planes),
+            offset_of!(LightFit, light_clip_from_world),
+            offset_of!(LightFit, visible),
+            pad,
+            pad + 4,
+            pad + 8,
+        ],
+    );
     check(
         Program::Cull,
         "DrawSpec",
@@ -397,6 +424,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
         Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
+        Program::LightFit => vec![(false, vec!["fit_light"])],
     }
 }
 

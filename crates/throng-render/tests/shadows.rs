@@ -118,8 +118,7 @@ fn the_shadow_map_holds_the_fully_skinned_pose_and_off_screen_casters() {
     assert_eq!(stats.visible, 1, "the instance above is out of view");
     assert_eq!(stats.shadow_casters, 2, "…but it still casts");
 
-    let light_camera = light_camera.expect("a light camera when something is visible");
-    let clip_from_world = light_camera.clip_from_world();
+    let clip_from_world = light_camera.expect("a light when something is visible");
     let blend = crowd.frame_blend(a).unwrap();
     let skinned = skin_lod(model, 0, &blend);
     let at = |x: i64, y: i64| {

@@ -7,14 +7,15 @@
 //! draws, not to its instances.
 //!
 //! Shadows: the light is fitted, as on the CPU paths, to the box of the
-//! instances the camera sees, which the camera's cull pass writes; the
-//! renderer waits for that box (a few bytes, read back after the camera's
-//! cull) before culling the casters against the light. Without shadows
-//! nothing is waited for: [`FrameStats::visible`] then reports the newest
-//! frame whose count has come back (one or two frames late).
+//! instances the camera sees, which the camera's cull pass writes; the fit
+//! runs on the GPU ([`LightFitPass`]) between the camera's and the light's
+//! cull passes, in the same submission, so no frame waits for the GPU.
+//! [`FrameStats::visible`] and the shadow casters report the newest frame
+//! whose counts have come back (one or two frames late), or exactly after
+//! [`Renderer::wait_gpu_stats`].
 
-use throng_core::gpu::DrawSpec;
-use throng_core::math::Aabb;
+use throng_core::gpu::{DrawSpec, LightFit};
+use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, DrawView, GpuTables};
 
 use super::Renderer;
@@ -22,8 +23,10 @@ use crate::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
 use crate::draw_items::DrawItem;
 use crate::draw_items::find_model_by_key;
 use crate::error::RenderError;
+use crate::light_fit::{self, LightFitPass};
 use crate::mirror::CrowdMirror;
 use crate::model::GpuModel;
+use crate::offscreen::map_read;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
 use crate::timer::GpuTimer;
@@ -54,6 +57,8 @@ pub(super) struct GpuDriven {
     specs: Vec<Vec<DrawSpec>>,
     /// Times the camera's cull passes, where the device has timestamps.
     pub(super) cull_timer: Option<GpuTimer>,
+    /// Fits the shadow light on the GPU.
+    light_fit: LightFitPass,
 }
 
 /// Triangles a view's draws submitted, from its per-group counts.
@@ -91,6 +96,7 @@ impl GpuDriven {
             used: 0,
             specs: Vec::new(),
             cull_timer: GpuTimer::new(device, queue),
+            light_fit: LightFitPass::new(device),
         }
     }
 }
@@ -159,7 +165,7 @@ impl Renderer {
         let mut stats = FrameStats::default();
         let mut plans = Vec::with_capacity(crowds.len());
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("throng cull (camera)"),
+            label: Some("throng cull"),
         });
         // The camera's cull passes are GPU-timed as one span, from the first
         // crowd's to the last one's.
@@ -194,6 +200,51 @@ impl Renderer {
         if let Some(t) = timer {
             t.resolve(&mut encoder);
         }
+
+        // Shadows: the light is fitted on the GPU to what the camera's cull
+        // drew, then the casters are culled against the light's volume (not
+        // the camera's: an instance out of view still casts into it), all in
+        // this submission. The light view's planes and the shadow uniforms'
+        // matrix are copied from the fit over what the CPU wrote.
+        if let Some(sh) = &mut self.shadow {
+            sh.light = None;
+            sh.write_uniforms(&queue, glam::Mat4::IDENTITY);
+            let cameras: Vec<&CullList> = gd
+                .crowds
+                .iter()
+                .zip(&plans)
+                .filter(|(_, (specs, _))| !specs.is_empty())
+                .map(|(c, _)| &c.camera)
+                .collect();
+            let direction = self.options.lighting.direction;
+            gd.light_fit
+                .encode(&device, &queue, &mut encoder, direction, &cameras)?;
+            let fit = gd.light_fit.fit();
+            let (at, bytes) = light_fit::MATRIX;
+            encoder.copy_buffer_to_buffer(fit, at, &sh.uniform, 0, bytes);
+            let light_view = DrawView {
+                frustum: Some(Frustum {
+                    planes: [glam::Vec4::ZERO; 6],
+                }),
+                lod_tints: false,
+                ..view
+            };
+            for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
+                if specs.is_empty() {
+                    continue;
+                }
+                let request = CullRequest {
+                    view: light_view,
+                    now: crowd.clock(),
+                    draws: specs,
+                };
+                c.shadow
+                    .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                let (at, bytes) = light_fit::PLANES;
+                encoder.copy_buffer_to_buffer(fit, at, c.shadow.view_buffer(), 0, bytes);
+                c.shadow.encode(&mut encoder, &gd.pass, None);
+            }
+        }
         queue.submit([encoder.finish()]);
         if let Some(t) = timer {
             t.after_submit();
@@ -201,43 +252,8 @@ impl Renderer {
         for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
             if !specs.is_empty() {
                 c.camera.after_submit(&device);
-            }
-        }
-
-        // Shadows: the light fitted to what the camera sees (waited for).
-        if let Some(sh) = &mut self.shadow {
-            let mut receivers = Aabb::EMPTY;
-            for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
-                if specs.is_empty() {
-                    continue;
-                }
-                if let Some(d) = c.camera.wait_drawn(&device)? {
-                    receivers = receivers.union(&d.bounds);
-                }
-            }
-            let direction = self.options.lighting.direction;
-            if let Some(light_view) = sh.fit_light(&queue, direction, &receivers, &view) {
-                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("throng cull (light)"),
-                });
-                for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
-                    if specs.is_empty() {
-                        continue;
-                    }
-                    let request = CullRequest {
-                        view: light_view,
-                        now: crowd.clock(),
-                        draws: specs,
-                    };
-                    c.shadow
-                        .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
-                    c.shadow.encode(&mut encoder, &gd.pass, None);
-                }
-                queue.submit([encoder.finish()]);
-                for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
-                    if !specs.is_empty() {
-                        c.shadow.after_submit(&device);
-                    }
+                if self.shadow.is_some() {
+                    c.shadow.after_submit(&device);
                 }
             }
         }
@@ -277,7 +293,7 @@ impl Renderer {
                     self.items.push(item);
                 }
             }
-            if let Some(sh) = self.shadow.as_mut().filter(|sh| sh.light.is_some()) {
+            if let Some(sh) = self.shadow.as_mut() {
                 let cast = sh.cast_group_for(&device, c.shadow.records());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
                     let model = models[p.model];
@@ -316,12 +332,29 @@ impl Renderer {
     /// the GPU a frame or two later, waits for the GPU and sets `stats`'s
     /// visible instances and shadow casters to those of the frame last
     /// prepared. Does nothing on the other paths, whose counts are exact.
+    /// With shadows, also reads back the light fitted on the GPU (see
+    /// [`Renderer::shadow_map`]).
     pub fn wait_gpu_stats(&mut self, stats: &mut FrameStats) -> Result<(), RenderError> {
         let device = self.device.clone();
-        let shadows = self.shadow.as_ref().is_some_and(|s| s.light.is_some());
+        let shadows = self.shadow.is_some();
         let Some(gd) = self.gpu.as_mut() else {
             return Ok(());
         };
+        if let Some(sh) = &mut self.shadow {
+            let size = std::mem::size_of::<LightFit>() as u64;
+            let readback = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng light fit readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(gd.light_fit.fit(), 0, &readback, 0, size);
+            self.queue.submit([encoder.finish()]);
+            let fit: LightFit = bytemuck::pod_read_unaligned(&map_read(&device, &readback)?);
+            sh.light = (fit.visible > 0)
+                .then(|| glam::Mat4::from_cols_array_2d(&fit.light_clip_from_world));
+        }
         stats.visible = 0;
         stats.shadow_casters = 0;
         stats.triangles = 0;
