@@ -58,6 +58,10 @@ pub struct Args {
     /// (0: idle, only time moves).
     #[arg(long, default_value_t = 0.0)]
     pub changing: f64,
+    /// Draw with directional-light shadows (the renderer's default shadow
+    /// options; `cpu-skinned` has no shadow pass and is skipped).
+    #[arg(long)]
+    pub shadows: bool,
     /// The glTF a `.throng` was baked from (needed by `cpu-skinned`, which
     /// samples the source clips on the CPU).
     #[arg(long)]
@@ -123,6 +127,7 @@ pub fn run(args: Args) -> Result<()> {
         max_seconds: args.max_seconds,
         msaa: args.msaa,
         changing_percent: args.changing,
+        shadows: args.shadows,
     };
     let (baked, scene) = load(&args)?;
     let subject = Subject {
@@ -209,10 +214,11 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows off, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
+        if r.settings.shadows { "on" } else { "off" },
         r.settings.warmup,
         r.settings.frames,
         r.settings.changing_percent

@@ -217,11 +217,20 @@ impl Bench<'_> {
         )
         .map_err(|e| CellError::Failed(e.to_string()))?;
         let camera = framing_camera(&bounds, target.size.0 as f32 / target.size.1 as f32);
-        // Shadows off: the CPU-skinned baseline has no shadow pass, and the
-        // comparison is of skinning and drawing, not of lighting.
+        // Shadows off unless asked for: the CPU-skinned baseline has no
+        // shadow pass, and the default comparison is of skinning and drawing,
+        // not of lighting.
+        if plan.shadows && mode == Mode::CpuSkinned {
+            return Err(CellError::Unsupported(
+                "the CPU-skinned baseline has no shadow pass".into(),
+            ));
+        }
         let base = RendererOptions {
             sample_count: plan.msaa,
-            shadows: None,
+            shadows: plan
+                .shadows
+                .then(|| RendererOptions::default().shadows)
+                .flatten(),
             ..RendererOptions::default()
         };
         let new_renderer = |options| Renderer::headless(gpu, options);

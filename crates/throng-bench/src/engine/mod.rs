@@ -25,9 +25,9 @@
 //!   idle; **frame**: CPU + queue wait, the frame time of a loop that waits
 //!   for the GPU every frame (fps is 1000 / median frame ms).
 //!
-//! Shadows are off in every mode (the CPU-skinned baseline has no shadow
-//! pass). Warm-up frames are excluded; medians and 95th percentiles (nearest rank)
-//! are over the measured frames. The JSON (`--json`) has stable field names
+//! Shadows are off unless the plan asks for them (`--shadows`; the
+//! CPU-skinned baseline has no shadow pass). Warm-up frames are excluded;
+//! medians and 95th percentiles (nearest rank) are over the measured frames. The JSON (`--json`) has stable field names
 //!
 //! The engine measures and returns a [`Report`]; the command line parses the
 //! plan, prints the table and writes the JSON.
@@ -118,6 +118,9 @@ pub struct Plan {
     /// Percent of the instances given a new transform before every frame
     /// (0: an idle crowd, whose only change is time).
     pub changing_percent: f64,
+    /// Directional-light shadows (default options) in the renderer's modes;
+    /// `cpu-skinned` has no shadow pass and is reported unsupported.
+    pub shadows: bool,
 }
 
 /// The model a run measures.
@@ -237,7 +240,7 @@ pub fn run(
             dt: DT,
             msaa: plan.msaa,
             format: format!("{OFFSCREEN_FORMAT:?}"),
-            shadows: false,
+            shadows: plan.shadows,
             changing_percent: plan.changing_percent,
         },
         results: Vec::new(),

@@ -214,8 +214,8 @@ pub struct Settings {
     pub msaa: u32,
     /// Colour format of the target.
     pub format: String,
-    /// Directional-light shadows (always off: the CPU-skinned baseline has
-    /// no shadow pass).
+    /// Directional-light shadows (off unless asked for: the CPU-skinned
+    /// baseline has no shadow pass).
     pub shadows: bool,
     /// Percent of the instances given a new transform before every frame.
     pub changing_percent: f64,
