@@ -13,17 +13,11 @@ use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 use crate::sample::resolve_clip;
 use crate::util::{check_not_input, load_baked};
 
-/// Record path on the command line.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum PathArg {
-    /// GPU-driven where supported, else unbounded, else packaged.
-    Auto,
-    /// Uniform packages of 200.
-    Packaged,
-    /// One storage buffer, one draw per group.
-    Unbounded,
-    /// Instances on the GPU, compute culling and LOD, indirect draws.
-    GpuDriven,
+/// `--path`: the names of [`PathChoice::ALL`].
+fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(PathChoice::ALL.map(PathChoice::name))
+        .map(|s| PathChoice::from_name(&s).expect("a possible value is a path name"))
 }
 
 /// Arguments of `throng render`.
@@ -43,9 +37,12 @@ pub struct Args {
     /// Image size, WIDTHxHEIGHT.
     #[arg(long, default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// Record path.
-    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
-    pub path: PathArg,
+    /// Record path: auto (GPU-driven where supported, else unbounded, else
+    /// packaged), packaged (uniform packages of 200 instances), unbounded
+    /// (one storage buffer, one draw per group) or gpu-driven (instances on
+    /// the GPU, compute culling and LOD, indirect draws).
+    #[arg(long, default_value = "auto", value_parser = path_parser())]
+    pub path: PathChoice,
     /// MSAA samples (1 or 4).
     #[arg(long, default_value_t = 4)]
     pub msaa: u32,
@@ -90,12 +87,7 @@ pub fn run(args: Args) -> Result<()> {
     let handle = ModelHandle::new(model)?;
     let gpu = Gpu::headless()?;
     let options = RendererOptions {
-        path: match args.path {
-            PathArg::Auto => PathChoice::Auto,
-            PathArg::Packaged => PathChoice::Packaged,
-            PathArg::Unbounded => PathChoice::Unbounded,
-            PathArg::GpuDriven => PathChoice::GpuDriven,
-        },
+        path: args.path,
         sample_count: args.msaa,
         ..RendererOptions::default()
     };

@@ -45,6 +45,31 @@ pub enum PathChoice {
     GpuDriven,
 }
 
+impl PathChoice {
+    /// Every choice, `Auto` first.
+    pub const ALL: [PathChoice; 4] = [
+        PathChoice::Auto,
+        PathChoice::Packaged,
+        PathChoice::Unbounded,
+        PathChoice::GpuDriven,
+    ];
+
+    /// The name command lines use (`--path`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PathChoice::Auto => "auto",
+            PathChoice::Packaged => "packaged",
+            PathChoice::Unbounded => "unbounded",
+            PathChoice::GpuDriven => "gpu-driven",
+        }
+    }
+
+    /// The choice called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
 /// Directional light and ambient term.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lighting {
@@ -181,4 +206,18 @@ pub struct FrameStats {
     pub shadow_casters: u32,
     /// Draw calls of the shadow pass.
     pub shadow_draws: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_names_round_trip() {
+        for c in PathChoice::ALL {
+            assert_eq!(PathChoice::from_name(c.name()), Some(c));
+        }
+        assert_eq!(PathChoice::ALL[0], PathChoice::default());
+        assert_eq!(PathChoice::from_name("gpu"), None);
+    }
 }

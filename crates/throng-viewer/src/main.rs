@@ -32,17 +32,11 @@ use clap::Parser;
 use throng_crowd::crowd::ModelHandle;
 use throng_render::PathChoice;
 
-/// Record path on the command line.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum PathArg {
-    /// GPU-driven where supported, else unbounded, else packaged.
-    Auto,
-    /// Uniform packages of 200 instances.
-    Packaged,
-    /// One storage buffer, one draw per group.
-    Unbounded,
-    /// Instances on the GPU, compute culling and LOD, indirect draws.
-    GpuDriven,
+/// `--path`: the names of [`PathChoice::ALL`].
+fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(PathChoice::ALL.map(PathChoice::name))
+        .map(|s| PathChoice::from_name(&s).expect("a possible value is a path name"))
 }
 
 /// Shows a crowd of a baked model, animating, in a window.
@@ -69,9 +63,12 @@ struct Args {
     /// MSAA samples (1 or 4).
     #[arg(long, default_value_t = 4, value_parser = parse_msaa)]
     msaa: u32,
-    /// Record path.
-    #[arg(long, value_enum, default_value_t = PathArg::Auto)]
-    path: PathArg,
+    /// Record path: auto (GPU-driven where supported, else unbounded, else
+    /// packaged), packaged (uniform packages of 200 instances), unbounded
+    /// (one storage buffer, one draw per group) or gpu-driven (instances on
+    /// the GPU, compute culling and LOD, indirect draws).
+    #[arg(long, default_value = "auto", value_parser = path_parser())]
+    path: PathChoice,
     /// Start with the HUD hidden (H toggles it).
     #[arg(long)]
     no_hud: bool,
@@ -172,12 +169,7 @@ fn run(args: Args) -> Result<()> {
         seed: args.seed,
         size: args.size,
         msaa: args.msaa,
-        path: match args.path {
-            PathArg::Auto => PathChoice::Auto,
-            PathArg::Packaged => PathChoice::Packaged,
-            PathArg::Unbounded => PathChoice::Unbounded,
-            PathArg::GpuDriven => PathChoice::GpuDriven,
-        },
+        path: args.path,
         hud: !args.no_hud,
         lod_tints: args.lod_tints,
         props: args.props,
