@@ -8,7 +8,7 @@
 //! `shaders/mirror.wgsl`. The cull pass ([`crate::cull`]) reads the mirror.
 
 use throng_core::gpu::{GpuInstance, GpuTransform, MirrorParams, StateUpdate, TransformUpdate};
-use throng_crowd::crowd::{ChangeCursor, Changes, Crowd, GpuTables};
+use throng_crowd::crowd::{Change, ChangeCursor, Changes, Crowd, GpuTables};
 use wgpu::util::StagingBelt;
 
 use crate::cull::{CullPass, Grown, STORAGE, WORKGROUP, dispatch_size, make};
@@ -64,11 +64,23 @@ impl Slots {
         self.runs.clear();
     }
 
-    /// Sorts the slots pushed, drops repeats and finds the runs. Many
-    /// changes (more than one slot in 16 of `len`) go through a bitset, in
-    /// time linear in `len / 64` plus the changes; fewer are sorted.
-    fn finish(&mut self, len: usize) {
-        if self.slots.len() > len / 16 {
+    /// Takes the slots below `len` of the log entries that `wrote` says
+    /// wrote this stream, sorted without repeats, and finds their runs.
+    /// Slots logged in rising order (a caller walking its instances in
+    /// order) are taken as they are; otherwise many changes (more than one
+    /// slot in 16 of `len`) go through a bitset, in time linear in `len /
+    /// 64` plus the changes, and fewer are sorted.
+    fn collect(&mut self, changes: &[Change], len: usize, wrote: fn(Change) -> bool) {
+        self.clear();
+        self.slots.extend(
+            changes
+                .iter()
+                .filter(|&&c| wrote(c) && c.slot() < len)
+                .map(|c| c.slot() as u32),
+        );
+        if self.slots.is_sorted_by(|a, b| a < b) {
+            // Already sorted and unique.
+        } else if self.slots.len() > len / 16 {
             self.bits.clear();
             self.bits.resize(len.div_ceil(64), 0);
             for &d in &self.slots {
@@ -300,22 +312,8 @@ impl CrowdMirror {
         let (states, transforms) = (&mut self.state_slots, &mut self.transform_slots);
         let full = match crowd.changes(&mut self.cursor) {
             Changes::Slots(changes) if !grew => {
-                states.clear();
-                transforms.clear();
-                for c in changes {
-                    let d = c.slot();
-                    if d >= len {
-                        continue;
-                    }
-                    if c.has_state() {
-                        states.slots.push(d as u32);
-                    }
-                    if c.has_transform() {
-                        transforms.slots.push(d as u32);
-                    }
-                }
-                states.finish(len);
-                transforms.finish(len);
+                states.collect(changes, len, Change::has_state);
+                transforms.collect(changes, len, Change::has_transform);
                 false
             }
             _ => {

@@ -226,7 +226,10 @@ fn gpu_cull_equals_the_cpu_draw_list() {
                     .set_tint(id, glam::Vec4::new(1.0, 0.5, 0.25, 1.0))
                     .unwrap();
             }
-            for k in 0..transforms {
+            // Logged out of order (the mirror sorts them); the states above
+            // are logged twice each (speed, tint), so many of them go
+            // through the mirror's bitset.
+            for k in (0..transforms).rev() {
                 let id = ids[(k * 17 + frame + 5) % n];
                 let moved = crowd.state(id).unwrap().world_from_model
                     * glam::Mat4::from_rotation_y(0.3 + k as f32 * 0.01)
