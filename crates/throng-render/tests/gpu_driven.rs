@@ -503,6 +503,87 @@ fn gpu_driven_pictures_equal_the_cpu_paths() {
     }
 }
 
+/// Several crowds in one frame, one of them empty and two of different
+/// models (the Fox with LODs, and without), with shadows: the GPU-driven
+/// path's counts and pictures equal the unbounded path's. The light is
+/// fitted to the union of every crowd's drawn box, on the GPU for the one,
+/// on the CPU for the other.
+#[test]
+fn several_crowds_draw_as_on_the_cpu_paths() {
+    use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+    let gpu = require_gpu("gpu_driven");
+    let with_lods = fox_with_lods();
+    let (plain, _) = bake_file(
+        &throng_tests::asset("khronos_Fox.glb"),
+        &BakeOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let plain = ModelHandle::new(plain).unwrap();
+    let models = [
+        GpuModel::upload(&gpu.device, &gpu.queue, &with_lods).unwrap(),
+        GpuModel::upload(&gpu.device, &gpu.queue, &plain).unwrap(),
+    ];
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    let mut a = random_crowd(&mut rng, &with_lods, 150);
+    let empty = Crowd::new();
+    let mut b = random_crowd(&mut rng, &plain, 120);
+    // Crowd b stands apart, so the light must cover both boxes.
+    let ids: Vec<_> = b.ids().collect();
+    for id in ids {
+        let m = b.state(id).unwrap().world_from_model;
+        b.set_transform(id, Mat4::from_translation(Vec3::new(90.0, 0.0, 0.0)) * m)
+            .unwrap();
+    }
+    let renderer = |path| {
+        let options = RendererOptions {
+            path,
+            ..RendererOptions::default()
+        };
+        Renderer::headless(&gpu, options).unwrap()
+    };
+    let mut gpu_driven = renderer(PathChoice::GpuDriven);
+    assert_eq!(gpu_driven.path(), RecordPath::GpuDriven);
+    let mut cpu = renderer(PathChoice::Unbounded);
+    let dir = std::env::temp_dir().join("throng-gpu-driven");
+    let model_refs = [&models[0], &models[1]];
+    for frame in 0..2 {
+        let camera = Camera::look_at(
+            Vec3::new(45.0, 60.0 - 20.0 * frame as f32, 110.0),
+            Vec3::new(45.0, 0.0, 0.0),
+            Vec3::Y,
+            0.9,
+            1.5,
+            0.5,
+            400.0,
+        );
+        let crowds = [&a, &empty, &b];
+        let (ga, sa) = gpu_driven
+            .render_image(&gpu, (240, 160), &camera, &crowds, &model_refs)
+            .unwrap();
+        let (gb, sb) = cpu
+            .render_image(&gpu, (240, 160), &camera, &crowds, &model_refs)
+            .unwrap();
+        assert_eq!(
+            (sa.instances, sa.visible, sa.shadow_casters),
+            (sb.instances, sb.visible, sb.shadow_casters),
+            "frame {frame}: counts"
+        );
+        assert!(
+            sa.visible > 0 && sa.shadow_casters > 0,
+            "frame {frame}: something drawn"
+        );
+        throng_tests::golden::assert_images_match(
+            &format!("gpu_driven_crowds_{frame}"),
+            &gb,
+            &ga,
+            &dir,
+        );
+        a.update(0.25);
+        b.update(0.25);
+    }
+}
+
 /// Instances per LOD (non-fading groups) in the CPU's draw list.
 /// `list` carries the LOD hysteresis state from its previous build.
 fn cpu_lods(crowd: &Crowd, list: &mut DrawList, view: DrawView) -> Vec<u32> {
