@@ -31,6 +31,7 @@ pub mod format;
 pub mod fsio;
 pub mod gpu;
 pub mod host_memory;
+pub mod impostor;
 pub mod layout;
 pub mod limits;
 pub mod material;

@@ -1,0 +1,418 @@
+//! Animated impostors, the far end of a model's LOD chain (issue #15; the
+//! bake and the runtime build on this): the views an impostor is captured
+//! from, how a view direction picks and blends them, and how many views,
+//! frames and texels an atlas gets within a memory budget.
+//!
+//! **Views: hemi-octahedral.** A crowd stands on the ground and is seen from
+//! above its feet, so the views cover the upper hemisphere of model space
+//! (+Y up) only. For the same number of views, the hemi-octahedral map
+//! spaces them about √2 closer than the full octahedral one; a direction
+//! below the horizon is read as the horizon (a character seen slightly from
+//! below looks like one seen from the side at impostor distances). The map
+//! is trig-free both ways: `(x, z) / (|x| + |y| + |z|)` rotated by 45° into
+//! the unit square. Views sit on the lattice points of a `side × side` grid
+//! of that square, so the grid's edges are exactly the horizon; a direction
+//! blends the three views of the lattice triangle around it with
+//! barycentric weights, which are exact at the views and continuous between
+//! them.
+//!
+//! **Frames.** Each clip gets `frames` captures evenly over its duration;
+//! the runtime picks the frames around the instance's clip time.
+//!
+//! **Atlas.** Cells of `cell × cell` texels, in the order (clip, frame,
+//! view), packed row by row into square 2D-array layers of at most
+//! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Each texel
+//! holds [`BYTES_PER_TEXEL`]: colour with coverage, and the model-space
+//! normal with a depth offset.
+
+use glam::{Vec2, Vec3};
+
+use crate::limits::MAX_LAYER_SIZE;
+
+/// Bytes per atlas texel: RGBA8 colour with coverage, RGBA8 normal
+/// (octahedral, two channels), depth offset and a spare channel.
+pub const BYTES_PER_TEXEL: u64 = 8;
+
+/// Default memory budget of one model's impostor atlas.
+pub const DEFAULT_BUDGET_BYTES: u64 = 32 << 20;
+
+/// The smallest plan: views a side, frames per clip, texels a cell side.
+pub const MIN_PLAN: (u32, u32, u32) = (4, 4, 16);
+
+/// The direction `dir` (any length, model space, +Y up) on the unit square
+/// of the hemi-octahedral map; below the horizon reads as the horizon.
+pub fn hemi_oct_encode(dir: Vec3) -> Vec2 {
+    let d = Vec3::new(dir.x, dir.y.max(0.0), dir.z);
+    let l1 = d.x.abs() + d.y + d.z.abs();
+    if l1 <= 0.0 || !l1.is_finite() {
+        return Vec2::splat(0.5); // straight up, by convention
+    }
+    let p = Vec2::new(d.x, d.z) / l1;
+    // Rotate the diamond |x| + |z| ≤ 1 by 45° onto [-1, 1]², then to [0, 1]².
+    Vec2::new(p.x + p.y, p.x - p.y) * 0.5 + 0.5
+}
+
+/// The unit direction at `uv` of the hemi-octahedral map (`uv` clamped to
+/// the unit square).
+pub fn hemi_oct_decode(uv: Vec2) -> Vec3 {
+    let q = uv.clamp(Vec2::ZERO, Vec2::ONE) * 2.0 - 1.0;
+    let p = Vec2::new(q.x + q.y, q.x - q.y) * 0.5;
+    let y = 1.0 - p.x.abs() - p.y.abs();
+    Vec3::new(p.x, y.max(0.0), p.y).normalize()
+}
+
+/// The views of an impostor: `side × side` lattice points of the
+/// hemi-octahedral map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewGrid {
+    /// Views along each side (at least 2).
+    pub side: u32,
+}
+
+impl ViewGrid {
+    /// Views in all.
+    pub fn count(self) -> u32 {
+        self.side * self.side
+    }
+
+    /// The map coordinates of view `(i, j)`.
+    pub fn uv(self, i: u32, j: u32) -> Vec2 {
+        let last = (self.side - 1) as f32;
+        Vec2::new(i as f32 / last, j as f32 / last)
+    }
+
+    /// The direction towards the camera of view `index` (`j * side + i`).
+    pub fn direction(self, index: u32) -> Vec3 {
+        hemi_oct_decode(self.uv(index % self.side, index / self.side))
+    }
+
+    /// The three views to blend for a camera in direction `dir` from the
+    /// model (model space), with barycentric weights summing to 1: the
+    /// lattice triangle (each cell cut along its diagonal) that holds the
+    /// direction's map point.
+    pub fn blend(self, dir: Vec3) -> [(u32, f32); 3] {
+        let last = (self.side - 1) as f32;
+        let g = hemi_oct_encode(dir) * last;
+        let cell = g.floor().clamp(Vec2::ZERO, Vec2::splat(last - 1.0));
+        let f = (g - cell).clamp(Vec2::ZERO, Vec2::ONE);
+        let (i, j) = (cell.x as u32, cell.y as u32);
+        let at = |di: u32, dj: u32| (j + dj) * self.side + i + di;
+        if f.x >= f.y {
+            // Lower triangle: (0,0), (1,0), (1,1).
+            [
+                (at(0, 0), 1.0 - f.x),
+                (at(1, 0), f.x - f.y),
+                (at(1, 1), f.y),
+            ]
+        } else {
+            // Upper triangle: (0,0), (1,1), (0,1).
+            [
+                (at(0, 0), 1.0 - f.y),
+                (at(1, 1), f.x),
+                (at(0, 1), f.y - f.x),
+            ]
+        }
+    }
+}
+
+/// What an atlas holds and how it is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtlasPlan {
+    /// The views.
+    pub views: ViewGrid,
+    /// Captures per clip, evenly over its duration.
+    pub frames: u32,
+    /// Texels along a cell's side.
+    pub cell: u32,
+    /// Clips captured.
+    pub clips: u32,
+    /// Side of each square layer (a multiple of `cell`, at most
+    /// [`MAX_LAYER_SIZE`]).
+    pub layer_size: u32,
+    /// Layers of the 2D array.
+    pub layers: u32,
+}
+
+/// What the caller fixes of a plan; the rest is chosen within the budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanRequest {
+    /// Views a side (`--impostor-views`).
+    pub views: Option<u32>,
+    /// Frames per clip (`--impostor-frames`).
+    pub frames: Option<u32>,
+    /// Texels a cell side (`--impostor-size`).
+    pub cell: Option<u32>,
+}
+
+/// Why no plan fits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// A fixed value is out of range.
+    #[error("impostor {what} {value} is out of range ({range})")]
+    OutOfRange {
+        /// Which value.
+        what: &'static str,
+        /// The value given.
+        value: u32,
+        /// What is allowed.
+        range: &'static str,
+    },
+    /// Even the smallest plan left open by the request exceeds the budget.
+    #[error(
+        "the smallest impostor atlas ({views}×{views} views, {frames} frames per clip, {cell}² texels a cell, {clips} clips) needs {needed} bytes, over the budget of {budget}"
+    )]
+    OverBudget {
+        /// Views a side of the smallest plan.
+        views: u32,
+        /// Frames per clip of the smallest plan.
+        frames: u32,
+        /// Cell side of the smallest plan.
+        cell: u32,
+        /// Clips.
+        clips: u32,
+        /// Its bytes.
+        needed: u64,
+        /// The budget.
+        budget: u64,
+    },
+}
+
+impl AtlasPlan {
+    /// Cells in all.
+    pub fn cells(&self) -> u64 {
+        self.clips as u64 * self.frames as u64 * self.views.count() as u64
+    }
+
+    /// Cells per layer.
+    pub fn cells_per_layer(&self) -> u32 {
+        (self.layer_size / self.cell).pow(2)
+    }
+
+    /// Bytes of the atlas (every layer whole).
+    pub fn bytes(&self) -> u64 {
+        self.layers as u64 * (self.layer_size as u64).pow(2) * BYTES_PER_TEXEL
+    }
+
+    /// The layer and texel origin of cell `(clip, frame, view)`.
+    pub fn cell_origin(&self, clip: u32, frame: u32, view: u32) -> (u32, u32, u32) {
+        let index = ((clip * self.frames + frame) * self.views.count() + view) as u64;
+        let per_layer = self.cells_per_layer() as u64;
+        let per_row = (self.layer_size / self.cell) as u64;
+        let within = index % per_layer;
+        (
+            (index / per_layer) as u32,
+            (within % per_row) as u32 * self.cell,
+            (within / per_row) as u32 * self.cell,
+        )
+    }
+
+    /// The layout of `views`, `frames` and `cell` for `clips` clips: the
+    /// smallest square layer that holds every cell (a power-of-two number
+    /// of cells a side, at most [`MAX_LAYER_SIZE`]), and as many such layers
+    /// as needed.
+    pub fn layout(views: u32, frames: u32, cell: u32, clips: u32) -> Self {
+        let grid = ViewGrid { side: views };
+        let cells = clips as u64 * frames as u64 * grid.count() as u64;
+        let max_side = (MAX_LAYER_SIZE / cell).max(1);
+        let mut side = 1;
+        while side < max_side && (side as u64).pow(2) < cells {
+            side *= 2;
+        }
+        let side = side.min(max_side);
+        let per_layer = (side as u64).pow(2);
+        AtlasPlan {
+            views: grid,
+            frames,
+            cell,
+            clips,
+            layer_size: side * cell,
+            layers: cells.div_ceil(per_layer).max(1) as u32,
+        }
+    }
+
+    /// The best plan for `clips` clips within `budget` bytes. Values the
+    /// request leaves open start at 12 views a side, 16 frames per clip and
+    /// 64 texels a cell, and are lowered step by step until the atlas fits:
+    /// the cell to 32 texels, the frames to 8, the views to 8 a side, then
+    /// each on to [`MIN_PLAN`] (sharpness first gives way to smoothness of
+    /// motion and of turning, down to a floor for each).
+    pub fn choose(clips: u32, budget: u64, request: PlanRequest) -> Result<Self, PlanError> {
+        let check = |what, value: Option<u32>, lo: u32, hi: u32, range| match value {
+            Some(v) if v < lo || v > hi => Err(PlanError::OutOfRange {
+                what,
+                value: v,
+                range,
+            }),
+            _ => Ok(()),
+        };
+        check("views", request.views, 2, 64, "2 to 64 a side")?;
+        check("frames", request.frames, 1, 1024, "1 to 1024 per clip")?;
+        check("cell size", request.cell, 4, MAX_LAYER_SIZE, "4 to 1024 texels")?;
+        let clips = clips.max(1);
+        // [views, frames, cell], each lowered only where the request leaves it open.
+        let mut value = [
+            request.views.unwrap_or(12),
+            request.frames.unwrap_or(16),
+            request.cell.unwrap_or(64),
+        ];
+        let open = [
+            request.views.is_none(),
+            request.frames.is_none(),
+            request.cell.is_none(),
+        ];
+        let (views, frames, cell) = (0, 1, 2);
+        let stages = [
+            (cell, 32),
+            (frames, 8),
+            (views, 8),
+            (cell, MIN_PLAN.2),
+            (frames, MIN_PLAN.1),
+            (views, MIN_PLAN.0),
+        ];
+        let mut stage = 0;
+        loop {
+            let plan = Self::layout(value[views], value[frames], value[cell], clips);
+            if plan.bytes() <= budget {
+                return Ok(plan);
+            }
+            // The next value that may still go down.
+            while stage < stages.len() {
+                let (k, floor) = stages[stage];
+                if open[k] && value[k] > floor {
+                    break;
+                }
+                stage += 1;
+            }
+            let Some(&(k, floor)) = stages.get(stage) else {
+                return Err(PlanError::OverBudget {
+                    views: value[views],
+                    frames: value[frames],
+                    cell: value[cell],
+                    clips,
+                    needed: plan.bytes(),
+                    budget,
+                });
+            };
+            value[k] = if k == views {
+                value[k] - 1
+            } else {
+                (value[k] * 7 / 8).max(floor)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs() -> impl Iterator<Item = Vec3> {
+        (0..40).flat_map(|a| {
+            (0..=20).map(move |e| {
+                let az = a as f32 / 40.0 * std::f32::consts::TAU;
+                let el = e as f32 / 20.0 * std::f32::consts::FRAC_PI_2;
+                Vec3::new(el.cos() * az.cos(), el.sin(), el.cos() * az.sin())
+            })
+        })
+    }
+
+    #[test]
+    fn the_map_round_trips_over_the_upper_hemisphere() {
+        let mut worst = 0.0f32;
+        for d in dirs() {
+            let uv = hemi_oct_encode(d);
+            assert!(
+                (0.0..=1.0).contains(&uv.x) && (0.0..=1.0).contains(&uv.y),
+                "{d} → {uv}"
+            );
+            worst = worst.max((hemi_oct_decode(uv) - d).length());
+        }
+        assert!(worst < 1e-5, "worst round trip error {worst}");
+        // Straight up is the centre; the horizon is the square's edge.
+        assert!((hemi_oct_encode(Vec3::Y) - Vec2::splat(0.5)).length() < 1e-6);
+        let h = hemi_oct_encode(Vec3::X);
+        assert!(h.x.min(h.y) < 1e-6 || h.x.max(h.y) > 1.0 - 1e-6, "{h}");
+    }
+
+    #[test]
+    fn below_the_horizon_reads_as_the_horizon() {
+        let below = Vec3::new(0.6, -0.3, 0.2);
+        let at = hemi_oct_decode(hemi_oct_encode(below));
+        assert!(at.y.abs() < 1e-6, "{at}");
+        let flat = Vec3::new(0.6, 0.0, 0.2).normalize();
+        assert!((at - flat).length() < 1e-5, "{at} vs {flat}");
+        assert_eq!(hemi_oct_encode(Vec3::ZERO), Vec2::splat(0.5));
+        assert_eq!(hemi_oct_encode(Vec3::NAN), Vec2::splat(0.5));
+    }
+
+    #[test]
+    fn blending_is_exact_at_the_views_and_weights_sum_to_one() {
+        for side in [2u32, 3, 8, 12] {
+            let grid = ViewGrid { side };
+            for v in 0..grid.count() {
+                let [(view, w), ..] = {
+                    let mut b = grid.blend(grid.direction(v));
+                    b.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    b
+                };
+                assert_eq!(view, v, "side {side}: view {v} picks itself");
+                assert!((w - 1.0).abs() < 1e-4, "side {side}: view {v} weight {w}");
+            }
+            for d in dirs() {
+                let b = grid.blend(d);
+                let sum: f32 = b.iter().map(|(_, w)| w).sum();
+                assert!((sum - 1.0).abs() < 1e-5, "{d}: weights sum to {sum}");
+                for (view, w) in b {
+                    assert!(view < grid.count() && w >= -1e-6, "{d}: {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plans_fit_their_budget_and_layers() {
+        for clips in [1u32, 3, 10, 40] {
+            for budget in [4u64 << 20, DEFAULT_BUDGET_BYTES, 256 << 20] {
+                let Ok(plan) = AtlasPlan::choose(clips, budget, PlanRequest::default()) else {
+                    continue;
+                };
+                assert!(plan.bytes() <= budget, "{clips} clips, {budget}: {plan:?}");
+                assert!(plan.layer_size <= MAX_LAYER_SIZE && plan.layer_size % plan.cell == 0);
+                assert!(
+                    plan.layers as u64 * plan.cells_per_layer() as u64 >= plan.cells(),
+                    "{plan:?}"
+                );
+                // Every cell has its own place.
+                let last =
+                    plan.cell_origin(plan.clips - 1, plan.frames - 1, plan.views.count() - 1);
+                assert!(last.0 < plan.layers && last.1 + plan.cell <= plan.layer_size);
+            }
+        }
+        // Ten clips in the default budget still get a usable atlas.
+        let plan = AtlasPlan::choose(10, DEFAULT_BUDGET_BYTES, PlanRequest::default()).unwrap();
+        assert!(plan.views.side >= 6 && plan.cell >= 16, "{plan:?}");
+    }
+
+    #[test]
+    fn requests_are_kept_or_refused_with_a_reason() {
+        let fixed = PlanRequest {
+            views: Some(9),
+            frames: Some(8),
+            cell: Some(32),
+        };
+        let plan = AtlasPlan::choose(3, 1 << 30, fixed).unwrap();
+        assert_eq!((plan.views.side, plan.frames, plan.cell), (9, 8, 32));
+        let err = AtlasPlan::choose(3, 1 << 20, fixed).unwrap_err();
+        assert!(matches!(err, PlanError::OverBudget { .. }), "{err}");
+        let err = AtlasPlan::choose(
+            3,
+            1 << 30,
+            PlanRequest {
+                views: Some(1),
+                ..PlanRequest::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("views 1"), "{err}");
+    }
+}
