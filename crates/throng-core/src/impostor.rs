@@ -61,6 +61,21 @@ pub fn hemi_oct_decode(uv: Vec2) -> Vec3 {
     Vec3::new(p.x, y.max(0.0), p.y).normalize()
 }
 
+/// The basis a view is captured in and read back with: right, up, and
+/// `dir` itself (unit, from the model towards the camera). Up is the model's
+/// +Y projected onto the view plane, or −Z for a view within 2.6° of
+/// straight up, where that projection vanishes.
+pub fn view_basis(dir: Vec3) -> [Vec3; 3] {
+    let z = dir.try_normalize().unwrap_or(Vec3::Y);
+    let reference = if z.y.abs() > 0.999 {
+        Vec3::NEG_Z
+    } else {
+        Vec3::Y
+    };
+    let x = reference.cross(z).normalize();
+    [x, z.cross(x), z]
+}
+
 /// The views of an impostor: `side × side` lattice points of the
 /// hemi-octahedral map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,7 +262,13 @@ impl AtlasPlan {
         };
         check("views", request.views, 2, 64, "2 to 64 a side")?;
         check("frames", request.frames, 1, 1024, "1 to 1024 per clip")?;
-        check("cell size", request.cell, 4, MAX_LAYER_SIZE, "4 to 1024 texels")?;
+        check(
+            "cell size",
+            request.cell,
+            4,
+            MAX_LAYER_SIZE,
+            "4 to 1024 texels",
+        )?;
         let clips = clips.max(1);
         // [views, frames, cell], each lowered only where the request leaves it open.
         let mut value = [
@@ -366,6 +387,20 @@ mod tests {
                     assert!(view < grid.count() && w >= -1e-6, "{d}: {b:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn view_bases_are_orthonormal_and_upright() {
+        for d in dirs().chain([Vec3::Y, Vec3::new(0.0, 1.0, 1e-4)]) {
+            let [x, y, z] = view_basis(d);
+            for (a, b) in [(x, y), (y, z), (z, x)] {
+                assert!(a.dot(b).abs() < 1e-5, "{d}: not orthogonal");
+            }
+            assert!((x.cross(y) - z).length() < 1e-5, "{d}: not right-handed");
+            assert!((z - d.normalize()).length() < 1e-5, "{d}: z is the view");
+            // Upright: the model's up is never below the view's horizon.
+            assert!(y.y >= -1e-6, "{d}: up {y}");
         }
     }
 

@@ -1,0 +1,223 @@
+//! Capturing an impostor atlas: every (clip, frame, view) cell of an
+//! [`AtlasPlan`] rendered by Throng's own renderer.
+//!
+//! One crowd per atlas layer holds one instance per cell, posed at its
+//! clip and frame time, and placed so that a single orthographic camera
+//! looking down −Z sees it from its cell's view direction, scaled so that
+//! its clip's bounding sphere fills the cell ([`cell_transform`]). Two
+//! renders per layer, with the crowd's skinning and two fragment stages of
+//! `capture.wgsl`: unlit colour, and the normal in the view's basis
+//! (octahedral) with the depth across the sphere. Both are multisampled
+//! over a transparent clear, so each texel is premultiplied by its
+//! coverage, which alpha holds.
+
+use glam::{Mat3, Mat4, Vec3};
+use throng_core::impostor::{AtlasPlan, view_basis};
+use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
+use throng_render::{
+    CustomFragment, Gpu, GpuModel, Offscreen, RenderError, Renderer, RendererOptions, wgpu,
+};
+
+/// The capture's fragment stages.
+const CAPTURE_WGSL: &str = include_str!("capture.wgsl");
+
+/// MSAA samples of the capture (coverage at the silhouette's edges).
+const SAMPLES: u32 = 4;
+
+/// A captured atlas.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpostorAtlas {
+    /// The layout.
+    pub plan: AtlasPlan,
+    /// Per clip, the bounding sphere each of its cells is framed on (model
+    /// space, centre and radius): the impostor's quad at run time.
+    pub spheres: Vec<[f32; 4]>,
+    /// Colour, RGBA8 sRGB, premultiplied by coverage (alpha), layer after
+    /// layer, rows top to bottom.
+    pub colour: Vec<u8>,
+    /// Normal in the cell's view basis, octahedral in RG, depth across the
+    /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
+    /// premultiplied by coverage; laid out as `colour`.
+    pub normal: Vec<u8>,
+}
+
+/// Why a capture failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// The renderer or the device refused.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The crowd refused an instance.
+    #[error(transparent)]
+    Crowd(#[from] CrowdError),
+    /// The plan does not match the model.
+    #[error("the impostor plan has {plan} clips, the model {model}")]
+    Clips {
+        /// Clips in the plan.
+        plan: u32,
+        /// Clips in the model.
+        model: usize,
+    },
+}
+
+/// Clip time of capture `frame` of a clip of `duration` seconds with
+/// `frames` captures: evenly over the clip, the first at 0 (a looping clip
+/// wraps from the last capture to the first).
+pub fn frame_time(duration: f32, frame: u32, frames: u32) -> f32 {
+    duration * frame as f32 / frames.max(1) as f32
+}
+
+/// The bounding sphere a clip's cells are framed on.
+fn sphere(bounds: &Aabb) -> (Vec3, f32) {
+    (bounds.center(), bounds.radius().max(1e-6))
+}
+
+/// World transform of the instance of cell `(clip, frame, view)` in its
+/// layer's capture: model space turned into view `view`'s basis, scaled so
+/// that the clip's bounding sphere (`center`, `radius`) spans the cell, and
+/// moved to the cell, in a world where one unit is one texel, x right, y up
+/// from the layer's bottom edge and the camera on +Z.
+pub fn cell_transform(
+    plan: &AtlasPlan,
+    clip: u32,
+    frame: u32,
+    view: u32,
+    center: Vec3,
+    radius: f32,
+) -> Mat4 {
+    let [x, y, z] = view_basis(plan.views.direction(view));
+    let (_, col, row) = plan.cell_origin(clip, frame, view);
+    let half = plan.cell as f32 * 0.5;
+    let cell_center = Vec3::new(
+        col as f32 + half,
+        plan.layer_size as f32 - (row as f32 + half),
+        0.0,
+    );
+    let to_view = Mat4::from_mat3(Mat3::from_cols(x, y, z).transpose());
+    Mat4::from_translation(cell_center)
+        * Mat4::from_scale(Vec3::splat(half / radius))
+        * to_view
+        * Mat4::from_translation(-center)
+}
+
+/// The orthographic camera over a whole layer: looking down −Z, depth
+/// spanning a cell's sphere (0 at its front, 1 at its back).
+fn layer_camera(plan: &AtlasPlan) -> Camera {
+    let size = plan.layer_size as f32;
+    let half = plan.cell as f32 * 0.5;
+    // The eye is a cell above the plane of the cells' centres.
+    let distance = plan.cell as f32;
+    let eye = Vec3::new(size * 0.5, size * 0.5, distance);
+    Camera {
+        view_from_world: Mat4::from_translation(-eye),
+        clip_from_view: glam::camera::rh::proj::directx::orthographic(
+            -size * 0.5,
+            size * 0.5,
+            -size * 0.5,
+            size * 0.5,
+            distance - half,
+            distance + half,
+        ),
+        eye,
+        // No perspective: every instance takes LOD 0.
+        fov_y: 0.0,
+    }
+}
+
+/// The crowd of one layer: one instance per cell the layer holds.
+fn layer_crowd(handle: &ModelHandle, plan: &AtlasPlan, layer: u32) -> Result<Crowd, CaptureError> {
+    let model = handle.model();
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(handle);
+    let per_layer = plan.cells_per_layer() as u64;
+    let cells = plan.cells();
+    let first = layer as u64 * per_layer;
+    let views = plan.views.count() as u64;
+    for index in first..(first + per_layer).min(cells) {
+        let view = (index % views) as u32;
+        let frame = ((index / views) % plan.frames as u64) as u32;
+        let clip = (index / views / plan.frames as u64) as u32;
+        let info = &model.clips[clip as usize];
+        let (center, radius) = sphere(&info.bounds);
+        crowd.spawn(
+            id,
+            Spawn {
+                transform: cell_transform(plan, clip, frame, view, center, radius),
+                clip: Some(clip as usize),
+                time: frame_time(info.duration, frame, plan.frames),
+                speed: 0.0,
+                ..Spawn::default()
+            },
+        )?;
+    }
+    Ok(crowd)
+}
+
+/// Renders every cell of `plan` for the model of `handle` (uploaded as
+/// `model`) on `gpu`.
+pub fn capture(
+    gpu: &Gpu,
+    handle: &ModelHandle,
+    model: &GpuModel,
+    plan: &AtlasPlan,
+) -> Result<ImpostorAtlas, CaptureError> {
+    let clips = &handle.model().clips;
+    if plan.clips as usize != clips.len() {
+        return Err(CaptureError::Clips {
+            plan: plan.clips,
+            model: clips.len(),
+        });
+    }
+    let renderer = |entry: &str, format| {
+        Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            format,
+            RendererOptions {
+                sample_count: SAMPLES,
+                clear_color: wgpu::Color::TRANSPARENT,
+                shadows: None,
+                fragment: Some(CustomFragment {
+                    file: "capture.wgsl".into(),
+                    source: CAPTURE_WGSL.into(),
+                    entry: entry.into(),
+                }),
+                ..RendererOptions::default()
+            },
+        )
+    };
+    let linear = wgpu::TextureFormat::Rgba8Unorm;
+    let mut colour_renderer = renderer("fs_colour", throng_render::OFFSCREEN_FORMAT)?;
+    let mut normal_renderer = renderer("fs_normal", linear)?;
+    let size = (plan.layer_size, plan.layer_size);
+    let colour_target = Offscreen::new(&gpu.device, size)?;
+    let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
+    let camera = layer_camera(plan);
+    let mut colour = Vec::with_capacity((plan.bytes() / 2) as usize);
+    let mut normal = Vec::with_capacity((plan.bytes() / 2) as usize);
+    for layer in 0..plan.layers {
+        let crowd = layer_crowd(handle, plan, layer)?;
+        for (renderer, target, out) in [
+            (&mut colour_renderer, &colour_target, &mut colour),
+            (&mut normal_renderer, &normal_target, &mut normal),
+        ] {
+            renderer.render(&target.view, size, &camera, &[&crowd], &[model])?;
+            out.extend_from_slice(target.read(&gpu.device, &gpu.queue)?.as_raw());
+        }
+    }
+    Ok(ImpostorAtlas {
+        plan: *plan,
+        spheres: clips
+            .iter()
+            .map(|c| {
+                let (center, radius) = sphere(&c.bounds);
+                center.extend(radius).to_array()
+            })
+            .collect(),
+        colour,
+        normal,
+    })
+}

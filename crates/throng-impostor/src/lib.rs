@@ -1,0 +1,13 @@
+//! # throng-impostor
+//!
+//! Animated impostors, the far end of a model's LOD chain (issue #15, in
+//! progress): [`capture`] renders a baked model's clips, frame by frame,
+//! from the hemi-octahedral views of a [`throng_core::impostor::AtlasPlan`]
+//! into an atlas of colour and normals, with Throng's own renderer and
+//! skinning. The views, their blending and the plan are the contract
+//! crate's (`throng_core::impostor`); this crate is the bake-time part that
+//! needs a GPU. Not yet written to the `.throng` file nor drawn.
+
+pub mod capture;
+
+pub use capture::{CaptureError, ImpostorAtlas, capture, cell_transform, frame_time};
