@@ -1,7 +1,7 @@
 //! # throng-impostor
 //!
 //! Animated impostors, the far end of a model's LOD chain (issue #15, in
-//! progress): [`capture`] renders a baked model's clips, frame by frame,
+//! progress): [`capture()`] renders a baked model's clips, frame by frame,
 //! from the hemi-octahedral views of a [`throng_core::impostor::AtlasPlan`]
 //! into an atlas of colour and normals, with Throng's own renderer and
 //! skinning. The views, their blending and the plan are the contract
