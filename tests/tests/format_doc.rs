@@ -18,8 +18,9 @@ use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
     self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
-    LodRecord, MAGIC, MaterialRecord, ModelRecord, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry,
-    StrRef, SubmeshRecord, VERSION, read_model, tags, write_model,
+    ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, SECTION_ALIGN,
+    SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, VERSION, read_model, tags,
+    write_model,
 };
 use throng_core::glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, RootMotionKey, TexelFormat, Texels};
@@ -213,6 +214,10 @@ fn documented_tables_match_the_structs() {
         ("RootMotionKey", layout!(RootMotionKey: translation, yaw)),
         ("EventRecord", layout!(EventRecord: clip, time, name, data)),
         (
+            "ImpostorRecord",
+            layout!(ImpostorRecord: views, frames, cell, layer_size, layers, clips, reserved),
+        ),
+        (
             "BakedVertex",
             layout!(BakedVertex: position, normal, uv, joints, weights),
         ),
@@ -322,7 +327,7 @@ fn round_trip_and_header_fields_at_their_documented_offsets() {
     assert_eq!(u32_at(&bytes, at("header_size")), 64);
     assert_eq!(u64_at(&bytes, at("file_size")), bytes.len() as u64);
     let count = u32_at(&bytes, at("section_count")) as usize;
-    assert_eq!(count, 15, "the fifteen sections FORMAT.md lists");
+    assert_eq!(count, 18, "the eighteen sections FORMAT.md lists");
     assert_eq!(
         u32_at(&bytes, at("checksum")),
         crc32_ieee(&bytes[HEADER_SIZE..]),

@@ -26,11 +26,13 @@ use bytemuck::Pod;
 use throng_bake::scene::Image;
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::FormatError;
+use throng_core::format::ImpostorRecord;
 use throng_core::format::{
     BoneRecord, ClipRecord, Directory, HEADER_SIZE, Header, ImageRecord, LodRecord, MaterialRecord,
     ModelRecord, SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, VERSION, read_file,
     read_model, tags, write_model,
 };
+use throng_core::impostor::{AtlasPlan, ImpostorAtlas};
 use throng_core::model::{BakedModel, BakedVertex};
 use throng_tests::{asset, crc32_ieee, repo_root};
 
@@ -108,6 +110,15 @@ fn fixture() -> &'static Fixture {
         model.lods[0].screen_size = 0.25; // sizes never increase from LOD to LOD
         lod1.screen_size = 0.0;
         model.lods.push(lod1);
+        // A tiny impostor: 2 × 2 views, 1 frame, 4² texels, one 8² layer.
+        let plan = AtlasPlan::layout(2, 1, 4, 1);
+        let image = ImpostorAtlas::image_bytes(&plan) as usize;
+        model.impostor = Some(ImpostorAtlas {
+            plan,
+            spheres: vec![[0.0, 0.5, 0.0, 1.5]],
+            colour: (0..image).map(|i| i as u8).collect(),
+            normal: (0..image).map(|i| (i * 7) as u8).collect(),
+        });
         let bytes = write_model(&model).unwrap();
         let dir = Directory::parse(&bytes).unwrap();
         assert!(read_model(&bytes).unwrap() == model);
@@ -118,6 +129,7 @@ fn fixture() -> &'static Fixture {
         assert_eq!(model.lods[0].indices.len(), 564);
         assert_eq!(model.lods[0].submeshes.len(), 1);
         assert_eq!(model.texture.width, 20);
+        assert_eq!((plan.layer_size, plan.layers), (8, 1));
         Fixture { model, bytes, dir }
     })
 }
@@ -385,7 +397,8 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     for (count, mention) in [
         (u32::MAX, "at most 64"),
         (65, "at most 64"),
-        (16, "inside the directory"),
+        (19, "inside the directory"),
+        (17, "required section IMPD is missing"),
         (14, "required section EVNT is missing"),
         (0, "required section STRS is missing"),
     ] {
@@ -1061,6 +1074,72 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         Invalid,
         &["uses image 0 (there are 0)"],
         |f, b| put(b, entry(f, tags::IMAGES, length), 0u64),
+    );
+
+    // ---- IMPO, IMPS, IMPD
+    let impo = |f: &Fixture, field| f.rec::<ImpostorRecord>(tags::IMPOSTOR, 0, field);
+    c.check(
+        "impostor images a record short",
+        Corrupt,
+        &["impostor images hold 508 bytes", "needs 512"],
+        |f, b| put(b, entry(f, tags::IMPOSTOR_DATA, length), 508u64),
+    );
+    c.check(
+        "impostor plan of two layers",
+        Corrupt,
+        &["impostor images hold 512 bytes", "needs 1024"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, layers)), 2u32),
+    );
+    c.check(
+        "impostor layer of u32::MAX texels",
+        Corrupt,
+        &["impostor images hold 512 bytes"],
+        |f, b| {
+            put(b, impo(f, offset_of!(ImpostorRecord, layer_size)), u32::MAX);
+            put(b, impo(f, offset_of!(ImpostorRecord, layers)), u32::MAX);
+        },
+    );
+    c.check(
+        "impostor cell of 0 texels",
+        Invalid,
+        &["impostor plan", "0 texels a cell is out of range"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, cell)), 0u32),
+    );
+    c.check(
+        "impostor of 2 clips for 1",
+        Invalid,
+        &["impostor of 2 clips for a model of 1"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, clips)), 2u32),
+    );
+    c.check(
+        "impostor layout not its plan's",
+        Invalid,
+        &["is not the layout of its plan"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, views)), 3u32),
+    );
+    c.check(
+        "impostor reserved field set",
+        Corrupt,
+        &["reserved impostor fields"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, reserved)), 1u32),
+    );
+    c.check(
+        "impostor sphere of radius 0",
+        Invalid,
+        &["impostor sphere of clip 0"],
+        |f, b| put(b, f.section(tags::IMPOSTOR_SPHERES) + 12, 0.0f32),
+    );
+    c.check(
+        "impostor sphere of NaN",
+        Invalid,
+        &["impostor sphere of clip 0"],
+        |f, b| put(b, f.section(tags::IMPOSTOR_SPHERES), f32::NAN),
+    );
+    c.check(
+        "impostor spheres without a plan",
+        Corrupt,
+        &["without an impostor plan"],
+        |f, b| put(b, entry(f, tags::IMPOSTOR, length), 0u64),
     );
 
     c.finish();

@@ -415,6 +415,7 @@ pub fn bake_with_lods(
             Vec::new()
         },
         events: select_events(scene, &clip_ids),
+        impostor: None,
     };
     debug_assert_eq!(REST_FRAME, 0);
     add_lods(&mut model, lod_scenes, opts, &mut report)?;

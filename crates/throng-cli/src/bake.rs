@@ -8,6 +8,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
+use throng_core::impostor::{AtlasPlan, DEFAULT_BUDGET_BYTES, PlanRequest};
 use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
@@ -83,6 +84,26 @@ pub struct Args {
     /// paths, `..`, symbolic links elsewhere); only for trusted models.
     #[arg(long)]
     pub allow_outside_uris: bool,
+    /// Capture an animated impostor, the far end of the LOD chain, into the
+    /// file (needs a GPU adapter; lavapipe will do). The runtime does not
+    /// draw impostors yet.
+    #[arg(long)]
+    pub impostors: bool,
+    /// Impostor views along each side of the hemi-octahedral lattice
+    /// [default: chosen from the budget].
+    #[arg(long, value_name = "N", requires = "impostors")]
+    pub impostor_views: Option<u32>,
+    /// Impostor captures per clip [default: chosen from the budget].
+    #[arg(long, value_name = "N", requires = "impostors")]
+    pub impostor_frames: Option<u32>,
+    /// Texels along each impostor cell's side [default: chosen from the
+    /// budget].
+    #[arg(long, value_name = "TEXELS", requires = "impostors")]
+    pub impostor_size: Option<u32>,
+    /// Memory budget of the impostor atlas: bytes, or a number with KiB, MiB
+    /// or GiB [default: 32MiB].
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, requires = "impostors")]
+    pub impostor_budget: u64,
 }
 
 /// Parses `123`, `512KiB`, `64MiB` or `1GiB` (unit case-insensitive).
@@ -169,17 +190,67 @@ pub fn run(args: Args) -> Result<()> {
     })
     .with_context(|| format!("baking {}", args.model.display()))?;
     bar.finish_and_clear();
+    let mut impostor = None;
+    let model = if args.impostors {
+        let request = PlanRequest {
+            views: args.impostor_views,
+            frames: args.impostor_frames,
+            cell: args.impostor_size,
+        };
+        let captured = Instant::now();
+        let model = capture_impostor(model, args.impostor_budget, request)
+            .with_context(|| format!("capturing the impostor of {}", args.model.display()))?;
+        impostor = Some(captured.elapsed().as_secs_f64());
+        model
+    } else {
+        model
+    };
     let bytes_out = throng_core::format::write_model(&model)?;
     // Atomic: a failed write leaves an existing output as it was.
     throng_core::fsio::write_atomic(&output, &bytes_out)?;
-    write_stdout(&summary(
+    let mut text = summary(
         &model,
         &report,
         &args.model.display().to_string(),
         &output.display().to_string(),
         bytes_out.len() as u64,
         start.elapsed().as_secs_f64(),
-    ))
+    );
+    if let (Some(atlas), Some(seconds)) = (&model.impostor, impostor) {
+        let p = &atlas.plan;
+        use std::fmt::Write;
+        let _ = writeln!(
+            text,
+            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal), captured in {:.0} ms",
+            p.views.side,
+            p.views.side,
+            p.frames,
+            p.cell,
+            p.layers,
+            if p.layers == 1 { "" } else { "s" },
+            p.layer_size,
+            bytes(p.bytes()),
+            seconds * 1000.0
+        );
+    }
+    write_stdout(&text)
+}
+
+/// Captures `model`'s impostor within `budget` on a headless GPU and
+/// returns the model holding it.
+fn capture_impostor(model: BakedModel, budget: u64, request: PlanRequest) -> Result<BakedModel> {
+    if model.clips.is_empty() {
+        bail!("the model has no clips to capture; bake without --impostors");
+    }
+    let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;
+    let gpu = throng_render::Gpu::headless()
+        .context("an impostor is captured on a GPU adapter (lavapipe will do); bake without --impostors where there is none")?;
+    let handle = throng_crowd::crowd::ModelHandle::new(model)?;
+    let gpu_model = throng_render::GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let atlas = throng_impostor::capture(&gpu, &handle, &gpu_model, &plan)?;
+    let mut model = handle.model().clone();
+    model.impostor = Some(atlas);
+    Ok(model)
 }
 
 /// The summary table printed after a bake.

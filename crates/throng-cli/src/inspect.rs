@@ -89,6 +89,10 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
             "name": x.name, "base_color_factor": x.base_color_factor.to_array(), "image": x.base_color_image,
         })).collect::<Vec<_>>(),
         "images": m.images.iter().map(|x| json!({ "name": x.name, "mime": x.mime, "bytes": x.bytes.len() })).collect::<Vec<_>>(),
+        "impostor": m.impostor.as_ref().map(|a| json!({
+            "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
+            "layer_size": a.plan.layer_size, "layers": a.plan.layers, "bytes": a.plan.bytes(),
+        })),
     })
 }
 
@@ -163,6 +167,22 @@ fn text(v: &Value) -> String {
             arr("materials").len(),
             arr("images").len()
         );
+        let i = &v["impostor"];
+        if i.is_object() {
+            let _ = writeln!(
+                s,
+                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}",
+                i["views"],
+                i["views"],
+                i["frames"],
+                i["cell"],
+                i["layers"],
+                i["layer_size"],
+                bytes(n(&i["bytes"]))
+            );
+        } else {
+            let _ = writeln!(s, "  impostor  none");
+        }
         let _ = writeln!(
             s,
             "  radius    {:.4}; bake error {:.2e} × radius",

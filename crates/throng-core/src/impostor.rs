@@ -195,7 +195,9 @@ pub enum PlanError {
 impl AtlasPlan {
     /// Cells in all.
     pub fn cells(&self) -> u64 {
-        self.clips as u64 * self.frames as u64 * self.views.count() as u64
+        (self.clips as u64)
+            .saturating_mul(self.frames as u64)
+            .saturating_mul(self.views.count() as u64)
     }
 
     /// Cells per layer.
@@ -205,12 +207,15 @@ impl AtlasPlan {
 
     /// Bytes of the atlas (every layer whole).
     pub fn bytes(&self) -> u64 {
-        self.layers as u64 * (self.layer_size as u64).pow(2) * BYTES_PER_TEXEL
+        (self.layers as u64)
+            .saturating_mul((self.layer_size as u64).pow(2))
+            .saturating_mul(BYTES_PER_TEXEL)
     }
 
     /// The layer and texel origin of cell `(clip, frame, view)`.
     pub fn cell_origin(&self, clip: u32, frame: u32, view: u32) -> (u32, u32, u32) {
-        let index = ((clip * self.frames + frame) * self.views.count() + view) as u64;
+        let index = (clip as u64 * self.frames as u64 + frame as u64) * self.views.count() as u64
+            + view as u64;
         let per_layer = self.cells_per_layer() as u64;
         let per_row = (self.layer_size / self.cell) as u64;
         let within = index % per_layer;
@@ -320,6 +325,89 @@ impl AtlasPlan {
                 (value[k] * 7 / 8).max(floor)
             };
         }
+    }
+}
+
+/// A captured impostor atlas: what a `.throng` file stores of a model's
+/// impostor (`throng-impostor` captures it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpostorAtlas {
+    /// The layout.
+    pub plan: AtlasPlan,
+    /// Per clip, the bounding sphere each of its cells is framed on (model
+    /// space, centre and radius): the impostor's quad at run time.
+    pub spheres: Vec<[f32; 4]>,
+    /// Colour, RGBA8 sRGB, premultiplied by coverage (alpha), layer after
+    /// layer, rows top to bottom.
+    pub colour: Vec<u8>,
+    /// Normal in the cell's view basis, octahedral in RG, depth across the
+    /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
+    /// premultiplied by coverage; laid out as `colour`.
+    pub normal: Vec<u8>,
+}
+
+impl ImpostorAtlas {
+    /// Bytes of each of the two images.
+    pub fn image_bytes(plan: &AtlasPlan) -> u64 {
+        (plan.layers as u64)
+            .saturating_mul((plan.layer_size as u64).pow(2))
+            .saturating_mul(4)
+    }
+
+    /// Why the atlas cannot belong to a model of `clips` clips, if it
+    /// cannot: a plan whose layout is not the one [`AtlasPlan::layout`]
+    /// gives its views, frames, cell size and clips, values out of range,
+    /// images of the wrong size, or spheres that are not finite with a
+    /// positive radius, one per clip.
+    pub fn check(&self, clips: usize) -> Result<(), String> {
+        let p = &self.plan;
+        if !(2..=64).contains(&p.views.side)
+            || !(1..=1024).contains(&p.frames)
+            || !(4..=MAX_LAYER_SIZE).contains(&p.cell)
+        {
+            return Err(format!(
+                "impostor plan of {} views a side, {} frames, {} texels a cell is out of range",
+                p.views.side, p.frames, p.cell
+            ));
+        }
+        if p.clips as usize != clips {
+            return Err(format!(
+                "impostor of {} clips for a model of {clips}",
+                p.clips
+            ));
+        }
+        let want = AtlasPlan::layout(p.views.side, p.frames, p.cell, p.clips);
+        if want != *p {
+            return Err(format!(
+                "impostor layout {}² texels × {} layers is not the layout of its plan ({}² × {})",
+                p.layer_size, p.layers, want.layer_size, want.layers
+            ));
+        }
+        let bytes = Self::image_bytes(p);
+        for (what, image) in [("colour", &self.colour), ("normal", &self.normal)] {
+            if image.len() as u64 != bytes {
+                return Err(format!(
+                    "impostor {what} image holds {} bytes, its plan {bytes}",
+                    image.len()
+                ));
+            }
+        }
+        if self.spheres.len() != clips {
+            return Err(format!(
+                "{} impostor spheres for {clips} clips",
+                self.spheres.len()
+            ));
+        }
+        if let Some(c) = self
+            .spheres
+            .iter()
+            .position(|s| !s.iter().all(|x| x.is_finite()) || s[3] <= 0.0)
+        {
+            return Err(format!(
+                "impostor sphere of clip {c} is not finite and positive"
+            ));
+        }
+        Ok(())
     }
 }
 

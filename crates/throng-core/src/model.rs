@@ -319,6 +319,8 @@ pub struct BakedModel {
     pub root_motion: Vec<RootMotionKey>,
     /// Events, sorted by clip then time.
     pub events: Vec<ClipEvent>,
+    /// The animated impostor at the far end of the LOD chain, if baked.
+    pub impostor: Option<crate::impostor::ImpostorAtlas>,
 }
 
 impl BakedModel {
@@ -464,6 +466,11 @@ impl BakedModel {
             return bad(format!("bounds of frame {f} are invalid"));
         }
         self.validate_root_motion_and_events(frames)?;
+        if let Some(atlas) = &self.impostor {
+            atlas
+                .check(self.clips.len())
+                .map_err(FormatError::Invalid)?;
+        }
         if !(aabb_ok(&self.bounds)
             && self.bounding_radius.is_finite()
             && self.bounding_radius >= 0.0)

@@ -12,7 +12,7 @@
 //! coverage, which alpha holds.
 
 use glam::{Mat3, Mat4, Vec3};
-use throng_core::impostor::{AtlasPlan, view_basis};
+use throng_core::impostor::{AtlasPlan, ImpostorAtlas, view_basis};
 use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
@@ -25,23 +25,6 @@ const CAPTURE_WGSL: &str = include_str!("capture.wgsl");
 
 /// MSAA samples of the capture (coverage at the silhouette's edges).
 const SAMPLES: u32 = 4;
-
-/// A captured atlas.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImpostorAtlas {
-    /// The layout.
-    pub plan: AtlasPlan,
-    /// Per clip, the bounding sphere each of its cells is framed on (model
-    /// space, centre and radius): the impostor's quad at run time.
-    pub spheres: Vec<[f32; 4]>,
-    /// Colour, RGBA8 sRGB, premultiplied by coverage (alpha), layer after
-    /// layer, rows top to bottom.
-    pub colour: Vec<u8>,
-    /// Normal in the cell's view basis, octahedral in RG, depth across the
-    /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
-    /// premultiplied by coverage; laid out as `colour`.
-    pub normal: Vec<u8>,
-}
 
 /// Why a capture failed.
 #[derive(Debug, thiserror::Error)]

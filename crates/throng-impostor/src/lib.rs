@@ -10,4 +10,5 @@
 
 pub mod capture;
 
-pub use capture::{CaptureError, ImpostorAtlas, capture, cell_transform, frame_time};
+pub use capture::{CaptureError, capture, cell_transform, frame_time};
+pub use throng_core::impostor::ImpostorAtlas;

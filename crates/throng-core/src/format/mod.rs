@@ -29,7 +29,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -176,6 +176,27 @@ pub struct EventRecord {
     pub name: StrRef,
     /// Payload (JSON text, may be empty).
     pub data: StrRef,
+}
+
+/// `IMPO`: the animated impostor's plan (32 bytes; the section holds none
+/// when the model has no impostor).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ImpostorRecord {
+    /// Views along each side of the hemi-octahedral lattice.
+    pub views: u32,
+    /// Captures per clip.
+    pub frames: u32,
+    /// Texels along a cell's side.
+    pub cell: u32,
+    /// Side of each atlas layer in texels.
+    pub layer_size: u32,
+    /// Layers of each image.
+    pub layers: u32,
+    /// Clips captured (the model's).
+    pub clips: u32,
+    /// Reserved, zero.
+    pub reserved: [u32; 2],
 }
 
 /// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.
@@ -339,6 +360,12 @@ pub mod tags {
     pub const ROOT_MOTION: [u8; 4] = *b"RMOT";
     /// Clip events.
     pub const EVENTS: [u8; 4] = *b"EVNT";
+    /// The impostor's plan (none, or one record).
+    pub const IMPOSTOR: [u8; 4] = *b"IMPO";
+    /// The impostor's framing spheres, one per clip.
+    pub const IMPOSTOR_SPHERES: [u8; 4] = *b"IMPS";
+    /// The impostor's images: colour, then normal.
+    pub const IMPOSTOR_DATA: [u8; 4] = *b"IMPD";
 }
 
 const _: () = {
@@ -354,6 +381,7 @@ const _: () = {
     assert!(std::mem::size_of::<BakedVertex>() == 56);
     assert!(std::mem::size_of::<EventRecord>() == 24);
     assert!(std::mem::size_of::<RootMotionKey>() == 16);
+    assert!(std::mem::size_of::<ImpostorRecord>() == 32);
 };
 
 /// Record size each known section must declare.
@@ -361,7 +389,7 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
     use std::mem::size_of;
     Some(match tag {
         tags::MODEL => size_of::<ModelRecord>(),
-        tags::STRINGS | tags::IMAGE_DATA => 1,
+        tags::STRINGS | tags::IMAGE_DATA | tags::IMPOSTOR_DATA => 1,
         tags::BONES => size_of::<BoneRecord>(),
         tags::CLIPS => size_of::<ClipRecord>(),
         tags::TEXELS => 0, // depends on the texel format; checked when read
@@ -374,6 +402,8 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::IMAGES => size_of::<ImageRecord>(),
         tags::ROOT_MOTION => size_of::<RootMotionKey>(),
         tags::EVENTS => size_of::<EventRecord>(),
+        tags::IMPOSTOR => size_of::<ImpostorRecord>(),
+        tags::IMPOSTOR_SPHERES => 16,
         _ => return None,
     })
 }

@@ -9,6 +9,7 @@ use glam::{Mat4, Vec3, Vec4};
 
 use super::*;
 use crate::error::FormatError;
+use crate::impostor::{AtlasPlan, ImpostorAtlas, ViewGrid};
 use crate::limits::MAX_FILE_SIZE;
 use crate::material::{AlphaMode, Image, Material, TextureWrap};
 use crate::math::Aabb;
@@ -487,6 +488,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
+    let impostor = read_impostor(&dir, bytes)?;
     let model = BakedModel {
         name: strings.get(m.name, &|| "model name".into())?,
         source: strings.get(m.source, &|| "model source".into())?,
@@ -507,7 +509,62 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         images,
         root_motion,
         events,
+        impostor,
     };
     model.validate()?;
     Ok(model)
+}
+
+/// The impostor sections: none, or a plan whose images are exactly the
+/// bytes its layout needs (checked against the section's actual length
+/// before anything is copied); the rest is `ImpostorAtlas::check`'s.
+fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>, FormatError> {
+    let plans: Vec<ImpostorRecord> = records(dir, bytes, tags::IMPOSTOR)?;
+    let spheres: Vec<[f32; 4]> = records(dir, bytes, tags::IMPOSTOR_SPHERES)?;
+    let data = dir.section(bytes, tags::IMPOSTOR_DATA)?;
+    let r = match plans.as_slice() {
+        [] if spheres.is_empty() && data.is_empty() => return Ok(None),
+        [] => {
+            return Err(FormatError::corrupt(
+                "impostor spheres or images without an impostor plan (IMPO is empty)",
+            ));
+        }
+        [r] => *r,
+        more => {
+            return Err(FormatError::corrupt(format!(
+                "section IMPO holds {} records, expected 0 or 1",
+                more.len()
+            )));
+        }
+    };
+    if r.reserved != [0; 2] {
+        return Err(FormatError::corrupt(
+            "reserved impostor fields are not zero",
+        ));
+    }
+    let plan = AtlasPlan {
+        views: ViewGrid { side: r.views },
+        frames: r.frames,
+        cell: r.cell,
+        clips: r.clips,
+        layer_size: r.layer_size,
+        layers: r.layers,
+    };
+    let image = ImpostorAtlas::image_bytes(&plan);
+    if data.len() as u64 != image.saturating_mul(2) {
+        return Err(FormatError::corrupt(format!(
+            "impostor images hold {} bytes, the plan ({}² texels × {} layers, twice RGBA8) needs {}",
+            data.len(),
+            r.layer_size,
+            r.layers,
+            image.saturating_mul(2)
+        )));
+    }
+    let (colour, normal) = data.split_at(image as usize);
+    Ok(Some(ImpostorAtlas {
+        plan,
+        spheres,
+        colour: colour.to_vec(),
+        normal: normal.to_vec(),
+    }))
 }

@@ -147,6 +147,23 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             data: strings.add(&e.data),
         })
         .collect();
+    let (impostor, spheres, impostor_data): (Vec<ImpostorRecord>, &[[f32; 4]], Vec<u8>) =
+        match &model.impostor {
+            Some(a) => (
+                vec![ImpostorRecord {
+                    views: a.plan.views.side,
+                    frames: a.plan.frames,
+                    cell: a.plan.cell,
+                    layer_size: a.plan.layer_size,
+                    layers: a.plan.layers,
+                    clips: a.plan.clips,
+                    reserved: [0; 2],
+                }],
+                &a.spheres,
+                [a.colour.as_slice(), a.normal.as_slice()].concat(),
+            ),
+            None => (Vec::new(), &[], Vec::new()),
+        };
     let texel_size = model.texture.texels.format().texel_size() as u32;
     let sections: Vec<([u8; 4], u32, &[u8])> = vec![
         section(tags::MODEL, std::slice::from_ref(&model_rec)),
@@ -164,6 +181,9 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         section(tags::IMAGE_DATA, &image_data),
         section(tags::ROOT_MOTION, &model.root_motion),
         section(tags::EVENTS, &events),
+        section(tags::IMPOSTOR, &impostor),
+        section(tags::IMPOSTOR_SPHERES, spheres),
+        section(tags::IMPOSTOR_DATA, &impostor_data),
     ];
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);

@@ -109,6 +109,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
         images: vec![],
         root_motion: vec![],
         events: vec![],
+        impostor: None,
     };
     ModelHandle::new(model).expect("valid test model")
 }
