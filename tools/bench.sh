@@ -10,6 +10,12 @@
 #                              clip sampling, palettes, baking)
 #   tools/bench.sh gpu         the full matrix for a real GPU: Fox at 1k, 10k,
 #                              100k and 1M instances per mode at 1920x1080
+#   tools/bench.sh gpu-driven  the GPU-driven path's figures (docs/BENCHMARKS.md,
+#                              "The GPU-driven path"): Fox with meshopt LODs at
+#                              10k, 100k and 1M, idle, 1 % and 10 % changing and
+#                              with shadows, at 1920x1080; then the criterion
+#                              benches of its CPU work (needs a toolchain, or
+#                              skip them with THRONG_NO_CRITERION=1)
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
 #
@@ -63,6 +69,33 @@ gpu() {
         --json "$data/gpu-fox.json"; footer; } | tee "$data/gpu-fox.txt"
 }
 
+gpu_driven() {
+    build
+    local lod="$data/fox-lod.throng" tag
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$THRONG" bake "$model" --lod-ratios 0.5,0.2 -o "$lod" >/dev/null
+    local cells=(--instances 10000,100000,1000000 --size 1920x1080 --warmup 3 --frames 20 --max-seconds 10)
+    {
+        header
+        "$THRONG" bench "$lod" --mode gpu-driven,baked-unbounded,baked "${cells[@]}" \
+            --json "$data/gpu-driven-$tag-idle.json"
+        for c in 1 10; do
+            "$THRONG" bench "$lod" --mode gpu-driven,baked-unbounded "${cells[@]}" --changing "$c" \
+                --json "$data/gpu-driven-$tag-change$c.json"
+        done
+        "$THRONG" bench "$lod" --mode gpu-driven,baked-unbounded,baked "${cells[@]}" --shadows \
+            --json "$data/gpu-driven-$tag-shadows.json"
+        footer
+    } | tee "$data/gpu-driven-$tag.txt"
+    rm -f "$lod"
+    if [ -z "${THRONG_NO_CRITERION:-}" ]; then
+        { header
+          cargo bench -p throng-render --bench gpu_driven_cpu 2>&1
+          cargo bench -p throng-tests --bench crowd -- "idle and changing" 2>&1
+          footer; } | tee "$data/criterion-gpu-driven-$tag.txt"
+    fi
+}
+
 criterion() {
     { header; cargo bench -p throng-tests --bench crowd 2>&1; footer; } | tee "$data/criterion-crowd.txt"
     { header; cargo bench -p throng-tests --bench bake 2>&1; footer; } | tee "$data/criterion-bake.txt"
@@ -80,7 +113,8 @@ case "${1:-all}" in
     all) lavapipe; criterion; plot ;;
     lavapipe) lavapipe ;;
     gpu) gpu ;;
+    gpu-driven) gpu_driven ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|criterion|plot]" >&2; exit 2 ;;
 esac
