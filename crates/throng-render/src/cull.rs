@@ -186,11 +186,12 @@ pub(crate) fn make(
     })
 }
 
-/// A buffer the cull pass's results are copied into and mapped from.
-fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+/// A buffer GPU-driven results (what a cull drew, the fitted light) are
+/// copied into and mapped from.
+pub(crate) fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
     make(
         device,
-        "throng cull drawn readback",
+        "throng GPU-driven readback",
         wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         size,
     )

@@ -143,6 +143,18 @@ fn cull_frame(
     sync
 }
 
+/// One indirect draw per draw group of `tables`, of a stand-in submesh.
+fn stand_in_draws(tables: &throng_crowd::crowd::GpuTables) -> Vec<DrawSpec> {
+    (0..tables.group_count)
+        .map(|g| DrawSpec {
+            group: g,
+            index_count: 3,
+            first_index: 0,
+            base_vertex: 0,
+        })
+        .collect()
+}
+
 /// A record's identity: its transform, bit for bit (unique per instance
 /// in these crowds).
 fn key(r: &InstanceRecord) -> [u32; 12] {
@@ -238,15 +250,7 @@ fn gpu_cull_equals_the_cpu_draw_list() {
             }
             crowd.build_draw_list(view, &mut cpu);
             let tables = crowd.gpu_tables();
-            // One indirect draw per group (a stand-in submesh).
-            let draws: Vec<DrawSpec> = (0..tables.group_count)
-                .map(|g| DrawSpec {
-                    group: g,
-                    index_count: 3,
-                    first_index: 0,
-                    base_vertex: 0,
-                })
-                .collect();
+            let draws = stand_in_draws(&tables);
             let sync = cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, view, &draws);
             if frame > 0 {
                 assert_eq!(
@@ -649,14 +653,7 @@ fn lod_hysteresis_survives_the_crowd_growing() {
     let band = view_at(band);
 
     let tables = crowd.gpu_tables();
-    let draws: Vec<DrawSpec> = (0..tables.group_count)
-        .map(|g| DrawSpec {
-            group: g,
-            index_count: 3,
-            first_index: 0,
-            base_vertex: 0,
-        })
-        .collect();
+    let draws = stand_in_draws(&tables);
     let mut mirror = CrowdMirror::new(&gpu.device);
     let mut list = CullList::new(&gpu.device);
     let gpu_lods = |list: &CullList| -> Vec<u32> {
@@ -721,14 +718,7 @@ fn the_gpu_light_fit_equals_the_cpu_one() {
     for case in 0..12 {
         let crowd = random_crowd(&mut rng, &handle, 200);
         let tables = crowd.gpu_tables();
-        let draws: Vec<DrawSpec> = (0..tables.group_count)
-            .map(|g| DrawSpec {
-                group: g,
-                index_count: 3,
-                first_index: 0,
-                base_vertex: 0,
-            })
-            .collect();
+        let draws = stand_in_draws(&tables);
         // The last case looks away from the crowd: nothing drawn.
         let (eye, target) = if case == 11 {
             (Vec3::new(0.0, 10.0, 300.0), Vec3::new(0.0, 10.0, 600.0))

@@ -342,12 +342,7 @@ impl Renderer {
         };
         if let Some(sh) = &mut self.shadow {
             let size = std::mem::size_of::<LightFit>() as u64;
-            let readback = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("throng light fit readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            let readback = crate::cull::readback_buffer(&device, size);
             let mut encoder = device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(gd.light_fit.fit(), 0, &readback, 0, size);
             self.queue.submit([encoder.finish()]);
