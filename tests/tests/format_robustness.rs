@@ -115,6 +115,7 @@ fn fixture() -> &'static Fixture {
         let image = ImpostorAtlas::image_bytes(&plan) as usize;
         model.impostor = Some(ImpostorAtlas {
             plan,
+            screen_size: 0.05,
             spheres: vec![[0.0, 0.5, 0.0, 1.5]],
             colour: (0..image).map(|i| i as u8).collect(),
             normal: (0..image).map(|i| (i * 7) as u8).collect(),
@@ -1122,6 +1123,18 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         Corrupt,
         &["reserved impostor fields"],
         |f, b| put(b, impo(f, offset_of!(ImpostorRecord, reserved)), 1u32),
+    );
+    c.check(
+        "impostor screen size of infinity",
+        Invalid,
+        &["impostor screen size inf"],
+        |f, b| {
+            put(
+                b,
+                impo(f, offset_of!(ImpostorRecord, screen_size)),
+                f32::INFINITY,
+            )
+        },
     );
     c.check(
         "impostor sphere of radius 0",

@@ -378,3 +378,39 @@ pub struct LightFit {
     /// Padding to 16 bytes.
     pub pad: [u32; 3],
 }
+
+/// Texels along a row of an impostor's frame table (see [`ImpostorParams`]).
+pub const IMPOSTOR_TABLE_WIDTH: u32 = 1024;
+
+/// Per-model constants of an impostor's draw (32 bytes), mirrored by
+/// WGSL's `ImpostorParams` in `shaders/impostor.wgsl`: the atlas's layout
+/// (`crate::impostor::AtlasPlan`) and the size of its frame table.
+///
+/// The frame table is an `Rgba32Float` texture, [`IMPOSTOR_TABLE_WIDTH`]
+/// texels a row, read by index: first one texel per global baked frame,
+/// `(clip, capture position, 0, 0)` (the position is in captures: the
+/// frame's clip time over the duration, times `frames`, so that the
+/// shader interpolates it between an instance's two baked frames like the
+/// pose), then one texel per clip, its framing sphere (model space centre
+/// and radius).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ImpostorParams {
+    /// Views along each side of the hemi-octahedral lattice.
+    pub views: u32,
+    /// Captures per clip.
+    pub frames: u32,
+    /// Texels along a cell's side.
+    pub cell: u32,
+    /// Texels along a layer's side.
+    pub layer_size: u32,
+    /// Cells along a layer's row.
+    pub cells_per_row: u32,
+    /// Cells per layer.
+    pub cells_per_layer: u32,
+    /// Global baked frames (the table's frame texels; the clips' spheres
+    /// follow).
+    pub frame_count: u32,
+    /// Clips.
+    pub clip_count: u32,
+}

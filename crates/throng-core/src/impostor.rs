@@ -36,6 +36,18 @@ pub const BYTES_PER_TEXEL: u64 = 8;
 /// Default memory budget of one model's impostor atlas.
 pub const DEFAULT_BUDGET_BYTES: u64 = 32 << 20;
 
+/// The screen height, in pixels, that [`default_screen_size`] is chosen
+/// for.
+pub const DEFAULT_SCREEN_HEIGHT: u32 = 1080;
+
+/// The default switch to the impostor: where a cell's texels meet the
+/// pixels of a [`DEFAULT_SCREEN_HEIGHT`] screen one to one (the sphere a
+/// cell frames, `cell` texels across, spans `cell` pixels). Nearer, the
+/// impostor would be magnified and blur; farther, it is minified.
+pub fn default_screen_size(cell: u32) -> f32 {
+    (cell as f32 / DEFAULT_SCREEN_HEIGHT as f32).min(1.0)
+}
+
 /// The smallest plan: views a side, frames per clip, texels a cell side.
 pub const MIN_PLAN: (u32, u32, u32) = (4, 4, 16);
 
@@ -334,6 +346,10 @@ impl AtlasPlan {
 pub struct ImpostorAtlas {
     /// The layout.
     pub plan: AtlasPlan,
+    /// Projected size (fraction of the screen height, as
+    /// `throng_core::model::Lod::screen_size`) below which the impostor
+    /// replaces the meshes; 0: never ([`default_screen_size`]).
+    pub screen_size: f32,
     /// Per clip, the bounding sphere each of its cells is framed on (model
     /// space, centre and radius): the impostor's quad at run time.
     pub spheres: Vec<[f32; 4]>,
@@ -392,6 +408,12 @@ impl ImpostorAtlas {
                 ));
             }
         }
+        if !(self.screen_size.is_finite() && (0.0..=1.0).contains(&self.screen_size)) {
+            return Err(format!(
+                "impostor screen size {} is not within 0..=1",
+                self.screen_size
+            ));
+        }
         if self.spheres.len() != clips {
             return Err(format!(
                 "{} impostor spheres for {clips} clips",
@@ -409,6 +431,28 @@ impl ImpostorAtlas {
         }
         Ok(())
     }
+}
+
+/// The impostor's frame table (see [`crate::gpu::ImpostorParams`]): per
+/// global baked frame `(clip, capture position, 0, 0)`, then per clip its
+/// framing sphere. A frame `k` of a clip of `n` frames is at clip time
+/// `k / (n − 1)` of the duration, so at capture position
+/// `frames · k / (n − 1)` (captures are evenly spaced from time 0, the
+/// last frame of a looping clip lands on capture `frames`, which wraps to
+/// 0). Frames of no clip (the rest pose) read as clip 0 at position 0.
+pub fn frame_table(model: &crate::model::BakedModel, atlas: &ImpostorAtlas) -> Vec<[f32; 4]> {
+    let frames = atlas.plan.frames as f32;
+    let mut table = vec![[0.0; 4]; model.frame_count() as usize];
+    for (c, clip) in model.clips.iter().enumerate() {
+        let last = clip.frame_count.saturating_sub(1).max(1) as f32;
+        for k in 0..clip.frame_count {
+            if let Some(t) = table.get_mut((clip.first_frame + k) as usize) {
+                *t = [c as f32, frames * k as f32 / last, 0.0, 0.0];
+            }
+        }
+    }
+    table.extend(atlas.spheres.iter().copied());
+    table
 }
 
 #[cfg(test)]

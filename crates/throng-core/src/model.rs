@@ -329,6 +329,35 @@ impl BakedModel {
         self.bones.len() as u32
     }
 
+    /// The level of the LOD chain the impostor is at (after every mesh
+    /// LOD), if the model has one that is ever drawn (a positive
+    /// `screen_size`).
+    pub fn impostor_lod(&self) -> Option<usize> {
+        self.impostor
+            .as_ref()
+            .filter(|i| i.screen_size > 0.0)
+            .map(|_| self.lods.len())
+    }
+
+    /// The whole LOD chain's thresholds, finest first: per level the
+    /// smallest projected size at which it is drawn (fraction of the screen
+    /// height). The mesh LODs' [`Lod::screen_size`]s, then, with an
+    /// impostor ([`Self::impostor_lod`]), 0 for it, every mesh threshold
+    /// raised to at least the impostor's (so the chain stays
+    /// non-increasing and the last mesh LOD ends where the impostor
+    /// begins).
+    pub fn lod_sizes(&self) -> Vec<f32> {
+        let floor = match self.impostor_lod() {
+            Some(_) => self.impostor.as_ref().map_or(0.0, |i| i.screen_size),
+            None => 0.0,
+        };
+        let mut sizes: Vec<f32> = self.lods.iter().map(|l| l.screen_size.max(floor)).collect();
+        if self.impostor_lod().is_some() {
+            sizes.push(0.0);
+        }
+        sizes
+    }
+
     /// Frames in the global frame table.
     pub fn frame_count(&self) -> u32 {
         let per_frame = self.bones.len() * TEXELS_PER_MATRIX as usize;

@@ -193,6 +193,7 @@ pub fn capture(
     }
     Ok(ImpostorAtlas {
         plan: *plan,
+        screen_size: throng_core::impostor::default_screen_size(plan.cell),
         spheres: clips
             .iter()
             .map(|c| {

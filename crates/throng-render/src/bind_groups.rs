@@ -8,7 +8,7 @@
 //! | group | contents |
 //! |-------|----------|
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params |
-//! | 1     | model: bone texture array + `ModelParams` |
+//! | 1     | model: bone texture array + `ModelParams`; for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
 //! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
@@ -96,6 +96,56 @@ pub fn model_entries() -> Entries {
 /// Group 1: the model.
 pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(device, "throng model layout", &model_entries())
+}
+
+/// Group 1 of the impostor programs, from binding 8 (clear of the bone
+/// texture's bindings, which the skinning module the impostor shader
+/// imports declares): the atlas's colour (8) and normal (9) arrays and
+/// their sampler (10), read by the fragment stage; the frame table (11) and
+/// `ImpostorParams` (12), read by both stages.
+pub fn impostor_entries() -> Entries {
+    let f = wgpu::ShaderStages::FRAGMENT;
+    let atlas = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: f,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2Array,
+            multisampled: false,
+        },
+        count: None,
+    };
+    vec![
+        atlas(8),
+        atlas(9),
+        wgpu::BindGroupLayoutEntry {
+            binding: 10,
+            visibility: f,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: 11,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        uniform(
+            12,
+            wgpu::ShaderStages::VERTEX | f,
+            std::mem::size_of::<throng_core::gpu::ImpostorParams>(),
+            false,
+        ),
+    ]
+}
+
+/// Group 1 of the impostor programs.
+pub fn impostor(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    create(device, "throng impostor layout", &impostor_entries())
 }
 
 /// Group 2: a material (base-colour texture, sampler, `MaterialUniforms`).
@@ -367,6 +417,24 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
             None,
             Some(material_entries()),
             Some(character_palette_entries()),
+        ],
+        Program::ImpostorPackaged | Program::ImpostorUnbounded => [
+            Some(frame_entries()),
+            Some(impostor_entries()),
+            None,
+            Some(records_entries(
+                program == Program::ImpostorPackaged,
+                receive,
+            )),
+        ],
+        Program::ImpostorCastPackaged | Program::ImpostorCastUnbounded => [
+            None,
+            Some(impostor_entries()),
+            None,
+            Some(records_entries(
+                program == Program::ImpostorCastPackaged,
+                ShadowBindings::Cast,
+            )),
         ],
         Program::Cull => [Some(cull_entries(None)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],

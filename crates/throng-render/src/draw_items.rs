@@ -1,22 +1,30 @@
-//! Draw items: one indexed draw of one submesh for one group or package of
-//! instance records, and how a frame's draw lists are laid out into them
-//! (record slices, packages of `PACKAGE_WIDTH`).
+//! Draw items: one indexed draw of one submesh (or of the impostor's quad)
+//! for one group or package of instance records, and how a frame's draw
+//! lists are laid out into them (record slices, packages of
+//! `PACKAGE_WIDTH`).
 
 use throng_core::gpu::InstanceRecord;
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_crowd::crowd::{Crowd, DrawList};
 
 use crate::error::RenderError;
+use crate::impostor::{GpuImpostor, QUAD_INDICES};
 use crate::model::GpuModel;
 use crate::options::RecordPath;
 use crate::pipeline::PipelineKey;
 
 pub(crate) struct DrawItem {
+    /// The mesh pipeline (ignored for impostors).
     pub(crate) key: PipelineKey,
-    pub(crate) vertex_buffer: wgpu::Buffer,
+    /// Draws the impostor's quad with the impostor pipeline.
+    pub(crate) impostor: bool,
+    /// `None` for the impostor, whose corners come from the vertex index.
+    pub(crate) vertex_buffer: Option<wgpu::Buffer>,
     pub(crate) index_buffer: wgpu::Buffer,
+    /// Group 1: the model's, or its impostor's.
     pub(crate) model_bind_group: wgpu::BindGroup,
-    pub(crate) material_bind_group: wgpu::BindGroup,
+    /// Group 2 (`None` for the impostor, whose pipelines have none).
+    pub(crate) material_bind_group: Option<wgpu::BindGroup>,
     pub(crate) indices: std::ops::Range<u32>,
     pub(crate) base_vertex: i32,
     pub(crate) instances: std::ops::Range<u32>,
@@ -50,15 +58,61 @@ impl DrawItem {
     ) -> Self {
         Self {
             key,
-            vertex_buffer: lod.vertex_buffer.clone(),
+            impostor: false,
+            vertex_buffer: Some(lod.vertex_buffer.clone()),
             index_buffer: lod.index_buffer.clone(),
             model_bind_group: model.bind_group.clone(),
-            material_bind_group: model.materials[sub.material].bind_group.clone(),
+            material_bind_group: Some(model.materials[sub.material].bind_group.clone()),
             indices: sub.first_index..sub.first_index + sub.index_count,
             base_vertex: sub.base_vertex,
             instances: 0..0,
             dynamic_offset: None,
             indirect: None,
+        }
+    }
+
+    /// A draw of `impostor`'s quads for the records of `slice`.
+    pub(crate) fn impostor(impostor: &GpuImpostor, slice: &Slice) -> Self {
+        Self {
+            instances: slice.first..slice.first + slice.count,
+            dynamic_offset: slice.offset,
+            ..Self::of_impostor(impostor)
+        }
+    }
+
+    /// A draw of `impostor`'s quads with no instances yet.
+    fn of_impostor(impostor: &GpuImpostor) -> Self {
+        Self {
+            key: PipelineKey {
+                flat: false,
+                double_sided: true,
+                blend: false,
+                cross_fade: false,
+            },
+            impostor: true,
+            vertex_buffer: None,
+            index_buffer: impostor.index_buffer.clone(),
+            model_bind_group: impostor.bind_group.clone(),
+            material_bind_group: None,
+            indices: 0..QUAD_INDICES.len() as u32,
+            base_vertex: 0,
+            instances: 0..0,
+            dynamic_offset: None,
+            indirect: None,
+        }
+    }
+
+    /// [`Self::impostor`] with the instance count and first instance the
+    /// GPU wrote at `offset` of `args`.
+    pub(crate) fn impostor_indirect(
+        impostor: &GpuImpostor,
+        args: &wgpu::Buffer,
+        offset: u64,
+        records: wgpu::BindGroup,
+    ) -> Self {
+        Self {
+            indirect: Some((args.clone(), offset, records)),
+            ..Self::of_impostor(impostor)
         }
     }
 
@@ -101,7 +155,9 @@ impl DrawItem {
     }
 
     pub(crate) fn bind_geometry(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        if let Some(vertices) = &self.vertex_buffer {
+            pass.set_vertex_buffer(0, vertices.slice(..));
+        }
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         pass.set_bind_group(1, &self.model_bind_group, &[]);
     }

@@ -12,7 +12,7 @@
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`compute`], [`mirror`] (the GPU-driven path's crowd on the GPU,
+//! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`mirror`] (the GPU-driven path's crowd on the GPU,
 //! uploading only what changed), [`cull`] (its cull pass: GPU-built draw
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
@@ -27,6 +27,7 @@ pub mod cull;
 mod draw_items;
 pub mod error;
 pub mod image_file;
+pub mod impostor;
 pub mod light_fit;
 pub mod mirror;
 pub mod model;

@@ -41,6 +41,9 @@ pub struct CrowdMirror {
     transform_updates: Grown,
     params: wgpu::Buffer,
     tables: GpuTables,
+    /// Keys of the models the tables were built for: another crowd, or
+    /// the same number of other models, rebuilds them.
+    model_keys: Vec<u64>,
     len: u32,
     state_slots: Slots,
     transform_slots: Slots,
@@ -214,6 +217,7 @@ impl CrowdMirror {
                 std::mem::size_of::<MirrorParams>() as u64,
             ),
             tables: GpuTables::default(),
+            model_keys: Vec::new(),
             len: 0,
             state_slots: Slots::default(),
             transform_slots: Slots::default(),
@@ -288,7 +292,12 @@ impl CrowdMirror {
             | self
                 .transforms
                 .reserve(device, len as u64 * transform_size)?;
-        if self.tables.models.len() != crowd.models().len() {
+        if !crowd
+            .models()
+            .map(|m| m.key())
+            .eq(self.model_keys.iter().copied())
+        {
+            self.model_keys = crowd.models().map(|m| m.key()).collect();
             self.tables = crowd.gpu_tables();
             for (buf, bytes) in [
                 (&mut self.models, bytemuck::cast_slice(&self.tables.models)),

@@ -6,6 +6,7 @@
 //! `texture_2d_array` of `Rgba32Float` or `Rgba16Float`, read with integer
 //! `textureLoad` only. Base-colour images are decoded, stored as sRGB with a
 //! CPU-built mip chain; a material without an image samples a 1×1 white texel.
+//! The impostor, if any, is uploaded by [`crate::impostor`].
 
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;
@@ -16,6 +17,7 @@ use wgpu::util::DeviceExt;
 
 use crate::bind_groups;
 use crate::error::RenderError;
+use crate::impostor::GpuImpostor;
 use crate::uniforms::MaterialUniforms;
 
 /// A submesh ready to draw.
@@ -27,6 +29,8 @@ pub struct GpuSubmesh {
     pub index_count: u32,
     /// Base vertex.
     pub base_vertex: i32,
+    /// Vertices (from the base vertex on) its indices use.
+    pub vertex_count: u32,
     /// Material slot in [`GpuModel::materials`] (the last slot is the default).
     pub material: usize,
     /// Shade flat (the baker generated the normals).
@@ -73,6 +77,9 @@ pub struct GpuModel {
     pub materials: Vec<GpuMaterial>,
     /// Triangles per instance, per LOD.
     pub triangles: Vec<u64>,
+    /// The animated impostor after the last LOD, if the model has one that
+    /// is ever drawn.
+    pub impostor: Option<GpuImpostor>,
     /// Bytes uploaded.
     pub gpu_bytes: u64,
 }
@@ -247,6 +254,7 @@ impl GpuModel {
                     first_index: s.first_index,
                     index_count: s.index_count,
                     base_vertex: s.base_vertex as i32,
+                    vertex_count: s.vertex_count,
                     material: s.material.map_or(default_material, |m| m as usize),
                     flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
                 })
@@ -259,6 +267,8 @@ impl GpuModel {
                 vertex_count: lod.vertices.len() as u32,
             });
         }
+        let impostor = GpuImpostor::upload(device, queue, model);
+        gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
         Ok(Self {
             key: handle.key(),
             name,
@@ -267,6 +277,7 @@ impl GpuModel {
             lods,
             materials,
             triangles,
+            impostor,
             gpu_bytes,
         })
     }
@@ -322,6 +333,9 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         bone_texture_layers(device.adapter_info().backend, model.texture.layers) as u64,
         limits.max_texture_array_layers as u64,
     )?;
+    if let Some(atlas) = &model.impostor {
+        crate::impostor::check_limits(device, model, atlas)?;
+    }
     for (l, lod) in model.lods.iter().enumerate() {
         let vb = std::mem::size_of_val(lod.vertices.as_slice()) as u64;
         too_big(

@@ -200,6 +200,12 @@ pub struct FrameStats {
     pub packages: u32,
     /// Triangles submitted.
     pub triangles: u64,
+    /// Vertices shaded in the crowd pass: per instance drawn, the distinct
+    /// vertices of each submesh of its LOD (an ideal post-transform cache;
+    /// an impostor's quad is 4).
+    pub vertices: u64,
+    /// Instances drawn as impostors.
+    pub impostors: u32,
     /// Bytes of records uploaded (crowd and shadow passes).
     pub record_bytes: u64,
     /// Instances drawn into the shadow map.

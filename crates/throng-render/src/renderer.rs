@@ -44,6 +44,7 @@ use crate::draw_items::DrawItem;
 use crate::draw_items::find_model;
 use crate::draw_items::lay_out;
 use crate::error::RenderError;
+use crate::impostor::{ImpostorPipelines, QUAD_VERTICES};
 use crate::model::GpuModel;
 pub use crate::options::{
     CustomFragment, FrameStats, Lighting, PathChoice, RecordPath, RendererOptions, ShadowOptions,
@@ -85,6 +86,13 @@ pub struct Renderer {
     shadow: Option<Shadow>,
     /// The GPU-driven path's mirrors, cull lists and pipelines.
     gpu: Option<gpu_driven::GpuDriven>,
+    /// The impostors' programs and pipelines.
+    impostors: ImpostorPipelines,
+}
+
+/// The impostor of `model` if LOD level `lod` is it.
+fn impostor_at(model: &GpuModel, lod: u32) -> Option<&crate::impostor::GpuImpostor> {
+    model.impostor.as_ref().filter(|i| i.lod == lod as usize)
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -206,6 +214,7 @@ impl Renderer {
             timer: crate::timer::GpuTimer::new(device, queue),
             shadow,
             gpu: (path == RecordPath::GpuDriven).then(|| gpu_driven::GpuDriven::new(device, queue)),
+            impostors: ImpostorPipelines::new(path),
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -395,6 +404,14 @@ impl Renderer {
         for slice in &slices {
             let group = self.draw_lists[slice.list].groups[slice.group];
             let model = find_model(models, crowds[slice.list], &group)?;
+            if let Some(imp) = impostor_at(model, group.lod) {
+                self.items.push(DrawItem::impostor(imp, slice));
+                stats.draws += 1;
+                stats.impostors += slice.count;
+                stats.triangles += 2 * slice.count as u64;
+                stats.vertices += QUAD_VERTICES as u64 * slice.count as u64;
+                continue;
+            }
             let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
             for sub in &lod.submeshes {
                 let material = &model.materials[sub.material];
@@ -407,6 +424,7 @@ impl Renderer {
                 let item = DrawItem::new(key, model, lod, sub, slice);
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
+                stats.vertices += sub.vertex_count as u64 * slice.count as u64;
                 if key.blend {
                     blended.push(item)
                 } else {
@@ -420,8 +438,13 @@ impl Renderer {
             for slice in &shadow_slices {
                 let group = sh.lists[slice.list].groups[slice.group];
                 let model = find_model(models, crowds[slice.list], &group)?;
-                let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
                 stats.shadow_casters += slice.count;
+                if let Some(imp) = impostor_at(model, group.lod) {
+                    sh.items.push(DrawItem::impostor(imp, slice));
+                    stats.shadow_draws += 1;
+                    continue;
+                }
+                let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
                 for sub in &lod.submeshes {
                     let material = &model.materials[sub.material];
                     if material.alpha_mode == AlphaMode::Blend {
@@ -438,11 +461,34 @@ impl Renderer {
                 }
             }
         }
-        let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
+        self.ensure_pipelines();
+        Ok(stats)
+    }
+
+    /// Creates the pipelines the planned draws need.
+    fn ensure_pipelines(&mut self) {
+        let keys: Vec<PipelineKey> = self
+            .items
+            .iter()
+            .filter(|i| !i.impostor)
+            .map(|i| i.key)
+            .collect();
         for key in keys {
             self.pipeline(key);
         }
-        Ok(stats)
+        if self.items.iter().any(|i| i.impostor) {
+            self.impostors.colour_pipeline(
+                &self.device,
+                self.color_format,
+                self.options.sample_count,
+                self.shadow.is_some(),
+            );
+        }
+        if let Some(sh) = &self.shadow
+            && sh.items.iter().any(|i| i.impostor)
+        {
+            self.impostors.cast_pipeline(&self.device);
+        }
     }
 
     /// The most bytes of records one frame may upload on this device.
@@ -692,9 +738,21 @@ impl Renderer {
         let group = sh.cast_group.as_ref();
         let mut bound = None;
         for item in &sh.items {
-            if bound != Some(item.key.cross_fade) {
-                pass.set_pipeline(&sh.pipelines[item.key.cross_fade as usize]);
-                bound = Some(item.key.cross_fade);
+            // 0, 1: meshes without and with cross-fades; 2: impostors.
+            let which = if item.impostor {
+                2
+            } else {
+                item.key.cross_fade as usize
+            };
+            if bound != Some(which) {
+                match which {
+                    2 => match self.impostors.cast.as_ref() {
+                        Some(p) => pass.set_pipeline(p),
+                        None => continue,
+                    },
+                    _ => pass.set_pipeline(&sh.pipelines[which]),
+                }
+                bound = Some(which);
             }
             item.bind_geometry(&mut pass);
             item.issue(&mut pass, group);
@@ -727,12 +785,21 @@ impl Renderer {
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         let mut bound_key = None;
         for item in &self.items {
-            if bound_key != Some(item.key) {
-                pass.set_pipeline(&self.pipelines[&item.key]);
-                bound_key = Some(item.key);
+            let key = (!item.impostor).then_some(item.key);
+            if bound_key != Some(key) {
+                match key {
+                    Some(key) => pass.set_pipeline(&self.pipelines[&key]),
+                    None => match self.impostors.colour.as_ref() {
+                        Some(p) => pass.set_pipeline(p),
+                        None => continue,
+                    },
+                }
+                bound_key = Some(key);
             }
             item.bind_geometry(pass);
-            pass.set_bind_group(2, &item.material_bind_group, &[]);
+            if let Some(material) = &item.material_bind_group {
+                pass.set_bind_group(2, material, &[]);
+            }
             item.issue(pass, records);
         }
     }

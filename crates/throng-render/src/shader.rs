@@ -30,7 +30,7 @@ use std::mem::offset_of;
 
 use thiserror::Error;
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
-use throng_core::gpu::{DRAWN_WORDS, GpuTrack};
+use throng_core::gpu::{DRAWN_WORDS, GpuTrack, IMPOSTOR_TABLE_WIDTH};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
@@ -70,6 +70,8 @@ pub const GPU_INSTANCE: &str = include_str!("../../../shaders/gpu_instance.wgsl"
 pub const MIRROR: &str = include_str!("../../../shaders/mirror.wgsl");
 /// `shaders/light_fit.wgsl`.
 pub const LIGHT_FIT: &str = include_str!("../../../shaders/light_fit.wgsl");
+/// `shaders/impostor.wgsl`.
+pub const IMPOSTOR: &str = include_str!("../../../shaders/impostor.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -89,6 +91,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("gpu_instance", GPU_INSTANCE),
     ("mirror", MIRROR),
     ("light_fit", LIGHT_FIT),
+    ("impostor", IMPOSTOR),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -124,7 +127,8 @@ pub fn prelude() -> String {
          const LOD_TINT_1: u32 = {}u;\n\
          const LOD_TINT_2: u32 = {}u;\n\
          const LOD_TINT_3: u32 = {}u;\n\
-         const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n",
+         const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n\
+         const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -308,11 +312,21 @@ pub enum Program {
     /// The GPU-driven path's light fit to what the camera drew
     /// (`fit_light`).
     LightFit,
+    /// Impostors with records in uniform packages (`vs_impostor`,
+    /// `fs_impostor` or `fs_impostor_shadowed`).
+    ImpostorPackaged,
+    /// Impostors with all records in one storage buffer.
+    ImpostorUnbounded,
+    /// Impostors casting shadows, records in uniform packages
+    /// (`vs_impostor_cast`, `fs_impostor_cast`).
+    ImpostorCastPackaged,
+    /// Impostors casting shadows, all records in one storage buffer.
+    ImpostorCastUnbounded,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 9] = [
+    pub const ALL: [Program; 13] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -322,6 +336,10 @@ impl Program {
         Program::Cull,
         Program::Mirror,
         Program::LightFit,
+        Program::ImpostorPackaged,
+        Program::ImpostorUnbounded,
+        Program::ImpostorCastPackaged,
+        Program::ImpostorCastUnbounded,
     ];
 
     /// The crowd's draw program for a record path.
@@ -340,6 +358,22 @@ impl Program {
         }
     }
 
+    /// The impostor's draw program for a record path.
+    pub fn impostor(path: RecordPath) -> Self {
+        match path {
+            RecordPath::Packaged => Program::ImpostorPackaged,
+            RecordPath::Unbounded | RecordPath::GpuDriven => Program::ImpostorUnbounded,
+        }
+    }
+
+    /// The impostor's shadow program for a record path.
+    pub fn impostor_cast(path: RecordPath) -> Self {
+        match path {
+            RecordPath::Packaged => Program::ImpostorCastPackaged,
+            RecordPath::Unbounded | RecordPath::GpuDriven => Program::ImpostorCastUnbounded,
+        }
+    }
+
     /// The entry module, whose imports pull in the rest.
     pub fn entry(self) -> &'static str {
         match self {
@@ -350,6 +384,10 @@ impl Program {
             Program::Cull => "cull",
             Program::Mirror => "mirror",
             Program::LightFit => "light_fit",
+            Program::ImpostorPackaged
+            | Program::ImpostorUnbounded
+            | Program::ImpostorCastPackaged
+            | Program::ImpostorCastUnbounded => "impostor",
         }
     }
 
@@ -357,10 +395,15 @@ impl Program {
     /// through `instance_record()`).
     pub fn record_path(self) -> Option<RecordPath> {
         match self {
-            Program::DrawPackaged | Program::ShadowPackaged => Some(RecordPath::Packaged),
-            Program::DrawUnbounded | Program::ShadowUnbounded | Program::CpuSkinned => {
-                Some(RecordPath::Unbounded)
-            }
+            Program::DrawPackaged
+            | Program::ShadowPackaged
+            | Program::ImpostorPackaged
+            | Program::ImpostorCastPackaged => Some(RecordPath::Packaged),
+            Program::DrawUnbounded
+            | Program::ShadowUnbounded
+            | Program::CpuSkinned
+            | Program::ImpostorUnbounded
+            | Program::ImpostorCastUnbounded => Some(RecordPath::Unbounded),
             Program::ComputeSkin | Program::Cull | Program::Mirror | Program::LightFit => None,
         }
     }
@@ -395,6 +438,10 @@ impl Program {
             Program::Cull => "throng cull (GPU-driven)",
             Program::Mirror => "throng mirror upload (GPU-driven)",
             Program::LightFit => "throng light fit (GPU-driven)",
+            Program::ImpostorPackaged => "throng impostor (packaged)",
+            Program::ImpostorUnbounded => "throng impostor (unbounded)",
+            Program::ImpostorCastPackaged => "throng impostor shadow (packaged)",
+            Program::ImpostorCastUnbounded => "throng impostor shadow (unbounded)",
         }
     }
 }

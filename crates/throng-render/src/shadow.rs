@@ -207,17 +207,7 @@ impl Shadow {
                     cull_mode: None,
                     ..Default::default()
                 },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                    stencil: Default::default(),
-                    bias: wgpu::DepthBiasState {
-                        constant: 2,
-                        slope_scale: 2.0,
-                        clamp: 0.0,
-                    },
-                }),
+                depth_stencil: Some(cast_depth_state()),
                 multisample: Default::default(),
                 fragment: None,
                 multiview_mask: None,
@@ -258,6 +248,22 @@ impl Shadow {
             items: Vec::new(),
             light: None,
         })
+    }
+}
+
+/// The depth state of every shadow-casting pipeline: written, `LessEqual`,
+/// with a slope-scaled bias against acne.
+pub(crate) fn cast_depth_state() -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(true),
+        depth_compare: Some(wgpu::CompareFunction::LessEqual),
+        stencil: Default::default(),
+        bias: wgpu::DepthBiasState {
+            constant: 2,
+            slope_scale: 2.0,
+            clamp: 0.0,
+        },
     }
 }
 

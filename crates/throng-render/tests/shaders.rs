@@ -84,7 +84,12 @@ fn every_import_names_a_module_and_programs_list_their_modules_once() {
 /// vertex stage.
 #[test]
 fn the_packaged_path_needs_no_storage_buffers() {
-    for p in [Program::DrawPackaged, Program::ShadowPackaged] {
+    for p in [
+        Program::DrawPackaged,
+        Program::ShadowPackaged,
+        Program::ImpostorPackaged,
+        Program::ImpostorCastPackaged,
+    ] {
         let module = validate(
             &format!("{p:?} (no capabilities)"),
             &p.source(),
@@ -400,6 +405,28 @@ fn shadow_uniforms_match_their_rust_twin() {
 }
 
 #[test]
+fn impostor_params_match_their_rust_twin() {
+    use throng_core::gpu::ImpostorParams;
+    for program in [Program::ImpostorPackaged, Program::ImpostorCastUnbounded] {
+        check(
+            program,
+            "ImpostorParams",
+            size_of::<ImpostorParams>(),
+            &[
+                offset_of!(ImpostorParams, views),
+                offset_of!(ImpostorParams, frames),
+                offset_of!(ImpostorParams, cell),
+                offset_of!(ImpostorParams, layer_size),
+                offset_of!(ImpostorParams, cells_per_row),
+                offset_of!(ImpostorParams, cells_per_layer),
+                offset_of!(ImpostorParams, frame_count),
+                offset_of!(ImpostorParams, clip_count),
+            ],
+        );
+    }
+}
+
+#[test]
 fn package_array_holds_exactly_the_package_width() {
     let module = parse(Program::DrawPackaged);
     let (members, size) = struct_layout(&module, "Package");
@@ -425,6 +452,13 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
         Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
         Program::LightFit => vec![(false, vec!["fit_light"])],
+        Program::ImpostorPackaged | Program::ImpostorUnbounded => vec![
+            (false, vec!["vs_impostor", "fs_impostor"]),
+            (true, vec!["vs_impostor", "fs_impostor_shadowed"]),
+        ],
+        Program::ImpostorCastPackaged | Program::ImpostorCastUnbounded => {
+            vec![(false, vec!["vs_impostor_cast", "fs_impostor_cast"])]
+        }
     }
 }
 

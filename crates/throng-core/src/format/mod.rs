@@ -195,8 +195,11 @@ pub struct ImpostorRecord {
     pub layers: u32,
     /// Clips captured (the model's).
     pub clips: u32,
+    /// Projected size (fraction of the screen height) below which the
+    /// impostor replaces the meshes; 0: never.
+    pub screen_size: f32,
     /// Reserved, zero.
-    pub reserved: [u32; 2],
+    pub reserved: u32,
 }
 
 /// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.

@@ -537,7 +537,7 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
             )));
         }
     };
-    if r.reserved != [0; 2] {
+    if r.reserved != 0 {
         return Err(FormatError::corrupt(
             "reserved impostor fields are not zero",
         ));
@@ -563,6 +563,7 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
     let (colour, normal) = data.split_at(image as usize);
     Ok(Some(ImpostorAtlas {
         plan,
+        screen_size: r.screen_size,
         spheres,
         colour: colour.to_vec(),
         normal: normal.to_vec(),

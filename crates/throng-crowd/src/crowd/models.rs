@@ -79,7 +79,9 @@ pub(super) struct ModelRt {
     pub(super) has_events: bool,
     /// Any clip has root motion.
     pub(super) has_root_motion: bool,
-    /// Per LOD: smallest projected screen size at which it is used.
+    /// Per level of the LOD chain (mesh LODs, then the impostor if any):
+    /// smallest projected screen size at which it is used
+    /// ([`BakedModel::lod_sizes`]).
     pub(super) lod_sizes: Vec<f32>,
     /// First draw bucket of this model (buckets are (model, LOD) pairs).
     pub(super) bucket: u32,
@@ -114,7 +116,7 @@ impl Crowd {
             root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
             has_events: !m.events.is_empty(),
             has_root_motion: !m.root_motion.is_empty(),
-            lod_sizes: m.lods.iter().map(|l| l.screen_size).collect(),
+            lod_sizes: m.lod_sizes(),
             bucket: self
                 .models
                 .last()

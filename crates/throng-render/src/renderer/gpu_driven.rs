@@ -23,6 +23,7 @@ use crate::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
 use crate::draw_items::DrawItem;
 use crate::draw_items::find_model_by_key;
 use crate::error::RenderError;
+use crate::impostor::{QUAD_INDICES, QUAD_VERTICES};
 use crate::light_fit::{self, LightFitPass};
 use crate::mirror::CrowdMirror;
 use crate::model::GpuModel;
@@ -53,23 +54,32 @@ pub(super) struct GpuDriven {
     crowds: Vec<CrowdGpu>,
     /// Crowds drawn in the frame last prepared.
     used: usize,
-    /// Their indirect draws.
-    specs: Vec<Vec<DrawSpec>>,
+    /// Their indirect draws, and per draw the vertices an instance shades
+    /// and whether it draws the impostor.
+    specs: Vec<(Vec<DrawSpec>, Vec<Planned>)>,
     /// Times the camera's cull passes, where the device has timestamps.
     pub(super) cull_timer: Option<GpuTimer>,
     /// Fits the shadow light on the GPU.
     light_fit: LightFitPass,
 }
 
-/// Triangles a view's draws submitted, from its per-group counts.
-fn triangles(drawn: &crate::cull::Drawn, specs: &[DrawSpec]) -> u64 {
-    specs
-        .iter()
-        .map(|s| {
-            let n = drawn.groups.get(s.group as usize).copied().unwrap_or(0);
-            n as u64 * (s.index_count / 3) as u64
-        })
-        .sum()
+/// What a view's draws submitted, from its per-group counts: triangles,
+/// vertices and impostors into `stats`.
+fn count_drawn(
+    stats: &mut FrameStats,
+    drawn: &crate::cull::Drawn,
+    specs: &[DrawSpec],
+    planned: &[Planned],
+) {
+    stats.visible += drawn.visible;
+    for (s, p) in specs.iter().zip(planned) {
+        let n = drawn.groups.get(s.group as usize).copied().unwrap_or(0);
+        stats.triangles += n as u64 * (s.index_count / 3) as u64;
+        stats.vertices += n as u64 * p.vertices as u64;
+        if p.impostor {
+            stats.impostors += n;
+        }
+    }
 }
 
 /// One crowd's mirror and its two views' lists.
@@ -80,12 +90,17 @@ struct CrowdGpu {
 }
 
 /// One planned indirect draw: what it draws and with which pipeline.
+#[derive(Clone, Copy)]
 struct Planned {
     key: PipelineKey,
     model: usize,
     lod: usize,
     sub: usize,
     blend: bool,
+    /// Draws the model's impostor (`sub` unused).
+    impostor: bool,
+    /// Vertices an instance shades.
+    vertices: u32,
 }
 
 impl GpuDriven {
@@ -114,6 +129,31 @@ fn plan(
         let (index, model) = find_model_by_key(models, handle)?;
         let info = &tables.models[m];
         for lod in 0..info.lod_count as usize {
+            if model.impostor.as_ref().is_some_and(|i| i.lod == lod) {
+                for fading in [false, true] {
+                    specs.push(DrawSpec {
+                        group: info.group_base + 2 * lod as u32 + fading as u32,
+                        index_count: QUAD_INDICES.len() as u32,
+                        first_index: 0,
+                        base_vertex: 0,
+                    });
+                    planned.push(Planned {
+                        key: PipelineKey {
+                            flat: false,
+                            double_sided: true,
+                            blend: false,
+                            cross_fade: false,
+                        },
+                        model: index,
+                        lod,
+                        sub: 0,
+                        blend: false,
+                        impostor: true,
+                        vertices: QUAD_VERTICES,
+                    });
+                }
+                continue;
+            }
             let gl = &model.lods[lod.min(model.lods.len() - 1)];
             for fading in [false, true] {
                 for (s, sub) in gl.submeshes.iter().enumerate() {
@@ -136,6 +176,8 @@ fn plan(
                         lod,
                         sub: s,
                         blend,
+                        impostor: false,
+                        vertices: sub.vertex_count,
                     });
                 }
             }
@@ -269,14 +311,24 @@ impl Renderer {
                 continue;
             }
             let records = self.records_group(c.camera.records());
-            let drawn = c.camera.latest_drawn();
-            stats.visible += drawn.map_or(0, |d| d.visible);
-            stats.triangles += drawn.map_or(0, |d| triangles(d, specs));
+            if let Some(drawn) = c.camera.latest_drawn() {
+                count_drawn(&mut stats, drawn, specs, planned);
+            }
             for (d, p) in planned.iter().enumerate() {
                 let model = models[p.model];
+                let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                if let (true, Some(imp)) = (p.impostor, &model.impostor) {
+                    self.items.push(DrawItem::impostor_indirect(
+                        imp,
+                        c.camera.indirect(),
+                        offset,
+                        records.clone(),
+                    ));
+                    stats.draws += 1;
+                    continue;
+                }
                 let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
                 let sub = &lod.submeshes[p.sub];
-                let offset = d as u64 * INDIRECT_ARGS_SIZE;
                 let item = DrawItem::indirect(
                     p.key,
                     model,
@@ -297,6 +349,17 @@ impl Renderer {
                 let cast = sh.cast_group_for(&device, c.shadow.records());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
                     let model = models[p.model];
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    if let (true, Some(imp)) = (p.impostor, &model.impostor) {
+                        sh.items.push(DrawItem::impostor_indirect(
+                            imp,
+                            c.shadow.indirect(),
+                            offset,
+                            cast.clone(),
+                        ));
+                        stats.shadow_draws += 1;
+                        continue;
+                    }
                     let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
                     let key = PipelineKey {
                         flat: false,
@@ -310,7 +373,7 @@ impl Renderer {
                         lod,
                         &lod.submeshes[p.sub],
                         c.shadow.indirect(),
-                        d as u64 * INDIRECT_ARGS_SIZE,
+                        offset,
                         cast.clone(),
                     ));
                     stats.shadow_draws += 1;
@@ -320,11 +383,8 @@ impl Renderer {
         }
         self.items.append(&mut blended);
         stats.packages = stats.draws;
-        gd.specs = plans.into_iter().map(|(s, _)| s).collect();
-        let keys: Vec<PipelineKey> = self.items.iter().map(|i| i.key).collect();
-        for key in keys {
-            self.pipeline(key);
-        }
+        gd.specs = plans;
+        self.ensure_pipelines();
         Ok(stats)
     }
 
@@ -353,10 +413,12 @@ impl Renderer {
         stats.visible = 0;
         stats.shadow_casters = 0;
         stats.triangles = 0;
-        for (c, specs) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
-            let drawn = c.camera.wait_drawn(&device)?;
-            stats.visible += drawn.map_or(0, |d| d.visible);
-            stats.triangles += drawn.map_or(0, |d| triangles(d, specs));
+        stats.vertices = 0;
+        stats.impostors = 0;
+        for (c, (specs, planned)) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
+            if let Some(drawn) = c.camera.wait_drawn(&device)? {
+                count_drawn(stats, drawn, specs, planned);
+            }
             if shadows {
                 stats.shadow_casters += c.shadow.wait_drawn(&device)?.map_or(0, |d| d.visible);
             }

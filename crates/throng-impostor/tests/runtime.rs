@@ -1,0 +1,399 @@
+//! The impostor at run time against the meshes it stands for, on every
+//! record path the adapter has.
+//!
+//! * At distance (the Fox's sphere about a cell's width on screen, where
+//!   the default chain switches), a crowd drawn as impostors against the
+//!   same crowd drawn with LOD 0: the pixels one covers and the other does
+//!   not ([`COVERAGE_BOUND`] of the mesh's), and the colour difference where
+//!   both cover ([`MAD_BOUND`]).
+//! * A zoom sweep with the default chain (meshopt LODs, then the impostor):
+//!   how much more each step changes the picture than the same step with
+//!   LOD 0 everywhere ([`JUMP_BOUND`]).
+
+use std::sync::OnceLock;
+
+use glam::{Mat4, Quat, Vec3};
+use throng_bake::{BakeOptions, bake_file};
+use throng_core::BakedModel;
+use throng_core::impostor::{AtlasPlan, default_screen_size};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_impostor::capture;
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
+
+/// Most pixels covered by exactly one of the two pictures, as a fraction of
+/// the pixels the meshes cover. The impostor's silhouette is the capture's
+/// at half coverage, bilinearly filtered and blended over three views and
+/// two captures, so thin parts (legs, the tail's tip) thin out or widen by
+/// about a pixel at this distance. Measured 0.154 on lavapipe; the same
+/// crowd a little later in its clips and turned by a radian (the control
+/// below, which must fail) measures 1.18.
+const COVERAGE_BOUND: f64 = 0.25;
+
+/// Largest mean absolute difference, in 8-bit levels averaged over RGB,
+/// where both pictures cover a pixel: the impostor's colour is filtered
+/// over the views and captures around the true ones and lit from blended
+/// normals. Measured 11.3 on lavapipe.
+const MAD_BOUND: f64 = 20.0;
+
+/// Largest change from one zoom step to the next of the chain's distance
+/// from LOD 0's picture (8-bit levels where both cover, a pixel covered by
+/// one only counting 255). Without a cross-fade, every instance switching
+/// in one step changes it by the whole impostor-to-mesh difference, which
+/// [`COVERAGE_BOUND`] and [`MAD_BOUND`] bound: 255 × 0.25 + 20 × 0.75.
+const JUMP_BOUND: f64 = 80.0;
+
+/// Steps where the crowd covers fewer pixels are not judged.
+const MIN_PIXELS: f64 = 200.0;
+
+/// Impostor atlas of the tests: the default plan's views and frames.
+const VIEWS: u32 = 12;
+const FRAMES: u32 = 8;
+const CELL: u32 = 32;
+
+/// The Fox with meshopt LODs (0.5, 0.2) and an impostor at the default
+/// switch, captured once for every test of this file.
+fn fox(gpu: &Gpu) -> &'static BakedModel {
+    static FOX: OnceLock<BakedModel> = OnceLock::new();
+    FOX.get_or_init(|| {
+        let (model, _) = bake_file(
+            &throng_tests::asset("khronos_Fox.glb"),
+            &BakeOptions {
+                lod_ratios: vec![0.5, 0.2],
+                ..BakeOptions::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let handle = ModelHandle::new(model.clone()).unwrap();
+        let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+        let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32);
+        let atlas = capture(gpu, &handle, &gpu_model, &plan).unwrap();
+        assert_eq!(atlas.screen_size, default_screen_size(CELL));
+        BakedModel {
+            impostor: Some(atlas),
+            ..model
+        }
+    })
+}
+
+/// `model` drawn as LOD 0 only (`None`), as impostors only (`Some(1.0)`),
+/// or with the impostor switching at `Some(size)` after its mesh LODs.
+fn variant(model: &BakedModel, impostor_below: Option<f32>) -> ModelHandle {
+    let mut m = model.clone();
+    match impostor_below {
+        Some(s) => m.impostor.as_mut().unwrap().screen_size = s,
+        None => {
+            m.impostor = None;
+            m.lods.truncate(1);
+        }
+    }
+    ModelHandle::new(m).unwrap()
+}
+
+/// A `side × side` grid of the model, varied clips, times and headings,
+/// `spacing` radii apart.
+fn grid(handle: &ModelHandle, side: usize, spacing: f32) -> Crowd {
+    grid_at(handle, side, spacing, 0.0, 0.0)
+}
+
+/// [`grid`], `later` seconds into the clips, every instance turned by
+/// `turn` radians more.
+fn grid_at(handle: &ModelHandle, side: usize, spacing: f32, later: f32, turn: f32) -> Crowd {
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(handle);
+    let r = handle.model().bounding_radius;
+    let half = (side - 1) as f32 * 0.5;
+    for i in 0..side * side {
+        let (x, z) = ((i % side) as f32 - half, (i / side) as f32 - half);
+        crowd
+            .spawn(
+                id,
+                Spawn {
+                    transform: Mat4::from_rotation_translation(
+                        Quat::from_rotation_y(i as f32 * 2.39 + turn),
+                        Vec3::new(x, 0.0, z) * r * spacing,
+                    ),
+                    clip: Some(i % 3),
+                    time: i as f32 * 0.37 + later,
+                    speed: 0.0,
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+    }
+    crowd
+}
+
+/// The record paths this adapter has.
+fn paths(gpu: &Gpu) -> Vec<PathChoice> {
+    let mut paths = vec![PathChoice::Packaged];
+    if throng_render::renderer::supports_unbounded(&gpu.adapter, &gpu.device) {
+        paths.push(PathChoice::Unbounded);
+    }
+    if throng_render::renderer::supports_gpu_driven(&gpu.adapter, &gpu.device) {
+        paths.push(PathChoice::GpuDriven);
+    }
+    paths
+}
+
+fn render(
+    gpu: &Gpu,
+    path: PathChoice,
+    size: (u32, u32),
+    camera: &Camera,
+    handle: &ModelHandle,
+    crowd: &Crowd,
+) -> (image::RgbaImage, throng_render::FrameStats) {
+    let mut renderer = Renderer::headless(
+        gpu,
+        RendererOptions {
+            path,
+            ..RendererOptions::default()
+        },
+    )
+    .unwrap();
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, handle).unwrap();
+    renderer
+        .render_image(gpu, size, camera, &[crowd], &[&model])
+        .unwrap()
+}
+
+/// Background pixels: those equal to the top-left corner's (the clear
+/// colour; the crowd never reaches the corner).
+fn covered(image: &image::RgbaImage) -> Vec<bool> {
+    let bg = *image.get_pixel(0, 0);
+    image.pixels().map(|p| *p != bg).collect()
+}
+
+struct Comparison {
+    /// Pixels covered by one picture only, over those the first covers.
+    coverage_mismatch: f64,
+    /// Mean absolute difference where both cover (8-bit levels, RGB mean).
+    mad: f64,
+    covered: usize,
+}
+
+fn compare(a: &image::RgbaImage, b: &image::RgbaImage) -> Comparison {
+    let (ca, cb) = (covered(a), covered(b));
+    let mut only = 0usize;
+    let mut both = 0usize;
+    let mut sum = 0.0;
+    for (i, (pa, pb)) in a.pixels().zip(b.pixels()).enumerate() {
+        match (ca[i], cb[i]) {
+            (true, true) => {
+                both += 1;
+                sum += (0..3)
+                    .map(|c| (pa[c] as f64 - pb[c] as f64).abs())
+                    .sum::<f64>()
+                    / 3.0;
+            }
+            (false, false) => {}
+            _ => only += 1,
+        }
+    }
+    let n = ca.iter().filter(|&&c| c).count();
+    Comparison {
+        coverage_mismatch: only as f64 / n.max(1) as f64,
+        mad: sum / both.max(1) as f64,
+        covered: n,
+    }
+}
+
+fn save(image: &image::RgbaImage, name: &str) {
+    if let Ok(dir) = std::env::var("THRONG_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(name);
+        image.save(&path).unwrap();
+        println!("wrote {}", path.display());
+    }
+}
+
+#[test]
+fn impostors_at_distance_match_the_meshes() {
+    let gpu = require_gpu("impostors against meshes");
+    let model = fox(&gpu);
+    let mesh = variant(model, None);
+    let imp = variant(model, Some(1.0));
+    let (side, spacing) = (6, 2.5);
+    let (mesh_crowd, imp_crowd) = (grid(&mesh, side, spacing), grid(&imp, side, spacing));
+    // The grid seen from 30° above, far enough that a sphere spans about a
+    // cell's width of pixels at this height.
+    let size = (320u32, 240u32);
+    let fov = 0.6f32;
+    let r = model.bounding_radius;
+    let distance = r * size.1 as f32 / (CELL as f32 * (fov * 0.5).tan());
+    let dir = Vec3::new(0.0, 0.5, 0.866);
+    let camera = Camera::look_at(
+        dir * distance,
+        Vec3::ZERO,
+        Vec3::Y,
+        fov,
+        4.0 / 3.0,
+        r,
+        distance * 4.0,
+    );
+    let mut failures = Vec::new();
+    for path in paths(&gpu) {
+        let (a, sa) = render(&gpu, path, size, &camera, &mesh, &mesh_crowd);
+        let (b, sb) = render(&gpu, path, size, &camera, &imp, &imp_crowd);
+        assert_eq!(sa.impostors, 0);
+        assert_eq!(sb.impostors, (side * side) as u32, "{path:?}: {sb:?}");
+        save(&a, &format!("impostor-distance-{}-mesh.png", path.name()));
+        save(
+            &b,
+            &format!("impostor-distance-{}-impostor.png", path.name()),
+        );
+        let c = compare(&a, &b);
+        println!(
+            "{}: {} pixels covered by the meshes; coverage mismatch {:.3} (bound {COVERAGE_BOUND}), MAD {:.1} levels (bound {MAD_BOUND}); vertices {} vs {}",
+            path.name(),
+            c.covered,
+            c.coverage_mismatch,
+            c.mad,
+            sa.vertices,
+            sb.vertices
+        );
+        assert!(
+            c.covered > 1000,
+            "{path:?}: the crowd covers only {} pixels",
+            c.covered
+        );
+        // The control: against other poses and headings the bounds fail.
+        if path == PathChoice::Packaged {
+            let other = grid_at(&mesh, side, spacing, 0.4, 1.0);
+            let (o, _) = render(&gpu, path, size, &camera, &mesh, &other);
+            let control = compare(&o, &b);
+            println!(
+                "control (other poses and headings): coverage mismatch {:.3}, MAD {:.1}",
+                control.coverage_mismatch, control.mad
+            );
+            assert!(
+                control.coverage_mismatch > COVERAGE_BOUND || control.mad > MAD_BOUND,
+                "the comparison cannot tell other poses apart: mismatch {:.3}, MAD {:.1}",
+                control.coverage_mismatch,
+                control.mad
+            );
+        }
+        if c.coverage_mismatch > COVERAGE_BOUND || c.mad > MAD_BOUND {
+            failures.push(format!(
+                "{}: coverage mismatch {:.3}, MAD {:.1}",
+                path.name(),
+                c.coverage_mismatch,
+                c.mad
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("; "));
+}
+
+/// One renderer and uploaded model kept over a sweep of frames (the LOD
+/// choice has hysteresis, kept per renderer).
+struct Sweep {
+    renderer: Renderer,
+    model: GpuModel,
+    crowd: Crowd,
+}
+
+impl Sweep {
+    fn new(gpu: &Gpu, path: PathChoice, handle: &ModelHandle) -> Self {
+        Self {
+            renderer: Renderer::headless(
+                gpu,
+                RendererOptions {
+                    path,
+                    ..RendererOptions::default()
+                },
+            )
+            .unwrap(),
+            model: GpuModel::upload(&gpu.device, &gpu.queue, handle).unwrap(),
+            crowd: grid(handle, 3, 2.5),
+        }
+    }
+
+    fn frame(
+        &mut self,
+        gpu: &Gpu,
+        size: (u32, u32),
+        camera: &Camera,
+    ) -> (image::RgbaImage, throng_render::FrameStats) {
+        self.renderer
+            .render_image(gpu, size, camera, &[&self.crowd], &[&self.model])
+            .unwrap()
+    }
+}
+
+#[test]
+fn a_zoom_sweep_does_not_jump_at_lod_switches() {
+    let gpu = require_gpu("impostor zoom sweep");
+    let model = fox(&gpu);
+    // The switch where a cell's texels meet this picture's pixels one to
+    // one, as the default switch does on a 1080-pixel-high screen.
+    let size = (256u32, 192u32);
+    let chain = variant(model, Some(CELL as f32 / size.1 as f32));
+    let reference = variant(model, None);
+    let fov = 0.6f32;
+    let r = model.bounding_radius;
+    let dir = Vec3::new(0.3, 0.4, 0.866).normalize();
+    // From a sphere of 40 % of the height to 1 %, 6 % farther each step.
+    let near = r / (0.4 * (fov * 0.5).tan());
+    let steps = (40f32.ln() / 1.06f32.ln()).ceil() as usize;
+    let mut failures = Vec::new();
+    for path in paths(&gpu) {
+        let mut a = Sweep::new(&gpu, path, &chain);
+        let mut b = Sweep::new(&gpu, path, &reference);
+        let mut last: Option<f64> = None;
+        let mut worst = (0.0f64, 0usize);
+        let mut seen = Vec::new();
+        for step in 0..=steps {
+            let distance = near * 1.06f32.powi(step as i32);
+            let camera = Camera::look_at(
+                dir * distance,
+                Vec3::ZERO,
+                Vec3::Y,
+                fov,
+                size.0 as f32 / size.1 as f32,
+                r * 0.1,
+                distance * 4.0,
+            );
+            let (ia, sa) = a.frame(&gpu, size, &camera);
+            let (ib, _) = b.frame(&gpu, size, &camera);
+            seen.push(sa.impostors);
+            let c = compare(&ib, &ia);
+            // Where the crowd covers a few pixels, single pixels decide.
+            if (c.covered as f64) < MIN_PIXELS {
+                last = None;
+                continue;
+            }
+            // How far the chain's picture is from LOD 0's: a pop is a step
+            // in which that distance jumps.
+            let distance_from_lod0 =
+                c.mad * (1.0 - c.coverage_mismatch).max(0.0) + 255.0 * c.coverage_mismatch;
+            if let Some(previous) = last {
+                let jump = (distance_from_lod0 - previous).abs();
+                if jump > worst.0 {
+                    worst = (jump, step);
+                }
+            }
+            last = Some(distance_from_lod0);
+        }
+        println!(
+            "{}: {steps} steps, worst jump {:.2} levels at step {} (bound {JUMP_BOUND}); impostors per step {seen:?}",
+            path.name(),
+            worst.0,
+            worst.1
+        );
+        assert!(
+            seen.first() == Some(&0) && seen.last() == Some(&9),
+            "{path:?}: the sweep must start on meshes and end on impostors: {seen:?}"
+        );
+        if worst.0 > JUMP_BOUND {
+            failures.push(format!(
+                "{}: {:.2} levels at step {}",
+                path.name(),
+                worst.0,
+                worst.1
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("; "));
+}

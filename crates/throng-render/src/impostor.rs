@@ -1,0 +1,327 @@
+//! [`GpuImpostor`]: a model's animated impostor on the GPU, the far end of
+//! its LOD chain (`shaders/impostor.wgsl` draws it).
+//!
+//! The atlas's two images become 2D-array textures (colour as sRGB, so the
+//! shader reads linear premultiplied colour; normals as linear RGBA8), the
+//! frame table an `Rgba32Float` texture of
+//! [`IMPOSTOR_TABLE_WIDTH`] texels a row (textures, not storage buffers, so
+//! the downlevel path reads them too), and one 6-index buffer makes the
+//! quad (its corners come from the vertex index; no vertex buffer).
+
+use throng_core::BakedModel;
+use throng_core::gpu::{IMPOSTOR_TABLE_WIDTH, ImpostorParams};
+use throng_core::impostor::{ImpostorAtlas, frame_table};
+use wgpu::util::DeviceExt;
+
+use crate::bind_groups;
+use crate::error::RenderError;
+use crate::model::bone_texture_layers;
+use crate::options::RecordPath;
+use crate::pipeline::PassPipeline;
+use crate::shader::Program;
+
+/// Indices of the quad's two triangles (corner `k` is `(k & 1, k >> 1)`),
+/// counter-clockwise seen from the viewer.
+pub const QUAD_INDICES: [u32; 6] = [0, 1, 2, 2, 1, 3];
+
+/// Vertices shaded per impostor instance.
+pub const QUAD_VERTICES: u32 = 4;
+
+/// An impostor on the GPU.
+#[derive(Debug)]
+pub struct GpuImpostor {
+    /// Group 1 of the impostor programs ([`bind_groups::impostor_entries`]).
+    pub bind_group: wgpu::BindGroup,
+    /// [`QUAD_INDICES`].
+    pub index_buffer: wgpu::Buffer,
+    /// The level of the model's LOD chain it is drawn at
+    /// ([`BakedModel::impostor_lod`]).
+    pub lod: usize,
+    /// Bytes uploaded.
+    pub gpu_bytes: u64,
+}
+
+/// Checks the atlas's sizes against the device's limits.
+pub fn check_limits(
+    device: &wgpu::Device,
+    model: &BakedModel,
+    atlas: &ImpostorAtlas,
+) -> Result<(), RenderError> {
+    let limits = device.limits();
+    let layers = bone_texture_layers(device.adapter_info().backend, atlas.plan.layers);
+    let rows = table_rows(model, atlas);
+    for (what, needed, limit) in [
+        (
+            "impostor atlas side",
+            atlas.plan.layer_size,
+            limits.max_texture_dimension_2d,
+        ),
+        (
+            "impostor atlas layers",
+            layers,
+            limits.max_texture_array_layers,
+        ),
+        (
+            "impostor frame table rows",
+            rows,
+            limits.max_texture_dimension_2d,
+        ),
+    ] {
+        if needed > limit {
+            return Err(RenderError::TooBig {
+                model: model.name.clone(),
+                what: what.into(),
+                needed: needed as u64,
+                limit: limit as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn table_rows(model: &BakedModel, atlas: &ImpostorAtlas) -> u32 {
+    (model.frame_count() + atlas.plan.clips)
+        .div_ceil(IMPOSTOR_TABLE_WIDTH)
+        .max(1)
+}
+
+impl GpuImpostor {
+    /// Uploads `model`'s impostor, if it has one that is ever drawn
+    /// ([`BakedModel::impostor_lod`]); the caller checked
+    /// [`check_limits`].
+    pub(crate) fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &BakedModel,
+    ) -> Option<Self> {
+        let lod = model.impostor_lod()?;
+        let atlas = model.impostor.as_ref()?;
+        let plan = &atlas.plan;
+        let name = &model.name;
+        let mut gpu_bytes = 0;
+        let layers = bone_texture_layers(device.adapter_info().backend, plan.layers);
+        let mut image = |what: &str, format, data: &[u8]| {
+            let size = wgpu::Extent3d {
+                width: plan.layer_size,
+                height: plan.layer_size,
+                depth_or_array_layers: layers,
+            };
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&format!("{name} impostor {what}")),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            queue.write_texture(
+                texture.as_image_copy(),
+                data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(plan.layer_size * 4),
+                    rows_per_image: Some(plan.layer_size),
+                },
+                wgpu::Extent3d {
+                    depth_or_array_layers: plan.layers,
+                    ..size
+                },
+            );
+            gpu_bytes += (plan.layer_size as u64).pow(2) * 4 * layers as u64;
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                label: Some(&format!("{name} impostor {what} view")),
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            })
+        };
+        let colour = image("colour", wgpu::TextureFormat::Rgba8UnormSrgb, &atlas.colour);
+        let normal = image("normal", wgpu::TextureFormat::Rgba8Unorm, &atlas.normal);
+
+        let mut table = frame_table(model, atlas);
+        let rows = table_rows(model, atlas);
+        table.resize((rows * IMPOSTOR_TABLE_WIDTH) as usize, [0.0; 4]);
+        let table_texture = device.create_texture_with_data(
+            queue,
+            &wgpu::TextureDescriptor {
+                label: Some(&format!("{name} impostor frame table")),
+                size: wgpu::Extent3d {
+                    width: IMPOSTOR_TABLE_WIDTH,
+                    height: rows,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&table),
+        );
+        gpu_bytes += (table.len() * 16) as u64;
+        let params = ImpostorParams {
+            views: plan.views.side,
+            frames: plan.frames,
+            cell: plan.cell,
+            layer_size: plan.layer_size,
+            cells_per_row: plan.layer_size / plan.cell,
+            cells_per_layer: plan.cells_per_layer(),
+            frame_count: model.frame_count(),
+            clip_count: plan.clips,
+        };
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} impostor params")),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("throng impostor sampler"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let table_view = table_texture.create_view(&Default::default());
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("{name} impostor bind group")),
+            layout: &bind_groups::impostor(device),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: wgpu::BindingResource::TextureView(&colour),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 9,
+                    resource: wgpu::BindingResource::TextureView(&normal),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 10,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 11,
+                    resource: wgpu::BindingResource::TextureView(&table_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 12,
+                    resource: params_buffer.as_entire_binding(),
+                },
+            ],
+        });
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} impostor quad")),
+            contents: bytemuck::cast_slice(&QUAD_INDICES),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        Some(Self {
+            bind_group,
+            index_buffer,
+            lod,
+            gpu_bytes,
+        })
+    }
+}
+
+/// A renderer's impostor pipelines, made when a frame first draws an
+/// impostor: the colour pass's (`vs_impostor` with `fs_impostor`, or
+/// `fs_impostor_shadowed` when the renderer has shadows) and the shadow
+/// pass's (`vs_impostor_cast`, `fs_impostor_cast`, depth only).
+pub(crate) struct ImpostorPipelines {
+    path: RecordPath,
+    module: Option<wgpu::ShaderModule>,
+    /// The colour pass's pipeline, once made.
+    pub(crate) colour: Option<wgpu::RenderPipeline>,
+    /// The shadow pass's pipeline, once made.
+    pub(crate) cast: Option<wgpu::RenderPipeline>,
+}
+
+impl ImpostorPipelines {
+    pub(crate) fn new(path: RecordPath) -> Self {
+        Self {
+            path,
+            module: None,
+            colour: None,
+            cast: None,
+        }
+    }
+
+    fn module(&mut self, device: &wgpu::Device) -> wgpu::ShaderModule {
+        let program = Program::impostor(self.path);
+        self.module
+            .get_or_insert_with(|| {
+                device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(program.label()),
+                    source: wgpu::ShaderSource::Wgsl(program.source().into()),
+                })
+            })
+            .clone()
+    }
+
+    /// Makes the colour pass's pipeline if it is not made yet.
+    pub(crate) fn colour_pipeline(
+        &mut self,
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        samples: u32,
+        shadows: bool,
+    ) {
+        if self.colour.is_some() {
+            return;
+        }
+        let module = self.module(device);
+        let layout = bind_groups::pipeline_layout(device, Program::impostor(self.path), shadows);
+        let mut desc = PassPipeline::opaque(
+            "throng impostor pipeline",
+            &layout,
+            &module,
+            format,
+            samples,
+        );
+        desc.vertex_entry = "vs_impostor";
+        desc.fragment_entry = if shadows {
+            "fs_impostor_shadowed"
+        } else {
+            "fs_impostor"
+        };
+        self.colour = Some(desc.create(device));
+    }
+
+    /// Makes the shadow pass's pipeline if it is not made yet.
+    pub(crate) fn cast_pipeline(&mut self, device: &wgpu::Device) {
+        if self.cast.is_some() {
+            return;
+        }
+        let module = self.module(device);
+        let program = Program::impostor_cast(self.path);
+        let layout = bind_groups::pipeline_layout(device, program, false);
+        self.cast = Some(
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(program.label()),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_impostor_cast"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(crate::shadow::cast_depth_state()),
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_impostor_cast"),
+                    compilation_options: Default::default(),
+                    targets: &[],
+                }),
+                multiview_mask: None,
+                cache: None,
+            }),
+        );
+    }
+}

@@ -1,0 +1,365 @@
+// Throng's animated impostor, the far end of the LOD chain: one quad per
+// instance facing the camera (or, in the shadow pass, the light), textured
+// from the atlas throng-impostor captured (throng_core::impostor).
+//
+// Per instance (vertex stage, the same for the quad's four corners):
+// * the clip and capture position from the record's two baked frames,
+//   through the frame table (ImpostorParams), interpolated like the pose;
+// * the direction towards the camera in model space (through the inverse
+//   of world_from_model), the three lattice views around it and their
+//   barycentric weights (view_blend, the twin of ViewGrid::blend);
+// * the quad: the clip's framing sphere's disc in that direction's view
+//   basis (view_basis), so the sphere's silhouette in the cell covers it.
+// Per corner, each of the three views' cell coordinates: the corner
+// projected onto that view's plane (the views' bases differ a little from
+// the quad's, and this keeps them registered).
+//
+// Per fragment: 3 views × 2 captures of colour (premultiplied by coverage)
+// and normal (octahedral, in the view's basis) blended by weight; alpha
+// tested at half coverage; lit like the meshes (draw.wgsl's shade) from the
+// blended normal, tinted by the record's tint.
+
+// #import draw
+// #import shadow_receive
+
+// Mirrors throng_core::gpu::ImpostorParams.
+struct ImpostorParams {
+    views: u32,
+    frames: u32,
+    cell: u32,
+    layer_size: u32,
+    cells_per_row: u32,
+    cells_per_layer: u32,
+    frame_count: u32,
+    clip_count: u32,
+}
+
+// Group 1 from binding 8: clear of the bone texture's bindings, which the
+// imported skinning module declares at 0 and 1.
+@group(1) @binding(8) var impostor_colour: texture_2d_array<f32>;
+@group(1) @binding(9) var impostor_normal: texture_2d_array<f32>;
+@group(1) @binding(10) var impostor_sampler: sampler;
+@group(1) @binding(11) var impostor_table: texture_2d<f32>;
+@group(1) @binding(12) var<uniform> impostor: ImpostorParams;
+
+// Texel `i` of the frame table, clamped into it.
+fn table_texel(i: u32) -> vec4<f32> {
+    let n = max(impostor.frame_count + impostor.clip_count, 1u);
+    let j = min(i, n - 1u);
+    return textureLoad(impostor_table, vec2<u32>(j % IMPOSTOR_TABLE_WIDTH, j / IMPOSTOR_TABLE_WIDTH), 0);
+}
+
+// Twin of throng_core::impostor::hemi_oct_encode.
+fn hemi_oct_encode(dir: vec3<f32>) -> vec2<f32> {
+    let d = vec3<f32>(dir.x, max(dir.y, 0.0), dir.z);
+    let l1 = abs(d.x) + d.y + abs(d.z);
+    if !(l1 > 0.0) {
+        return vec2<f32>(0.5);
+    }
+    let p = vec2<f32>(d.x, d.z) / l1;
+    return vec2<f32>(p.x + p.y, p.x - p.y) * 0.5 + 0.5;
+}
+
+// Twin of throng_core::impostor::hemi_oct_decode.
+fn hemi_oct_decode(uv: vec2<f32>) -> vec3<f32> {
+    let q = clamp(uv, vec2<f32>(0.0), vec2<f32>(1.0)) * 2.0 - 1.0;
+    let p = vec2<f32>(q.x + q.y, q.x - q.y) * 0.5;
+    let y = 1.0 - abs(p.x) - abs(p.y);
+    return normalize(vec3<f32>(p.x, max(y, 0.0), p.y));
+}
+
+// Twin of throng_core::impostor::view_basis: columns right, up, dir.
+fn view_basis(dir: vec3<f32>) -> mat3x3<f32> {
+    var z = vec3<f32>(0.0, 1.0, 0.0);
+    if dot(dir, dir) > 0.0 {
+        z = normalize(dir);
+    }
+    let reference = select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, -1.0), abs(z.y) > 0.999);
+    let x = normalize(cross(reference, z));
+    return mat3x3<f32>(x, cross(z, x), z);
+}
+
+// The direction of lattice view `index` (j * views + i).
+fn view_direction(index: u32) -> vec3<f32> {
+    let last = f32(impostor.views - 1u);
+    let uv = vec2<f32>(f32(index % impostor.views), f32(index / impostor.views)) / last;
+    return hemi_oct_decode(uv);
+}
+
+// Three views and their barycentric weights. Twin of ViewGrid::blend.
+struct ViewBlend {
+    views: vec3<u32>,
+    weights: vec3<f32>,
+}
+
+fn view_blend(dir: vec3<f32>) -> ViewBlend {
+    let side = impostor.views;
+    let last = f32(side - 1u);
+    let g = hemi_oct_encode(dir) * last;
+    let cell = clamp(floor(g), vec2<f32>(0.0), vec2<f32>(last - 1.0));
+    let f = clamp(g - cell, vec2<f32>(0.0), vec2<f32>(1.0));
+    let i = u32(cell.x);
+    let j = u32(cell.y);
+    let v00 = j * side + i;
+    if f.x >= f.y {
+        return ViewBlend(vec3<u32>(v00, v00 + 1u, v00 + side + 1u), vec3<f32>(1.0 - f.x, f.x - f.y, f.y));
+    }
+    return ViewBlend(vec3<u32>(v00, v00 + side + 1u, v00 + side), vec3<f32>(1.0 - f.y, f.x, f.y - f.x));
+}
+
+// The quad's corner `k` (0..3) as (−1 or 1, −1 or 1).
+fn corner_of(k: u32) -> vec2<f32> {
+    return vec2<f32>(f32(k & 1u), f32((k >> 1u) & 1u)) * 2.0 - 1.0;
+}
+
+// Everything about one instance's impostor that its four corners share.
+struct Quad {
+    // world_from_model.
+    world: Rows,
+    // The clip's framing sphere (model space).
+    sphere: vec4<f32>,
+    // Basis of the direction towards the viewer (model space).
+    basis: mat3x3<f32>,
+    // Base cells of the two captures around the instance's time.
+    cells: vec2<u32>,
+    // Weight of the second capture.
+    frame_weight: f32,
+}
+
+// The quad of `rec` seen from `viewer`: a point (w = 1) or a direction
+// towards the viewer (w = 0), in world space.
+fn impostor_quad(rec: InstanceRecord, viewer: vec4<f32>) -> Quad {
+    // The dominant clip of a cross-fade (at impostor distances a blend of two
+    // silhouettes reads as a ghost, a switch at the midpoint does not).
+    var f0 = rec.frame0;
+    var f1 = rec.frame1;
+    var t = rec.t;
+    if rec.fade < 0.5 {
+        f0 = rec.prev0;
+        f1 = rec.prev1;
+        t = rec.prev_t;
+    }
+    let a = table_texel(f0);
+    let b = table_texel(f1);
+    let clip = min(u32(max(a.x, 0.0)), max(impostor.clip_count, 1u) - 1u);
+    let frames = max(impostor.frames, 1u);
+    let pos = max(a.y + (b.y - a.y) * t, 0.0);
+    let first = u32(floor(pos));
+    let fa = first % frames;
+    let fb = (first + 1u) % frames;
+    let per_frame = impostor.views * impostor.views;
+    let sphere = table_texel(impostor.frame_count + clip);
+
+    let world = world_from_model(rec);
+    let centre = transform_point(world, sphere.xyz);
+    let toward = viewer.xyz - centre * viewer.w;
+    // Inverse of the linear part: the columns are the rows' cross products
+    // over the determinant (its sign is all the normalisation keeps).
+    let c0 = cross(world.r1.xyz, world.r2.xyz);
+    let c1 = cross(world.r2.xyz, world.r0.xyz);
+    let c2 = cross(world.r0.xyz, world.r1.xyz);
+    let det = dot(world.r0.xyz, c0);
+    let dir = (c0 * toward.x + c1 * toward.y + c2 * toward.z) * select(1.0, -1.0, det < 0.0);
+    var q: Quad;
+    q.world = world;
+    q.sphere = sphere;
+    q.basis = view_basis(dir);
+    q.cells = vec2<u32>((clip * frames + fa) * per_frame, (clip * frames + fb) * per_frame);
+    q.frame_weight = fract(pos);
+    return q;
+}
+
+// The corner `corner` of the quad, model space, relative to the sphere's
+// centre.
+fn corner_offset(q: Quad, corner: vec2<f32>) -> vec3<f32> {
+    return q.sphere.w * (corner.x * q.basis[0] + corner.y * q.basis[1]);
+}
+
+// Cell coordinates (0..1, rows top to bottom) of the point `offset` (model
+// space, from the sphere's centre) in view `view`'s cell.
+fn cell_coords(view: u32, offset: vec3<f32>, radius: f32) -> vec2<f32> {
+    let b = view_basis(view_direction(view));
+    let p = vec2<f32>(dot(offset, b[0]), dot(offset, b[1])) / radius;
+    return vec2<f32>(p.x * 0.5 + 0.5, 0.5 - p.y * 0.5);
+}
+
+// Layer coordinates (0..1) and layer of `coords` within cell `cell`, kept
+// half a texel inside the cell so filtering never reads a neighbour.
+struct AtlasAt {
+    uv: vec2<f32>,
+    layer: u32,
+}
+
+fn atlas_at(cell: u32, coords: vec2<f32>) -> AtlasAt {
+    let per_layer = max(impostor.cells_per_layer, 1u);
+    let per_row = max(impostor.cells_per_row, 1u);
+    let within = cell % per_layer;
+    let size = f32(impostor.cell);
+    let origin = vec2<f32>(f32(within % per_row), f32(within / per_row)) * size;
+    let texel = clamp(coords * size, vec2<f32>(0.5), vec2<f32>(size - 0.5));
+    return AtlasAt((origin + texel) / f32(impostor.layer_size), cell / per_layer);
+}
+
+struct ImpostorOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec3<f32>,
+    // Cell coordinates in the first two views.
+    @location(1) coords01: vec4<f32>,
+    // Cell coordinates in the third view, the second capture's weight, and
+    // the sphere's radius in world units.
+    @location(2) coords2: vec4<f32>,
+    @location(3) @interpolate(flat) weights: vec3<f32>,
+    @location(4) @interpolate(flat) views: vec3<u32>,
+    // Base cells of the two captures, and the tint.
+    @location(5) @interpolate(flat) cells: vec3<u32>,
+    // The view basis in world space, for the normals.
+    @location(6) @interpolate(flat) right: vec3<f32>,
+    @location(7) @interpolate(flat) up: vec3<f32>,
+    @location(8) @interpolate(flat) toward: vec3<f32>,
+}
+
+// Largest scale of world_from_model's linear part.
+fn max_scale(w: Rows) -> f32 {
+    let x = vec3<f32>(w.r0.x, w.r1.x, w.r2.x);
+    let y = vec3<f32>(w.r0.y, w.r1.y, w.r2.y);
+    let z = vec3<f32>(w.r0.z, w.r1.z, w.r2.z);
+    return sqrt(max(max(dot(x, x), dot(y, y)), dot(z, z)));
+}
+
+@vertex
+fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> ImpostorOut {
+    let rec = instance_record(instance);
+    let q = impostor_quad(rec, vec4<f32>(frame.eye.xyz, 1.0));
+    let offset = corner_offset(q, corner_of(vertex));
+    let p = transform_point(q.world, q.sphere.xyz + offset);
+    let blend = view_blend(q.basis[2]);
+    var out: ImpostorOut;
+    out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
+    out.world_position = p;
+    out.coords01 = vec4<f32>(
+        cell_coords(blend.views.x, offset, q.sphere.w),
+        cell_coords(blend.views.y, offset, q.sphere.w),
+    );
+    out.coords2 = vec4<f32>(cell_coords(blend.views.z, offset, q.sphere.w), q.frame_weight, q.sphere.w * max_scale(q.world));
+    out.weights = blend.weights;
+    out.views = blend.views;
+    out.cells = vec3<u32>(q.cells, rec.tint);
+    out.right = transform_normal(q.world, q.basis[0]);
+    out.up = transform_normal(q.world, q.basis[1]);
+    out.toward = transform_normal(q.world, q.basis[2]);
+    return out;
+}
+
+// Full octahedral decoding of a normal encoded by capture.wgsl's fs_normal.
+fn oct_decode(e: vec2<f32>) -> vec3<f32> {
+    var n = vec3<f32>(e, 1.0 - abs(e.x) - abs(e.y));
+    if n.z < 0.0 {
+        n = vec3<f32>((1.0 - abs(n.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0)), n.z);
+    }
+    return normalize(n);
+}
+
+// Colour and normal samples blended over the views and captures.
+struct Blended {
+    colour: vec4<f32>,
+    normal: vec4<f32>,
+}
+
+fn blended(in: ImpostorOut) -> Blended {
+    var out = Blended(vec4<f32>(0.0), vec4<f32>(0.0));
+    let coords = array<vec2<f32>, 3>(in.coords01.xy, in.coords01.zw, in.coords2.xy);
+    let views = array<u32, 3>(in.views.x, in.views.y, in.views.z);
+    let weights = array<f32, 3>(in.weights.x, in.weights.y, in.weights.z);
+    let fw = in.coords2.z;
+    for (var k = 0u; k < 3u; k++) {
+        for (var f = 0u; f < 2u; f++) {
+            let w = weights[k] * select(1.0 - fw, fw, f == 1u);
+            if w <= 0.0 {
+                continue;
+            }
+            let at = atlas_at(select(in.cells.x, in.cells.y, f == 1u) + views[k], coords[k]);
+            out.colour += w * textureSampleLevel(impostor_colour, impostor_sampler, at.uv, at.layer, 0.0);
+            out.normal += w * textureSampleLevel(impostor_normal, impostor_sampler, at.uv, at.layer, 0.0);
+        }
+    }
+    return out;
+}
+
+// The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
+// ambient, like draw.wgsl's shade.
+fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
+    let rgb = b.colour.rgb / b.colour.a;
+    let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
+    let nv = oct_decode(e);
+    let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
+    let base = rgb * unpack4x8unorm(in.cells.z).rgb;
+    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
+    return vec4<f32>(base * (frame.ambient.rgb + frame.light_color.rgb * diffuse), 1.0);
+}
+
+// Coverage below which a fragment is not the character's.
+const IMPOSTOR_ALPHA_CUTOFF: f32 = 0.5;
+
+@fragment
+fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
+    let b = blended(in);
+    if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
+        discard;
+    }
+    return shade_impostor(in, b, 1.0);
+}
+
+// With the light's shadows, read at the point of the sphere nearest the
+// light: the quad faces the camera, its shadow caster the light, and a
+// fragment of the one read against the other would shadow itself.
+@fragment
+fn fs_impostor_shadowed(in: ImpostorOut) -> @location(0) vec4<f32> {
+    let b = blended(in);
+    if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
+        discard;
+    }
+    let at = in.world_position + frame.light_dir.xyz * in.coords2.w;
+    return shade_impostor(in, b, shadow_filter(shadow_map, shadow_sampler, shadow, at));
+}
+
+struct CastOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) coords: vec2<f32>,
+    @location(1) @interpolate(flat) cell: u32,
+}
+
+// The shadow pass: the quad facing the light, cut out by the coverage of
+// the view nearest the light's direction at the nearer capture.
+@vertex
+fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> CastOut {
+    let rec = instance_record(instance);
+    let m = shadow.light_clip_from_world;
+    // Depth grows away from the light: the light is at −(depth gradient).
+    let toward_light = -vec3<f32>(m[0].z, m[1].z, m[2].z);
+    let q = impostor_quad(rec, vec4<f32>(toward_light, 0.0));
+    let offset = corner_offset(q, corner_of(vertex));
+    let p = transform_point(q.world, q.sphere.xyz + offset);
+    let blend = view_blend(q.basis[2]);
+    var view = blend.views.x;
+    var best = blend.weights.x;
+    if blend.weights.y > best {
+        view = blend.views.y;
+        best = blend.weights.y;
+    }
+    if blend.weights.z > best {
+        view = blend.views.z;
+    }
+    var out: CastOut;
+    out.clip_position = m * vec4<f32>(p, 1.0);
+    out.coords = cell_coords(view, offset, q.sphere.w);
+    out.cell = select(q.cells.x, q.cells.y, q.frame_weight >= 0.5) + view;
+    return out;
+}
+
+@fragment
+fn fs_impostor_cast(in: CastOut) {
+    let at = atlas_at(in.cell, in.coords);
+    if textureSampleLevel(impostor_colour, impostor_sampler, at.uv, at.layer, 0.0).a < IMPOSTOR_ALPHA_CUTOFF {
+        discard;
+    }
+}
