@@ -69,9 +69,13 @@ pub struct Args {
     /// (repeat for more; bones matched by name).
     #[arg(long = "lod", value_name = "FILE")]
     pub lod_files: Vec<PathBuf>,
-    /// Generate further LODs by simplification to these triangle ratios.
+    /// Generate further LODs by simplification to these triangle ratios
+    /// [default: 0.5,0.2 when no other LOD option is given].
     #[arg(long, value_delimiter = ',', value_name = "RATIO,...")]
     pub lod_ratios: Vec<f32>,
+    /// No generated LODs (only LOD 0, the impostor and `--lod` files).
+    #[arg(long, conflicts_with = "lod_ratios")]
+    pub no_lods: bool,
     /// Smallest projected screen-height fraction for each LOD, finest first
     /// [default: 0.15, then a third of the previous, the last 0].
     #[arg(long, value_delimiter = ',', value_name = "SIZE,...")]
@@ -84,26 +88,31 @@ pub struct Args {
     /// paths, `..`, symbolic links elsewhere); only for trusted models.
     #[arg(long)]
     pub allow_outside_uris: bool,
-    /// Capture an animated impostor, the far end of the LOD chain, into the
-    /// file (needs a GPU adapter; lavapipe will do). The runtime does not
-    /// draw impostors yet.
+    /// Bake no animated impostor. By default one is captured (on a GPU
+    /// adapter; lavapipe will do) as the far end of the LOD chain, for
+    /// models with clips.
     #[arg(long)]
-    pub impostors: bool,
+    pub no_impostors: bool,
     /// Impostor views along each side of the hemi-octahedral lattice
     /// [default: chosen from the budget].
-    #[arg(long, value_name = "N", requires = "impostors")]
+    #[arg(long, value_name = "N", conflicts_with = "no_impostors")]
     pub impostor_views: Option<u32>,
     /// Impostor captures per clip [default: chosen from the budget].
-    #[arg(long, value_name = "N", requires = "impostors")]
+    #[arg(long, value_name = "N", conflicts_with = "no_impostors")]
     pub impostor_frames: Option<u32>,
     /// Texels along each impostor cell's side [default: chosen from the
     /// budget].
-    #[arg(long, value_name = "TEXELS", requires = "impostors")]
+    #[arg(long, value_name = "TEXELS", conflicts_with = "no_impostors")]
     pub impostor_size: Option<u32>,
     /// Memory budget of the impostor atlas: bytes, or a number with KiB, MiB
     /// or GiB [default: 32MiB].
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, requires = "impostors")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, conflicts_with = "no_impostors")]
     pub impostor_budget: u64,
+    /// Projected size, as a fraction of the screen height, below which the
+    /// impostor replaces the meshes (0: never) [default: a cell's texels
+    /// over 1080, where they meet a 1080p screen's pixels one to one].
+    #[arg(long, value_name = "SIZE", conflicts_with = "no_impostors")]
+    pub impostor_screen_size: Option<f32>,
 }
 
 /// Parses `123`, `512KiB`, `64MiB` or `1GiB` (unit case-insensitive).
@@ -130,7 +139,9 @@ pub fn run(args: Args) -> Result<()> {
             args.model.display()
         );
     }
+    let ratios = lod_ratios(&args);
     let opts = BakeOptions {
+        lod_ratios: ratios,
         fps: args.fps,
         max_error: args.max_error,
         max_fps: args.max_fps,
@@ -149,8 +160,7 @@ pub fn run(args: Args) -> Result<()> {
         }),
         events_file: args.events,
         lod_files: args.lod_files,
-        lod_ratios: args.lod_ratios,
-        lod_screen_sizes: args.lod_screen_sizes,
+        lod_screen_sizes: args.lod_screen_sizes.clone(),
         max_bake_bytes: args.max_bake_bytes,
         allow_outside_uris: args.allow_outside_uris,
     };
@@ -191,18 +201,27 @@ pub fn run(args: Args) -> Result<()> {
     .with_context(|| format!("baking {}", args.model.display()))?;
     bar.finish_and_clear();
     let mut impostor = None;
-    let model = if args.impostors {
+    let asked = args.impostor_views.is_some()
+        || args.impostor_frames.is_some()
+        || args.impostor_size.is_some()
+        || args.impostor_screen_size.is_some();
+    let model = if args.no_impostors || (model.clips.is_empty() && !asked) {
+        model
+    } else {
         let request = PlanRequest {
             views: args.impostor_views,
             frames: args.impostor_frames,
             cell: args.impostor_size,
         };
         let captured = Instant::now();
-        let model = capture_impostor(model, args.impostor_budget, request)
-            .with_context(|| format!("capturing the impostor of {}", args.model.display()))?;
+        let model = capture_impostor(
+            model,
+            args.impostor_budget,
+            request,
+            args.impostor_screen_size,
+        )
+        .with_context(|| format!("capturing the impostor of {}", args.model.display()))?;
         impostor = Some(captured.elapsed().as_secs_f64());
-        model
-    } else {
         model
     };
     let bytes_out = throng_core::format::write_model(&model)?;
@@ -221,7 +240,7 @@ pub fn run(args: Args) -> Result<()> {
         use std::fmt::Write;
         let _ = writeln!(
             text,
-            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal), captured in {:.0} ms",
+            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal), below {:.3} of the screen height; captured in {:.0} ms",
             p.views.side,
             p.views.side,
             p.frames,
@@ -230,24 +249,56 @@ pub fn run(args: Args) -> Result<()> {
             if p.layers == 1 { "" } else { "s" },
             p.layer_size,
             bytes(p.bytes()),
+            atlas.screen_size,
             seconds * 1000.0
         );
     }
     write_stdout(&text)
 }
 
+/// The LOD ratios to bake: those given, or the default chain's (0.5, 0.2)
+/// when no LOD option is given.
+fn lod_ratios(args: &Args) -> Vec<f32> {
+    if args.no_lods
+        || !args.lod_ratios.is_empty()
+        || !args.lod_files.is_empty()
+        || args.lod_screen_sizes.is_some()
+    {
+        args.lod_ratios.clone()
+    } else {
+        DEFAULT_LOD_RATIOS.to_vec()
+    }
+}
+
+/// The meshopt LODs of a plain `throng bake`: half, then a fifth of LOD 0's
+/// triangles.
+pub const DEFAULT_LOD_RATIOS: [f32; 2] = [0.5, 0.2];
+
 /// Captures `model`'s impostor within `budget` on a headless GPU and
 /// returns the model holding it.
-fn capture_impostor(model: BakedModel, budget: u64, request: PlanRequest) -> Result<BakedModel> {
+fn capture_impostor(
+    model: BakedModel,
+    budget: u64,
+    request: PlanRequest,
+    screen_size: Option<f32>,
+) -> Result<BakedModel> {
     if model.clips.is_empty() {
-        bail!("the model has no clips to capture; bake without --impostors");
+        bail!("the model has no clips to capture an impostor of; bake with --no-impostors");
+    }
+    if let Some(s) = screen_size
+        && !(s.is_finite() && (0.0..=1.0).contains(&s))
+    {
+        bail!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)");
     }
     let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;
     let gpu = throng_render::Gpu::headless()
-        .context("an impostor is captured on a GPU adapter (lavapipe will do); bake without --impostors where there is none")?;
+        .context("an impostor is captured on a GPU adapter (lavapipe will do); bake with --no-impostors where there is none")?;
     let handle = throng_crowd::crowd::ModelHandle::new(model)?;
     let gpu_model = throng_render::GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
-    let atlas = throng_impostor::capture(&gpu, &handle, &gpu_model, &plan)?;
+    let mut atlas = throng_impostor::capture(&gpu, &handle, &gpu_model, &plan)?;
+    if let Some(s) = screen_size {
+        atlas.screen_size = s;
+    }
     let mut model = handle.model().clone();
     model.impostor = Some(atlas);
     Ok(model)

@@ -1,7 +1,9 @@
-//! `throng bake --impostors`: the impostor is captured on the GPU, written
-//! into the `.throng` with the plan asked for, reported in the summary and
-//! by `throng inspect`; impostor options without `--impostors`, and a
-//! budget too small for the plan, are refused with a reason.
+//! `throng bake`'s default LOD chain: meshopt LODs and an impostor captured
+//! on the GPU, written into the `.throng` with the plan asked for, reported
+//! in the summary and by `throng inspect`; `--no-impostors` and `--no-lods`
+//! leave them out; impostor options with `--no-impostors`, a screen size
+//! out of range and a budget too small for the plan are refused with a
+//! reason.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -43,7 +45,6 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
         fox.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
-        "--impostors",
         "--impostor-views",
         "3",
         "--impostor-frames",
@@ -59,7 +60,13 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
         "{summary}"
     );
     let model = read_file(&out).unwrap();
+    assert_eq!(model.lods.len(), 3, "LOD 0 and the default meshopt LODs");
     let atlas = model.impostor.as_ref().expect("an impostor in the file");
+    assert_eq!(
+        atlas.screen_size,
+        throng_core::impostor::default_screen_size(16)
+    );
+    assert_eq!(model.impostor_lod(), Some(3));
     assert_eq!(
         (
             atlas.plan.views.side,
@@ -91,15 +98,55 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
 }
 
 #[test]
-fn impostor_options_need_impostors_and_a_budget_that_fits() {
+fn no_impostors_and_no_lods_leave_them_out() {
+    let dir = scratch("plain");
+    let out = dir.join("fox.throng");
+    let fox = fox();
+    let run = throng(&[
+        "bake",
+        fox.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-impostors",
+        "--no-lods",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        !text(&run.stdout).contains("\n  impostor "),
+        "{}",
+        text(&run.stdout)
+    );
+    let model = read_file(&out).unwrap();
+    assert!(model.impostor.is_none());
+    assert_eq!(model.lods.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn impostor_options_are_refused_with_no_impostors_out_of_range_or_over_budget() {
     let dir = scratch("refused");
     let out = dir.join("fox.throng");
     let fox = fox();
     let (fox, out) = (fox.to_str().unwrap(), out.to_str().unwrap());
-    let run = throng(&["bake", fox, "-o", out, "--impostor-views", "3"]);
+    let run = throng(&[
+        "bake",
+        fox,
+        "-o",
+        out,
+        "--no-impostors",
+        "--impostor-views",
+        "3",
+    ]);
     assert!(!run.status.success());
     assert!(
-        text(&run.stderr).contains("--impostors"),
+        text(&run.stderr).contains("--no-impostors"),
+        "{}",
+        text(&run.stderr)
+    );
+    let run = throng(&["bake", fox, "-o", out, "--impostor-screen-size", "2"]);
+    assert!(!run.status.success());
+    assert!(
+        text(&run.stderr).contains("--impostor-screen-size 2 is not a fraction"),
         "{}",
         text(&run.stderr)
     );
@@ -109,7 +156,6 @@ fn impostor_options_need_impostors_and_a_budget_that_fits() {
         fox,
         "-o",
         out,
-        "--impostors",
         "--impostor-size",
         "64",
         "--impostor-views",
