@@ -271,6 +271,20 @@ fn blended(in: ImpostorOut) -> Blended {
     let views = array<u32, 3>(in.views.x, in.views.y, in.views.z);
     let weights = array<f32, 3>(in.weights.x, in.weights.y, in.weights.z);
     let fw = in.coords2.z;
+    // Most of a quad is empty (the character is a fraction of its sphere's
+    // square): where the heaviest view's nearer capture is empty too, stop
+    // after one sample.
+    var k0 = 0u;
+    if weights[1] > weights[k0] {
+        k0 = 1u;
+    }
+    if weights[2] > weights[k0] {
+        k0 = 2u;
+    }
+    let probe = atlas_at(select(in.cells.x, in.cells.y, fw >= 0.5) + views[k0], coords[k0]);
+    if textureSampleLevel(impostor_colour, impostor_sampler, probe.uv, probe.layer, 0.0).a < IMPOSTOR_EMPTY {
+        return out;
+    }
     for (var k = 0u; k < 3u; k++) {
         for (var f = 0u; f < 2u; f++) {
             let w = weights[k] * select(1.0 - fw, fw, f == 1u);
@@ -299,6 +313,10 @@ fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
 
 // Coverage below which a fragment is not the character's.
 const IMPOSTOR_ALPHA_CUTOFF: f32 = 0.5;
+
+// Coverage of the heaviest view below which a fragment is taken as empty
+// without blending the others (one 8-bit level).
+const IMPOSTOR_EMPTY: f32 = 0.004;
 
 @fragment
 fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {

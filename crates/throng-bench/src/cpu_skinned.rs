@@ -424,6 +424,7 @@ impl CpuSkinnedRenderer {
                 .map(|s| (s.indices.len() / 3) as u64)
                 .sum::<u64>()
                 * visible as u64,
+            vertices: lod.vertex_count as u64 * visible as u64,
             record_bytes: self.staging.len() as u64,
             ..FrameStats::default()
         };

@@ -230,11 +230,13 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
+        "{:<16} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
         "draws",
         "triangles",
+        "vertices",
+        "impostors",
         "cpu ms med/p95",
         "gpu ms med/p95",
         "gpu from",
@@ -259,11 +261,13 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<16} {:>10} {:>8} {:>12} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
+            "{:<16} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.draws.unwrap_or(0) as u64),
             thousands(c.triangles.unwrap_or(0)),
+            thousands(c.vertices.unwrap_or(0)),
+            thousands(c.impostors.unwrap_or(0) as u64),
             spread(&c.cpu_ms),
             spread(&c.gpu_ms),
             c.gpu_source.unwrap_or("-"),

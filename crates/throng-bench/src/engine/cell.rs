@@ -314,6 +314,8 @@ impl Bench<'_> {
             draws: Some(last.draws),
             packages: Some(last.packages),
             triangles: Some(last.triangles),
+            vertices: Some(last.vertices),
+            impostors: Some(last.impostors),
             upload_bytes: Some(last.record_bytes),
             frames_measured: Some(samples.len()),
             cpu_ms: Some(Spread::of(&cpu)),

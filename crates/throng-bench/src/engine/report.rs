@@ -70,6 +70,13 @@ pub struct Cell {
     /// Triangles per frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub triangles: Option<u64>,
+    /// Vertices shaded per frame (per instance drawn, the distinct vertices
+    /// of its LOD's submeshes; 4 for an impostor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertices: Option<u64>,
+    /// Instances drawn as impostors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impostors: Option<u32>,
     /// Bytes uploaded per frame (records or palettes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upload_bytes: Option<u64>,
@@ -118,6 +125,8 @@ impl Cell {
             draws: None,
             packages: None,
             triangles: None,
+            vertices: None,
+            impostors: None,
             upload_bytes: None,
             frames_measured: None,
             cpu_ms: None,
