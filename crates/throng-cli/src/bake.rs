@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasPlan, DEFAULT_BUDGET_BYTES, PlanRequest};
+use throng_core::impostor::{DEFAULT_BUDGET_BYTES, PlanRequest};
 use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
@@ -282,26 +282,19 @@ fn capture_impostor(
     request: PlanRequest,
     screen_size: Option<f32>,
 ) -> Result<BakedModel> {
-    if model.clips.is_empty() {
-        bail!("the model has no clips to capture an impostor of; bake with --no-impostors");
-    }
-    if let Some(s) = screen_size
-        && !(s.is_finite() && (0.0..=1.0).contains(&s))
-    {
-        bail!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)");
-    }
-    let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;
-    let gpu = throng_render::Gpu::headless()
-        .context("an impostor is captured on a GPU adapter (lavapipe will do); bake with --no-impostors where there is none")?;
-    let handle = throng_crowd::crowd::ModelHandle::new(model)?;
-    let gpu_model = throng_render::GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
-    let mut atlas = throng_impostor::capture(&gpu, &handle, &gpu_model, &plan)?;
-    if let Some(s) = screen_size {
-        atlas.screen_size = s;
-    }
-    let mut model = handle.model().clone();
-    model.impostor = Some(atlas);
-    Ok(model)
+    use throng_impostor::AttachError;
+    throng_impostor::with_impostor(model, budget, request, screen_size).map_err(|e| match e {
+        AttachError::NoClips => anyhow!("{e}; bake with --no-impostors"),
+        AttachError::ScreenSize(s) => {
+            anyhow!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)")
+        }
+        AttachError::Capture(throng_impostor::CaptureError::Render(
+            r @ throng_render::RenderError::NoAdapter(_),
+        )) => anyhow::Error::new(r).context(
+            "an impostor is captured on a GPU adapter (lavapipe will do); bake with --no-impostors where there is none",
+        ),
+        other => other.into(),
+    })
 }
 
 /// The summary table printed after a bake.

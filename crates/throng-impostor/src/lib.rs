@@ -1,14 +1,17 @@
 //! # throng-impostor
 //!
-//! Animated impostors, the far end of a model's LOD chain (issue #15, in
-//! progress): [`capture()`] renders a baked model's clips, frame by frame,
-//! from the hemi-octahedral views of a [`throng_core::impostor::AtlasPlan`]
-//! into an atlas of colour and normals, with Throng's own renderer and
-//! skinning. The views, their blending and the plan are the contract
-//! crate's (`throng_core::impostor`); this crate is the bake-time part that
-//! needs a GPU. Not yet written to the `.throng` file nor drawn.
+//! Animated impostors, the far end of a model's LOD chain: [`capture()`]
+//! renders a baked model's clips, frame by frame, from the hemi-octahedral
+//! views of a [`throng_core::impostor::AtlasPlan`] into an atlas of colour
+//! and normals, with Throng's own renderer and skinning; [`with_impostor`]
+//! plans, captures and attaches one on a headless adapter (`throng bake`
+//! and the viewer use it). The views, their blending and the plan are the
+//! contract crate's (`throng_core::impostor`); this crate is the bake-time
+//! part that needs a GPU. `throng-render` draws the result.
 
+pub mod attach;
 pub mod capture;
 
+pub use attach::{AttachError, with_impostor};
 pub use capture::{CaptureError, capture, cell_transform, frame_time};
 pub use throng_core::impostor::ImpostorAtlas;

@@ -109,7 +109,8 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The options the viewer bakes with: two simplified LODs, so that a big
-/// crowd shows level of detail (L colours instances by LOD).
+/// crowd shows level of detail (L colours instances by LOD); the default
+/// impostor is added after the bake ([`IMPOSTOR`]).
 pub fn bake_options() -> BakeOptions {
     BakeOptions {
         lod_ratios: vec![0.5, 0.2],
@@ -128,7 +129,7 @@ pub fn cache_path(dir: &Path, source: &Path) -> PathBuf {
         .unwrap_or_else(|| "model".into());
     // A change of options or of the format version makes a new cache name.
     let key = format!(
-        "{}|{:?}|v{}",
+        "{}|{:?}|{IMPOSTOR}|v{}",
         absolute.to_string_lossy(),
         bake_options(),
         throng_core::format::VERSION
@@ -195,11 +196,37 @@ fn load_gltf(
     for w in &report.warnings {
         log(&format!("bake warning: {w}"));
     }
+    let model = add_impostor(model, log);
     match write_atomically(&model, &cached) {
         Ok(()) => Ok((model, Origin::Baked(Some(cached)))),
         Err(e) => {
             log(&format!("not caching the bake: {e:#}"));
             Ok((model, Origin::Baked(None)))
+        }
+    }
+}
+
+/// What the viewer's bakes end in (part of the cache name): the default
+/// impostor, as a plain `throng bake` makes it.
+const IMPOSTOR: &str = "default impostor";
+
+/// `model` with the default impostor captured on a headless adapter, or as
+/// it is (logged) where that fails or it has no clips.
+fn add_impostor(model: BakedModel, log: &mut dyn FnMut(&str)) -> BakedModel {
+    if model.clips.is_empty() {
+        return model;
+    }
+    log("capturing the impostor …");
+    let request = throng_core::impostor::PlanRequest::default();
+    let budget = throng_core::impostor::DEFAULT_BUDGET_BYTES;
+    match throng_impostor::with_impostor(model.clone(), budget, request, None) {
+        Ok(with) => with,
+        Err(e) => {
+            log(&format!(
+                "no impostor ({}); the far LOD stays a mesh",
+                throng_core::error::Chain(&e)
+            ));
+            model
         }
     }
 }
