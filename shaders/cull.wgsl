@@ -37,9 +37,9 @@ struct GpuModelInfo {
     lod_base: u32,
     lod_count: u32,
     group_base: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    impostor_lod: u32,
+    impostor_size: f32,
+    impostor_mesh_lod: u32,
 }
 
 // Mirrors throng_core::gpu::CullView.
@@ -86,8 +86,10 @@ const WORKGROUP: u32 = 64u;
 @group(0) @binding(3) var<storage, read> clips: array<GpuClip>;
 @group(0) @binding(4) var<storage, read> lod_sizes: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lod_state: array<u32>;
-// Per instance: (group, slot in group), or NOT_DRAWN.
-@group(0) @binding(6) var<storage, read_write> placement: array<vec2<u32>>;
+// Per instance: (group, slot in group), or NOT_DRAWN; then, across the
+// band of the cross-fade to the impostor, the impostor half's (group, slot)
+// and the level in the top bits of the group (else NOT_DRAWN).
+@group(0) @binding(6) var<storage, read_write> placement: array<vec4<u32>>;
 // First DRAWN_WORDS words: what the view drew, the box of its visible
 // spheres (min x, y, z, max x, y, z, as order-preserving u32 encodings of
 // f32) and how many (6); then one counter per draw group.
@@ -207,6 +209,17 @@ fn first_at(model: GpuModelInfo, size: f32, scale: f32) -> u32 {
     return last;
 }
 
+// Mirrors throng_crowd::crowd::impostor_fade_level.
+fn impostor_fade_level(size: f32, threshold: f32) -> u32 {
+    let low = threshold * (1.0 - LOD_HYSTERESIS);
+    let f = (size - low) / (2.0 * LOD_HYSTERESIS * threshold);
+    let levels = f32(LOD_DITHER_LEVELS);
+    return u32(clamp(round(f * levels), 0.0, levels));
+}
+
+// Bits of a placement's group word below the cross-fade level.
+const LEVEL_SHIFT: u32 = 24u;
+
 fn select_lod(model: GpuModelInfo, size: f32, current: u32) -> u32 {
     let last = model.lod_count - 1u;
     let finer = first_at(model, size, 1.0 + LOD_HYSTERESIS);
@@ -249,7 +262,7 @@ fn classify(
     let s = shown(inst, model);
     let fading = s.fade < 1.0;
     let sphere = world_sphere(inst, transforms[i], model, fading);
-    placement[i] = vec2<u32>(NOT_DRAWN, 0u);
+    placement[i] = vec4<u32>(NOT_DRAWN, 0u, NOT_DRAWN, 0u);
     if (view.flags & CULL_FRUSTUM) != 0u {
         let c = vec4<f32>(sphere.xyz, 1.0);
         let p = view.planes;
@@ -259,11 +272,25 @@ fn classify(
         }
     }
     var lod = 0u;
+    var level = 0u;
     if model.lod_count > 1u && (view.flags & CULL_LOD) != 0u && view.lod_scale > 0.0 {
         let dist = max(max(length(sphere.xyz - view.eye.xyz), sphere.w), 1.17549435e-38);
         let size = sphere.w * view.lod_scale / dist;
         lod = select_lod(model, size, lod_state[i]);
         lod_state[i] = lod;
+        // Within the band around the switch to the impostor, both.
+        if model.impostor_lod != NO_IMPOSTOR && lod >= model.impostor_mesh_lod {
+            level = impostor_fade_level(size, model.impostor_size);
+            if level >= LOD_DITHER_LEVELS {
+                level = 0u;
+            }
+        }
+    }
+    var second = vec2<u32>(NOT_DRAWN, 0u);
+    if level > 0u {
+        let imp = min(model.group_base + 2u * model.impostor_lod + u32(fading), view.group_count - 1u);
+        second = vec2<u32>(imp | (level << LEVEL_SHIFT), atomicAdd(&counts[DRAWN_WORDS + imp], 1u));
+        lod = model.impostor_mesh_lod;
     }
     let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
     let slot = atomicAdd(&counts[DRAWN_WORDS + group], 1u);
@@ -274,7 +301,7 @@ fn classify(
     atomicMax(&counts[4], ordered(sphere.y + sphere.w));
     atomicMax(&counts[5], ordered(sphere.z + sphere.w));
     atomicAdd(&counts[6], 1u);
-    placement[i] = vec2<u32>(group, slot);
+    placement[i] = vec4<u32>(group | (level << LEVEL_SHIFT), slot, second);
 }
 
 @compute @workgroup_size(1)
@@ -317,18 +344,28 @@ fn scatter(
     let inst = instances[i];
     let model = model_of(inst);
     let s = shown(inst, model);
+    let t = transforms[i];
+    write_record(place.xy, inst, model, s, t);
+    if place.z != NOT_DRAWN {
+        write_record(place.zw, inst, model, s, t);
+    }
+}
+
+// The record of one placement (group word, slot).
+fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Shown, t: GpuTransform) {
+    let group = place.x & ((1u << LEVEL_SHIFT) - 1u);
+    let level = place.x >> LEVEL_SHIFT;
     var tint = inst.tint;
     if (view.flags & CULL_LOD_TINTS) != 0u {
-        tint = lod_tint((place.x - model.group_base) / 2u);
+        tint = lod_tint((group - model.group_base) / 2u);
     }
-    let at = group_first[place.x] + place.y;
+    let at = group_first[min(group, view.group_count - 1u)] + place.y;
     if at < arrayLength(&records) {
-        let t = transforms[i];
         records[at] = InstanceRecord(
             t.row0, t.row1, t.row2,
             s.current.frame0, s.current.frame1, s.current.t,
             s.previous.frame0, s.previous.frame1, s.previous.t,
-            s.fade, tint,
+            s.fade + 2.0 * f32(level), tint,
         );
     }
 }

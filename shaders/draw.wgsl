@@ -51,6 +51,9 @@ struct VertexOut {
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(3) @interpolate(flat) tint: vec4<f32>,
+    // The LOD cross-fade level (0: none): this mesh keeps the pixels whose
+    // dither rank is below it.
+    @location(4) @interpolate(flat) lod_dither: u32,
 }
 
 @vertex
@@ -60,7 +63,9 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
     if (SKINNING) {
         s = skin(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
     }
-    return vertex_out(world_from_model(rec), s, v.uv, rec.tint);
+    var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
+    out.lod_dither = record_lod_dither(rec);
+    return out;
 }
 
 // A skinned vertex moved to the world by `world` and projected: what every
@@ -73,6 +78,7 @@ fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     out.world_normal = transform_normal(world, s.normal);
     out.uv = uv;
     out.tint = unpack4x8unorm(tint);
+    out.lod_dither = 0u;
     return out;
 }
 
@@ -81,7 +87,8 @@ const ALPHA_BLEND: u32 = 2u;
 
 // Shading shared by every fragment entry point: base colour (factor ×
 // texture × tint), alpha mode, one directional light scaled by `shadow`
-// (1 = lit) plus ambient. Called from uniform control flow.
+// (1 = lit) plus ambient, and the LOD cross-fade's dither. Called from
+// uniform control flow.
 fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
     let texel = textureSample(base_texture, base_sampler, in.uv);
     let face = cross(dpdx(in.world_position), dpdy(in.world_position));
@@ -100,6 +107,9 @@ fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
     }
     let base = material.base_color * texel * in.tint;
     if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
+        discard;
+    }
+    if (in.lod_dither != 0u && dither_rank(in.clip_position.xy) >= in.lod_dither) {
         discard;
     }
     let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;

@@ -134,7 +134,7 @@ fn impostor_quad(rec: InstanceRecord, viewer: vec4<f32>) -> Quad {
     var f0 = rec.frame0;
     var f1 = rec.frame1;
     var t = rec.t;
-    if rec.fade < 0.5 {
+    if record_clip_fade(rec) < 0.5 {
         f0 = rec.prev0;
         f1 = rec.prev1;
         t = rec.prev_t;
@@ -210,8 +210,10 @@ struct ImpostorOut {
     @location(2) coords2: vec4<f32>,
     @location(3) @interpolate(flat) weights: vec3<f32>,
     @location(4) @interpolate(flat) views: vec3<u32>,
-    // Base cells of the two captures, and the tint.
-    @location(5) @interpolate(flat) cells: vec3<u32>,
+    // Base cells of the two captures, the tint, and the LOD cross-fade
+    // level (0: none; else the impostor keeps the pixels whose dither rank
+    // is at least it).
+    @location(5) @interpolate(flat) cells: vec4<u32>,
     // The view basis in world space, for the normals.
     @location(6) @interpolate(flat) right: vec3<f32>,
     @location(7) @interpolate(flat) up: vec3<f32>,
@@ -243,7 +245,7 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) inst
     out.coords2 = vec4<f32>(cell_coords(blend.views.z, offset, q.sphere.w), q.frame_weight, q.sphere.w * max_scale(q.world));
     out.weights = blend.weights;
     out.views = blend.views;
-    out.cells = vec3<u32>(q.cells, rec.tint);
+    out.cells = vec4<u32>(q.cells, rec.tint, record_lod_dither(rec));
     out.right = transform_normal(q.world, q.basis[0]);
     out.up = transform_normal(q.world, q.basis[1]);
     out.toward = transform_normal(q.world, q.basis[2]);
@@ -318,8 +320,16 @@ const IMPOSTOR_ALPHA_CUTOFF: f32 = 0.5;
 // without blending the others (one 8-bit level).
 const IMPOSTOR_EMPTY: f32 = 0.004;
 
+// Where the mesh half of a LOD cross-fade draws this pixel.
+fn mesh_keeps(in: ImpostorOut) -> bool {
+    return in.cells.w != 0u && dither_rank(in.clip_position.xy) < in.cells.w;
+}
+
 @fragment
 fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
+    if mesh_keeps(in) {
+        discard;
+    }
     let b = blended(in);
     if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
         discard;
@@ -332,6 +342,9 @@ fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
 // fragment of the one read against the other would shadow itself.
 @fragment
 fn fs_impostor_shadowed(in: ImpostorOut) -> @location(0) vec4<f32> {
+    if mesh_keeps(in) {
+        discard;
+    }
     let b = blended(in);
     if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
         discard;

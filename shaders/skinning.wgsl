@@ -82,11 +82,12 @@ override CROSS_FADE: bool = true;
 // The bone's matrix for this instance: frame interpolation, then cross-fade.
 fn blended_bone(bone: u32, rec: InstanceRecord) -> Rows {
     let current = lerp_rows(bone_rows(bone, rec.frame0), bone_rows(bone, rec.frame1), rec.t);
-    if (!CROSS_FADE || rec.fade >= 1.0) {
+    let fade = record_clip_fade(rec);
+    if (!CROSS_FADE || fade >= 1.0) {
         return current;
     }
     let previous = lerp_rows(bone_rows(bone, rec.prev0), bone_rows(bone, rec.prev1), rec.prev_t);
-    return lerp_rows(previous, current, rec.fade);
+    return lerp_rows(previous, current, fade);
 }
 
 fn transform_point(m: Rows, p: vec3<f32>) -> vec3<f32> {

@@ -51,6 +51,8 @@ pub struct InstanceRecord {
     /// Previous clip: weight of `prev1`.
     pub prev_t: f32,
     /// Weight of the current clip; `>= 1` disables the previous-clip path.
+    /// Plus twice the LOD cross-fade level, if any
+    /// ([`Self::with_lod_dither`]).
     pub fade: f32,
     /// Tint, RGBA8 packed little-endian (`r | g << 8 | b << 16 | a << 24`),
     /// multiplied into the base colour.
@@ -98,6 +100,26 @@ impl InstanceRecord {
             },
             fade: self.fade,
         }
+    }
+
+    /// This record drawn as one half of a LOD cross-fade at `level` (1 to
+    /// [`LOD_DITHER_LEVELS`] − 1): the mesh keeps the pixels whose dither
+    /// rank is below `level`, the impostor the others. Stored in `fade` as
+    /// `fade + 2·level` (a clip fade is at most 1, so the two never mix);
+    /// [`Self::clip_fade`] and [`Self::lod_dither`] read them back.
+    pub fn with_lod_dither(mut self, level: u32) -> Self {
+        self.fade += 2.0 * level as f32;
+        self
+    }
+
+    /// The LOD cross-fade level (0: none). See [`Self::with_lod_dither`].
+    pub fn lod_dither(&self) -> u32 {
+        (self.fade * 0.5).floor().max(0.0) as u32
+    }
+
+    /// The clip cross-fade's weight of the current clip.
+    pub fn clip_fade(&self) -> f32 {
+        self.fade - 2.0 * self.lod_dither() as f32
     }
 
     /// The world matrix.
@@ -245,9 +267,22 @@ pub struct GpuModelInfo {
     pub lod_count: u32,
     /// Its first draw group: group `group_base + 2·lod + fading`.
     pub group_base: u32,
-    /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    /// The level of its LOD chain the impostor is at, or [`NO_IMPOSTOR`].
+    pub impostor_lod: u32,
+    /// The projected size below which the impostor replaces the meshes
+    /// (the centre of the cross-fade band).
+    pub impostor_size: f32,
+    /// The mesh LOD the impostor cross-fades with: the one drawn just above
+    /// the band.
+    pub impostor_mesh_lod: u32,
 }
+
+/// [`GpuModelInfo::impostor_lod`] of a model without an impostor.
+pub const NO_IMPOSTOR: u32 = u32::MAX;
+
+/// Levels of the dithered cross-fade between a model's last mesh LOD and
+/// its impostor (a 4 × 4 ordered-dither matrix ranks each pixel 0 to 15).
+pub const LOD_DITHER_LEVELS: u32 = 16;
 
 /// What one cull dispatch sees (144 bytes), mirrored by WGSL's `CullView`.
 #[repr(C)]

@@ -6,9 +6,10 @@
 //!   same crowd drawn with LOD 0: the pixels one covers and the other does
 //!   not ([`COVERAGE_BOUND`] of the mesh's), and the colour difference where
 //!   both cover ([`MAD_BOUND`]).
-//! * A zoom sweep with the default chain (meshopt LODs, then the impostor):
-//!   how much more each step changes the picture than the same step with
-//!   LOD 0 everywhere ([`JUMP_BOUND`]).
+//! * A zoom sweep through the switch to the impostor: how much the chain's
+//!   difference from LOD 0's picture changes from one step to the next
+//!   ([`JUMP_BOUND`]), with the same figures on every path (the CPU's draw
+//!   lists and the GPU cull cross-fade alike).
 
 use std::sync::OnceLock;
 
@@ -38,10 +39,12 @@ const MAD_BOUND: f64 = 20.0;
 
 /// Largest change from one zoom step to the next of the chain's distance
 /// from LOD 0's picture (8-bit levels where both cover, a pixel covered by
-/// one only counting 255). Without a cross-fade, every instance switching
-/// in one step changes it by the whole impostor-to-mesh difference, which
-/// [`COVERAGE_BOUND`] and [`MAD_BOUND`] bound: 255 × 0.25 + 20 × 0.75.
-const JUMP_BOUND: f64 = 80.0;
+/// one only counting 255). A hard switch (each instance all mesh, then all
+/// impostor, at one step) measured 19.3 in this sweep on lavapipe; the
+/// dithered cross-fade across the hysteresis band spreads it over about
+/// five steps and measures 12.0. The bound sits below the hard switch, so
+/// the test fails if the cross-fade stops working.
+const JUMP_BOUND: f64 = 16.0;
 
 /// Steps where the crowd covers fewer pixels are not judged.
 const MIN_PIXELS: f64 = 200.0;

@@ -489,7 +489,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(3, c, true, std::mem::size_of::<GpuClip>()),
         storage(4, c, true, 4),
         storage(5, c, false, 4),
-        storage(6, c, false, 8),
+        storage(6, c, false, 16),
         storage(7, c, false, 4),
         storage(8, c, false, 4),
         storage(9, c, true, std::mem::size_of::<DrawSpec>()),

@@ -355,7 +355,7 @@ impl CullList {
             // Of two growths before an encode, the first buffer holds the state.
             self.lod_state_was.get_or_insert(old);
         }
-        self.placement.reserve(device, n * 8)?;
+        self.placement.reserve(device, n * 16)?;
         self.counts
             .reserve(device, DRAWN_BYTES + groups as u64 * 4)?;
         self.group_first.reserve(device, groups as u64 * 4)?;
@@ -363,9 +363,28 @@ impl CullList {
             .reserve(device, (draws.len().max(1) * 16) as u64)?;
         self.indirect
             .reserve(device, draws.len().max(1) as u64 * INDIRECT_ARGS_SIZE)?;
+        if groups >= 1 << 24 {
+            return Err(RenderError::TooBig {
+                model: "the crowd".into(),
+                what: "draw groups (models × LODs × 2) of one crowd".into(),
+                needed: groups as u64,
+                limit: (1 << 24) - 1,
+            });
+        }
+        // Across the cross-fade to an impostor an instance has two records.
+        let per_instance = if mirror
+            .tables()
+            .models
+            .iter()
+            .any(|m| m.impostor_lod != throng_core::gpu::NO_IMPOSTOR)
+        {
+            2
+        } else {
+            1
+        };
         self.records.reserve(
             device,
-            n.max(1) * std::mem::size_of::<InstanceRecord>() as u64,
+            n.max(1) * per_instance * std::mem::size_of::<InstanceRecord>() as u64,
         )?;
         if !draws.is_empty() {
             queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));

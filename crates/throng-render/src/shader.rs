@@ -30,7 +30,9 @@ use std::mem::offset_of;
 
 use thiserror::Error;
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
-use throng_core::gpu::{DRAWN_WORDS, GpuTrack, IMPOSTOR_TABLE_WIDTH};
+use throng_core::gpu::{
+    DRAWN_WORDS, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS, NO_IMPOSTOR,
+};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
@@ -128,7 +130,9 @@ pub fn prelude() -> String {
          const LOD_TINT_2: u32 = {}u;\n\
          const LOD_TINT_3: u32 = {}u;\n\
          const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n\
-         const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n",
+         const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n\
+         const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
+         const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),

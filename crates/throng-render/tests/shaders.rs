@@ -240,7 +240,6 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuClip, sphere),
         ],
     );
-    let pad = offset_of!(GpuModelInfo, pad);
     check(
         Program::Cull,
         "GpuModelInfo",
@@ -252,9 +251,9 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuModelInfo, lod_base),
             offset_of!(GpuModelInfo, lod_count),
             offset_of!(GpuModelInfo, group_base),
-            pad,
-            pad + 4,
-            pad + 8,
+            offset_of!(GpuModelInfo, impostor_lod),
+            offset_of!(GpuModelInfo, impostor_size),
+            offset_of!(GpuModelInfo, impostor_mesh_lod),
         ],
     );
     check(

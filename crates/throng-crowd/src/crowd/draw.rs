@@ -9,7 +9,7 @@ use super::bounds::world_sphere;
 use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
-use throng_core::gpu::InstanceRecord;
+use throng_core::gpu::{InstanceRecord, LOD_DITHER_LEVELS};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::math::Aabb;
 
@@ -88,6 +88,19 @@ pub const LOD_HYSTERESIS: f32 = 0.15;
 /// Record tints (RGBA8, `r | g << 8 | b << 16 | a << 24`) showing LOD 0, 1,
 /// 2, 3+ when [`DrawView::lod_tints`] is on: green, blue, magenta, red.
 pub const LOD_TINTS: [u32; 4] = [0xff4c_ff4c, 0xffff_8c59, 0xffe6_4cff, 0xff40_40ff];
+
+/// The cross-fade between a model's last mesh LOD and its impostor, for an
+/// instance of projected size `size` and the switch at `threshold`: across
+/// the hysteresis band (`threshold · (1 ± LOD_HYSTERESIS)`) the fraction
+/// drawn as the mesh, in [`LOD_DITHER_LEVELS`] steps: 0 below the band
+/// (impostor only), [`LOD_DITHER_LEVELS`] above it (mesh only), both
+/// halves in between ([`InstanceRecord::with_lod_dither`]).
+pub fn impostor_fade_level(size: f32, threshold: f32) -> u32 {
+    let low = threshold * (1.0 - LOD_HYSTERESIS);
+    let f = (size - low) / (2.0 * LOD_HYSTERESIS * threshold);
+    let levels = LOD_DITHER_LEVELS as f32;
+    (f * levels).round().clamp(0.0, levels) as u32
+}
 
 /// LOD for a projected size, given the previous LOD and each LOD's smallest
 /// screen size (see [`throng_core::model::Lod::screen_size`]).
@@ -260,6 +273,7 @@ impl<'a> DrawPass<'a> {
         self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
         self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
         let mut lod = 0;
+        let mut cross_fade = None;
         if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
             let dist = (sphere.truncate() - self.view.eye)
                 .length()
@@ -268,14 +282,44 @@ impl<'a> DrawPass<'a> {
             let size = sphere.w * self.view.lod_scale / dist;
             lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
             self.out.lod_state[d] = lod as u8;
+            // Within the band around the switch to the impostor, both.
+            if let Some(imp) = rt.impostor
+                && lod >= imp.mesh_lod as usize
+            {
+                let level = impostor_fade_level(size, imp.size);
+                if level > 0 && level < LOD_DITHER_LEVELS {
+                    cross_fade = Some((imp.mesh_lod as usize, imp.lod as usize, level));
+                }
+            }
         }
-        let tint = if self.view.lod_tints {
-            LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
-        } else {
-            tint
+        let lod_tints = self.view.lod_tints;
+        let tint_of = |lod: usize| {
+            if lod_tints {
+                LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
+            } else {
+                tint
+            }
         };
-        let rec = InstanceRecord::from_rows(rows, &blend, tint);
+        let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod));
         let fading = rec.fade < 1.0;
+        if let Some((mesh_lod, imp, level)) = cross_fade {
+            let mesh = InstanceRecord {
+                tint: tint_of(mesh_lod),
+                ..rec
+            };
+            self.push(rt, mesh_lod, fading, mesh.with_lod_dither(level));
+            rec = InstanceRecord {
+                tint: tint_of(imp),
+                ..rec
+            }
+            .with_lod_dither(level);
+            lod = imp;
+        }
+        self.push(rt, lod, fading, rec);
+    }
+
+    #[inline]
+    fn push(&mut self, rt: &ModelRt, lod: usize, fading: bool, rec: InstanceRecord) {
         if self.single && !fading {
             self.out.records.push(rec);
         } else {
@@ -319,6 +363,67 @@ mod tests {
     use super::super::Spawn;
     use super::super::fixtures::{at, test_model};
     use super::*;
+
+    #[test]
+    fn the_impostor_fade_spans_the_hysteresis_band() {
+        let t = 0.1;
+        assert_eq!(impostor_fade_level(t * (1.0 - LOD_HYSTERESIS) * 0.99, t), 0);
+        assert_eq!(impostor_fade_level(t, t), LOD_DITHER_LEVELS / 2);
+        assert_eq!(
+            impostor_fade_level(t * (1.0 + LOD_HYSTERESIS) * 1.01, t),
+            LOD_DITHER_LEVELS
+        );
+    }
+
+    /// An instance inside the band around the impostor's switch is drawn
+    /// twice, as its mesh and as its impostor, both records carrying the
+    /// same level; outside the band, once.
+    #[test]
+    fn across_the_band_an_instance_is_both_mesh_and_impostor() {
+        use throng_core::impostor::{AtlasPlan, ImpostorAtlas};
+        let mut model = test_model(1.0).model().clone();
+        let plan = AtlasPlan::layout(2, 1, 4, model.clips.len() as u32);
+        let bytes = ImpostorAtlas::image_bytes(&plan) as usize;
+        let threshold = 0.1;
+        model.impostor = Some(ImpostorAtlas {
+            plan,
+            screen_size: threshold,
+            spheres: vec![[0.0, 0.0, 0.0, 1.0]; model.clips.len()],
+            colour: vec![0; bytes],
+            normal: vec![0; bytes],
+        });
+        let handle = super::super::ModelHandle::new(model).unwrap();
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&handle);
+        crowd.spawn(m, at(0.0)).unwrap();
+        let radius = crowd.spheres[0].w;
+        let centre = crowd.spheres[0].truncate();
+        let mut list = DrawList::default();
+        for (size, records) in [(threshold * 2.0, 1), (threshold, 2), (threshold * 0.5, 1)] {
+            let view = DrawView {
+                frustum: None,
+                eye: centre + Vec3::Z * (radius / size),
+                lod_scale: 1.0,
+                lod_tints: false,
+            };
+            list.lod_state.clear();
+            crowd.build_draw_list(view, &mut list);
+            assert_eq!(
+                list.records.len(),
+                records,
+                "size {size}: {:?}",
+                list.groups
+            );
+            if records == 2 {
+                let lods: Vec<u32> = list.groups.iter().map(|g| g.lod).collect();
+                assert_eq!(lods, [0, 1]);
+                for r in &list.records {
+                    assert_eq!(r.lod_dither(), LOD_DITHER_LEVELS / 2);
+                    assert_eq!(r.clip_fade(), 1.0);
+                }
+            }
+        }
+    }
 
     #[test]
     fn packages_split_groups_at_the_width() {

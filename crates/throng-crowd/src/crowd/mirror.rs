@@ -6,7 +6,7 @@
 //! Which instances to re-read is the change log's business
 //! ([`Crowd::changes`]).
 
-use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform};
+use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, NO_IMPOSTOR};
 
 use super::Crowd;
 use super::anim::Playback;
@@ -60,7 +60,9 @@ impl Crowd {
                 lod_base: t.lod_sizes.len() as u32,
                 lod_count: m.lod_sizes.len() as u32,
                 group_base: 2 * m.bucket,
-                pad: [0; 3],
+                impostor_lod: m.impostor.map_or(NO_IMPOSTOR, |i| i.lod),
+                impostor_size: m.impostor.map_or(0.0, |i| i.size),
+                impostor_mesh_lod: m.impostor.map_or(0, |i| i.mesh_lod),
             });
             t.clips
                 .extend(m.maps.iter().zip(&m.spheres).map(|(map, s)| GpuClip {

@@ -61,6 +61,36 @@ impl ModelHandle {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModelId(pub u32);
 
+/// Where a model's impostor sits in its LOD chain.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ImpostorLevel {
+    /// Its level.
+    pub(super) lod: u32,
+    /// The projected size below which it replaces the meshes.
+    pub(super) size: f32,
+    /// The mesh LOD it cross-fades with: the one drawn just above the band
+    /// around `size`.
+    pub(super) mesh_lod: u32,
+}
+
+impl ImpostorLevel {
+    fn of(m: &BakedModel) -> Option<Self> {
+        let lod = m.impostor_lod()?;
+        let size = m.impostor.as_ref()?.screen_size;
+        let sizes = m.lod_sizes();
+        let top = size * (1.0 + super::draw::LOD_HYSTERESIS);
+        let mesh_lod = sizes[..lod]
+            .iter()
+            .position(|&t| top >= t)
+            .unwrap_or(lod.saturating_sub(1));
+        Some(Self {
+            lod: lod as u32,
+            size,
+            mesh_lod: mesh_lod as u32,
+        })
+    }
+}
+
 /// Per-model data the frame loop needs, compact.
 #[derive(Clone, Debug)]
 pub(super) struct ModelRt {
@@ -83,6 +113,8 @@ pub(super) struct ModelRt {
     /// smallest projected screen size at which it is used
     /// ([`BakedModel::lod_sizes`]).
     pub(super) lod_sizes: Vec<f32>,
+    /// The impostor's place in the LOD chain, if it has one that is drawn.
+    pub(super) impostor: Option<ImpostorLevel>,
     /// First draw bucket of this model (buckets are (model, LOD) pairs).
     pub(super) bucket: u32,
 }
@@ -117,6 +149,7 @@ impl Crowd {
             has_events: !m.events.is_empty(),
             has_root_motion: !m.root_motion.is_empty(),
             lod_sizes: m.lod_sizes(),
+            impostor: ImpostorLevel::of(m),
             bucket: self
                 .models
                 .last()
