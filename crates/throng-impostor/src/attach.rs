@@ -28,10 +28,29 @@ pub enum AttachError {
     Capture(#[from] CaptureError),
 }
 
+/// Vertices the capture may skin per pass (cells × the LOD's vertices):
+/// about 5 s of lavapipe on two cores for both passes.
+pub const CAPTURE_VERTEX_BUDGET: u64 = 8_000_000;
+
+/// The LOD an impostor of `plan` is captured from: the finest whose
+/// vertices, skinned once per cell, fit [`CAPTURE_VERTEX_BUDGET`] (else
+/// the coarsest). A cell spans a few dozen pixels, the size at which the
+/// chain draws its coarser LODs anyway; the Fox (1,728 vertices, 3,456
+/// cells) is captured from LOD 0, the Woman (5,718 vertices, 5,120 cells)
+/// from LOD 1 (477 vertices).
+pub fn capture_lod(model: &BakedModel, plan: &throng_core::impostor::AtlasPlan) -> usize {
+    model
+        .lods
+        .iter()
+        .position(|l| plan.cells().saturating_mul(l.vertices.len() as u64) <= CAPTURE_VERTEX_BUDGET)
+        .unwrap_or(model.lods.len().saturating_sub(1))
+}
+
 /// `model` with an impostor planned within `budget` bytes for what
 /// `request` fixes, switched to below `screen_size` (default:
-/// [`throng_core::impostor::default_screen_size`] of the cell), captured on
-/// a headless adapter. The plan is checked before any GPU is asked for.
+/// [`throng_core::impostor::default_screen_size`] of the cell), captured
+/// from [`capture_lod`] on a headless adapter. The plan is checked before
+/// any GPU is asked for.
 pub fn with_impostor(
     model: BakedModel,
     budget: u64,
@@ -48,14 +67,30 @@ pub fn with_impostor(
     }
     let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;
     let gpu = Gpu::headless().map_err(CaptureError::Render)?;
-    let handle = ModelHandle::new(model)?;
-    let gpu_model =
-        GpuModel::upload(&gpu.device, &gpu.queue, &handle).map_err(CaptureError::Render)?;
-    let mut atlas = capture(&gpu, &handle, &gpu_model, &plan)?;
+    let mut atlas = capture_from(&gpu, &model, capture_lod(&model, &plan), &plan)?;
     if let Some(s) = screen_size {
         atlas.screen_size = s;
     }
-    let mut model = handle.model().clone();
+    let mut model = model;
     model.impostor = Some(atlas);
     Ok(model)
+}
+
+/// The atlas of `plan` for `model` captured from its LOD `lod` alone.
+pub fn capture_from(
+    gpu: &Gpu,
+    model: &BakedModel,
+    lod: usize,
+    plan: &throng_core::impostor::AtlasPlan,
+) -> Result<throng_core::impostor::ImpostorAtlas, AttachError> {
+    let mut only = BakedModel {
+        impostor: None,
+        lods: vec![model.lods[lod.min(model.lods.len().saturating_sub(1))].clone()],
+        ..model.clone()
+    };
+    only.lods[0].screen_size = 0.0;
+    let handle = ModelHandle::new(only)?;
+    let gpu_model =
+        GpuModel::upload(&gpu.device, &gpu.queue, &handle).map_err(CaptureError::Render)?;
+    Ok(capture(gpu, &handle, &gpu_model, plan)?)
 }

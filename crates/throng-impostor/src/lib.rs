@@ -12,6 +12,6 @@
 pub mod attach;
 pub mod capture;
 
-pub use attach::{AttachError, with_impostor};
+pub use attach::{AttachError, capture_from, capture_lod, with_impostor};
 pub use capture::{CaptureError, capture, cell_transform, frame_time};
 pub use throng_core::impostor::ImpostorAtlas;

@@ -19,7 +19,7 @@ use throng_core::BakedModel;
 use throng_core::impostor::{AtlasPlan, default_screen_size};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_impostor::capture;
+use throng_impostor::{capture_from, capture_lod};
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
 
 /// Most pixels covered by exactly one of the two pictures, as a fraction of
@@ -68,10 +68,9 @@ fn fox(gpu: &Gpu) -> &'static BakedModel {
             &mut |_, _| {},
         )
         .unwrap();
-        let handle = ModelHandle::new(model.clone()).unwrap();
-        let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+        // As `throng bake` captures it.
         let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32);
-        let atlas = capture(gpu, &handle, &gpu_model, &plan).unwrap();
+        let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
         assert_eq!(atlas.screen_size, default_screen_size(CELL));
         BakedModel {
             impostor: Some(atlas),
@@ -246,6 +245,24 @@ fn impostors_at_distance_match_the_meshes() {
             &b,
             &format!("impostor-distance-{}-impostor.png", path.name()),
         );
+        if path == PathChoice::Packaged && std::env::var("THRONG_TEST_IMAGES").is_ok() {
+            // Close-ups for people to judge: 3× nearer than the switch.
+            let near = Camera::look_at(
+                dir * distance / 3.0,
+                Vec3::ZERO,
+                Vec3::Y,
+                fov,
+                4.0 / 3.0,
+                r * 0.1,
+                distance * 4.0,
+            );
+            for (name, handle, crowd) in
+                [("mesh", &mesh, &mesh_crowd), ("impostor", &imp, &imp_crowd)]
+            {
+                let (image, _) = render(&gpu, path, (640, 480), &near, handle, crowd);
+                save(&image, &format!("impostor-closeup-{name}.png"));
+            }
+        }
         let c = compare(&a, &b);
         println!(
             "{}: {} pixels covered by the meshes; coverage mismatch {:.3} (bound {COVERAGE_BOUND}), MAD {:.1} levels (bound {MAD_BOUND}); vertices {} vs {}",
