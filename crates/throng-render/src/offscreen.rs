@@ -248,3 +248,45 @@ mod tests {
         assert!(is_bgra(wgpu::TextureFormat::Rgba16Float).is_err());
     }
 }
+
+/// Copies a `Depth32Float` texture (a shadow map) back to the CPU, row by
+/// row, top to bottom. Backends without depth-to-buffer copies (GL:
+/// `DownlevelFlags::DEPTH_TEXTURE_AND_BUFFER_COPIES`) cannot.
+pub fn read_depth(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<Vec<f32>, RenderError> {
+    let (w, h) = (texture.width(), texture.height());
+    let bytes_per_row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("throng depth readback"),
+        size: (bytes_per_row * h) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::DepthOnly,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row),
+                rows_per_image: Some(h),
+            },
+        },
+        texture.size(),
+    );
+    queue.submit([encoder.finish()]);
+    let data = map_read(device, &buffer)?;
+    Ok(data
+        .chunks(bytes_per_row as usize)
+        .flat_map(|row| bytemuck::pod_collect_to_vec::<u8, f32>(&row[..(w * 4) as usize]))
+        .collect())
+}

@@ -20,36 +20,7 @@ const MAP: u32 = 512;
 const DEPTH_TOLERANCE: f32 = 0.01;
 
 fn read_depth(gpu: &throng_render::Gpu, texture: &wgpu::Texture) -> Vec<f32> {
-    let bytes_per_row = (MAP * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("shadow map readback"),
-        size: (bytes_per_row * MAP) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d::ZERO,
-            aspect: wgpu::TextureAspect::DepthOnly,
-        },
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(bytes_per_row),
-                rows_per_image: Some(MAP),
-            },
-        },
-        texture.size(),
-    );
-    gpu.queue.submit([encoder.finish()]);
-    let data = throng_render::offscreen::map_read(&gpu.device, &buffer).unwrap();
-    data.chunks(bytes_per_row as usize)
-        .flat_map(|row| bytemuck::pod_collect_to_vec::<u8, f32>(&row[..(MAP * 4) as usize]))
-        .collect()
+    throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, texture).unwrap()
 }
 
 #[test]

@@ -1,0 +1,105 @@
+//! What the impostor tests share: the Fox with its impostor, captured once
+//! per test binary as `throng bake` captures it, its variants, a grid crowd
+//! and the record paths the adapter has.
+
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use glam::{Mat4, Quat, Vec3};
+use throng_bake::{BakeOptions, bake_file};
+use throng_core::BakedModel;
+use throng_core::impostor::{AtlasPlan, default_screen_size};
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_impostor::{capture_from, capture_lod};
+use throng_render::{Gpu, PathChoice};
+
+/// Impostor atlas of the tests: the default plan's views and frames.
+pub const VIEWS: u32 = 12;
+pub const FRAMES: u32 = 8;
+pub const CELL: u32 = 32;
+
+/// The Fox with meshopt LODs (0.5, 0.2) and an impostor at the default
+/// switch, captured once for every test of this file.
+pub fn fox(gpu: &Gpu) -> &'static BakedModel {
+    static FOX: OnceLock<BakedModel> = OnceLock::new();
+    FOX.get_or_init(|| {
+        let (model, _) = bake_file(
+            &throng_tests::asset("khronos_Fox.glb"),
+            &BakeOptions {
+                lod_ratios: vec![0.5, 0.2],
+                ..BakeOptions::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+        // As `throng bake` captures it.
+        let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32);
+        let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
+        assert_eq!(atlas.screen_size, default_screen_size(CELL));
+        BakedModel {
+            impostor: Some(atlas),
+            ..model
+        }
+    })
+}
+
+/// `model` drawn as LOD 0 only (`None`), as impostors only (`Some(1.0)`),
+/// or with the impostor switching at `Some(size)` after its mesh LODs.
+pub fn variant(model: &BakedModel, impostor_below: Option<f32>) -> ModelHandle {
+    let mut m = model.clone();
+    match impostor_below {
+        Some(s) => m.impostor.as_mut().unwrap().screen_size = s,
+        None => {
+            m.impostor = None;
+            m.lods.truncate(1);
+        }
+    }
+    ModelHandle::new(m).unwrap()
+}
+
+/// A `side × side` grid of the model, varied clips, times and headings,
+/// `spacing` radii apart.
+pub fn grid(handle: &ModelHandle, side: usize, spacing: f32) -> Crowd {
+    grid_at(handle, side, spacing, 0.0, 0.0)
+}
+
+/// [`grid`], `later` seconds into the clips, every instance turned by
+/// `turn` radians more.
+pub fn grid_at(handle: &ModelHandle, side: usize, spacing: f32, later: f32, turn: f32) -> Crowd {
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(handle);
+    let r = handle.model().bounding_radius;
+    let half = (side - 1) as f32 * 0.5;
+    for i in 0..side * side {
+        let (x, z) = ((i % side) as f32 - half, (i / side) as f32 - half);
+        crowd
+            .spawn(
+                id,
+                Spawn {
+                    transform: Mat4::from_rotation_translation(
+                        Quat::from_rotation_y(i as f32 * 2.39 + turn),
+                        Vec3::new(x, 0.0, z) * r * spacing,
+                    ),
+                    clip: Some(i % 3),
+                    time: i as f32 * 0.37 + later,
+                    speed: 0.0,
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+    }
+    crowd
+}
+
+/// The record paths this adapter has.
+pub fn paths(gpu: &Gpu) -> Vec<PathChoice> {
+    let mut paths = vec![PathChoice::Packaged];
+    if throng_render::renderer::supports_unbounded(&gpu.adapter, &gpu.device) {
+        paths.push(PathChoice::Unbounded);
+    }
+    if throng_render::renderer::supports_gpu_driven(&gpu.adapter, &gpu.device) {
+        paths.push(PathChoice::GpuDriven);
+    }
+    paths
+}
