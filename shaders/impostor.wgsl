@@ -42,9 +42,14 @@ struct ImpostorParams {
 @group(1) @binding(11) var impostor_table: texture_2d<f32>;
 @group(1) @binding(12) var<uniform> impostor: ImpostorParams;
 
+// Cells of the atlas.
+fn cell_count() -> u32 {
+    return impostor.clip_count * impostor.frames * impostor.views * impostor.views;
+}
+
 // Texel `i` of the frame table, clamped into it.
 fn table_texel(i: u32) -> vec4<f32> {
-    let n = max(impostor.frame_count + impostor.clip_count, 1u);
+    let n = max(impostor.frame_count + impostor.clip_count + cell_count(), 1u);
     let j = min(i, n - 1u);
     return textureLoad(impostor_table, vec2<u32>(j % IMPOSTOR_TABLE_WIDTH, j / IMPOSTOR_TABLE_WIDTH), 0);
 }
@@ -169,10 +174,28 @@ fn impostor_quad(rec: InstanceRecord, viewer: vec4<f32>) -> Quad {
     return q;
 }
 
-// The corner `corner` of the quad, model space, relative to the sphere's
-// centre.
-fn corner_offset(q: Quad, corner: vec2<f32>) -> vec3<f32> {
-    return q.sphere.w * (corner.x * q.basis[0] + corner.y * q.basis[1]);
+// The rectangle (x0, y0, x1, y1; −1 to 1 across the sphere's disc) that
+// cell `cell`'s silhouette covers.
+fn cell_rect(cell: u32) -> vec4<f32> {
+    return table_texel(impostor.frame_count + impostor.clip_count + cell);
+}
+
+// The union of two rectangles.
+fn rect_union(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(min(a.xy, b.xy), max(a.zw, b.zw));
+}
+
+// Margin around the silhouettes' rectangle, in disc radii: the views'
+// bases differ from the quad's by up to half a view step, which moves a
+// silhouette's edge by a few hundredths of the disc.
+const RECT_MARGIN: f32 = 0.08;
+
+// The corner `corner` (±1, ±1) of the quad spanning `rect` (clamped to the
+// disc), model space, relative to the sphere's centre.
+fn corner_offset(q: Quad, rect: vec4<f32>, corner: vec2<f32>) -> vec3<f32> {
+    let r = clamp(rect + vec4<f32>(-RECT_MARGIN, -RECT_MARGIN, RECT_MARGIN, RECT_MARGIN), vec4<f32>(-1.0), vec4<f32>(1.0));
+    let at = mix(r.xy, r.zw, corner * 0.5 + 0.5);
+    return q.sphere.w * (at.x * q.basis[0] + at.y * q.basis[1]);
 }
 
 // Cell coordinates (0..1, rows top to bottom) of the point `offset` (model
@@ -232,9 +255,15 @@ fn max_scale(w: Rows) -> f32 {
 fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> ImpostorOut {
     let rec = instance_record(instance);
     let q = impostor_quad(rec, vec4<f32>(frame.eye.xyz, 1.0));
-    let offset = corner_offset(q, corner_of(vertex));
-    let p = transform_point(q.world, q.sphere.xyz + offset);
     let blend = view_blend(q.basis[2]);
+    // The quad spans the silhouettes of the six cells it blends.
+    var rect = vec4<f32>(1.0, 1.0, -1.0, -1.0);
+    for (var k = 0u; k < 3u; k++) {
+        rect = rect_union(rect, cell_rect(q.cells.x + blend.views[k]));
+        rect = rect_union(rect, cell_rect(q.cells.y + blend.views[k]));
+    }
+    let offset = corner_offset(q, rect, corner_of(vertex));
+    let p = transform_point(q.world, q.sphere.xyz + offset);
     var out: ImpostorOut;
     out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
     out.world_position = p;
@@ -368,8 +397,6 @@ fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index)
     // Depth grows away from the light: the light is at −(depth gradient).
     let toward_light = -vec3<f32>(m[0].z, m[1].z, m[2].z);
     let q = impostor_quad(rec, vec4<f32>(toward_light, 0.0));
-    let offset = corner_offset(q, corner_of(vertex));
-    let p = transform_point(q.world, q.sphere.xyz + offset);
     let blend = view_blend(q.basis[2]);
     var view = blend.views.x;
     var best = blend.weights.x;
@@ -380,10 +407,13 @@ fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index)
     if blend.weights.z > best {
         view = blend.views.z;
     }
+    let cell = select(q.cells.x, q.cells.y, q.frame_weight >= 0.5) + view;
+    let offset = corner_offset(q, cell_rect(cell), corner_of(vertex));
+    let p = transform_point(q.world, q.sphere.xyz + offset);
     var out: CastOut;
     out.clip_position = m * vec4<f32>(p, 1.0);
     out.coords = cell_coords(view, offset, q.sphere.w);
-    out.cell = select(q.cells.x, q.cells.y, q.frame_weight >= 0.5) + view;
+    out.cell = cell;
     return out;
 }
 

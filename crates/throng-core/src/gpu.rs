@@ -427,7 +427,8 @@ pub const IMPOSTOR_TABLE_WIDTH: u32 = 1024;
 /// frame's clip time over the duration, times `frames`, so that the
 /// shader interpolates it between an instance's two baked frames like the
 /// pose), then one texel per clip, its framing sphere (model space centre
-/// and radius).
+/// and radius), then one per atlas cell, the rectangle its silhouette
+/// covers (`crate::impostor::ImpostorAtlas::cell_rects`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct ImpostorParams {

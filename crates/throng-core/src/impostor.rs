@@ -370,6 +370,44 @@ impl ImpostorAtlas {
             .saturating_mul(4)
     }
 
+    /// Per cell, in cell order, the rectangle of its covered texels (any
+    /// coverage) in the cell's coordinates: `(x0, y0, x1, y1)` from −1 to 1,
+    /// x right and y up across the framing sphere's disc; `(1, 1, −1, −1)`
+    /// (empty) for a cell nothing covers. The quad drawn at run time spans
+    /// the rectangles of the cells it blends rather than the whole disc,
+    /// most of which is empty.
+    pub fn cell_rects(&self) -> Vec<[f32; 4]> {
+        let p = &self.plan;
+        let side = p.layer_size as usize;
+        let cell = p.cell as usize;
+        let views = p.views.count();
+        (0..p.cells())
+            .map(|index| {
+                let view = (index % views as u64) as u32;
+                let frame = ((index / views as u64) % p.frames as u64) as u32;
+                let clip = (index / views as u64 / p.frames as u64) as u32;
+                let (layer, x0, y0) = p.cell_origin(clip, frame, view);
+                let base = layer as usize * side * side;
+                let (mut lo, mut hi) = ([cell; 2], [0usize; 2]);
+                for y in 0..cell {
+                    let row = base + (y0 as usize + y) * side + x0 as usize;
+                    for x in 0..cell {
+                        if self.colour.get((row + x) * 4 + 3).is_some_and(|&a| a > 0) {
+                            lo = [lo[0].min(x), lo[1].min(y)];
+                            hi = [hi[0].max(x + 1), hi[1].max(y + 1)];
+                        }
+                    }
+                }
+                if lo[0] >= hi[0] {
+                    return [1.0, 1.0, -1.0, -1.0];
+                }
+                let to = |t: usize| t as f32 / cell as f32 * 2.0 - 1.0;
+                // Rows run down the cell; y runs up.
+                [to(lo[0]), -to(hi[1]), to(hi[0]), -to(lo[1])]
+            })
+            .collect()
+    }
+
     /// Why the atlas cannot belong to a model of `clips` clips, if it
     /// cannot: a plan whose layout is not the one [`AtlasPlan::layout`]
     /// gives its views, frames, cell size and clips, values out of range,
@@ -435,7 +473,8 @@ impl ImpostorAtlas {
 
 /// The impostor's frame table (see [`crate::gpu::ImpostorParams`]): per
 /// global baked frame `(clip, capture position, 0, 0)`, then per clip its
-/// framing sphere. A frame `k` of a clip of `n` frames is at clip time
+/// framing sphere, then per cell its silhouette's rectangle
+/// ([`ImpostorAtlas::cell_rects`]). A frame `k` of a clip of `n` frames is at clip time
 /// `k / (n − 1)` of the duration, so at capture position
 /// `frames · k / (n − 1)` (captures are evenly spaced from time 0, the
 /// last frame of a looping clip lands on capture `frames`, which wraps to
@@ -452,6 +491,7 @@ pub fn frame_table(model: &crate::model::BakedModel, atlas: &ImpostorAtlas) -> V
         }
     }
     table.extend(atlas.spheres.iter().copied());
+    table.extend(atlas.cell_rects());
     table
 }
 
@@ -467,6 +507,31 @@ mod tests {
                 Vec3::new(el.cos() * az.cos(), el.sin(), el.cos() * az.sin())
             })
         })
+    }
+
+    #[test]
+    fn cell_rects_bound_the_covered_texels() {
+        let plan = AtlasPlan::layout(2, 1, 4, 1);
+        let bytes = ImpostorAtlas::image_bytes(&plan) as usize;
+        let mut atlas = ImpostorAtlas {
+            plan,
+            screen_size: 0.0,
+            spheres: vec![[0.0, 0.0, 0.0, 1.0]],
+            colour: vec![0; bytes],
+            normal: vec![0; bytes],
+        };
+        // Cell 1 (view 1): texels (1, 2) and (2, 3) covered (x, row).
+        let (layer, x0, y0) = plan.cell_origin(0, 0, 1);
+        let side = plan.layer_size as usize;
+        for (x, y) in [(1, 2), (2, 3)] {
+            let i = layer as usize * side * side + (y0 as usize + y) * side + x0 as usize + x;
+            atlas.colour[i * 4 + 3] = 7;
+        }
+        let rects = atlas.cell_rects();
+        assert_eq!(rects.len(), 4);
+        assert_eq!(rects[0], [1.0, 1.0, -1.0, -1.0], "an empty cell");
+        // x from texel 1 to 3 of 4: -0.5..0.5; rows 2..4 from the top: y -1..0.
+        assert_eq!(rects[1], [-0.5, -1.0, 0.5, 0.0]);
     }
 
     #[test]

@@ -371,21 +371,27 @@ impl CullList {
                 limit: (1 << 24) - 1,
             });
         }
-        // Across the cross-fade to an impostor an instance has two records.
-        let per_instance = if mirror
+        // Across the cross-fade to an impostor an instance has two records:
+        // room for two per instance where the device allows it, else as
+        // many as it does (past that, the last groups' extra records are
+        // dropped by the scatter, and their draws read the last record).
+        let record = std::mem::size_of::<InstanceRecord>() as u64;
+        let fades = mirror
             .tables()
             .models
             .iter()
-            .any(|m| m.impostor_lod != throng_core::gpu::NO_IMPOSTOR)
-        {
-            2
+            .any(|m| m.impostor_lod != throng_core::gpu::NO_IMPOSTOR);
+        let limit = device
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(device.limits().max_buffer_size);
+        let one = n.max(1) * record;
+        let records = if fades {
+            (2 * one).min(limit / record * record).max(one)
         } else {
-            1
+            one
         };
-        self.records.reserve(
-            device,
-            n.max(1) * per_instance * std::mem::size_of::<InstanceRecord>() as u64,
-        )?;
+        self.records.reserve(device, records)?;
         if !draws.is_empty() {
             queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));
         }

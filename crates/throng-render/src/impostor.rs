@@ -80,9 +80,10 @@ pub fn check_limits(
 }
 
 fn table_rows(model: &BakedModel, atlas: &ImpostorAtlas) -> u32 {
-    (model.frame_count() + atlas.plan.clips)
-        .div_ceil(IMPOSTOR_TABLE_WIDTH)
-        .max(1)
+    let texels = model.frame_count() as u64 + atlas.plan.clips as u64 + atlas.plan.cells();
+    texels
+        .div_ceil(IMPOSTOR_TABLE_WIDTH as u64)
+        .clamp(1, u32::MAX as u64) as u32
 }
 
 impl GpuImpostor {
