@@ -229,26 +229,6 @@ pub fn map_read(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>,
     Ok(data)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn padding_is_stripped_and_bgra_swapped() {
-        // 1×2 image, rows padded to 8 bytes.
-        let data = [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8, 0, 0, 0, 0];
-        let rgba = rows_to_rgba(&data, 1, 2, 8, false).unwrap();
-        assert_eq!(rgba.as_raw(), &[1, 2, 3, 4, 5, 6, 7, 8]);
-        let swapped = rows_to_rgba(&data, 1, 2, 8, true).unwrap();
-        assert_eq!(swapped.as_raw(), &[3, 2, 1, 4, 7, 6, 5, 8]);
-        assert!(
-            rows_to_rgba(&data[..8], 1, 2, 8, false).is_none(),
-            "a row short"
-        );
-        assert!(is_bgra(wgpu::TextureFormat::Rgba16Float).is_err());
-    }
-}
-
 /// Copies a `Depth32Float` texture (a shadow map) back to the CPU, row by
 /// row, top to bottom. Backends without depth-to-buffer copies (GL:
 /// `DownlevelFlags::DEPTH_TEXTURE_AND_BUFFER_COPIES`) cannot.
@@ -289,4 +269,24 @@ pub fn read_depth(
         .chunks(bytes_per_row as usize)
         .flat_map(|row| bytemuck::pod_collect_to_vec::<u8, f32>(&row[..(w * 4) as usize]))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_is_stripped_and_bgra_swapped() {
+        // 1×2 image, rows padded to 8 bytes.
+        let data = [1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8, 0, 0, 0, 0];
+        let rgba = rows_to_rgba(&data, 1, 2, 8, false).unwrap();
+        assert_eq!(rgba.as_raw(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let swapped = rows_to_rgba(&data, 1, 2, 8, true).unwrap();
+        assert_eq!(swapped.as_raw(), &[3, 2, 1, 4, 7, 6, 5, 8]);
+        assert!(
+            rows_to_rgba(&data[..8], 1, 2, 8, false).is_none(),
+            "a row short"
+        );
+        assert!(is_bgra(wgpu::TextureFormat::Rgba16Float).is_err());
+    }
 }
