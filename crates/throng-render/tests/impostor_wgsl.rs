@@ -166,13 +166,13 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
             for (view, w) in grid.blend(*d) {
                 cpu[view as usize] += w;
             }
-            for k in 0..3 {
-                let view = r[0][k] as usize;
+            for (&view, &w) in r[0][..3].iter().zip(&r[1][..3]) {
+                let view = view as usize;
                 assert!(
                     view < gpu_w.len(),
                     "side {side}, {d}: view {view} out of range"
                 );
-                gpu_w[view] += r[1][k];
+                gpu_w[view] += w;
             }
             let [right, up, _] = view_basis(*d);
             let diffs = cpu
