@@ -152,10 +152,7 @@ impl Grown {
         if bytes <= self.buffer.size() {
             return Ok(None);
         }
-        let limit = device
-            .limits()
-            .max_storage_buffer_binding_size
-            .min(device.limits().max_buffer_size);
+        let limit = storage_binding_limit(device);
         if bytes > limit {
             return Err(RenderError::TooBig {
                 model: "the crowd".into(),
@@ -170,6 +167,14 @@ impl Grown {
             make(device, self.label, self.usage, size),
         )))
     }
+}
+
+/// The largest buffer this device binds as storage.
+pub(crate) fn storage_binding_limit(device: &wgpu::Device) -> u64 {
+    let limits = device.limits();
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
 }
 
 pub(crate) fn make(
@@ -381,10 +386,7 @@ impl CullList {
             .models
             .iter()
             .any(|m| m.impostor_lod != throng_core::gpu::NO_IMPOSTOR);
-        let limit = device
-            .limits()
-            .max_storage_buffer_binding_size
-            .min(device.limits().max_buffer_size);
+        let limit = storage_binding_limit(device);
         let one = n.max(1) * record;
         let records = if fades {
             (2 * one).min(limit / record * record).max(one)

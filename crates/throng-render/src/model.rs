@@ -95,6 +95,11 @@ impl GpuModel {
         &self.name
     }
 
+    /// The impostor, if level `lod` of the LOD chain is it.
+    pub fn impostor_at(&self, lod: usize) -> Option<&GpuImpostor> {
+        self.impostor.as_ref().filter(|i| i.lod == lod)
+    }
+
     /// Uploads a model, checking it against the device's limits first; an
     /// error the device raises during the upload (out of memory, say) is
     /// returned, never a panic.

@@ -90,11 +90,6 @@ pub struct Renderer {
     impostors: ImpostorPipelines,
 }
 
-/// The impostor of `model` if LOD level `lod` is it.
-fn impostor_at(model: &GpuModel, lod: u32) -> Option<&crate::impostor::GpuImpostor> {
-    model.impostor.as_ref().filter(|i| i.lod == lod as usize)
-}
-
 /// True if the adapter can read storage buffers in the vertex stage.
 pub fn supports_unbounded(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
     adapter
@@ -404,7 +399,7 @@ impl Renderer {
         for slice in &slices {
             let group = self.draw_lists[slice.list].groups[slice.group];
             let model = find_model(models, crowds[slice.list], &group)?;
-            if let Some(imp) = impostor_at(model, group.lod) {
+            if let Some(imp) = model.impostor_at(group.lod as usize) {
                 self.items.push(DrawItem::impostor(imp, slice));
                 stats.draws += 1;
                 stats.impostors += slice.count;
@@ -439,7 +434,7 @@ impl Renderer {
                 let group = sh.lists[slice.list].groups[slice.group];
                 let model = find_model(models, crowds[slice.list], &group)?;
                 stats.shadow_casters += slice.count;
-                if let Some(imp) = impostor_at(model, group.lod) {
+                if let Some(imp) = model.impostor_at(group.lod as usize) {
                     sh.items.push(DrawItem::impostor(imp, slice));
                     stats.shadow_draws += 1;
                     continue;
@@ -493,12 +488,11 @@ impl Renderer {
 
     /// The most bytes of records one frame may upload on this device.
     fn max_record_bytes(&self) -> u64 {
-        let limits = self.device.limits();
         match self.path {
-            RecordPath::Packaged => limits.max_buffer_size,
-            RecordPath::Unbounded | RecordPath::GpuDriven => limits
-                .max_storage_buffer_binding_size
-                .min(limits.max_buffer_size),
+            RecordPath::Packaged => self.device.limits().max_buffer_size,
+            RecordPath::Unbounded | RecordPath::GpuDriven => {
+                crate::cull::storage_binding_limit(&self.device)
+            }
         }
     }
 

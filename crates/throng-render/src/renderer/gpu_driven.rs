@@ -103,6 +103,26 @@ struct Planned {
     vertices: u32,
 }
 
+impl Planned {
+    /// Its indirect draw at `offset` of `args`, reading `records`; a mesh
+    /// is drawn with pipeline `key`.
+    fn item(
+        &self,
+        model: &GpuModel,
+        key: PipelineKey,
+        args: &wgpu::Buffer,
+        offset: u64,
+        records: &wgpu::BindGroup,
+    ) -> DrawItem {
+        if let Some(imp) = model.impostor_at(self.lod).filter(|_| self.impostor) {
+            return DrawItem::impostor_indirect(imp, args, offset, records.clone());
+        }
+        let lod = &model.lods[self.lod.min(model.lods.len() - 1)];
+        let sub = &lod.submeshes[self.sub];
+        DrawItem::indirect(key, model, lod, sub, args, offset, records.clone())
+    }
+}
+
 impl GpuDriven {
     pub(super) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         Self {
@@ -129,7 +149,7 @@ fn plan(
         let (index, model) = find_model_by_key(models, handle)?;
         let info = &tables.models[m];
         for lod in 0..info.lod_count as usize {
-            if model.impostor.as_ref().is_some_and(|i| i.lod == lod) {
+            if model.impostor_at(lod).is_some() {
                 for fading in [false, true] {
                     specs.push(DrawSpec {
                         group: info.group_base + 2 * lod as u32 + fading as u32,
@@ -315,28 +335,13 @@ impl Renderer {
                 count_drawn(&mut stats, drawn, specs, planned);
             }
             for (d, p) in planned.iter().enumerate() {
-                let model = models[p.model];
                 let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                if let (true, Some(imp)) = (p.impostor, &model.impostor) {
-                    self.items.push(DrawItem::impostor_indirect(
-                        imp,
-                        c.camera.indirect(),
-                        offset,
-                        records.clone(),
-                    ));
-                    stats.draws += 1;
-                    continue;
-                }
-                let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
-                let sub = &lod.submeshes[p.sub];
-                let item = DrawItem::indirect(
+                let item = p.item(
+                    models[p.model],
                     p.key,
-                    model,
-                    lod,
-                    sub,
                     c.camera.indirect(),
                     offset,
-                    records.clone(),
+                    &records,
                 );
                 stats.draws += 1;
                 if p.blend {
@@ -348,34 +353,16 @@ impl Renderer {
             if let Some(sh) = self.shadow.as_mut() {
                 let cast = sh.cast_group_for(&device, c.shadow.records());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
-                    let model = models[p.model];
-                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                    if let (true, Some(imp)) = (p.impostor, &model.impostor) {
-                        sh.items.push(DrawItem::impostor_indirect(
-                            imp,
-                            c.shadow.indirect(),
-                            offset,
-                            cast.clone(),
-                        ));
-                        stats.shadow_draws += 1;
-                        continue;
-                    }
-                    let lod = &model.lods[p.lod.min(model.lods.len() - 1)];
                     let key = PipelineKey {
                         flat: false,
                         double_sided: true,
                         blend: false,
                         cross_fade: p.key.cross_fade,
                     };
-                    sh.items.push(DrawItem::indirect(
-                        key,
-                        model,
-                        lod,
-                        &lod.submeshes[p.sub],
-                        c.shadow.indirect(),
-                        offset,
-                        cast.clone(),
-                    ));
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let args = c.shadow.indirect();
+                    sh.items
+                        .push(p.item(models[p.model], key, args, offset, &cast));
                     stats.shadow_draws += 1;
                 }
                 stats.shadow_casters += c.shadow.latest_drawn().map_or(0, |d| d.visible);
