@@ -26,6 +26,9 @@ if ((${#need[@]})); then
 fi
 
 export CI="${CI:-true}"
+# A fresh clone gains nothing from incremental state, and it doubles the
+# target folder (a CI run once ran out of disk).
+[ "$CI" = true ] && export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # lavapipe complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
@@ -46,3 +49,4 @@ cargo test --workspace
 echo "tools/test.sh: GPU tests on the GL backend"
 gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl)
 WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]/#/--test=}"
+echo "tools/test.sh: target folder $(du -sh target | cut -f1)"
