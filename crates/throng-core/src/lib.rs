@@ -16,6 +16,8 @@
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
 //! * [`clock`]: the crowd clock and analytic clip playback in fixed point, as the GPU computes it.
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
+//! * [`pose`]: local-space pose arithmetic (affine products, TRS split, quaternion blends).
+//! * [`layers`]: animation layers (masks, override and additive) on the CPU, as the GPU's pre-pass computes them.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
 //! * [`host_memory`]: what the host can still give, checked before big allocations.
 //! * [`error`]: error types.
@@ -32,11 +34,13 @@ pub mod fsio;
 pub mod gpu;
 pub mod host_memory;
 pub mod impostor;
+pub mod layers;
 pub mod layout;
 pub mod limits;
 pub mod material;
 pub mod math;
 pub mod model;
+pub mod pose;
 
 pub use error::{FormatError, WriteError};
 pub use model::BakedModel;

@@ -1,0 +1,383 @@
+//! Animation layers on baked clips, on the CPU: the arithmetic the GPU's
+//! palette pre-pass (`shaders/palette.wgsl`) does, bone for bone.
+//!
+//! An instance shows a **base pose** — its clip, cross-faded with the
+//! previous one as on the plain path ([`crate::baked::blended_bone_rows`]) —
+//! and up to [`MAX_EXTRA_LAYERS`] layers over it, applied in order. Each
+//! layer samples its own clip at its own frames and has a weight `w`, an
+//! optional [`BoneMask`] (per-bone weights `m`) and a [`LayerMode`]:
+//!
+//! * **override** moves the bone's local pose toward the layer's by `w · m`;
+//! * **additive** adds `w · m` times the layer's difference from a
+//!   reference pose (the same clip at another frame, by default its first).
+//!
+//! Bones are visited parents first ([`Skeleton::order`]). A bone that no
+//! layer reaches (weight 0, and masked out together with all its
+//! ancestors) keeps the base palette matrix exactly, so an instance whose
+//! layers weigh nothing draws bit for bit as on the plain path. A reached
+//! bone is blended in local space ([`crate::pose`]: translation, quaternion
+//! rotation, scale): its local matrix in any pose is `G(parent)⁻¹ · G(bone)`
+//! with `G = P · inverse(inverse_bind)`, derived from the baked palette `P`,
+//! so no second texture is needed; the result is re-attached to the
+//! *blended* parent. A mask on the subtree of `spine` therefore makes the
+//! upper body play the layer's clip on top of wherever the base puts the
+//! hips.
+
+use glam::Vec4;
+use thiserror::Error;
+
+use crate::baked::blended_bone_rows;
+use crate::gpu::FrameBlend;
+use crate::layout::FramePair;
+use crate::math::{Rows3x4, mat4_to_rows};
+use crate::model::BakedModel;
+use crate::pose::{
+    LocalPose, blend_additive, blend_override, compose, decompose, rows_inverse, rows_mul,
+};
+
+/// Layers an instance can have over its base pose (with the base's two
+/// cross-faded clips, up to 5 clips in all).
+pub const MAX_EXTRA_LAYERS: usize = 3;
+
+/// The parent of a root bone in [`Skeleton`]'s tables and on the GPU.
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// What [`BoneMask`] and layer validation refuse.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum LayerError {
+    /// No bone of that name.
+    #[error("no bone named {name:?} in the model (its bones: {known})")]
+    UnknownBone {
+        /// The name asked for.
+        name: String,
+        /// The model's bone names, comma-separated.
+        known: String,
+    },
+    /// A weight list of the wrong length.
+    #[error("a bone mask needs {expected} weights (one per bone), got {got}")]
+    MaskLength {
+        /// Bones in the model.
+        expected: usize,
+        /// Weights given.
+        got: usize,
+    },
+    /// A weight outside `[0, 1]` or not finite.
+    #[error("{what} weight {value} is not in [0, 1]")]
+    Weight {
+        /// Which weight.
+        what: String,
+        /// Its value.
+        value: f32,
+    },
+    /// More layers than [`MAX_EXTRA_LAYERS`].
+    #[error("{got} layers given; an instance has at most {MAX_EXTRA_LAYERS} over its base pose")]
+    TooManyLayers {
+        /// Layers given.
+        got: usize,
+    },
+}
+
+/// A model's bone hierarchy as the layers need it: parents, a parents-first
+/// order, and each bone's bind matrix and its inverse as rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    names: Vec<String>,
+    parents: Vec<u32>,
+    order: Vec<u32>,
+    bind: Vec<Rows3x4>,
+    inverse_bind: Vec<Rows3x4>,
+}
+
+impl Skeleton {
+    /// The skeleton of a validated model.
+    pub fn new(model: &BakedModel) -> Self {
+        let n = model.bones.len();
+        let parents: Vec<u32> = model
+            .bones
+            .iter()
+            .map(|b| b.parent.filter(|&p| (p as usize) < n).unwrap_or(NO_PARENT))
+            .collect();
+        // Parents first: a bone is placed once its parent is (a cycle, which
+        // a valid model cannot have, would place its bones as roots).
+        let mut order = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        while order.len() < n {
+            let before = order.len();
+            for b in 0..n {
+                let p = parents[b];
+                if !placed[b] && (p == NO_PARENT || placed[p as usize]) {
+                    placed[b] = true;
+                    order.push(b as u32);
+                }
+            }
+            if order.len() == before {
+                let b = (0..n).find(|&b| !placed[b]).unwrap_or(0);
+                placed[b] = true;
+                order.push(b as u32);
+            }
+        }
+        Self {
+            names: model.bones.iter().map(|b| b.name.clone()).collect(),
+            parents,
+            order,
+            bind: model
+                .bones
+                .iter()
+                .map(|b| mat4_to_rows(&b.inverse_bind.inverse()))
+                .collect(),
+            inverse_bind: model
+                .bones
+                .iter()
+                .map(|b| mat4_to_rows(&b.inverse_bind))
+                .collect(),
+        }
+    }
+
+    /// Number of bones.
+    pub fn bone_count(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Bone indices, every parent before its children.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The parent of `bone`, or [`NO_PARENT`].
+    pub fn parent(&self, bone: u32) -> u32 {
+        self.parents[bone as usize]
+    }
+
+    /// `inverse(inverse_bind)` of `bone`: its space to bind-pose model space.
+    pub fn bind(&self, bone: u32) -> &Rows3x4 {
+        &self.bind[bone as usize]
+    }
+
+    /// `inverse_bind` of `bone`.
+    pub fn inverse_bind(&self, bone: u32) -> &Rows3x4 {
+        &self.inverse_bind[bone as usize]
+    }
+
+    /// The index of the bone named `name`.
+    pub fn bone(&self, name: &str) -> Result<u32, LayerError> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|b| b as u32)
+            .ok_or_else(|| LayerError::UnknownBone {
+                name: name.to_owned(),
+                known: self.names.join(", "),
+            })
+    }
+
+    /// Whether `ancestor` is `bone` or one of its ancestors.
+    pub fn is_under(&self, bone: u32, ancestor: u32) -> bool {
+        let mut b = bone;
+        for _ in 0..=self.bone_count() {
+            if b == ancestor {
+                return true;
+            }
+            b = self.parent(b);
+            if b == NO_PARENT {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// Per-bone weights in `[0, 1]` that limit a layer to part of the
+/// skeleton, and for each bone whether it or an ancestor has weight (then
+/// the layer moves it, directly or by moving its parent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneMask {
+    weights: Vec<f32>,
+    reach: Vec<bool>,
+}
+
+impl BoneMask {
+    /// A mask of explicit weights, one per bone.
+    pub fn from_weights(skeleton: &Skeleton, weights: Vec<f32>) -> Result<Self, LayerError> {
+        if weights.len() != skeleton.bone_count() {
+            return Err(LayerError::MaskLength {
+                expected: skeleton.bone_count(),
+                got: weights.len(),
+            });
+        }
+        for (b, &w) in weights.iter().enumerate() {
+            if !(0.0..=1.0).contains(&w) {
+                return Err(LayerError::Weight {
+                    what: format!("bone {b}'s mask"),
+                    value: w,
+                });
+            }
+        }
+        let mut reach = vec![false; weights.len()];
+        for &b in skeleton.order() {
+            let p = skeleton.parent(b);
+            reach[b as usize] = weights[b as usize] > 0.0 || (p != NO_PARENT && reach[p as usize]);
+        }
+        Ok(Self { weights, reach })
+    }
+
+    /// Weight 1 on the subtrees rooted at the bones named `roots`, 0
+    /// elsewhere (`["Spine"]`: the upper body).
+    pub fn subtrees(skeleton: &Skeleton, roots: &[&str]) -> Result<Self, LayerError> {
+        let roots = roots
+            .iter()
+            .map(|name| skeleton.bone(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let weights = (0..skeleton.bone_count() as u32)
+            .map(|b| {
+                if roots.iter().any(|&r| skeleton.is_under(b, r)) {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Self::from_weights(skeleton, weights)
+    }
+
+    /// Weight 1 on the bones named, 0 elsewhere.
+    pub fn bones(skeleton: &Skeleton, names: &[&str]) -> Result<Self, LayerError> {
+        let mut weights = vec![0.0; skeleton.bone_count()];
+        for name in names {
+            weights[skeleton.bone(name)? as usize] = 1.0;
+        }
+        Self::from_weights(skeleton, weights)
+    }
+
+    /// Weight of `bone`.
+    pub fn weight(&self, bone: u32) -> f32 {
+        self.weights[bone as usize]
+    }
+
+    /// Whether the layer moves `bone` (it or an ancestor has weight).
+    pub fn reaches(&self, bone: u32) -> bool {
+        self.reach[bone as usize]
+    }
+
+    /// The weights, one per bone.
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+}
+
+/// How a layer combines with the pose below it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LayerMode {
+    /// Replace the pose below, by the layer's weight.
+    Override,
+    /// Add the layer's difference from a reference pose (its clip at
+    /// `reference`).
+    Additive {
+        /// The reference pose's frames.
+        reference: FramePair,
+    },
+}
+
+/// One layer as sampled at one moment: which frames it shows, how much and
+/// where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerPose<'a> {
+    /// The layer clip's frames.
+    pub frames: FramePair,
+    /// Weight in `[0, 1]`.
+    pub weight: f32,
+    /// Override or additive.
+    pub mode: LayerMode,
+    /// Bones it applies to (all if `None`).
+    pub mask: Option<&'a BoneMask>,
+}
+
+impl LayerPose<'_> {
+    /// The layer's weight at `bone`: `weight · mask`.
+    fn weight_at(&self, bone: u32) -> f32 {
+        self.weight * self.mask.map_or(1.0, |m| m.weight(bone))
+    }
+
+    /// Whether the layer moves `bone`.
+    fn reaches(&self, bone: u32) -> bool {
+        self.weight > 0.0 && self.mask.is_none_or(|m| m.reaches(bone))
+    }
+}
+
+/// `G = P · bind` of `bone` at `blend`, or the identity for [`NO_PARENT`].
+fn global(model: &BakedModel, skeleton: &Skeleton, bone: u32, blend: &FrameBlend) -> Rows3x4 {
+    if bone == NO_PARENT {
+        return crate::pose::IDENTITY_ROWS;
+    }
+    rows_mul(&blended_bone_rows(model, bone, blend), skeleton.bind(bone))
+}
+
+/// The local pose of `bone` at `blend`: `G(parent)⁻¹ · G(bone)`.
+fn local(model: &BakedModel, skeleton: &Skeleton, bone: u32, blend: &FrameBlend) -> LocalPose {
+    let g = global(model, skeleton, bone, blend);
+    let parent = skeleton.parent(bone);
+    if parent == NO_PARENT {
+        return decompose(&g);
+    }
+    let gp = global(model, skeleton, parent, blend);
+    decompose(&rows_mul(&rows_inverse(&gp), &g))
+}
+
+/// The palette of an instance with layers: `out[bone]` for every bone (the
+/// arithmetic of `shaders/palette.wgsl`).
+pub fn layered_palette(
+    model: &BakedModel,
+    skeleton: &Skeleton,
+    base: &FrameBlend,
+    layers: &[LayerPose],
+    out: &mut Vec<Rows3x4>,
+) {
+    out.clear();
+    out.resize(skeleton.bone_count(), [Vec4::ZERO; 3]);
+    for &bone in skeleton.order() {
+        let b = bone as usize;
+        if !layers.iter().any(|l| l.reaches(bone)) {
+            out[b] = blended_bone_rows(model, bone, base);
+            continue;
+        }
+        let mut pose = local(model, skeleton, bone, base);
+        for layer in layers {
+            let w = layer.weight_at(bone);
+            if w <= 0.0 {
+                continue;
+            }
+            let sampled = local(model, skeleton, bone, &FrameBlend::single(layer.frames));
+            pose = match layer.mode {
+                LayerMode::Override => blend_override(&pose, &sampled, w),
+                LayerMode::Additive { reference } => {
+                    let r = local(model, skeleton, bone, &FrameBlend::single(reference));
+                    blend_additive(&pose, &r, &sampled, w)
+                }
+            };
+        }
+        let parent = skeleton.parent(bone);
+        let g = if parent == NO_PARENT {
+            compose(&pose)
+        } else {
+            let gp = rows_mul(&out[parent as usize], skeleton.bind(parent));
+            rows_mul(&gp, &compose(&pose))
+        };
+        out[b] = rows_mul(&g, skeleton.inverse_bind(bone));
+    }
+}
+
+/// Checks layers before they reach the pose: at most
+/// [`MAX_EXTRA_LAYERS`], weights in `[0, 1]`.
+pub fn validate(layers: &[LayerPose]) -> Result<(), LayerError> {
+    if layers.len() > MAX_EXTRA_LAYERS {
+        return Err(LayerError::TooManyLayers { got: layers.len() });
+    }
+    for (i, l) in layers.iter().enumerate() {
+        if !(0.0..=1.0).contains(&l.weight) {
+            return Err(LayerError::Weight {
+                what: format!("layer {i}'s"),
+                value: l.weight,
+            });
+        }
+    }
+    Ok(())
+}
