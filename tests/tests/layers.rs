@@ -210,7 +210,10 @@ fn weighted_override_and_masked_additive_layers_equal_a_trs_blend_of_the_referen
     let mut without = Vec::new();
     layered_palette(&fox.model, &fox.skeleton, &base, &layers[..1], &mut without);
     let moved = fox.worst(&without, &got);
-    assert!(moved > 1e-2 * radius, "the additive layer moved vertices by {moved} only");
+    assert!(
+        moved > 1e-2 * radius,
+        "the additive layer moved vertices by {moved} only"
+    );
 }
 
 #[test]

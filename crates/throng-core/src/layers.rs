@@ -23,11 +23,12 @@
 //! upper body play the layer's clip on top of wherever the base puts the
 //! hips.
 
+use bytemuck::Zeroable;
 use glam::Vec4;
 use thiserror::Error;
 
 use crate::baked::blended_bone_rows;
-use crate::gpu::FrameBlend;
+use crate::gpu::{FrameBlend, GpuBone, GpuLayer, GpuLayerSet};
 use crate::layout::FramePair;
 use crate::math::{Rows3x4, mat4_to_rows};
 use crate::model::BakedModel;
@@ -380,4 +381,81 @@ pub fn validate(layers: &[LayerPose]) -> Result<(), LayerError> {
         }
     }
     Ok(())
+}
+
+impl Skeleton {
+    /// The skeleton table of the palette pre-pass: entry `b` holds bone
+    /// `b`'s matrices and parent and the `b`-th bone of [`Skeleton::order`].
+    pub fn gpu_table(&self) -> Vec<GpuBone> {
+        (0..self.bone_count())
+            .map(|b| GpuBone {
+                bind: self.bind[b].map(|r| r.to_array()),
+                inverse_bind: self.inverse_bind[b].map(|r| r.to_array()),
+                parent: self.parents[b],
+                ordered: self.order[b],
+                pad: [0; 2],
+            })
+            .collect()
+    }
+}
+
+impl BoneMask {
+    /// The mask's entries in the pre-pass's mask table: `(weight, reaches)`
+    /// per bone, `reaches` 1 or 0.
+    pub fn gpu_entries(&self) -> impl Iterator<Item = [f32; 2]> + '_ {
+        self.weights
+            .iter()
+            .zip(&self.reach)
+            .map(|(&w, &r)| [w, if r { 1.0 } else { 0.0 }])
+    }
+}
+
+impl GpuLayer {
+    /// A layer for the pre-pass, its mask at `mask` in the mask table
+    /// ([`GpuLayer::NO_MASK`] if it has none).
+    pub fn new(pose: &LayerPose, mask: u32) -> Self {
+        let (mode, reference) = match pose.mode {
+            LayerMode::Override => (GpuLayer::OVERRIDE, pose.frames),
+            LayerMode::Additive { reference } => (GpuLayer::ADDITIVE, reference),
+        };
+        Self {
+            frame0: pose.frames.frame0,
+            frame1: pose.frames.frame1,
+            t: pose.frames.t,
+            weight: pose.weight,
+            ref0: reference.frame0,
+            ref1: reference.frame1,
+            ref_t: reference.t,
+            mode,
+            mask: if pose.mask.is_some() {
+                mask
+            } else {
+                GpuLayer::NO_MASK
+            },
+            pad: [0; 3],
+        }
+    }
+}
+
+impl GpuLayerSet {
+    /// An instance's base pose and layers, its palette written from
+    /// matrix `palette` on.
+    pub fn new(base: &FrameBlend, layers: &[GpuLayer], palette: u32) -> Self {
+        let mut slots = [GpuLayer::zeroed(); MAX_EXTRA_LAYERS];
+        let n = layers.len().min(MAX_EXTRA_LAYERS);
+        slots[..n].copy_from_slice(&layers[..n]);
+        Self {
+            frame0: base.current.frame0,
+            frame1: base.current.frame1,
+            t: base.current.t,
+            prev0: base.previous.frame0,
+            prev1: base.previous.frame1,
+            prev_t: base.previous.t,
+            fade: base.fade,
+            layer_count: n as u32,
+            palette,
+            pad: [0; 3],
+            layers: slots,
+        }
+    }
 }

@@ -245,7 +245,11 @@ mod tests {
             Quat::from_euler(glam::EulerRot::XYZ, 0.3, -2.1, 1.2),
         ];
         for q in rotations {
-            for scale in [Vec3::ONE, Vec3::new(1.5, 0.5, 2.0), Vec3::new(-1.0, 1.0, 1.0)] {
+            for scale in [
+                Vec3::ONE,
+                Vec3::new(1.5, 0.5, 2.0),
+                Vec3::new(-1.0, 1.0, 1.0),
+            ] {
                 let m = Mat4::from_scale_rotation_translation(scale, q, Vec3::new(1.0, -2.0, 3.0));
                 let rows = mat4_to_rows(&m);
                 let back = compose(&decompose(&rows));
@@ -258,15 +262,28 @@ mod tests {
     #[test]
     fn override_blend_stays_a_rotation() {
         let a = decompose(&IDENTITY_ROWS);
-        let b = decompose(&mat4_to_rows(&Mat4::from_rotation_y(std::f32::consts::FRAC_PI_2)));
+        let b = decompose(&mat4_to_rows(&Mat4::from_rotation_y(
+            std::f32::consts::FRAC_PI_2,
+        )));
         let half = compose(&blend_override(&a, &b, 0.5));
         let m = rows_to_mat4(&half);
         // Unit axes, no shrink (a matrix lerp would give 0.707).
         assert!((m.x_axis.truncate().length() - 1.0).abs() < 1e-6);
         let angle = m.x_axis.truncate().angle_between(Vec3::X);
-        assert!((angle - std::f32::consts::FRAC_PI_4).abs() < 1e-5, "{angle}");
-        assert!(close(&compose(&blend_override(&a, &b, 0.0)), &IDENTITY_ROWS, 1e-6));
-        assert!(close(&compose(&blend_override(&a, &b, 1.0)), &compose(&b), 1e-6));
+        assert!(
+            (angle - std::f32::consts::FRAC_PI_4).abs() < 1e-5,
+            "{angle}"
+        );
+        assert!(close(
+            &compose(&blend_override(&a, &b, 0.0)),
+            &IDENTITY_ROWS,
+            1e-6
+        ));
+        assert!(close(
+            &compose(&blend_override(&a, &b, 1.0)),
+            &compose(&b),
+            1e-6
+        ));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //!
 //! | group | contents |
 //! |-------|----------|
-//! | 0     | frame uniforms (draw) / compute vertex words, output, params |
+//! | 0     | frame uniforms (draw) / compute vertex words, output, params / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
 //! | 1     | model: bone texture array + `ModelParams`; for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
 //! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
@@ -439,6 +439,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         Program::Cull => [Some(cull_entries(None)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],
         Program::LightFit => [Some(light_fit_entries()), None, None, None],
+        Program::Palette => [Some(palette_entries()), Some(model_entries()), None, None],
     }
 }
 
@@ -530,6 +531,20 @@ pub fn light_fit_entries() -> Entries {
         uniform(0, c, std::mem::size_of::<LightFitParams>(), false),
         storage(1, c, true, 4),
         storage(2, c, false, std::mem::size_of::<LightFit>()),
+    ]
+}
+
+/// Group 0 of the palette pre-pass: `PaletteParams` (0), the layer sets
+/// (1), the skeleton table (2), the mask table (3), the palettes (4).
+pub fn palette_entries() -> Entries {
+    use throng_core::gpu::{GpuBone, GpuLayerSet, PaletteParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<PaletteParams>(), false),
+        storage(1, c, true, std::mem::size_of::<GpuLayerSet>()),
+        storage(2, c, true, std::mem::size_of::<GpuBone>()),
+        storage(3, c, true, 8),
+        storage(4, c, false, 48),
     ]
 }
 

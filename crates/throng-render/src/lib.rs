@@ -12,7 +12,7 @@
 //! in a compute pass for exact comparison with the CPU.
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`mirror`] (the GPU-driven path's crowd on the GPU,
+//! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`palette`] (the palette pre-pass: animation layers evaluated once per bone), [`mirror`] (the GPU-driven path's crowd on the GPU,
 //! uploading only what changed), [`cull`] (its cull pass: GPU-built draw
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
@@ -33,6 +33,7 @@ pub mod mirror;
 pub mod model;
 pub mod offscreen;
 pub mod options;
+pub mod palette;
 pub mod pipeline;
 pub mod renderer;
 pub mod shader;

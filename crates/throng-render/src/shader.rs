@@ -31,8 +31,9 @@ use std::mem::offset_of;
 use thiserror::Error;
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
 use throng_core::gpu::{
-    DRAWN_WORDS, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS, NO_IMPOSTOR,
+    DRAWN_WORDS, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS, NO_IMPOSTOR,
 };
+use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
@@ -74,6 +75,10 @@ pub const MIRROR: &str = include_str!("../../../shaders/mirror.wgsl");
 pub const LIGHT_FIT: &str = include_str!("../../../shaders/light_fit.wgsl");
 /// `shaders/impostor.wgsl`.
 pub const IMPOSTOR: &str = include_str!("../../../shaders/impostor.wgsl");
+/// `shaders/pose.wgsl`.
+pub const POSE: &str = include_str!("../../../shaders/pose.wgsl");
+/// `shaders/palette.wgsl`.
+pub const PALETTE: &str = include_str!("../../../shaders/palette.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -94,6 +99,8 @@ pub const MODULES: &[(&str, &str)] = &[
     ("mirror", MIRROR),
     ("light_fit", LIGHT_FIT),
     ("impostor", IMPOSTOR),
+    ("pose", POSE),
+    ("palette", PALETTE),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -132,7 +139,12 @@ pub fn prelude() -> String {
          const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n\
          const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n\
          const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
-         const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n",
+         const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n\
+         const MAX_EXTRA_LAYERS: u32 = {MAX_EXTRA_LAYERS}u;\n\
+         const NO_PARENT: u32 = {NO_PARENT}u;\n\
+         const NO_MASK: u32 = {}u;\n\
+         const LAYER_OVERRIDE: u32 = {}u;\n\
+         const LAYER_ADDITIVE: u32 = {}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -146,6 +158,9 @@ pub fn prelude() -> String {
         LOD_TINTS[1],
         LOD_TINTS[2],
         LOD_TINTS[3],
+        GpuLayer::NO_MASK,
+        GpuLayer::OVERRIDE,
+        GpuLayer::ADDITIVE,
     )
 }
 
@@ -326,11 +341,13 @@ pub enum Program {
     ImpostorCastPackaged,
     /// Impostors casting shadows, all records in one storage buffer.
     ImpostorCastUnbounded,
+    /// The palette pre-pass: instances' layered palettes (`evaluate`).
+    Palette,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 13] = [
+    pub const ALL: [Program; 14] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -344,6 +361,7 @@ impl Program {
         Program::ImpostorUnbounded,
         Program::ImpostorCastPackaged,
         Program::ImpostorCastUnbounded,
+        Program::Palette,
     ];
 
     /// The crowd's draw program for a record path.
@@ -388,6 +406,7 @@ impl Program {
             Program::Cull => "cull",
             Program::Mirror => "mirror",
             Program::LightFit => "light_fit",
+            Program::Palette => "palette",
             Program::ImpostorPackaged
             | Program::ImpostorUnbounded
             | Program::ImpostorCastPackaged
@@ -408,7 +427,11 @@ impl Program {
             | Program::CpuSkinned
             | Program::ImpostorUnbounded
             | Program::ImpostorCastUnbounded => Some(RecordPath::Unbounded),
-            Program::ComputeSkin | Program::Cull | Program::Mirror | Program::LightFit => None,
+            Program::ComputeSkin
+            | Program::Cull
+            | Program::Mirror
+            | Program::LightFit
+            | Program::Palette => None,
         }
     }
 
@@ -446,6 +469,7 @@ impl Program {
             Program::ImpostorUnbounded => "throng impostor (unbounded)",
             Program::ImpostorCastPackaged => "throng impostor shadow (packaged)",
             Program::ImpostorCastUnbounded => "throng impostor shadow (unbounded)",
+            Program::Palette => "throng palette pre-pass",
         }
     }
 }

@@ -451,6 +451,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
         Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
         Program::LightFit => vec![(false, vec!["fit_light"])],
+        Program::Palette => vec![(false, vec!["evaluate"])],
         Program::ImpostorPackaged | Program::ImpostorUnbounded => vec![
             (false, vec!["vs_impostor", "fs_impostor"]),
             (true, vec!["vs_impostor", "fs_impostor_shadowed"]),
@@ -579,4 +580,72 @@ fn bindings_the_shaders_use_are_in_the_rust_layouts() {
             }
         }
     }
+}
+
+#[test]
+fn palette_structs_match_their_rust_twins() {
+    use throng_core::gpu::{GpuBone, GpuLayer, GpuLayerSet, PaletteParams};
+    check(
+        Program::Palette,
+        "GpuLayer",
+        size_of::<GpuLayer>(),
+        &[
+            offset_of!(GpuLayer, frame0),
+            offset_of!(GpuLayer, frame1),
+            offset_of!(GpuLayer, t),
+            offset_of!(GpuLayer, weight),
+            offset_of!(GpuLayer, ref0),
+            offset_of!(GpuLayer, ref1),
+            offset_of!(GpuLayer, ref_t),
+            offset_of!(GpuLayer, mode),
+            offset_of!(GpuLayer, mask),
+            offset_of!(GpuLayer, pad),
+            offset_of!(GpuLayer, pad) + 4,
+            offset_of!(GpuLayer, pad) + 8,
+        ],
+    );
+    check(
+        Program::Palette,
+        "GpuLayerSet",
+        size_of::<GpuLayerSet>(),
+        &[
+            offset_of!(GpuLayerSet, frame0),
+            offset_of!(GpuLayerSet, frame1),
+            offset_of!(GpuLayerSet, t),
+            offset_of!(GpuLayerSet, prev0),
+            offset_of!(GpuLayerSet, prev1),
+            offset_of!(GpuLayerSet, prev_t),
+            offset_of!(GpuLayerSet, fade),
+            offset_of!(GpuLayerSet, layer_count),
+            offset_of!(GpuLayerSet, palette),
+            offset_of!(GpuLayerSet, pad),
+            offset_of!(GpuLayerSet, pad) + 4,
+            offset_of!(GpuLayerSet, pad) + 8,
+            offset_of!(GpuLayerSet, layers),
+        ],
+    );
+    check(
+        Program::Palette,
+        "GpuBone",
+        size_of::<GpuBone>(),
+        &[
+            offset_of!(GpuBone, bind),
+            offset_of!(GpuBone, inverse_bind),
+            offset_of!(GpuBone, parent),
+            offset_of!(GpuBone, ordered),
+            offset_of!(GpuBone, pad),
+            offset_of!(GpuBone, pad) + 4,
+        ],
+    );
+    check(
+        Program::Palette,
+        "PaletteParams",
+        size_of::<PaletteParams>(),
+        &[
+            offset_of!(PaletteParams, set_count),
+            offset_of!(PaletteParams, pad),
+            offset_of!(PaletteParams, pad) + 4,
+            offset_of!(PaletteParams, pad) + 8,
+        ],
+    );
 }

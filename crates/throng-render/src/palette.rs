@@ -1,0 +1,214 @@
+//! The palette pre-pass on the GPU (`shaders/palette.wgsl`): per instance,
+//! its base pose and up to [`MAX_EXTRA_LAYERS`](throng_core::layers::MAX_EXTRA_LAYERS)
+//! animation layers evaluated once per bone into a palette buffer, the
+//! twin of [`throng_core::layers::layered_palette`]. [`PalettePass::evaluate`]
+//! runs it for a list of layer sets and reads the palettes back (tests,
+//! tools).
+
+use glam::Vec4;
+use throng_core::gpu::{GpuBone, GpuLayerSet, PaletteParams};
+use throng_core::math::Rows3x4;
+use wgpu::util::DeviceExt;
+
+use crate::bind_groups;
+use crate::error::RenderError;
+use crate::model::GpuModel;
+use crate::offscreen::map_read;
+use crate::shader::Program;
+
+/// Bytes of one palette matrix (3 rows of 4 floats).
+pub const PALETTE_MATRIX_BYTES: u64 = 48;
+
+/// The pre-pass's compute pipeline.
+pub struct PalettePass {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+/// A model's skeleton and masks on the GPU, as the pre-pass reads them.
+pub struct PaletteTables {
+    skeleton: wgpu::Buffer,
+    masks: wgpu::Buffer,
+    bone_count: u32,
+}
+
+impl PaletteTables {
+    /// Uploads a skeleton table ([`throng_core::layers::Skeleton::gpu_table`])
+    /// and a mask table (the masks' [`gpu_entries`](throng_core::layers::BoneMask::gpu_entries)
+    /// one after the other; empty if there are none).
+    pub fn new(device: &wgpu::Device, skeleton: &[GpuBone], masks: &[[f32; 2]]) -> Self {
+        let init = |label, bytes: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        // A binding is never empty: one unused entry stands in.
+        let masks: &[[f32; 2]] = if masks.is_empty() { &[[0.0; 2]] } else { masks };
+        Self {
+            skeleton: init("throng skeleton table", bytemuck::cast_slice(skeleton)),
+            masks: init("throng mask table", bytemuck::cast_slice(masks)),
+            bone_count: skeleton.len() as u32,
+        }
+    }
+}
+
+impl PalettePass {
+    /// Builds the pipeline.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(Program::Palette.label()),
+            source: wgpu::ShaderSource::Wgsl(Program::Palette.source().into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("throng palette pre-pass group 0"),
+            entries: &bind_groups::palette_entries(),
+        });
+        let pipeline_layout = bind_groups::pipeline_layout(device, Program::Palette, false);
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(Program::Palette.label()),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("evaluate"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Self { pipeline, layout }
+    }
+
+    /// Records the pre-pass for `sets` of `model` into `encoder`, writing
+    /// into `palettes` (which must hold every set's palette).
+    pub fn encode(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        model: &GpuModel,
+        tables: &PaletteTables,
+        sets: &wgpu::Buffer,
+        set_count: u32,
+        palettes: &wgpu::Buffer,
+    ) {
+        let params = PaletteParams {
+            set_count,
+            pad: [0; 3],
+        };
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng palette params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng palette pre-pass"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: sets.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: tables.skeleton.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: tables.masks.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: palettes.as_entire_binding(),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng palette pre-pass"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_bind_group(1, &model.bind_group, &[]);
+        pass.dispatch_workgroups(set_count.div_ceil(64), 1, 1);
+    }
+
+    /// Evaluates `sets` and reads the palettes back: `result[set][bone]`.
+    pub fn evaluate(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &GpuModel,
+        tables: &PaletteTables,
+        sets: &[GpuLayerSet],
+    ) -> Result<Vec<Vec<Rows3x4>>, RenderError> {
+        if sets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bones = tables.bone_count as u64;
+        let matrices = sets
+            .iter()
+            .map(|s| s.palette as u64 + bones)
+            .max()
+            .unwrap_or(0);
+        let size = matrices * PALETTE_MATRIX_BYTES;
+        let max = device.limits().max_storage_buffer_binding_size;
+        if size > max {
+            return Err(RenderError::TooBig {
+                model: model.name().to_owned(),
+                what: "palette bytes".into(),
+                needed: size,
+                limit: max,
+            });
+        }
+        let set_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng layer sets"),
+            contents: bytemuck::cast_slice(sets),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let palettes = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng palettes"),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng palette readback"),
+            size,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("throng palette pre-pass"),
+        });
+        self.encode(
+            device,
+            &mut encoder,
+            model,
+            tables,
+            &set_buffer,
+            sets.len() as u32,
+            &palettes,
+        );
+        encoder.copy_buffer_to_buffer(&palettes, 0, &readback, 0, size);
+        queue.submit([encoder.finish()]);
+        let bytes = map_read(device, &readback)?;
+        let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
+        Ok(sets
+            .iter()
+            .map(|s| {
+                (0..bones as usize)
+                    .map(|b| {
+                        let m = (s.palette as usize + b) * 3;
+                        [
+                            Vec4::from(rows[m]),
+                            Vec4::from(rows[m + 1]),
+                            Vec4::from(rows[m + 2]),
+                        ]
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
