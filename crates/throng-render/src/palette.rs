@@ -19,6 +19,17 @@ use crate::shader::Program;
 /// Bytes of one palette matrix (3 rows of 4 floats).
 pub const PALETTE_MATRIX_BYTES: u64 = 48;
 
+/// What one dispatch reads and writes: `count` layer sets in `sets`, into
+/// `palettes` (which must hold every set's palette).
+pub struct PaletteJob<'a> {
+    /// The layer sets ([`GpuLayerSet`]).
+    pub sets: &'a wgpu::Buffer,
+    /// How many.
+    pub count: u32,
+    /// The palette buffer.
+    pub palettes: &'a wgpu::Buffer,
+}
+
 /// The pre-pass's compute pipeline.
 pub struct PalettePass {
     pipeline: wgpu::ComputePipeline,
@@ -77,20 +88,17 @@ impl PalettePass {
         Self { pipeline, layout }
     }
 
-    /// Records the pre-pass for `sets` of `model` into `encoder`, writing
-    /// into `palettes` (which must hold every set's palette).
+    /// Records the pre-pass of `job` for `model` into `encoder`.
     pub fn encode(
         &self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         model: &GpuModel,
         tables: &PaletteTables,
-        sets: &wgpu::Buffer,
-        set_count: u32,
-        palettes: &wgpu::Buffer,
+        job: &PaletteJob,
     ) {
         let params = PaletteParams {
-            set_count,
+            set_count: job.count,
             pad: [0; 3],
         };
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -108,7 +116,7 @@ impl PalettePass {
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: sets.as_entire_binding(),
+                    resource: job.sets.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
@@ -120,7 +128,7 @@ impl PalettePass {
                 },
                 wgpu::BindGroupEntry {
                     binding: 4,
-                    resource: palettes.as_entire_binding(),
+                    resource: job.palettes.as_entire_binding(),
                 },
             ],
         });
@@ -131,7 +139,7 @@ impl PalettePass {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &group, &[]);
         pass.set_bind_group(1, &model.bind_group, &[]);
-        pass.dispatch_workgroups(set_count.div_ceil(64), 1, 1);
+        pass.dispatch_workgroups(job.count.div_ceil(64), 1, 1);
     }
 
     /// Evaluates `sets` and reads the palettes back: `result[set][bone]`.
@@ -182,15 +190,12 @@ impl PalettePass {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng palette pre-pass"),
         });
-        self.encode(
-            device,
-            &mut encoder,
-            model,
-            tables,
-            &set_buffer,
-            sets.len() as u32,
-            &palettes,
-        );
+        let job = PaletteJob {
+            sets: &set_buffer,
+            count: sets.len() as u32,
+            palettes: &palettes,
+        };
+        self.encode(device, &mut encoder, model, tables, &job);
         encoder.copy_buffer_to_buffer(&palettes, 0, &readback, 0, size);
         queue.submit([encoder.finish()]);
         let bytes = map_read(device, &readback)?;
