@@ -74,7 +74,7 @@ impl Playback {
     }
 
     /// Re-anchored `ticks` later, running (at its speed) or not.
-    fn rebased(&self, ticks: u64, duration: f32, running: bool) -> Self {
+    pub(super) fn rebased(&self, ticks: u64, duration: f32, running: bool) -> Self {
         if !self.is_some() {
             return *self;
         }
@@ -342,6 +342,7 @@ impl Crowd {
             return Ok(());
         }
         self.rebase_now(d, running);
+        self.rebase_layers(d, running);
         self.metas[d].paused = !running;
         self.anim_changed(d);
         Ok(())
@@ -392,8 +393,8 @@ impl Crowd {
     }
 
     /// World transform of `bone`'s node for an instance, from the baked data,
-    /// interpolated and cross-faded exactly as the shader does:
-    /// `world_from_model · P(blended) · bind`.
+    /// interpolated and cross-faded exactly as the shader does, layers
+    /// included ([`Crowd::palette`]): `world_from_model · P(blended) · bind`.
     pub fn bone_world_transform(&self, id: InstanceId, bone: usize) -> Result<Mat4, CrowdError> {
         let d = self.dense(id)?;
         let rt = &self.models[self.metas[d].model as usize];
@@ -405,8 +406,14 @@ impl Crowd {
                 count: model.bones.len(),
             });
         }
-        let blend = blend_of(&self.anims[d], &rt.maps, self.clock);
-        let rows = throng_core::baked::blended_bone_rows(model, bone as u32, &blend);
+        let rows = if self.has_layers(d) {
+            let mut palette = Vec::new();
+            self.palette(id, &mut palette)?;
+            palette[bone]
+        } else {
+            let blend = blend_of(&self.anims[d], &rt.maps, self.clock);
+            throng_core::baked::blended_bone_rows(model, bone as u32, &blend)
+        };
         Ok(mat4_of(&self.rows[d]) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
     }
 }

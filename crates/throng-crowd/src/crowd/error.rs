@@ -68,4 +68,7 @@ pub enum CrowdError {
         /// Bytes the host can still give.
         available: u64,
     },
+    /// A bad layer or bone mask.
+    #[error(transparent)]
+    Layer(#[from] throng_core::layers::LayerError),
 }

@@ -235,6 +235,7 @@ impl Crowd {
         }
         let d = self.dense(id)?;
         self.leave_active(d);
+        self.drop_layers(id.index);
         let slot = &mut self.slots[id.index as usize];
         slot.dense = u32::MAX;
         slot.generation = slot.generation.wrapping_add(1);
@@ -273,6 +274,7 @@ impl Crowd {
         self.tints.clear();
         self.followers.clear();
         self.active.clear();
+        self.layers.clear();
     }
 
     /// Sets `world_from_model`.

@@ -48,6 +48,8 @@
 //! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
 //! * `attach.rs`: props and skinned attachments following a parent.
 //! * `bounds.rs`: bounding spheres for culling.
+//! * `layers.rs`: animation layers over an instance's base pose, bone
+//!   masks, and the palette an instance shows with them.
 //! * `draw.rs`: culling, LOD selection and the per-frame draw list.
 //! * `error.rs`: [`CrowdError`].
 //!
@@ -66,6 +68,7 @@ mod events;
 #[cfg(test)]
 mod fixtures;
 mod instances;
+mod layers;
 mod mirror;
 mod models;
 mod root_motion;
@@ -78,6 +81,7 @@ pub use draw::{DrawGroup, DrawList, DrawView, LOD_HYSTERESIS, LOD_TINTS, select_
 pub use error::CrowdError;
 pub use events::CrowdEvent;
 pub use instances::{InstanceId, Spawn};
+pub use layers::{Layer, LayerBlend, MaskId};
 pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
 
@@ -113,6 +117,10 @@ pub struct Crowd {
     /// Dense slots stepped by every update (events, root motion).
     active: Vec<u32>,
     log: ChangeLog,
+    /// Bone masks for layers.
+    masks: Vec<layers::Mask>,
+    /// Layers of the instances that have them, by slot index.
+    layers: std::collections::BTreeMap<u32, layers::LayerStack>,
 }
 
 impl Crowd {

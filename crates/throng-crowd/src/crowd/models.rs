@@ -11,6 +11,7 @@ use glam::{Mat4, Vec4};
 
 use super::bounds::sphere_of;
 use super::{Crowd, CrowdError};
+use throng_core::layers::Skeleton;
 use throng_core::layout::FrameMap;
 use throng_core::limits::REST_FRAME;
 use throng_core::model::BakedModel;
@@ -21,6 +22,7 @@ pub struct ModelHandle {
     key: u64,
     model: Arc<BakedModel>,
     bind: Arc<Vec<Mat4>>,
+    skeleton: Arc<Skeleton>,
 }
 
 impl ModelHandle {
@@ -35,6 +37,7 @@ impl ModelHandle {
             .collect();
         Ok(Self {
             key: NEXT.fetch_add(1, Ordering::Relaxed),
+            skeleton: Arc::new(Skeleton::new(&model)),
             model: Arc::new(model),
             bind: Arc::new(bind),
         })
@@ -48,6 +51,11 @@ impl ModelHandle {
     /// The model.
     pub fn model(&self) -> &BakedModel {
         &self.model
+    }
+
+    /// The bone hierarchy as animation layers use it.
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
     }
 
     /// `inverse(inverse_bind)` of every bone: maps a bone's space to bind-pose

@@ -1,0 +1,295 @@
+//! Animation layers per instance: up to
+//! [`MAX_EXTRA_LAYERS`](throng_core::layers::MAX_EXTRA_LAYERS) clips over
+//! the base pose (the instance's clip and cross-fade), each with its own
+//! time, speed, wrap, weight, mode (override or additive) and optional bone
+//! mask ([`Crowd::add_mask`], [`Crowd::mask_subtrees`]). Layer tracks are
+//! analytic like the base's (phases at an anchor tick); pausing the
+//! instance pauses them. What an instance with layers shows is
+//! [`Crowd::palette`], the CPU twin of the GPU's palette pre-pass
+//! (`throng_core::layers`), and bone queries follow it.
+//!
+//! Drawing: the renderer does not draw layers yet — it draws the base pose
+//! (issue #17: the pre-pass exists and is checked against this module, but
+//! is not yet fed from the crowd).
+
+use std::sync::Arc;
+
+use throng_core::layers::{
+    BoneMask, LayerError, LayerMode, LayerPose, MAX_EXTRA_LAYERS, layered_palette,
+};
+use throng_core::math::Rows3x4;
+
+use super::anim::{Playback, blend_of};
+use super::{Change, Crowd, CrowdError, InstanceId, ModelId, WrapMode};
+
+/// A bone mask registered with a crowd, for one model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MaskId(pub u32);
+
+/// How a layer combines with the pose below it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LayerBlend {
+    /// Moves the pose toward the layer's by its weight.
+    Override,
+    /// Adds the layer's difference from its own clip at `reference_time`.
+    Additive {
+        /// The reference pose's time in the layer's clip (seconds).
+        reference_time: f32,
+    },
+}
+
+/// One animation layer as given to [`Crowd::set_layers`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layer {
+    /// Clip index (file order).
+    pub clip: usize,
+    /// Clip time to start at (seconds).
+    pub time: f32,
+    /// Speed multiplier (negative plays backwards).
+    pub speed: f32,
+    /// Wrap mode.
+    pub wrap: WrapMode,
+    /// Weight in `[0, 1]`.
+    pub weight: f32,
+    /// Override or additive.
+    pub blend: LayerBlend,
+    /// The bones it applies to (all if `None`).
+    pub mask: Option<MaskId>,
+}
+
+impl Layer {
+    /// `clip` from time 0, looping at speed 1, full weight, override, no
+    /// mask.
+    pub fn new(clip: usize) -> Self {
+        Self {
+            clip,
+            time: 0.0,
+            speed: 1.0,
+            wrap: WrapMode::Loop,
+            weight: 1.0,
+            blend: LayerBlend::Override,
+            mask: None,
+        }
+    }
+}
+
+/// A layer playing.
+#[derive(Clone, Debug)]
+struct Playing {
+    layer: Layer,
+    playback: Playback,
+}
+
+/// An instance's layers, anchored at one tick.
+#[derive(Clone, Debug)]
+pub(super) struct LayerStack {
+    anchor: u64,
+    layers: Vec<Playing>,
+}
+
+/// A registered mask: its model and weights.
+#[derive(Clone, Debug)]
+pub(super) struct Mask {
+    model: u16,
+    mask: Arc<BoneMask>,
+}
+
+impl Crowd {
+    /// Registers a bone mask for `model`'s skeleton.
+    pub fn add_mask(&mut self, model: ModelId, mask: BoneMask) -> Result<MaskId, CrowdError> {
+        let handle = self.model_handle(model)?;
+        let bones = handle.skeleton().bone_count();
+        if mask.weights().len() != bones {
+            return Err(CrowdError::Layer(LayerError::MaskLength {
+                expected: bones,
+                got: mask.weights().len(),
+            }));
+        }
+        self.masks.push(Mask {
+            model: model.0 as u16,
+            mask: Arc::new(mask),
+        });
+        Ok(MaskId(self.masks.len() as u32 - 1))
+    }
+
+    /// Registers a mask of the subtrees rooted at the bones named `roots`
+    /// (`["b_Spine01_02"]`: the Fox's upper body).
+    pub fn mask_subtrees(&mut self, model: ModelId, roots: &[&str]) -> Result<MaskId, CrowdError> {
+        let mask = BoneMask::subtrees(self.model_handle(model)?.skeleton(), roots)?;
+        self.add_mask(model, mask)
+    }
+
+    /// Sets an instance's layers (bottom first; empty removes them). Each
+    /// starts at its `time` now.
+    pub fn set_layers(&mut self, id: InstanceId, layers: &[Layer]) -> Result<(), CrowdError> {
+        let d = self.dense(id)?;
+        if layers.len() > MAX_EXTRA_LAYERS {
+            return Err(CrowdError::Layer(LayerError::TooManyLayers {
+                got: layers.len(),
+            }));
+        }
+        let model = self.metas[d].model;
+        let running = !self.metas[d].paused;
+        let mut playing = Vec::with_capacity(layers.len());
+        for (i, layer) in layers.iter().enumerate() {
+            let duration = self.check_clip(model, layer.clip)?;
+            let what = |name: &str| format!("layer {i}'s {name}");
+            check_unit(layer.weight, &what("weight"))?;
+            if !layer.time.is_finite() || !layer.speed.is_finite() {
+                return Err(CrowdError::NotFinite("layer time and speed"));
+            }
+            if let LayerBlend::Additive { reference_time } = layer.blend
+                && !reference_time.is_finite()
+            {
+                return Err(CrowdError::NotFinite("layer reference time"));
+            }
+            if let Some(mask) = layer.mask {
+                match self.masks.get(mask.0 as usize) {
+                    Some(m) if m.model == model => {}
+                    _ => {
+                        return Err(CrowdError::Incompatible(format!(
+                            "layer {i}'s mask {mask:?} is not a mask of this instance's model"
+                        )));
+                    }
+                }
+            }
+            playing.push(Playing {
+                layer: *layer,
+                playback: Playback::new(
+                    layer.clip,
+                    layer.time,
+                    layer.speed,
+                    layer.wrap,
+                    duration,
+                    running,
+                ),
+            });
+        }
+        let slot = self.slot_of[d];
+        if playing.is_empty() {
+            self.layers.remove(&slot);
+        } else {
+            let stack = LayerStack {
+                anchor: self.clock,
+                layers: playing,
+            };
+            self.layers.insert(slot, stack);
+        }
+        self.touch(Change::state(d));
+        Ok(())
+    }
+
+    /// Sets the weight of an instance's layer `index` (`[0, 1]`), keeping
+    /// its time.
+    pub fn set_layer_weight(
+        &mut self,
+        id: InstanceId,
+        index: usize,
+        weight: f32,
+    ) -> Result<(), CrowdError> {
+        let d = self.dense(id)?;
+        check_unit(weight, &format!("layer {index}'s weight"))?;
+        let slot = self.slot_of[d];
+        let layer = self
+            .layers
+            .get_mut(&slot)
+            .and_then(|s| s.layers.get_mut(index))
+            .ok_or_else(|| {
+                CrowdError::Incompatible(format!("instance {id:?} has no layer {index}"))
+            })?;
+        layer.layer.weight = weight;
+        self.touch(Change::state(d));
+        Ok(())
+    }
+
+    /// An instance's layers as set, each with its clip time now.
+    pub fn layers(&self, id: InstanceId) -> Result<Vec<(Layer, f32)>, CrowdError> {
+        let d = self.dense(id)?;
+        let Some(stack) = self.layers.get(&self.slot_of[d]) else {
+            return Ok(Vec::new());
+        };
+        let ticks = self.clock.saturating_sub(stack.anchor);
+        let model = self.metas[d].model;
+        Ok(stack
+            .layers
+            .iter()
+            .map(|p| {
+                let duration = self.duration(model, p.layer.clip as u16);
+                (p.layer, p.playback.time(ticks, duration))
+            })
+            .collect())
+    }
+
+    /// The palette an instance shows now, layers included: one matrix per
+    /// bone, in model space (`throng_core::layers::layered_palette`; without
+    /// layers, the plain path's blended palette).
+    pub fn palette(&self, id: InstanceId, out: &mut Vec<Rows3x4>) -> Result<(), CrowdError> {
+        let d = self.dense(id)?;
+        let model = self.metas[d].model;
+        let rt = &self.models[model as usize];
+        let base = blend_of(&self.anims[d], &rt.maps, self.clock);
+        let empty = LayerStack {
+            anchor: 0,
+            layers: Vec::new(),
+        };
+        let stack = self.layers.get(&self.slot_of[d]).unwrap_or(&empty);
+        let ticks = self.clock.saturating_sub(stack.anchor);
+        let poses: Vec<LayerPose> = stack
+            .layers
+            .iter()
+            .map(|p| {
+                let map = &rt.maps[p.layer.clip];
+                let frames = map.frames_at(p.playback.time(ticks, map.duration));
+                LayerPose {
+                    frames,
+                    weight: p.layer.weight,
+                    mode: match p.layer.blend {
+                        LayerBlend::Override => LayerMode::Override,
+                        LayerBlend::Additive { reference_time } => LayerMode::Additive {
+                            reference: map.frames_at(reference_time.clamp(0.0, map.duration)),
+                        },
+                    },
+                    mask: p.layer.mask.map(|m| &*self.masks[m.0 as usize].mask),
+                }
+            })
+            .collect();
+        layered_palette(rt.handle.model(), rt.handle.skeleton(), &base, &poses, out);
+        Ok(())
+    }
+
+    /// Whether instance `d` has layers.
+    pub(super) fn has_layers(&self, d: usize) -> bool {
+        self.layers.contains_key(&self.slot_of[d])
+    }
+
+    /// Re-anchors instance `d`'s layers at the clock, running or not (pause
+    /// and resume).
+    pub(super) fn rebase_layers(&mut self, d: usize, running: bool) {
+        let model = self.metas[d].model as usize;
+        let Some(stack) = self.layers.get_mut(&self.slot_of[d]) else {
+            return;
+        };
+        let ticks = self.clock.saturating_sub(stack.anchor);
+        for p in &mut stack.layers {
+            let duration = self.models[model].maps[p.layer.clip].duration;
+            p.playback = p.playback.rebased(ticks, duration, running);
+        }
+        stack.anchor = self.clock;
+    }
+
+    /// Drops slot `slot`'s layers (despawn, clear).
+    pub(super) fn drop_layers(&mut self, slot: u32) {
+        self.layers.remove(&slot);
+    }
+}
+
+fn check_unit(value: f32, what: &str) -> Result<(), CrowdError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(CrowdError::Layer(LayerError::Weight {
+            what: what.to_owned(),
+            value,
+        }))
+    }
+}
