@@ -60,9 +60,9 @@ struct GpuBone {
 // Mirrors throng_core::gpu::PaletteParams.
 struct PaletteParams {
     set_count: u32,
+    first_set: u32,
     pad0: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: PaletteParams;
@@ -132,7 +132,7 @@ fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.set_count) {
         return;
     }
-    let s = sets[id.x];
+    let s = sets[min(params.first_set + id.x, arrayLength(&sets) - 1u)];
     let count = min(s.layer_count, MAX_EXTRA_LAYERS);
     let base = Frames(s.frame0, s.frame1, s.t, s.fade, s.prev0, s.prev1, s.prev_t);
     let last = arrayLength(&palettes) - 1u;

@@ -1,11 +1,39 @@
-// Instance records for the unbounded path: every record of the frame in one
-// storage buffer; a draw's first_instance selects its group, so
-// `instance_index` indexes the buffer directly.
+// Instance records for the storage paths (unbounded and GPU-driven): every
+// record of the frame in one storage buffer; a draw's first_instance
+// selects its group, so `instance_index` indexes the buffer directly. Also
+// the palettes the palette pre-pass wrote (palette.wgsl), which records of
+// instances with animation layers point into.
 
 // #import skinning
 
 @group(3) @binding(0) var<storage, read> all_records: array<InstanceRecord>;
+@group(3) @binding(5) var<storage, read> palettes: array<Rows>;
+
+// true: every record this pipeline draws has a ready palette (animation
+// layers, evaluated by the pre-pass); its `frame0` is the palette's first
+// matrix. false: skin from the bone texture (skinning.wgsl).
+override PALETTES: bool = false;
 
 fn instance_record(i: u32) -> InstanceRecord {
     return all_records[min(i, arrayLength(&all_records) - 1u)];
+}
+
+// Skins a vertex for its record: 4 ready matrices from the palette, or the
+// bone texture's frames and cross-fade.
+fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
+    if (!PALETTES) {
+        return skin(v, rec);
+    }
+    let last = arrayLength(&palettes) - 1u;
+    var m = Rows(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = 0u; k < MAX_INFLUENCES; k++) {
+        let w = v.weights[k];
+        if (w != 0.0) {
+            let b = palettes[min(rec.frame0 + min(v.joints[k], model.bone_count - 1u), last)];
+            m.r0 += b.r0 * w;
+            m.r1 += b.r1 * w;
+            m.r2 += b.r2 * w;
+        }
+    }
+    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal));
 }

@@ -14,3 +14,10 @@ struct Package {
 fn instance_record(i: u32) -> InstanceRecord {
     return records_package.records[min(i, PACKAGE_WIDTH - 1u)];
 }
+
+// Skins a vertex for its record: the packaged (downlevel) path has no
+// palette pre-pass, so always from the bone texture (a cross-fade of two
+// clips per vertex; animation layers show their base pose).
+fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
+    return skin(v, rec);
+}

@@ -403,6 +403,7 @@ impl CpuSkinnedRenderer {
                         double_sided: material.double_sided,
                         blend: material.alpha_mode == AlphaMode::Blend,
                         cross_fade: false,
+                        palettes: false,
                     },
                     material_bind_group: material.bind_group.clone(),
                     indices: sub.first_index..sub.first_index + sub.index_count,

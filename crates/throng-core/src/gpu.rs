@@ -542,6 +542,8 @@ pub struct GpuBone {
 pub struct PaletteParams {
     /// Layer sets to evaluate.
     pub set_count: u32,
+    /// The first of them in the layer-set buffer.
+    pub first_set: u32,
     /// Padding.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }

@@ -89,6 +89,7 @@ fn benches(c: &mut Criterion) {
                     let mut encoder = gpu.device.create_command_encoder(&Default::default());
                     let job = PaletteJob {
                         sets: &set_buffer,
+                        first: 0,
                         count: INSTANCES,
                         palettes: &palettes,
                     };

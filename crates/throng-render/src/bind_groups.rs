@@ -292,7 +292,8 @@ pub enum ShadowBindings {
 }
 
 /// Group 3: the records (a uniform package with a dynamic offset when
-/// `packaged`, else a storage array) and the shadow bindings.
+/// `packaged`, else a storage array and, at binding 5, the palette
+/// pre-pass's palettes) and the shadow bindings.
 pub fn records_entries(packaged: bool, shadows: ShadowBindings) -> Entries {
     let records = if packaged {
         uniform(0, wgpu::ShaderStages::VERTEX, PACKAGE_BYTES, true)
@@ -305,6 +306,10 @@ pub fn records_entries(packaged: bool, shadows: ShadowBindings) -> Entries {
         )
     };
     let mut entries = vec![records];
+    if !packaged {
+        // The palettes the pre-pass wrote (records_storage.wgsl).
+        entries.push(storage(5, wgpu::ShaderStages::VERTEX, true, 48));
+    }
     let shadow_uniform_stages = match shadows {
         ShadowBindings::None => None,
         ShadowBindings::Receive => Some(wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT),

@@ -88,6 +88,7 @@ impl DrawItem {
                 double_sided: true,
                 blend: false,
                 cross_fade: false,
+                palettes: false,
             },
             impostor: true,
             vertex_buffer: None,

@@ -19,11 +19,13 @@ use crate::shader::Program;
 /// Bytes of one palette matrix (3 rows of 4 floats).
 pub const PALETTE_MATRIX_BYTES: u64 = 48;
 
-/// What one dispatch reads and writes: `count` layer sets in `sets`, into
-/// `palettes` (which must hold every set's palette).
+/// What one dispatch reads and writes: `count` layer sets of `sets` from
+/// `first` on, into `palettes` (which must hold every set's palette).
 pub struct PaletteJob<'a> {
     /// The layer sets ([`GpuLayerSet`]).
     pub sets: &'a wgpu::Buffer,
+    /// The first set of the dispatch.
+    pub first: u32,
     /// How many.
     pub count: u32,
     /// The palette buffer.
@@ -99,7 +101,8 @@ impl PalettePass {
     ) {
         let params = PaletteParams {
             set_count: job.count,
-            pad: [0; 3],
+            first_set: job.first,
+            pad: [0; 2],
         };
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng palette params"),
@@ -192,6 +195,7 @@ impl PalettePass {
         });
         let job = PaletteJob {
             sets: &set_buffer,
+            first: 0,
             count: sets.len() as u32,
             palettes: &palettes,
         };

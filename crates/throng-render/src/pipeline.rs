@@ -141,6 +141,9 @@ pub struct PipelineKey {
     /// Some record drawn may be mid-cross-fade (the shader's `CROSS_FADE`;
     /// always false for programs without it).
     pub cross_fade: bool,
+    /// Every record drawn has a palette from the pre-pass (the storage
+    /// records' `PALETTES`; always false for other programs).
+    pub palettes: bool,
 }
 
 /// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.

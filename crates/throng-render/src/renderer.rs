@@ -57,6 +57,7 @@ pub use crate::targets::Targets;
 use crate::uniforms::FrameUniforms;
 
 mod gpu_driven;
+mod layers;
 pub use gpu_driven::supports_gpu_driven;
 
 /// Depth buffer format.
@@ -88,6 +89,10 @@ pub struct Renderer {
     gpu: Option<gpu_driven::GpuDriven>,
     /// The impostors' programs and pipelines.
     impostors: ImpostorPipelines,
+    /// Animation layers on the CPU-list path: the palettes and pre-pass.
+    layers: layers::LayerDraws,
+    /// The `layers.generation` the records bind groups were made with.
+    records_generation: u64,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -210,6 +215,8 @@ impl Renderer {
             shadow,
             gpu: (path == RecordPath::GpuDriven).then(|| gpu_driven::GpuDriven::new(device, queue)),
             impostors: ImpostorPipelines::new(path),
+            layers: layers::LayerDraws::new(device),
+            records_generation: 0,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -227,6 +234,7 @@ impl Renderer {
                     double_sided: false,
                     blend: false,
                     cross_fade: false,
+                    palettes: false,
                 });
             })?;
         }
@@ -265,10 +273,14 @@ impl Renderer {
     }
 
     fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
-        let vertex_constants = [
+        let mut vertex_constants = vec![
             ("SKINNING", if self.options.skinning { 1.0 } else { 0.0 }),
             ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
         ];
+        if key.palettes {
+            // Only the storage records module has it.
+            vertex_constants.push(("PALETTES", 1.0));
+        }
         let desc = ColorPipeline {
             label: "throng draw pipeline",
             layout: &self.pipeline_layout,
@@ -340,6 +352,9 @@ impl Renderer {
 
         let view = DrawView {
             lod_tints: self.options.lod_tints,
+            // The storage paths draw layers with the palette pre-pass; the
+            // packaged one shows their base pose.
+            layers: self.path != RecordPath::Packaged,
             ..DrawView::from_camera(camera, self.options.frustum_culling)
         };
         if let Some(mut gd) = self.gpu.take() {
@@ -370,6 +385,17 @@ impl Renderer {
                 }
                 None => sh.lists.iter_mut().for_each(|l| *l = DrawList::default()),
             }
+        }
+
+        // Palettes of the instances with animation layers, evaluated now
+        // (their records then point at them).
+        self.layers.clear();
+        if self.path != RecordPath::Packaged {
+            self.layers.place(&mut self.draw_lists, crowds);
+            if let Some(sh) = &mut self.shadow {
+                self.layers.place(&mut sh.lists, crowds);
+            }
+            self.layers.run(&self.device, &self.queue, crowds, models)?;
         }
 
         // Lay out every record of the frame, both passes, in one staging buffer.
@@ -415,6 +441,7 @@ impl Renderer {
                     double_sided: material.double_sided,
                     blend: material.alpha_mode == AlphaMode::Blend,
                     cross_fade: group.cross_fade,
+                    palettes: group.layered,
                 };
                 let item = DrawItem::new(key, model, lod, sub, slice);
                 stats.draws += 1;
@@ -450,6 +477,7 @@ impl Renderer {
                         double_sided: true,
                         blend: false,
                         cross_fade: group.cross_fade,
+                        palettes: group.layered,
                     };
                     sh.items.push(DrawItem::new(key, model, lod, sub, slice));
                     stats.shadow_draws += 1;
@@ -545,10 +573,16 @@ impl Renderer {
     /// The colour pipelines' group 3 over `records` (a storage buffer of
     /// records), with the shadow bindings when shadows are on.
     fn records_group(&self, records: &wgpu::Buffer) -> wgpu::BindGroup {
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: records.as_entire_binding(),
-        }];
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: records.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: self.layers.palettes().as_entire_binding(),
+            },
+        ];
         if let Some(sh) = &self.shadow {
             entries.extend(sh.receive_entries());
         }
@@ -573,12 +607,15 @@ impl Renderer {
                 limit: max,
             });
         }
-        if self
+        let grow = self
             .records_buffer
             .as_ref()
-            .is_none_or(|b| b.size() < needed)
-        {
-            let size = needed.next_power_of_two().min(max).max(needed);
+            .is_none_or(|b| b.size() < needed);
+        if grow || self.records_generation != self.layers.generation {
+            let size = match &self.records_buffer {
+                Some(b) if !grow => b.size(),
+                _ => needed.next_power_of_two().min(max).max(needed),
+            };
             let usage = match self.path {
                 RecordPath::Packaged => wgpu::BufferUsages::UNIFORM,
                 RecordPath::Unbounded | RecordPath::GpuDriven => wgpu::BufferUsages::STORAGE,
@@ -601,6 +638,11 @@ impl Renderer {
                 binding: 0,
                 resource: resource.clone(),
             }];
+            let palettes = (self.path != RecordPath::Packaged).then(|| wgpu::BindGroupEntry {
+                binding: 5,
+                resource: self.layers.palettes().as_entire_binding(),
+            });
+            entries.extend(palettes.clone());
             if let Some(sh) = &mut self.shadow {
                 entries.push(wgpu::BindGroupEntry {
                     binding: 2,
@@ -614,19 +656,21 @@ impl Renderer {
                     binding: 4,
                     resource: wgpu::BindingResource::Sampler(&sh.sampler),
                 });
+                let mut cast_entries = vec![
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource,
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: sh.uniform.as_entire_binding(),
+                    },
+                ];
+                cast_entries.extend(palettes);
                 sh.cast_group = Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("throng shadow records bind group"),
                     layout: &sh.cast_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource,
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: sh.uniform.as_entire_binding(),
-                        },
-                    ],
+                    entries: &cast_entries,
                 }));
             }
             self.records_bind_group =
@@ -636,6 +680,7 @@ impl Renderer {
                     entries: &entries,
                 }));
             self.records_buffer = Some(buffer);
+            self.records_generation = self.layers.generation;
         }
         let buffer = self.records_buffer.as_ref().expect("allocated above");
         self.queue.write_buffer(buffer, 0, &self.staging);
@@ -732,19 +777,16 @@ impl Renderer {
         let group = sh.cast_group.as_ref();
         let mut bound = None;
         for item in &sh.items {
-            // 0, 1: meshes without and with cross-fades; 2: impostors.
-            let which = if item.impostor {
-                2
-            } else {
-                item.key.cross_fade as usize
-            };
+            // Meshes by their cast variant; impostors (None) by their own.
+            let which = (!item.impostor)
+                .then(|| crate::shadow::cast_variant(item.key.cross_fade, item.key.palettes));
             if bound != Some(which) {
                 match which {
-                    2 => match self.impostors.cast.as_ref() {
+                    None => match self.impostors.cast.as_ref() {
                         Some(p) => pass.set_pipeline(p),
                         None => continue,
                     },
-                    _ => pass.set_pipeline(&sh.pipelines[which]),
+                    Some(v) => pass.set_pipeline(&sh.pipelines[v]),
                 }
                 bound = Some(which);
             }

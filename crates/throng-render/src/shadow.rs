@@ -23,7 +23,9 @@ pub(crate) struct Shadow {
     pub(crate) sampler: wgpu::Sampler,
     pub(crate) uniform: wgpu::Buffer,
     /// Without and with the cross-fade path (indexed by `CROSS_FADE`).
-    pub(crate) pipelines: [wgpu::RenderPipeline; 2],
+    /// By [`cast_variant`]: plain, cross-fading, and (storage paths)
+    /// palettes from the pre-pass.
+    pub(crate) pipelines: Vec<wgpu::RenderPipeline>,
     pub(crate) cast_layout: wgpu::BindGroupLayout,
     pub(crate) cast_group: Option<wgpu::BindGroup>,
     pub(crate) receiver_layout: wgpu::BindGroupLayout,
@@ -99,11 +101,13 @@ impl Shadow {
         ]
     }
 
-    /// The cast pipelines' group 3 over `records` (a storage buffer).
+    /// The cast pipelines' group 3 over `records` (a storage buffer) and
+    /// the pre-pass's `palettes`.
     pub(crate) fn cast_group_for(
         &self,
         device: &wgpu::Device,
         records: &wgpu::Buffer,
+        palettes: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng shadow records bind group (GPU-driven)"),
@@ -116,6 +120,10 @@ impl Shadow {
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: self.uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: palettes.as_entire_binding(),
                 },
             ],
         })
@@ -177,43 +185,54 @@ impl Shadow {
         });
         let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
         let layout = bind_groups::pipeline_layout(device, program, false);
-        let pipelines = [false, true].map(|cross_fade| {
-            let constants = [
-                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
-                ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
-            ];
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(if cross_fade {
-                    "throng shadow pipeline (cross-fade)"
-                } else {
-                    "throng shadow pipeline"
-                }),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_shadow"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
+        let variants: &[(bool, bool)] = if packaged {
+            &[(false, false), (true, false)]
+        } else {
+            &[(false, false), (true, false), (false, true)]
+        };
+        let pipelines = variants
+            .iter()
+            .map(|&(cross_fade, palettes)| {
+                let mut constants = vec![
+                    ("SKINNING", if skinning { 1.0 } else { 0.0 }),
+                    ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
+                ];
+                if palettes {
+                    constants.push(("PALETTES", 1.0));
+                }
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(match (cross_fade, palettes) {
+                        (true, _) => "throng shadow pipeline (cross-fade)",
+                        (_, true) => "throng shadow pipeline (palettes)",
+                        _ => "throng shadow pipeline",
+                    }),
+                    layout: Some(&layout),
+                    vertex: wgpu::VertexState {
+                        module: &module,
+                        entry_point: Some("vs_shadow"),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &constants,
+                            ..Default::default()
+                        },
+                        buffers: &[Some(wgpu::VertexBufferLayout {
+                            array_stride: std::mem::size_of::<BakedVertex>() as u64,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &VERTEX_ATTRIBUTES,
+                        })],
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        cull_mode: None,
                         ..Default::default()
                     },
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &VERTEX_ATTRIBUTES,
-                    })],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: Some(cast_depth_state()),
-                multisample: Default::default(),
-                fragment: None,
-                multiview_mask: None,
-                cache: None,
+                    depth_stencil: Some(cast_depth_state()),
+                    multisample: Default::default(),
+                    fragment: None,
+                    multiview_mask: None,
+                    cache: None,
+                })
             })
-        });
+            .collect();
         let receiver_layout = bind_groups::shadow_receiver(device);
         let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng shadow receiver"),
@@ -265,6 +284,12 @@ pub(crate) fn cast_depth_state() -> wgpu::DepthStencilState {
             clamp: 0.0,
         },
     }
+}
+
+/// The index in [`Shadow::pipelines`] of the cast pipeline for records
+/// that cross-fade or read palettes.
+pub(crate) fn cast_variant(cross_fade: bool, palettes: bool) -> usize {
+    if palettes { 2 } else { cross_fade as usize }
 }
 
 /// What a pipeline outside the renderer binds to sample the crowd's shadow

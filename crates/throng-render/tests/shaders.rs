@@ -643,9 +643,9 @@ fn palette_structs_match_their_rust_twins() {
         size_of::<PaletteParams>(),
         &[
             offset_of!(PaletteParams, set_count),
+            offset_of!(PaletteParams, first_set),
             offset_of!(PaletteParams, pad),
             offset_of!(PaletteParams, pad) + 4,
-            offset_of!(PaletteParams, pad) + 8,
         ],
     );
 }

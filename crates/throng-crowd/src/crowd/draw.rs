@@ -9,7 +9,7 @@ use super::bounds::world_sphere;
 use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
-use throng_core::gpu::{InstanceRecord, LOD_DITHER_LEVELS};
+use throng_core::gpu::{GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::math::Aabb;
 
@@ -28,6 +28,11 @@ pub struct DrawList {
     lod_state: Vec<u8>,
     /// World box of the bounding spheres of the instances drawn.
     pub bounds: Aabb,
+    /// The layer sets of the records of [`DrawGroup::layered`] groups (with
+    /// [`DrawView::layers`] on): such a record's `frame0` is an index into
+    /// this list, and each set's `palette` is 0 until a renderer places its
+    /// palette (and then points the record's `frame0` at it).
+    pub layer_sets: Vec<GpuLayerSet>,
 }
 
 impl DrawList {
@@ -58,6 +63,10 @@ pub struct DrawView {
     pub lod_scale: f32,
     /// Tint every record by its LOD ([`LOD_TINTS`]) instead of its own tint.
     pub lod_tints: bool,
+    /// Put the mesh records of instances with animation layers in groups of
+    /// their own ([`DrawGroup::layered`]), for a renderer with the palette
+    /// pre-pass. Off: they show their base pose like any other instance.
+    pub layers: bool,
 }
 
 impl DrawView {
@@ -68,6 +77,7 @@ impl DrawView {
             eye: camera.eye,
             lod_scale: 1.0 / (camera.fov_y * 0.5).tan(),
             lod_tints: false,
+            layers: false,
         }
     }
 }
@@ -141,6 +151,10 @@ pub struct DrawGroup {
     /// Some record of the group is mid-cross-fade (`fade < 1`). When false,
     /// every record has `fade == 1`.
     pub cross_fade: bool,
+    /// The group's instances have animation layers: each record's `frame0`
+    /// indexes [`DrawList::layer_sets`] (their palettes come from the
+    /// pre-pass, and `cross_fade` is false).
+    pub layered: bool,
     /// First record.
     pub first: u32,
     /// Record count.
@@ -174,10 +188,29 @@ impl Crowd {
     }
 }
 
+/// Kinds of records within a (model, LOD) bucket, in group order.
+const KINDS: usize = 3;
+/// Not fading, no layers.
+const PLAIN: usize = 0;
+/// Mid-cross-fade.
+const FADING: usize = 1;
+/// With animation layers.
+const LAYERED: usize = 2;
+
+/// What the draw pass reads of one instance.
+pub(super) struct Visited<'a> {
+    anim: &'a Anim,
+    rows: &'a [Vec4; 3],
+    sphere: &'a Vec4,
+    tint: u32,
+    /// Its layers, when the view draws them.
+    layers: Option<&'a [GpuLayer]>,
+}
+
 /// Record building for one frame: culling, LOD selection, then records into
-/// per-(model, LOD, fading) buckets. Scratch list `2 * bucket + fading`
-/// holds a bucket's records; with one (model, LOD) bucket (`single`), records
-/// that do not fade go straight into the output and only fading ones take
+/// per-(model, LOD, kind) buckets. Scratch list `KINDS * bucket + kind`
+/// holds a bucket's records; with one (model, LOD) bucket (`single`), plain
+/// records go straight into the output and only fading or layered ones take
 /// the detour through scratch.
 pub(super) struct DrawPass<'a> {
     out: &'a mut DrawList,
@@ -191,14 +224,19 @@ impl Crowd {
     /// Culls instance `d` (dense slot) and, if visible, adds its record to
     /// `pass`.
     pub(super) fn visit_instance(&self, pass: &mut DrawPass<'_>, d: usize) {
-        pass.visit(
-            d,
-            &self.models[self.metas[d].model as usize],
-            &self.anims[d],
-            &self.rows[d],
-            &self.spheres[d],
-            self.tints[d],
-        );
+        let layers = if pass.view.layers && self.metas[d].layered {
+            self.gpu_layers(d)
+        } else {
+            None
+        };
+        let instance = Visited {
+            anim: &self.anims[d],
+            rows: &self.rows[d],
+            sphere: &self.spheres[d],
+            tint: self.tints[d],
+            layers: layers.as_deref(),
+        };
+        pass.visit(d, &self.models[self.metas[d].model as usize], instance);
     }
 }
 
@@ -212,6 +250,7 @@ impl<'a> DrawPass<'a> {
     ) -> Self {
         out.records.clear();
         out.groups.clear();
+        out.layer_sets.clear();
         out.instances = instances as u32;
         out.bounds = Aabb::EMPTY;
         let buckets = models
@@ -221,7 +260,7 @@ impl<'a> DrawPass<'a> {
         if single {
             out.records.reserve(instances);
         }
-        out.scratch.resize_with(2 * buckets.max(1), Vec::new);
+        out.scratch.resize_with(KINDS * buckets.max(1), Vec::new);
         for s in &mut out.scratch {
             s.clear();
         }
@@ -235,15 +274,14 @@ impl<'a> DrawPass<'a> {
     }
 
     #[inline]
-    pub(super) fn visit(
-        &mut self,
-        d: usize,
-        rt: &ModelRt,
-        a: &Anim,
-        rows: &[Vec4; 3],
-        sphere: &Vec4,
-        tint: u32,
-    ) {
+    pub(super) fn visit(&mut self, d: usize, rt: &ModelRt, instance: Visited<'_>) {
+        let Visited {
+            anim: a,
+            rows,
+            sphere,
+            tint,
+            layers,
+        } = instance;
         let blend = blend_of(a, &rt.maps, self.now);
         // While fading, the bounds are the union of both clips' (rare:
         // computed here rather than cached).
@@ -301,29 +339,51 @@ impl<'a> DrawPass<'a> {
             }
         };
         let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod));
-        let fading = rec.fade < 1.0;
+        let kind = if rec.fade < 1.0 { FADING } else { PLAIN };
+        // A mesh record of an instance with layers: its pose comes from the
+        // pre-pass; `frame0` names its layer set.
+        let is_impostor = |lod: usize| rt.impostor.is_some_and(|i| i.lod as usize == lod);
+        let mesh_record =
+            |pass: &mut Self, lod: usize, rec: InstanceRecord, level: u32| match layers {
+                Some(layers) if !is_impostor(lod) => {
+                    let index = pass.out.layer_sets.len() as u32;
+                    pass.out
+                        .layer_sets
+                        .push(GpuLayerSet::new(&blend, layers, 0));
+                    let layered = InstanceRecord {
+                        frame0: index,
+                        fade: 1.0,
+                        ..rec
+                    }
+                    .with_lod_dither(level);
+                    pass.push(rt, lod, LAYERED, layered);
+                }
+                _ => pass.push(rt, lod, kind, rec.with_lod_dither(level)),
+            };
         if let Some((mesh_lod, imp, level)) = cross_fade {
             let mesh = InstanceRecord {
                 tint: tint_of(mesh_lod),
                 ..rec
             };
-            self.push(rt, mesh_lod, fading, mesh.with_lod_dither(level));
+            mesh_record(self, mesh_lod, mesh, level);
             rec = InstanceRecord {
                 tint: tint_of(imp),
                 ..rec
             }
             .with_lod_dither(level);
             lod = imp;
+            self.push(rt, lod, kind, rec);
+        } else {
+            mesh_record(self, lod, rec, 0);
         }
-        self.push(rt, lod, fading, rec);
     }
 
     #[inline]
-    fn push(&mut self, rt: &ModelRt, lod: usize, fading: bool, rec: InstanceRecord) {
-        if self.single && !fading {
+    fn push(&mut self, rt: &ModelRt, lod: usize, kind: usize, rec: InstanceRecord) {
+        if self.single && kind == PLAIN {
             self.out.records.push(rec);
         } else {
-            self.out.scratch[2 * (rt.bucket as usize + lod) + fading as usize].push(rec);
+            self.out.scratch[KINDS * (rt.bucket as usize + lod) + kind].push(rec);
         }
     }
 
@@ -334,10 +394,10 @@ impl<'a> DrawPass<'a> {
         for (m, model) in models.iter().enumerate() {
             for lod in 0..model.lod_sizes.len() {
                 let bucket = model.bucket as usize + lod;
-                for fading in [false, true] {
+                for kind in [PLAIN, FADING, LAYERED] {
                     let first = out.records.len() as u32 - std::mem::take(&mut direct);
                     out.records
-                        .extend_from_slice(&out.scratch[2 * bucket + fading as usize]);
+                        .extend_from_slice(&out.scratch[KINDS * bucket + kind]);
                     let count = out.records.len() as u32 - first;
                     if count == 0 {
                         continue;
@@ -346,7 +406,8 @@ impl<'a> DrawPass<'a> {
                         model: ModelId(m as u32),
                         model_key: model.handle.key(),
                         lod: lod as u32,
-                        cross_fade: fading,
+                        cross_fade: kind == FADING,
+                        layered: kind == LAYERED,
                         first,
                         count,
                     });
@@ -405,6 +466,7 @@ mod tests {
                 eye: centre + Vec3::Z * (radius / size),
                 lod_scale: 1.0,
                 lod_tints: false,
+                layers: false,
             };
             list.lod_state.clear();
             crowd.build_draw_list(view, &mut list);
@@ -432,6 +494,7 @@ mod tests {
             model_key: 1,
             lod: 0,
             cross_fade: false,
+            layered: false,
             first: 10,
             count: 450,
         };

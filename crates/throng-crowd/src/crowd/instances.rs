@@ -65,6 +65,8 @@ pub(super) struct Meta {
     /// Position in the crowd's active list (stepped every update), or
     /// [`NOT_ACTIVE`].
     pub(super) active: u32,
+    /// Has animation layers (`Crowd::set_layers`).
+    pub(super) layered: bool,
 }
 
 /// [`Meta::active`] of an instance not stepped by updates.
@@ -203,6 +205,7 @@ impl Crowd {
             follower: false,
             parent: false,
             active: NOT_ACTIVE,
+            layered: false,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.refresh_sphere(dense as usize);

@@ -8,12 +8,15 @@
 //! [`Crowd::palette`], the CPU twin of the GPU's palette pre-pass
 //! (`throng_core::layers`), and bone queries follow it.
 //!
-//! Drawing: the renderer does not draw layers yet — it draws the base pose
-//! (issue #17: the pre-pass exists and is checked against this module, but
-//! is not yet fed from the crowd).
+//! Drawing: with [`DrawView::layers`](super::DrawView::layers) on, a draw
+//! list puts these instances' mesh records in groups of their own with a
+//! [`GpuLayerSet`] each ([`super::DrawList::layer_sets`]), which a renderer
+//! evaluates in its palette pre-pass; the mask table it needs is
+//! [`Crowd::mask_table`].
 
 use std::sync::Arc;
 
+use throng_core::gpu::GpuLayer;
 use throng_core::layers::{
     BoneMask, LayerError, LayerMode, LayerPose, MAX_EXTRA_LAYERS, layered_palette,
 };
@@ -87,11 +90,13 @@ pub(super) struct LayerStack {
     layers: Vec<Playing>,
 }
 
-/// A registered mask: its model and weights.
+/// A registered mask: its model, weights, and first entry in the model's
+/// mask table.
 #[derive(Clone, Debug)]
 pub(super) struct Mask {
     model: u16,
     mask: Arc<BoneMask>,
+    offset: u32,
 }
 
 impl Crowd {
@@ -105,9 +110,11 @@ impl Crowd {
                 got: mask.weights().len(),
             }));
         }
+        let offset = self.mask_table(model)?.len() as u32;
         self.masks.push(Mask {
             model: model.0 as u16,
             mask: Arc::new(mask),
+            offset,
         });
         Ok(MaskId(self.masks.len() as u32 - 1))
     }
@@ -166,6 +173,7 @@ impl Crowd {
             });
         }
         let slot = self.slot_of[d];
+        self.metas[d].layered = !playing.is_empty();
         if playing.is_empty() {
             self.layers.remove(&slot);
         } else {
@@ -238,19 +246,8 @@ impl Crowd {
             .layers
             .iter()
             .map(|p| {
-                let map = &rt.maps[p.layer.clip];
-                let frames = map.frames_at(p.playback.time(ticks, map.duration));
-                LayerPose {
-                    frames,
-                    weight: p.layer.weight,
-                    mode: match p.layer.blend {
-                        LayerBlend::Override => LayerMode::Override,
-                        LayerBlend::Additive { reference_time } => LayerMode::Additive {
-                            reference: map.frames_at(reference_time.clamp(0.0, map.duration)),
-                        },
-                    },
-                    mask: p.layer.mask.map(|m| &*self.masks[m.0 as usize].mask),
-                }
+                let mask = p.layer.mask.map(|m| &*self.masks[m.0 as usize].mask);
+                self.layer_pose(rt, p, ticks, mask)
             })
             .collect();
         layered_palette(rt.handle.model(), rt.handle.skeleton(), &base, &poses, out);
@@ -259,7 +256,60 @@ impl Crowd {
 
     /// Whether instance `d` has layers.
     pub(super) fn has_layers(&self, d: usize) -> bool {
-        self.layers.contains_key(&self.slot_of[d])
+        self.metas[d].layered
+    }
+
+    /// `model`'s masks for the palette pre-pass: each mask's
+    /// `(weight, reaches)` per bone, in the order they were added (a
+    /// layer's [`GpuLayer::mask`] is its mask's first entry).
+    pub fn mask_table(&self, model: ModelId) -> Result<Vec<[f32; 2]>, CrowdError> {
+        self.model_handle(model)?;
+        Ok(self
+            .masks
+            .iter()
+            .filter(|m| m.model as u32 == model.0)
+            .flat_map(|m| m.mask.gpu_entries())
+            .collect())
+    }
+
+    /// Instance `d`'s layers as the pre-pass reads them, at the clock.
+    pub(super) fn gpu_layers(&self, d: usize) -> Option<Vec<GpuLayer>> {
+        let stack = self.layers.get(&self.slot_of[d])?;
+        let rt = &self.models[self.metas[d].model as usize];
+        let ticks = self.clock.saturating_sub(stack.anchor);
+        Some(
+            stack
+                .layers
+                .iter()
+                .map(|p| {
+                    let mask = p.layer.mask.map(|m| &self.masks[m.0 as usize]);
+                    let pose = self.layer_pose(rt, p, ticks, mask.map(|m| &*m.mask));
+                    GpuLayer::new(&pose, mask.map_or(GpuLayer::NO_MASK, |m| m.offset))
+                })
+                .collect(),
+        )
+    }
+
+    /// A playing layer as sampled `ticks` after its anchor.
+    fn layer_pose<'a>(
+        &self,
+        rt: &super::models::ModelRt,
+        p: &Playing,
+        ticks: u64,
+        mask: Option<&'a BoneMask>,
+    ) -> LayerPose<'a> {
+        let map = &rt.maps[p.layer.clip];
+        LayerPose {
+            frames: map.frames_at(p.playback.time(ticks, map.duration)),
+            weight: p.layer.weight,
+            mode: match p.layer.blend {
+                LayerBlend::Override => LayerMode::Override,
+                LayerBlend::Additive { reference_time } => LayerMode::Additive {
+                    reference: map.frames_at(reference_time.clamp(0.0, map.duration)),
+                },
+            },
+            mask,
+        }
     }
 
     /// Re-anchors instance `d`'s layers at the clock, running or not (pause

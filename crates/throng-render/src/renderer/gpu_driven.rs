@@ -163,6 +163,7 @@ fn plan(
                             double_sided: true,
                             blend: false,
                             cross_fade: false,
+                            palettes: false,
                         },
                         model: index,
                         lod,
@@ -191,6 +192,7 @@ fn plan(
                             double_sided: material.double_sided,
                             blend,
                             cross_fade: fading,
+                            palettes: false,
                         },
                         model: index,
                         lod,
@@ -351,13 +353,14 @@ impl Renderer {
                 }
             }
             if let Some(sh) = self.shadow.as_mut() {
-                let cast = sh.cast_group_for(&device, c.shadow.records());
+                let cast = sh.cast_group_for(&device, c.shadow.records(), self.layers.palettes());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
                     let key = PipelineKey {
                         flat: false,
                         double_sided: true,
                         blend: false,
                         cross_fade: p.key.cross_fade,
+                        palettes: false,
                     };
                     let offset = d as u64 * INDIRECT_ARGS_SIZE;
                     let args = c.shadow.indirect();
