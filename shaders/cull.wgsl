@@ -244,7 +244,19 @@ fn instance_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
 }
 
 fn model_of(inst: GpuInstance) -> GpuModelInfo {
-    return models[min(inst.model, arrayLength(&models) - 1u)];
+    return models[min(inst.model & ~INSTANCE_LAYERED, arrayLength(&models) - 1u)];
+}
+
+// Adds a visible sphere to the view's drawn box and count (what the light
+// is fitted to).
+fn add_drawn(sphere: vec4<f32>) {
+    atomicMin(&counts[0], ordered(sphere.x - sphere.w));
+    atomicMin(&counts[1], ordered(sphere.y - sphere.w));
+    atomicMin(&counts[2], ordered(sphere.z - sphere.w));
+    atomicMax(&counts[3], ordered(sphere.x + sphere.w));
+    atomicMax(&counts[4], ordered(sphere.y + sphere.w));
+    atomicMax(&counts[5], ordered(sphere.z + sphere.w));
+    atomicAdd(&counts[6], 1u);
 }
 
 @compute @workgroup_size(64)
@@ -271,6 +283,12 @@ fn classify(
             return;
         }
     }
+    // Instances with animation layers are drawn from the CPU's lists, with
+    // the palette pre-pass; they count for the light's fit, nothing more.
+    if (inst.model & INSTANCE_LAYERED) != 0u {
+        add_drawn(sphere);
+        return;
+    }
     var lod = 0u;
     var level = 0u;
     if model.lod_count > 1u && (view.flags & CULL_LOD) != 0u && view.lod_scale > 0.0 {
@@ -294,13 +312,7 @@ fn classify(
     }
     let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
     let slot = atomicAdd(&counts[DRAWN_WORDS + group], 1u);
-    atomicMin(&counts[0], ordered(sphere.x - sphere.w));
-    atomicMin(&counts[1], ordered(sphere.y - sphere.w));
-    atomicMin(&counts[2], ordered(sphere.z - sphere.w));
-    atomicMax(&counts[3], ordered(sphere.x + sphere.w));
-    atomicMax(&counts[4], ordered(sphere.y + sphere.w));
-    atomicMax(&counts[5], ordered(sphere.z + sphere.w));
-    atomicAdd(&counts[6], 1u);
+    add_drawn(sphere);
     placement[i] = vec4<u32>(group | (level << LEVEL_SHIFT), slot, second);
 }
 

@@ -218,8 +218,16 @@ pub struct GpuInstance {
     pub fade_rate: f32,
     /// Tint, RGBA8 (as [`InstanceRecord::tint`]).
     pub tint: u32,
-    /// Model index within the crowd.
+    /// Model index within the crowd, with [`GpuInstance::LAYERED`] set for
+    /// an instance with animation layers (the cull pass leaves those to the
+    /// CPU's draw lists and the palette pre-pass).
     pub model: u32,
+}
+
+impl GpuInstance {
+    /// The bit of [`GpuInstance::model`] that marks an instance with
+    /// animation layers.
+    pub const LAYERED: u32 = 1 << 31;
 }
 
 /// One instance's transform on the GPU-driven path (48 bytes): the top

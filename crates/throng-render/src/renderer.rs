@@ -387,6 +387,29 @@ impl Renderer {
             }
         }
 
+        let mut stats = FrameStats {
+            instances: self.draw_lists.iter().map(|l| l.instances).sum(),
+            ..FrameStats::default()
+        };
+        self.items.clear();
+        if let Some(sh) = &mut self.shadow {
+            sh.items.clear();
+        }
+        self.plan_lists(crowds, models, &mut stats)?;
+        self.ensure_pipelines();
+        Ok(stats)
+    }
+
+    /// From the frame's draw lists (`self.draw_lists`, and the shadow's):
+    /// the palettes of instances with animation layers, the records laid
+    /// out and uploaded, and the planned draws appended to the items (both
+    /// passes; opaque first, blended last).
+    fn plan_lists(
+        &mut self,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
         // Palettes of the instances with animation layers, evaluated now
         // (their records then point at them).
         self.layers.clear();
@@ -399,7 +422,6 @@ impl Renderer {
         }
 
         // Lay out every record of the frame, both passes, in one staging buffer.
-        let mut stats = FrameStats::default();
         self.staging.clear();
         let slices = lay_out(
             &mut self.staging,
@@ -412,15 +434,13 @@ impl Renderer {
             None => Vec::new(),
         };
         for list in &self.draw_lists {
-            stats.instances += list.instances;
             stats.visible += list.visible();
         }
-        stats.packages = slices.len() as u32;
-        stats.record_bytes = self.staging.len() as u64;
+        stats.packages += slices.len() as u32;
+        stats.record_bytes += self.staging.len() as u64;
         self.upload_records()?;
 
         // Plan the draws: opaque first, blended last; shadow casters opaque.
-        self.items.clear();
         let mut blended = Vec::new();
         for slice in &slices {
             let group = self.draw_lists[slice.list].groups[slice.group];
@@ -456,7 +476,6 @@ impl Renderer {
         }
         self.items.append(&mut blended);
         if let Some(sh) = &mut self.shadow {
-            sh.items.clear();
             for slice in &shadow_slices {
                 let group = sh.lists[slice.list].groups[slice.group];
                 let model = find_model(models, crowds[slice.list], &group)?;
@@ -484,8 +503,7 @@ impl Renderer {
                 }
             }
         }
-        self.ensure_pipelines();
-        Ok(stats)
+        Ok(())
     }
 
     /// Creates the pipelines the planned draws need.

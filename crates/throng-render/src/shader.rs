@@ -31,7 +31,8 @@ use std::mem::offset_of;
 use thiserror::Error;
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
 use throng_core::gpu::{
-    DRAWN_WORDS, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS, NO_IMPOSTOR,
+    DRAWN_WORDS, GpuInstance, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS,
+    NO_IMPOSTOR,
 };
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
@@ -144,7 +145,8 @@ pub fn prelude() -> String {
          const NO_PARENT: u32 = {NO_PARENT}u;\n\
          const NO_MASK: u32 = {}u;\n\
          const LAYER_OVERRIDE: u32 = {}u;\n\
-         const LAYER_ADDITIVE: u32 = {}u;\n",
+         const LAYER_ADDITIVE: u32 = {}u;\n\
+         const INSTANCE_LAYERED: u32 = {}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -161,6 +163,7 @@ pub fn prelude() -> String {
         GpuLayer::NO_MASK,
         GpuLayer::OVERRIDE,
         GpuLayer::ADDITIVE,
+        GpuInstance::LAYERED,
     )
 }
 

@@ -8,6 +8,8 @@
 //! * A layer of weight 0 draws as the base pose.
 //! * A masked layer (the Fox's upper body surveying while it walks) is a
 //!   golden image, which must differ from both clips drawn alone.
+//! * On the unbounded and the GPU-driven paths (where the cull pass leaves
+//!   layered instances to the CPU's lists).
 //! * The packaged (downlevel) path shows the base pose.
 
 use throng_tests::golden as common;
@@ -89,18 +91,15 @@ fn survey_layer(handle: &ModelHandle, weight: f32) -> Layer {
     }
 }
 
-#[test]
-fn layers_draw_as_their_clips_and_a_masked_layer_as_its_golden() {
+fn layers_draw_as_their_clips_and_a_masked_layer_as_its_golden(
+    path: PathChoice,
+    expected: RecordPath,
+) {
     let gpu = require_gpu("layers_draw");
     let (_, handle) = common::baked("khronos_Fox.glb");
     let dir = golden();
-    let path = PathChoice::Unbounded;
     let (walk, drawn_on) = render(&gpu, &handle, path, "Walk", WALK_TIME, &[], false);
-    assert_eq!(
-        drawn_on,
-        RecordPath::Unbounded,
-        "this adapter lacks the unbounded path"
-    );
+    assert_eq!(drawn_on, expected, "this adapter lacks the path");
     let (survey, _) = render(&gpu, &handle, path, "Survey", SURVEY_TIME, &[], false);
 
     let full = [survey_layer(&handle, 1.0)];
@@ -121,6 +120,23 @@ fn layers_draw_as_their_clips_and_a_masked_layer_as_its_golden() {
             "the masked layer draws like {name} alone ({fraction} of pixels differ)"
         );
     }
+}
+
+#[test]
+fn on_the_unbounded_path() {
+    layers_draw_as_their_clips_and_a_masked_layer_as_its_golden(
+        PathChoice::Unbounded,
+        RecordPath::Unbounded,
+    );
+}
+
+/// The cull pass leaves layered instances to the CPU's lists.
+#[test]
+fn on_the_gpu_driven_path() {
+    layers_draw_as_their_clips_and_a_masked_layer_as_its_golden(
+        PathChoice::GpuDriven,
+        RecordPath::GpuDriven,
+    );
 }
 
 #[test]

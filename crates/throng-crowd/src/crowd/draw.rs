@@ -67,6 +67,9 @@ pub struct DrawView {
     /// their own ([`DrawGroup::layered`]), for a renderer with the palette
     /// pre-pass. Off: they show their base pose like any other instance.
     pub layers: bool,
+    /// Only the instances with animation layers (the GPU-driven path culls
+    /// the others on the GPU and these on the CPU).
+    pub layered_only: bool,
 }
 
 impl DrawView {
@@ -78,6 +81,7 @@ impl DrawView {
             lod_scale: 1.0 / (camera.fov_y * 0.5).tan(),
             lod_tints: false,
             layers: false,
+            layered_only: false,
         }
     }
 }
@@ -181,8 +185,16 @@ impl Crowd {
     pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
         let view = view.into();
         let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
-        for d in 0..self.anims.len() {
-            self.visit_instance(&mut pass, d);
+        if view.layered_only {
+            if !self.layers.is_empty() {
+                for d in (0..self.anims.len()).filter(|&d| self.metas[d].layered) {
+                    self.visit_instance(&mut pass, d);
+                }
+            }
+        } else {
+            for d in 0..self.anims.len() {
+                self.visit_instance(&mut pass, d);
+            }
         }
         pass.finish(&self.models);
     }
@@ -467,6 +479,7 @@ mod tests {
                 lod_scale: 1.0,
                 lod_tints: false,
                 layers: false,
+                layered_only: false,
             };
             list.lod_state.clear();
             crowd.build_draw_list(view, &mut list);

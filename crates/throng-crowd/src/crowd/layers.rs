@@ -254,6 +254,11 @@ impl Crowd {
         Ok(())
     }
 
+    /// Whether some instance has animation layers.
+    pub fn has_layered_instances(&self) -> bool {
+        !self.layers.is_empty()
+    }
+
     /// Whether instance `d` has layers.
     pub(super) fn has_layers(&self, d: usize) -> bool {
         self.metas[d].layered

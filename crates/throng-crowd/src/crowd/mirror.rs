@@ -39,7 +39,12 @@ impl Crowd {
             fade0: a.fade0,
             fade_rate: a.fade_rate,
             tint: self.tints[d],
-            model: meta.model as u32,
+            model: meta.model as u32
+                | if meta.layered {
+                    GpuInstance::LAYERED
+                } else {
+                    0
+                },
         }
     }
 

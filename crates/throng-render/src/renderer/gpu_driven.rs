@@ -16,7 +16,7 @@
 
 use throng_core::gpu::{DrawSpec, LightFit};
 use throng_crowd::camera::Frustum;
-use throng_crowd::crowd::{Crowd, DrawView, GpuTables};
+use throng_crowd::crowd::{Crowd, DrawList, DrawView, GpuTables};
 
 use super::Renderer;
 use crate::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
@@ -374,6 +374,37 @@ impl Renderer {
         self.items.append(&mut blended);
         stats.packages = stats.draws;
         gd.specs = plans;
+
+        // Instances with animation layers: the cull skipped them; culled on
+        // the CPU and drawn with the palette pre-pass, as on the unbounded
+        // path. Their shadows are cast unculled (the light is fitted on the
+        // GPU, after this).
+        self.draw_lists.resize_with(crowds.len(), DrawList::default);
+        if crowds.iter().any(|c| c.has_layered_instances()) {
+            let layered = DrawView {
+                layered_only: true,
+                ..view
+            };
+            for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
+                crowd.build_draw_list(layered, list);
+            }
+            if let Some(sh) = &mut self.shadow {
+                sh.lists.resize_with(crowds.len(), DrawList::default);
+                let casters = DrawView {
+                    frustum: None,
+                    lod_tints: false,
+                    ..layered
+                };
+                for (crowd, list) in crowds.iter().zip(&mut sh.lists) {
+                    crowd.build_draw_list(casters, list);
+                }
+            }
+            self.plan_lists(crowds, models, &mut stats)?;
+        } else {
+            self.draw_lists
+                .iter_mut()
+                .for_each(|l| *l = DrawList::default());
+        }
         self.ensure_pipelines();
         Ok(stats)
     }
