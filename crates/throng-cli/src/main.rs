@@ -11,6 +11,7 @@
 mod bake;
 mod bench;
 mod inspect;
+mod layer_spec;
 mod render;
 mod sample;
 mod util;

@@ -46,6 +46,12 @@ pub struct Args {
     /// MSAA samples (1 or 4).
     #[arg(long, default_value_t = 4)]
     pub msaa: u32,
+    /// An animation layer over every instance's clip (up to 3, bottom
+    /// first): CLIP[,time=S][,speed=X][,weight=W][,mode=override|additive]
+    /// [,reference=S][,mask=BONE+BONE], e.g. Survey,mask=b_Spine01_02. The
+    /// packaged path shows the base pose.
+    #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
+    pub layers: Vec<crate::layer_spec::LayerSpec>,
     /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -97,7 +103,7 @@ pub fn run(args: Args) -> Result<()> {
     let upload_start = Instant::now();
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
     let upload = upload_start.elapsed();
-    let (crowd, _, bounds) = grid_crowd(
+    let (mut crowd, model_id, bounds) = grid_crowd(
         &handle,
         &GridOptions {
             count: args.instances,
@@ -106,6 +112,8 @@ pub fn run(args: Args) -> Result<()> {
             ..GridOptions::default()
         },
     )?;
+    let ids: Vec<_> = crowd.ids().collect();
+    crate::layer_spec::apply(&mut crowd, model_id, &ids, &args.layers)?;
     let camera = framing_camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
     let start = Instant::now();
     let (image, stats) =

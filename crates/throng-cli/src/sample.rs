@@ -43,6 +43,11 @@ pub struct Args {
     /// Where the positions come from.
     #[arg(long, value_enum, default_value_t = Source::Reference)]
     pub source: Source,
+    /// An animation layer over the clip (up to 3; `--source baked` only):
+    /// CLIP[,time=S][,weight=W][,mode=override|additive][,reference=S]
+    /// [,mask=BONE+BONE]. A layer shows its clip at its own `time`.
+    #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
+    pub layers: Vec<crate::layer_spec::LayerSpec>,
     /// Output JSON file, *.json [default: standard output].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -82,6 +87,11 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.output {
         check_output(path, "json", &[&args.model])?;
     }
+    if !args.layers.is_empty() && args.source != Source::Baked {
+        bail!(
+            "--layer needs --source baked (layers are defined on the baked palettes; the reference has none)"
+        );
+    }
     let kind = ModelKind::of(&args.model)?;
     let (clip_name, clip_index, frames): (String, usize, Frames) = match args.source {
         Source::Reference => {
@@ -114,18 +124,27 @@ pub fn run(args: Args) -> Result<()> {
             let (model, _) = load_baked(&args.model)?;
             let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
             let c = resolve_clip(&names, &args.clip)?;
-            let clip = &model.clips[c];
-            let frames = args
-                .times
-                .iter()
-                .map(|&t| {
-                    (
-                        t,
-                        skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t))),
-                    )
-                })
-                .collect();
-            (clip.name.clone(), c, frames)
+            if args.layers.is_empty() {
+                let clip = &model.clips[c];
+                let frames = args
+                    .times
+                    .iter()
+                    .map(|&t| {
+                        (
+                            t,
+                            skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t))),
+                        )
+                    })
+                    .collect();
+                (clip.name.clone(), c, frames)
+            } else {
+                let name = model.clips[c].name.clone();
+                (
+                    name,
+                    c,
+                    sample_layered(model, c, &args.times, &args.layers)?,
+                )
+            }
         }
     };
     let doc = to_json(
@@ -141,6 +160,37 @@ pub fn run(args: Args) -> Result<()> {
         None => write_stdout(&(text + "\n"))?,
     }
     Ok(())
+}
+
+/// LOD 0 with layers over clip `clip` at each time (the CPU's layered
+/// palette, `throng_core::layers`).
+fn sample_layered(
+    model: throng_core::BakedModel,
+    clip: usize,
+    times: &[f32],
+    layers: &[crate::layer_spec::LayerSpec],
+) -> Result<Frames> {
+    use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+    let handle = ModelHandle::new(model)?;
+    let model = handle.model();
+    let mut palette = Vec::new();
+    let mut frames = Vec::with_capacity(times.len());
+    for &t in times {
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&handle);
+        let id = crowd.spawn(
+            m,
+            Spawn {
+                clip: Some(clip),
+                time: t,
+                ..Spawn::default()
+            },
+        )?;
+        crate::layer_spec::apply(&mut crowd, m, &[id], layers)?;
+        crowd.palette(id, &mut palette)?;
+        frames.push((t, throng_core::baked::skin_lod_with(model, 0, &palette)));
+    }
+    Ok(frames)
 }
 
 /// Skins LOD 0 on the GPU at each time; returns the clip name and, per time,

@@ -80,15 +80,32 @@ pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (
 /// Skins every submesh of LOD `lod` and labels each with its source glTF
 /// (node, mesh, primitive), in the same shape as the offline CPU reference (`throng_bake::reference::sample`).
 pub fn skin_lod(model: &BakedModel, lod: usize, blend: &FrameBlend) -> Vec<SkinnedPrimitive> {
+    skin_lod_by(model, lod, |v| skin_vertex(model, v, blend))
+}
+
+/// [`skin_lod`] with a ready palette (one matrix per bone: animation
+/// layers, `throng_core::layers::layered_palette`).
+pub fn skin_lod_with(model: &BakedModel, lod: usize, palette: &[Rows3x4]) -> Vec<SkinnedPrimitive> {
+    skin_lod_by(model, lod, |v| {
+        let m = blend_matrix(v, |b| palette[b as usize]);
+        (
+            rows_transform_point(&m, Vec3::from(v.position)),
+            rows_transform_normal(&m, Vec3::from(v.normal)),
+        )
+    })
+}
+
+fn skin_lod_by(
+    model: &BakedModel,
+    lod: usize,
+    skin: impl Fn(&BakedVertex) -> (Vec3, Vec3),
+) -> Vec<SkinnedPrimitive> {
     let lod = &model.lods[lod];
     lod.submeshes
         .iter()
         .map(|sub| {
             let range = sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize;
-            let (positions, normals) = lod.vertices[range]
-                .iter()
-                .map(|v| skin_vertex(model, v, blend))
-                .unzip();
+            let (positions, normals) = lod.vertices[range].iter().map(&skin).unzip();
             SkinnedPrimitive {
                 node: sub.source_node,
                 mesh: sub.source_mesh,

@@ -57,6 +57,9 @@ pub(super) struct GpuDriven {
     /// Their indirect draws, and per draw the vertices an instance shades
     /// and whether it draws the impostor.
     specs: Vec<(Vec<DrawSpec>, Vec<Planned>)>,
+    /// What the CPU's lists of instances with animation layers drew last
+    /// frame (added to the GPU's counts).
+    layered_stats: FrameStats,
     /// Times the camera's cull passes, where the device has timestamps.
     pub(super) cull_timer: Option<GpuTimer>,
     /// Fits the shadow light on the GPU.
@@ -130,6 +133,7 @@ impl GpuDriven {
             crowds: Vec::new(),
             used: 0,
             specs: Vec::new(),
+            layered_stats: FrameStats::default(),
             cull_timer: GpuTimer::new(device, queue),
             light_fit: LightFitPass::new(device),
         }
@@ -399,11 +403,18 @@ impl Renderer {
                     crowd.build_draw_list(casters, list);
                 }
             }
-            self.plan_lists(crowds, models, &mut stats)?;
+            let mut layered_stats = FrameStats::default();
+            self.plan_lists(crowds, models, &mut layered_stats)?;
+            add_cpu_counts(&mut stats, &layered_stats);
+            stats.draws += layered_stats.draws;
+            stats.shadow_draws += layered_stats.shadow_draws;
+            stats.record_bytes += layered_stats.record_bytes;
+            gd.layered_stats = layered_stats;
         } else {
             self.draw_lists
                 .iter_mut()
                 .for_each(|l| *l = DrawList::default());
+            gd.layered_stats = FrameStats::default();
         }
         self.ensure_pipelines();
         Ok(stats)
@@ -436,6 +447,7 @@ impl Renderer {
         stats.triangles = 0;
         stats.vertices = 0;
         stats.impostors = 0;
+        add_cpu_counts(stats, &gd.layered_stats);
         for (c, (specs, planned)) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
             if let Some(drawn) = c.camera.wait_drawn(&device)? {
                 count_drawn(stats, drawn, specs, planned);
@@ -446,4 +458,13 @@ impl Renderer {
         }
         Ok(())
     }
+}
+
+/// Adds what the CPU's lists of instances with animation layers drew to
+/// the GPU-driven path's counts (the cull counts them as visible and
+/// casting already: it fits the light to them).
+fn add_cpu_counts(stats: &mut FrameStats, cpu: &FrameStats) {
+    stats.triangles += cpu.triangles;
+    stats.vertices += cpu.vertices;
+    stats.impostors += cpu.impostors;
 }
