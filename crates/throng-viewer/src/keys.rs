@@ -97,6 +97,8 @@ pub enum Action {
     ToggleLodTints,
     /// Put a prop on every instance's head, or take them off.
     ToggleProps,
+    /// Layer an upper-body clip over every instance's clip, or remove it.
+    ToggleUpperBody,
     /// Switch between orbit and fly camera.
     ToggleFly,
     /// Frame the whole crowd again.
@@ -135,6 +137,7 @@ pub fn action_for(key: Key, mods: Mods) -> Option<Action> {
         Key::Char('r') => Action::ToggleRestPose,
         Key::Char('l') => Action::ToggleLodTints,
         Key::Char('p') => Action::ToggleProps,
+        Key::Char('u') => Action::ToggleUpperBody,
         Key::Char('f') => Action::ToggleFly,
         Key::Char('c') => Action::FrameCrowd,
         Key::Char('h') | Key::F1 => Action::ToggleHud,
@@ -156,6 +159,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("R", "rest pose / clips"),
     ("L", "colour by LOD (green, blue, magenta)"),
     ("P", "props on heads"),
+    ("U", "upper body plays a layer over the clip"),
     ("F", "fly: WASD, Q/E, drag, Shift"),
     ("C", "frame the crowd"),
     ("H / F1", "hide / show the HUD"),
@@ -234,6 +238,10 @@ mod tests {
             Some(Action::ToggleLodTints)
         );
         assert_eq!(action_for(Key::Char('p'), none), Some(Action::ToggleProps));
+        assert_eq!(
+            action_for(Key::Char('u'), none),
+            Some(Action::ToggleUpperBody)
+        );
         assert_eq!(action_for(Key::F1, none), Some(Action::ToggleHud));
         assert_eq!(action_for(Key::F12, none), Some(Action::Screenshot));
         assert_eq!(action_for(Key::Escape, none), Some(Action::Escape));

@@ -23,6 +23,7 @@ mod hud;
 mod keys;
 mod props;
 mod skeleton;
+mod upper_body;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -51,6 +51,9 @@ pub struct Scene {
     prop_offset: glam::Mat4,
     /// Props are on (`P`).
     props: bool,
+    /// The upper-body layer (`U`): its mask in the crowd, or `None` when
+    /// off.
+    upper_body: Option<throng_crowd::crowd::MaskId>,
     /// Instances are coloured by LOD (`L`).
     pub(super) lod_tints: bool,
 }
@@ -104,6 +107,7 @@ impl Scene {
             prop_bone,
             prop_offset,
             props: false,
+            upper_body: None,
             lod_tints: false,
         };
         scene.respawn(count)?;
@@ -148,6 +152,9 @@ impl Scene {
         if self.props {
             self.attach_props();
         }
+        if let Some(mask) = self.upper_body {
+            self.layer_upper_body(Some(mask));
+        }
         if self.rest {
             for &(id, _) in &self.instances {
                 let _ = self.crowd.play_rest(id);
@@ -179,6 +186,41 @@ impl Scene {
             .collect();
         for p in props {
             let _ = self.crowd.despawn(p);
+        }
+    }
+
+    /// Gives every instance the upper-body layer over `mask`, or none.
+    fn layer_upper_body(&mut self, mask: Option<throng_crowd::crowd::MaskId>) {
+        let layers: Vec<throng_crowd::crowd::Layer> = mask
+            .map(|mask| throng_crowd::crowd::Layer {
+                mask: Some(mask),
+                ..throng_crowd::crowd::Layer::new(crate::upper_body::clip(self.handle.model()))
+            })
+            .into_iter()
+            .collect();
+        for &(id, _) in &self.instances {
+            let _ = self.crowd.set_layers(id, &layers);
+        }
+    }
+
+    /// Turns the upper-body layer on or off; says what it shows.
+    fn toggle_upper_body(&mut self) {
+        if self.upper_body.take().is_some() {
+            self.layer_upper_body(None);
+            self.status = "upper-body layer off".into();
+            return;
+        }
+        let model = self.handle.model();
+        let root = crate::upper_body::root(model, self.handle.skeleton());
+        let name = model.bones[root].name.clone();
+        let clip = model.clips[crate::upper_body::clip(model)].name.clone();
+        match self.crowd.mask_subtrees(self.model, &[name.as_str()]) {
+            Ok(mask) => {
+                self.upper_body = Some(mask);
+                self.layer_upper_body(Some(mask));
+                self.status = format!("upper body (from {name}) plays {clip} over each clip");
+            }
+            Err(e) => self.status = format!("no upper-body layer: {e}"),
         }
     }
 
@@ -334,6 +376,7 @@ impl Scene {
                     "hats off".into()
                 };
             }
+            Action::ToggleUpperBody => self.toggle_upper_body(),
             Action::ToggleFly => {
                 self.camera.toggle_mode();
                 self.status = match self.camera.mode {
@@ -513,5 +556,27 @@ mod tests {
         );
         skeleton::skeleton_lines(&s.crowd, &s.nearest, &mut s.lines);
         assert!(!s.lines.is_empty());
+    }
+
+    #[test]
+    fn the_upper_body_layer_goes_on_every_instance_and_stays_through_respawns() {
+        let mut s = scene(8);
+        s.apply(Action::ToggleUpperBody, 1.0);
+        assert!(
+            s.status.contains("b_Spine01_02") && s.status.contains("Survey"),
+            "{}",
+            s.status
+        );
+        let layered = |s: &Scene| {
+            s.instances
+                .iter()
+                .filter(|&&(id, _)| !s.crowd.layers(id).unwrap().is_empty())
+                .count()
+        };
+        assert_eq!(layered(&s), 8);
+        s.apply(Action::MoreInstances, 1.0);
+        assert_eq!(layered(&s), 16);
+        s.apply(Action::ToggleUpperBody, 1.0);
+        assert_eq!(layered(&s), 0);
     }
 }
