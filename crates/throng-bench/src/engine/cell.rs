@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use throng_core::gpu::pack_tint;
 use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, DrawList, InstanceId, ModelHandle};
+use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
     FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer,
     RendererOptions, wgpu,
@@ -184,6 +184,26 @@ impl From<CpuSkinnedError> for CellError {
     }
 }
 
+/// The `layered` mode's layer on every instance: the clip after its own,
+/// at weight 0.5 over every bone (the pre-pass's dearest case for one
+/// layer).
+fn add_layers(crowd: &mut Crowd, model: throng_crowd::crowd::ModelId) -> Result<(), CrowdError> {
+    let clips = crowd.model(model)?.clips.len();
+    let ids: Vec<InstanceId> = crowd.ids().collect();
+    for id in ids {
+        let clip = crowd
+            .state(id)?
+            .current
+            .map_or(0, |(c, _)| (c + 1) % clips.max(1));
+        let layer = throng_crowd::crowd::Layer {
+            weight: 0.5,
+            ..throng_crowd::crowd::Layer::new(clip)
+        };
+        crowd.set_layers(id, &[layer])?;
+    }
+    Ok(())
+}
+
 /// What every cell shares.
 pub(crate) struct Bench<'a> {
     pub(crate) plan: &'a Plan,
@@ -216,6 +236,9 @@ impl Bench<'_> {
             },
         )
         .map_err(|e| CellError::Failed(e.to_string()))?;
+        if mode == Mode::Layered {
+            add_layers(&mut crowd, id).map_err(|e| CellError::Failed(e.to_string()))?;
+        }
         let camera = framing_camera(&bounds, target.size.0 as f32 / target.size.1 as f32);
         // Shadows off unless asked for: the CPU-skinned baseline has no
         // shadow pass, and the default comparison is of skinning and drawing,
@@ -243,10 +266,12 @@ impl Bench<'_> {
                 path: PathChoice::Packaged,
                 ..base
             })?)),
-            Mode::BakedUnbounded => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::Unbounded,
-                ..base
-            })?)),
+            Mode::BakedUnbounded | Mode::Layered => {
+                Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                    path: PathChoice::Unbounded,
+                    ..base
+                })?))
+            }
             Mode::Static => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::Packaged,
                 skinning: false,

@@ -65,16 +65,21 @@ pub enum Mode {
     BakedUnbounded,
     /// The same draws as `baked` with no skinning at all.
     Static,
+    /// Throng with animation layers: every instance has one override layer
+    /// (another clip, weight 0.5, every bone), evaluated by the palette
+    /// pre-pass; one draw per group (storage buffer).
+    Layered,
     /// The three.js / Bevy way: CPU pose and palette per character, one draw each.
     CpuSkinned,
 }
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 5] = [
+    pub const ALL: [Mode; 6] = [
         Mode::GpuDriven,
         Mode::Baked,
         Mode::BakedUnbounded,
+        Mode::Layered,
         Mode::Static,
         Mode::CpuSkinned,
     ];
@@ -86,6 +91,7 @@ impl Mode {
             Mode::Baked => "baked",
             Mode::BakedUnbounded => "baked-unbounded",
             Mode::Static => "static",
+            Mode::Layered => "layered",
             Mode::CpuSkinned => "cpu-skinned",
         }
     }
