@@ -47,9 +47,9 @@ pub struct Args {
     #[arg(long, default_value_t = 4)]
     pub msaa: u32,
     /// An animation layer over every instance's clip (up to 3, bottom
-    /// first): CLIP[,time=S][,speed=X][,weight=W][,mode=override|additive]
-    /// [,reference=S][,mask=BONE+BONE], e.g. Survey,mask=b_Spine01_02. The
-    /// packaged path shows the base pose.
+    /// first):
+    /// `CLIP[,time=S][,speed=X][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`,
+    /// e.g. `Survey,mask=b_Spine01_02`. The packaged path shows the base pose.
     #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
     pub layers: Vec<crate::layer_spec::LayerSpec>,
     /// Output image: .png, or .jpg/.jpeg (no alpha).

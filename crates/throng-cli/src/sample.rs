@@ -44,8 +44,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Source::Reference)]
     pub source: Source,
     /// An animation layer over the clip (up to 3; `--source baked` only):
-    /// CLIP[,time=S][,weight=W][,mode=override|additive][,reference=S]
-    /// [,mask=BONE+BONE]. A layer shows its clip at its own `time`.
+    /// `CLIP[,time=S][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`.
+    /// A layer shows its clip at its own `time`.
     #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
     pub layers: Vec<crate::layer_spec::LayerSpec>,
     /// Output JSON file, *.json [default: standard output].
