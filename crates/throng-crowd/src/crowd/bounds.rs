@@ -1,5 +1,6 @@
 //! Bounding spheres for culling: each clip's model-space sphere, the union
-//! of two clips' spheres during a fade, and the world sphere cached per
+//! of two clips' spheres during a fade (and of the layers' clips' for an
+//! instance with animation layers), and the world sphere cached per
 //! instance (recomputed only when its transform or clips change).
 
 use glam::{Vec3, Vec4};
@@ -14,7 +15,7 @@ pub(super) fn sphere_of(b: &Aabb) -> Vec4 {
 }
 
 /// The smallest sphere holding both.
-fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
+pub(super) fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
     let d = b.truncate() - a.truncate();
     let dist = d.length();
     if dist + b.w <= a.w {
@@ -44,6 +45,13 @@ pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3], fading: bool) -
     if fading {
         s = sphere_union(s, of(&a.previous));
     }
+    to_world(s, r)
+}
+
+/// A model-space sphere moved by the instance matrix `r`, its radius scaled
+/// by the matrix's largest axis scale.
+#[inline]
+fn to_world(s: Vec4, r: &[Vec4; 3]) -> Vec4 {
     let c = s.truncate().extend(1.0);
     let center = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
     let col = |i: usize| Vec3::new(r[0][i], r[1][i], r[2][i]).length_squared();
@@ -52,14 +60,19 @@ pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3], fading: bool) -
 }
 
 impl Crowd {
-    /// Recomputes the cached world bounding sphere of dense instance `d`.
+    /// Recomputes the cached world bounding sphere of dense instance `d`:
+    /// its clip's, and with animation layers the union with their clips'
+    /// (a bound for override layers; additive ones may reach a little
+    /// beyond).
     pub(super) fn refresh_sphere(&mut self, d: usize) {
-        self.spheres[d] = world_sphere(
-            &self.models[self.metas[d].model as usize],
-            &self.anims[d],
-            &self.rows[d],
-            false,
-        );
+        let m = &self.models[self.metas[d].model as usize];
+        let mut s = world_sphere(m, &self.anims[d], &self.rows[d], false);
+        if self.metas[d].layered {
+            for clip in self.layer_clips(d) {
+                s = sphere_union(s, to_world(m.spheres[clip], &self.rows[d]));
+            }
+        }
+        self.spheres[d] = s;
     }
 }
 

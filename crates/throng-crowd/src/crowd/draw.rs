@@ -5,7 +5,7 @@
 use glam::{Vec3, Vec4};
 
 use super::anim::{Anim, blend_of};
-use super::bounds::world_sphere;
+use super::bounds::{sphere_union, world_sphere};
 use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
@@ -299,7 +299,12 @@ impl<'a> DrawPass<'a> {
         // computed here rather than cached).
         let fading_sphere;
         let sphere = if blend.fade < 1.0 {
-            fading_sphere = world_sphere(rt, a, rows, true);
+            // With layers, the cached sphere holds their clips too.
+            let both = world_sphere(rt, a, rows, true);
+            fading_sphere = match layers {
+                Some(_) => sphere_union(both, *sphere),
+                None => both,
+            };
             &fading_sphere
         } else {
             sphere

@@ -184,6 +184,7 @@ impl Crowd {
             self.layers.insert(slot, stack);
         }
         self.touch(Change::state(d));
+        self.refresh_sphere(d);
         Ok(())
     }
 
@@ -257,6 +258,14 @@ impl Crowd {
     /// Whether some instance has animation layers.
     pub fn has_layered_instances(&self) -> bool {
         !self.layers.is_empty()
+    }
+
+    /// The clips of instance `d`'s layers.
+    pub(super) fn layer_clips(&self, d: usize) -> impl Iterator<Item = usize> + '_ {
+        self.layers
+            .get(&self.slot_of[d])
+            .into_iter()
+            .flat_map(|s| s.layers.iter().map(|p| p.layer.clip))
     }
 
     /// Whether instance `d` has layers.
@@ -346,5 +355,34 @@ fn check_unit(value: f32, what: &str) -> Result<(), CrowdError> {
             what: what.to_owned(),
             value,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Spawn;
+    use super::super::fixtures::{at, test_model};
+    use super::*;
+
+    /// The cull sphere of an instance with layers holds its layers' clips:
+    /// "still" stays at y = 0, "swing" rises to y = 2.
+    #[test]
+    fn the_cull_sphere_holds_the_layers_clips() {
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&test_model(1.0));
+        let still = Spawn {
+            clip: Some(0),
+            ..at(0.0)
+        };
+        let id = crowd.spawn(m, still).unwrap();
+        let alone = crowd.spheres[0];
+        crowd.set_layers(id, &[Layer::new(1)]).unwrap();
+        let layered = crowd.spheres[0];
+        let swing = crowd.models[0].spheres[1];
+        let reach = (swing.truncate() - layered.truncate()).length() + swing.w;
+        assert!(reach <= layered.w * 1.000_01, "{layered} misses {swing}");
+        assert!(layered.w > alone.w);
+        crowd.set_layers(id, &[]).unwrap();
+        assert_eq!(crowd.spheres[0], alone);
     }
 }
