@@ -206,12 +206,7 @@ impl BoneMask {
             });
         }
         for (b, &w) in weights.iter().enumerate() {
-            if !(0.0..=1.0).contains(&w) {
-                return Err(LayerError::Weight {
-                    what: format!("bone {b}'s mask"),
-                    value: w,
-                });
-            }
+            check_weight(w, || format!("bone {b}'s mask"))?;
         }
         let mut reach = vec![false; weights.len()];
         for &b in skeleton.order() {
@@ -369,18 +364,31 @@ pub fn layered_palette(
 /// Checks layers before they reach the pose: at most
 /// [`MAX_EXTRA_LAYERS`], weights in `[0, 1]`.
 pub fn validate(layers: &[LayerPose]) -> Result<(), LayerError> {
-    if layers.len() > MAX_EXTRA_LAYERS {
-        return Err(LayerError::TooManyLayers { got: layers.len() });
-    }
+    check_layer_count(layers.len())?;
     for (i, l) in layers.iter().enumerate() {
-        if !(0.0..=1.0).contains(&l.weight) {
-            return Err(LayerError::Weight {
-                what: format!("layer {i}'s"),
-                value: l.weight,
-            });
-        }
+        check_weight(l.weight, || format!("layer {i}'s"))?;
     }
     Ok(())
+}
+
+/// At most [`MAX_EXTRA_LAYERS`] layers.
+pub fn check_layer_count(count: usize) -> Result<(), LayerError> {
+    if count > MAX_EXTRA_LAYERS {
+        return Err(LayerError::TooManyLayers { got: count });
+    }
+    Ok(())
+}
+
+/// A weight in `[0, 1]` (NaN is not); `what` names it in the error
+/// ("layer 0's", "bone 5's mask").
+pub fn check_weight(value: f32, what: impl FnOnce() -> String) -> Result<(), LayerError> {
+    if (0.0..=1.0).contains(&value) {
+        return Ok(());
+    }
+    Err(LayerError::Weight {
+        what: what(),
+        value,
+    })
 }
 
 impl Skeleton {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use throng_core::gpu::GpuLayer;
 use throng_core::layers::{
-    BoneMask, LayerError, LayerMode, LayerPose, MAX_EXTRA_LAYERS, layered_palette,
+    BoneMask, LayerError, LayerMode, LayerPose, check_layer_count, check_weight, layered_palette,
 };
 use throng_core::math::Rows3x4;
 
@@ -130,18 +130,13 @@ impl Crowd {
     /// starts at its `time` now.
     pub fn set_layers(&mut self, id: InstanceId, layers: &[Layer]) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        if layers.len() > MAX_EXTRA_LAYERS {
-            return Err(CrowdError::Layer(LayerError::TooManyLayers {
-                got: layers.len(),
-            }));
-        }
+        check_layer_count(layers.len())?;
         let model = self.metas[d].model;
         let running = !self.metas[d].paused;
         let mut playing = Vec::with_capacity(layers.len());
         for (i, layer) in layers.iter().enumerate() {
             let duration = self.check_clip(model, layer.clip)?;
-            let what = |name: &str| format!("layer {i}'s {name}");
-            check_unit(layer.weight, &what("weight"))?;
+            check_weight(layer.weight, || format!("layer {i}'s"))?;
             if !layer.time.is_finite() || !layer.speed.is_finite() {
                 return Err(CrowdError::NotFinite("layer time and speed"));
             }
@@ -197,7 +192,7 @@ impl Crowd {
         weight: f32,
     ) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        check_unit(weight, &format!("layer {index}'s weight"))?;
+        check_weight(weight, || format!("layer {index}'s"))?;
         let slot = self.slot_of[d];
         let layer = self
             .layers
@@ -344,17 +339,6 @@ impl Crowd {
     /// Drops slot `slot`'s layers (despawn, clear).
     pub(super) fn drop_layers(&mut self, slot: u32) {
         self.layers.remove(&slot);
-    }
-}
-
-fn check_unit(value: f32, what: &str) -> Result<(), CrowdError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(CrowdError::Layer(LayerError::Weight {
-            what: what.to_owned(),
-            value,
-        }))
     }
 }
 
