@@ -9,6 +9,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::{positions, worst_distance};
+
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("throng-error-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -30,27 +33,6 @@ fn throng(args: &[&str]) -> String {
 
 fn json(args: &[&str]) -> Value {
     serde_json::from_str(&throng(args)).unwrap_or_else(|e| panic!("throng {args:?}: {e}"))
-}
-
-fn positions(doc: &Value) -> Vec<[f64; 3]> {
-    doc["frames"][0]["meshes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["positions"].as_array().unwrap().clone())
-        .map(|x| x.as_f64().unwrap())
-        .collect::<Vec<_>>()
-        .chunks_exact(3)
-        .map(|c| [c[0], c[1], c[2]])
-        .collect()
-}
-
-fn worst_distance(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(p, q)| (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt())
-        .fold(0.0, f64::max)
 }
 
 #[test]

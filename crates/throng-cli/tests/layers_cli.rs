@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::worst_distance;
+
 fn throng(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_throng"))
         .args(args)
@@ -14,6 +17,7 @@ fn throng(args: &[&str]) -> Output {
         .expect("running the throng binary")
 }
 
+/// `throng sample`'s positions for `args`.
 fn positions(args: &[&str]) -> Vec<[f64; 3]> {
     let out = throng(args);
     assert!(
@@ -21,25 +25,7 @@ fn positions(args: &[&str]) -> Vec<[f64; 3]> {
         "throng {args:?} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    doc["frames"][0]["meshes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["positions"].as_array().unwrap().clone())
-        .map(|x| x.as_f64().unwrap())
-        .collect::<Vec<_>>()
-        .chunks_exact(3)
-        .map(|c| [c[0], c[1], c[2]])
-        .collect()
-}
-
-fn worst(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(p, q)| (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt())
-        .fold(0.0, f64::max)
+    common::positions(&serde_json::from_slice::<Value>(&out.stdout).unwrap())
 }
 
 /// Half the largest extent of the points: the scale tolerances are
@@ -79,20 +65,22 @@ fn sample_with_layers() {
     let at_frame = positions(&[
         "sample", fox, "--source", "baked", "--clip", "Survey", "--times", "0",
     ]);
-    let d = worst(&at_frame, &with("Survey,time=0"));
+    let d = worst_distance(&at_frame, &with("Survey,time=0"));
     assert!(
         d <= 1e-5 * r,
         "a full layer is {d} from its clip (radius {r})"
     );
-    let d = worst(&survey, &with("Survey,time=1.7"));
+    let d = worst_distance(&survey, &with("Survey,time=1.7"));
     assert!(
         d <= 1e-3 * r,
         "between frames a full layer is {d} from its clip (radius {r})"
     );
     let none = with("Survey,time=1.7,weight=0");
-    assert_eq!(worst(&walk, &none), 0.0);
+    assert_eq!(worst_distance(&walk, &none), 0.0);
     let masked = with("Survey,time=1.7,mask=b_Spine01_02");
-    assert!(worst(&walk, &masked) > 1e-2 * r && worst(&survey, &masked) > 1e-2 * r);
+    assert!(
+        worst_distance(&walk, &masked) > 1e-2 * r && worst_distance(&survey, &masked) > 1e-2 * r
+    );
 
     for (layer, says) in [
         ("Survey,mask=Spine", "no bone named \"Spine\""),
