@@ -186,10 +186,11 @@ impl Crowd {
         let view = view.into();
         let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
         if view.layered_only {
-            if !self.layers.is_empty() {
-                for d in (0..self.anims.len()).filter(|&d| self.metas[d].layered) {
-                    self.visit_instance(&mut pass, d);
-                }
+            // Only the layered ones, found through their layers' slots:
+            // the cost follows their number, not the crowd's.
+            for &slot in self.layers.keys() {
+                let d = self.slots[slot as usize].dense as usize;
+                self.visit_instance(&mut pass, d);
             }
         } else {
             for d in 0..self.anims.len() {

@@ -369,4 +369,36 @@ mod tests {
         crowd.set_layers(id, &[]).unwrap();
         assert_eq!(crowd.spheres[0], alone);
     }
+
+    /// A list of the layered instances only holds exactly those, at their
+    /// own transforms, after despawns have moved instances in the dense
+    /// storage.
+    #[test]
+    fn layered_only_lists_find_the_layered_instances_after_despawns() {
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&test_model(1.0));
+        let ids: Vec<InstanceId> = (0..5)
+            .map(|i| crowd.spawn(m, at(10.0 * i as f32)).unwrap())
+            .collect();
+        for &i in &[1, 4] {
+            crowd.set_layers(ids[i], &[Layer::new(0)]).unwrap();
+        }
+        crowd.despawn(ids[0]).unwrap();
+        let view = super::super::DrawView {
+            layers: true,
+            layered_only: true,
+            ..Default::default()
+        };
+        let mut list = super::super::DrawList::default();
+        crowd.build_draw_list(view, &mut list);
+        let mut xs: Vec<f32> = list
+            .records
+            .iter()
+            .map(|r| r.world_from_model[0][3])
+            .collect();
+        xs.sort_by(f32::total_cmp);
+        assert_eq!(xs, [10.0, 40.0]);
+        assert!(list.groups.iter().all(|g| g.layered));
+        assert_eq!(list.layer_sets.len(), 2);
+    }
 }
