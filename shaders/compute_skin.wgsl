@@ -4,13 +4,12 @@
 // with the CPU reference (records with an identity transform give model
 // space).
 //
-// Vertices are read as raw words of throng_core::model::BakedVertex
-// (VERTEX_WORDS u32 each); the prelude gives each field's first word
-// (VERTEX_POSITION_WORD, ...), generated from the Rust layout. Joints are
-// two u16 per word, little-endian.
+// Vertices come from vertex_words.wgsl (the LOD's vertex buffer as raw
+// words).
 
 // #import prelude
 // #import skinning
+// #import vertex_words
 
 struct ComputeParams {
     first_vertex: u32,
@@ -19,14 +18,9 @@ struct ComputeParams {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> vertex_words: array<u32>;
 @group(0) @binding(1) var<storage, read_write> skinned: array<vec4<f32>>;
 @group(0) @binding(2) var<uniform> params: ComputeParams;
 @group(3) @binding(0) var<storage, read> records: array<InstanceRecord>;
-
-fn word_f32(i: u32) -> f32 {
-    return bitcast<f32>(vertex_words[i]);
-}
 
 @compute @workgroup_size(64)
 fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -35,18 +29,7 @@ fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
     if (v >= params.vertex_count || instance >= params.instance_count) {
         return;
     }
-    let base = (params.first_vertex + v) * VERTEX_WORDS;
-    let p = base + VERTEX_POSITION_WORD;
-    let n = base + VERTEX_NORMAL_WORD;
-    let w = base + VERTEX_WEIGHTS_WORD;
-    let j01 = vertex_words[base + VERTEX_JOINTS_WORD];
-    let j23 = vertex_words[base + VERTEX_JOINTS_WORD + 1u];
-    let input = SkinInput(
-        vec3<f32>(word_f32(p), word_f32(p + 1u), word_f32(p + 2u)),
-        vec3<f32>(word_f32(n), word_f32(n + 1u), word_f32(n + 2u)),
-        vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u),
-        vec4<f32>(word_f32(w), word_f32(w + 1u), word_f32(w + 2u), word_f32(w + 3u)),
-    );
+    let input = read_vertex(params.first_vertex + v);
     let rec = records[min(instance, arrayLength(&records) - 1u)];
     let s = skin(input, rec);
     let world = world_from_model(rec);

@@ -57,11 +57,11 @@ struct VertexOut {
 }
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32, @builtin(vertex_index) vertex: u32) -> VertexOut {
     let rec = instance_record(instance);
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), vertex, rec);
     }
     var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);

@@ -21,6 +21,7 @@
 
 // #import draw
 // #import shadow_receive
+// #import octahedral
 
 // Mirrors throng_core::gpu::ImpostorParams.
 struct ImpostorParams {
@@ -279,15 +280,6 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) inst
     out.up = transform_normal(q.world, q.basis[1]);
     out.toward = transform_normal(q.world, q.basis[2]);
     return out;
-}
-
-// Full octahedral decoding of a normal encoded by capture.wgsl's fs_normal.
-fn oct_decode(e: vec2<f32>) -> vec3<f32> {
-    var n = vec3<f32>(e, 1.0 - abs(e.x) - abs(e.y));
-    if n.z < 0.0 {
-        n = vec3<f32>((1.0 - abs(n.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0)), n.z);
-    }
-    return normalize(n);
 }
 
 // Colour and normal samples blended over the views and captures.

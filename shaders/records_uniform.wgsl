@@ -16,8 +16,9 @@ fn instance_record(i: u32) -> InstanceRecord {
 }
 
 // Skins a vertex for its record: the packaged (downlevel) path has no
-// palette pre-pass, so always from the bone texture (a cross-fade of two
-// clips per vertex; animation layers show their base pose).
-fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
+// palette pre-pass and no pose cache, so always from the bone texture (a
+// cross-fade of two clips per vertex; animation layers show their base
+// pose). `vertex` is unused here.
+fn skin_record(v: SkinInput, vertex: u32, rec: InstanceRecord) -> Skinned {
     return skin(v, rec);
 }

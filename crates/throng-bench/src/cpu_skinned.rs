@@ -404,6 +404,7 @@ impl CpuSkinnedRenderer {
                         blend: material.alpha_mode == AlphaMode::Blend,
                         cross_fade: false,
                         palettes: false,
+                        pose_cache: false,
                     },
                     material_bind_group: material.bind_group.clone(),
                     indices: sub.first_index..sub.first_index + sub.index_count,

@@ -555,3 +555,31 @@ pub struct PaletteParams {
     /// Padding.
     pub pad: [u32; 2],
 }
+
+/// Where one (model, LOD)'s pose cache sits, mirrored by WGSL's
+/// `PoseCacheParams` (`shaders/pose_cache.wgsl`): pose `f` of the LOD
+/// starts at cached vertex `f * vertex_count` ([`crate::pose_cache`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct PoseCacheParams {
+    /// Vertices of the LOD (of each pose).
+    pub vertex_count: u32,
+    /// Poses cached: the model's global frame count (frame indices are
+    /// clamped below it).
+    pub frame_count: u32,
+    /// Padding.
+    pub pad: [u32; 2],
+}
+
+/// Parameters of one pose-cache fill dispatch, mirrored by WGSL's
+/// `PoseFillParams` (`shaders/pose_fill.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct PoseFillParams {
+    /// Vertices of the LOD.
+    pub vertex_count: u32,
+    /// Frames to skin, from frame 0.
+    pub frame_count: u32,
+    /// Padding.
+    pub pad: [u32; 2],
+}

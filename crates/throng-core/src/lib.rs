@@ -41,6 +41,7 @@ pub mod material;
 pub mod math;
 pub mod model;
 pub mod pose;
+pub mod pose_cache;
 
 pub use error::{FormatError, WriteError};
 pub use model::BakedModel;

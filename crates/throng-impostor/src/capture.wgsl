@@ -4,6 +4,7 @@
 // normal in the captured view's basis.
 
 // #import draw
+// #import octahedral
 
 // Unlit colour with coverage: base colour × texture × tint, alpha-mask
 // cutoff as the crowd's own shading applies it.
@@ -25,10 +26,5 @@ fn fs_normal(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locat
         discard;
     }
     let n = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
-    let p = n.xy / (abs(n.x) + abs(n.y) + abs(n.z));
-    var e = p;
-    if (n.z < 0.0) {
-        e = (1.0 - abs(p.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), p >= vec2<f32>(0.0));
-    }
-    return vec4<f32>(e * 0.5 + 0.5, in.clip_position.z, 1.0);
+    return vec4<f32>(oct_encode(n) * 0.5 + 0.5, in.clip_position.z, 1.0);
 }

@@ -7,8 +7,8 @@
 //!
 //! | group | contents |
 //! |-------|----------|
-//! | 0     | frame uniforms (draw) / compute vertex words, output, params / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
-//! | 1     | model: bone texture array + `ModelParams`; for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
+//! | 0     | frame uniforms (draw) / compute vertex words, output, params (skinning readback, pose-cache fill) / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
+//! | 1     | model: bone texture array + `ModelParams`; on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
 //! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
@@ -90,6 +90,55 @@ pub fn model_entries() -> Entries {
             count: None,
         },
         uniform(1, vis, std::mem::size_of::<ModelParams>(), false),
+    ]
+}
+
+/// Group 1 of the storage paths' draw and shadow programs: the model's
+/// entries ([`model_entries`]), then one (model, LOD)'s pose cache (2, a
+/// storage array of cached vertices) and its `PoseCacheParams` (3), which
+/// `shaders/pose_cache.wgsl` declares. Bound per (model, LOD) by
+/// `crate::pose_cache`, with a one-vertex stand-in where the LOD is not
+/// cached.
+pub fn pose_model_entries() -> Entries {
+    let mut entries = model_entries();
+    entries.push(storage(
+        2,
+        wgpu::ShaderStages::VERTEX,
+        true,
+        throng_core::pose_cache::POSE_VERTEX_BYTES as usize,
+    ));
+    entries.push(uniform(
+        3,
+        wgpu::ShaderStages::VERTEX,
+        std::mem::size_of::<throng_core::gpu::PoseCacheParams>(),
+        false,
+    ));
+    entries
+}
+
+/// Group 1 of the storage paths' draw and shadow programs.
+pub fn pose_model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    create(device, "throng model + pose cache layout", &pose_model_entries())
+}
+
+/// Group 0 of the pose cache's fill: the LOD's vertex words (0), the cache
+/// (1), `PoseFillParams` (2).
+pub fn pose_fill_entries() -> Entries {
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        storage(0, c, true, 4),
+        storage(
+            1,
+            c,
+            false,
+            throng_core::pose_cache::POSE_VERTEX_BYTES as usize,
+        ),
+        uniform(
+            2,
+            c,
+            std::mem::size_of::<throng_core::gpu::PoseFillParams>(),
+            false,
+        ),
     ]
 }
 
@@ -396,21 +445,31 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         ShadowBindings::None
     };
     match program {
-        Program::DrawPackaged | Program::DrawUnbounded => [
+        Program::DrawPackaged => [
             Some(frame_entries()),
             Some(model_entries()),
             Some(material_entries()),
-            Some(records_entries(program == Program::DrawPackaged, receive)),
+            Some(records_entries(true, receive)),
         ],
-        Program::ShadowPackaged | Program::ShadowUnbounded => [
+        Program::DrawUnbounded => [
+            Some(frame_entries()),
+            Some(pose_model_entries()),
+            Some(material_entries()),
+            Some(records_entries(false, receive)),
+        ],
+        Program::ShadowPackaged => [
             None,
             Some(model_entries()),
             None,
-            Some(records_entries(
-                program == Program::ShadowPackaged,
-                ShadowBindings::Cast,
-            )),
+            Some(records_entries(true, ShadowBindings::Cast)),
         ],
+        Program::ShadowUnbounded => [
+            None,
+            Some(pose_model_entries()),
+            None,
+            Some(records_entries(false, ShadowBindings::Cast)),
+        ],
+        Program::PoseFill => [Some(pose_fill_entries()), Some(model_entries()), None, None],
         Program::ComputeSkin => [
             Some(compute_io_entries()),
             Some(model_entries()),

@@ -12,6 +12,7 @@ use crate::impostor::{GpuImpostor, QUAD_INDICES};
 use crate::model::GpuModel;
 use crate::options::RecordPath;
 use crate::pipeline::PipelineKey;
+use crate::pose_cache::PoseCache;
 
 pub(crate) struct DrawItem {
     /// The mesh pipeline (ignored for impostors).
@@ -89,6 +90,7 @@ impl DrawItem {
                 blend: false,
                 cross_fade: false,
                 palettes: false,
+                pose_cache: false,
             },
             impostor: true,
             vertex_buffer: None,
@@ -132,6 +134,30 @@ impl DrawItem {
             indirect: Some((args.clone(), offset, records)),
             ..Self::of_submesh(key, model, lod, sub)
         }
+    }
+
+    /// On the storage paths: the item binds `poses`' group 1 for LOD `lod`
+    /// of `model` (the model's bindings and that LOD's pose cache, or its
+    /// stand-in) and, where that LOD is cached and the records are not
+    /// layered, reads the cache (`key.pose_cache`). Also returns whether
+    /// the draw falls back to per-vertex skinning although the cache is on.
+    pub(crate) fn with_poses(
+        mut self,
+        poses: &PoseCache,
+        model: &GpuModel,
+        lod: usize,
+    ) -> Result<(Self, bool), RenderError> {
+        let (group, cached) =
+            poses
+                .group(model, lod)
+                .ok_or_else(|| RenderError::MissingModel {
+                    name: model.name().to_owned(),
+                    key: model.key(),
+                })?;
+        self.model_bind_group = group.clone();
+        self.key.pose_cache = cached && !self.key.palettes;
+        let fallback = poses.enabled() && !cached && !self.key.palettes;
+        Ok((self, fallback))
     }
 
     /// Binds the records (the item's own on the GPU-driven path, else

@@ -35,6 +35,7 @@ pub mod offscreen;
 pub mod options;
 pub mod palette;
 pub mod pipeline;
+pub mod pose_cache;
 pub mod renderer;
 pub mod shader;
 pub mod shadow;
@@ -49,7 +50,7 @@ pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use pipeline::PassPipeline;
 pub use renderer::{
-    ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey, RecordPath,
-    Renderer, RendererOptions, Targets,
+    ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey,
+    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Targets,
 };
 pub use wgpu;

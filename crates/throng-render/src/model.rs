@@ -71,6 +71,12 @@ pub struct GpuModel {
     pub bind_group: wgpu::BindGroup,
     /// The bone texture.
     pub bone_texture: wgpu::Texture,
+    /// Its view and the `ModelParams` uniform: group 1's bindings 0 and 1,
+    /// which the pose cache's per-LOD groups repeat.
+    pub(crate) bone_view: wgpu::TextureView,
+    pub(crate) params_buffer: wgpu::Buffer,
+    /// Frames in the global frame table (`ModelParams::frame_count`).
+    pub frame_count: u32,
     /// LODs.
     pub lods: Vec<GpuLod>,
     /// Materials, plus a default one last.
@@ -279,6 +285,9 @@ impl GpuModel {
             name,
             bind_group,
             bone_texture,
+            bone_view,
+            params_buffer,
+            frame_count: params.frame_count,
             lods,
             materials,
             triangles,

@@ -1,6 +1,6 @@
 //! What a [`Renderer`](crate::Renderer) is asked for: the record path,
-//! lighting, shadows, MSAA, a custom fragment stage ([`RendererOptions`]),
-//! and what a frame reports back ([`FrameStats`]).
+//! lighting, shadows, MSAA, a custom fragment stage, the pose cache
+//! ([`RendererOptions`]), and what a frame reports back ([`FrameStats`]).
 
 use glam::Vec3;
 use throng_core::limits::PACKAGE_WIDTH;
@@ -115,6 +115,12 @@ pub struct RendererOptions {
     /// (`None`: Throng's shading). The vertex stage stays Throng's skinning
     /// `vs_main`.
     pub fragment: Option<CustomFragment>,
+    /// The pose cache on the storage paths: each baked frame of a (model,
+    /// LOD) skinned once, the vertex stage blending two cached poses
+    /// instead of skinning every vertex of every instance
+    /// ([`crate::pose_cache`]). `None` skins every vertex from the bone
+    /// texture (the path before the cache). The packaged path never caches.
+    pub pose_cache: Option<PoseCacheOptions>,
 }
 
 impl Default for RendererOptions {
@@ -134,6 +140,31 @@ impl Default for RendererOptions {
             lod_tints: false,
             shadows: Some(ShadowOptions::default()),
             fragment: None,
+            pose_cache: Some(PoseCacheOptions::default()),
+        }
+    }
+}
+
+/// How much GPU memory the pose cache may take ([`crate::pose_cache`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoseCacheOptions {
+    /// Most bytes the caches of all models may hold together. A (model,
+    /// LOD) that does not fit is drawn by skinning every vertex, as with
+    /// the cache off, and counted in [`FrameStats::pose_fallback_draws`];
+    /// never an error. `u64::MAX` caches whatever the device can bind.
+    pub budget: u64,
+}
+
+impl PoseCacheOptions {
+    /// The default budget: 256 MiB, 35 times what the bundled Fox's three
+    /// mesh LODs need at full fill (docs/BENCHMARKS.md, "The pose cache").
+    pub const DEFAULT_BUDGET: u64 = 256 << 20;
+}
+
+impl Default for PoseCacheOptions {
+    fn default() -> Self {
+        Self {
+            budget: Self::DEFAULT_BUDGET,
         }
     }
 }
@@ -212,6 +243,20 @@ pub struct FrameStats {
     pub shadow_casters: u32,
     /// Draw calls of the shadow pass.
     pub shadow_draws: u32,
+    /// Poses held by the pose cache: one per baked frame of each cached
+    /// (model, LOD).
+    pub cached_poses: u64,
+    /// Bytes the pose cache holds on the GPU.
+    pub pose_cache_bytes: u64,
+    /// Milliseconds this frame spent filling the pose cache for models met
+    /// for the first time (encoding, the GPU's work and the wait for it);
+    /// 0 once every model is cached.
+    pub pose_fill_ms: f64,
+    /// Mesh draws (both passes) skinned per vertex although the pose cache
+    /// is on, because their (model, LOD) did not fit its budget or the
+    /// device's storage-binding limit. Draws of instances with animation
+    /// layers (the palette pre-pass) are not counted.
+    pub pose_fallback_draws: u32,
 }
 
 #[cfg(test)]

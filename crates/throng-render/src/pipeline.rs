@@ -144,6 +144,10 @@ pub struct PipelineKey {
     /// Every record drawn has a palette from the pre-pass (the storage
     /// records' `PALETTES`; always false for other programs).
     pub palettes: bool,
+    /// Every record drawn is of a (model, LOD) whose poses are cached (the
+    /// storage records' `POSE_CACHE`, [`crate::pose_cache`]; always false
+    /// for other programs and with `palettes`).
+    pub pose_cache: bool,
 }
 
 /// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.

@@ -47,8 +47,10 @@ use crate::error::RenderError;
 use crate::impostor::{ImpostorPipelines, QUAD_VERTICES};
 use crate::model::GpuModel;
 pub use crate::options::{
-    CustomFragment, FrameStats, Lighting, PathChoice, RecordPath, RendererOptions, ShadowOptions,
+    CustomFragment, FrameStats, Lighting, PathChoice, PoseCacheOptions, RecordPath,
+    RendererOptions, ShadowOptions,
 };
+use crate::pose_cache::PoseCache;
 pub use crate::pipeline::{ColorPipeline, PipelineKey};
 use crate::shader::Program;
 use crate::shadow::Shadow;
@@ -93,6 +95,9 @@ pub struct Renderer {
     layers: layers::LayerDraws,
     /// The `layers.generation` the records bind groups were made with.
     records_generation: u64,
+    /// The storage paths' per-(model, LOD) group 1 and pose caches
+    /// (empty and unused on the packaged path).
+    poses: PoseCache,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage.
@@ -188,6 +193,7 @@ impl Renderer {
         let (frame_buffer, frame_bind_group) =
             bind_groups::frame_binding(device, "throng frame uniforms");
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
+        let options_pose_cache = options.pose_cache;
         let shadow = match options.shadows {
             Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
             None => None,
@@ -217,6 +223,10 @@ impl Renderer {
             impostors: ImpostorPipelines::new(path),
             layers: layers::LayerDraws::new(device),
             records_generation: 0,
+            poses: PoseCache::new(
+                device,
+                options_pose_cache.filter(|_| path != RecordPath::Packaged),
+            ),
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -235,6 +245,7 @@ impl Renderer {
                     blend: false,
                     cross_fade: false,
                     palettes: false,
+                    pose_cache: false,
                 });
             })?;
         }
@@ -277,9 +288,12 @@ impl Renderer {
             ("SKINNING", if self.options.skinning { 1.0 } else { 0.0 }),
             ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
         ];
+        // Only the storage records module has these.
         if key.palettes {
-            // Only the storage records module has it.
             vertex_constants.push(("PALETTES", 1.0));
+        }
+        if key.pose_cache {
+            vertex_constants.push(("POSE_CACHE", 1.0));
         }
         let desc = ColorPipeline {
             label: "throng draw pipeline",
@@ -357,11 +371,34 @@ impl Renderer {
             layers: self.path != RecordPath::Packaged,
             ..DrawView::from_camera(camera, self.options.frustum_culling)
         };
-        if let Some(mut gd) = self.gpu.take() {
-            let result = self.prepare_gpu_driven(&mut gd, view, crowds, models);
-            self.gpu = Some(gd);
-            return result;
-        }
+        // The storage paths bind each (model, LOD)'s group 1 from the pose
+        // cache, filled here for models met for the first time.
+        let pose_fill_ms = match self.path {
+            RecordPath::Packaged => 0.0,
+            _ => self.poses.ensure(&self.device, &self.queue, models)?,
+        };
+        let mut stats = match self.gpu.take() {
+            Some(mut gd) => {
+                let result = self.prepare_gpu_driven(&mut gd, view, crowds, models);
+                self.gpu = Some(gd);
+                result?
+            }
+            None => self.prepare_lists(view, crowds, models)?,
+        };
+        stats.pose_fill_ms = pose_fill_ms;
+        stats.cached_poses = self.poses.poses();
+        stats.pose_cache_bytes = self.poses.bytes();
+        Ok(stats)
+    }
+
+    /// [`Self::prepare_draws`] on the paths whose draw lists the CPU builds
+    /// (frame uniforms written, pose cache ensured).
+    fn prepare_lists(
+        &mut self,
+        view: DrawView,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
         self.draw_lists.resize_with(crowds.len(), DrawList::default);
         for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
             crowd.build_draw_list(view, list);
@@ -462,8 +499,9 @@ impl Renderer {
                     blend: material.alpha_mode == AlphaMode::Blend,
                     cross_fade: group.cross_fade,
                     palettes: group.layered,
+                    pose_cache: false,
                 };
-                let item = DrawItem::new(key, model, lod, sub, slice);
+                let item = self.with_poses(DrawItem::new(key, model, lod, sub, slice), model, group.lod, stats)?;
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 stats.vertices += sub.vertex_count as u64 * slice.count as u64;
@@ -497,13 +535,50 @@ impl Renderer {
                         blend: false,
                         cross_fade: group.cross_fade,
                         palettes: group.layered,
+                        pose_cache: false,
                     };
-                    sh.items.push(DrawItem::new(key, model, lod, sub, slice));
+                    let item = DrawItem::new(key, model, lod, sub, slice);
+                    sh.items.push(Self::poses_of(self.path, &self.poses, item, model, group.lod, stats)?);
                     stats.shadow_draws += 1;
                 }
             }
         }
         Ok(())
+    }
+
+    /// `item` of LOD `lod` of `model` reading the pose cache where it can
+    /// ([`DrawItem::with_poses`], storage paths), counting a fallback.
+    fn with_poses(
+        &self,
+        item: DrawItem,
+        model: &GpuModel,
+        lod: u32,
+        stats: &mut FrameStats,
+    ) -> Result<DrawItem, RenderError> {
+        Self::poses_of(self.path, &self.poses, item, model, lod, stats)
+    }
+
+    /// [`Self::with_poses`] for callers holding other parts of the renderer.
+    fn poses_of(
+        path: RecordPath,
+        poses: &PoseCache,
+        item: DrawItem,
+        model: &GpuModel,
+        lod: u32,
+        stats: &mut FrameStats,
+    ) -> Result<DrawItem, RenderError> {
+        if path == RecordPath::Packaged {
+            return Ok(item);
+        }
+        let lod = (lod as usize).min(model.lods.len() - 1);
+        let (item, fallback) = item.with_poses(poses, model, lod)?;
+        stats.pose_fallback_draws += fallback as u32;
+        Ok(item)
+    }
+
+    /// The pose cache (for tests and tools: [`PoseCache::read`]).
+    pub fn pose_cache(&self) -> &PoseCache {
+        &self.poses
     }
 
     /// Creates the pipelines the planned draws need.
@@ -797,7 +872,7 @@ impl Renderer {
         for item in &sh.items {
             // Meshes by their cast variant; impostors (None) by their own.
             let which = (!item.impostor)
-                .then(|| crate::shadow::cast_variant(item.key.cross_fade, item.key.palettes));
+                .then(|| crate::shadow::cast_variant(item.key));
             if bound != Some(which) {
                 match which {
                     None => match self.impostors.cast.as_ref() {

@@ -80,6 +80,14 @@ pub const IMPOSTOR: &str = include_str!("../../../shaders/impostor.wgsl");
 pub const POSE: &str = include_str!("../../../shaders/pose.wgsl");
 /// `shaders/palette.wgsl`.
 pub const PALETTE: &str = include_str!("../../../shaders/palette.wgsl");
+/// `shaders/vertex_words.wgsl`.
+pub const VERTEX_WORDS_MODULE: &str = include_str!("../../../shaders/vertex_words.wgsl");
+/// `shaders/octahedral.wgsl`.
+pub const OCTAHEDRAL: &str = include_str!("../../../shaders/octahedral.wgsl");
+/// `shaders/pose_cache.wgsl`.
+pub const POSE_CACHE: &str = include_str!("../../../shaders/pose_cache.wgsl");
+/// `shaders/pose_fill.wgsl`.
+pub const POSE_FILL: &str = include_str!("../../../shaders/pose_fill.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -102,6 +110,10 @@ pub const MODULES: &[(&str, &str)] = &[
     ("impostor", IMPOSTOR),
     ("pose", POSE),
     ("palette", PALETTE),
+    ("vertex_words", VERTEX_WORDS_MODULE),
+    ("octahedral", OCTAHEDRAL),
+    ("pose_cache", POSE_CACHE),
+    ("pose_fill", POSE_FILL),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -346,11 +358,14 @@ pub enum Program {
     ImpostorCastUnbounded,
     /// The palette pre-pass: instances' layered palettes (`evaluate`).
     Palette,
+    /// The pose cache's fill: every baked frame of a LOD skinned once
+    /// (`fill_poses`).
+    PoseFill,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 14] = [
+    pub const ALL: [Program; 15] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -365,6 +380,7 @@ impl Program {
         Program::ImpostorCastPackaged,
         Program::ImpostorCastUnbounded,
         Program::Palette,
+        Program::PoseFill,
     ];
 
     /// The crowd's draw program for a record path.
@@ -410,6 +426,7 @@ impl Program {
             Program::Mirror => "mirror",
             Program::LightFit => "light_fit",
             Program::Palette => "palette",
+            Program::PoseFill => "pose_fill",
             Program::ImpostorPackaged
             | Program::ImpostorUnbounded
             | Program::ImpostorCastPackaged
@@ -434,7 +451,8 @@ impl Program {
             | Program::Cull
             | Program::Mirror
             | Program::LightFit
-            | Program::Palette => None,
+            | Program::Palette
+            | Program::PoseFill => None,
         }
     }
 
@@ -473,6 +491,7 @@ impl Program {
             Program::ImpostorCastPackaged => "throng impostor shadow (packaged)",
             Program::ImpostorCastUnbounded => "throng impostor shadow (unbounded)",
             Program::Palette => "throng palette pre-pass",
+            Program::PoseFill => "throng pose-cache fill",
         }
     }
 }

@@ -22,9 +22,9 @@ pub(crate) struct Shadow {
     pub(crate) view: wgpu::TextureView,
     pub(crate) sampler: wgpu::Sampler,
     pub(crate) uniform: wgpu::Buffer,
-    /// Without and with the cross-fade path (indexed by `CROSS_FADE`).
     /// By [`cast_variant`]: plain, cross-fading, and (storage paths)
-    /// palettes from the pre-pass.
+    /// palettes from the pre-pass, the pose cache, the pose cache
+    /// cross-fading.
     pub(crate) pipelines: Vec<wgpu::RenderPipeline>,
     pub(crate) cast_layout: wgpu::BindGroupLayout,
     pub(crate) cast_group: Option<wgpu::BindGroup>,
@@ -185,14 +185,10 @@ impl Shadow {
         });
         let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
         let layout = bind_groups::pipeline_layout(device, program, false);
-        let variants: &[(bool, bool)] = if packaged {
-            &[(false, false), (true, false)]
-        } else {
-            &[(false, false), (true, false), (false, true)]
-        };
+        let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
         let pipelines = variants
             .iter()
-            .map(|&(cross_fade, palettes)| {
+            .map(|&(cross_fade, palettes, pose_cache)| {
                 let mut constants = vec![
                     ("SKINNING", if skinning { 1.0 } else { 0.0 }),
                     ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
@@ -200,10 +196,15 @@ impl Shadow {
                 if palettes {
                     constants.push(("PALETTES", 1.0));
                 }
+                if pose_cache {
+                    constants.push(("POSE_CACHE", 1.0));
+                }
                 device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(match (cross_fade, palettes) {
-                        (true, _) => "throng shadow pipeline (cross-fade)",
-                        (_, true) => "throng shadow pipeline (palettes)",
+                    label: Some(match (cross_fade, palettes, pose_cache) {
+                        (true, _, true) => "throng shadow pipeline (pose cache, cross-fade)",
+                        (_, _, true) => "throng shadow pipeline (pose cache)",
+                        (true, _, _) => "throng shadow pipeline (cross-fade)",
+                        (_, true, _) => "throng shadow pipeline (palettes)",
                         _ => "throng shadow pipeline",
                     }),
                     layout: Some(&layout),
@@ -286,10 +287,25 @@ pub(crate) fn cast_depth_state() -> wgpu::DepthStencilState {
     }
 }
 
+/// The cast pipelines' variants, `(cross_fade, palettes, pose_cache)`, in
+/// the order of [`Shadow::pipelines`]: the packaged path has the first two.
+const CAST_VARIANTS: [(bool, bool, bool); 5] = [
+    (false, false, false),
+    (true, false, false),
+    (false, true, false),
+    (false, false, true),
+    (true, false, true),
+];
+
 /// The index in [`Shadow::pipelines`] of the cast pipeline for records
-/// that cross-fade or read palettes.
-pub(crate) fn cast_variant(cross_fade: bool, palettes: bool) -> usize {
-    if palettes { 2 } else { cross_fade as usize }
+/// that cross-fade, read palettes or read the pose cache (a
+/// [`crate::PipelineKey`]'s flags).
+pub(crate) fn cast_variant(key: crate::PipelineKey) -> usize {
+    let flags = (key.cross_fade && !key.palettes, key.palettes, key.pose_cache && !key.palettes);
+    CAST_VARIANTS
+        .iter()
+        .position(|&v| v == flags)
+        .unwrap_or(0)
 }
 
 /// What a pipeline outside the renderer binds to sample the crowd's shadow

@@ -452,6 +452,7 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
         Program::LightFit => vec![(false, vec!["fit_light"])],
         Program::Palette => vec![(false, vec!["evaluate"])],
+        Program::PoseFill => vec![(false, vec!["fill_poses"])],
         Program::ImpostorPackaged | Program::ImpostorUnbounded => vec![
             (false, vec!["vs_impostor", "fs_impostor"]),
             (true, vec!["vs_impostor", "fs_impostor_shadowed"]),
@@ -648,4 +649,51 @@ fn palette_structs_match_their_rust_twins() {
             offset_of!(PaletteParams, pad) + 4,
         ],
     );
+}
+
+#[test]
+fn pose_cache_structs_and_stride_match_their_rust_twins() {
+    use throng_core::gpu::{PoseCacheParams, PoseFillParams};
+    use throng_core::pose_cache::POSE_VERTEX_BYTES;
+    for program in [Program::DrawUnbounded, Program::ShadowUnbounded, Program::PoseFill] {
+        check(
+            program,
+            "PoseCacheParams",
+            size_of::<PoseCacheParams>(),
+            &[
+                offset_of!(PoseCacheParams, vertex_count),
+                offset_of!(PoseCacheParams, frame_count),
+                offset_of!(PoseCacheParams, pad),
+            ],
+        );
+    }
+    check(
+        Program::PoseFill,
+        "PoseFillParams",
+        size_of::<PoseFillParams>(),
+        &[
+            offset_of!(PoseFillParams, vertex_count),
+            offset_of!(PoseFillParams, frame_count),
+            offset_of!(PoseFillParams, pad),
+        ],
+    );
+    // One cached vertex is one array element, read and written alike.
+    for (program, name) in [
+        (Program::DrawUnbounded, "pose_cache"),
+        (Program::PoseFill, "poses"),
+    ] {
+        let module = parse(program);
+        let (_, var) = module
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("{program:?}: no global {name}"));
+        match module.types[var.ty].inner {
+            naga::TypeInner::Array { stride, .. } => assert_eq!(
+                stride as u64, POSE_VERTEX_BYTES,
+                "{program:?}: {name}'s stride {stride} vs POSE_VERTEX_BYTES"
+            ),
+            ref other => panic!("{program:?}: {name} is {other:?}, not an array"),
+        }
+    }
 }

@@ -168,6 +168,7 @@ fn plan(
                             blend: false,
                             cross_fade: false,
                             palettes: false,
+                            pose_cache: false,
                         },
                         model: index,
                         lod,
@@ -197,6 +198,7 @@ fn plan(
                             blend,
                             cross_fade: fading,
                             palettes: false,
+                            pose_cache: false,
                         },
                         model: index,
                         lod,
@@ -342,13 +344,12 @@ impl Renderer {
             }
             for (d, p) in planned.iter().enumerate() {
                 let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                let item = p.item(
-                    models[p.model],
-                    p.key,
-                    c.camera.indirect(),
-                    offset,
-                    &records,
-                );
+                let model = models[p.model];
+                let item = p.item(model, p.key, c.camera.indirect(), offset, &records);
+                let item = match p.impostor {
+                    true => item,
+                    false => Self::poses_of(self.path, &self.poses, item, model, p.lod as u32, &mut stats)?,
+                };
                 stats.draws += 1;
                 if p.blend {
                     blended.push(item);
@@ -365,11 +366,16 @@ impl Renderer {
                         blend: false,
                         cross_fade: p.key.cross_fade,
                         palettes: false,
+                        pose_cache: false,
                     };
                     let offset = d as u64 * INDIRECT_ARGS_SIZE;
                     let args = c.shadow.indirect();
-                    sh.items
-                        .push(p.item(models[p.model], key, args, offset, &cast));
+                    let model = models[p.model];
+                    let item = p.item(model, key, args, offset, &cast);
+                    sh.items.push(match p.impostor {
+                        true => item,
+                        false => Self::poses_of(self.path, &self.poses, item, model, p.lod as u32, &mut stats)?,
+                    });
                     stats.shadow_draws += 1;
                 }
                 stats.shadow_casters += c.shadow.latest_drawn().map_or(0, |d| d.visible);

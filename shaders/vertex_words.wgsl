@@ -1,0 +1,31 @@
+// Bind-pose vertices read as raw words for compute passes (the skinning
+// readback, the pose cache's fill): the vertex buffer of one LOD bound as
+// storage, one throng_core::model::BakedVertex every VERTEX_WORDS u32. The
+// prelude gives each field's first word (VERTEX_POSITION_WORD, ...),
+// generated from the Rust layout. Joints are two u16 per word,
+// little-endian.
+
+// #import prelude
+// #import skinning
+
+@group(0) @binding(0) var<storage, read> vertex_words: array<u32>;
+
+fn word_f32(i: u32) -> f32 {
+    return bitcast<f32>(vertex_words[i]);
+}
+
+// The bind-pose vertex at `index` of the bound vertex buffer.
+fn read_vertex(index: u32) -> SkinInput {
+    let base = index * VERTEX_WORDS;
+    let p = base + VERTEX_POSITION_WORD;
+    let n = base + VERTEX_NORMAL_WORD;
+    let w = base + VERTEX_WEIGHTS_WORD;
+    let j01 = vertex_words[base + VERTEX_JOINTS_WORD];
+    let j23 = vertex_words[base + VERTEX_JOINTS_WORD + 1u];
+    return SkinInput(
+        vec3<f32>(word_f32(p), word_f32(p + 1u), word_f32(p + 2u)),
+        vec3<f32>(word_f32(n), word_f32(n + 1u), word_f32(n + 2u)),
+        vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u),
+        vec4<f32>(word_f32(w), word_f32(w + 1u), word_f32(w + 2u), word_f32(w + 3u)),
+    );
+}
