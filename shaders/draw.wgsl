@@ -57,13 +57,29 @@ struct VertexOut {
 }
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32, @builtin(vertex_index) vertex: u32) -> VertexOut {
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
     let rec = instance_record(instance);
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), vertex, rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
     }
     var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
+    out.lod_dither = record_lod_dither(rec);
+    return out;
+}
+
+// The vertex stage of a (model, LOD) whose poses are cached (storage
+// paths, crate::pose_cache): the pose comes from the cache
+// (record_pose()), so of the bind-pose vertex only the UV is read. No
+// SKINNING switch: the static floor never caches.
+struct CachedVertexIn {
+    @location(2) uv: vec2<f32>,
+}
+
+@vertex
+fn vs_cached(v: CachedVertexIn, @builtin(instance_index) instance: u32, @builtin(vertex_index) vertex: u32) -> VertexOut {
+    let rec = instance_record(instance);
+    var out = vertex_out(world_from_model(rec), record_pose(vertex, rec), v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);
     return out;
 }

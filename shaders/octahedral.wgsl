@@ -12,11 +12,15 @@ fn oct_encode(n: vec3<f32>) -> vec2<f32> {
     return p;
 }
 
+// The direction of octahedral coordinates `e`, not normalised (its length
+// is between 1/√3 and 1): for callers that normalise later anyway.
+fn oct_direction(e: vec2<f32>) -> vec3<f32> {
+    let z = 1.0 - abs(e.x) - abs(e.y);
+    let folded = (1.0 - abs(e.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), e >= vec2<f32>(0.0));
+    return vec3<f32>(select(e, folded, z < 0.0), z);
+}
+
 // The unit vector of octahedral coordinates `e`.
 fn oct_decode(e: vec2<f32>) -> vec3<f32> {
-    var n = vec3<f32>(e, 1.0 - abs(e.x) - abs(e.y));
-    if n.z < 0.0 {
-        n = vec3<f32>((1.0 - abs(n.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0)), n.z);
-    }
-    return normalize(n);
+    return normalize(oct_direction(e));
 }

@@ -1,6 +1,7 @@
 // The pose cache: the skinned vertices of every baked frame of one (model,
 // LOD), filled once by pose_fill.wgsl, read by the vertex stage in place of
-// per-vertex skinning (records_storage.wgsl's skin_record with POSE_CACHE).
+// per-vertex skinning (records_storage.wgsl's record_pose(), called by the
+// cached entry points vs_cached and vs_shadow_cached).
 //
 // Skinned positions are linear in the bone matrices, so interpolating two
 // cached poses by the record's `t` (and cross-fading two such pairs by its
@@ -37,15 +38,17 @@ fn encode_pose_vertex(s: Skinned) -> vec4<u32> {
 }
 
 fn decode_pose_vertex(w: vec4<u32>) -> Skinned {
-    return Skinned(bitcast<vec3<f32>>(w.xyz), oct_decode(unpack2x16snorm(w.w)));
+    return Skinned(bitcast<vec3<f32>>(w.xyz), oct_direction(unpack2x16snorm(w.w)));
 }
 
-// Vertex `vertex` of cached pose `frame`. Indices are clamped so that a bad
-// record can never address outside the cache.
+// Vertex `vertex` of cached pose `frame`. The index is clamped to the
+// cache, so a bad record (a frame past the table, or one whose product
+// wraps) reads some cached vertex, never outside the buffer; a valid one
+// (frame < frame_count, vertex < vertex_count by the LOD's indices) is in
+// range by construction. One clamp, not three: this is the vertex stage's
+// hottest arithmetic.
 fn cached_vertex(frame: u32, vertex: u32) -> Skinned {
-    let f = min(frame, pose_params.frame_count - 1u);
-    let v = min(vertex, pose_params.vertex_count - 1u);
-    let i = min(f * pose_params.vertex_count + v, arrayLength(&pose_cache) - 1u);
+    let i = min(frame * pose_params.vertex_count + vertex, arrayLength(&pose_cache) - 1u);
     return decode_pose_vertex(pose_cache[i]);
 }
 

@@ -3,8 +3,7 @@
 // selects its group, so `instance_index` indexes the buffer directly. Also
 // the palettes the palette pre-pass wrote (palette.wgsl), which records of
 // instances with animation layers point into, and the pose cache
-// (pose_cache.wgsl) that records of cached (model, LOD)s read instead of
-// skinning.
+// (pose_cache.wgsl) that the cached entry points read instead of skinning.
 
 // #import skinning
 // #import pose_cache
@@ -17,23 +16,20 @@
 // matrix. false: skin from the bone texture (skinning.wgsl).
 override PALETTES: bool = false;
 
-// true: every record this pipeline draws is of a (model, LOD) whose poses
-// are cached (group 1 binds its cache): positions and normals come from the
-// cache, interpolated and cross-faded like matrices. Never set together
-// with PALETTES (animation layers are not a blend of baked poses).
-override POSE_CACHE: bool = false;
-
 fn instance_record(i: u32) -> InstanceRecord {
     return all_records[min(i, arrayLength(&all_records) - 1u)];
 }
 
-// Skins vertex `vertex` (`v`) of the LOD for its record: two (or, fading,
-// four) cached poses; 4 ready matrices from the palette; or the bone
-// texture's frames and cross-fade.
-fn skin_record(v: SkinInput, vertex: u32, rec: InstanceRecord) -> Skinned {
-    if (POSE_CACHE) {
-        return cached_skin(vertex, rec);
-    }
+// The pose of vertex `vertex` of the LOD for its record, from the pose
+// cache group 1 binds (pose_cache.wgsl): what the cached entry points
+// (draw.wgsl's vs_cached, shadow_cast.wgsl's vs_shadow_cached) draw.
+fn record_pose(vertex: u32, rec: InstanceRecord) -> Skinned {
+    return cached_skin(vertex, rec);
+}
+
+// Skins a vertex for its record: 4 ready matrices from the palette, or the
+// bone texture's frames and cross-fade.
+fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
     if (!PALETTES) {
         return skin(v, rec);
     }

@@ -16,9 +16,16 @@ fn instance_record(i: u32) -> InstanceRecord {
 }
 
 // Skins a vertex for its record: the packaged (downlevel) path has no
-// palette pre-pass and no pose cache, so always from the bone texture (a
-// cross-fade of two clips per vertex; animation layers show their base
-// pose). `vertex` is unused here.
-fn skin_record(v: SkinInput, vertex: u32, rec: InstanceRecord) -> Skinned {
+// palette pre-pass, so always from the bone texture (a cross-fade of two
+// clips per vertex; animation layers show their base pose).
+fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
     return skin(v, rec);
+}
+
+// The packaged path has no pose cache (no storage buffers in the vertex
+// stage): its pipelines never use the cached entry points, which call this.
+// It exists so that draw.wgsl composes on every record path; it returns a
+// degenerate pose, never drawn.
+fn record_pose(vertex: u32, rec: InstanceRecord) -> Skinned {
+    return Skinned(vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0));
 }

@@ -117,6 +117,30 @@ pub fn spawn_grid(
     Ok(world)
 }
 
+/// A camera standing at the front edge of a crowd on the ground, as a
+/// person (or the viewer's fly camera) would: the eye two crowd heights up,
+/// one crowd height in front of `bounds`, looking across the crowd at its
+/// far edge's feet, 40° vertical field of view, far plane past the far
+/// corner. Most of a large crowd is then far away (coarse LODs and
+/// impostors) while the front rows are close (LOD 0): the LOD chain's
+/// headline view.
+pub fn ground_camera(bounds: &Aabb, aspect: f32) -> Camera {
+    let height = (bounds.max.y - bounds.min.y).max(1e-3);
+    let center = bounds.center();
+    let eye = Vec3::new(center.x, bounds.min.y + 2.0 * height, bounds.max.z + height);
+    let target = Vec3::new(center.x, bounds.min.y, bounds.min.z);
+    let far = (eye - Vec3::new(bounds.min.x, bounds.min.y, bounds.min.z)).length() * 1.05;
+    Camera::look_at(
+        eye,
+        target,
+        Vec3::Y,
+        40f32.to_radians(),
+        aspect,
+        (height * 0.05).min(far * 1e-4).max(1e-4),
+        far,
+    )
+}
+
 /// A camera looking at `bounds` from the front-right, above.
 pub fn framing_camera(bounds: &Aabb, aspect: f32) -> Camera {
     Camera::framing(

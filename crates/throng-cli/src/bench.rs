@@ -10,12 +10,17 @@ use clap::Args as ClapArgs;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use throng_bake::ModelKind;
 use throng_bake::scene::Scene;
-use throng_bench::engine::{self, Mode, Plan, Progress, Report, Spread, Subject};
+use throng_bench::engine::{self, CameraChoice, Mode, Plan, Progress, Ratio, Report, Spread, Subject};
 use throng_core::BakedModel;
 use throng_crowd::crowd::ModelHandle;
 
 use crate::render::parse_size;
 use crate::util::thousands;
+
+fn camera_parser() -> impl TypedValueParser<Value = CameraChoice> {
+    PossibleValuesParser::new(CameraChoice::ALL.map(CameraChoice::name))
+        .map(|s| CameraChoice::from_name(&s).expect("a possible value is a camera name"))
+}
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
     PossibleValuesParser::new(Mode::ALL.map(Mode::name))
@@ -62,6 +67,12 @@ pub struct Args {
     /// options; `cpu-skinned` has no shadow pass and is skipped).
     #[arg(long)]
     pub shadows: bool,
+    /// Where the camera stands: `framing` (the whole grid from the
+    /// front-right, above) or `ground` (at the grid's front edge, two crowd
+    /// heights up, looking across it: near rows on LOD 0, the far ones on
+    /// coarse LODs and impostors).
+    #[arg(long, value_parser = camera_parser(), default_value = "framing")]
+    pub camera: CameraChoice,
     /// The glTF a `.throng` was baked from (needed by `cpu-skinned`, which
     /// samples the source clips on the CPU).
     #[arg(long)]
@@ -128,6 +139,7 @@ pub fn run(args: Args) -> Result<()> {
         msaa: args.msaa,
         changing_percent: args.changing,
         shadows: args.shadows,
+        camera: args.camera,
     };
     let (baked, scene) = load(&args)?;
     let subject = Subject {
@@ -214,14 +226,15 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} camera",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
         if r.settings.shadows { "on" } else { "off" },
         r.settings.warmup,
         r.settings.frames,
-        r.settings.changing_percent
+        r.settings.changing_percent,
+        r.settings.camera.name()
     );
     let _ = writeln!(
         s,
@@ -276,23 +289,48 @@ fn table(r: &Report) -> String {
             c.fps.unwrap_or(f64::NAN),
         );
     }
-    if !r.baked_over_static.is_empty() {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "baked / static (medians)");
-        for q in &r.baked_over_static {
-            let _ = writeln!(
-                s,
-                "  {:>10} instances: gpu {:.2}× ({}), queue wait {:.2}×, cpu {:.2}×, frame {:.2}×",
-                thousands(q.instances as u64),
-                q.gpu,
-                q.gpu_source,
-                q.queue_wait,
-                q.cpu,
-                q.frame
-            );
-        }
+    for c in r.results.iter().filter(|c| c.pose_cache_bytes.unwrap_or(0) > 0) {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>10} pose cache: {} poses, {:.1} MiB, filled once in {:.1} ms, {} draws skinned per vertex (over budget)",
+            c.mode.name(),
+            thousands(c.instances as u64),
+            thousands(c.cached_poses.unwrap_or(0)),
+            c.pose_cache_bytes.unwrap_or(0) as f64 / (1u64 << 20) as f64,
+            c.pose_fill_ms.unwrap_or(0.0),
+            c.pose_fallback_draws.unwrap_or(0)
+        );
+    }
+    for (name, ratios) in [
+        ("baked / static", &r.baked_over_static),
+        ("pose-cache / static", &r.pose_cache_over_static),
+        ("pose-cache / gpu-driven", &r.pose_cache_over_gpu_driven),
+    ] {
+        ratio_lines(&mut s, name, ratios);
     }
     s
+}
+
+/// The lines of one ratio, if any ran.
+fn ratio_lines(s: &mut String, name: &str, ratios: &[Ratio]) {
+    use std::fmt::Write;
+    if ratios.is_empty() {
+        return;
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{name} (medians)");
+    for q in ratios {
+        let _ = writeln!(
+            s,
+            "  {:>10} instances: gpu {:.2}× ({}), queue wait {:.2}×, cpu {:.2}×, frame {:.2}×",
+            thousands(q.instances as u64),
+            q.gpu,
+            q.gpu_source,
+            q.queue_wait,
+            q.cpu,
+            q.frame
+        );
+    }
 }
 
 #[cfg(test)]

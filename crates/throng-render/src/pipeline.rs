@@ -144,9 +144,10 @@ pub struct PipelineKey {
     /// Every record drawn has a palette from the pre-pass (the storage
     /// records' `PALETTES`; always false for other programs).
     pub palettes: bool,
-    /// Every record drawn is of a (model, LOD) whose poses are cached (the
-    /// storage records' `POSE_CACHE`, [`crate::pose_cache`]; always false
-    /// for other programs and with `palettes`).
+    /// Every record drawn is of a (model, LOD) whose poses are cached
+    /// ([`crate::pose_cache`]): the pipeline runs the cached vertex entry
+    /// point (`vs_cached`), which reads the bind-pose UV alone. Storage
+    /// paths only; never with `palettes`.
     pub pose_cache: bool,
 }
 
@@ -171,22 +172,32 @@ pub struct ColorPipeline<'a> {
 }
 
 impl ColorPipeline<'_> {
-    /// The pipeline for `key`: bind-pose vertices ([`BakedVertex`]), depth
-    /// test against [`DEPTH_FORMAT`], back faces culled unless double-sided,
-    /// alpha blending without depth writes for blended materials.
+    /// The pipeline for `key`: bind-pose vertices ([`BakedVertex`]; with
+    /// `key.pose_cache`, their UV alone and the entry point `vs_cached`),
+    /// depth test against [`DEPTH_FORMAT`], back faces culled unless
+    /// double-sided, alpha blending without depth writes for blended
+    /// materials.
     pub fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
         let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
         let buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<BakedVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &VERTEX_ATTRIBUTES,
+            attributes: if key.pose_cache {
+                &CACHED_VERTEX_ATTRIBUTES
+            } else {
+                &VERTEX_ATTRIBUTES
+            },
         })];
         let label = format!("{} {key:?}", self.label);
         PassPipeline {
             label: &label,
             layout: self.layout,
             module: self.module,
-            vertex_entry: self.vertex_entry,
+            vertex_entry: if key.pose_cache {
+                CACHED_VERTEX_ENTRY
+            } else {
+                self.vertex_entry
+            },
             fragment_entry: self.fragment_entry,
             buffers: &buffers,
             topology: wgpu::PrimitiveTopology::TriangleList,
@@ -208,3 +219,15 @@ impl ColorPipeline<'_> {
 pub(crate) const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 5] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4
 ];
+
+/// The one attribute the cached entry point reads: the UV (location 2, at
+/// its offset in [`BakedVertex`]).
+pub(crate) const CACHED_VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
+    format: wgpu::VertexFormat::Float32x2,
+    offset: std::mem::offset_of!(BakedVertex, uv) as u64,
+    shader_location: 2,
+}];
+
+/// The colour pipelines' vertex entry point for cached poses
+/// (`shaders/draw.wgsl`).
+pub const CACHED_VERTEX_ENTRY: &str = "vs_cached";

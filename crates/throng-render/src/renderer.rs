@@ -193,7 +193,7 @@ impl Renderer {
         let (frame_buffer, frame_bind_group) =
             bind_groups::frame_binding(device, "throng frame uniforms");
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
-        let options_pose_cache = options.pose_cache;
+        let (options_pose_cache, skinning) = (options.pose_cache, options.skinning);
         let shadow = match options.shadows {
             Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
             None => None,
@@ -223,9 +223,11 @@ impl Renderer {
             impostors: ImpostorPipelines::new(path),
             layers: layers::LayerDraws::new(device),
             records_generation: 0,
+            // The static floor (no skinning) and the packaged path never
+            // cache.
             poses: PoseCache::new(
                 device,
-                options_pose_cache.filter(|_| path != RecordPath::Packaged),
+                options_pose_cache.filter(|_| path != RecordPath::Packaged && skinning),
             ),
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
@@ -292,9 +294,7 @@ impl Renderer {
         if key.palettes {
             vertex_constants.push(("PALETTES", 1.0));
         }
-        if key.pose_cache {
-            vertex_constants.push(("POSE_CACHE", 1.0));
-        }
+
         let desc = ColorPipeline {
             label: "throng draw pipeline",
             layout: &self.pipeline_layout,

@@ -186,6 +186,11 @@ impl Shadow {
         let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
         let layout = bind_groups::pipeline_layout(device, program, false);
         let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
+        let vertex_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<BakedVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRIBUTES,
+        })];
         let pipelines = variants
             .iter()
             .map(|&(cross_fade, palettes, pose_cache)| {
@@ -195,9 +200,6 @@ impl Shadow {
                 ];
                 if palettes {
                     constants.push(("PALETTES", 1.0));
-                }
-                if pose_cache {
-                    constants.push(("POSE_CACHE", 1.0));
                 }
                 device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                     label: Some(match (cross_fade, palettes, pose_cache) {
@@ -210,16 +212,13 @@ impl Shadow {
                     layout: Some(&layout),
                     vertex: wgpu::VertexState {
                         module: &module,
-                        entry_point: Some("vs_shadow"),
+                        // Cached poses need no vertex attributes at all.
+                        entry_point: Some(if pose_cache { "vs_shadow_cached" } else { "vs_shadow" }),
                         compilation_options: wgpu::PipelineCompilationOptions {
                             constants: &constants,
                             ..Default::default()
                         },
-                        buffers: &[Some(wgpu::VertexBufferLayout {
-                            array_stride: std::mem::size_of::<BakedVertex>() as u64,
-                            step_mode: wgpu::VertexStepMode::Vertex,
-                            attributes: &VERTEX_ATTRIBUTES,
-                        })],
+                        buffers: if pose_cache { &[] } else { &vertex_buffers },
                     },
                     primitive: wgpu::PrimitiveState {
                         topology: wgpu::PrimitiveTopology::TriangleList,

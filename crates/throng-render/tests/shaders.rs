@@ -441,11 +441,16 @@ fn package_array_holds_exactly_the_package_width() {
 /// draw pipelines receive shadows.
 fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
     match program {
-        Program::DrawPackaged | Program::DrawUnbounded => vec![
+        Program::DrawPackaged => vec![
             (false, vec!["vs_main", "fs_main"]),
             (true, vec!["vs_main", "fs_shadowed"]),
         ],
-        Program::ShadowPackaged | Program::ShadowUnbounded => vec![(false, vec!["vs_shadow"])],
+        Program::DrawUnbounded => vec![
+            (false, vec!["vs_main", "vs_cached", "fs_main"]),
+            (true, vec!["vs_main", "vs_cached", "fs_shadowed"]),
+        ],
+        Program::ShadowPackaged => vec![(false, vec!["vs_shadow"])],
+        Program::ShadowUnbounded => vec![(false, vec!["vs_shadow", "vs_shadow_cached"])],
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],

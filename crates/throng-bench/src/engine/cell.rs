@@ -15,7 +15,8 @@ use throng_render::{
 
 use super::report::{Cell, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
-use crate::demo::{GridOptions, framing_camera, spawn_grid};
+use super::CameraChoice;
+use crate::demo::{GridOptions, framing_camera, ground_camera, spawn_grid};
 use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
 /// One measured frame, milliseconds.
@@ -239,7 +240,11 @@ impl Bench<'_> {
         if mode == Mode::Layered {
             add_layers(&mut crowd, id).map_err(|e| CellError::Failed(e.to_string()))?;
         }
-        let camera = framing_camera(&bounds, target.size.0 as f32 / target.size.1 as f32);
+        let aspect = target.size.0 as f32 / target.size.1 as f32;
+        let camera = match plan.camera {
+            CameraChoice::Framing => framing_camera(&bounds, aspect),
+            CameraChoice::Ground => ground_camera(&bounds, aspect),
+        };
         // Shadows off unless asked for: the CPU-skinned baseline has no
         // shadow pass, and the default comparison is of skinning and drawing,
         // not of lighting.
@@ -254,12 +259,19 @@ impl Bench<'_> {
                 .shadows
                 .then(|| RendererOptions::default().shadows)
                 .flatten(),
+            // Only `pose-cache` measures the cache.
+            pose_cache: None,
             ..RendererOptions::default()
         };
         let new_renderer = |options| Renderer::headless(gpu, options);
         let mut drawer = match mode {
             Mode::GpuDriven => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::GpuDriven,
+                ..base
+            })?)),
+            Mode::PoseCache => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::GpuDriven,
+                pose_cache: RendererOptions::default().pose_cache,
                 ..base
             })?)),
             Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {
@@ -299,10 +311,12 @@ impl Bench<'_> {
         };
         let mut changes = Changes::new(&crowd, plan.changing_percent)?;
         let mut last = FrameStats::default();
+        let mut fill_ms = 0f64;
         for _ in 0..plan.warmup {
             last = drawer
                 .frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?
                 .0;
+            fill_ms = fill_ms.max(last.pose_fill_ms);
         }
         let mut samples = Vec::with_capacity(plan.frames as usize);
         let started = Instant::now();
@@ -310,6 +324,7 @@ impl Bench<'_> {
             let (stats, sample) =
                 drawer.frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?;
             last = stats;
+            fill_ms = fill_ms.max(last.pose_fill_ms);
             samples.push(sample);
             if plan
                 .max_seconds
@@ -348,6 +363,10 @@ impl Bench<'_> {
             gpu_source: Some(gpu_source),
             cull_gpu_ms: cull.map(|c| Spread::of(&c)),
             queue_wait_ms: Some(Spread::of(&wait)),
+            cached_poses: Some(last.cached_poses),
+            pose_cache_bytes: Some(last.pose_cache_bytes),
+            pose_fill_ms: Some(fill_ms),
+            pose_fallback_draws: Some(last.pose_fallback_draws),
             fps: Some(1e3 / frame_ms.median),
             frame_ms: Some(frame_ms),
         })

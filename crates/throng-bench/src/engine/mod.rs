@@ -6,7 +6,8 @@
 //!
 //! | mode              | how the crowd is drawn |
 //! |-------------------|------------------------|
-//! | `gpu-driven`      | `Renderer` on the GPU-driven path: instances on the GPU, compute culling and LOD, one indirect draw per (model, LOD, fading, submesh); the CPU uploads only what changed |
+//! | `gpu-driven`      | `Renderer` on the GPU-driven path: instances on the GPU, compute culling and LOD, one indirect draw per (model, LOD, fading, submesh); the CPU uploads only what changed; every vertex skinned from the bone texture (pose cache off) |
+//! | `pose-cache`      | as `gpu-driven` with the pose cache (the renderer's default): each baked frame skinned once, every instance's vertices blended from two cached poses |
 //! | `baked`           | `Renderer`, packages of 200 records (uniform buffer, dynamic offset): one draw per package |
 //! | `baked-unbounded` | `Renderer`, all records in one storage buffer: one draw per group (where the adapter has vertex-stage storage) |
 //! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
@@ -24,6 +25,11 @@
 //! * **queue wait**: always the wall time from submit until the queue is
 //!   idle; **frame**: CPU + queue wait, the frame time of a loop that waits
 //!   for the GPU every frame (fps is 1000 / median frame ms).
+//!
+//! The renderer's modes other than `pose-cache` turn the pose cache off, so
+//! that they measure what they name. The camera frames the grid from the
+//! front-right, above ([`framing_camera`](crate::demo::framing_camera)), or
+//! stands at its front edge on the ground ([`CameraChoice::Ground`]).
 //!
 //! Shadows are off unless the plan asks for them (`--shadows`; the
 //! CPU-skinned baseline has no shadow pass). Warm-up frames are excluded;
@@ -59,6 +65,8 @@ pub const SCHEMA: &str = "throng-bench/1";
 pub enum Mode {
     /// Throng: instances on the GPU, compute culling, indirect draws.
     GpuDriven,
+    /// As `GpuDriven`, with the pose cache.
+    PoseCache,
     /// Throng: baked bone textures, packages of 200 instances per draw.
     Baked,
     /// Throng: baked bone textures, one draw per group (storage buffer).
@@ -75,8 +83,9 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 7] = [
         Mode::GpuDriven,
+        Mode::PoseCache,
         Mode::Baked,
         Mode::BakedUnbounded,
         Mode::Layered,
@@ -88,6 +97,7 @@ impl Mode {
     pub fn name(self) -> &'static str {
         match self {
             Mode::GpuDriven => "gpu-driven",
+            Mode::PoseCache => "pose-cache",
             Mode::Baked => "baked",
             Mode::BakedUnbounded => "baked-unbounded",
             Mode::Static => "static",
@@ -127,6 +137,38 @@ pub struct Plan {
     /// Directional-light shadows (default options) in the renderer's modes;
     /// `cpu-skinned` has no shadow pass and is reported unsupported.
     pub shadows: bool,
+    /// Where the camera stands.
+    pub camera: CameraChoice,
+}
+
+/// Where a cell's camera stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CameraChoice {
+    /// Framing the whole grid from the front-right, above.
+    #[default]
+    Framing,
+    /// On the ground at the grid's front edge, looking across it
+    /// ([`ground_camera`](crate::demo::ground_camera)).
+    Ground,
+}
+
+impl CameraChoice {
+    /// Every choice.
+    pub const ALL: [CameraChoice; 2] = [CameraChoice::Framing, CameraChoice::Ground];
+
+    /// The name used on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            CameraChoice::Framing => "framing",
+            CameraChoice::Ground => "ground",
+        }
+    }
+
+    /// The choice called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
 }
 
 /// The model a run measures.
@@ -248,9 +290,12 @@ pub fn run(
             format: format!("{OFFSCREEN_FORMAT:?}"),
             shadows: plan.shadows,
             changing_percent: plan.changing_percent,
+            camera: plan.camera,
         },
         results: Vec::new(),
         baked_over_static: Vec::new(),
+        pose_cache_over_static: Vec::new(),
+        pose_cache_over_gpu_driven: Vec::new(),
     };
     progress(Progress::Started(&report));
     let bench = Bench {
@@ -273,7 +318,10 @@ pub fn run(
             report.results.push(cell);
         }
     }
-    report.baked_over_static = report::ratios(&report.results);
+    report.baked_over_static = report::ratios(&report.results, Mode::Baked, Mode::Static);
+    report.pose_cache_over_static = report::ratios(&report.results, Mode::PoseCache, Mode::Static);
+    report.pose_cache_over_gpu_driven =
+        report::ratios(&report.results, Mode::PoseCache, Mode::GpuDriven);
     Ok(report)
 }
 

@@ -100,6 +100,20 @@ pub struct Cell {
     /// Wall time from submit to queue completion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_wait_ms: Option<Spread>,
+    /// Poses in the pose cache (`pose-cache`; 0 elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_poses: Option<u64>,
+    /// Bytes of the pose cache on the GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pose_cache_bytes: Option<u64>,
+    /// Milliseconds the one-time fill of the pose cache took (in the first
+    /// warm-up frame; not part of the measured frames).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pose_fill_ms: Option<f64>,
+    /// Draws per frame that skinned per vertex because their (model, LOD)
+    /// did not fit the cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pose_fallback_draws: Option<u32>,
     /// CPU + queue wait.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_ms: Option<Spread>,
@@ -134,26 +148,31 @@ impl Cell {
             gpu_source: None,
             cull_gpu_ms: None,
             queue_wait_ms: None,
+            cached_poses: None,
+            pose_cache_bytes: None,
+            pose_fill_ms: None,
+            pose_fallback_draws: None,
             frame_ms: None,
             fps: None,
         }
     }
 }
 
-/// `baked / static` at one instance count.
+/// One mode's medians over another's at one instance count (`baked /
+/// static`, `pose-cache / static`, `pose-cache / gpu-driven`).
 #[derive(Debug, Serialize)]
 pub struct Ratio {
     /// Instances.
     pub instances: u32,
-    /// Median GPU time of `baked` over that of `static`.
+    /// Median GPU time of the first mode over that of the second.
     pub gpu: f64,
     /// Where the GPU times come from (`timestamp` or `queue-wall`).
     pub gpu_source: &'static str,
-    /// Median queue wait of `baked` over that of `static`.
+    /// Median queue wait, first mode over second.
     pub queue_wait: f64,
-    /// Median CPU time of `baked` over that of `static`.
+    /// Median CPU time, first mode over second.
     pub cpu: f64,
-    /// Median frame time of `baked` over that of `static`.
+    /// Median frame time, first mode over second.
     pub frame: f64,
 }
 
@@ -228,6 +247,8 @@ pub struct Settings {
     pub shadows: bool,
     /// Percent of the instances given a new transform before every frame.
     pub changing_percent: f64,
+    /// Where the camera stood.
+    pub camera: super::CameraChoice,
 }
 
 /// The whole report: what `--json` writes.
@@ -249,21 +270,22 @@ pub struct Report {
     pub results: Vec<Cell>,
     /// `baked / static` per instance count where both ran.
     pub baked_over_static: Vec<Ratio>,
+    /// `pose-cache / static` per instance count where both ran.
+    pub pose_cache_over_static: Vec<Ratio>,
+    /// `pose-cache / gpu-driven` per instance count where both ran.
+    pub pose_cache_over_gpu_driven: Vec<Ratio>,
 }
 
-/// `baked / static` where both ran at the same instance count.
-pub(crate) fn ratios(results: &[Cell]) -> Vec<Ratio> {
+/// `a / b` where both ran at the same instance count.
+pub(crate) fn ratios(results: &[Cell], a: Mode, b: Mode) -> Vec<Ratio> {
     let find = |mode, n| {
         results
             .iter()
             .find(|c| c.mode == mode && c.instances == n && c.status == "ok")
     };
     let mut out = Vec::new();
-    for c in results.iter().filter(|c| c.mode == Mode::Baked) {
-        let (Some(b), Some(s)) = (
-            find(Mode::Baked, c.instances),
-            find(Mode::Static, c.instances),
-        ) else {
+    for c in results.iter().filter(|c| c.mode == a) {
+        let (Some(b), Some(s)) = (find(a, c.instances), find(b, c.instances)) else {
             continue;
         };
         let m = |x: &Option<Spread>| x.map_or(f64::NAN, |x| x.median);
