@@ -184,7 +184,7 @@ fn print_progress(args: &Args, progress: Progress) {
             args.frames,
         ),
         Progress::CellStarted(mode, n) => eprint!(
-            "  {:<16} {:>10} instances ... ",
+            "  {:<17} {:>10} instances ... ",
             mode.name(),
             thousands(n as u64)
         ),
@@ -243,7 +243,7 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<16} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
+        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
         "draws",
@@ -264,7 +264,7 @@ fn table(r: &Report) -> String {
         if c.status != "ok" {
             let _ = writeln!(
                 s,
-                "{:<16} {:>10} {}: {}",
+                "{:<17} {:>10} {}: {}",
                 c.mode.name(),
                 thousands(c.instances as u64),
                 c.status,
@@ -274,7 +274,7 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<16} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
+            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.draws.unwrap_or(0) as u64),
@@ -292,7 +292,7 @@ fn table(r: &Report) -> String {
     for c in r.results.iter().filter(|c| c.pose_cache_bytes.unwrap_or(0) > 0) {
         let _ = writeln!(
             s,
-            "{:<16} {:>10} pose cache: {} poses, {:.1} MiB, filled once in {:.1} ms, {} draws skinned per vertex (over budget)",
+            "{:<17} {:>10} pose cache: {} poses, {:.1} MiB, filled once in {:.1} ms, {} draws skinned per vertex (over budget)",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.cached_poses.unwrap_or(0)),
@@ -305,6 +305,7 @@ fn table(r: &Report) -> String {
         ("baked / static", &r.baked_over_static),
         ("pose-cache / static", &r.pose_cache_over_static),
         ("pose-cache / gpu-driven", &r.pose_cache_over_gpu_driven),
+        ("pose-cache / static-gpu-driven", &r.pose_cache_over_static_gpu_driven),
     ] {
         ratio_lines(&mut s, name, ratios);
     }

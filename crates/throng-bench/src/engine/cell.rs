@@ -289,6 +289,11 @@ impl Bench<'_> {
                 skinning: false,
                 ..base
             })?)),
+            Mode::StaticGpuDriven => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::GpuDriven,
+                skinning: false,
+                ..base
+            })?)),
             Mode::CpuSkinned => {
                 let skin = skin.expect("checked before the run");
                 let renderer = CpuSkinnedRenderer::new(

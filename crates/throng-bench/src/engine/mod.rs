@@ -11,6 +11,7 @@
 //! | `baked`           | `Renderer`, packages of 200 records (uniform buffer, dynamic offset): one draw per package |
 //! | `baked-unbounded` | `Renderer`, all records in one storage buffer: one draw per group (where the adapter has vertex-stage storage) |
 //! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
+//! | `static-gpu-driven` | as `gpu-driven` with skinning skipped: the floor of the GPU-driven path (its storage records and indirect draws cost the vertex stage more than `baked`'s uniform packages do) |
 //! | `cpu-skinned`     | [`CpuSkinnedRenderer`](crate::CpuSkinnedRenderer): per character per frame the CPU samples its clip from the source scene, evaluates the hierarchy and writes its joint palette; one draw per character |
 //!
 //! Each frame first gives `changing_percent` of the instances a new
@@ -73,6 +74,8 @@ pub enum Mode {
     BakedUnbounded,
     /// The same draws as `baked` with no skinning at all.
     Static,
+    /// The same draws as `gpu-driven` with no skinning at all.
+    StaticGpuDriven,
     /// Throng with animation layers: every instance has one override layer
     /// (another clip, weight 0.5, every bone), evaluated by the palette
     /// pre-pass; one draw per group (storage buffer).
@@ -83,13 +86,14 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 7] = [
+    pub const ALL: [Mode; 8] = [
         Mode::GpuDriven,
         Mode::PoseCache,
         Mode::Baked,
         Mode::BakedUnbounded,
         Mode::Layered,
         Mode::Static,
+        Mode::StaticGpuDriven,
         Mode::CpuSkinned,
     ];
 
@@ -101,6 +105,7 @@ impl Mode {
             Mode::Baked => "baked",
             Mode::BakedUnbounded => "baked-unbounded",
             Mode::Static => "static",
+            Mode::StaticGpuDriven => "static-gpu-driven",
             Mode::Layered => "layered",
             Mode::CpuSkinned => "cpu-skinned",
         }
@@ -296,6 +301,7 @@ pub fn run(
         baked_over_static: Vec::new(),
         pose_cache_over_static: Vec::new(),
         pose_cache_over_gpu_driven: Vec::new(),
+        pose_cache_over_static_gpu_driven: Vec::new(),
     };
     progress(Progress::Started(&report));
     let bench = Bench {
@@ -322,6 +328,8 @@ pub fn run(
     report.pose_cache_over_static = report::ratios(&report.results, Mode::PoseCache, Mode::Static);
     report.pose_cache_over_gpu_driven =
         report::ratios(&report.results, Mode::PoseCache, Mode::GpuDriven);
+    report.pose_cache_over_static_gpu_driven =
+        report::ratios(&report.results, Mode::PoseCache, Mode::StaticGpuDriven);
     Ok(report)
 }
 

@@ -274,6 +274,8 @@ pub struct Report {
     pub pose_cache_over_static: Vec<Ratio>,
     /// `pose-cache / gpu-driven` per instance count where both ran.
     pub pose_cache_over_gpu_driven: Vec<Ratio>,
+    /// `pose-cache / static-gpu-driven` per instance count where both ran.
+    pub pose_cache_over_static_gpu_driven: Vec<Ratio>,
 }
 
 /// `a / b` where both ran at the same instance count.
