@@ -117,6 +117,45 @@ pub fn spawn_grid(
     Ok(world)
 }
 
+/// Where the camera of a demo crowd stands (`throng bench --camera`,
+/// `throng render --camera`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CameraChoice {
+    /// Framing the whole grid from the front-right, above.
+    #[default]
+    Framing,
+    /// On the ground at the grid's front edge, looking across it
+    /// ([`ground_camera`](crate::demo::ground_camera)).
+    Ground,
+}
+
+impl CameraChoice {
+    /// Every choice.
+    pub const ALL: [CameraChoice; 2] = [CameraChoice::Framing, CameraChoice::Ground];
+
+    /// The name used on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            CameraChoice::Framing => "framing",
+            CameraChoice::Ground => "ground",
+        }
+    }
+
+    /// The choice called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The camera on a crowd in `bounds` for a viewport of `aspect`.
+    pub fn camera(self, bounds: &Aabb, aspect: f32) -> Camera {
+        match self {
+            CameraChoice::Framing => framing_camera(bounds, aspect),
+            CameraChoice::Ground => ground_camera(bounds, aspect),
+        }
+    }
+}
+
 /// A camera standing at the front edge of a crowd on the ground, as a
 /// person (or the viewer's fly camera) would: the eye two crowd heights up,
 /// one crowd height in front of `bounds`, looking across the crowd at its

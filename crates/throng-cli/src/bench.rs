@@ -17,7 +17,8 @@ use throng_crowd::crowd::ModelHandle;
 use crate::render::parse_size;
 use crate::util::thousands;
 
-fn camera_parser() -> impl TypedValueParser<Value = CameraChoice> {
+/// `--camera`'s parser (also `throng render`'s).
+pub(crate) fn camera_parser() -> impl TypedValueParser<Value = CameraChoice> {
     PossibleValuesParser::new(CameraChoice::ALL.map(CameraChoice::name))
         .map(|s| CameraChoice::from_name(&s).expect("a possible value is a camera name"))
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
-use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
+use throng_bench::demo::{CameraChoice, GridOptions, grid_crowd};
 use throng_crowd::crowd::ModelHandle;
 use throng_render::image_file::ImageFormat;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
@@ -52,6 +52,15 @@ pub struct Args {
     /// e.g. `Survey,mask=b_Spine01_02`. The packaged path shows the base pose.
     #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
     pub layers: Vec<crate::layer_spec::LayerSpec>,
+    /// Where the camera stands: `framing` (the whole grid from the
+    /// front-right, above) or `ground` (at the grid's front edge, looking
+    /// across it).
+    #[arg(long, value_parser = crate::bench::camera_parser(), default_value = "framing")]
+    pub camera: CameraChoice,
+    /// Skin every vertex from the bone texture instead of blending cached
+    /// poses (the storage paths cache each baked frame once by default).
+    #[arg(long)]
+    pub no_pose_cache: bool,
     /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -95,6 +104,9 @@ pub fn run(args: Args) -> Result<()> {
     let options = RendererOptions {
         path: args.path,
         sample_count: args.msaa,
+        pose_cache: RendererOptions::default()
+            .pose_cache
+            .filter(|_| !args.no_pose_cache),
         ..RendererOptions::default()
     };
     let mut renderer = Renderer::headless(&gpu, options)?;
@@ -114,7 +126,9 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let ids: Vec<_> = crowd.ids().collect();
     crate::layer_spec::apply(&mut crowd, model_id, &ids, &args.layers)?;
-    let camera = framing_camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
+    let camera = args
+        .camera
+        .camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
     let start = Instant::now();
     let (image, stats) =
         renderer.render_image(&gpu, args.size, &camera, &[&crowd], &[&gpu_model])?;
@@ -127,6 +141,15 @@ pub fn run(args: Args) -> Result<()> {
         "instances   {} ({} visible), {} draws, {} packages, {} triangles",
         stats.instances, stats.visible, stats.draws, stats.packages, stats.triangles
     );
+    if stats.pose_cache_bytes > 0 || stats.pose_fallback_draws > 0 {
+        println!(
+            "pose cache  {} poses, {:.1} MiB, filled in {:.1} ms; {} draws skinned per vertex (over budget)",
+            stats.cached_poses,
+            stats.pose_cache_bytes as f64 / (1u64 << 20) as f64,
+            stats.pose_fill_ms,
+            stats.pose_fallback_draws
+        );
+    }
     println!(
         "upload      {:.1} ms ({} bytes on the GPU)",
         upload.as_secs_f64() * 1e3,

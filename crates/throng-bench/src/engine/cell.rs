@@ -15,8 +15,7 @@ use throng_render::{
 
 use super::report::{Cell, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
-use super::CameraChoice;
-use crate::demo::{GridOptions, framing_camera, ground_camera, spawn_grid};
+use crate::demo::{GridOptions, spawn_grid};
 use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
 /// One measured frame, milliseconds.
@@ -241,10 +240,7 @@ impl Bench<'_> {
             add_layers(&mut crowd, id).map_err(|e| CellError::Failed(e.to_string()))?;
         }
         let aspect = target.size.0 as f32 / target.size.1 as f32;
-        let camera = match plan.camera {
-            CameraChoice::Framing => framing_camera(&bounds, aspect),
-            CameraChoice::Ground => ground_camera(&bounds, aspect),
-        };
+        let camera = plan.camera.camera(&bounds, aspect);
         // Shadows off unless asked for: the CPU-skinned baseline has no
         // shadow pass, and the default comparison is of skinning and drawing,
         // not of lighting.

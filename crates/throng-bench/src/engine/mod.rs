@@ -49,6 +49,7 @@ use throng_render::renderer::supports_unbounded;
 use throng_render::{Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, wgpu};
 
 use cell::{Bench, CellError};
+pub use crate::demo::CameraChoice;
 pub use report::{AdapterInfo, Cell, Machine, ModelInfo, Ratio, Report, Settings, Spread, machine};
 
 /// Simulation step of every frame, seconds.
@@ -146,35 +147,6 @@ pub struct Plan {
     pub camera: CameraChoice,
 }
 
-/// Where a cell's camera stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CameraChoice {
-    /// Framing the whole grid from the front-right, above.
-    #[default]
-    Framing,
-    /// On the ground at the grid's front edge, looking across it
-    /// ([`ground_camera`](crate::demo::ground_camera)).
-    Ground,
-}
-
-impl CameraChoice {
-    /// Every choice.
-    pub const ALL: [CameraChoice; 2] = [CameraChoice::Framing, CameraChoice::Ground];
-
-    /// The name used on the command line and in the JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            CameraChoice::Framing => "framing",
-            CameraChoice::Ground => "ground",
-        }
-    }
-
-    /// The choice called `name`, if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.name() == name)
-    }
-}
 
 /// The model a run measures.
 pub struct Subject {
