@@ -82,6 +82,7 @@ pub struct PoseCache {
     stand_in: wgpu::Buffer,
     stand_in_params: wgpu::Buffer,
     binding_limit: u64,
+    last_fill_ms: f64,
 }
 
 impl PoseCache {
@@ -116,6 +117,7 @@ impl PoseCache {
                 wgpu::BufferUsages::UNIFORM,
             ),
             binding_limit: crate::cull::storage_binding_limit(device),
+            last_fill_ms: 0.0,
         }
     }
 
@@ -153,7 +155,13 @@ impl PoseCache {
         }
         queue.submit([encoder.finish()]);
         let _ = device.poll(wgpu::PollType::wait_indefinitely());
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        self.last_fill_ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok(self.last_fill_ms)
+    }
+
+    /// Milliseconds the latest fill took (0 before any).
+    pub fn last_fill_ms(&self) -> f64 {
+        self.last_fill_ms
     }
 
     /// True if `model` has an entry built from its current buffers.

@@ -20,6 +20,8 @@ pub struct HudInfo<'a> {
     pub gpu_timing: bool,
     /// What the last frame drew.
     pub stats: FrameStats,
+    /// The pose cache's line: poses, bytes, fill time, fallbacks.
+    pub pose_cache: &'a str,
     /// Record path.
     pub path: RecordPath,
     /// Adapter summary.
@@ -151,6 +153,7 @@ pub fn show(ctx: &egui::Context, info: &HudInfo<'_>) {
             ui.separator();
             ui.small(info.adapter);
             ui.small(format!("{}, MSAA ×{}", info.path, info.msaa));
+            ui.small(info.pose_cache);
             ui.small(info.model);
             egui::CollapsingHeader::new(format!("clips ({})", info.clips.len()))
                 .default_open(true)
@@ -213,6 +216,7 @@ mod tests {
             gpu: None,
             gpu_timing: false,
             stats: FrameStats::default(),
+            pose_cache: "pose cache 514 poses, 13.6 MiB, filled in 50 ms; 0 draws skinned per vertex",
             path: RecordPath::Packaged,
             adapter: "test",
             model: "fox",

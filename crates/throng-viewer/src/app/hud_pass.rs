@@ -10,7 +10,7 @@ use super::gfx::Gfx;
 use super::scene::Scene;
 use super::timing::Timing;
 use crate::camera::Mode;
-use crate::hud::{self, HudInfo};
+use crate::hud::{self, HudInfo, thousands};
 
 /// egui's output for one frame, its textures uploaded: what the HUD pass
 /// draws, and the textures to free once the frame is submitted.
@@ -40,12 +40,25 @@ pub(super) fn run(
         gfx.gpu_model.triangles.first().copied().unwrap_or(0),
         origin
     );
+    let cache = gfx.renderer.pose_cache();
+    let pose_cache = if stats.pose_cache_bytes == 0 && stats.pose_fallback_draws == 0 {
+        "pose cache off: every vertex skinned per instance".to_owned()
+    } else {
+        format!(
+            "pose cache {} poses, {:.1} MiB, filled in {:.0} ms; {} draws skinned per vertex",
+            thousands(stats.cached_poses),
+            stats.pose_cache_bytes as f64 / (1u64 << 20) as f64,
+            cache.last_fill_ms(),
+            stats.pose_fallback_draws
+        )
+    };
     let info = HudInfo {
         fps: timing.fps,
         cpu: timing.cpu,
         gpu: gfx.renderer.gpu_time(),
         gpu_timing: gfx.renderer.has_gpu_timing(),
         stats,
+        pose_cache: &pose_cache,
         path: gfx.renderer.path(),
         adapter: &gfx.adapter_name,
         model: &model_line,
