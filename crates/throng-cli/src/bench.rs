@@ -10,7 +10,9 @@ use clap::Args as ClapArgs;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use throng_bake::ModelKind;
 use throng_bake::scene::Scene;
-use throng_bench::engine::{self, CameraChoice, Mode, Plan, Progress, Ratio, Report, Spread, Subject};
+use throng_bench::engine::{
+    self, CameraChoice, Mode, Plan, Progress, Ratio, Report, Spread, Subject,
+};
 use throng_core::BakedModel;
 use throng_crowd::crowd::ModelHandle;
 
@@ -290,7 +292,11 @@ fn table(r: &Report) -> String {
             c.fps.unwrap_or(f64::NAN),
         );
     }
-    for c in r.results.iter().filter(|c| c.pose_cache_bytes.unwrap_or(0) > 0) {
+    for c in r
+        .results
+        .iter()
+        .filter(|c| c.pose_cache_bytes.unwrap_or(0) > 0)
+    {
         let _ = writeln!(
             s,
             "{:<17} {:>10} pose cache: {} poses, {:.1} MiB, filled once in {:.1} ms, {} draws skinned per vertex (over budget)",
@@ -306,7 +312,10 @@ fn table(r: &Report) -> String {
         ("baked / static", &r.baked_over_static),
         ("pose-cache / static", &r.pose_cache_over_static),
         ("pose-cache / gpu-driven", &r.pose_cache_over_gpu_driven),
-        ("pose-cache / static-gpu-driven", &r.pose_cache_over_static_gpu_driven),
+        (
+            "pose-cache / static-gpu-driven",
+            &r.pose_cache_over_static_gpu_driven,
+        ),
     ] {
         ratio_lines(&mut s, name, ratios);
     }

@@ -35,10 +35,7 @@ pub fn oct_encode(n: Vec3) -> Vec2 {
     };
     if n.z < 0.0 {
         let sign = |v: f32| if v >= 0.0 { 1.0 } else { -1.0 };
-        Vec2::new(
-            (1.0 - p.y.abs()) * sign(p.x),
-            (1.0 - p.x.abs()) * sign(p.y),
-        )
+        Vec2::new((1.0 - p.y.abs()) * sign(p.x), (1.0 - p.x.abs()) * sign(p.y))
     } else {
         p
     }
@@ -49,7 +46,11 @@ pub fn oct_decode(e: Vec2) -> Vec3 {
     let z = 1.0 - e.x.abs() - e.y.abs();
     let sign = |v: f32| if v >= 0.0 { 1.0 } else { -1.0 };
     let n = if z < 0.0 {
-        Vec3::new((1.0 - e.y.abs()) * sign(e.x), (1.0 - e.x.abs()) * sign(e.y), z)
+        Vec3::new(
+            (1.0 - e.y.abs()) * sign(e.x),
+            (1.0 - e.x.abs()) * sign(e.y),
+            z,
+        )
     } else {
         Vec3::new(e.x, e.y, z)
     };
@@ -135,7 +136,10 @@ mod tests {
 
     #[test]
     fn a_zero_normal_decodes_to_plus_z() {
-        assert_eq!(decode_vertex(encode_vertex(Vec3::ZERO, Vec3::ZERO)).1, Vec3::Z);
+        assert_eq!(
+            decode_vertex(encode_vertex(Vec3::ZERO, Vec3::ZERO)).1,
+            Vec3::Z
+        );
     }
 
     #[test]

@@ -118,7 +118,11 @@ pub fn pose_model_entries() -> Entries {
 
 /// Group 1 of the storage paths' draw and shadow programs.
 pub fn pose_model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    create(device, "throng model + pose cache layout", &pose_model_entries())
+    create(
+        device,
+        "throng model + pose cache layout",
+        &pose_model_entries(),
+    )
 }
 
 /// Group 0 of the pose cache's fill: the LOD's vertex words (0), the cache

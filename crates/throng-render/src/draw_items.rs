@@ -147,13 +147,12 @@ impl DrawItem {
         model: &GpuModel,
         lod: usize,
     ) -> Result<(Self, bool), RenderError> {
-        let (group, cached) =
-            poses
-                .group(model, lod)
-                .ok_or_else(|| RenderError::MissingModel {
-                    name: model.name().to_owned(),
-                    key: model.key(),
-                })?;
+        let (group, cached) = poses
+            .group(model, lod)
+            .ok_or_else(|| RenderError::MissingModel {
+                name: model.name().to_owned(),
+                key: model.key(),
+            })?;
         self.model_bind_group = group.clone();
         self.key.pose_cache = cached && !self.key.palettes;
         let fallback = poses.enabled() && !cached && !self.key.palettes;

@@ -50,7 +50,7 @@ pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use pipeline::PassPipeline;
 pub use renderer::{
-    ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey,
-    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Targets,
+    ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey, PoseCacheOptions,
+    RecordPath, Renderer, RendererOptions, Targets,
 };
 pub use wgpu;

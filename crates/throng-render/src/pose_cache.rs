@@ -186,9 +186,8 @@ impl PoseCache {
         let sizes: Vec<Option<u64>> = (0..model.lods.len())
             .map(|l| {
                 let lod = &model.lods[l];
-                lod_bytes(lod.vertex_count, model.frame_count).filter(|&b| {
-                    model.impostor_at(l).is_none() && b > 0 && b <= self.binding_limit
-                })
+                lod_bytes(lod.vertex_count, model.frame_count)
+                    .filter(|&b| model.impostor_at(l).is_none() && b > 0 && b <= self.binding_limit)
             })
             .collect();
         let wanted: u64 = sizes.iter().flatten().sum();
@@ -322,7 +321,10 @@ impl PoseCache {
             ],
         });
         let invocations = gl.vertex_count as u64 * model.frame_count as u64;
-        let (x, y) = fill_grid(invocations, device.limits().max_compute_workgroups_per_dimension);
+        let (x, y) = fill_grid(
+            invocations,
+            device.limits().max_compute_workgroups_per_dimension,
+        );
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng pose fill"),
             timestamp_writes: None,
@@ -338,7 +340,9 @@ impl PoseCache {
     /// seen the model.
     pub fn group(&self, model: &GpuModel, lod: usize) -> Option<(&wgpu::BindGroup, bool)> {
         let entry = self.models.get(&model.key())?;
-        let lod = entry.lods.get(lod.min(entry.lods.len().saturating_sub(1)))?;
+        let lod = entry
+            .lods
+            .get(lod.min(entry.lods.len().saturating_sub(1)))?;
         Some((&lod.group, lod.cache.is_some()))
     }
 
@@ -429,12 +433,21 @@ mod tests {
 
     #[test]
     fn the_fill_grid_covers_every_invocation_within_the_limits() {
-        for (n, max) in [(1u64, 65535u32), (64, 65535), (65, 65535), (10_000_000, 65535), (1000, 3)] {
+        for (n, max) in [
+            (1u64, 65535u32),
+            (64, 65535),
+            (65, 65535),
+            (10_000_000, 65535),
+            (1000, 3),
+        ] {
             let (x, y) = fill_grid(n, max);
             assert!(x <= max, "{n} {max}: x {x}");
             let covered = x as u64 * y as u64 * FILL_WORKGROUP as u64;
             assert!(covered >= n, "{n} {max}: {x}×{y} covers {covered}");
-            assert!(covered - n < x as u64 * FILL_WORKGROUP as u64, "{n} {max}: one row too many");
+            assert!(
+                covered - n < x as u64 * FILL_WORKGROUP as u64,
+                "{n} {max}: one row too many"
+            );
         }
     }
 }

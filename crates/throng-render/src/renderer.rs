@@ -50,8 +50,8 @@ pub use crate::options::{
     CustomFragment, FrameStats, Lighting, PathChoice, PoseCacheOptions, RecordPath,
     RendererOptions, ShadowOptions,
 };
-use crate::pose_cache::PoseCache;
 pub use crate::pipeline::{ColorPipeline, PipelineKey};
+use crate::pose_cache::PoseCache;
 use crate::shader::Program;
 use crate::shadow::Shadow;
 pub use crate::shadow::ShadowReceiver;
@@ -501,7 +501,12 @@ impl Renderer {
                     palettes: group.layered,
                     pose_cache: false,
                 };
-                let item = self.with_poses(DrawItem::new(key, model, lod, sub, slice), model, group.lod, stats)?;
+                let item = self.with_poses(
+                    DrawItem::new(key, model, lod, sub, slice),
+                    model,
+                    group.lod,
+                    stats,
+                )?;
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 stats.vertices += sub.vertex_count as u64 * slice.count as u64;
@@ -538,7 +543,14 @@ impl Renderer {
                         pose_cache: false,
                     };
                     let item = DrawItem::new(key, model, lod, sub, slice);
-                    sh.items.push(Self::poses_of(self.path, &self.poses, item, model, group.lod, stats)?);
+                    sh.items.push(Self::poses_of(
+                        self.path,
+                        &self.poses,
+                        item,
+                        model,
+                        group.lod,
+                        stats,
+                    )?);
                     stats.shadow_draws += 1;
                 }
             }
@@ -871,8 +883,7 @@ impl Renderer {
         let mut bound = None;
         for item in &sh.items {
             // Meshes by their cast variant; impostors (None) by their own.
-            let which = (!item.impostor)
-                .then(|| crate::shadow::cast_variant(item.key));
+            let which = (!item.impostor).then(|| crate::shadow::cast_variant(item.key));
             if bound != Some(which) {
                 match which {
                     None => match self.impostors.cast.as_ref() {

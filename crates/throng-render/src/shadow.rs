@@ -213,7 +213,11 @@ impl Shadow {
                     vertex: wgpu::VertexState {
                         module: &module,
                         // Cached poses need no vertex attributes at all.
-                        entry_point: Some(if pose_cache { "vs_shadow_cached" } else { "vs_shadow" }),
+                        entry_point: Some(if pose_cache {
+                            "vs_shadow_cached"
+                        } else {
+                            "vs_shadow"
+                        }),
                         compilation_options: wgpu::PipelineCompilationOptions {
                             constants: &constants,
                             ..Default::default()
@@ -300,11 +304,12 @@ const CAST_VARIANTS: [(bool, bool, bool); 5] = [
 /// that cross-fade, read palettes or read the pose cache (a
 /// [`crate::PipelineKey`]'s flags).
 pub(crate) fn cast_variant(key: crate::PipelineKey) -> usize {
-    let flags = (key.cross_fade && !key.palettes, key.palettes, key.pose_cache && !key.palettes);
-    CAST_VARIANTS
-        .iter()
-        .position(|&v| v == flags)
-        .unwrap_or(0)
+    let flags = (
+        key.cross_fade && !key.palettes,
+        key.palettes,
+        key.pose_cache && !key.palettes,
+    );
+    CAST_VARIANTS.iter().position(|&v| v == flags).unwrap_or(0)
 }
 
 /// What a pipeline outside the renderer binds to sample the crowd's shadow

@@ -28,8 +28,7 @@ use throng_core::layout::FramePair;
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, PathChoice, PoseCacheOptions, Renderer, RendererOptions,
-    require_gpu,
+    FrameStats, Gpu, GpuModel, PathChoice, PoseCacheOptions, Renderer, RendererOptions, require_gpu,
 };
 
 /// Largest difference of a cached position from the CPU mirror, × the
@@ -78,8 +77,14 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
     let gpu = require_gpu("pose cache readback");
     let models = [
         ("khronos_Fox.glb", baked_with_lods("khronos_Fox.glb")),
-        ("khronos_CesiumMan.gltf", common::baked("khronos_CesiumMan.gltf").1),
-        ("khronos_RiggedFigure.glb", common::baked("khronos_RiggedFigure.glb").1),
+        (
+            "khronos_CesiumMan.gltf",
+            common::baked("khronos_CesiumMan.gltf").1,
+        ),
+        (
+            "khronos_RiggedFigure.glb",
+            common::baked("khronos_RiggedFigure.glb").1,
+        ),
     ];
     for (name, handle) in &models {
         let model = handle.model();
@@ -116,9 +121,16 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
                 .unwrap_or_else(|| panic!("{name} LOD {lod} is not cached"));
             let vertices = &model.lods[lod].vertices;
             let n = vertices.len();
-            assert_eq!(cached.len(), frames * n, "{name} LOD {lod}: poses × vertices");
+            assert_eq!(
+                cached.len(),
+                frames * n,
+                "{name} LOD {lod}: poses × vertices"
+            );
             let pose = |f: usize, v: usize| cached[f * n + v];
-            let mut check = |what: &str, blend: &FrameBlend, got: &dyn Fn(usize) -> (Vec3, Vec3), kind: usize| {
+            let mut check = |what: &str,
+                             blend: &FrameBlend,
+                             got: &dyn Fn(usize) -> (Vec3, Vec3),
+                             kind: usize| {
                 for (v, vertex) in vertices.iter().enumerate() {
                     let (p, nrm) = skin_vertex(model, vertex, blend);
                     let (gp, gn) = got(v);
@@ -127,7 +139,11 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
                     let k = 2 * kind;
                     worst[k] = worst[k].max(dp);
                     worst[k + 1] = worst[k + 1].max(dn);
-                    let normal_tol = [NORMAL_CODE_TOLERANCE, BETWEEN_FRAMES_NORMAL_TOLERANCE, CROSS_FADE_NORMAL_TOLERANCE][kind];
+                    let normal_tol = [
+                        NORMAL_CODE_TOLERANCE,
+                        BETWEEN_FRAMES_NORMAL_TOLERANCE,
+                        CROSS_FADE_NORMAL_TOLERANCE,
+                    ][kind];
                     if (dp > GPU_TOLERANCE || dn > normal_tol) && failures.len() < 10 {
                         failures.push(format!(
                             "{name} LOD {lod} {what} vertex {v}: position {dp:.3e} × radius (mirror {p}, cache {gp}), normal {dn:.3e}"
@@ -136,8 +152,17 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
                 }
             };
             for f in 0..frames {
-                let pair = FramePair { frame0: f as u32, frame1: f as u32, t: 0.0 };
-                check(&format!("frame {f}"), &FrameBlend::single(pair), &|v| pose(f, v), 0);
+                let pair = FramePair {
+                    frame0: f as u32,
+                    frame1: f as u32,
+                    t: 0.0,
+                };
+                check(
+                    &format!("frame {f}"),
+                    &FrameBlend::single(pair),
+                    &|v| pose(f, v),
+                    0,
+                );
             }
             let lerp = |a: (Vec3, Vec3), b: (Vec3, Vec3), t: f32| {
                 (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
@@ -149,7 +174,11 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
                         continue;
                     }
                     let (f0, f1) = (first + k, first + k + 1);
-                    let pair = FramePair { frame0: f0 as u32, frame1: f1 as u32, t: 0.37 };
+                    let pair = FramePair {
+                        frame0: f0 as u32,
+                        frame1: f1 as u32,
+                        t: 0.37,
+                    };
                     check(
                         &format!("{:?} between frames {k} and {}", clip.name, k + 1),
                         &FrameBlend::single(pair),
@@ -160,11 +189,22 @@ fn cached_poses_equal_the_cpu_mirror_at_and_between_frames() {
             }
             // Mid-cross-fade: the first clip's frames into the last clip's.
             let (a, b) = (&model.clips[0], model.clips.last().expect("a clip"));
-            let (pa0, pb0) = (a.first_frame as usize + a.frame_count as usize / 2, b.first_frame as usize);
+            let (pa0, pb0) = (
+                a.first_frame as usize + a.frame_count as usize / 2,
+                b.first_frame as usize,
+            );
             let (pa1, pb1) = ((pa0 + 1).min(frames - 1), (pb0 + 1).min(frames - 1));
             let blend = FrameBlend {
-                current: FramePair { frame0: pb0 as u32, frame1: pb1 as u32, t: 0.25 },
-                previous: FramePair { frame0: pa0 as u32, frame1: pa1 as u32, t: 0.6 },
+                current: FramePair {
+                    frame0: pb0 as u32,
+                    frame1: pb1 as u32,
+                    t: 0.25,
+                },
+                previous: FramePair {
+                    frame0: pa0 as u32,
+                    frame1: pa1 as u32,
+                    t: 0.6,
+                },
                 fade: 0.4,
             };
             check(
@@ -281,8 +321,15 @@ fn cached_pictures_equal_per_vertex_skinning() {
                 &crowd,
                 &bounds,
             );
-            assert_eq!((off.cached_poses, off.pose_cache_bytes), (0, 0), "{what}: cache off");
-            assert!(on.cached_poses > 0 && on.pose_cache_bytes > 0, "{what}: {on:?}");
+            assert_eq!(
+                (off.cached_poses, off.pose_cache_bytes),
+                (0, 0),
+                "{what}: cache off"
+            );
+            assert!(
+                on.cached_poses > 0 && on.pose_cache_bytes > 0,
+                "{what}: {on:?}"
+            );
             assert_eq!(on.pose_fallback_draws, 0, "{what}: everything fits");
             if path == PathChoice::Unbounded && label.starts_with("Fox grid") {
                 assert!(lods.len() >= 2, "{what}: the grid shows LODs {lods:?}");
@@ -314,21 +361,57 @@ fn a_small_budget_falls_back_and_counts_it() {
     let (label, handle, crowd, bounds) = scenes().swap_remove(0);
     let model = handle.model();
     let bytes = |lod: usize| {
-        throng_core::pose_cache::lod_bytes(model.lods[lod].vertices.len() as u32, model.frame_count())
-            .expect("fits u64")
+        throng_core::pose_cache::lod_bytes(
+            model.lods[lod].vertices.len() as u32,
+            model.frame_count(),
+        )
+        .expect("fits u64")
     };
     let path = PathChoice::Unbounded;
-    let (full, all, _) = render(&gpu, path, Some(PoseCacheOptions::default()), &handle, &crowd, &bounds);
-    assert_eq!(all.pose_cache_bytes, (0..model.lods.len()).map(bytes).sum::<u64>(), "{label}");
+    let (full, all, _) = render(
+        &gpu,
+        path,
+        Some(PoseCacheOptions::default()),
+        &handle,
+        &crowd,
+        &bounds,
+    );
+    assert_eq!(
+        all.pose_cache_bytes,
+        (0..model.lods.len()).map(bytes).sum::<u64>(),
+        "{label}"
+    );
 
     // Room for nothing: per-vertex skinning everywhere, counted.
-    let (none, tiny, _) = render(&gpu, path, Some(PoseCacheOptions { budget: 1 }), &handle, &crowd, &bounds);
-    assert_eq!((tiny.cached_poses, tiny.pose_cache_bytes), (0, 0), "{label}");
-    assert_eq!(tiny.pose_fallback_draws, tiny.draws + tiny.shadow_draws, "{label}: {tiny:?}");
+    let (none, tiny, _) = render(
+        &gpu,
+        path,
+        Some(PoseCacheOptions { budget: 1 }),
+        &handle,
+        &crowd,
+        &bounds,
+    );
+    assert_eq!(
+        (tiny.cached_poses, tiny.pose_cache_bytes),
+        (0, 0),
+        "{label}"
+    );
+    assert_eq!(
+        tiny.pose_fallback_draws,
+        tiny.draws + tiny.shadow_draws,
+        "{label}: {tiny:?}"
+    );
 
     // Room for the two coarsest LODs: they are cached, LOD 0 falls back.
     let coarse = bytes(1) + bytes(2);
-    let (part, some, _) = render(&gpu, path, Some(PoseCacheOptions { budget: coarse }), &handle, &crowd, &bounds);
+    let (part, some, _) = render(
+        &gpu,
+        path,
+        Some(PoseCacheOptions { budget: coarse }),
+        &handle,
+        &crowd,
+        &bounds,
+    );
     assert_eq!(some.pose_cache_bytes, coarse, "{label}: {some:?}");
     assert!(
         some.pose_fallback_draws > 0 && some.pose_fallback_draws < some.draws + some.shadow_draws,

@@ -660,7 +660,11 @@ fn palette_structs_match_their_rust_twins() {
 fn pose_cache_structs_and_stride_match_their_rust_twins() {
     use throng_core::gpu::{PoseCacheParams, PoseFillParams};
     use throng_core::pose_cache::POSE_VERTEX_BYTES;
-    for program in [Program::DrawUnbounded, Program::ShadowUnbounded, Program::PoseFill] {
+    for program in [
+        Program::DrawUnbounded,
+        Program::ShadowUnbounded,
+        Program::PoseFill,
+    ] {
         check(
             program,
             "PoseCacheParams",

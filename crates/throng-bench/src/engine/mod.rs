@@ -48,8 +48,8 @@ use throng_crowd::crowd::ModelHandle;
 use throng_render::renderer::supports_unbounded;
 use throng_render::{Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, wgpu};
 
-use cell::{Bench, CellError};
 pub use crate::demo::CameraChoice;
+use cell::{Bench, CellError};
 pub use report::{AdapterInfo, Cell, Machine, ModelInfo, Ratio, Report, Settings, Spread, machine};
 
 /// Simulation step of every frame, seconds.
@@ -146,7 +146,6 @@ pub struct Plan {
     /// Where the camera stands.
     pub camera: CameraChoice,
 }
-
 
 /// The model a run measures.
 pub struct Subject {

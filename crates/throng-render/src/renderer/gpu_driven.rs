@@ -348,7 +348,14 @@ impl Renderer {
                 let item = p.item(model, p.key, c.camera.indirect(), offset, &records);
                 let item = match p.impostor {
                     true => item,
-                    false => Self::poses_of(self.path, &self.poses, item, model, p.lod as u32, &mut stats)?,
+                    false => Self::poses_of(
+                        self.path,
+                        &self.poses,
+                        item,
+                        model,
+                        p.lod as u32,
+                        &mut stats,
+                    )?,
                 };
                 stats.draws += 1;
                 if p.blend {
@@ -374,7 +381,14 @@ impl Renderer {
                     let item = p.item(model, key, args, offset, &cast);
                     sh.items.push(match p.impostor {
                         true => item,
-                        false => Self::poses_of(self.path, &self.poses, item, model, p.lod as u32, &mut stats)?,
+                        false => Self::poses_of(
+                            self.path,
+                            &self.poses,
+                            item,
+                            model,
+                            p.lod as u32,
+                            &mut stats,
+                        )?,
                     });
                     stats.shadow_draws += 1;
                 }
