@@ -16,6 +16,13 @@
 #                              with shadows, at 1920x1080; then the criterion
 #                              benches of its CPU work (needs a toolchain, or
 #                              skip them with THRONG_NO_CRITERION=1)
+#   tools/bench.sh pose-cache  the pose cache's figures (docs/BENCHMARKS.md,
+#                              "The pose cache"): 3,000 Foxes at 320x180 against
+#                              both static floors and per-vertex skinning; the
+#                              default chain (meshopt LODs + impostor) at 10k and
+#                              100k with the ground camera, with and without
+#                              shadows; on lavapipe sizes, or GPU ones with
+#                              POSE_CACHE_GPU=1 (100k and 1M at 1920x1080)
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
 #
@@ -96,6 +103,32 @@ gpu_driven() {
     fi
 }
 
+pose_cache() {
+    build
+    local lod="$data/fox-default.throng" tag sizes counts
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    if [ -n "${POSE_CACHE_GPU:-}" ]; then
+        sizes=1920x1080 counts=100000,1000000
+    else
+        sizes=640x360 counts=10000,100000
+    fi
+    {
+        header
+        "$THRONG" bench "$model" --mode static,static-gpu-driven,gpu-driven,pose-cache \
+            --instances 3000 --size 320x180 --warmup 3 --frames 20 \
+            --json "$data/pose-cache-$tag-3000.json"
+        "$THRONG" bench "$lod" --camera ground --mode gpu-driven,pose-cache,static-gpu-driven \
+            --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
+            --json "$data/pose-cache-$tag-ground.json"
+        "$THRONG" bench "$lod" --camera ground --shadows --mode gpu-driven,pose-cache \
+            --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
+            --json "$data/pose-cache-$tag-ground-shadows.json"
+        footer
+    } | tee "$data/pose-cache-$tag.txt"
+    rm -f "$lod"
+}
+
 criterion() {
     { header; cargo bench -p throng-tests --bench crowd 2>&1; footer; } | tee "$data/criterion-crowd.txt"
     { header; cargo bench -p throng-tests --bench bake 2>&1; footer; } | tee "$data/criterion-bake.txt"
@@ -114,7 +147,8 @@ case "${1:-all}" in
     lavapipe) lavapipe ;;
     gpu) gpu ;;
     gpu-driven) gpu_driven ;;
+    pose-cache) pose_cache ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|criterion|plot]" >&2; exit 2 ;;
 esac

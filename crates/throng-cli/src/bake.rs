@@ -116,7 +116,7 @@ pub struct Args {
 }
 
 /// Parses `123`, `512KiB`, `64MiB` or `1GiB` (unit case-insensitive).
-fn parse_bytes(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
     let (digits, shift) = [("gib", 30), ("mib", 20), ("kib", 10), ("b", 0)]

@@ -76,6 +76,11 @@ pub struct Args {
     /// coarse LODs and impostors).
     #[arg(long, value_parser = camera_parser(), default_value = "framing")]
     pub camera: CameraChoice,
+    /// The `pose-cache` mode's budget: bytes, or a number with KiB, MiB or
+    /// GiB [default: 256MiB]. A (model, LOD) that does not fit skins per
+    /// vertex (coarse LODs are cached first).
+    #[arg(long, value_name = "BYTES", value_parser = crate::bake::parse_bytes)]
+    pub pose_cache_budget: Option<u64>,
     /// The glTF a `.throng` was baked from (needed by `cpu-skinned`, which
     /// samples the source clips on the CPU).
     #[arg(long)]
@@ -143,6 +148,7 @@ pub fn run(args: Args) -> Result<()> {
         changing_percent: args.changing,
         shadows: args.shadows,
         camera: args.camera,
+        pose_cache_budget: args.pose_cache_budget,
     };
     let (baked, scene) = load(&args)?;
     let subject = Subject {

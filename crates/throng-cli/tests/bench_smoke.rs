@@ -1,4 +1,4 @@
-//! Smoke test of `throng bench`: all five modes on 8 Foxes for 3 frames at
+//! Smoke test of `throng bench`: every mode on 8 Foxes for 3 frames at
 //! 64×64, checking the JSON's fields and draw counts, never the speed.
 //!
 //! Needs a GPU adapter (lavapipe is enough). Without one the test fails,
@@ -9,11 +9,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const MODES: [&str; 5] = [
+const MODES: [&str; 7] = [
     "gpu-driven",
+    "pose-cache",
     "baked",
     "baked-unbounded",
     "static",
+    "static-gpu-driven",
     "cpu-skinned",
 ];
 const INSTANCES: u64 = 8;
@@ -105,7 +107,15 @@ fn bench_runs_every_mode_and_writes_sane_json() {
             // Only where the adapter cannot read storage buffers in the
             // vertex stage; lavapipe can.
             assert!(
-                !vertex_storage && matches!(mode, "gpu-driven" | "baked-unbounded" | "cpu-skinned"),
+                !vertex_storage
+                    && matches!(
+                        mode,
+                        "gpu-driven"
+                            | "pose-cache"
+                            | "static-gpu-driven"
+                            | "baked-unbounded"
+                            | "cpu-skinned"
+                    ),
                 "{mode} unsupported on an adapter with vertex storage: {c}"
             );
             assert!(c["reason"].as_str().is_some_and(|r| !r.is_empty()));
@@ -161,6 +171,28 @@ fn bench_runs_every_mode_and_writes_sane_json() {
                 .map(|p| p.contains("gpu-driven")),
             Some(true)
         );
+    }
+    if cell("pose-cache")["status"] == "ok" {
+        // Every frame of the Fox's one LOD, 16 bytes a vertex, filled once
+        // before the measured frames; no other mode caches.
+        let c = cell("pose-cache");
+        let frames = number(c, "/cached_poses");
+        assert!(frames > 0.0, "{c}");
+        assert_eq!(
+            number(c, "/pose_cache_bytes"),
+            frames * number(&report, "/model/vertices") * 16.0
+        );
+        assert!(number(c, "/pose_fill_ms") > 0.0, "{c}");
+        assert_eq!(c["pose_fallback_draws"], 0);
+        assert_eq!(c["draws"], cell("gpu-driven")["draws"]);
+        for other in ["gpu-driven", "baked-unbounded", "static-gpu-driven"] {
+            assert_eq!(cell(other)["pose_cache_bytes"], 0, "{other} caches");
+        }
+        let ratio = report["pose_cache_over_static_gpu_driven"]
+            .as_array()
+            .expect("pose_cache_over_static_gpu_driven");
+        assert_eq!(ratio.len(), 1);
+        assert!(number(&ratio[0], "/gpu") > 0.0);
     }
     if cell("baked-unbounded")["status"] == "ok" {
         assert_eq!(cell("baked-unbounded")["draws"], 1);

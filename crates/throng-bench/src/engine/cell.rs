@@ -9,8 +9,8 @@ use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer,
-    RendererOptions, wgpu,
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
+    RenderError, Renderer, RendererOptions, wgpu,
 };
 
 use super::report::{Cell, Spread};
@@ -267,7 +267,11 @@ impl Bench<'_> {
             })?)),
             Mode::PoseCache => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::GpuDriven,
-                pose_cache: RendererOptions::default().pose_cache,
+                pose_cache: Some(PoseCacheOptions {
+                    budget: plan
+                        .pose_cache_budget
+                        .unwrap_or(PoseCacheOptions::DEFAULT_BUDGET),
+                }),
                 ..base
             })?)),
             Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {

@@ -145,6 +145,9 @@ pub struct Plan {
     pub shadows: bool,
     /// Where the camera stands.
     pub camera: CameraChoice,
+    /// The `pose-cache` mode's budget in bytes (`None`: the renderer's
+    /// default).
+    pub pose_cache_budget: Option<u64>,
 }
 
 /// The model a run measures.
@@ -192,6 +195,9 @@ impl Plan {
         }
         if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
             return bad("--max-seconds must be positive");
+        }
+        if self.pose_cache_budget == Some(0) {
+            return bad("--pose-cache-budget must be at least 1 byte");
         }
         if !(0.0..=100.0).contains(&self.changing_percent) {
             return bad("--changing must be a percentage from 0 to 100");
@@ -267,6 +273,9 @@ pub fn run(
             shadows: plan.shadows,
             changing_percent: plan.changing_percent,
             camera: plan.camera,
+            pose_cache_budget: plan
+                .pose_cache_budget
+                .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),
         },
         results: Vec::new(),
         baked_over_static: Vec::new(),

@@ -249,6 +249,8 @@ pub struct Settings {
     pub changing_percent: f64,
     /// Where the camera stood.
     pub camera: super::CameraChoice,
+    /// The `pose-cache` mode's budget, bytes.
+    pub pose_cache_budget: u64,
 }
 
 /// The whole report: what `--json` writes.
