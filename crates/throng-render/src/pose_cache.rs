@@ -26,7 +26,8 @@
 //! cost the fewest bytes and, in a large crowd, serve most instances — until
 //! the next does not fit; a LOD larger than the device's storage-binding
 //! limit is never cached. Caches of models not drawn in the current frame
-//! are dropped when a new model needs their room. A (model, LOD) left out is
+//! are dropped when a new model needs their room (until then a model no
+//! longer drawn keeps its cache, within the budget). A (model, LOD) left out is
 //! drawn by per-vertex skinning, counted in
 //! [`FrameStats::pose_fallback_draws`](crate::FrameStats::pose_fallback_draws).
 //!
@@ -131,11 +132,13 @@ impl PoseCache {
         queue: &wgpu::Queue,
         models: &[&GpuModel],
     ) -> Result<f64, RenderError> {
-        let fresh: Vec<&GpuModel> = models
+        let mut fresh: Vec<&GpuModel> = models
             .iter()
             .copied()
             .filter(|m| !self.is_current(m))
             .collect();
+        fresh.sort_by_key(|m| m.key());
+        fresh.dedup_by_key(|m| m.key());
         if fresh.is_empty() {
             return Ok(0.0);
         }

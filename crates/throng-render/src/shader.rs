@@ -519,6 +519,8 @@ mod tests {
             [
                 "instance_record.wgsl",
                 "skinning.wgsl",
+                "octahedral.wgsl",
+                "pose_cache.wgsl",
                 "records_storage.wgsl",
                 "draw.wgsl",
                 "user.wgsl"
