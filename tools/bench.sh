@@ -21,7 +21,8 @@
 #                              both static floors and per-vertex skinning; the
 #                              default chain (meshopt LODs + impostor) at 10k and
 #                              100k with the ground camera, with and without
-#                              shadows; on lavapipe sizes, or GPU ones with
+#                              shadows, and with a budget that holds only the
+#                              meshopt LODs; on lavapipe sizes, or GPU ones with
 #                              POSE_CACHE_GPU=1 (100k and 1M at 1920x1080)
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
@@ -124,6 +125,11 @@ pose_cache() {
         "$THRONG" bench "$lod" --camera ground --shadows --mode gpu-driven,pose-cache \
             --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
             --json "$data/pose-cache-$tag-ground-shadows.json"
+        # What the far LODs gain alone: a budget that holds the Fox's meshopt
+        # LODs (1.6 MiB) but not LOD 0 (14.2 MiB).
+        "$THRONG" bench "$lod" --camera ground --mode pose-cache --pose-cache-budget 2MiB \
+            --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
+            --json "$data/pose-cache-$tag-ground-far-lods.json"
         footer
     } | tee "$data/pose-cache-$tag.txt"
     rm -f "$lod"
