@@ -126,7 +126,7 @@ pose_cache() {
             --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
             --json "$data/pose-cache-$tag-ground-shadows.json"
         # What the far LODs gain alone: a budget that holds the Fox's meshopt
-        # LODs (1.6 MiB) but not LOD 0 (14.2 MiB).
+        # LODs (1.6 MiB) but not LOD 0 (13.6 MiB).
         "$THRONG" bench "$lod" --camera ground --mode pose-cache --pose-cache-budget 2MiB \
             --instances "$counts" --size "$sizes" --warmup 2 --frames 10 --max-seconds 60 \
             --json "$data/pose-cache-$tag-ground-far-lods.json"

@@ -156,8 +156,9 @@ pub struct PoseCacheOptions {
 }
 
 impl PoseCacheOptions {
-    /// The default budget: 256 MiB, 35 times what the bundled Fox's three
-    /// mesh LODs need at full fill (docs/BENCHMARKS.md, "The pose cache").
+    /// The default budget: 256 MiB, 17 times what the bundled Fox's three
+    /// mesh LODs need at full fill (15.2 MiB), more than any bundled
+    /// model's (docs/BENCHMARKS.md, "The pose cache").
     pub const DEFAULT_BUDGET: u64 = 256 << 20;
 }
 
