@@ -9,15 +9,10 @@
 // #import vertex_words
 // #import pose_cache
 
-// Mirrors throng_core::gpu::PoseFillParams.
-struct PoseFillParams {
-    vertex_count: u32,
-    frame_count: u32,
-    pad: vec2<u32>,
-}
-
 @group(0) @binding(1) var<storage, read_write> poses: array<vec4<u32>>;
-@group(0) @binding(2) var<uniform> fill: PoseFillParams;
+// The LOD's vertex count and the frames to skin (from frame 0): the cache's
+// own parameters.
+@group(0) @binding(2) var<uniform> fill: PoseCacheParams;
 
 @compute @workgroup_size(64)
 fn fill_poses(

@@ -558,7 +558,8 @@ pub struct PaletteParams {
 
 /// Where one (model, LOD)'s pose cache sits, mirrored by WGSL's
 /// `PoseCacheParams` (`shaders/pose_cache.wgsl`): pose `f` of the LOD
-/// starts at cached vertex `f * vertex_count` ([`crate::pose_cache`]).
+/// starts at cached vertex `f * vertex_count` ([`crate::pose_cache`]). The
+/// fill (`shaders/pose_fill.wgsl`) reads the same parameters.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct PoseCacheParams {
@@ -566,19 +567,6 @@ pub struct PoseCacheParams {
     pub vertex_count: u32,
     /// Poses cached: the model's global frame count (frame indices are
     /// clamped below it).
-    pub frame_count: u32,
-    /// Padding.
-    pub pad: [u32; 2],
-}
-
-/// Parameters of one pose-cache fill dispatch, mirrored by WGSL's
-/// `PoseFillParams` (`shaders/pose_fill.wgsl`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
-pub struct PoseFillParams {
-    /// Vertices of the LOD.
-    pub vertex_count: u32,
-    /// Frames to skin, from frame 0.
     pub frame_count: u32,
     /// Padding.
     pub pad: [u32; 2],

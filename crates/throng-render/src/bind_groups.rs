@@ -126,7 +126,7 @@ pub fn pose_model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 }
 
 /// Group 0 of the pose cache's fill: the LOD's vertex words (0), the cache
-/// (1), `PoseFillParams` (2).
+/// (1), its `PoseCacheParams` (2).
 pub fn pose_fill_entries() -> Entries {
     let c = wgpu::ShaderStages::COMPUTE;
     vec![
@@ -140,7 +140,7 @@ pub fn pose_fill_entries() -> Entries {
         uniform(
             2,
             c,
-            std::mem::size_of::<throng_core::gpu::PoseFillParams>(),
+            std::mem::size_of::<throng_core::gpu::PoseCacheParams>(),
             false,
         ),
     ]

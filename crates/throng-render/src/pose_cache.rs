@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use glam::Vec3;
-use throng_core::gpu::{PoseCacheParams, PoseFillParams};
+use throng_core::gpu::PoseCacheParams;
 use throng_core::pose_cache::{POSE_VERTEX_BYTES, decode_vertex, lod_bytes};
 use wgpu::util::DeviceExt;
 
@@ -295,7 +295,7 @@ impl PoseCache {
     ) {
         let (pipeline, layout) = self.fill.get_or_insert_with(|| fill_pipeline(device));
         let gl = &model.lods[lod];
-        let params = PoseFillParams {
+        let params = PoseCacheParams {
             vertex_count: gl.vertex_count,
             frame_count: model.frame_count,
             pad: [0; 2],

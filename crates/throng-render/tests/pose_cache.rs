@@ -367,15 +367,18 @@ fn a_small_budget_falls_back_and_counts_it() {
         )
         .expect("fits u64")
     };
-    let path = PathChoice::Unbounded;
-    let (full, all, _) = render(
-        &gpu,
-        path,
-        Some(PoseCacheOptions::default()),
-        &handle,
-        &crowd,
-        &bounds,
-    );
+    // Budgets of 256 MiB (everything), 1 byte and the two coarsest LODs.
+    let with_budget = |budget| {
+        render(
+            &gpu,
+            PathChoice::Unbounded,
+            Some(PoseCacheOptions { budget }),
+            &handle,
+            &crowd,
+            &bounds,
+        )
+    };
+    let (full, all, _) = with_budget(PoseCacheOptions::DEFAULT_BUDGET);
     assert_eq!(
         all.pose_cache_bytes,
         (0..model.lods.len()).map(bytes).sum::<u64>(),
@@ -383,14 +386,7 @@ fn a_small_budget_falls_back_and_counts_it() {
     );
 
     // Room for nothing: per-vertex skinning everywhere, counted.
-    let (none, tiny, _) = render(
-        &gpu,
-        path,
-        Some(PoseCacheOptions { budget: 1 }),
-        &handle,
-        &crowd,
-        &bounds,
-    );
+    let (none, tiny, _) = with_budget(1);
     assert_eq!(
         (tiny.cached_poses, tiny.pose_cache_bytes),
         (0, 0),
@@ -404,14 +400,7 @@ fn a_small_budget_falls_back_and_counts_it() {
 
     // Room for the two coarsest LODs: they are cached, LOD 0 falls back.
     let coarse = bytes(1) + bytes(2);
-    let (part, some, _) = render(
-        &gpu,
-        path,
-        Some(PoseCacheOptions { budget: coarse }),
-        &handle,
-        &crowd,
-        &bounds,
-    );
+    let (part, some, _) = with_budget(coarse);
     assert_eq!(some.pose_cache_bytes, coarse, "{label}: {some:?}");
     assert!(
         some.pose_fallback_draws > 0 && some.pose_fallback_draws < some.draws + some.shadow_draws,

@@ -658,7 +658,7 @@ fn palette_structs_match_their_rust_twins() {
 
 #[test]
 fn pose_cache_structs_and_stride_match_their_rust_twins() {
-    use throng_core::gpu::{PoseCacheParams, PoseFillParams};
+    use throng_core::gpu::PoseCacheParams;
     use throng_core::pose_cache::POSE_VERTEX_BYTES;
     for program in [
         Program::DrawUnbounded,
@@ -676,16 +676,6 @@ fn pose_cache_structs_and_stride_match_their_rust_twins() {
             ],
         );
     }
-    check(
-        Program::PoseFill,
-        "PoseFillParams",
-        size_of::<PoseFillParams>(),
-        &[
-            offset_of!(PoseFillParams, vertex_count),
-            offset_of!(PoseFillParams, frame_count),
-            offset_of!(PoseFillParams, pad),
-        ],
-    );
     // One cached vertex is one array element, read and written alike.
     for (program, name) in [
         (Program::DrawUnbounded, "pose_cache"),

@@ -30,6 +30,7 @@ use crate::model::GpuModel;
 use crate::offscreen::map_read;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
+use crate::pose_cache::PoseCache;
 use crate::timer::GpuTimer;
 use throng_core::material::AlphaMode;
 
@@ -107,22 +108,32 @@ struct Planned {
 }
 
 impl Planned {
-    /// Its indirect draw at `offset` of `args`, reading `records`; a mesh
-    /// is drawn with pipeline `key`.
+    /// Its indirect draw at `offset` of `args`, reading `records`
+    /// (`target`); a mesh is drawn with pipeline `key`, from the pose cache
+    /// where its LOD is cached (a fallback is counted in `stats`).
     fn item(
         &self,
         model: &GpuModel,
         key: PipelineKey,
-        args: &wgpu::Buffer,
-        offset: u64,
-        records: &wgpu::BindGroup,
-    ) -> DrawItem {
+        (args, offset, records): (&wgpu::Buffer, u64, &wgpu::BindGroup),
+        poses: &PoseCache,
+        stats: &mut FrameStats,
+    ) -> Result<DrawItem, RenderError> {
         if let Some(imp) = model.impostor_at(self.lod).filter(|_| self.impostor) {
-            return DrawItem::impostor_indirect(imp, args, offset, records.clone());
+            return Ok(DrawItem::impostor_indirect(
+                imp,
+                args,
+                offset,
+                records.clone(),
+            ));
         }
-        let lod = &model.lods[self.lod.min(model.lods.len() - 1)];
+        let lod_index = self.lod.min(model.lods.len() - 1);
+        let lod = &model.lods[lod_index];
         let sub = &lod.submeshes[self.sub];
-        DrawItem::indirect(key, model, lod, sub, args, offset, records.clone())
+        let item = DrawItem::indirect(key, model, lod, sub, args, offset, records.clone());
+        let (item, fallback) = item.with_poses(poses, model, lod_index)?;
+        stats.pose_fallback_draws += fallback as u32;
+        Ok(item)
     }
 }
 
@@ -344,19 +355,8 @@ impl Renderer {
             }
             for (d, p) in planned.iter().enumerate() {
                 let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                let model = models[p.model];
-                let item = p.item(model, p.key, c.camera.indirect(), offset, &records);
-                let item = match p.impostor {
-                    true => item,
-                    false => Self::poses_of(
-                        self.path,
-                        &self.poses,
-                        item,
-                        model,
-                        p.lod as u32,
-                        &mut stats,
-                    )?,
-                };
+                let target = (c.camera.indirect(), offset, &records);
+                let item = p.item(models[p.model], p.key, target, &self.poses, &mut stats)?;
                 stats.draws += 1;
                 if p.blend {
                     blended.push(item);
@@ -375,21 +375,9 @@ impl Renderer {
                         palettes: false,
                         pose_cache: false,
                     };
-                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                    let args = c.shadow.indirect();
-                    let model = models[p.model];
-                    let item = p.item(model, key, args, offset, &cast);
-                    sh.items.push(match p.impostor {
-                        true => item,
-                        false => Self::poses_of(
-                            self.path,
-                            &self.poses,
-                            item,
-                            model,
-                            p.lod as u32,
-                            &mut stats,
-                        )?,
-                    });
+                    let target = (c.shadow.indirect(), d as u64 * INDIRECT_ARGS_SIZE, &cast);
+                    let item = p.item(models[p.model], key, target, &self.poses, &mut stats)?;
+                    sh.items.push(item);
                     stats.shadow_draws += 1;
                 }
                 stats.shadow_casters += c.shadow.latest_drawn().map_or(0, |d| d.visible);
