@@ -511,6 +511,27 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
     }
 }
 
+/// Storage buffers the storage paths' draw program binds in the vertex
+/// stage (records, the pre-pass's palettes, the pose cache): the least
+/// `max_storage_buffers_per_shader_stage` those paths need.
+pub fn vertex_storage_buffers() -> u32 {
+    program_groups(Program::DrawUnbounded, true)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.visibility.contains(wgpu::ShaderStages::VERTEX)
+                && matches!(
+                    e.ty,
+                    wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { .. },
+                        ..
+                    }
+                )
+        })
+        .count() as u32
+}
+
 /// An entry point of the cull pass (`shaders/cull.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CullStage {

@@ -696,3 +696,10 @@ fn pose_cache_structs_and_stride_match_their_rust_twins() {
         }
     }
 }
+
+#[test]
+fn the_storage_paths_need_three_vertex_storage_buffers() {
+    // Records, palettes, pose cache: an adapter with fewer per stage gets
+    // the packaged path (supports_unbounded), not a failed pipeline.
+    assert_eq!(bind_groups::vertex_storage_buffers(), 3);
+}
