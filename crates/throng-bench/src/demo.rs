@@ -126,7 +126,7 @@ pub enum CameraChoice {
     #[default]
     Framing,
     /// On the ground at the grid's front edge, looking across it
-    /// ([`ground_camera`](crate::demo::ground_camera)).
+    /// ([`ground_camera`]).
     Ground,
 }
 
