@@ -216,7 +216,7 @@ mod tests {
             gpu: None,
             gpu_timing: false,
             stats: FrameStats::default(),
-            pose_cache: "pose cache 514 poses, 13.6 MiB, filled in 50 ms; 0 draws skinned per vertex",
+            pose_cache: "pose cache 514 poses, 13.6 MiB, 50 ms fill, 0 uncached draws",
             path: RecordPath::Packaged,
             adapter: "test",
             model: "fox",

@@ -42,10 +42,10 @@ pub(super) fn run(
     );
     let cache = gfx.renderer.pose_cache();
     let pose_cache = if stats.pose_cache_bytes == 0 && stats.pose_fallback_draws == 0 {
-        "pose cache off: every vertex skinned per instance".to_owned()
+        "pose cache off: every vertex skinned".to_owned()
     } else {
         format!(
-            "pose cache {} poses, {:.1} MiB, filled in {:.0} ms; {} draws skinned per vertex",
+            "pose cache {} poses, {:.1} MiB, {:.0} ms fill, {} uncached draws",
             thousands(stats.cached_poses),
             stats.pose_cache_bytes as f64 / (1u64 << 20) as f64,
             cache.last_fill_ms(),
