@@ -57,8 +57,8 @@ struct VertexOut {
 }
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VertexOut {
-    let rec = instance_record(instance);
+fn vs_main(v: VertexIn, r: RecordIn) -> VertexOut {
+    let rec = record_in(r);
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
         s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
@@ -77,8 +77,8 @@ struct CachedVertexIn {
 }
 
 @vertex
-fn vs_cached(v: CachedVertexIn, @builtin(instance_index) instance: u32, @builtin(vertex_index) vertex: u32) -> VertexOut {
-    let rec = instance_record(instance);
+fn vs_cached(v: CachedVertexIn, r: RecordIn, @builtin(vertex_index) vertex: u32) -> VertexOut {
+    let rec = record_in(r);
     var out = vertex_out(world_from_model(rec), record_pose(vertex, rec), v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);
     return out;

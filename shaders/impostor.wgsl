@@ -253,8 +253,8 @@ fn max_scale(w: Rows) -> f32 {
 }
 
 @vertex
-fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> ImpostorOut {
-    let rec = instance_record(instance);
+fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
+    let rec = record_in(r);
     let q = impostor_quad(rec, vec4<f32>(frame.eye.xyz, 1.0));
     let blend = view_blend(q.basis[2]);
     // The quad spans the silhouettes of the six cells it blends.
@@ -383,8 +383,8 @@ struct CastOut {
 // The shadow pass: the quad facing the light, cut out by the coverage of
 // the view nearest the light's direction at the nearer capture.
 @vertex
-fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> CastOut {
-    let rec = instance_record(instance);
+fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, r: RecordIn) -> CastOut {
+    let rec = record_in(r);
     let m = shadow.light_clip_from_world;
     // Depth grows away from the light: the light is at −(depth gradient).
     let toward_light = -vec3<f32>(m[0].z, m[1].z, m[2].z);

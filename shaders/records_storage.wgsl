@@ -20,6 +20,38 @@ fn instance_record(i: u32) -> InstanceRecord {
     return all_records[min(i, arrayLength(&all_records) - 1u)];
 }
 
+// The draw stages' record: the records buffer bound again as vertex buffer
+// RECORDS_SLOT, stepped per instance (throng_render::pipeline::
+// RECORD_ATTRIBUTES, locations 8 to 12), so the vertex fetch reads it once
+// per instance instead of every vertex loading 80 bytes from storage (on
+// lavapipe that load was a third of the GPU-driven path's vertex stage).
+// A draw's first_instance selects its group, as for the storage read.
+struct RecordIn {
+    @location(8) row0: vec4<f32>,
+    @location(9) row1: vec4<f32>,
+    @location(10) row2: vec4<f32>,
+    // frame0, frame1, t's bits, prev0.
+    @location(11) words0: vec4<u32>,
+    // prev1, prev_t's bits, fade's bits, tint.
+    @location(12) words1: vec4<u32>,
+}
+
+fn record_in(r: RecordIn) -> InstanceRecord {
+    return InstanceRecord(
+        r.row0,
+        r.row1,
+        r.row2,
+        r.words0.x,
+        r.words0.y,
+        bitcast<f32>(r.words0.z),
+        r.words0.w,
+        r.words1.x,
+        bitcast<f32>(r.words1.y),
+        bitcast<f32>(r.words1.z),
+        r.words1.w,
+    );
+}
+
 // The pose of vertex `vertex` of the LOD for its record, from the pose
 // cache group 1 binds (pose_cache.wgsl): what the cached entry points
 // (draw.wgsl's vs_cached, shadow_cast.wgsl's vs_shadow_cached) draw.

@@ -15,6 +15,16 @@ fn instance_record(i: u32) -> InstanceRecord {
     return records_package.records[min(i, PACKAGE_WIDTH - 1u)];
 }
 
+// The draw stages' record: by instance index from the bound package (the
+// storage paths read theirs as instance-rate vertex attributes instead).
+struct RecordIn {
+    @builtin(instance_index) instance: u32,
+}
+
+fn record_in(r: RecordIn) -> InstanceRecord {
+    return instance_record(r.instance);
+}
+
 // Skins a vertex for its record: the packaged (downlevel) path has no
 // palette pre-pass, so always from the bone texture (a cross-fade of two
 // clips per vertex; animation layers show their base pose).

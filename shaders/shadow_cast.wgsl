@@ -9,8 +9,8 @@
 // #import shadow_common
 
 @vertex
-fn vs_shadow(v: VertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
-    let rec = instance_record(instance);
+fn vs_shadow(v: VertexIn, r: RecordIn) -> @builtin(position) vec4<f32> {
+    let rec = record_in(r);
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
         s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
@@ -22,8 +22,8 @@ fn vs_shadow(v: VertexIn, @builtin(instance_index) instance: u32) -> @builtin(po
 // Casting shadows from a (model, LOD) whose poses are cached: no vertex
 // attributes at all, the position comes from the cache.
 @vertex
-fn vs_shadow_cached(@builtin(instance_index) instance: u32, @builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
-    let rec = instance_record(instance);
+fn vs_shadow_cached(r: RecordIn, @builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
+    let rec = record_in(r);
     let p = transform_point(world_from_model(rec), record_pose(vertex, rec).position);
     return shadow.light_clip_from_world * vec4<f32>(p, 1.0);
 }

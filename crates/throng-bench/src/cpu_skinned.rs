@@ -324,6 +324,8 @@ impl CpuSkinnedRenderer {
             fragment_entry: "fs_main",
             format: self.color_format,
             samples: self.options.sample_count,
+            // Its records are its palettes' headers, not crowd records.
+            instance_records: false,
         };
         let device = &self.device;
         self.pipelines

@@ -299,7 +299,12 @@ impl CullList {
                 "throng indirect draws",
                 rw | wgpu::BufferUsages::INDIRECT,
             ),
-            records: Grown::new(device, "throng culled records", rw),
+            // Also the draws' instance-rate vertex buffer.
+            records: Grown::new(
+                device,
+                "throng culled records",
+                rw | wgpu::BufferUsages::VERTEX,
+            ),
             device: device.clone(),
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {

@@ -11,7 +11,7 @@ use crate::error::RenderError;
 use crate::impostor::{GpuImpostor, QUAD_INDICES};
 use crate::model::GpuModel;
 use crate::options::RecordPath;
-use crate::pipeline::PipelineKey;
+use crate::pipeline::{PipelineKey, RECORDS_SLOT};
 use crate::pose_cache::PoseCache;
 
 pub(crate) struct DrawItem {
@@ -33,6 +33,9 @@ pub(crate) struct DrawItem {
     /// GPU-driven: the indirect arguments (buffer, offset) and the records
     /// bind group of the list that wrote them.
     pub(crate) indirect: Option<(wgpu::Buffer, u64, wgpu::BindGroup)>,
+    /// Storage paths: the records buffer, bound as the instance-rate vertex
+    /// buffer at [`RECORDS_SLOT`].
+    pub(crate) records: Option<wgpu::Buffer>,
 }
 
 impl DrawItem {
@@ -69,6 +72,7 @@ impl DrawItem {
             instances: 0..0,
             dynamic_offset: None,
             indirect: None,
+            records: None,
         }
     }
 
@@ -102,6 +106,7 @@ impl DrawItem {
             instances: 0..0,
             dynamic_offset: None,
             indirect: None,
+            records: None,
         }
     }
 
@@ -159,6 +164,13 @@ impl DrawItem {
         Ok((self, fallback))
     }
 
+    /// On the storage paths: the item's draw reads its records from
+    /// `records` as instance-rate vertex attributes.
+    pub(crate) fn with_records(mut self, records: &wgpu::Buffer) -> Self {
+        self.records = Some(records.clone());
+        self
+    }
+
     /// Binds the records (the item's own on the GPU-driven path, else
     /// `group`) and issues the draw.
     pub(crate) fn issue(&self, pass: &mut wgpu::RenderPass<'_>, group: Option<&wgpu::BindGroup>) {
@@ -183,6 +195,9 @@ impl DrawItem {
     pub(crate) fn bind_geometry(&self, pass: &mut wgpu::RenderPass<'_>) {
         if let Some(vertices) = &self.vertex_buffer {
             pass.set_vertex_buffer(0, vertices.slice(..));
+        }
+        if let Some(records) = &self.records {
+            pass.set_vertex_buffer(RECORDS_SLOT, records.slice(..));
         }
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         pass.set_bind_group(1, &self.model_bind_group, &[]);

@@ -281,6 +281,8 @@ impl ImpostorPipelines {
             samples,
         );
         desc.vertex_entry = "vs_impostor";
+        let buffers = crate::pipeline::crowd_buffers(None, self.path != RecordPath::Packaged);
+        desc.buffers = &buffers;
         desc.fragment_entry = if shadows {
             "fs_impostor_shadowed"
         } else {
@@ -305,7 +307,10 @@ impl ImpostorPipelines {
                     module: &module,
                     entry_point: Some("vs_impostor_cast"),
                     compilation_options: Default::default(),
-                    buffers: &[],
+                    buffers: &crate::pipeline::crowd_buffers(
+                        None,
+                        self.path != RecordPath::Packaged,
+                    ),
                 },
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,

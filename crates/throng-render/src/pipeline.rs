@@ -169,6 +169,9 @@ pub struct ColorPipeline<'a> {
     pub format: wgpu::TextureFormat,
     /// MSAA sample count.
     pub samples: u32,
+    /// Instance records come as instance-rate vertex attributes at
+    /// [`RECORDS_SLOT`] (the storage paths' `RecordIn`).
+    pub instance_records: bool,
 }
 
 impl ColorPipeline<'_> {
@@ -179,7 +182,7 @@ impl ColorPipeline<'_> {
     /// materials.
     pub fn create(&self, device: &wgpu::Device, key: PipelineKey) -> wgpu::RenderPipeline {
         let fragment_constants = [("FLAT_SHADING", if key.flat { 1.0 } else { 0.0 })];
-        let buffers = [Some(wgpu::VertexBufferLayout {
+        let vertices = wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<BakedVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: if key.pose_cache {
@@ -187,7 +190,8 @@ impl ColorPipeline<'_> {
             } else {
                 &VERTEX_ATTRIBUTES
             },
-        })];
+        };
+        let buffers = crowd_buffers(Some(vertices), self.instance_records);
         let label = format!("{} {key:?}", self.label);
         PassPipeline {
             label: &label,
@@ -231,3 +235,37 @@ pub(crate) const CACHED_VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::V
 /// The colour pipelines' vertex entry point for cached poses
 /// (`shaders/draw.wgsl`).
 pub const CACHED_VERTEX_ENTRY: &str = "vs_cached";
+
+/// The vertex-buffer slot of the instance records on the storage paths:
+/// the records buffer bound again as an instance-rate vertex buffer
+/// (`shaders/records_storage.wgsl`'s `RecordIn`).
+pub const RECORDS_SLOT: u32 = 1;
+
+/// An [`InstanceRecord`](throng_core::gpu::InstanceRecord) as vertex
+/// attributes 8 to 12: the matrix's three rows, then its eight 32-bit
+/// words as two `vec4<u32>` (floats among them by their bits).
+pub(crate) const RECORD_ATTRIBUTES: [wgpu::VertexAttribute; 5] = wgpu::vertex_attr_array![
+    8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Uint32x4, 12 => Uint32x4
+];
+
+/// The records' vertex-buffer layout: one record per instance.
+pub(crate) fn records_layout() -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<throng_core::gpu::InstanceRecord>() as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &RECORD_ATTRIBUTES,
+    }
+}
+
+/// The vertex buffers of a crowd pipeline: `vertices` at slot 0 (if any)
+/// and, with `records`, the instance records at [`RECORDS_SLOT`].
+pub(crate) fn crowd_buffers(
+    vertices: Option<wgpu::VertexBufferLayout<'static>>,
+    records: bool,
+) -> Vec<Option<wgpu::VertexBufferLayout<'static>>> {
+    let mut buffers = vec![vertices];
+    if records {
+        buffers.push(Some(records_layout()));
+    }
+    buffers
+}

@@ -311,6 +311,7 @@ impl Renderer {
             },
             format: self.color_format,
             samples: self.options.sample_count,
+            instance_records: self.path != RecordPath::Packaged,
         };
         let device = &self.device;
         self.pipelines
@@ -558,6 +559,19 @@ impl Renderer {
                 }
             }
         }
+        // The storage paths' vertex stages read these records as
+        // instance-rate vertex attributes (GPU-driven items bring their
+        // own).
+        if self.path != RecordPath::Packaged
+            && let Some(buffer) = &self.records_buffer
+        {
+            let shadow_items = self.shadow.iter_mut().flat_map(|sh| sh.items.iter_mut());
+            for item in self.items.iter_mut().chain(shadow_items) {
+                if item.indirect.is_none() {
+                    item.records = Some(buffer.clone());
+                }
+            }
+        }
         Ok(())
     }
 
@@ -726,7 +740,10 @@ impl Renderer {
             };
             let usage = match self.path {
                 RecordPath::Packaged => wgpu::BufferUsages::UNIFORM,
-                RecordPath::Unbounded | RecordPath::GpuDriven => wgpu::BufferUsages::STORAGE,
+                // Also read as instance-rate vertex attributes.
+                RecordPath::Unbounded | RecordPath::GpuDriven => {
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX
+                }
             } | wgpu::BufferUsages::COPY_DST;
             let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("throng instance records"),

@@ -186,11 +186,13 @@ impl Shadow {
         let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
         let layout = bind_groups::pipeline_layout(device, program, false);
         let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
-        let vertex_buffers = [Some(wgpu::VertexBufferLayout {
+        let vertices = wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<BakedVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &VERTEX_ATTRIBUTES,
-        })];
+        };
+        let vertex_buffers = crate::pipeline::crowd_buffers(Some(vertices), !packaged);
+        let cached_buffers = crate::pipeline::crowd_buffers(None, !packaged);
         let pipelines = variants
             .iter()
             .map(|&(cross_fade, palettes, pose_cache)| {
@@ -222,7 +224,11 @@ impl Shadow {
                             constants: &constants,
                             ..Default::default()
                         },
-                        buffers: if pose_cache { &[] } else { &vertex_buffers },
+                        buffers: if pose_cache {
+                            &cached_buffers
+                        } else {
+                            &vertex_buffers
+                        },
                     },
                     primitive: wgpu::PrimitiveState {
                         topology: wgpu::PrimitiveTopology::TriangleList,

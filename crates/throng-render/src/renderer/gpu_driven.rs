@@ -108,29 +108,27 @@ struct Planned {
 }
 
 impl Planned {
-    /// Its indirect draw at `offset` of `args`, reading `records`
-    /// (`target`); a mesh is drawn with pipeline `key`, from the pose cache
+    /// Its indirect draw at `offset` of `args`, reading `records` (the bind
+    /// group, and the buffer as instance-rate attributes: `target`); a mesh
+    /// is drawn with pipeline `key`, from the pose cache
     /// where its LOD is cached (a fallback is counted in `stats`).
     fn item(
         &self,
         model: &GpuModel,
         key: PipelineKey,
-        (args, offset, records): (&wgpu::Buffer, u64, &wgpu::BindGroup),
+        (args, offset, records, buffer): (&wgpu::Buffer, u64, &wgpu::BindGroup, &wgpu::Buffer),
         poses: &PoseCache,
         stats: &mut FrameStats,
     ) -> Result<DrawItem, RenderError> {
         if let Some(imp) = model.impostor_at(self.lod).filter(|_| self.impostor) {
-            return Ok(DrawItem::impostor_indirect(
-                imp,
-                args,
-                offset,
-                records.clone(),
-            ));
+            let item = DrawItem::impostor_indirect(imp, args, offset, records.clone());
+            return Ok(item.with_records(buffer));
         }
         let lod_index = self.lod.min(model.lods.len() - 1);
         let lod = &model.lods[lod_index];
         let sub = &lod.submeshes[self.sub];
-        let item = DrawItem::indirect(key, model, lod, sub, args, offset, records.clone());
+        let item = DrawItem::indirect(key, model, lod, sub, args, offset, records.clone())
+            .with_records(buffer);
         let (item, fallback) = item.with_poses(poses, model, lod_index)?;
         stats.pose_fallback_draws += fallback as u32;
         Ok(item)
@@ -355,7 +353,7 @@ impl Renderer {
             }
             for (d, p) in planned.iter().enumerate() {
                 let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                let target = (c.camera.indirect(), offset, &records);
+                let target = (c.camera.indirect(), offset, &records, c.camera.records());
                 let item = p.item(models[p.model], p.key, target, &self.poses, &mut stats)?;
                 stats.draws += 1;
                 if p.blend {
@@ -375,7 +373,8 @@ impl Renderer {
                         palettes: false,
                         pose_cache: false,
                     };
-                    let target = (c.shadow.indirect(), d as u64 * INDIRECT_ARGS_SIZE, &cast);
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let target = (c.shadow.indirect(), offset, &cast, c.shadow.records());
                     let item = p.item(models[p.model], key, target, &self.poses, &mut stats)?;
                     sh.items.push(item);
                     stats.shadow_draws += 1;
