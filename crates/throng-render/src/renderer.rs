@@ -27,7 +27,9 @@
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
 //! shadow map (`shadow.rs`) and the layout of draw lists into draws
-//! (`draw_items.rs`).
+//! (`draw_items.rs`); beside it in `renderer/`, the GPU-driven path, the
+//! animation layers' palettes and the pose cache's part of planning
+//! (`poses.rs`).
 
 use std::collections::HashMap;
 
@@ -60,6 +62,7 @@ use crate::uniforms::FrameUniforms;
 
 mod gpu_driven;
 mod layers;
+mod poses;
 pub use gpu_driven::supports_gpu_driven;
 
 /// Depth buffer format.
@@ -505,12 +508,8 @@ impl Renderer {
                     palettes: group.layered,
                     pose_cache: false,
                 };
-                let item = self.with_poses(
-                    DrawItem::new(key, model, lod, sub, slice),
-                    model,
-                    group.lod,
-                    stats,
-                )?;
+                let item = DrawItem::new(key, model, lod, sub, slice);
+                let item = Self::poses_of(self.path, &self.poses, item, model, group.lod, stats)?;
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 stats.vertices += sub.vertex_count as u64 * slice.count as u64;
@@ -559,55 +558,8 @@ impl Renderer {
                 }
             }
         }
-        // The storage paths' vertex stages read these records as
-        // instance-rate vertex attributes (GPU-driven items bring their
-        // own).
-        if self.path != RecordPath::Packaged
-            && let Some(buffer) = &self.records_buffer
-        {
-            let shadow_items = self.shadow.iter_mut().flat_map(|sh| sh.items.iter_mut());
-            for item in self.items.iter_mut().chain(shadow_items) {
-                if item.indirect.is_none() {
-                    item.records = Some(buffer.clone());
-                }
-            }
-        }
+        self.bind_instance_records();
         Ok(())
-    }
-
-    /// `item` of LOD `lod` of `model` reading the pose cache where it can
-    /// ([`DrawItem::with_poses`], storage paths), counting a fallback.
-    fn with_poses(
-        &self,
-        item: DrawItem,
-        model: &GpuModel,
-        lod: u32,
-        stats: &mut FrameStats,
-    ) -> Result<DrawItem, RenderError> {
-        Self::poses_of(self.path, &self.poses, item, model, lod, stats)
-    }
-
-    /// [`Self::with_poses`] for callers holding other parts of the renderer.
-    fn poses_of(
-        path: RecordPath,
-        poses: &PoseCache,
-        item: DrawItem,
-        model: &GpuModel,
-        lod: u32,
-        stats: &mut FrameStats,
-    ) -> Result<DrawItem, RenderError> {
-        if path == RecordPath::Packaged {
-            return Ok(item);
-        }
-        let lod = (lod as usize).min(model.lods.len() - 1);
-        let (item, fallback) = item.with_poses(poses, model, lod)?;
-        stats.pose_fallback_draws += fallback as u32;
-        Ok(item)
-    }
-
-    /// The pose cache (for tests and tools: [`PoseCache::read`]).
-    pub fn pose_cache(&self) -> &PoseCache {
-        &self.poses
     }
 
     /// Creates the pipelines the planned draws need.
