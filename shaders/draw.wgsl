@@ -1,7 +1,7 @@
 // Throng draw stage: skins each vertex (skinning.wgsl), moves it to the world
 // with the instance's matrix, and shades with one directional light plus
-// ambient. instance_record() comes from the records module the record path
-// picks (records_uniform.wgsl or records_storage.wgsl).
+// ambient. RecordIn and record_in() come from the records module the record
+// path picks (records_uniform.wgsl or records_storage.wgsl).
 
 // #import skinning
 // #import records

@@ -1,6 +1,8 @@
 // Instance records for the storage paths (unbounded and GPU-driven): every
-// record of the frame in one storage buffer; a draw's first_instance
-// selects its group, so `instance_index` indexes the buffer directly. Also
+// record of the frame in one buffer, which the draw stages read as
+// instance-rate vertex attributes (RecordIn below); a draw's first_instance
+// selects its group. (The records group still binds the same buffer as
+// storage at binding 0, which no draw stage reads any more.) Also
 // the palettes the palette pre-pass wrote (palette.wgsl), which records of
 // instances with animation layers point into, and the pose cache
 // (pose_cache.wgsl) that the cached entry points read instead of skinning.
@@ -8,17 +10,12 @@
 // #import skinning
 // #import pose_cache
 
-@group(3) @binding(0) var<storage, read> all_records: array<InstanceRecord>;
 @group(3) @binding(5) var<storage, read> palettes: array<Rows>;
 
 // true: every record this pipeline draws has a ready palette (animation
 // layers, evaluated by the pre-pass); its `frame0` is the palette's first
 // matrix. false: skin from the bone texture (skinning.wgsl).
 override PALETTES: bool = false;
-
-fn instance_record(i: u32) -> InstanceRecord {
-    return all_records[min(i, arrayLength(&all_records) - 1u)];
-}
 
 // The draw stages' record: the records buffer bound again as vertex buffer
 // RECORDS_SLOT, stepped per instance (throng_render::pipeline::

@@ -237,23 +237,23 @@ impl PoseCache {
                     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                     mapped_at_creation: false,
                 });
-                self.record_fill(device, encoder, model, l, &buffer);
-                entry.bytes += size;
-                entry.poses += model.frame_count as u64;
-                buffer
-            });
-            let params = PoseCacheParams {
-                vertex_count: lod.vertex_count,
-                frame_count: model.frame_count,
-                pad: [0; 2],
-            };
-            let params_buffer = cache.as_ref().map(|_| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                let params = PoseCacheParams {
+                    vertex_count: lod.vertex_count,
+                    frame_count: model.frame_count,
+                    pad: [0; 2],
+                };
+                // One uniform for the fill and the draws: the same numbers.
+                let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(&format!("{name} LOD {l} pose cache params")),
                     contents: bytemuck::bytes_of(&params),
                     usage: wgpu::BufferUsages::UNIFORM,
-                })
+                });
+                self.record_fill(device, encoder, model, l, &buffer, &params);
+                entry.bytes += size;
+                entry.poses += model.frame_count as u64;
+                (buffer, params)
             });
+            let (cache, params_buffer) = cache.unzip();
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(&format!("{name} LOD {l} model + pose cache")),
                 layout: &self.layout,
@@ -284,7 +284,8 @@ impl PoseCache {
         entry
     }
 
-    /// Records the fill of LOD `lod` of `model` into `cache`.
+    /// Records the fill of LOD `lod` of `model` into `cache`, whose
+    /// `PoseCacheParams` uniform is `params`.
     fn record_fill(
         &mut self,
         device: &wgpu::Device,
@@ -292,19 +293,10 @@ impl PoseCache {
         model: &GpuModel,
         lod: usize,
         cache: &wgpu::Buffer,
+        params: &wgpu::Buffer,
     ) {
         let (pipeline, layout) = self.fill.get_or_insert_with(|| fill_pipeline(device));
         let gl = &model.lods[lod];
-        let params = PoseCacheParams {
-            vertex_count: gl.vertex_count,
-            frame_count: model.frame_count,
-            pad: [0; 2],
-        };
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng pose fill params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
         let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng pose fill io"),
             layout,
