@@ -1,7 +1,8 @@
 // An instance's state on the GPU-driven path, written by the mirror's
 // uploads (mirror.wgsl) and read by the cull pass (cull.wgsl): its
 // animation and look, and apart from them its transform (moving an instance
-// uploads only the transform).
+// uploads only the transform) and its motion, from which the motion pass
+// (motion.wgsl) writes the transform of each frame.
 
 // #import clock
 
@@ -23,4 +24,19 @@ struct GpuTransform {
     row0: vec4<f32>,
     row1: vec4<f32>,
     row2: vec4<f32>,
+}
+
+// Mirrors throng_core::gpu::GpuMotion.
+struct GpuMotion {
+    row0: vec4<f32>,
+    row1: vec4<f32>,
+    row2: vec4<f32>,
+    anchor_lo: u32,
+    anchor_hi: u32,
+    // Kind in the low 8 bits, wrap code in bits 8 to 15.
+    kind: u32,
+    base: u32,
+    track: vec4<u32>,
+    a: vec4<f32>,
+    b: vec4<u32>,
 }

@@ -1,7 +1,8 @@
-// The crowd mirror's scattered upload: the states and transforms that
-// changed this frame arrive packed, each with its slot, in two buffers, and
-// `apply_states` and `apply_transforms` write each to its slot. Two
-// dispatches however scattered the changes are.
+// The crowd mirror's scattered upload: the states, transforms and motions
+// that changed this frame arrive packed, each with its slot, in three
+// buffers, and `apply_states`, `apply_transforms` and `apply_motions` write
+// each to its slot. Three dispatches at most however scattered the changes
+// are.
 
 // #import gpu_instance
 
@@ -23,12 +24,21 @@ struct TransformUpdate {
     transform: GpuTransform,
 }
 
+// One changed motion. Mirrors throng_core::gpu::MotionUpdate.
+struct MotionUpdate {
+    slot: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    motion: GpuMotion,
+}
+
 // Mirrors throng_core::gpu::MirrorParams.
 struct MirrorParams {
     state_count: u32,
     transform_count: u32,
     instance_count: u32,
-    pad: u32,
+    motion_count: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: MirrorParams;
@@ -36,6 +46,8 @@ struct MirrorParams {
 @group(0) @binding(2) var<storage, read_write> states: array<GpuInstance>;
 @group(0) @binding(3) var<storage, read> transform_updates: array<TransformUpdate>;
 @group(0) @binding(4) var<storage, read_write> transforms: array<GpuTransform>;
+@group(0) @binding(5) var<storage, read> motion_updates: array<MotionUpdate>;
+@group(0) @binding(6) var<storage, read_write> motion_slots: array<GpuMotion>;
 
 fn update_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (wg.y * groups.x + wg.x) * 64u + local;
@@ -70,5 +82,21 @@ fn apply_transforms(
     let u = transform_updates[i];
     if u.slot < params.instance_count && u.slot < arrayLength(&transforms) {
         transforms[u.slot] = u.transform;
+    }
+}
+
+@compute @workgroup_size(64)
+fn apply_motions(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = update_index(wg, groups, local);
+    if i >= params.motion_count || i >= arrayLength(&motion_updates) {
+        return;
+    }
+    let u = motion_updates[i];
+    if u.slot < params.instance_count && u.slot < arrayLength(&motion_slots) {
+        motion_slots[u.slot] = u.motion;
     }
 }

@@ -15,6 +15,7 @@
 //! * [`mod@format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
 //! * [`clock`]: the crowd clock and analytic clip playback in fixed point, as the GPU computes it.
+//! * [`motion`]: analytic locomotion (velocity, paths, root motion) evaluated from the clock, as the GPU evaluates it.
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
 //! * [`pose`]: local-space pose arithmetic (affine products, TRS split, quaternion blends).
 //! * [`layers`]: animation layers (masks, override and additive) on the CPU, as the GPU's pre-pass computes them.
@@ -40,6 +41,7 @@ pub mod limits;
 pub mod material;
 pub mod math;
 pub mod model;
+pub mod motion;
 pub mod pose;
 pub mod pose_cache;
 

@@ -506,6 +506,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         ],
         Program::Cull => [Some(cull_entries(None)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],
+        Program::Motion => [Some(motion_entries()), None, None, None],
         Program::LightFit => [Some(light_fit_entries()), None, None, None],
         Program::Palette => [Some(palette_entries()), Some(model_entries()), None, None],
     }
@@ -600,13 +601,33 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
 /// updates (1), the instance states (2), the transform updates (3), the
 /// instance transforms (4).
 pub fn mirror_entries() -> Entries {
-    use throng_core::gpu::{GpuInstance, GpuTransform, MirrorParams, StateUpdate, TransformUpdate};
+    use throng_core::gpu::{
+        GpuInstance, GpuMotion, GpuTransform, MirrorParams, MotionUpdate, StateUpdate,
+        TransformUpdate,
+    };
     let c = wgpu::ShaderStages::COMPUTE;
     vec![
         uniform(0, c, std::mem::size_of::<MirrorParams>(), false),
         storage(1, c, true, std::mem::size_of::<StateUpdate>()),
         storage(2, c, false, std::mem::size_of::<GpuInstance>()),
         storage(3, c, true, std::mem::size_of::<TransformUpdate>()),
+        storage(4, c, false, std::mem::size_of::<GpuTransform>()),
+        storage(5, c, true, std::mem::size_of::<MotionUpdate>()),
+        storage(6, c, false, std::mem::size_of::<GpuMotion>()),
+    ]
+}
+
+/// Group 0 of the motion pass: `MotionParams` (0), the motions (1), the
+/// path points (2), the root keys (3), the transforms it writes (4).
+pub fn motion_entries() -> Entries {
+    use throng_core::gpu::{GpuMotion, GpuTransform, MotionParams};
+    use throng_core::motion::{PathPoint, RootKey};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<MotionParams>(), false),
+        storage(1, c, true, std::mem::size_of::<GpuMotion>()),
+        storage(2, c, true, std::mem::size_of::<PathPoint>()),
+        storage(3, c, true, std::mem::size_of::<RootKey>()),
         storage(4, c, false, std::mem::size_of::<GpuTransform>()),
     ]
 }

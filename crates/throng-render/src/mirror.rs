@@ -371,7 +371,7 @@ impl CrowdMirror {
             state_count: 0,
             transform_count: 0,
             instance_count: len as u32,
-            pad: 0,
+            motion_count: 0,
         };
         if !states.direct() {
             let n = states.slots.len();

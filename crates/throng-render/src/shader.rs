@@ -37,6 +37,7 @@ use throng_core::gpu::{
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
+use throng_core::motion::MotionKind;
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
 
 use crate::renderer::RecordPath;
@@ -88,6 +89,8 @@ pub const OCTAHEDRAL: &str = include_str!("../../../shaders/octahedral.wgsl");
 pub const POSE_CACHE: &str = include_str!("../../../shaders/pose_cache.wgsl");
 /// `shaders/pose_fill.wgsl`.
 pub const POSE_FILL: &str = include_str!("../../../shaders/pose_fill.wgsl");
+/// `shaders/motion.wgsl`.
+pub const MOTION: &str = include_str!("../../../shaders/motion.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -114,6 +117,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("octahedral", OCTAHEDRAL),
     ("pose_cache", POSE_CACHE),
     ("pose_fill", POSE_FILL),
+    ("motion", MOTION),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -158,7 +162,11 @@ pub fn prelude() -> String {
          const NO_MASK: u32 = {}u;\n\
          const LAYER_OVERRIDE: u32 = {}u;\n\
          const LAYER_ADDITIVE: u32 = {}u;\n\
-         const INSTANCE_LAYERED: u32 = {}u;\n",
+         const INSTANCE_LAYERED: u32 = {}u;\n\
+         const MOTION_STILL: u32 = {}u;\n\
+         const MOTION_VELOCITY: u32 = {}u;\n\
+         const MOTION_PATH: u32 = {}u;\n\
+         const MOTION_ROOT: u32 = {}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -176,6 +184,10 @@ pub fn prelude() -> String {
         GpuLayer::OVERRIDE,
         GpuLayer::ADDITIVE,
         GpuInstance::LAYERED,
+        MotionKind::Still.code(),
+        MotionKind::Velocity.code(),
+        MotionKind::Path.code(),
+        MotionKind::RootMotion.code(),
     )
 }
 
@@ -361,11 +373,14 @@ pub enum Program {
     /// The pose cache's fill: every baked frame of a LOD skinned once
     /// (`fill_poses`).
     PoseFill,
+    /// The motion pass: moving instances' transforms of the frame
+    /// (`pose_movers`).
+    Motion,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 15] = [
+    pub const ALL: [Program; 16] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -381,6 +396,7 @@ impl Program {
         Program::ImpostorCastUnbounded,
         Program::Palette,
         Program::PoseFill,
+        Program::Motion,
     ];
 
     /// The crowd's draw program for a record path.
@@ -427,6 +443,7 @@ impl Program {
             Program::LightFit => "light_fit",
             Program::Palette => "palette",
             Program::PoseFill => "pose_fill",
+            Program::Motion => "motion",
             Program::ImpostorPackaged
             | Program::ImpostorUnbounded
             | Program::ImpostorCastPackaged
@@ -452,7 +469,8 @@ impl Program {
             | Program::Mirror
             | Program::LightFit
             | Program::Palette
-            | Program::PoseFill => None,
+            | Program::PoseFill
+            | Program::Motion => None,
         }
     }
 
@@ -492,6 +510,7 @@ impl Program {
             Program::ImpostorCastUnbounded => "throng impostor shadow (unbounded)",
             Program::Palette => "throng palette pre-pass",
             Program::PoseFill => "throng pose-cache fill",
+            Program::Motion => "throng motion pass",
         }
     }
 }

@@ -208,6 +208,7 @@ impl Crowd {
     /// of instances stepped every update and the cached sphere follow.
     fn anim_changed(&mut self, d: usize) {
         self.touch(Change::state(d));
+        self.refresh_root_motion(d);
         self.refresh_active(d);
         self.refresh_sphere(d);
     }
@@ -378,7 +379,7 @@ impl Crowd {
             previous: if fading { t(&a.previous) } else { None },
             fade: a.fade_weight(self.clock),
             paused: meta.paused,
-            world_from_model: mat4_of(&self.rows[d]),
+            world_from_model: mat4_of(&self.world_rows(d)),
         })
     }
 
@@ -414,7 +415,7 @@ impl Crowd {
             let blend = blend_of(&self.anims[d], &rt.maps, self.clock);
             throng_core::baked::blended_bone_rows(model, bone as u32, &blend)
         };
-        Ok(mat4_of(&self.rows[d]) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
+        Ok(mat4_of(&self.world_rows(d)) * rows_to_mat4(&rows) * rt.handle.bind_matrices()[bone])
     }
 }
 

@@ -148,6 +148,10 @@ impl Crowd {
             Attachment::Skinned => {
                 self.rows[c] = self.rows[p];
                 self.anims[c] = self.anims[p];
+                // It moves with its parent's motion, on the GPU too.
+                if !self.motions.is_empty() {
+                    self.motions[c] = self.motions[p];
+                }
                 self.refresh_sphere(c);
                 self.touch(Change::all(c));
                 return;

@@ -65,14 +65,20 @@ impl Crowd {
     /// (a bound for override layers; additive ones may reach a little
     /// beyond).
     pub(super) fn refresh_sphere(&mut self, d: usize) {
+        self.spheres[d] = self.sphere_at(d, &self.rows[d]);
+    }
+
+    /// The world bounding sphere of dense instance `d` at transform `rows`
+    /// (a moving instance's of the frame).
+    pub(super) fn sphere_at(&self, d: usize, rows: &[Vec4; 3]) -> Vec4 {
         let m = &self.models[self.metas[d].model as usize];
-        let mut s = world_sphere(m, &self.anims[d], &self.rows[d], false);
+        let mut s = world_sphere(m, &self.anims[d], rows, false);
         if self.metas[d].layered {
             for clip in self.layer_clips(d) {
-                s = sphere_union(s, to_world(m.spheres[clip], &self.rows[d]));
+                s = sphere_union(s, to_world(m.spheres[clip], rows));
             }
         }
-        self.spheres[d] = s;
+        s
     }
 }
 

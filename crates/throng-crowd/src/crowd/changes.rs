@@ -43,10 +43,11 @@ pub struct Change(u32);
 impl Change {
     const TRANSFORM: u32 = 1 << 31;
     const STATE: u32 = 1 << 30;
+    const MOTION: u32 = 1 << 29;
 
     /// Dense slots a log entry can name: a crowd holds at most this many
     /// instances.
-    pub const MAX_SLOTS: usize = 1 << 30;
+    pub const MAX_SLOTS: usize = 1 << 29;
 
     /// Slot `d`'s transform was written.
     pub fn transform(d: usize) -> Self {
@@ -58,15 +59,26 @@ impl Change {
         Self(d as u32 | Self::STATE)
     }
 
+    /// Slot `d`'s motion was written.
+    pub fn motion(d: usize) -> Self {
+        Self(d as u32 | Self::MOTION)
+    }
+
     /// All of slot `d` was written (spawned, or filled by a despawn).
     pub fn all(d: usize) -> Self {
-        Self(d as u32 | Self::TRANSFORM | Self::STATE)
+        Self(d as u32 | Self::TRANSFORM | Self::STATE | Self::MOTION)
     }
 
     /// The dense slot.
     #[inline]
     pub fn slot(self) -> usize {
-        (self.0 & (Self::STATE - 1)) as usize
+        (self.0 & (Self::MOTION - 1)) as usize
+    }
+
+    /// True if the slot's motion was written.
+    #[inline]
+    pub fn has_motion(self) -> bool {
+        self.0 & Self::MOTION != 0
     }
 
     /// True if the slot's transform was written.
@@ -84,10 +96,12 @@ impl Change {
 
 impl std::fmt::Debug for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match (self.has_transform(), self.has_state()) {
-            (true, true) => "all",
-            (true, false) => "transform",
-            _ => "state",
+        let what = match (self.has_transform(), self.has_state(), self.has_motion()) {
+            (true, true, true) => "all",
+            (true, false, false) => "transform",
+            (false, true, false) => "state",
+            (false, false, true) => "motion",
+            _ => "several",
         };
         write!(f, "{}:{what}", self.slot())
     }

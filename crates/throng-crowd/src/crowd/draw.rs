@@ -242,10 +242,19 @@ impl Crowd {
         } else {
             None
         };
+        // A moving instance's transform and sphere are of the frame.
+        let (rows, sphere);
+        let (rows, sphere) = if self.moving(d) {
+            rows = self.world_rows(d);
+            sphere = self.sphere_at(d, &rows);
+            (&rows, &sphere)
+        } else {
+            (&self.rows[d], &self.spheres[d])
+        };
         let instance = Visited {
             anim: &self.anims[d],
-            rows: &self.rows[d],
-            sphere: &self.spheres[d],
+            rows,
+            sphere,
             tint: self.tints[d],
             layers: layers.as_deref(),
         };

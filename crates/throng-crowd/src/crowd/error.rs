@@ -68,6 +68,9 @@ pub enum CrowdError {
         /// Bytes the host can still give.
         available: u64,
     },
+    /// A bad motion or path: what and why.
+    #[error("{0}")]
+    BadMotion(String),
     /// A bad layer or bone mask.
     #[error(transparent)]
     Layer(#[from] throng_core::layers::LayerError),

@@ -67,6 +67,8 @@ pub(super) struct Meta {
     pub(super) active: u32,
     /// Has animation layers (`Crowd::set_layers`).
     pub(super) layered: bool,
+    /// The path it walks (index), or [`super::motion::NO_PATH`].
+    pub(super) path: u32,
 }
 
 /// [`Meta::active`] of an instance not stepped by updates.
@@ -117,6 +119,8 @@ impl Crowd {
         + std::mem::size_of::<Anim>()
         + std::mem::size_of::<Meta>()
         + std::mem::size_of::<u32>()
+        // Its motion, once any instance of the crowd moves.
+        + std::mem::size_of::<throng_core::motion::GpuMotion>()
         // Its share of the active list and of the change log (cut at twice
         // the instance count).
         + 3 * std::mem::size_of::<u32>()
@@ -139,7 +143,8 @@ impl Crowd {
             && self.spheres.try_reserve(additional).is_ok()
             && self.anims.try_reserve(additional).is_ok()
             && self.metas.try_reserve(additional).is_ok()
-            && self.tints.try_reserve(additional).is_ok();
+            && self.tints.try_reserve(additional).is_ok()
+            && (self.motions.is_empty() || self.motions.try_reserve(additional).is_ok());
         if fits {
             Ok(())
         } else {
@@ -206,8 +211,15 @@ impl Crowd {
             parent: false,
             active: NOT_ACTIVE,
             layered: false,
+            path: super::motion::NO_PATH,
         });
         self.tints.push(pack_tint(spawn.tint));
+        if !self.motions.is_empty() {
+            self.motions.push(throng_core::motion::GpuMotion::still(
+                rows_of(&spawn.transform).map(|v| v.to_array()),
+            ));
+        }
+        self.refresh_root_motion(dense as usize);
         self.refresh_sphere(dense as usize);
         self.refresh_active(dense as usize);
         self.touch(Change::all(dense as usize));
@@ -238,6 +250,7 @@ impl Crowd {
         }
         let d = self.dense(id)?;
         self.leave_active(d);
+        self.release_path(d);
         self.drop_layers(id.index);
         let slot = &mut self.slots[id.index as usize];
         slot.dense = u32::MAX;
@@ -249,6 +262,9 @@ impl Crowd {
         self.anims.swap_remove(d);
         self.metas.swap_remove(d);
         self.tints.swap_remove(d);
+        if !self.motions.is_empty() {
+            self.motions.swap_remove(d);
+        }
         if d < self.slot_of.len() {
             let moved = self.slot_of[d];
             self.slots[moved as usize].dense = d as u32;
@@ -275,6 +291,10 @@ impl Crowd {
         self.anims.clear();
         self.metas.clear();
         self.tints.clear();
+        self.motions.clear();
+        for p in &mut self.paths {
+            p.release_all();
+        }
         self.followers.clear();
         self.active.clear();
         self.layers.clear();
@@ -290,7 +310,12 @@ impl Crowd {
             return Err(CrowdError::NotFinite("transform"));
         }
         let d = self.dense(id)?;
-        self.rows[d] = rows_of(&world_from_model);
+        let rows = rows_of(&world_from_model);
+        self.rows[d] = rows;
+        if self.moving(d) {
+            self.reanchor_motion(d, rows);
+            self.touch(Change::all(d));
+        }
         self.refresh_sphere(d);
         self.touch(Change::transform(d));
         Ok(())

@@ -46,6 +46,8 @@
 //! * `mirror.rs`: each instance's GPU state and the crowd's tables, for
 //!   the GPU-driven path's cull pass.
 //! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
+//! * `motion.rs`: analytic locomotion (velocity, paths, root motion)
+//!   evaluated from the clock, and the crowd's path table.
 //! * `attach.rs`: props and skinned attachments following a parent.
 //! * `bounds.rs`: bounding spheres for culling.
 //! * `layers.rs`: animation layers over an instance's base pose, bone
@@ -71,6 +73,7 @@ mod instances;
 mod layers;
 mod mirror;
 mod models;
+mod motion;
 mod root_motion;
 mod update;
 
@@ -84,6 +87,7 @@ pub use instances::{InstanceId, Spawn};
 pub use layers::{Layer, LayerBlend, MaskId};
 pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
+pub use motion::{MAX_MOTION_SPEED, MAX_PATH_POINTS, MAX_YAW_RATE, Motion, PathEnd, PathId};
 
 pub use crate::playback::WrapMode;
 
@@ -121,6 +125,16 @@ pub struct Crowd {
     masks: Vec<layers::Mask>,
     /// Layers of the instances that have them, by slot index.
     layers: std::collections::BTreeMap<u32, layers::LayerStack>,
+    /// Per dense slot, its motion (empty until an instance first moves).
+    motions: Vec<throng_core::motion::GpuMotion>,
+    /// Paths' points, every path's after another.
+    points: Vec<throng_core::motion::PathPoint>,
+    /// Bumped whenever `points` or `root_keys` change.
+    points_generation: u64,
+    paths: Vec<motion::PathSlot>,
+    free_paths: Vec<u32>,
+    /// Every model's root-motion keys, model after model.
+    root_keys: Vec<throng_core::motion::RootKey>,
 }
 
 impl Crowd {

@@ -125,6 +125,8 @@ pub(super) struct ModelRt {
     pub(super) impostor: Option<ImpostorLevel>,
     /// First draw bucket of this model (buckets are (model, LOD) pairs).
     pub(super) bucket: u32,
+    /// Its first key in the crowd's root-key table.
+    pub(super) root_base: u32,
 }
 
 impl Crowd {
@@ -147,6 +149,7 @@ impl Crowd {
                 start..m.events.partition_point(|e| e.clip <= c)
             })
             .collect();
+        let root_base = self.add_root_keys(&m.root_motion);
         self.models.push(ModelRt {
             handle: model.clone(),
             maps: m.clips.iter().map(|c| c.frame_map()).collect(),
@@ -162,6 +165,7 @@ impl Crowd {
                 .models
                 .last()
                 .map_or(0, |p| p.bucket + p.lod_sizes.len() as u32),
+            root_base,
         });
         ModelId(self.models.len() as u32 - 1)
     }

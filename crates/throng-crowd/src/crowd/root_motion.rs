@@ -1,5 +1,7 @@
 //! Root motion: moving an instance by the baked root motion of the clips it
-//! plays (clips baked with `--root-motion`), blended across a cross-fade.
+//! plays (clips baked with `--root-motion`). While one clip plays the
+//! motion is analytic ([`super::Motion::RootMotion`], `motion.rs`); across a
+//! cross-fade the two clips' deltas are blended step by step here.
 
 use super::anim::Traversed;
 use super::models::ModelRt;
@@ -9,10 +11,12 @@ use crate::playback::{RootDelta, root_delta};
 impl Crowd {
     /// Turns root-motion integration on or off for an instance.
     pub fn set_root_motion(&mut self, id: InstanceId, on: bool) -> Result<(), CrowdError> {
-        let d = self.dense(id)?;
-        self.metas[d].root_motion = on;
-        self.refresh_active(d);
-        Ok(())
+        let motion = if on {
+            super::Motion::RootMotion
+        } else {
+            super::Motion::Still
+        };
+        self.set_motion(id, motion)
     }
 }
 

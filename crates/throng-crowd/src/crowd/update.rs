@@ -93,12 +93,18 @@ impl Crowd {
             push_crossed(&mut self.events, rt, instance, meta.model, tracks);
         }
         let mut moved = false;
-        if rt.has_root_motion && meta.root_motion {
+        // Only while fading (`prev` is some): otherwise the motion is
+        // analytic (`Motion::RootMotion`).
+        if rt.has_root_motion && meta.root_motion && prev.is_some() {
             let motion = step_motion(rt, cur, prev, w);
             if motion != RootDelta::IDENTITY {
                 self.rows[d] = rows_of(&(mat4_of(&self.rows[d]) * motion.to_mat4()));
                 moved = true;
             }
+        }
+        if fade_ended {
+            // Analytic again from here.
+            self.refresh_root_motion(d);
         }
         if moved || fade_ended {
             self.refresh_sphere(d);
@@ -119,7 +125,9 @@ impl Crowd {
         }
         let rt = &self.models[meta.model as usize];
         let a = &self.anims[d];
-        let wants = |p: &Playback| p.is_some() && clip_needs_step(rt, p.clip, meta.root_motion);
+        // Root motion is analytic while one clip plays; stepped while fading.
+        let root = meta.root_motion && a.fading(self.clock);
+        let wants = |p: &Playback| p.is_some() && clip_needs_step(rt, p.clip, root);
         wants(&a.current) || (a.previous.is_some() && wants(&a.previous))
     }
 
