@@ -258,12 +258,12 @@ fn motion_rows(m: GpuMotion, since: vec2<u32>) -> GpuTransform {
         let duration = m.a.w;
         let u = unwrapped_phase(track, since);
         let u0 = vec4<u32>(0u, m.track.x, m.track.y, 0u);
-        let from = root_at(m.base, frames, duration, fps, time_of(u0, duration, wrap));
-        var to = root_at(m.base, frames, duration, fps, time_of(u, duration, wrap));
+        let start = root_at(m.base, frames, duration, fps, time_of(u0, duration, wrap));
+        var end = root_at(m.base, frames, duration, fps, time_of(u, duration, wrap));
         if wrap == WRAP_LOOP {
-            to = rigid_then(rigid_power(m.a.xyz, half, whole_periods(u)), to);
+            end = rigid_then(rigid_power(m.a.xyz, half, whole_periods(u)), end);
         }
-        return apply_in_model_space(m, rigid_between(from, to));
+        return apply_in_model_space(m, rigid_between(start, end));
     }
     return GpuTransform(m.row0, m.row1, m.row2);
 }

@@ -18,6 +18,7 @@ use throng_crowd::crowd::DrawView;
 use crate::bind_groups::{CullStage, cull_layout};
 use crate::error::RenderError;
 use crate::mirror::CrowdMirror;
+use crate::motion::MotionPass;
 use crate::shader::Program;
 
 /// Size of one indirect indexed draw's arguments.
@@ -27,13 +28,16 @@ pub const INDIRECT_ARGS_SIZE: u64 = 20;
 /// `shaders/cull.wgsl`).
 pub(crate) const WORKGROUP: u32 = 64;
 
-/// The GPU-driven path's compute pipelines: the cull pass's three stages
-/// and the mirror's scattered uploads (states, transforms).
+/// The GPU-driven path's compute pipelines: the cull pass's three stages,
+/// the mirror's scattered uploads (states, transforms, motions) and the
+/// motion pass.
 pub struct CullPass {
     stages: Vec<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
     apply: wgpu::BindGroupLayout,
     apply_states: wgpu::ComputePipeline,
     apply_transforms: wgpu::ComputePipeline,
+    apply_motions: wgpu::ComputePipeline,
+    motion: MotionPass,
 }
 
 impl CullPass {
@@ -50,6 +54,16 @@ impl CullPass {
     /// The pipeline that places changed transforms.
     pub(crate) fn apply_transforms(&self) -> &wgpu::ComputePipeline {
         &self.apply_transforms
+    }
+
+    /// The pipeline that places changed motions.
+    pub(crate) fn apply_motions(&self) -> &wgpu::ComputePipeline {
+        &self.apply_motions
+    }
+
+    /// The motion pass.
+    pub(crate) fn motion(&self) -> &MotionPass {
+        &self.motion
     }
 }
 
@@ -102,7 +116,9 @@ impl CullPass {
             stages,
             apply_states: entry("apply_states"),
             apply_transforms: entry("apply_transforms"),
+            apply_motions: entry("apply_motions"),
             apply: group,
+            motion: MotionPass::new(device),
         }
     }
 }

@@ -13,7 +13,8 @@
 //!
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
 //! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`palette`] (the palette pre-pass: animation layers evaluated once per bone), [`mirror`] (the GPU-driven path's crowd on the GPU,
-//! uploading only what changed), [`cull`] (its cull pass: GPU-built draw
+//! uploading only what changed), [`motion`] (its motion pass: moving
+//! instances' transforms of the frame from their analytic motions), [`cull`] (its cull pass: GPU-built draw
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
@@ -31,6 +32,7 @@ pub mod impostor;
 pub mod light_fit;
 pub mod mirror;
 pub mod model;
+pub mod motion;
 pub mod offscreen;
 pub mod options;
 pub mod palette;

@@ -5,9 +5,15 @@
 //! names, of a moved instance only its transform. Changes go through a
 //! staging belt (mapped buffers reused frame after frame) as runs written in
 //! place, or, when scattered, packed with their slots and placed by
-//! `shaders/mirror.wgsl`. The cull pass ([`crate::cull`]) reads the mirror.
+//! `shaders/mirror.wgsl`. Instances' analytic motions are a third stream,
+//! with the crowd's path points and root-motion keys beside it; after the
+//! uploads, the motion pass ([`crate::motion`]) writes the moving instances'
+//! transforms of the frame. The cull pass ([`crate::cull`]) reads the
+//! mirror.
 
-use throng_core::gpu::{GpuInstance, GpuTransform, MirrorParams, StateUpdate, TransformUpdate};
+use throng_core::gpu::{
+    GpuInstance, GpuMotion, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,
+};
 use throng_crowd::crowd::{Change, ChangeCursor, Changes, Crowd, GpuTables};
 use wgpu::util::StagingBelt;
 
@@ -39,6 +45,14 @@ pub struct CrowdMirror {
     lod_sizes: Grown,
     state_updates: Grown,
     transform_updates: Grown,
+    motions: Grown,
+    motion_updates: Grown,
+    points: Grown,
+    root_keys: Grown,
+    /// The crowd key and generation of the path and root-key tables
+    /// uploaded.
+    motion_tables: Option<(u64, u64)>,
+    motion_params: wgpu::Buffer,
     params: wgpu::Buffer,
     tables: GpuTables,
     /// Keys of the models the tables were built for: another crowd, or
@@ -47,6 +61,9 @@ pub struct CrowdMirror {
     len: u32,
     state_slots: Slots,
     transform_slots: Slots,
+    motion_slots: Slots,
+    /// The crowd had motions at the last sync (the motion pass runs).
+    moving: bool,
     /// Staging for changes: mapped buffers reused frame after frame.
     belt: StagingBelt,
 }
@@ -134,6 +151,8 @@ pub struct SyncStats {
     pub states: u64,
     /// Instance transforms written (likewise).
     pub transforms: u64,
+    /// Instance motions written (likewise).
+    pub motions: u64,
     /// Bytes written (states, transforms and tables).
     pub bytes: u64,
     /// `write_buffer` calls.
@@ -204,12 +223,23 @@ impl CrowdMirror {
         Self {
             cursor: ChangeCursor::default(),
             states: Grown::new(device, "throng instance states", STORAGE),
-            transforms: Grown::new(device, "throng instance transforms", STORAGE),
+            // COPY_SRC: positions are read back from it (tests, queries).
+            transforms: Grown::new(
+                device,
+                "throng instance transforms",
+                STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
             models: Grown::new(device, "throng cull models", STORAGE),
             clips: Grown::new(device, "throng cull clips", STORAGE),
             lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
             state_updates: Grown::new(device, "throng instance state updates", STORAGE),
             transform_updates: Grown::new(device, "throng instance transform updates", STORAGE),
+            motions: Grown::new(device, "throng instance motions", STORAGE),
+            motion_updates: Grown::new(device, "throng instance motion updates", STORAGE),
+            points: Grown::new(device, "throng path points", STORAGE),
+            root_keys: Grown::new(device, "throng root-motion keys", STORAGE),
+            motion_tables: None,
+            motion_params: crate::motion::MotionPass::params_buffer(device),
             params: make(
                 device,
                 "throng mirror params",
@@ -221,6 +251,8 @@ impl CrowdMirror {
             len: 0,
             state_slots: Slots::default(),
             transform_slots: Slots::default(),
+            motion_slots: Slots::default(),
+            moving: false,
             belt: StagingBelt::new(device.clone(), BELT_CHUNK),
         }
     }
@@ -248,6 +280,12 @@ impl CrowdMirror {
     /// Instance transforms, [`GpuTransform`] per dense slot.
     pub fn transforms(&self) -> &wgpu::Buffer {
         &self.transforms.buffer
+    }
+
+    /// Instance motions, [`GpuMotion`] per dense slot (meaningful while
+    /// the crowd has motions).
+    pub fn motions(&self) -> &wgpu::Buffer {
+        &self.motions.buffer
     }
 
     /// The models table (`GpuModelInfo`).
@@ -288,10 +326,35 @@ impl CrowdMirror {
         let len = crowd.len();
         let state_size = std::mem::size_of::<GpuInstance>() as u64;
         let transform_size = std::mem::size_of::<GpuTransform>() as u64;
+        let motion_size = std::mem::size_of::<GpuMotion>() as u64;
         let grew = self.states.reserve(device, len as u64 * state_size)?
             | self
                 .transforms
                 .reserve(device, len as u64 * transform_size)?;
+        let all_motions = crowd.gpu_motions();
+        let moving = !all_motions.is_empty();
+        // Motions appear (or a buffer grew): all of them once.
+        let motions_grew = moving
+            && (self.motions.reserve(device, len as u64 * motion_size)? || !self.moving || grew);
+        self.moving = moving;
+        if moving {
+            let tables = (crowd.identity(), crowd.motion_tables_generation());
+            if self.motion_tables != Some(tables) {
+                for (buf, bytes) in [
+                    (&mut self.points, bytemuck::cast_slice(crowd.path_points())),
+                    (&mut self.root_keys, bytemuck::cast_slice(crowd.root_keys())),
+                ] {
+                    let bytes: &[u8] = bytes;
+                    buf.reserve(device, bytes.len() as u64)?;
+                    if !bytes.is_empty() {
+                        queue.write_buffer(&buf.buffer, 0, bytes);
+                        stats.bytes += bytes.len() as u64;
+                        stats.writes += 1;
+                    }
+                }
+                self.motion_tables = Some(tables);
+            }
+        }
         if !crowd
             .models()
             .map(|m| m.key())
@@ -318,21 +381,38 @@ impl CrowdMirror {
         }
         self.len = len as u32;
         // Everything after a fresh buffer or when the log says so.
-        let (states, transforms) = (&mut self.state_slots, &mut self.transform_slots);
+        let (states, transforms, motions) = (
+            &mut self.state_slots,
+            &mut self.transform_slots,
+            &mut self.motion_slots,
+        );
         let full = match crowd.changes(&mut self.cursor) {
             Changes::Slots(changes) if !grew => {
                 states.collect(changes, len, Change::has_state);
                 transforms.collect(changes, len, Change::has_transform);
+                if motions_grew {
+                    motions.all(len);
+                } else if moving {
+                    motions.collect(changes, len, Change::has_motion);
+                } else {
+                    motions.clear();
+                }
                 false
             }
             _ => {
                 states.all(len);
                 transforms.all(len);
+                if moving {
+                    motions.all(len);
+                } else {
+                    motions.clear();
+                }
                 true
             }
         };
         stats.states = states.slots.len() as u64;
         stats.transforms = transforms.slots.len() as u64;
+        stats.motions = motions.slots.len() as u64;
         let mut upload = if full {
             Upload::Queue(queue)
         } else {
@@ -365,6 +445,18 @@ impl CrowdMirror {
             }
         }
 
+        if motions.direct() {
+            for &(first, last) in &motions.runs {
+                let run = &all_motions[first as usize..=last as usize];
+                stats.bytes += upload.bytes(
+                    &self.motions.buffer,
+                    first as u64 * motion_size,
+                    bytemuck::cast_slice(run),
+                );
+                stats.writes += 1;
+            }
+        }
+
         // Scattered: the changes, each with its slot, packed in one upload
         // per stream and scattered by one dispatch each.
         let mut params = MirrorParams {
@@ -373,6 +465,23 @@ impl CrowdMirror {
             instance_count: len as u32,
             motion_count: 0,
         };
+        if !motions.direct() {
+            let n = motions.slots.len();
+            self.motion_updates
+                .reserve(device, (n * std::mem::size_of::<MotionUpdate>()) as u64)?;
+            stats.bytes += upload.items::<MotionUpdate, { std::mem::size_of::<MotionUpdate>() }>(
+                &self.motion_updates.buffer,
+                0,
+                n,
+                motions.slots.iter().map(|&d| MotionUpdate {
+                    slot: d,
+                    pad: [0; 3],
+                    motion: all_motions[d as usize],
+                }),
+            );
+            stats.writes += 1;
+            params.motion_count = n as u32;
+        }
         if !states.direct() {
             let n = states.slots.len();
             self.state_updates
@@ -413,7 +522,8 @@ impl CrowdMirror {
             // The belt's chunks are mapped again once this encoder has run.
             self.belt.finish_and_recall_on_submit(encoder);
         }
-        if states.direct() && transforms.direct() {
+        if states.direct() && transforms.direct() && motions.direct() {
+            self.pose(device, queue, encoder, pass, crowd);
             return Ok(stats);
         }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -442,6 +552,14 @@ impl CrowdMirror {
                     binding: 4,
                     resource: self.transforms.buffer.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: self.motion_updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: self.motions.buffer.as_entire_binding(),
+                },
             ],
         });
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -452,6 +570,7 @@ impl CrowdMirror {
         for (count, pipeline) in [
             (params.state_count, pass.apply_states()),
             (params.transform_count, pass.apply_transforms()),
+            (params.motion_count, pass.apply_motions()),
         ] {
             if count > 0 {
                 let (x, y) = dispatch_size(count.div_ceil(WORKGROUP));
@@ -462,6 +581,31 @@ impl CrowdMirror {
         drop(cpass);
         stats.bytes += std::mem::size_of::<MirrorParams>() as u64;
         stats.scattered = true;
+        self.pose(device, queue, encoder, pass, crowd);
         Ok(stats)
+    }
+
+    /// Records the motion pass: the moving instances' transforms at the
+    /// crowd's clock, over what the uploads wrote.
+    fn pose(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &CullPass,
+        crowd: &Crowd,
+    ) {
+        if !self.moving {
+            return;
+        }
+        let bindings = crate::motion::MotionBindings {
+            params: &self.motion_params,
+            motions: &self.motions.buffer,
+            points: &self.points.buffer,
+            keys: &self.root_keys.buffer,
+            transforms: &self.transforms.buffer,
+        };
+        pass.motion()
+            .encode(device, queue, encoder, &bindings, crowd.clock(), self.len);
     }
 }

@@ -189,6 +189,68 @@ fn shared_structs_match_their_rust_twins() {
 }
 
 #[test]
+fn motion_structs_match_their_rust_twins() {
+    use throng_core::gpu::{GpuMotion, MotionParams, MotionUpdate};
+    use throng_core::motion::{PathPoint, RootKey};
+    let rows = offset_of!(GpuMotion, anchor_rows);
+    check(
+        Program::Motion,
+        "GpuMotion",
+        size_of::<GpuMotion>(),
+        &[
+            rows,
+            rows + 16,
+            rows + 32,
+            offset_of!(GpuMotion, anchor_lo),
+            offset_of!(GpuMotion, anchor_hi),
+            offset_of!(GpuMotion, kind),
+            offset_of!(GpuMotion, base),
+            offset_of!(GpuMotion, track),
+            offset_of!(GpuMotion, a),
+            offset_of!(GpuMotion, b),
+        ],
+    );
+    check(
+        Program::Motion,
+        "PathPoint",
+        size_of::<PathPoint>(),
+        &[
+            offset_of!(PathPoint, position),
+            offset_of!(PathPoint, distance),
+        ],
+    );
+    check(
+        Program::Motion,
+        "RootKey",
+        size_of::<RootKey>(),
+        &[offset_of!(RootKey, translation), offset_of!(RootKey, yaw)],
+    );
+    check(
+        Program::Motion,
+        "MotionParams",
+        size_of::<MotionParams>(),
+        &[
+            offset_of!(MotionParams, now_lo),
+            offset_of!(MotionParams, now_hi),
+            offset_of!(MotionParams, instance_count),
+            offset_of!(MotionParams, pad),
+        ],
+    );
+    check(
+        Program::Mirror,
+        "MotionUpdate",
+        size_of::<MotionUpdate>(),
+        &[
+            offset_of!(MotionUpdate, slot),
+            offset_of!(MotionUpdate, pad),
+            offset_of!(MotionUpdate, pad) + 4,
+            offset_of!(MotionUpdate, pad) + 8,
+            offset_of!(MotionUpdate, motion),
+        ],
+    );
+}
+
+#[test]
 fn cull_structs_match_their_rust_twins() {
     use throng_core::gpu::{
         CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, LightFit,
@@ -307,7 +369,7 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(MirrorParams, state_count),
             offset_of!(MirrorParams, transform_count),
             offset_of!(MirrorParams, instance_count),
-            offset_of!(MirrorParams, pad),
+            offset_of!(MirrorParams, motion_count),
         ],
     );
     let pad = offset_of!(LightFitParams, pad);
@@ -454,7 +516,11 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
-        Program::Mirror => vec![(false, vec!["apply_states", "apply_transforms"])],
+        Program::Mirror => vec![(
+            false,
+            vec!["apply_states", "apply_transforms", "apply_motions"],
+        )],
+        Program::Motion => vec![(false, vec!["pose_movers"])],
         Program::LightFit => vec![(false, vec!["fit_light"])],
         Program::Palette => vec![(false, vec!["evaluate"])],
         Program::PoseFill => vec![(false, vec!["fill_poses"])],

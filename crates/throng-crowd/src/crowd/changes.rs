@@ -142,6 +142,14 @@ pub enum Changes<'a> {
 }
 
 impl Crowd {
+    /// The crowd's identity: process-unique, and different for a clone
+    /// (what readers key caches of the crowd by).
+    pub fn identity(&self) -> u64 {
+        self.log.key
+    }
+}
+
+impl Crowd {
     /// Logs a write.
     #[inline]
     pub(super) fn touch(&mut self, change: Change) {
