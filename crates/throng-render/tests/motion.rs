@@ -159,8 +159,8 @@ fn compare(gpu: &Gpu, pass: &CullPass, mirror: &mut CrowdMirror, crowd: &Crowd) 
         let want = crowd.world_transform(id).unwrap().transpose();
         let want = [want.x_axis, want.y_axis, want.z_axis];
         let scale = 1.0f32.max(Vec3::new(want[0].w, want[1].w, want[2].w).length());
-        for r in 0..3 {
-            let diff = (Vec4::from(got[d].rows[r]) - want[r]).abs().max_element() / scale;
+        for (r, want_row) in want.iter().enumerate() {
+            let diff = (Vec4::from(got[d].rows[r]) - *want_row).abs().max_element() / scale;
             if diff > worst.0 || diff.is_nan() {
                 worst = (
                     if diff.is_nan() { f32::INFINITY } else { diff },
@@ -168,7 +168,7 @@ fn compare(gpu: &Gpu, pass: &CullPass, mirror: &mut CrowdMirror, crowd: &Crowd) 
                         "{id:?} ({:?}) row {r}: GPU {:?}, CPU {}",
                         crowd.motion(id).unwrap(),
                         got[d].rows[r],
-                        want[r]
+                        want_row
                     ),
                 );
             }
