@@ -132,6 +132,37 @@ fn benches(c: &mut Criterion) {
         }
     }
     g.finish();
+    batched_writes(&handle);
+}
+
+/// `Crowd::set_transforms` over every instance (an ECS writing back its
+/// positions), at 100k and 1M: Throng's share per changed instance is the
+/// time over the instance count (the caller's matrices are built once,
+/// outside the timing).
+fn batched_writes(handle: &ModelHandle) {
+    let mut c = Criterion::default().configure_from_args();
+    let mut g = c.benchmark_group("batched writes");
+    g.sample_size(10);
+    for n in [100_000u32, 1_000_000] {
+        let (mut crowd, _) = crowd(handle, n, 0);
+        let ids: Vec<_> = crowd.ids().collect();
+        let mats: Vec<Mat4> = (0..n)
+            .map(|i| Mat4::from_translation(Vec3::new(i as f32, 0.0, 2.0)))
+            .collect();
+        let mut cursor = ChangeCursor::default();
+        let _ = crowd.changes(&mut cursor);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("set_transforms, all", n), &n, |b, _| {
+            b.iter(|| {
+                crowd.set_transforms(&ids, black_box(&mats)).unwrap();
+                match crowd.changes(&mut cursor) {
+                    Changes::All => usize::MAX,
+                    Changes::Slots(s) => black_box(s.len()),
+                }
+            })
+        });
+    }
+    g.finish();
 }
 
 fn fox(options: &BakeOptions) -> ModelHandle {

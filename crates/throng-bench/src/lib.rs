@@ -15,5 +15,6 @@
 pub mod cpu_skinned;
 pub mod demo;
 pub mod engine;
+pub mod walking;
 
 pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

@@ -66,6 +66,11 @@ pub struct Args {
     /// (0: idle, only time moves).
     #[arg(long, default_value_t = 0.0)]
     pub changing: f64,
+    /// Percent of the instances walking waypoint loops (speed-matched
+    /// playback, 1 % of the walkers re-targeted each second), moved on the
+    /// GPU on the GPU-driven path and on the CPU elsewhere.
+    #[arg(long, default_value_t = 0.0)]
+    pub walking: f64,
     /// Draw with directional-light shadows (the renderer's default shadow
     /// options; `cpu-skinned` has no shadow pass and is skipped).
     #[arg(long)]
@@ -146,6 +151,7 @@ pub fn run(args: Args) -> Result<()> {
         max_seconds: args.max_seconds,
         msaa: args.msaa,
         changing_percent: args.changing,
+        walking_percent: args.walking,
         shadows: args.shadows,
         camera: args.camera,
         pose_cache_budget: args.pose_cache_budget,
@@ -235,7 +241,7 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} camera",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
@@ -243,6 +249,7 @@ fn table(r: &Report) -> String {
         r.settings.warmup,
         r.settings.frames,
         r.settings.changing_percent,
+        r.settings.walking_percent,
         r.settings.camera.name()
     );
     let _ = writeln!(
@@ -252,7 +259,7 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
+        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
         "draws",
@@ -260,6 +267,7 @@ fn table(r: &Report) -> String {
         "vertices",
         "impostors",
         "cpu ms med/p95",
+        "prepare med/p95",
         "gpu ms med/p95",
         "gpu from",
         "cull gpu med/p95",
@@ -283,7 +291,7 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
+            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.draws.unwrap_or(0) as u64),
@@ -291,6 +299,7 @@ fn table(r: &Report) -> String {
             thousands(c.vertices.unwrap_or(0)),
             thousands(c.impostors.unwrap_or(0) as u64),
             spread(&c.cpu_ms),
+            spread(&c.prepare_ms),
             spread(&c.gpu_ms),
             c.gpu_source.unwrap_or("-"),
             spread(&c.cull_gpu_ms),

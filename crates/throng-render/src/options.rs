@@ -258,6 +258,11 @@ pub struct FrameStats {
     /// device's storage-binding limit. Draws of instances with animation
     /// layers (the palette pre-pass) are not counted.
     pub pose_fallback_draws: u32,
+    /// Milliseconds the frame spent inside `queue.submit` (the renderer's
+    /// own submissions while preparing and drawing it). On a software
+    /// adapter (lavapipe) the GPU's work runs there, so the CPU time of
+    /// Throng's own preparation is the frame's CPU time less this.
+    pub submit_ms: f64,
 }
 
 #[cfg(test)]

@@ -945,14 +945,16 @@ impl Renderer {
     ) -> Result<FrameStats, RenderError> {
         let device = self.device.clone();
         crate::context::catch_device_errors(&device, "drawing a frame", || {
-            let stats = self.prepare(size, camera, crowds, models)?;
+            let mut stats = self.prepare(size, camera, crowds, models)?;
             let mut encoder = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("throng frame"),
                 });
             self.encode(&mut encoder, target);
+            let submitting = std::time::Instant::now();
             self.queue.submit([encoder.finish()]);
+            stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
             self.after_submit();
             Ok(stats)
         })?

@@ -16,12 +16,14 @@ use throng_render::{
 use super::report::{Cell, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
 use crate::demo::{GridOptions, spawn_grid};
+use crate::walking::Walkers;
 use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
 /// One measured frame, milliseconds.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
     cpu: f64,
+    submit: f64,
     gpu: Option<f64>,
     cull: Option<f64>,
     wait: f64,
@@ -103,6 +105,7 @@ impl Drawer<'_> {
     }
 
     /// One frame: advance, draw, submit, wait. Returns the stats and times.
+    #[allow(clippy::too_many_arguments)]
     fn frame(
         &mut self,
         gpu: &Gpu,
@@ -111,9 +114,13 @@ impl Drawer<'_> {
         camera: &Camera,
         model: &GpuModel,
         changes: &mut Changes,
+        walkers: &mut Walkers,
     ) -> Result<(FrameStats, Sample), CellError> {
         let start = Instant::now();
         changes.apply(crowd)?;
+        walkers
+            .step(crowd, DT)
+            .map_err(|e| CellError::Failed(e.to_string()))?;
         crowd.update(DT);
         let stats = match self {
             Drawer::Baked(r) => r.render(&target.view, target.size, camera, &[crowd], &[model])?,
@@ -147,6 +154,7 @@ impl Drawer<'_> {
             stats,
             Sample {
                 cpu: ms(submitted - start),
+                submit: stats.submit_ms,
                 gpu: timestamp.map(ms),
                 cull: cull.map(ms),
                 wait: ms(done - submitted),
@@ -315,19 +323,36 @@ impl Bench<'_> {
             }
         };
         let mut changes = Changes::new(&crowd, plan.changing_percent)?;
+        let mut walkers = Walkers::new(&mut crowd, id, &bounds, plan.walking_percent)
+            .map_err(|e| CellError::Failed(e.to_string()))?;
         let mut last = FrameStats::default();
         let mut fill_ms = 0f64;
         for _ in 0..plan.warmup {
             last = drawer
-                .frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?
+                .frame(
+                    gpu,
+                    &mut crowd,
+                    target,
+                    &camera,
+                    gpu_model,
+                    &mut changes,
+                    &mut walkers,
+                )?
                 .0;
             fill_ms = fill_ms.max(last.pose_fill_ms);
         }
         let mut samples = Vec::with_capacity(plan.frames as usize);
         let started = Instant::now();
         for _ in 0..plan.frames {
-            let (stats, sample) =
-                drawer.frame(gpu, &mut crowd, target, &camera, gpu_model, &mut changes)?;
+            let (stats, sample) = drawer.frame(
+                gpu,
+                &mut crowd,
+                target,
+                &camera,
+                gpu_model,
+                &mut changes,
+                &mut walkers,
+            )?;
             last = stats;
             fill_ms = fill_ms.max(last.pose_fill_ms);
             samples.push(sample);
@@ -340,6 +365,8 @@ impl Bench<'_> {
             }
         }
         let cpu: Vec<f64> = samples.iter().map(|s| s.cpu).collect();
+        let submit: Vec<f64> = samples.iter().map(|s| s.submit).collect();
+        let prepare: Vec<f64> = samples.iter().map(|s| s.cpu - s.submit).collect();
         let wait: Vec<f64> = samples.iter().map(|s| s.wait).collect();
         let frame: Vec<f64> = samples.iter().map(|s| s.cpu + s.wait).collect();
         let timestamps: Option<Vec<f64>> = samples.iter().map(|s| s.gpu).collect();
@@ -364,6 +391,8 @@ impl Bench<'_> {
             upload_bytes: Some(last.record_bytes),
             frames_measured: Some(samples.len()),
             cpu_ms: Some(Spread::of(&cpu)),
+            prepare_ms: Some(Spread::of(&prepare)),
+            submit_ms: Some(Spread::of(&submit)),
             gpu_ms: Some(gpu_ms),
             gpu_source: Some(gpu_source),
             cull_gpu_ms: cull.map(|c| Spread::of(&c)),

@@ -16,9 +16,15 @@
 //!
 //! Each frame first gives `changing_percent` of the instances a new
 //! transform (a turn in place, a different window of instances each frame),
-//! then advances the animation by 1/60 s; it is timed as
+//! re-targets the walkers owed (`walking_percent` of the instances walk
+//! waypoint loops, [`crate::walking`]; 1 % of them per second get a new
+//! loop), then advances the animation by 1/60 s; it is timed as
 //! * **CPU**: crowd update, culling, records or palettes, upload, encode and
 //!   submit (everything up to the submit returning);
+//! * **prepare**: the CPU time less the time spent inside `queue.submit`
+//!   ([`throng_render::FrameStats::submit_ms`]): Throng's own work, apart
+//!   from a software adapter running the frame's compute passes inside the
+//!   submit (lavapipe does);
 //! * **GPU**: the crowd pass between timestamp queries where the device has
 //!   them; otherwise the wall time from submit to queue completion
 //!   (labelled `queue-wall`); on the GPU-driven path the camera's cull
@@ -140,6 +146,9 @@ pub struct Plan {
     /// Percent of the instances given a new transform before every frame
     /// (0: an idle crowd, whose only change is time).
     pub changing_percent: f64,
+    /// Percent of the instances walking waypoint loops on the GPU
+    /// ([`crate::walking`]).
+    pub walking_percent: f64,
     /// Directional-light shadows (default options) in the renderer's modes;
     /// `cpu-skinned` has no shadow pass and is reported unsupported.
     pub shadows: bool,
@@ -201,6 +210,9 @@ impl Plan {
         }
         if !(0.0..=100.0).contains(&self.changing_percent) {
             return bad("--changing must be a percentage from 0 to 100");
+        }
+        if !(0.0..=100.0).contains(&self.walking_percent) {
+            return bad("--walking must be a percentage from 0 to 100");
         }
         Ok(())
     }
@@ -272,6 +284,7 @@ pub fn run(
             format: format!("{OFFSCREEN_FORMAT:?}"),
             shadows: plan.shadows,
             changing_percent: plan.changing_percent,
+            walking_percent: plan.walking_percent,
             camera: plan.camera,
             pose_cache_budget: plan
                 .pose_cache_budget

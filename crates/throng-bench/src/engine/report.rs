@@ -86,6 +86,13 @@ pub struct Cell {
     /// CPU time per frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<Spread>,
+    /// Throng's own CPU time per frame: `cpu_ms` less the time inside
+    /// `queue.submit` (where a software adapter runs compute passes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prepare_ms: Option<Spread>,
+    /// Time per frame inside `queue.submit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submit_ms: Option<Spread>,
     /// GPU time per frame (see `gpu_source`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_ms: Option<Spread>,
@@ -144,6 +151,8 @@ impl Cell {
             upload_bytes: None,
             frames_measured: None,
             cpu_ms: None,
+            prepare_ms: None,
+            submit_ms: None,
             gpu_ms: None,
             gpu_source: None,
             cull_gpu_ms: None,
@@ -247,6 +256,8 @@ pub struct Settings {
     pub shadows: bool,
     /// Percent of the instances given a new transform before every frame.
     pub changing_percent: f64,
+    /// Percent of the instances walking waypoint loops.
+    pub walking_percent: f64,
     /// Where the camera stood.
     pub camera: super::CameraChoice,
     /// The `pose-cache` mode's budget, bytes.

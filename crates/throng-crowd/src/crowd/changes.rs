@@ -152,6 +152,15 @@ impl Crowd {
 impl Crowd {
     /// Logs a write.
     #[inline]
+    /// Makes room for `n` more log entries (a batch), unless the log will
+    /// be cut at `cut` entries first.
+    pub(super) fn log_reserve(&mut self, n: usize, cut: usize) {
+        let log = &mut self.log;
+        if log.entries.len() + n < cut {
+            log.entries.reserve(n);
+        }
+    }
+
     pub(super) fn touch(&mut self, change: Change) {
         let log = &mut self.log;
         if log.entries.len() >= MIN_LOG.max(2 * self.anims.len()) {

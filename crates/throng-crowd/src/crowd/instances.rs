@@ -71,6 +71,9 @@ pub(super) struct Meta {
     pub(super) path: u32,
 }
 
+/// The change log's smallest cut length (see `changes.rs`).
+const MIN_LOG_BEFORE_CUT: usize = super::changes::MIN_LOG;
+
 /// [`Meta::active`] of an instance not stepped by updates.
 pub(super) const NOT_ACTIVE: u32 = u32::MAX;
 
@@ -318,6 +321,45 @@ impl Crowd {
         }
         self.refresh_sphere(d);
         self.touch(Change::transform(d));
+        Ok(())
+    }
+
+    /// Sets many instances' transforms in one call (`ids[i]` gets
+    /// `world_from_model[i]`): what a simulation that stays on the CPU (an
+    /// ECS, physics) writes every frame. All or nothing: every id and
+    /// matrix is checked before any is written. The rows go straight into
+    /// the crowd's transform stream, which a GPU mirror uploads as runs.
+    pub fn set_transforms(
+        &mut self,
+        ids: &[InstanceId],
+        world_from_model: &[Mat4],
+    ) -> Result<(), CrowdError> {
+        if ids.len() != world_from_model.len() {
+            return Err(CrowdError::Incompatible(format!(
+                "set_transforms: {} ids but {} transforms",
+                ids.len(),
+                world_from_model.len()
+            )));
+        }
+        for (id, m) in ids.iter().zip(world_from_model) {
+            self.dense(*id)?;
+            if !m.is_finite() {
+                return Err(CrowdError::NotFinite("transform"));
+            }
+        }
+        let cut = MIN_LOG_BEFORE_CUT.max(2 * self.anims.len());
+        self.log_reserve(ids.len(), cut);
+        for (id, m) in ids.iter().zip(world_from_model) {
+            let d = self.slots[id.index as usize].dense as usize;
+            let rows = rows_of(m);
+            self.rows[d] = rows;
+            if self.moving(d) {
+                self.reanchor_motion(d, rows);
+                self.touch(Change::all(d));
+            }
+            self.refresh_sphere(d);
+            self.touch(Change::transform(d));
+        }
         Ok(())
     }
 

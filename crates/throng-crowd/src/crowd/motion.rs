@@ -599,3 +599,91 @@ impl Crowd {
         base
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{at, test_model};
+    use super::*;
+
+    #[test]
+    fn bad_motions_and_paths_are_refused_naming_what() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let id = crowd.spawn(m, at(0.0)).unwrap();
+        let err = |r: Result<(), CrowdError>| r.unwrap_err().to_string();
+        assert!(err(crowd.add_path(&[]).map(|_| ())).contains("at least 2 points"));
+        assert!(err(crowd.add_path(&[Vec3::ONE, Vec3::ONE]).map(|_| ())).contains("length 0"));
+        assert!(err(crowd.add_path(&[Vec3::ZERO, Vec3::NAN]).map(|_| ())).contains("point 1"));
+        let nan = Motion::Velocity {
+            velocity: Vec3::new(f32::NAN, 0.0, 0.0),
+            yaw_rate: 0.0,
+        };
+        assert!(err(crowd.set_motion(id, nan)).contains("finite"));
+        let fast = Motion::Velocity {
+            velocity: Vec3::new(1e9, 0.0, 0.0),
+            yaw_rate: 0.0,
+        };
+        assert!(err(crowd.set_motion(id, fast)).contains("absurd"));
+        let path = crowd.add_path(&[Vec3::ZERO, Vec3::X]).unwrap();
+        let walk = Motion::Path {
+            path,
+            speed: f32::INFINITY,
+            start: 0.0,
+            end: PathEnd::Loop,
+            turn: 0.0,
+        };
+        assert!(err(crowd.set_motion(id, walk)).contains("finite"));
+        let walk = Motion::Path {
+            path,
+            speed: 1.0,
+            start: 0.0,
+            end: PathEnd::Loop,
+            turn: 0.0,
+        };
+        crowd.set_motion(id, walk).unwrap();
+        assert!(err(crowd.remove_path(path)).contains("walked by 1"));
+        crowd.set_motion(id, Motion::Still).unwrap();
+        crowd.remove_path(path).unwrap();
+        assert!(err(crowd.set_motion(id, walk)).contains("does not exist"));
+        assert_eq!(crowd.motion(id).unwrap(), MotionKind::Still);
+    }
+
+    #[test]
+    fn motion_moves_the_instance_without_writes_and_never_jumps() {
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        let id = crowd.spawn(m, at(3.0)).unwrap();
+        let v = Motion::Velocity {
+            velocity: Vec3::new(0.0, 0.0, 2.0),
+            yaw_rate: 0.0,
+        };
+        crowd.set_motion(id, v).unwrap();
+        let mut cursor = super::super::ChangeCursor::default();
+        let _ = crowd.changes(&mut cursor);
+        crowd.update(1.5);
+        match crowd.changes(&mut cursor) {
+            super::super::Changes::Slots(s) => assert!(s.is_empty(), "walking logs nothing"),
+            super::super::Changes::All => panic!("a full refresh"),
+        }
+        let p = crowd.world_transform(id).unwrap().w_axis.truncate();
+        assert!((p - Vec3::new(3.0, 0.0, 3.0)).length() < 1e-5, "{p}");
+        // A new motion starts where it is.
+        crowd.set_motion(id, Motion::Still).unwrap();
+        let q = crowd.world_transform(id).unwrap().w_axis.truncate();
+        assert_eq!(p, q);
+        // Batched writes: all or nothing.
+        let other = crowd.spawn(m, at(9.0)).unwrap();
+        let t = [
+            Mat4::from_translation(Vec3::X),
+            Mat4::from_translation(Vec3::Y),
+        ];
+        crowd.set_transforms(&[id, other], &t).unwrap();
+        assert_eq!(crowd.world_transform(other).unwrap(), t[1]);
+        let bad = [Mat4::IDENTITY, Mat4::NAN];
+        assert!(crowd.set_transforms(&[id, other], &bad).is_err());
+        assert_eq!(crowd.world_transform(id).unwrap(), t[0], "nothing written");
+        assert!(crowd.set_transforms(&[id], &t).is_err(), "lengths differ");
+    }
+}
