@@ -86,9 +86,13 @@ fn unwrapped_phase(track: GpuTrack, ticks: vec2<u32>) -> vec4<u32> {
 // Clip time in [0, duration] of `track`, `ticks` after its anchor.
 // Mirrors throng_core::clock::Track::clip_time.
 fn track_time(track: GpuTrack, ticks: vec2<u32>, duration: f32) -> f32 {
-    let u = unwrapped_phase(track, ticks);
+    return time_of(unwrapped_phase(track, ticks), duration, track.clip >> 16u);
+}
+
+// Clip time in [0, duration] at the unwrapped phase u (four limbs) with
+// wrap code `wrap`. Mirrors throng_core::clock::time_of.
+fn time_of(u: vec4<u32>, duration: f32, wrap: u32) -> f32 {
     let f = f32(u.y) * (1.0 / 4294967296.0);
-    let wrap = track.clip >> 16u;
     if wrap == WRAP_PING_PONG {
         let x = 2.0 * f;
         return select(2.0 - x, x, x <= 1.0) * duration;

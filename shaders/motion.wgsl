@@ -43,25 +43,6 @@ fn seconds_f32(ticks: vec2<u32>) -> f32 {
     return f32(ticks.y) * (4294967296.0 / f32(TICKS_PER_SECOND)) + f32(ticks.x) * (1.0 / f32(TICKS_PER_SECOND));
 }
 
-// Mirrors throng_core::clock::time_of on the four limbs of an unwrapped
-// phase.
-fn time_of(u: vec4<u32>, duration: f32, wrap: u32) -> f32 {
-    let f = f32(u.y) * (1.0 / 4294967296.0);
-    if wrap == WRAP_PING_PONG {
-        let x = 2.0 * f;
-        return select(2.0 - x, x, x <= 1.0) * duration;
-    }
-    if wrap == WRAP_ONCE {
-        if (u.w & 0x80000000u) != 0u {
-            return 0.0;
-        }
-        if u.z != 0u || u.w != 0u {
-            return duration;
-        }
-    }
-    return f * duration;
-}
-
 // R_y(angle) v, given the angle's cosine and sine.
 fn rotate_y(c: f32, s: f32, v: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(v.x * c + v.z * s, v.y, v.z * c - v.x * s);

@@ -120,21 +120,6 @@ fn track_words(t: &Track) -> [u32; 4] {
     ]
 }
 
-fn track_of(w: &[u32; 4]) -> Track {
-    Track {
-        phase: w[0] as u64 | (w[1] as u64) << 32,
-        rate: (w[2] as u64 | (w[3] as u64) << 32) as i64,
-    }
-}
-
-fn wrap_of(code: u32) -> WrapMode {
-    match code {
-        1 => WrapMode::Once,
-        2 => WrapMode::PingPong,
-        _ => WrapMode::Loop,
-    }
-}
-
 impl GpuMotion {
     /// No motion: the transform as set.
     pub fn still(anchor_rows: [[f32; 4]; 3]) -> Self {
@@ -234,6 +219,24 @@ impl GpuMotion {
     /// True unless still.
     pub fn moves(&self) -> bool {
         self.motion_kind() != MotionKind::Still
+    }
+
+    /// Its track (see [`GpuMotion::track`]'s field).
+    pub fn track(&self) -> Track {
+        let w = &self.track;
+        Track {
+            phase: w[0] as u64 | (w[1] as u64) << 32,
+            rate: (w[2] as u64 | (w[3] as u64) << 32) as i64,
+        }
+    }
+
+    /// Its wrap mode (a path's end behaviour, a root motion's clip's).
+    pub fn wrap(&self) -> WrapMode {
+        match (self.kind >> 8) & 0xff {
+            1 => WrapMode::Once,
+            2 => WrapMode::PingPong,
+            _ => WrapMode::Loop,
+        }
     }
 
     /// The anchor tick.
@@ -374,8 +377,8 @@ fn root_at(keys: &[RootKey], frames: u32, duration: f32, fps: f32, t: f32) -> Ri
 /// table, `keys` its root-key table. Mirrors WGSL's `motion_rows`.
 pub fn motion_rows(m: &GpuMotion, now: u64, points: &[PathPoint], keys: &[RootKey]) -> [Vec4; 3] {
     let since = now.saturating_sub(m.anchor());
-    let track = track_of(&m.track);
-    let wrap = wrap_of((m.kind >> 8) & 0xff);
+    let track = m.track();
+    let wrap = m.wrap();
     let anchor = m.anchor_rows;
     let position = Vec3::new(anchor[0][3], anchor[1][3], anchor[2][3]);
     match m.motion_kind() {

@@ -150,20 +150,26 @@ impl Crowd {
 }
 
 impl Crowd {
-    /// Logs a write.
+    /// Entries at which the log is cut.
     #[inline]
+    fn log_cut(&self) -> usize {
+        MIN_LOG.max(2 * self.anims.len())
+    }
+
     /// Makes room for `n` more log entries (a batch), unless the log will
-    /// be cut at `cut` entries first.
-    pub(super) fn log_reserve(&mut self, n: usize, cut: usize) {
-        let log = &mut self.log;
-        if log.entries.len() + n < cut {
-            log.entries.reserve(n);
+    /// be cut before they are all in.
+    pub(super) fn log_reserve(&mut self, n: usize) {
+        if self.log.entries.len() + n < self.log_cut() {
+            self.log.entries.reserve(n);
         }
     }
 
+    /// Logs a write.
+    #[inline]
     pub(super) fn touch(&mut self, change: Change) {
+        let cut = self.log_cut();
         let log = &mut self.log;
-        if log.entries.len() >= MIN_LOG.max(2 * self.anims.len()) {
+        if log.entries.len() >= cut {
             log.start += log.entries.len() as u64;
             log.entries.clear();
         }

@@ -71,9 +71,6 @@ pub(super) struct Meta {
     pub(super) path: u32,
 }
 
-/// The change log's smallest cut length (see `changes.rs`).
-const MIN_LOG_BEFORE_CUT: usize = super::changes::MIN_LOG;
-
 /// [`Meta::active`] of an instance not stepped by updates.
 pub(super) const NOT_ACTIVE: u32 = u32::MAX;
 
@@ -313,7 +310,14 @@ impl Crowd {
             return Err(CrowdError::NotFinite("transform"));
         }
         let d = self.dense(id)?;
-        let rows = rows_of(&world_from_model);
+        self.write_transform(d, rows_of(&world_from_model));
+        Ok(())
+    }
+
+    /// Writes dense slot `d`'s transform (a mover's motion re-anchored
+    /// there), its sphere and the log.
+    #[inline]
+    fn write_transform(&mut self, d: usize, rows: [Vec4; 3]) {
         self.rows[d] = rows;
         if self.moving(d) {
             self.reanchor_motion(d, rows);
@@ -321,7 +325,6 @@ impl Crowd {
         }
         self.refresh_sphere(d);
         self.touch(Change::transform(d));
-        Ok(())
     }
 
     /// Sets many instances' transforms in one call (`ids[i]` gets
@@ -347,18 +350,10 @@ impl Crowd {
                 return Err(CrowdError::NotFinite("transform"));
             }
         }
-        let cut = MIN_LOG_BEFORE_CUT.max(2 * self.anims.len());
-        self.log_reserve(ids.len(), cut);
+        self.log_reserve(ids.len());
         for (id, m) in ids.iter().zip(world_from_model) {
             let d = self.slots[id.index as usize].dense as usize;
-            let rows = rows_of(m);
-            self.rows[d] = rows;
-            if self.moving(d) {
-                self.reanchor_motion(d, rows);
-                self.touch(Change::all(d));
-            }
-            self.refresh_sphere(d);
-            self.touch(Change::transform(d));
+            self.write_transform(d, rows_of(m));
         }
         Ok(())
     }

@@ -421,10 +421,7 @@ impl Crowd {
     pub(super) fn apply_motion(&mut self, d: usize, motion: Motion) {
         let here = self.world_rows(d);
         self.rows[d] = here;
-        let was_path = std::mem::replace(&mut self.metas[d].path, NO_PATH);
-        if was_path != NO_PATH {
-            self.paths[was_path as usize].users -= 1;
-        }
+        self.release_path(d);
         self.metas[d].root_motion = motion == Motion::RootMotion;
         if motion == Motion::Still && self.motions.is_empty() {
             self.after_motion_change(d);
@@ -543,16 +540,8 @@ impl Crowd {
                 self.motions[d] = GpuMotion::velocity(anchor, now, v, m.a[3]);
             }
             MotionKind::Path => {
-                let wrap = match (m.kind >> 8) & 0xff {
-                    1 => WrapMode::Once,
-                    2 => WrapMode::PingPong,
-                    _ => WrapMode::Loop,
-                };
-                let track = throng_core::clock::Track {
-                    phase: m.track[0] as u64 | (m.track[1] as u64) << 32,
-                    rate: (m.track[2] as u64 | (m.track[3] as u64) << 32) as i64,
-                };
-                let rebased = track.rebased(now.saturating_sub(m.anchor()), wrap, track.rate);
+                let track = m.track();
+                let rebased = track.rebased(now.saturating_sub(m.anchor()), m.wrap(), track.rate);
                 let mut n = m;
                 n.anchor_rows = anchor;
                 n.anchor_lo = now as u32;
