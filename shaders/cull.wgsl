@@ -20,28 +20,6 @@
 // #import clock
 // #import gpu_instance
 
-// Mirrors throng_core::gpu::GpuClip.
-struct GpuClip {
-    first_frame: u32,
-    frame_count: u32,
-    duration: f32,
-    frames_per_second: f32,
-    sphere: vec4<f32>,
-}
-
-// Mirrors throng_core::gpu::GpuModelInfo.
-struct GpuModelInfo {
-    rest_sphere: vec4<f32>,
-    clip_base: u32,
-    clip_count: u32,
-    lod_base: u32,
-    lod_count: u32,
-    group_base: u32,
-    impostor_lod: u32,
-    impostor_size: f32,
-    impostor_mesh_lod: u32,
-}
-
 // Mirrors throng_core::gpu::CullView.
 struct CullView {
     planes: array<vec4<f32>, 6>,

@@ -2,7 +2,9 @@
 // uploads (mirror.wgsl) and read by the cull pass (cull.wgsl): its
 // animation and look, and apart from them its transform (moving an instance
 // uploads only the transform) and its motion, from which the motion pass
-// (motion.wgsl) writes the transform of each frame.
+// (motion.wgsl) or the simulation (simulation_passes.wgsl) writes the
+// transform of each frame; and the crowd's model and clip tables. No
+// bindings: every pass over the mirror imports it.
 
 // #import clock
 
@@ -39,4 +41,35 @@ struct GpuMotion {
     track: vec4<u32>,
     a: vec4<f32>,
     b: vec4<u32>,
+}
+
+// T(p) · R_y(psi) · A_linear, psi given by its cosine and sine.
+fn place(m: GpuMotion, p: vec3<f32>, c: f32, s: f32) -> GpuTransform {
+    return GpuTransform(
+        vec4<f32>((m.row0 * c + m.row2 * s).xyz, p.x),
+        vec4<f32>(m.row1.xyz, p.y),
+        vec4<f32>((m.row2 * c - m.row0 * s).xyz, p.z),
+    );
+}
+
+// Mirrors throng_core::gpu::GpuClip.
+struct GpuClip {
+    first_frame: u32,
+    frame_count: u32,
+    duration: f32,
+    frames_per_second: f32,
+    sphere: vec4<f32>,
+}
+
+// Mirrors throng_core::gpu::GpuModelInfo.
+struct GpuModelInfo {
+    rest_sphere: vec4<f32>,
+    clip_base: u32,
+    clip_count: u32,
+    lod_base: u32,
+    lod_count: u32,
+    group_base: u32,
+    impostor_lod: u32,
+    impostor_size: f32,
+    impostor_mesh_lod: u32,
 }

@@ -89,15 +89,6 @@ fn apply_in_model_space(m: GpuMotion, d: Rigid) -> GpuTransform {
     );
 }
 
-// T(p) · R_y(psi) · A_linear, psi given by its cosine and sine.
-fn place(m: GpuMotion, p: vec3<f32>, c: f32, s: f32) -> GpuTransform {
-    return GpuTransform(
-        vec4<f32>((m.row0 * c + m.row2 * s).xyz, p.x),
-        vec4<f32>(m.row1.xyz, p.y),
-        vec4<f32>((m.row2 * c - m.row0 * s).xyz, p.z),
-    );
-}
-
 // A point of the table, clamped into it.
 fn point_of(i: u32) -> PathPoint {
     return path_points[min(i, arrayLength(&path_points) - 1u)];
@@ -262,7 +253,9 @@ fn pose_movers(
         return;
     }
     let m = motions[i];
-    if (m.kind & 0xffu) == MOTION_STILL {
+    // Still: the transform as uploaded. Simulated: the simulation's.
+    let kind = m.kind & 0xffu;
+    if kind == MOTION_STILL || kind == MOTION_SIMULATED {
         return;
     }
     let ticks = sub64(vec2<u32>(motion_params.now_lo, motion_params.now_hi), vec2<u32>(m.anchor_lo, m.anchor_hi));

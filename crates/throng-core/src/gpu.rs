@@ -591,7 +591,8 @@ pub struct GpuMotion {
     /// code ([`crate::clock::WrapMode::code`]) in bits 8 to 15.
     pub kind: u32,
     /// Path: its first point in the crowd's point table. Root motion: the
-    /// clip's first key in the crowd's root-key table.
+    /// clip's first key in the crowd's root-key table. Simulated: its agent
+    /// (the instance's stable slot).
     pub base: u32,
     /// A [`crate::clock::Track`] as four words (phase lo, hi, rate lo, hi):
     /// velocity: half the yaw, in turns; path: the distance along it; root
@@ -599,10 +600,12 @@ pub struct GpuMotion {
     pub track: [u32; 4],
     /// Velocity: (velocity x, y, z, yaw rate). Path: (length, turn
     /// distance, unused, unused). Root motion: (the motion of one whole
-    /// loop: x, y, z; the clip's duration).
+    /// loop: x, y, z; the clip's duration). Simulated: (the velocity it
+    /// starts with: x, y, z; the clip's ground speed, 0 for none).
     pub a: [f32; 4],
     /// Path: (points, unused…). Root motion: (frames, half the yaw of one
     /// whole loop in 2⁻³² turns, frames per second as f32 bits, unused).
+    /// Simulated: (the serial of its hand-over, unused…).
     pub b: [u32; 4],
 }
 

@@ -44,6 +44,7 @@ pub mod model;
 pub mod motion;
 pub mod pose;
 pub mod pose_cache;
+pub mod simulation;
 
 pub use error::{FormatError, WriteError};
 pub use model::BakedModel;

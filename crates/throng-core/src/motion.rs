@@ -57,6 +57,9 @@ pub enum MotionKind {
     Path = 2,
     /// The current clip's baked root motion.
     RootMotion = 3,
+    /// Steered on the GPU by a simulation hook: the GPU is its authority
+    /// (the CPU knows only where it was handed over).
+    Simulated = 4,
 }
 
 impl MotionKind {
@@ -153,6 +156,27 @@ impl GpuMotion {
         m
     }
 
+    /// Handed to the GPU's simulation at `anchor_rows` and tick `now` with
+    /// world `velocity`: its state lives in the simulation's agent `agent`
+    /// (the instance's stable slot), started afresh whenever `serial`
+    /// differs from the agent's; `ground_speed` (units per second at
+    /// playback speed 1; 0: leave playback alone) ties playback speed to
+    /// the agent's speed.
+    pub fn simulated(
+        anchor_rows: [[f32; 4]; 3],
+        now: u64,
+        agent: u32,
+        serial: u32,
+        velocity: Vec3,
+        ground_speed: f32,
+    ) -> Self {
+        let mut m = Self::anchored(anchor_rows, now, MotionKind::Simulated, WrapMode::Loop);
+        m.base = agent;
+        m.a = velocity.extend(ground_speed).to_array();
+        m.b[0] = serial;
+        m
+    }
+
     /// A path of `count` points from `base` in the crowd's point table,
     /// `length` long (closed for loop), walked at `speed` from `distance`
     /// along it with end behaviour `end`, turning over `turn`.
@@ -212,6 +236,7 @@ impl GpuMotion {
             1 => MotionKind::Velocity,
             2 => MotionKind::Path,
             3 => MotionKind::RootMotion,
+            4 => MotionKind::Simulated,
             _ => MotionKind::Still,
         }
     }
@@ -382,7 +407,8 @@ pub fn motion_rows(m: &GpuMotion, now: u64, points: &[PathPoint], keys: &[RootKe
     let anchor = m.anchor_rows;
     let position = Vec3::new(anchor[0][3], anchor[1][3], anchor[2][3]);
     match m.motion_kind() {
-        MotionKind::Still => anchor.map(Vec4::from),
+        // The CPU knows a simulated instance only where it was handed over.
+        MotionKind::Still | MotionKind::Simulated => anchor.map(Vec4::from),
         MotionKind::Velocity => {
             let v = Vec3::new(m.a[0], m.a[1], m.a[2]);
             let t = seconds_f32(since);

@@ -507,6 +507,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         Program::Cull => [Some(cull_entries(None)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],
         Program::Motion => [Some(motion_entries()), None, None, None],
+        Program::Simulation => [Some(simulation_entries(None)), None, None, None],
         Program::LightFit => [Some(light_fit_entries()), None, None, None],
         Program::Palette => [Some(palette_entries()), Some(model_entries()), None, None],
     }
@@ -630,6 +631,101 @@ pub fn motion_entries() -> Entries {
         storage(3, c, true, std::mem::size_of::<RootKey>()),
         storage(4, c, false, std::mem::size_of::<GpuTransform>()),
     ]
+}
+
+/// An entry point of the GPU simulation (`shaders/simulation_passes.wgsl`,
+/// and the hook's `steer_agents` from `shaders/simulation.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimStage {
+    /// Each agent's state at the start of the step, and its bucket rank.
+    Resolve,
+    /// The buckets' starts.
+    Scan,
+    /// The neighbour grid.
+    Fill,
+    /// The hook's steering.
+    Steer,
+    /// Transforms and playback from the agents.
+    Apply,
+}
+
+impl SimStage {
+    /// Every stage, in dispatch order.
+    pub const ALL: [SimStage; 5] = [
+        SimStage::Resolve,
+        SimStage::Scan,
+        SimStage::Fill,
+        SimStage::Steer,
+        SimStage::Apply,
+    ];
+
+    /// The WGSL entry point.
+    pub fn entry(self) -> &'static str {
+        match self {
+            SimStage::Resolve => "resolve_agents",
+            SimStage::Scan => "scan_cells",
+            SimStage::Fill => "fill_grid",
+            SimStage::Steer => "steer_agents",
+            SimStage::Apply => "apply_agents",
+        }
+    }
+
+    /// The bindings of group 0 it uses.
+    pub fn bindings(self) -> &'static [u32] {
+        match self {
+            SimStage::Resolve => &[0, 1, 2, 3, 4, 5],
+            SimStage::Scan => &[4, 6],
+            SimStage::Fill => &[0, 3, 5, 6, 7],
+            SimStage::Steer => &[0, 1, 3, 6, 7, 8],
+            SimStage::Apply => &[0, 1, 8, 9, 10, 11, 12],
+        }
+    }
+}
+
+/// Group 0 of the GPU simulation: `SimulationParams` (0), the motions (1),
+/// the agents before the step (2), each dense slot's agent at its start
+/// (3), the bucket counts (4), the ranks (5), the bucket starts (6), the
+/// neighbour grid (7), the agents after the step (8), the mirror's
+/// transforms (9) and states (10), the model (11) and clip (12) tables;
+/// `stage`: only the bindings that stage uses, read-only where it only
+/// reads (all of them, as the passes' module declares them, for `None`).
+pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
+    use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuMotion, GpuTransform};
+    use throng_core::simulation::{GpuAgent, GpuNeighbour, SimulationParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    let agent = std::mem::size_of::<GpuAgent>();
+    // Writable in the passes' module: (binding, element size, written).
+    let all = [
+        (1, std::mem::size_of::<GpuMotion>(), false),
+        (2, agent, false),
+        (3, agent, true),
+        (4, 4, true),
+        (5, 4, true),
+        (6, 4, true),
+        (7, std::mem::size_of::<GpuNeighbour>(), true),
+        (8, agent, false),
+        (9, std::mem::size_of::<GpuTransform>(), true),
+        (10, std::mem::size_of::<GpuInstance>(), true),
+        (11, std::mem::size_of::<GpuModelInfo>(), false),
+        (12, std::mem::size_of::<GpuClip>(), false),
+    ];
+    let uses = |b: u32| stage.is_none_or(|s| s.bindings().contains(&b));
+    // The steering reads what the passes write, and writes the agents.
+    let written = |b: u32, w: bool| match stage {
+        Some(SimStage::Steer) => b == 8,
+        Some(SimStage::Scan) => b == 4 || b == 6,
+        _ => w,
+    };
+    let mut entries = Vec::new();
+    if uses(0) {
+        entries.push(uniform(0, c, std::mem::size_of::<SimulationParams>(), false));
+    }
+    for (b, size, w) in all {
+        if uses(b) {
+            entries.push(storage(b, c, !written(b, w), size));
+        }
+    }
+    entries
 }
 
 /// Group 0 of the light fit: `LightFitParams` (0), the camera views' drawn

@@ -160,7 +160,7 @@ impl Grown {
 
     /// Makes room for `bytes`; the old buffer if it was replaced, for a
     /// caller that carries its contents over.
-    fn reserve_keeping(
+    pub(crate) fn reserve_keeping(
         &mut self,
         device: &wgpu::Device,
         bytes: u64,

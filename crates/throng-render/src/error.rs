@@ -52,6 +52,11 @@ pub enum RenderError {
     /// The requested record path is not available on this adapter.
     #[error("{0}")]
     Unsupported(String),
+    /// A GPU simulation hook ([`crate::simulation::Simulation`]) cannot run
+    /// as set up, or a path that cannot draw simulated instances was asked
+    /// to.
+    #[error("GPU simulation: {0}")]
+    Simulation(String),
     /// Reading back GPU memory failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),

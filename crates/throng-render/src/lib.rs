@@ -14,7 +14,10 @@
 //! Modules: [`context`] (getting a device), [`model`], [`renderer`],
 //! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`palette`] (the palette pre-pass: animation layers evaluated once per bone), [`mirror`] (the GPU-driven path's crowd on the GPU,
 //! uploading only what changed), [`motion`] (its motion pass: moving
-//! instances' transforms of the frame from their analytic motions), [`cull`] (its cull pass: GPU-built draw
+//! instances' transforms of the frame from their analytic motions),
+//! [`simulation`] (the GPU simulation hook: a user's WGSL steering the
+//! crowd's simulated instances), [`readback`] (chosen instances' poses
+//! back from the GPU, asynchronously), [`cull`] (its cull pass: GPU-built draw
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
@@ -38,9 +41,11 @@ pub mod options;
 pub mod palette;
 pub mod pipeline;
 pub mod pose_cache;
+pub mod readback;
 pub mod renderer;
 pub mod shader;
 pub mod shadow;
+pub mod simulation;
 pub mod targets;
 pub mod timer;
 pub mod uniforms;
@@ -50,6 +55,8 @@ pub use context::{Gpu, adapter_summary, require_gpu};
 pub use error::RenderError;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
+pub use readback::{PoseReadback, ReadPose};
+pub use simulation::{Simulation, SimulationHook};
 pub use pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey, PoseCacheOptions,

@@ -63,6 +63,7 @@ use crate::uniforms::FrameUniforms;
 mod gpu_driven;
 mod layers;
 mod poses;
+mod simulate;
 pub use gpu_driven::supports_gpu_driven;
 
 /// Depth buffer format.
@@ -406,6 +407,7 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
+        simulate::refuse_simulated(self.path, crowds)?;
         self.draw_lists.resize_with(crowds.len(), DrawList::default);
         for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
             crowd.build_draw_list(view, list);

@@ -38,6 +38,7 @@ use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
 use throng_core::model::BakedVertex;
 use throng_core::motion::MotionKind;
+use throng_core::simulation::{SIM_CELLS, SIM_MAX_PER_CELL};
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
 
 use crate::renderer::RecordPath;
@@ -91,6 +92,12 @@ pub const POSE_CACHE: &str = include_str!("../../../shaders/pose_cache.wgsl");
 pub const POSE_FILL: &str = include_str!("../../../shaders/pose_fill.wgsl");
 /// `shaders/motion.wgsl`.
 pub const MOTION: &str = include_str!("../../../shaders/motion.wgsl");
+/// `shaders/agent.wgsl`.
+pub const AGENT: &str = include_str!("../../../shaders/agent.wgsl");
+/// `shaders/simulation.wgsl`: what a simulation hook imports.
+pub const SIMULATION: &str = include_str!("../../../shaders/simulation.wgsl");
+/// `shaders/simulation_passes.wgsl`.
+pub const SIMULATION_PASSES: &str = include_str!("../../../shaders/simulation_passes.wgsl");
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -118,6 +125,9 @@ pub const MODULES: &[(&str, &str)] = &[
     ("pose_cache", POSE_CACHE),
     ("pose_fill", POSE_FILL),
     ("motion", MOTION),
+    ("agent", AGENT),
+    ("simulation", SIMULATION),
+    ("simulation_passes", SIMULATION_PASSES),
 ];
 
 /// The import directive, after `//` and optional spaces.
@@ -166,7 +176,10 @@ pub fn prelude() -> String {
          const MOTION_STILL: u32 = {}u;\n\
          const MOTION_VELOCITY: u32 = {}u;\n\
          const MOTION_PATH: u32 = {}u;\n\
-         const MOTION_ROOT: u32 = {}u;\n",
+         const MOTION_ROOT: u32 = {}u;\n\
+         const MOTION_SIMULATED: u32 = {}u;\n\
+         const SIM_CELLS: u32 = {SIM_CELLS}u;\n\
+         const SIM_MAX_PER_CELL: u32 = {SIM_MAX_PER_CELL}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -188,6 +201,7 @@ pub fn prelude() -> String {
         MotionKind::Velocity.code(),
         MotionKind::Path.code(),
         MotionKind::RootMotion.code(),
+        MotionKind::Simulated.code(),
     )
 }
 
@@ -376,11 +390,14 @@ pub enum Program {
     /// The motion pass: moving instances' transforms of the frame
     /// (`pose_movers`).
     Motion,
+    /// The GPU simulation's own passes around a hook's steering
+    /// (`resolve_agents`, `scan_cells`, `fill_grid`, `apply_agents`).
+    Simulation,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 16] = [
+    pub const ALL: [Program; 17] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -397,6 +414,7 @@ impl Program {
         Program::Palette,
         Program::PoseFill,
         Program::Motion,
+        Program::Simulation,
     ];
 
     /// The crowd's draw program for a record path.
@@ -444,6 +462,7 @@ impl Program {
             Program::Palette => "palette",
             Program::PoseFill => "pose_fill",
             Program::Motion => "motion",
+            Program::Simulation => "simulation_passes",
             Program::ImpostorPackaged
             | Program::ImpostorUnbounded
             | Program::ImpostorCastPackaged
@@ -470,7 +489,8 @@ impl Program {
             | Program::LightFit
             | Program::Palette
             | Program::PoseFill
-            | Program::Motion => None,
+            | Program::Motion
+            | Program::Simulation => None,
         }
     }
 
@@ -511,6 +531,7 @@ impl Program {
             Program::Palette => "throng palette pre-pass",
             Program::PoseFill => "throng pose-cache fill",
             Program::Motion => "throng motion pass",
+            Program::Simulation => "throng simulation passes",
         }
     }
 }

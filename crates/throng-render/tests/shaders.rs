@@ -43,7 +43,12 @@ fn every_shader_file_is_known_and_used() {
         on_disk, known,
         "shaders/ and throng_render::shader::MODULES disagree"
     );
-    let used: BTreeSet<&str> = Program::ALL.iter().flat_map(|p| p.modules()).collect();
+    // simulation.wgsl is validated composed with a hook (below).
+    let used: BTreeSet<&str> = Program::ALL
+        .iter()
+        .flat_map(|p| p.modules())
+        .chain(["simulation"])
+        .collect();
     for (name, text) in MODULES {
         assert!(
             used.contains(name),
@@ -184,6 +189,49 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(ComputeParams, vertex_count),
             offset_of!(ComputeParams, instance_count),
             offset_of!(ComputeParams, _pad),
+        ],
+    );
+}
+
+#[test]
+fn simulation_structs_match_their_rust_twins() {
+    use throng_core::simulation::{GpuAgent, GpuNeighbour, SimulationParams};
+    check(
+        Program::Simulation,
+        "Agent",
+        size_of::<GpuAgent>(),
+        &[
+            offset_of!(GpuAgent, position),
+            offset_of!(GpuAgent, yaw),
+            offset_of!(GpuAgent, velocity),
+            offset_of!(GpuAgent, serial),
+            offset_of!(GpuAgent, data),
+        ],
+    );
+    check(
+        Program::Simulation,
+        "Neighbour",
+        size_of::<GpuNeighbour>(),
+        &[
+            offset_of!(GpuNeighbour, position),
+            offset_of!(GpuNeighbour, slot),
+            offset_of!(GpuNeighbour, velocity),
+            offset_of!(GpuNeighbour, pad),
+        ],
+    );
+    check(
+        Program::Simulation,
+        "SimulationParams",
+        size_of::<SimulationParams>(),
+        &[
+            offset_of!(SimulationParams, now_lo),
+            offset_of!(SimulationParams, now_hi),
+            offset_of!(SimulationParams, dt),
+            offset_of!(SimulationParams, instance_count),
+            offset_of!(SimulationParams, cell_size),
+            offset_of!(SimulationParams, agent_capacity),
+            offset_of!(SimulationParams, seconds),
+            offset_of!(SimulationParams, step),
         ],
     );
 }
@@ -521,6 +569,10 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
             vec!["apply_states", "apply_transforms", "apply_motions"],
         )],
         Program::Motion => vec![(false, vec!["pose_movers"])],
+        Program::Simulation => vec![(
+            false,
+            vec!["resolve_agents", "scan_cells", "fill_grid", "apply_agents"],
+        )],
         Program::LightFit => vec![(false, vec!["fit_light"])],
         Program::Palette => vec![(false, vec!["evaluate"])],
         Program::PoseFill => vec![(false, vec!["fill_poses"])],
@@ -579,79 +631,115 @@ fn fits(ty: &wgpu::BindingType, var: &naga::GlobalVariable, module: &naga::Modul
 /// Every binding an entry point uses exists in the Rust pipeline layout of
 /// its program (`bind_groups::program_groups`) at the same group and
 /// binding, with a fitting type and the entry point's stage visible.
+/// Checks that every binding entry point `name` of `module` uses is in
+/// `groups`, with a type that fits and visible to its stage.
+fn check_bindings(
+    what: &str,
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    name: &str,
+    groups: &[Option<bind_groups::Entries>; 4],
+) {
+    let index = module
+        .entry_points
+        .iter()
+        .position(|e| e.name == name)
+        .unwrap_or_else(|| panic!("{what}: no entry point {name}"));
+    let stage = match module.entry_points[index].stage {
+        naga::ShaderStage::Vertex => wgpu::ShaderStages::VERTEX,
+        naga::ShaderStage::Fragment => wgpu::ShaderStages::FRAGMENT,
+        naga::ShaderStage::Compute => wgpu::ShaderStages::COMPUTE,
+        other => panic!("{what}: unexpected stage {other:?}"),
+    };
+    let used = info.get_entry_point(index);
+    for (handle, var) in module.global_variables.iter() {
+        let Some(binding) = &var.binding else {
+            continue;
+        };
+        if used[handle].is_empty() {
+            continue;
+        }
+        let what = format!(
+            "{what} {name}: {:?} at @group({}) @binding({})",
+            var.name, binding.group, binding.binding
+        );
+        let group = groups
+            .get(binding.group as usize)
+            .and_then(Option::as_ref)
+            .unwrap_or_else(|| panic!("{what}: the Rust layout has no such group"));
+        let entry = group
+            .iter()
+            .find(|e| e.binding == binding.binding)
+            .unwrap_or_else(|| panic!("{what}: the Rust group has no such binding"));
+        assert!(
+            fits(&entry.ty, var, module),
+            "{what}: the shader declares {:?} {:?}, Rust has {:?}",
+            var.space,
+            module.types[var.ty].inner,
+            entry.ty
+        );
+        assert!(
+            entry.visibility.contains(stage),
+            "{what}: not visible to the {stage:?} stage in Rust ({:?})",
+            entry.visibility
+        );
+    }
+}
+
+fn validated(src: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+    let module = naga::front::wgsl::parse_str(src).expect("parses");
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .expect("validates");
+    (module, info)
+}
+
 #[test]
 fn bindings_the_shaders_use_are_in_the_rust_layouts() {
     for program in Program::ALL {
-        let src = program.source();
-        let module = naga::front::wgsl::parse_str(&src).expect("parses");
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .expect("validates");
+        let (module, info) = validated(&program.source());
         for (shadows, entries) in pipelines(program) {
             for name in entries {
-                // The cull stages each have a layout of their own.
-                let groups = match bind_groups::CullStage::ALL
+                // The cull and simulation stages each have a layout of
+                // their own.
+                let cull = bind_groups::CullStage::ALL
                     .iter()
                     .find(|s| s.entry() == name)
-                {
-                    Some(&stage) => [
-                        Some(bind_groups::cull_entries(Some(stage))),
-                        None,
-                        None,
-                        None,
-                    ],
+                    .map(|&s| bind_groups::cull_entries(Some(s)));
+                let sim = bind_groups::SimStage::ALL
+                    .iter()
+                    .find(|s| s.entry() == name)
+                    .map(|&s| bind_groups::simulation_entries(Some(s)));
+                let groups = match cull.or(sim) {
+                    Some(entries) => [Some(entries), None, None, None],
                     None => bind_groups::program_groups(program, shadows),
                 };
-                let index = module
-                    .entry_points
-                    .iter()
-                    .position(|e| e.name == name)
-                    .unwrap_or_else(|| panic!("{program:?}: no entry point {name}"));
-                let stage = match module.entry_points[index].stage {
-                    naga::ShaderStage::Vertex => wgpu::ShaderStages::VERTEX,
-                    naga::ShaderStage::Fragment => wgpu::ShaderStages::FRAGMENT,
-                    naga::ShaderStage::Compute => wgpu::ShaderStages::COMPUTE,
-                    other => panic!("{program:?}: unexpected stage {other:?}"),
-                };
-                let used = info.get_entry_point(index);
-                for (handle, var) in module.global_variables.iter() {
-                    let Some(binding) = &var.binding else {
-                        continue;
-                    };
-                    if used[handle].is_empty() {
-                        continue;
-                    }
-                    let what = format!(
-                        "{program:?} {name} (shadows {shadows}): {:?} at @group({}) @binding({})",
-                        var.name, binding.group, binding.binding
-                    );
-                    let group = groups
-                        .get(binding.group as usize)
-                        .and_then(Option::as_ref)
-                        .unwrap_or_else(|| panic!("{what}: the Rust layout has no such group"));
-                    let entry = group
-                        .iter()
-                        .find(|e| e.binding == binding.binding)
-                        .unwrap_or_else(|| panic!("{what}: the Rust group has no such binding"));
-                    assert!(
-                        fits(&entry.ty, var, &module),
-                        "{what}: the shader declares {:?} {:?}, Rust has {:?}",
-                        var.space,
-                        module.types[var.ty].inner,
-                        entry.ty
-                    );
-                    assert!(
-                        entry.visibility.contains(stage),
-                        "{what}: not visible to the {stage:?} stage in Rust ({:?})",
-                        entry.visibility
-                    );
-                }
+                let what = format!("{program:?} (shadows {shadows})");
+                check_bindings(&what, &module, &info, name, &groups);
             }
         }
     }
+}
+
+/// The smallest simulation hook: agents keep their state.
+const IDLE_HOOK: &str = "// #import simulation\nfn steer(agent: Agent, slot: u32) -> Agent {\n    return agent;\n}\n";
+
+#[test]
+fn a_simulation_hook_composes_validates_and_binds_the_steering_layout() {
+    let src = throng_render::shader::compose("idle.wgsl", IDLE_HOOK, None).unwrap();
+    let (module, info) = validated(&src);
+    let groups = [
+        Some(bind_groups::simulation_entries(Some(
+            bind_groups::SimStage::Steer,
+        ))),
+        None,
+        None,
+        None,
+    ];
+    check_bindings("idle hook", &module, &info, "steer_agents", &groups);
 }
 
 #[test]

@@ -361,7 +361,7 @@ impl Crowd {
 
     /// Animation state of an instance.
     pub fn state(&self, id: InstanceId) -> Result<InstanceState, CrowdError> {
-        let d = self.dense(id)?;
+        let d = self.authoritative(id)?;
         let (a, meta) = (&self.anims[d], self.metas[d]);
         let ticks = a.since(self.clock);
         let t = |p: &Playback| {
@@ -397,7 +397,7 @@ impl Crowd {
     /// interpolated and cross-faded exactly as the shader does, layers
     /// included ([`Crowd::palette`]): `world_from_model · P(blended) · bind`.
     pub fn bone_world_transform(&self, id: InstanceId, bone: usize) -> Result<Mat4, CrowdError> {
-        let d = self.dense(id)?;
+        let d = self.authoritative(id)?;
         let rt = &self.models[self.metas[d].model as usize];
         let model = rt.handle.model();
         if bone >= model.bones.len() {

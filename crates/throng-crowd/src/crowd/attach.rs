@@ -97,6 +97,7 @@ impl Crowd {
         model: ModelId,
         kind: Attachment,
     ) -> Result<InstanceId, CrowdError> {
+        self.authoritative(parent)?;
         let child = self.spawn(model, Spawn::default())?;
         let d = self.dense(child)?;
         self.metas[d].follower = true;

@@ -68,6 +68,10 @@ pub enum CrowdError {
         /// Bytes the host can still give.
         available: u64,
     },
+    /// The instance is simulated on the GPU, which is the authority on its
+    /// pose: the CPU's would be stale.
+    #[error("instance {0:?} is simulated on the GPU, the authority on its pose; read it back (throng_render::PoseReadback) instead of asking the CPU")]
+    GpuAuthority(super::InstanceId),
     /// A bad motion or path: what and why.
     #[error("{0}")]
     BadMotion(String),

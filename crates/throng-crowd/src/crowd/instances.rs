@@ -101,6 +101,19 @@ impl Crowd {
     }
 
     /// Dense index of a live id.
+    /// The dense slot of `id` now (instances move between dense slots when
+    /// others are despawned): where its state, transform and motion are in
+    /// [`Self::gpu_transforms`], [`Self::gpu_motions`] and a GPU mirror.
+    pub fn dense_slot(&self, id: InstanceId) -> Result<usize, CrowdError> {
+        self.dense(id)
+    }
+
+    /// Instance slots ever used: stable per instance for its life (a
+    /// simulated instance's agent index), up to this.
+    pub fn slot_capacity(&self) -> usize {
+        self.slots.len()
+    }
+
     pub(super) fn dense(&self, id: InstanceId) -> Result<usize, CrowdError> {
         match self.slots.get(id.index as usize) {
             Some(s) if s.generation == id.generation && s.dense != u32::MAX => Ok(s.dense as usize),
@@ -292,6 +305,7 @@ impl Crowd {
         self.metas.clear();
         self.tints.clear();
         self.motions.clear();
+        self.simulated = 0;
         for p in &mut self.paths {
             p.release_all();
         }

@@ -135,6 +135,10 @@ pub struct Crowd {
     free_paths: Vec<u32>,
     /// Every model's root-motion keys, model after model.
     root_keys: Vec<throng_core::motion::RootKey>,
+    /// Instances handed to the GPU simulation.
+    simulated: u32,
+    /// The last hand-over's serial (a fresh agent buffer holds 0).
+    sim_serial: u32,
 }
 
 impl Crowd {

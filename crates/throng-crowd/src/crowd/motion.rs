@@ -103,6 +103,25 @@ pub enum Motion {
     /// The current clip's baked root motion (clips baked with
     /// `--root-motion`; others stand).
     RootMotion,
+    /// Handed to the GPU simulation hook (`throng_render::simulation`),
+    /// from where it is now with `velocity`: from then on **the GPU is its
+    /// authority**. The CPU answers queries of its pose
+    /// ([`Crowd::world_transform`], [`Crowd::state`],
+    /// [`Crowd::bone_world_transform`]) with [`CrowdError::GpuAuthority`]
+    /// (read it back from the GPU instead), it cannot carry attachments,
+    /// and it stands where it was handed over until a simulation steps it.
+    /// [`Crowd::set_transform`] hands it over again from there (its agent
+    /// starts afresh); another motion takes it back, anchored where the
+    /// CPU last placed it.
+    Simulated {
+        /// Velocity it starts with, world units per second.
+        velocity: Vec3,
+        /// The current clip's ground speed at playback speed 1 (world
+        /// units per second): the GPU sets playback speed to the agent's
+        /// speed over it every step, for a looping clip; 0 leaves playback
+        /// alone.
+        ground_speed: f32,
+    },
 }
 
 impl Motion {
@@ -113,6 +132,7 @@ impl Motion {
             Motion::Velocity { velocity, .. } => Some(velocity.length()),
             Motion::Path { speed, .. } => Some(speed.abs()),
             Motion::RootMotion => None,
+            Motion::Simulated { velocity, .. } => Some(velocity.length()),
         }
     }
 }
@@ -284,8 +304,57 @@ impl Crowd {
     pub fn set_motion(&mut self, id: InstanceId, motion: Motion) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
         self.check_motion(&motion)?;
+        let meta = self.metas[d];
+        if matches!(motion, Motion::Simulated { .. }) && (meta.parent || meta.follower) {
+            return Err(bad(&format!(
+                "instance {id:?} takes part in an attachment; the CPU keeps attachments, so it cannot be simulated on the GPU"
+            )));
+        }
         self.apply_motion(d, motion);
         Ok(())
+    }
+
+    /// Dense slot `d` is simulated on the GPU.
+    #[inline]
+    pub(super) fn is_simulated(&self, d: usize) -> bool {
+        self.motions
+            .get(d)
+            .is_some_and(|m| m.motion_kind() == MotionKind::Simulated)
+    }
+
+    /// Dense slot of `id`, if the CPU is the authority on its pose.
+    pub(super) fn authoritative(&self, id: InstanceId) -> Result<usize, CrowdError> {
+        let d = self.dense(id)?;
+        if self.is_simulated(d) {
+            return Err(CrowdError::GpuAuthority(id));
+        }
+        Ok(d)
+    }
+
+    /// Instances handed to the GPU simulation.
+    pub fn simulated_count(&self) -> usize {
+        self.simulated as usize
+    }
+
+    /// A hand-over of dense slot `d` to the simulation at `anchor` with
+    /// `velocity` and `ground_speed`, with a new serial.
+    fn simulated_motion(
+        &mut self,
+        d: usize,
+        anchor: [[f32; 4]; 3],
+        velocity: Vec3,
+        ground_speed: f32,
+    ) -> GpuMotion {
+        // 0 is what a fresh agent buffer holds: never a serial.
+        self.sim_serial = self.sim_serial.wrapping_add(1).max(1);
+        GpuMotion::simulated(
+            anchor,
+            self.clock,
+            self.slot_of[d],
+            self.sim_serial,
+            velocity,
+            ground_speed,
+        )
     }
 
     /// [`Self::set_motion`], and the current clip's playback speed set to
@@ -343,6 +412,22 @@ impl Crowd {
     fn check_motion(&self, motion: &Motion) -> Result<(), CrowdError> {
         match *motion {
             Motion::Still | Motion::RootMotion => Ok(()),
+            Motion::Simulated {
+                velocity,
+                ground_speed,
+            } => {
+                if !velocity.is_finite() || !ground_speed.is_finite() {
+                    return Err(bad(&format!(
+                        "simulated velocity {velocity} and ground speed {ground_speed} must be finite"
+                    )));
+                }
+                if velocity.length() > MAX_MOTION_SPEED || !(0.0..=MAX_MOTION_SPEED).contains(&ground_speed) {
+                    return Err(bad(&format!(
+                        "simulated velocity {velocity} (at most {MAX_MOTION_SPEED} units/s) or ground speed {ground_speed} (0 to {MAX_MOTION_SPEED}) is absurd"
+                    )));
+                }
+                Ok(())
+            }
             Motion::Velocity { velocity, yaw_rate } => {
                 if !velocity.is_finite() || !yaw_rate.is_finite() {
                     return Err(bad(&format!(
@@ -422,6 +507,9 @@ impl Crowd {
         let here = self.world_rows(d);
         self.rows[d] = here;
         self.release_path(d);
+        if matches!(motion, Motion::Simulated { .. }) {
+            self.simulated += 1;
+        }
         self.metas[d].root_motion = motion == Motion::RootMotion;
         if motion == Motion::Still && self.motions.is_empty() {
             self.after_motion_change(d);
@@ -435,6 +523,10 @@ impl Crowd {
             Motion::Velocity { velocity, yaw_rate } => {
                 GpuMotion::velocity(anchor, now, velocity, yaw_rate)
             }
+            Motion::Simulated {
+                velocity,
+                ground_speed,
+            } => self.simulated_motion(d, anchor, velocity, ground_speed),
             Motion::Path {
                 path,
                 speed,
@@ -559,18 +651,27 @@ impl Crowd {
                 self.rows[d] = rows;
                 self.refresh_root_motion(d);
             }
+            MotionKind::Simulated => {
+                let v = Vec3::new(m.a[0], m.a[1], m.a[2]);
+                self.motions[d] = self.simulated_motion(d, anchor, v, m.a[3]);
+            }
             MotionKind::Still => {}
         }
     }
 
-    /// Where an instance is now (its motion evaluated).
+    /// Where an instance is now (its motion evaluated); a simulated one's
+    /// is the GPU's ([`CrowdError::GpuAuthority`]).
     pub fn world_transform(&self, id: InstanceId) -> Result<Mat4, CrowdError> {
-        let d = self.dense(id)?;
+        let d = self.authoritative(id)?;
         Ok(mat4_of(&self.world_rows(d)))
     }
 
-    /// Drops dense slot `d`'s path use (before it is despawned).
+    /// Drops dense slot `d`'s path use and its place among the simulated
+    /// (before it is despawned or given another motion).
     pub(super) fn release_path(&mut self, d: usize) {
+        if self.is_simulated(d) {
+            self.simulated -= 1;
+        }
         let path = std::mem::replace(&mut self.metas[d].path, NO_PATH);
         if path != NO_PATH {
             self.paths[path as usize].users -= 1;

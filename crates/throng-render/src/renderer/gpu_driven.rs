@@ -31,6 +31,7 @@ use crate::offscreen::map_read;
 use crate::options::FrameStats;
 use crate::pipeline::PipelineKey;
 use crate::pose_cache::PoseCache;
+use crate::simulation::Simulation;
 use crate::timer::GpuTimer;
 use throng_core::material::AlphaMode;
 
@@ -91,6 +92,8 @@ struct CrowdGpu {
     mirror: CrowdMirror,
     camera: CullList,
     shadow: CullList,
+    /// The GPU simulation stepped over it, if any.
+    simulation: Option<Simulation>,
 }
 
 /// One planned indirect draw: what it draws and with which pipeline.
@@ -146,6 +149,40 @@ impl GpuDriven {
             cull_timer: GpuTimer::new(device, queue),
             light_fit: LightFitPass::new(device),
         }
+    }
+
+    fn crowd_gpu(device: &wgpu::Device) -> CrowdGpu {
+        CrowdGpu {
+            mirror: CrowdMirror::new(device),
+            camera: CullList::new(device),
+            shadow: CullList::new(device),
+            simulation: None,
+        }
+    }
+
+    /// Sets the simulation of crowd `index`.
+    pub(super) fn set_simulation(
+        &mut self,
+        device: &wgpu::Device,
+        index: usize,
+        simulation: Option<Simulation>,
+    ) {
+        if self.crowds.len() <= index {
+            self.crowds
+                .resize_with(index + 1, || Self::crowd_gpu(device));
+        }
+        self.crowds[index].simulation = simulation;
+    }
+
+    /// The simulation of crowd `index`.
+    pub(super) fn simulation_mut(&mut self, index: usize) -> Option<&mut Simulation> {
+        self.crowds.get_mut(index)?.simulation.as_mut()
+    }
+
+    /// The mirror of crowd `index` and its simulation.
+    pub(super) fn mirror_of(&self, index: usize) -> Option<(&CrowdMirror, Option<&Simulation>)> {
+        let c = self.crowds.get(index)?;
+        Some((&c.mirror, c.simulation.as_ref()))
     }
 }
 
@@ -235,11 +272,10 @@ impl Renderer {
     ) -> Result<FrameStats, RenderError> {
         let device = self.device.clone();
         let queue = self.queue.clone();
-        gd.crowds.resize_with(crowds.len(), || CrowdGpu {
-            mirror: CrowdMirror::new(&device),
-            camera: CullList::new(&device),
-            shadow: CullList::new(&device),
-        });
+        if gd.crowds.len() < crowds.len() {
+            gd.crowds
+                .resize_with(crowds.len(), || GpuDriven::crowd_gpu(&device));
+        }
         gd.used = crowds.len();
         let mut stats = FrameStats::default();
         let mut plans = Vec::with_capacity(crowds.len());
@@ -255,6 +291,9 @@ impl Renderer {
             let sync = c
                 .mirror
                 .sync(&device, &queue, &mut encoder, &gd.pass, crowd)?;
+            if let Some(sim) = &mut c.simulation {
+                sim.encode(&device, &queue, &mut encoder, &c.mirror, crowd)?;
+            }
             stats.record_bytes += sync.bytes;
             stats.instances += crowd.len() as u32;
             if crowd.is_empty() {

@@ -1,0 +1,201 @@
+// The GPU simulation's own passes around the user's steering
+// (simulation.wgsl), each a dispatch over the crowd's dense slots:
+//
+// 1. resolve_agents: each simulated instance's state at the start of the
+//    step (its agent of the previous step, or a fresh one from its motion's
+//    anchor when the hand-over is new), and its place in its grid bucket;
+// 2. scan_cells: the buckets' starts (one workgroup, a prefix sum);
+// 3. fill_grid: the neighbour grid, sorted by bucket;
+//    (the user's steer_agents runs here)
+// 4. apply_agents: each agent's transform, and its clip's playback speed
+//    following its speed, written over the mirror's streams for the cull.
+
+// #import agent
+// #import gpu_instance
+
+@group(0) @binding(0) var<uniform> sim: SimulationParams;
+@group(0) @binding(1) var<storage, read> motions: array<GpuMotion>;
+@group(0) @binding(2) var<storage, read> agents_before: array<Agent>;
+@group(0) @binding(3) var<storage, read_write> previous: array<Agent>;
+@group(0) @binding(4) var<storage, read_write> cell_counts: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> ranks: array<u32>;
+@group(0) @binding(6) var<storage, read_write> cell_starts: array<u32>;
+@group(0) @binding(7) var<storage, read_write> neighbours: array<Neighbour>;
+@group(0) @binding(8) var<storage, read> agents_after: array<Agent>;
+@group(0) @binding(9) var<storage, read_write> posed: array<GpuTransform>;
+@group(0) @binding(10) var<storage, read_write> states: array<GpuInstance>;
+@group(0) @binding(11) var<storage, read> models: array<GpuModelInfo>;
+@group(0) @binding(12) var<storage, read> clips: array<GpuClip>;
+
+// Fastest playback a speed-following agent gets.
+const MAX_FOLLOW_SPEED: f32 = 16.0;
+
+// A rank meaning "not in the grid".
+const NOT_SIMULATED: u32 = 0xffffffffu;
+
+fn slot_of(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
+    return (wg.y * groups.x + wg.x) * 64u + local;
+}
+
+// Dense slot d is simulated and its agent within the agents' capacity.
+fn simulated(d: u32) -> bool {
+    if d >= sim.instance_count || d >= arrayLength(&motions) {
+        return false;
+    }
+    let m = motions[d];
+    return (m.kind & 0xffu) == MOTION_SIMULATED && m.base < sim.agent_capacity;
+}
+
+// A fresh agent at the motion's anchor, with its velocity.
+fn fresh(m: GpuMotion) -> Agent {
+    let p = vec3<f32>(m.row0.w, m.row1.w, m.row2.w);
+    // Heading of the anchor's +z axis.
+    let yaw = atan2(m.row0.z, m.row2.z);
+    return Agent(p, yaw, m.a.xyz, m.b.x, vec4<f32>(0.0));
+}
+
+@compute @workgroup_size(64)
+fn resolve_agents(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let d = slot_of(wg, groups, local);
+    if d >= arrayLength(&ranks) || d >= arrayLength(&previous) {
+        return;
+    }
+    if !simulated(d) || motions[d].base >= arrayLength(&agents_before) {
+        ranks[d] = NOT_SIMULATED;
+        return;
+    }
+    let m = motions[d];
+    var a = agents_before[m.base];
+    if a.serial != m.b.x {
+        a = fresh(m);
+    }
+    previous[d] = a;
+    ranks[d] = atomicAdd(&cell_counts[cell_bucket(cell_of(a.position, sim.cell_size))], 1u);
+}
+
+var<workgroup> partial: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn scan_cells(@builtin(local_invocation_index) t: u32) {
+    let per = SIM_CELLS / 256u;
+    var sum = 0u;
+    for (var i = 0u; i < per; i++) {
+        sum += atomicLoad(&cell_counts[t * per + i]);
+    }
+    partial[t] = sum;
+    workgroupBarrier();
+    // Inclusive scan of the 256 partial sums (Hillis-Steele).
+    for (var offset = 1u; offset < 256u; offset = offset << 1u) {
+        var add = 0u;
+        if t >= offset {
+            add = partial[t - offset];
+        }
+        workgroupBarrier();
+        partial[t] += add;
+        workgroupBarrier();
+    }
+    var run = partial[t] - sum;
+    for (var i = 0u; i < per; i++) {
+        cell_starts[t * per + i] = run;
+        run += atomicLoad(&cell_counts[t * per + i]);
+    }
+    if t == 255u {
+        cell_starts[SIM_CELLS] = run;
+    }
+}
+
+@compute @workgroup_size(64)
+fn fill_grid(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let d = slot_of(wg, groups, local);
+    if d >= arrayLength(&ranks) || d >= arrayLength(&previous) || ranks[d] == NOT_SIMULATED {
+        return;
+    }
+    let a = previous[d];
+    let k = cell_starts[cell_bucket(cell_of(a.position, sim.cell_size))] + ranks[d];
+    if k < arrayLength(&neighbours) {
+        neighbours[k] = Neighbour(a.position, d, a.velocity, 0u);
+    }
+}
+
+// U - D over four limbs.
+fn sub128(u: vec4<u32>, v: vec4<u32>) -> vec4<u32> {
+    let b0 = select(0u, 1u, u.x < v.x);
+    let x = u.x - v.x;
+    let y0 = u.y - v.y;
+    let b1 = select(0u, 1u, u.y < v.y) + select(0u, 1u, y0 < b0);
+    let y = y0 - b0;
+    let z0 = u.z - v.z;
+    let b2 = select(0u, 1u, u.z < v.z) + select(0u, 1u, z0 < b1);
+    let z = z0 - b1;
+    return vec4<u32>(x, y, z, u.w - v.w - b2);
+}
+
+// The current track of `st` re-rated to play at `speed` from now on, its
+// clip time now unchanged (the anchor stays: the phase absorbs the change).
+fn follow_speed(st: GpuInstance, clip: GpuClip, speed: f32, since: vec2<u32>) -> GpuTrack {
+    let x = clamp(speed, 0.0, MAX_FOLLOW_SPEED) / (clip.duration * f32(TICKS_PER_SECOND)) * 4294967296.0;
+    let hi = floor(x);
+    let lo = min((x - hi) * 4294967296.0, 4294967040.0);
+    var t = GpuTrack(0u, 0u, u32(lo), u32(hi), st.current.clip);
+    let phase = sub128(unwrapped_phase(st.current, since), unwrapped_phase(t, since));
+    t.phase_lo = phase.y;
+    t.phase_hi = phase.z;
+    return t;
+}
+
+@compute @workgroup_size(64)
+fn apply_agents(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let d = slot_of(wg, groups, local);
+    if !simulated(d) || d >= arrayLength(&posed) || d >= arrayLength(&states) {
+        return;
+    }
+    let m = motions[d];
+    if m.base >= arrayLength(&agents_after) {
+        return;
+    }
+    let a = agents_after[m.base];
+    if a.serial != m.b.x {
+        // Not stepped (no steering ran): it stays where it was handed over.
+        return;
+    }
+    let turn = a.yaw - atan2(m.row0.z, m.row2.z);
+    posed[d] = place(m, a.position, cos(turn), sin(turn));
+    // Playback follows the agent's ground speed, for a looping, running clip.
+    let ground = m.a.w;
+    var st = states[d];
+    let wrap = st.current.clip >> 16u;
+    if ground <= 0.0 || !(ground < 1.0e30) || (st.current.clip & 0xffffu) == NO_CLIP || wrap != WRAP_LOOP {
+        return;
+    }
+    if st.current.rate_lo == 0u && st.current.rate_hi == 0u {
+        // Paused by the CPU.
+        return;
+    }
+    let model_count = arrayLength(&models);
+    let clip_count = arrayLength(&clips);
+    if model_count == 0u || clip_count == 0u {
+        return;
+    }
+    let model = models[min(st.model & ~INSTANCE_LAYERED, model_count - 1u)];
+    let c = min(st.current.clip & 0xffffu, max(model.clip_count, 1u) - 1u);
+    let clip = clips[min(model.clip_base + c, clip_count - 1u)];
+    if !(clip.duration > 0.0) {
+        return;
+    }
+    let ticks = sub64(vec2<u32>(sim.now_lo, sim.now_hi), vec2<u32>(st.anchor_lo, st.anchor_hi));
+    let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
+    st.current = follow_speed(st, clip, length(a.velocity.xz) / ground, since);
+    states[d] = st;
+}
