@@ -718,7 +718,12 @@ pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
     };
     let mut entries = Vec::new();
     if uses(0) {
-        entries.push(uniform(0, c, std::mem::size_of::<SimulationParams>(), false));
+        entries.push(uniform(
+            0,
+            c,
+            std::mem::size_of::<SimulationParams>(),
+            false,
+        ));
     }
     for (b, size, w) in all {
         if uses(b) {

@@ -55,11 +55,11 @@ pub use context::{Gpu, adapter_summary, require_gpu};
 pub use error::RenderError;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
-pub use readback::{PoseReadback, ReadPose};
-pub use simulation::{Simulation, SimulationHook};
 pub use pipeline::PassPipeline;
+pub use readback::{PoseReadback, ReadPose};
 pub use renderer::{
     ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey, PoseCacheOptions,
     RecordPath, Renderer, RendererOptions, Targets,
 };
+pub use simulation::{Simulation, SimulationHook};
 pub use wgpu;

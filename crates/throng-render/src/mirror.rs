@@ -222,8 +222,13 @@ impl CrowdMirror {
     pub fn new(device: &wgpu::Device) -> Self {
         Self {
             cursor: ChangeCursor::default(),
-            states: Grown::new(device, "throng instance states", STORAGE),
-            // COPY_SRC: positions are read back from it (tests, queries).
+            // COPY_SRC: states and positions are read back from them
+            // (crate::readback, tests).
+            states: Grown::new(
+                device,
+                "throng instance states",
+                STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
             transforms: Grown::new(
                 device,
                 "throng instance transforms",

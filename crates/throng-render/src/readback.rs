@@ -105,8 +105,20 @@ impl PoseReadback {
                 .map_err(|e| RenderError::Readback(format!("instance {i} of the request: {e}")))?
                 as u64;
             let at = i as u64 * STRIDE;
-            encoder.copy_buffer_to_buffer(mirror.transforms(), d * TRANSFORM, &buffer, at, TRANSFORM);
-            encoder.copy_buffer_to_buffer(mirror.states(), d * STATE, &buffer, at + TRANSFORM, STATE);
+            encoder.copy_buffer_to_buffer(
+                mirror.transforms(),
+                d * TRANSFORM,
+                &buffer,
+                at,
+                TRANSFORM,
+            );
+            encoder.copy_buffer_to_buffer(
+                mirror.states(),
+                d * STATE,
+                &buffer,
+                at + TRANSFORM,
+                STATE,
+            );
             let motion = crowd.gpu_motions().get(d as usize);
             let serial = match (motion, simulation) {
                 (Some(m), Some(sim)) if m.motion_kind() == MotionKind::Simulated => {
@@ -180,7 +192,8 @@ impl PoseReadback {
             .enumerate()
             .map(|(i, &(id, serial))| {
                 let at = i * STRIDE as usize;
-                let t: GpuTransform = bytemuck::pod_read_unaligned(&data[at..at + TRANSFORM as usize]);
+                let t: GpuTransform =
+                    bytemuck::pod_read_unaligned(&data[at..at + TRANSFORM as usize]);
                 let s = at + TRANSFORM as usize;
                 let state: GpuInstance = bytemuck::pod_read_unaligned(&data[s..s + STATE as usize]);
                 let a = s + STATE as usize;

@@ -26,9 +26,7 @@
 //! instances (which moves dense slots) never mixes agents up.
 
 use throng_core::clock::TICKS_PER_SECOND;
-use throng_core::simulation::{
-    GpuAgent, GpuNeighbour, SIM_CELLS, SIM_MAX_DT, SimulationParams,
-};
+use throng_core::simulation::{GpuAgent, GpuNeighbour, SIM_CELLS, SIM_MAX_DT, SimulationParams};
 use throng_crowd::crowd::Crowd;
 
 use crate::bind_groups::{SimStage, simulation_entries};
@@ -243,8 +241,7 @@ impl Simulation {
                 encoder.copy_buffer_to_buffer(&old, 0, &agents.buffer, 0, old.size());
             }
         }
-        self.previous
-            .reserve(device, bytes_of::<GpuAgent>(len))?;
+        self.previous.reserve(device, bytes_of::<GpuAgent>(len))?;
         self.ranks.reserve(device, bytes_of::<u32>(len))?;
         self.neighbours
             .reserve(device, bytes_of::<GpuNeighbour>(len))?;

@@ -725,7 +725,8 @@ fn bindings_the_shaders_use_are_in_the_rust_layouts() {
 }
 
 /// The smallest simulation hook: agents keep their state.
-const IDLE_HOOK: &str = "// #import simulation\nfn steer(agent: Agent, slot: u32) -> Agent {\n    return agent;\n}\n";
+const IDLE_HOOK: &str =
+    "// #import simulation\nfn steer(agent: Agent, slot: u32) -> Agent {\n    return agent;\n}\n";
 
 #[test]
 fn a_simulation_hook_composes_validates_and_binds_the_steering_layout() {

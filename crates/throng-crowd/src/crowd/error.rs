@@ -70,7 +70,9 @@ pub enum CrowdError {
     },
     /// The instance is simulated on the GPU, which is the authority on its
     /// pose: the CPU's would be stale.
-    #[error("instance {0:?} is simulated on the GPU, the authority on its pose; read it back (throng_render::PoseReadback) instead of asking the CPU")]
+    #[error(
+        "instance {0:?} is simulated on the GPU, the authority on its pose; read it back (throng_render::PoseReadback) instead of asking the CPU"
+    )]
     GpuAuthority(super::InstanceId),
     /// A bad motion or path: what and why.
     #[error("{0}")]

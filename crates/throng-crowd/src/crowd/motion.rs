@@ -421,7 +421,9 @@ impl Crowd {
                         "simulated velocity {velocity} and ground speed {ground_speed} must be finite"
                     )));
                 }
-                if velocity.length() > MAX_MOTION_SPEED || !(0.0..=MAX_MOTION_SPEED).contains(&ground_speed) {
+                if velocity.length() > MAX_MOTION_SPEED
+                    || !(0.0..=MAX_MOTION_SPEED).contains(&ground_speed)
+                {
                     return Err(bad(&format!(
                         "simulated velocity {velocity} (at most {MAX_MOTION_SPEED} units/s) or ground speed {ground_speed} (0 to {MAX_MOTION_SPEED}) is absurd"
                     )));
