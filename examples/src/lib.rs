@@ -9,6 +9,7 @@
 //! (`embed.rs`, `custom_shading.rs`) and the headless test
 //! (`tests/embedding.rs`) all draw through [`Scene::render`].
 
+pub mod flock;
 pub mod window;
 
 use std::path::Path;
@@ -303,10 +304,56 @@ impl Scene {
             fragment,
             ..Default::default()
         };
-        let renderer = Renderer::new(adapter, device, queue, format, options)?;
-        let model = GpuModel::upload(device, queue, handle)?;
         let crowd = fox_grid(handle, side)?;
         let (half, cell) = ground_size(handle, side);
+        Self::with_crowd(
+            adapter, device, queue, format, handle, crowd, half, cell, options,
+        )
+    }
+
+    /// A flock of `agents` Foxes steered on the GPU by `flock.wgsl`
+    /// ([`flock`]), drawn like [`Self::new`]'s grid.
+    pub fn flock(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        handle: &ModelHandle,
+        agents: u32,
+    ) -> Result<Self> {
+        // Simulated instances exist only on the GPU: the GPU-driven path.
+        let options = RendererOptions {
+            sample_count: SAMPLES,
+            path: throng_render::PathChoice::GpuDriven,
+            ..Default::default()
+        };
+        let flock::Flock { crowd, params, .. } = flock::flock_crowd(handle, agents)?;
+        let cell = params.reach / 1.5;
+        let half = params.world_radius * 1.4;
+        let mut scene = Self::with_crowd(
+            adapter, device, queue, format, handle, crowd, half, cell, options,
+        )?;
+        scene.camera.distance = params.world_radius * 0.5 + 8.0 * cell;
+        scene.camera.pitch = 0.35;
+        let simulation = flock::flock_simulation(device, &params)?;
+        scene.renderer.set_simulation(0, Some(simulation))?;
+        Ok(scene)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn with_crowd(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        handle: &ModelHandle,
+        crowd: Crowd,
+        half: f32,
+        cell: f32,
+        options: RendererOptions,
+    ) -> Result<Self> {
+        let renderer = Renderer::new(adapter, device, queue, format, options)?;
+        let model = GpuModel::upload(device, queue, handle)?;
         let ground = Ground::new(device, &renderer, format, half, cell)?;
         let target = Vec3::new(0.0, handle.model().bounds.center().y, 0.0);
         let camera = OrbitCamera {

@@ -10,6 +10,17 @@ use anyhow::{Context, Result};
 use throng_crowd::crowd::ModelHandle;
 use throng_render::CustomFragment;
 
+/// Makes the scene a window draws, once its device exists.
+pub type MakeScene = Box<
+    dyn Fn(
+        &wgpu::Adapter,
+        &wgpu::Device,
+        &wgpu::Queue,
+        wgpu::TextureFormat,
+        &ModelHandle,
+    ) -> Result<Scene>,
+>;
+
 use crate::{Scene, bake_fox};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
@@ -31,7 +42,7 @@ impl Gfx {
         event_loop: &ActiveEventLoop,
         fox: &ModelHandle,
         title: &str,
-        fragment: Option<CustomFragment>,
+        make: &MakeScene,
     ) -> Result<Self> {
         let window =
             Arc::new(event_loop.create_window(Window::default_attributes().with_title(title))?);
@@ -45,8 +56,11 @@ impl Gfx {
             Some(&surface),
         ))?;
         let limits = adapter.limits();
+        // Throng's GPU-driven path draws with a first instance; ask for it
+        // where the adapter has it (without it Throng uses a CPU path).
         let desc = wgpu::DeviceDescriptor {
             required_limits: limits,
+            required_features: adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE,
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))?;
@@ -62,7 +76,7 @@ impl Gfx {
             .context("surface unsupported")?;
         let config = wgpu::SurfaceConfiguration { format, ..config };
         surface.configure(&device, &config);
-        let scene = Scene::new(&adapter, &device, &queue, format, fox, 8, fragment)?;
+        let scene = make(&adapter, &device, &queue, format, fox)?;
         Ok(Self {
             window,
             surface,
@@ -97,7 +111,9 @@ impl Gfx {
 /// The application: bakes the Fox, then opens its window when resumed.
 struct App {
     title: String,
-    fragment: Option<CustomFragment>,
+    make: MakeScene,
+    /// Frames left before it quits by itself (`None`: until closed).
+    frames: Option<u32>,
     fox: ModelHandle,
     gfx: Option<Gfx>,
     last: Instant,
@@ -114,7 +130,7 @@ impl App {
 impl ApplicationHandler for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.gfx.is_none() {
-            match Gfx::new(event_loop, &self.fox, &self.title, self.fragment.clone()) {
+            match Gfx::new(event_loop, &self.fox, &self.title, &self.make) {
                 Ok(gfx) => self.gfx = Some(gfx),
                 Err(e) => self.fail(event_loop, e),
             }
@@ -137,6 +153,12 @@ impl ApplicationHandler for App {
                     Ok(()) => gfx.window.request_redraw(),
                     Err(e) => self.fail(event_loop, e),
                 }
+                if let Some(n) = &mut self.frames {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        event_loop.exit();
+                    }
+                }
             }
             _ => {}
         }
@@ -146,10 +168,20 @@ impl ApplicationHandler for App {
 /// Bakes the Fox and runs the windowed example titled `title`, the crowd
 /// shaded by `fragment` (or Throng's own shading), until the window closes.
 pub fn run(title: &str, fragment: Option<CustomFragment>) -> Result<()> {
+    let make: MakeScene = Box::new(move |adapter, device, queue, format, fox| {
+        Scene::new(adapter, device, queue, format, fox, 8, fragment.clone())
+    });
+    run_scene(title, None, make)
+}
+
+/// Bakes the Fox and runs a window titled `title` drawing the scene `make`
+/// makes, until the window closes or `frames` frames were drawn.
+pub fn run_scene(title: &str, frames: Option<u32>, make: MakeScene) -> Result<()> {
     let fox = bake_fox()?;
     let mut app = App {
         title: title.to_owned(),
-        fragment,
+        make,
+        frames,
         fox,
         gfx: None,
         last: Instant::now(),
