@@ -38,6 +38,8 @@ pub struct HudInfo<'a> {
     pub rest: bool,
     /// Skeleton overlay on.
     pub skeletons: bool,
+    /// The crowd walks.
+    pub walking: bool,
     /// Fly camera on.
     pub fly: bool,
     /// MSAA samples.
@@ -137,6 +139,9 @@ pub fn show(ctx: &egui::Context, info: &HudInfo<'_>) {
             if info.rest {
                 flags.push("rest pose");
             }
+            if info.walking {
+                flags.push("walking");
+            }
             if info.skeletons {
                 flags.push("skeletons");
             }
@@ -224,6 +229,7 @@ mod tests {
             speed: 1.0,
             paused: true,
             rest: false,
+            walking: false,
             skeletons: true,
             fly: false,
             msaa: 4,

@@ -99,6 +99,8 @@ pub enum Action {
     ToggleProps,
     /// Layer an upper-body clip over every instance's clip, or remove it.
     ToggleUpperBody,
+    /// Walk on wandering loops, or stand.
+    ToggleWalking,
     /// Switch between orbit and fly camera.
     ToggleFly,
     /// Frame the whole crowd again.
@@ -138,6 +140,7 @@ pub fn action_for(key: Key, mods: Mods) -> Option<Action> {
         Key::Char('l') => Action::ToggleLodTints,
         Key::Char('p') => Action::ToggleProps,
         Key::Char('u') => Action::ToggleUpperBody,
+        Key::Char('m') => Action::ToggleWalking,
         Key::Char('f') => Action::ToggleFly,
         Key::Char('c') => Action::FrameCrowd,
         Key::Char('h') | Key::F1 => Action::ToggleHud,
@@ -160,6 +163,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("L", "colour by LOD (green, blue, magenta)"),
     ("P", "props on heads"),
     ("U", "upper body plays a layer over the clip"),
+    ("M", "walk (wandering loops) / stand"),
     ("F", "fly: WASD, Q/E, drag, Shift"),
     ("C", "frame the crowd"),
     ("H / F1", "hide / show the HUD"),

@@ -82,6 +82,10 @@ struct Args {
     /// Start with a hat on every head (P toggles).
     #[arg(long)]
     props: bool,
+    /// Start with the crowd standing in place instead of walking (M
+    /// toggles).
+    #[arg(long)]
+    stand: bool,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -174,6 +178,7 @@ fn run(args: Args) -> Result<()> {
         hud: !args.no_hud,
         lod_tints: args.lod_tints,
         props: args.props,
+        walking: !args.stand,
         screenshot: args.screenshot,
         frames: args.frames,
     };

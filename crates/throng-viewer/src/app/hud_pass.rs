@@ -66,6 +66,7 @@ pub(super) fn run(
         speed: scene.speed,
         paused: scene.paused,
         rest: scene.rest,
+        walking: scene.walking(),
         skeletons: scene.skeletons,
         fly: scene.camera.mode == Mode::Fly,
         msaa,

@@ -27,6 +27,7 @@
 //! * `frame.rs`: one frame, from advancing the crowd to presenting.
 //! * `hud_pass.rs`: egui's share of a frame.
 //! * `shots.rs`: saving captured frames (`--screenshot`, F12).
+//! * `walk.rs`: the walking crowd (`M`, on by default).
 //!
 //! [`Renderer`]: throng_render::Renderer
 
@@ -37,6 +38,7 @@ mod input;
 mod scene;
 mod shots;
 mod timing;
+mod walk;
 
 use std::path::PathBuf;
 
@@ -90,6 +92,9 @@ pub struct Options {
     pub path: PathChoice,
     /// Show the HUD at start.
     pub hud: bool,
+    /// The crowd walks (wandering loops, speed-matched playback) rather
+    /// than stands.
+    pub walking: bool,
     /// `--screenshot`: save the last of `frames` frames here and exit.
     pub screenshot: Option<PathBuf>,
     /// Frames to render before the screenshot.
@@ -122,6 +127,7 @@ impl App {
     pub fn new(opts: Options, handle: ModelHandle) -> Result<Self> {
         let aspect = opts.size.0 as f32 / opts.size.1.max(1) as f32;
         let mut scene = Scene::new(handle, opts.instances, opts.seed, aspect, opts.hud)?;
+        scene.set_walking(opts.walking);
         scene.set_props(opts.props);
         scene.set_lod_tints(opts.lod_tints);
         Ok(Self {

@@ -56,6 +56,10 @@ pub struct Scene {
     upper_body: Option<throng_crowd::crowd::MaskId>,
     /// Instances are coloured by LOD (`L`).
     pub(super) lod_tints: bool,
+    /// The walking crowd's re-targeting (`M`; `None`: standing).
+    pub(super) walkers: Option<throng_bench::walking::Walkers>,
+    /// What each instance played before it walked.
+    pub(super) stand_clips: Vec<Option<(usize, f32)>>,
 }
 
 impl Scene {
@@ -109,6 +113,8 @@ impl Scene {
             props: false,
             upper_body: None,
             lod_tints: false,
+            walkers: None,
+            stand_clips: Vec::new(),
         };
         scene.respawn(count)?;
         scene.frame_crowd(aspect);
@@ -160,7 +166,35 @@ impl Scene {
                 let _ = self.crowd.play_rest(id);
             }
         }
+        if self.walkers.is_some() {
+            self.start_walking();
+        }
         Ok(())
+    }
+
+    /// The crowd's model.
+    pub(super) fn model_id(&self) -> ModelId {
+        self.model
+    }
+
+    /// The herd's bounds as spawned.
+    pub(super) fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// Live instances with their own playback speeds.
+    pub(super) fn instances(&self) -> &[(InstanceId, f32)] {
+        &self.instances
+    }
+
+    /// Props are on.
+    pub(super) fn props_on(&self) -> bool {
+        self.props
+    }
+
+    /// Each instance's clip and time now.
+    pub(super) fn clips_now(&self) -> Vec<Option<(usize, f32)>> {
+        self.current_clips()
     }
 
     /// Puts a prop on every instance's head (attachments follow the bone).
@@ -377,6 +411,7 @@ impl Scene {
                 };
             }
             Action::ToggleUpperBody => self.toggle_upper_body(),
+            Action::ToggleWalking => self.set_walking(!self.walking()),
             Action::ToggleFly => {
                 self.camera.toggle_mode();
                 self.status = match self.camera.mode {
@@ -425,6 +460,7 @@ impl Scene {
     pub fn advance(&mut self, dt: f32) {
         if !self.paused {
             self.crowd.update(dt * self.speed);
+            self.step_walkers(dt * self.speed);
         }
     }
 }
