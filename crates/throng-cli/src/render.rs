@@ -1,4 +1,5 @@
-//! `throng render`: a grid crowd drawn headless to a PNG.
+//! `throng render`: a grid crowd, standing or walking, drawn headless to a
+//! PNG.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -6,6 +7,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use throng_bench::demo::{CameraChoice, GridOptions, grid_crowd};
+use throng_bench::walking::Walkers;
 use throng_crowd::crowd::ModelHandle;
 use throng_render::image_file::ImageFormat;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
@@ -57,6 +59,13 @@ pub struct Args {
     /// across it).
     #[arg(long, value_parser = crate::bench::camera_parser(), default_value = "framing")]
     pub camera: CameraChoice,
+    /// Percent of the instances walking waypoint loops (speed-matched walk,
+    /// as `throng bench --walking`), drawn after `--walked` seconds.
+    #[arg(long, default_value_t = 0.0)]
+    pub walking: f64,
+    /// Seconds the crowd walks before the picture (with `--walking`).
+    #[arg(long, default_value_t = 5.0)]
+    pub walked: f32,
     /// Skin every vertex from the bone texture instead of blending cached
     /// poses (the storage paths cache each baked frame once by default).
     #[arg(long)]
@@ -83,6 +92,18 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 pub fn run(args: Args) -> Result<()> {
     if args.time.is_some_and(|t| !t.is_finite()) {
         bail!("--time must be a finite number");
+    }
+    if !(0.0..=100.0).contains(&args.walking) {
+        bail!(
+            "--walking must be a percentage from 0 to 100, got {}",
+            args.walking
+        );
+    }
+    if !(args.walked.is_finite() && (0.0..=3600.0).contains(&args.walked)) {
+        bail!(
+            "--walked must be from 0 to 3600 seconds, got {}",
+            args.walked
+        );
     }
     // The output's format and identity before any work (and any GPU).
     ImageFormat::of(&args.output)?;
@@ -126,6 +147,15 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let ids: Vec<_> = crowd.ids().collect();
     crate::layer_spec::apply(&mut crowd, model_id, &ids, &args.layers)?;
+    if args.walking > 0.0 {
+        let mut walkers = Walkers::new(&mut crowd, model_id, &bounds, args.walking)?;
+        // Walk in steps of 1/30 s, re-targeting as the bench does.
+        let steps = (args.walked * 30.0).round() as u32;
+        for _ in 0..steps {
+            crowd.update(1.0 / 30.0);
+            walkers.step(&mut crowd, 1.0 / 30.0)?;
+        }
+    }
     let camera = args
         .camera
         .camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
