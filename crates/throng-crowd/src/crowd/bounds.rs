@@ -1,7 +1,8 @@
 //! Bounding spheres for culling: each clip's model-space sphere, the union
 //! of two clips' spheres during a fade (and of the layers' clips' for an
 //! instance with animation layers), and the world sphere cached per
-//! instance (recomputed only when its transform or clips change).
+//! instance (recomputed only when its transform or clips change; a moved
+//! instance's from its cached model-space sphere, one transform).
 
 use glam::{Vec3, Vec4};
 
@@ -29,21 +30,28 @@ pub(super) fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {
     c.extend(r)
 }
 
+/// The model-space sphere of a playback: its clip's, or the rest pose's.
+fn playback_sphere(m: &ModelRt, p: &Playback) -> Vec4 {
+    if p.is_some() {
+        m.spheres[p.clip as usize]
+    } else {
+        m.rest_sphere
+    }
+}
+
+/// An instance's model-space sphere: its current clip's.
+fn local_sphere(m: &ModelRt, a: &Anim) -> Vec4 {
+    playback_sphere(m, &a.current)
+}
+
 /// World bounding sphere of an instance: its clip's (or both clips', while
 /// fading) model-space sphere moved by the instance matrix, the radius scaled
 /// by the matrix's largest axis scale.
 #[inline]
 pub(super) fn world_sphere(m: &ModelRt, a: &Anim, r: &[Vec4; 3], fading: bool) -> Vec4 {
-    let of = |p: &Playback| {
-        if p.is_some() {
-            m.spheres[p.clip as usize]
-        } else {
-            m.rest_sphere
-        }
-    };
-    let mut s = of(&a.current);
+    let mut s = local_sphere(m, a);
     if fading {
-        s = sphere_union(s, of(&a.previous));
+        s = sphere_union(s, playback_sphere(m, &a.previous));
     }
     to_world(s, r)
 }
@@ -65,12 +73,30 @@ impl Crowd {
     /// (a bound for override layers; additive ones may reach a little
     /// beyond).
     pub(super) fn refresh_sphere(&mut self, d: usize) {
+        self.local_spheres[d] = if self.metas[d].layered {
+            Vec4::new(0.0, 0.0, 0.0, -1.0)
+        } else {
+            let m = &self.models[self.metas[d].model as usize];
+            local_sphere(m, &self.anims[d])
+        };
+        self.spheres[d] = self.sphere_at(d, &self.rows[d]);
+    }
+
+    /// Moves dense instance `d`'s world sphere to its transform (only the
+    /// transform changed: its model-space sphere stands).
+    #[inline]
+    pub(super) fn move_sphere(&mut self, d: usize) {
         self.spheres[d] = self.sphere_at(d, &self.rows[d]);
     }
 
     /// The world bounding sphere of dense instance `d` at transform `rows`
     /// (a moving instance's of the frame).
+    #[inline]
     pub(super) fn sphere_at(&self, d: usize, rows: &[Vec4; 3]) -> Vec4 {
+        let local = self.local_spheres[d];
+        if local.w >= 0.0 {
+            return to_world(local, rows);
+        }
         let m = &self.models[self.metas[d].model as usize];
         let mut s = world_sphere(m, &self.anims[d], rows, false);
         if self.metas[d].layered {

@@ -154,6 +154,7 @@ impl Crowd {
             && self.slot_of.try_reserve(additional).is_ok()
             && self.rows.try_reserve(additional).is_ok()
             && self.spheres.try_reserve(additional).is_ok()
+            && self.local_spheres.try_reserve(additional).is_ok()
             && self.anims.try_reserve(additional).is_ok()
             && self.metas.try_reserve(additional).is_ok()
             && self.tints.try_reserve(additional).is_ok()
@@ -215,6 +216,7 @@ impl Crowd {
         self.slot_of.push(index);
         self.rows.push(rows_of(&spawn.transform));
         self.spheres.push(Vec4::ZERO);
+        self.local_spheres.push(Vec4::ZERO);
         self.anims.push(Anim::new(current, self.clock));
         self.metas.push(Meta {
             model: m,
@@ -272,6 +274,7 @@ impl Crowd {
         self.slot_of.swap_remove(d);
         self.rows.swap_remove(d);
         self.spheres.swap_remove(d);
+        self.local_spheres.swap_remove(d);
         self.anims.swap_remove(d);
         self.metas.swap_remove(d);
         self.tints.swap_remove(d);
@@ -301,6 +304,7 @@ impl Crowd {
         self.slot_of.clear();
         self.rows.clear();
         self.spheres.clear();
+        self.local_spheres.clear();
         self.anims.clear();
         self.metas.clear();
         self.tints.clear();
@@ -337,7 +341,7 @@ impl Crowd {
             self.reanchor_motion(d, rows);
             self.touch(Change::all(d));
         }
-        self.refresh_sphere(d);
+        self.move_sphere(d);
         self.touch(Change::transform(d));
     }
 

@@ -109,6 +109,9 @@ pub struct Crowd {
     slot_of: Vec<u32>,
     rows: Vec<[Vec4; 3]>,
     spheres: Vec<Vec4>,
+    /// Model-space spheres of `spheres` (w < 0: layered, recomputed in
+    /// full), so that a moved instance's sphere is one transform.
+    local_spheres: Vec<Vec4>,
     anims: Vec<Anim>,
     metas: Vec<Meta>,
     tints: Vec<u32>,
