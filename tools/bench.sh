@@ -24,6 +24,12 @@
 #                              shadows, and with a budget that holds only the
 #                              meshopt LODs; on lavapipe sizes, or GPU ones with
 #                              POSE_CACHE_GPU=1 (100k and 1M at 1920x1080)
+#   tools/bench.sh walking     the moving crowds' figures (docs/BENCHMARKS.md,
+#                              "Moving crowds"): the default chain at 10k, 100k
+#                              and 1M, idle, walking 100 % and changing 100 %,
+#                              ground camera, prepare_ms; then the criterion
+#                              "batched writes" group (THRONG_NO_CRITERION=1
+#                              skips it)
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
 #
@@ -135,6 +141,31 @@ pose_cache() {
     rm -f "$lod"
 }
 
+walking() {
+    build
+    local lod="$data/fox-default.throng" tag n how
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    {
+        header
+        for n in 10000 100000 1000000; do
+            for how in "walking 0" "walking 100" "changing 100"; do
+                set -- $how
+                "$THRONG" bench "$lod" --mode gpu-driven --instances "$n" --size 160x90 \
+                    --camera ground --frames 8 --warmup 3 --"$1" "$2" \
+                    --json "$data/walking-$tag-$1_$2_$n.json"
+            done
+        done
+        footer
+    } | tee "$data/walking-$tag.txt"
+    rm -f "$lod"
+    if [ -z "${THRONG_NO_CRITERION:-}" ]; then
+        { header
+          cargo bench -p throng-tests --bench crowd -- "batched writes" 2>&1
+          footer; } | tee "$data/criterion-batched-writes-$tag.txt"
+    fi
+}
+
 criterion() {
     { header; cargo bench -p throng-tests --bench crowd 2>&1; footer; } | tee "$data/criterion-crowd.txt"
     { header; cargo bench -p throng-tests --bench bake 2>&1; footer; } | tee "$data/criterion-bake.txt"
@@ -154,7 +185,8 @@ case "${1:-all}" in
     gpu) gpu ;;
     gpu-driven) gpu_driven ;;
     pose-cache) pose_cache ;;
+    walking) walking ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|criterion|plot]" >&2; exit 2 ;;
 esac
