@@ -46,6 +46,8 @@ pub struct ReadPose {
 const PENDING: u8 = 0;
 const MAPPED: u8 = 1;
 const FAILED: u8 = 2;
+/// The poses were handed out (and the buffer unmapped).
+const TAKEN: u8 = 3;
 
 /// Bytes of one instance in the staging buffer.
 const TRANSFORM: u64 = std::mem::size_of::<GpuTransform>() as u64;
@@ -160,7 +162,13 @@ impl PoseReadback {
         let _ = device.poll(wgpu::PollType::Poll);
         match self.status.load(Ordering::Acquire) {
             PENDING => None,
-            MAPPED => Some(self.decode()),
+            MAPPED => {
+                self.status.store(TAKEN, Ordering::Release);
+                Some(self.decode())
+            }
+            TAKEN => Some(Err(RenderError::Readback(
+                "the poses of this readback were already taken".into(),
+            ))),
             _ => Some(Err(RenderError::Readback(
                 "mapping the pose readback failed".into(),
             ))),

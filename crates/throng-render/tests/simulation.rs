@@ -176,11 +176,15 @@ fn a_drifting_hook_moves_agents_exactly_and_playback_follows_their_speed() {
     assert_ne!(first, last, "the simulated Foxes moved");
 
     let ids: Vec<InstanceId> = crowd.ids().collect();
-    let poses = r
-        .read_poses(0, &crowd, &ids)
-        .unwrap()
-        .wait(&gpu.device)
-        .unwrap();
+    let readback = r.read_poses(0, &crowd, &ids).unwrap();
+    let poses = loop {
+        // Asynchronous: poll as a frame loop would.
+        if let Some(poses) = readback.poll(&gpu.device) {
+            break poses.unwrap();
+        }
+        std::thread::yield_now();
+    };
+    assert!(readback.poll(&gpu.device).unwrap().is_err(), "taken once");
     let (mut worst, mut worst_at) = (0.0f32, String::new());
     let mut worst_speed = 0.0f64;
     for pose in &poses {
@@ -352,6 +356,13 @@ fn steer(agent: Agent, slot: u32) -> Agent {
     crowd.set_motion(id, fine).unwrap();
     let e = crowd.attach(id, m, 0, Mat4::IDENTITY).unwrap_err();
     assert!(matches!(e, CrowdError::GpuAuthority(_)), "{e}");
+    let layer = throng_crowd::crowd::Layer::new(0);
+    let e = crowd.set_layers(id, &[layer]).unwrap_err();
+    assert!(matches!(e, CrowdError::GpuAuthority(_)), "{e}");
+    let layered = crowd.spawn(m, Spawn::default()).unwrap();
+    crowd.set_layers(layered, &[layer]).unwrap();
+    let e = crowd.set_motion(layered, fine).unwrap_err().to_string();
+    assert!(e.contains("layers"), "{e}");
 
     // The CPU paths cannot draw what only the GPU knows.
     let model = GpuModel::upload(device, &gpu.queue, &handle).unwrap();

@@ -130,6 +130,11 @@ impl Crowd {
     /// starts at its `time` now.
     pub fn set_layers(&mut self, id: InstanceId, layers: &[Layer]) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
+        if !layers.is_empty() {
+            // Layered instances are drawn from the CPU's lists, which do
+            // not know where a simulated one is.
+            self.authoritative(id)?;
+        }
         check_layer_count(layers.len())?;
         let model = self.metas[d].model;
         let running = !self.metas[d].paused;

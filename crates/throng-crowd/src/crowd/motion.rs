@@ -310,6 +310,11 @@ impl Crowd {
                 "instance {id:?} takes part in an attachment; the CPU keeps attachments, so it cannot be simulated on the GPU"
             )));
         }
+        if matches!(motion, Motion::Simulated { .. }) && meta.layered {
+            return Err(bad(&format!(
+                "instance {id:?} has animation layers, drawn from the CPU's lists; it cannot be simulated on the GPU"
+            )));
+        }
         self.apply_motion(d, motion);
         Ok(())
     }
