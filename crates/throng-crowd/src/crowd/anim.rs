@@ -294,6 +294,30 @@ impl Crowd {
         Ok(())
     }
 
+    /// Sets many instances' playback speeds in one call (`ids[i]` gets
+    /// `speeds[i]`), all or nothing: every id and speed is checked before
+    /// any is written; the log makes room for the batch once.
+    pub fn set_speeds(&mut self, ids: &[InstanceId], speeds: &[f32]) -> Result<(), CrowdError> {
+        if ids.len() != speeds.len() {
+            return Err(CrowdError::Incompatible(format!(
+                "set_speeds: {} ids but {} speeds",
+                ids.len(),
+                speeds.len()
+            )));
+        }
+        for (id, speed) in ids.iter().zip(speeds) {
+            self.dense(*id)?;
+            if !speed.is_finite() {
+                return Err(CrowdError::NotFinite("speed"));
+            }
+        }
+        self.log_reserve(ids.len());
+        for (&id, &speed) in ids.iter().zip(speeds) {
+            self.set_speed(id, speed)?;
+        }
+        Ok(())
+    }
+
     /// Sets the wrap mode of the current clip (keeping its clip time).
     pub fn set_wrap(&mut self, id: InstanceId, wrap: WrapMode) -> Result<(), CrowdError> {
         let d = self.dense(id)?;

@@ -782,5 +782,12 @@ mod tests {
         assert!(crowd.set_transforms(&[id, other], &bad).is_err());
         assert_eq!(crowd.world_transform(id).unwrap(), t[0], "nothing written");
         assert!(crowd.set_transforms(&[id], &t).is_err(), "lengths differ");
+        // Batched speeds: all or nothing too.
+        assert!(crowd.set_speeds(&[id, other], &[2.0, f32::NAN]).is_err());
+        crowd.set_speeds(&[id, other], &[2.0, 0.5]).unwrap();
+        assert!(
+            crowd.set_speeds(&[id], &[1.0, 1.0]).is_err(),
+            "lengths differ"
+        );
     }
 }
