@@ -18,7 +18,7 @@ use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
     self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
-    ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, SECTION_ALIGN,
+    ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, ProvenanceRecord, SECTION_ALIGN,
     SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, VERSION, read_model, tags,
     write_model,
 };
@@ -29,7 +29,7 @@ use throng_tests::{asset, crc32_ieee, repo_root};
 const MODEL: &str = "khronos_RiggedSimple.glb";
 
 fn bake(name: &str, opts: &BakeOptions) -> BakedModel {
-    bake_file(&asset(name), opts, &mut |_, _| {})
+    bake_file(&asset(name), opts, &|_, _| {})
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .0
 }
@@ -218,6 +218,10 @@ fn documented_tables_match_the_structs() {
             layout!(ImpostorRecord: views, frames, cell, layer_size, layers, clips, screen_size, reserved),
         ),
         (
+            "ProvenanceRecord",
+            layout!(ProvenanceRecord: inputs, options, baker, files, reserved),
+        ),
+        (
             "BakedVertex",
             layout!(BakedVertex: position, normal, uv, joints, weights),
         ),
@@ -327,7 +331,10 @@ fn round_trip_and_header_fields_at_their_documented_offsets() {
     assert_eq!(u32_at(&bytes, at("header_size")), 64);
     assert_eq!(u64_at(&bytes, at("file_size")), bytes.len() as u64);
     let count = u32_at(&bytes, at("section_count")) as usize;
-    assert_eq!(count, 18, "the eighteen sections FORMAT.md lists");
+    assert_eq!(
+        count, 19,
+        "the nineteen sections FORMAT.md lists (eighteen required, PROV optional)"
+    );
     assert_eq!(
         u32_at(&bytes, at("checksum")),
         crc32_ieee(&bytes[HEADER_SIZE..]),

@@ -98,8 +98,8 @@ fn fixture() -> &'static Fixture {
             max_fps: throng_core::limits::DEFAULT_FPS,
             ..BakeOptions::default()
         };
-        let (mut model, _) = bake_file(&asset(name), &fixed, &mut |_, _| {})
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (mut model, _) =
+            bake_file(&asset(name), &fixed, &|_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
         model.images.push(Image {
             name: "checker.png".into(),
             mime: "image/png".into(),
@@ -398,9 +398,9 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     for (count, mention) in [
         (u32::MAX, "at most 64"),
         (65, "at most 64"),
-        (19, "inside the directory"),
-        (17, "required section IMPD is missing"),
-        (14, "required section EVNT is missing"),
+        (20, "inside the directory"),
+        (18, "required section IMPD is missing"),
+        (15, "required section EVNT is missing"),
         (0, "required section STRS is missing"),
     ] {
         c.check(
@@ -498,7 +498,9 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         put(b, entry(f, tags::IMAGE_DATA, record_size), 64u32);
         put(b, entry(f, tags::IMAGE_DATA, 0), tags::CLIPS)
     });
-    for e in &f.dir.entries {
+    // PROV is optional: renamed, it is an unknown section, skipped, and the
+    // model loads without provenance (checked after this table).
+    for e in f.dir.entries.iter().filter(|e| e.tag != tags::PROVENANCE) {
         let name = String::from_utf8_lossy(&e.tag).into_owned();
         c.check(
             &format!("missing section {name} (tag renamed)"),
@@ -1272,7 +1274,7 @@ fn golden_path() -> PathBuf {
 
 fn bake_simple_skin() -> BakedModel {
     let name = "khronos_SimpleSkin.gltf";
-    bake_file(&asset(name), &BakeOptions::default(), &mut |_, _| {})
+    bake_file(&asset(name), &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .0
 }
@@ -1331,7 +1333,21 @@ fn committed_sample_loads_and_equals_a_fresh_bake() {
             path.display()
         )
     });
-    let fresh = bake_simple_skin();
+    // The sample predates the optional PROV section (same version): it
+    // must still load, with no provenance; a fresh bake records one.
+    assert!(
+        loaded.provenance.is_none(),
+        "the committed sample was written before PROV and holds none"
+    );
+    let mut fresh = bake_simple_skin();
+    let recorded = fresh
+        .provenance
+        .take()
+        .expect("bake_file records provenance");
+    assert_eq!(
+        recorded.files, 1,
+        "SimpleSkin is one file (its sidecar is absent)"
+    );
     assert!(
         loaded == fresh,
         "{}: the committed sample differs from a fresh bake in its {}: a format change must bump format::VERSION (or a bake change must re-write the sample with UPDATE_GOLDENS=1 after deleting it)",
@@ -1383,4 +1399,65 @@ fn committed_sample_claiming_version_0_is_refused() {
     let mut bytes = golden();
     put(&mut bytes, offset_of!(Header, version), 0u32);
     assert_refused_as_version("version 0", &bytes, 0);
+}
+
+#[test]
+fn provenance_round_trips_is_read_alone_and_is_checked() {
+    use throng_core::format::{ProvenanceRecord, read_provenance};
+    use throng_core::provenance::Provenance;
+    // A sample from before PROV has none, read alone or with the model.
+    assert_eq!(read_provenance(&golden()).unwrap(), None);
+    let mut model = read_model(&golden()).unwrap();
+    let recorded = Provenance {
+        inputs: [7; 32],
+        files: 3,
+        options: "fps=30 impostor=[none]".into(),
+        baker: "throng-bake test".into(),
+    };
+    model.provenance = Some(recorded.clone());
+    let bytes = write_model(&model).unwrap();
+    assert_eq!(
+        read_model(&bytes).unwrap().provenance.as_ref(),
+        Some(&recorded)
+    );
+    assert_eq!(read_provenance(&bytes).unwrap().as_ref(), Some(&recorded));
+
+    let dir = Directory::parse(&bytes).unwrap();
+    let at = dir.entry(tags::PROVENANCE).unwrap().offset as usize;
+    // A damaged record fails the checksum: a stale output is never taken
+    // for a fresh one.
+    let mut damaged = bytes.clone();
+    damaged[at] ^= 1;
+    let e = read_provenance(&damaged).unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    // Behind a valid checksum: reserved fields, and texts past the table.
+    let mut reserved = bytes.clone();
+    put(
+        &mut reserved,
+        at + offset_of!(ProvenanceRecord, reserved),
+        1u32,
+    );
+    fix_checksum(&mut reserved);
+    let e = read_provenance(&reserved).unwrap_err();
+    assert!(e.to_string().contains("reserved provenance"), "{e}");
+    let mut outside = bytes.clone();
+    put(
+        &mut outside,
+        at + offset_of!(ProvenanceRecord, options) + 4,
+        4000u32,
+    );
+    fix_checksum(&mut outside);
+    let e = read_model(&outside).unwrap_err();
+    println!("options past the string table: {e}");
+    assert!(e.to_string().contains("provenance options"), "{e}");
+    // Renamed, PROV is an unknown section: skipped, no provenance.
+    let mut renamed = bytes.clone();
+    let index = dir
+        .entries
+        .iter()
+        .position(|e| e.tag == tags::PROVENANCE)
+        .unwrap();
+    renamed[HEADER_SIZE + index * SECTION_ENTRY_SIZE] = b'p';
+    fix_checksum(&mut renamed);
+    assert_eq!(read_model(&renamed).unwrap().provenance, None);
 }

@@ -20,6 +20,7 @@
 //! * [`pose`]: local-space pose arithmetic (affine products, TRS split, quaternion blends).
 //! * [`layers`]: animation layers (masks, override and additive) on the CPU, as the GPU's pre-pass computes them.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
+//! * [`provenance`]: where a bake came from (input hash, options, baker), for up-to-date checks.
 //! * [`host_memory`]: what the host can still give, checked before big allocations.
 //! * [`error`]: error types.
 //!
@@ -44,6 +45,7 @@ pub mod model;
 pub mod motion;
 pub mod pose;
 pub mod pose_cache;
+pub mod provenance;
 pub mod simulation;
 
 pub use error::{FormatError, WriteError};

@@ -321,6 +321,8 @@ pub struct BakedModel {
     pub events: Vec<ClipEvent>,
     /// The animated impostor at the far end of the LOD chain, if baked.
     pub impostor: Option<crate::impostor::ImpostorAtlas>,
+    /// Where the bake came from (inputs, options, baker), if recorded.
+    pub provenance: Option<crate::provenance::Provenance>,
 }
 
 impl BakedModel {
@@ -390,6 +392,9 @@ impl BakedModel {
     /// Checks the validity rules of the module docs.
     pub fn validate(&self) -> Result<(), FormatError> {
         let bad = |msg: String| Err(FormatError::Invalid(msg));
+        if let Some(p) = &self.provenance {
+            p.validate().map_err(FormatError::Invalid)?;
+        }
         let bones = self.bones.len();
         if bones == 0 || bones > MAX_BONES as usize {
             return bad(format!(

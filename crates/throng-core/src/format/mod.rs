@@ -23,7 +23,7 @@ use crate::model::{BakedVertex, RootMotionKey, Submesh};
 mod read;
 mod write;
 
-pub use read::{Directory, aligned_copy, read_file, read_model};
+pub use read::{Directory, aligned_copy, read_file, read_model, read_provenance};
 pub use write::{write_file, write_model};
 
 /// The first 8 bytes of every `.throng` file.
@@ -331,12 +331,31 @@ pub struct ImageRecord {
     pub data_len: u64,
 }
 
+/// `PROV`: where the bake came from (64 bytes;
+/// [`crate::provenance::Provenance`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ProvenanceRecord {
+    /// BLAKE3 of the bake's inputs.
+    pub inputs: [u8; 32],
+    /// The bake's options, canonical text.
+    pub options: StrRef,
+    /// The baker's name and version.
+    pub baker: StrRef,
+    /// Files hashed into `inputs`.
+    pub files: u32,
+    /// Reserved, zero.
+    pub reserved: [u32; 3],
+}
+
 /// Section tags, in the order the writer emits them.
 pub mod tags {
     /// Model-wide record.
     pub const MODEL: [u8; 4] = *b"MODL";
     /// String table.
     pub const STRINGS: [u8; 4] = *b"STRS";
+    /// Where the bake came from (optional: none, or one record).
+    pub const PROVENANCE: [u8; 4] = *b"PROV";
     /// Palette.
     pub const BONES: [u8; 4] = *b"BONE";
     /// Clips.
@@ -385,6 +404,7 @@ const _: () = {
     assert!(std::mem::size_of::<EventRecord>() == 24);
     assert!(std::mem::size_of::<RootMotionKey>() == 16);
     assert!(std::mem::size_of::<ImpostorRecord>() == 32);
+    assert!(std::mem::size_of::<ProvenanceRecord>() == 64);
 };
 
 /// Record size each known section must declare.
@@ -407,6 +427,7 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::EVENTS => size_of::<EventRecord>(),
         tags::IMPOSTOR => size_of::<ImpostorRecord>(),
         tags::IMPOSTOR_SPHERES => 16,
+        tags::PROVENANCE => size_of::<ProvenanceRecord>(),
         _ => return None,
     })
 }

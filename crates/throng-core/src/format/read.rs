@@ -17,6 +17,7 @@ use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
     TexelFormat, Texels,
 };
+use crate::provenance::{MAX_PROVENANCE_TEXT, Provenance};
 
 /// Reads and validates a model from `path`.
 pub fn read_file(path: &Path) -> Result<BakedModel, FormatError> {
@@ -489,6 +490,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
     let impostor = read_impostor(&dir, bytes)?;
+    let provenance = provenance_section(&dir, bytes, &strings)?;
     let model = BakedModel {
         name: strings.get(m.name, &|| "model name".into())?,
         source: strings.get(m.source, &|| "model source".into())?,
@@ -510,9 +512,61 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         root_motion,
         events,
         impostor,
+        provenance,
     };
     model.validate()?;
     Ok(model)
+}
+
+/// The provenance of the `.throng` file `bytes` (`None`: the file has no
+/// `PROV` section), with the header, checksum and directory checked but no
+/// other section read: what `throng bake` reads to decide whether an
+/// output is up to date, without decoding the model.
+pub fn read_provenance(bytes: &[u8]) -> Result<Option<Provenance>, FormatError> {
+    let dir = Directory::parse(bytes)?;
+    let strings = Strings(dir.section(bytes, tags::STRINGS)?, Default::default());
+    provenance_section(&dir, bytes, &strings)
+}
+
+/// The optional `PROV` section: absent or empty, or one record.
+fn provenance_section(
+    dir: &Directory,
+    bytes: &[u8],
+    strings: &Strings,
+) -> Result<Option<Provenance>, FormatError> {
+    if dir.entry(tags::PROVENANCE).is_none() {
+        return Ok(None);
+    }
+    let records: Vec<ProvenanceRecord> = records(dir, bytes, tags::PROVENANCE)?;
+    let r = match records.as_slice() {
+        [] => return Ok(None),
+        [r] => r,
+        more => {
+            return Err(FormatError::corrupt(format!(
+                "section PROV holds {} records, expected 0 or 1",
+                more.len()
+            )));
+        }
+    };
+    if r.reserved != [0; 3] {
+        return Err(FormatError::corrupt(
+            "reserved provenance fields are not zero",
+        ));
+    }
+    for (what, s) in [("options", r.options), ("baker", r.baker)] {
+        if s.len as usize > MAX_PROVENANCE_TEXT {
+            return Err(FormatError::corrupt(format!(
+                "provenance {what} text is {} bytes, more than {MAX_PROVENANCE_TEXT}",
+                s.len
+            )));
+        }
+    }
+    Ok(Some(Provenance {
+        inputs: r.inputs,
+        files: r.files,
+        options: strings.get(r.options, &|| "provenance options".into())?,
+        baker: strings.get(r.baker, &|| "provenance baker".into())?,
+    }))
 }
 
 /// The impostor sections: none, or a plan whose images are exactly the

@@ -165,10 +165,24 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             ),
             None => (Vec::new(), &[], Vec::new()),
         };
+    let provenance: Vec<ProvenanceRecord> = model
+        .provenance
+        .iter()
+        .map(|p| ProvenanceRecord {
+            inputs: p.inputs,
+            options: strings.add(&p.options),
+            baker: strings.add(&p.baker),
+            files: p.files,
+            reserved: [0; 3],
+        })
+        .collect();
     let texel_size = model.texture.texels.format().texel_size() as u32;
     let sections: Vec<([u8; 4], u32, &[u8])> = vec![
         section(tags::MODEL, std::slice::from_ref(&model_rec)),
         section(tags::STRINGS, &strings.0),
+        // Optional, so not last: a section count one short (the header is
+        // outside the checksum) then drops a required section and fails.
+        section(tags::PROVENANCE, &provenance),
         section(tags::BONES, &bones),
         section(tags::CLIPS, &clips),
         (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
