@@ -38,7 +38,7 @@ pub const SAMPLES: u32 = 4;
 /// keep in step with the format, and the bake checks itself.
 pub fn bake_fox() -> Result<ModelHandle> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/khronos_Fox.glb");
-    let (model, _) = throng_bake::bake_file(&path, &Default::default(), &mut |_, _| {})
+    let (model, _) = throng_bake::bake_file(&path, &Default::default(), &|_, _| {})
         .with_context(|| format!("baking {}", path.display()))?;
     Ok(ModelHandle::new(model)?)
 }

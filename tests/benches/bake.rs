@@ -16,7 +16,7 @@ fn benches(c: &mut Criterion) {
     });
     let scene = import_file(&path).unwrap().scene;
     g.bench_function("bake (10 clips, 41 joints, 30 fps, f32)", |b| {
-        b.iter(|| bake(black_box(&scene), &BakeOptions::default(), &mut |_, _| {}).unwrap())
+        b.iter(|| bake(black_box(&scene), &BakeOptions::default(), &|_, _| {}).unwrap())
     });
     let eval = PoseEvaluator::new(&scene);
     let clip = &scene.clips[0];

@@ -73,7 +73,7 @@ fn benches(c: &mut Criterion) {
     let (model, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     let handle = ModelHandle::new(model).unwrap();
@@ -166,12 +166,8 @@ fn batched_writes(handle: &ModelHandle) {
 }
 
 fn fox(options: &BakeOptions) -> ModelHandle {
-    let (model, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        options,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let (model, _) =
+        bake_file(&throng_tests::asset("khronos_Fox.glb"), options, &|_, _| {}).unwrap();
     ModelHandle::new(model).unwrap()
 }
 
@@ -190,12 +186,7 @@ fn prop() -> ModelHandle {
     let n = b.node(Node::new("prop").mesh(mesh));
     b.scene(&[n]);
     let scene = import_slice(&b.to_gltf(), None, "prop").unwrap().scene;
-    ModelHandle::new(
-        bake(&scene, &BakeOptions::default(), &mut |_, _| {})
-            .unwrap()
-            .0,
-    )
-    .unwrap()
+    ModelHandle::new(bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap().0).unwrap()
 }
 
 fn features(c: &mut Criterion) {

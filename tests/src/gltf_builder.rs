@@ -573,6 +573,12 @@ impl GltfBuilder {
         self.document(Some(uri))
     }
 
+    /// The JSON document with the buffer in an external file named by
+    /// `bin_uri` (write [`GltfBuilder::bin`] there).
+    pub fn to_json_external(&self, bin_uri: &str) -> Value {
+        self.document(Some(bin_uri.to_owned()))
+    }
+
     /// The `.gltf` bytes (buffer embedded).
     pub fn to_gltf(&self) -> Vec<u8> {
         gltf_bytes(&self.to_json())

@@ -15,7 +15,7 @@ use throng_crowd::crowd::ModelHandle;
 /// Imports and bakes a bundled model with default options.
 pub fn baked(name: &str) -> (Scene, ModelHandle) {
     let imported = import_file(&asset(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let (model, _) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    let (model, _) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     (
         imported.scene,

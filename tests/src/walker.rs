@@ -65,7 +65,7 @@ pub fn bake_walker(end: [f32; 3], turn: f32) -> (Scene, ModelHandle) {
         fps: 60.0,
         ..BakeOptions::default()
     };
-    let (model, report) = bake(&scene, &opts, &mut |_, _| {}).unwrap();
+    let (model, report) = bake(&scene, &opts, &|_, _| {}).unwrap();
     assert_eq!(report.root_motion_node.as_deref(), Some("hips"));
     (scene, ModelHandle::new(model).unwrap())
 }

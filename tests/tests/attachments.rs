@@ -33,12 +33,7 @@ fn prop() -> ModelHandle {
     let n = b.node(Node::new("box").mesh(mesh));
     b.scene(&[n]);
     let scene = import_slice(&b.to_gltf(), None, "box").unwrap().scene;
-    ModelHandle::new(
-        bake(&scene, &BakeOptions::default(), &mut |_, _| {})
-            .unwrap()
-            .0,
-    )
-    .unwrap()
+    ModelHandle::new(bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap().0).unwrap()
 }
 
 #[test]
@@ -47,7 +42,7 @@ fn a_prop_on_the_hand_follows_it_on_every_instance_on_the_gpu() {
     let (woman, _) = bake_file(
         &throng_tests::asset("gszauer_Woman.gltf"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     let radius = woman.bounding_radius;
@@ -203,7 +198,7 @@ fn arm_and_glove() -> (Vec<u8>, Vec<u8>) {
 fn a_skinned_attachment_follows_the_characters_palette() {
     let (arm, glove) = arm_and_glove();
     let arm_scene = import_slice(&arm, None, "arm").unwrap().scene;
-    let (arm_model, _) = bake(&arm_scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (arm_model, _) = bake(&arm_scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     let glove_scene = import_slice(&glove, None, "glove").unwrap().scene;
     let (glove_model, _) = bake_skinned_attachment(&arm_model, &glove_scene, "glove").unwrap();
     let hand = arm_model

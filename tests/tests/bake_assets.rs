@@ -24,7 +24,7 @@ fn every_model_bakes_and_matches_the_reference_at_every_frame_time() {
     for name in ALL_MODELS {
         let imported = import_file(&asset(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let scene = &imported.scene;
-        let (model, report) = bake(scene, &BakeOptions::default(), &mut |_, _| {})
+        let (model, report) = bake(scene, &BakeOptions::default(), &|_, _| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // The size estimated before sampling is what was baked, and well
         // under the default budget.
@@ -117,7 +117,7 @@ fn half_precision_error_is_measured_and_reported() {
     for name in ALL_MODELS {
         let imported = import_file(&asset(name)).unwrap();
         let (model, report) =
-            bake(&imported.scene, &opts, &mut |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
+            bake(&imported.scene, &opts, &|_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(model.texture.texels.format(), TexelFormat::F16);
         // The report's error is a real measurement: recompute it at the worst site.
         let e = &report.error;

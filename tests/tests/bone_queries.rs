@@ -10,7 +10,7 @@ use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 fn bone_queries_equal_the_cpu_reference_at_frame_times_and_mid_fade() {
     let path = throng_tests::asset("khronos_Fox.glb");
     let scene = throng_bake::import_file(&path).unwrap().scene;
-    let (model, _) = bake(&scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (model, _) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     let radius = model.bounding_radius;
     let handle = ModelHandle::new(model).unwrap();
     let model = handle.model();

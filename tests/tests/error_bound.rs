@@ -54,7 +54,7 @@ fn every_model_is_within_the_bound_between_frames() {
         let scene = import_file(&asset(name))
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .scene;
-        let (model, report) = bake(&scene, &BakeOptions::default(), &mut |_, _| {})
+        let (model, report) = bake(&scene, &BakeOptions::default(), &|_, _| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let radius = model.bounding_radius;
         for (c, clip) in model.clips.iter().enumerate() {
@@ -141,7 +141,7 @@ fn every_model_is_within_the_bound_between_frames() {
 fn the_bound_raises_a_fast_clips_rate_and_a_fixed_rate_reports_the_miss() {
     let scene = import_file(&asset("khronos_Fox.glb")).unwrap().scene;
     let run = scene.clips.iter().position(|c| c.name == "Run").unwrap();
-    let (adaptive, report) = bake(&scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (adaptive, report) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     let summary = &report.clips[run];
     assert!(
         summary.frames > summary.base_frames,
@@ -161,7 +161,7 @@ fn the_bound_raises_a_fast_clips_rate_and_a_fixed_rate_reports_the_miss() {
         max_fps: 30.0,
         ..BakeOptions::default()
     };
-    let (model, report) = bake(&scene, &fixed, &mut |_, _| {}).unwrap();
+    let (model, report) = bake(&scene, &fixed, &|_, _| {}).unwrap();
     let clip = &model.clips[run];
     assert_eq!(clip.frame_count, report.clips[run].base_frames);
     assert!(
@@ -196,7 +196,7 @@ fn half_precision_goes_through_the_same_accounting() {
         precision: TexelFormat::F16,
         ..BakeOptions::default()
     };
-    let (model, report) = bake(&scene, &half, &mut |_, _| {}).unwrap();
+    let (model, report) = bake(&scene, &half, &|_, _| {}).unwrap();
     let radius = model.bounding_radius;
     for (c, clip) in model.clips.iter().enumerate() {
         let s = &report.clips[c];

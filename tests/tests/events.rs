@@ -30,7 +30,7 @@ fn bake_evented() -> BakedModel {
         r#"{"walk": [{"time": 0.0, "name": "start"}, {"time": 0.25, "name": "step"}, {"time": 1.0, "name": "end"}]}"#,
     )
     .unwrap();
-    let (baked, report) = bake_file(&model, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (baked, report) = bake_file(&model, &BakeOptions::default(), &|_, _| {}).unwrap();
     assert_eq!(report.events, 4);
     baked
 }

@@ -303,7 +303,7 @@ fn a_bake_over_the_budget_is_refused_before_sampling_naming_the_clip() {
     // 10⁶ s at 30 fps: 3·10⁷ frames, 1.4 GB of f32 texels for one bone.
     let imported = import_slice(&long_clip(1e6), None, "forever").unwrap();
     let start = Instant::now();
-    let err = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    let err = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .expect_err("forever: baked 3·10⁷ frames");
     let msg = err.to_string();
     println!("forever: {msg} ({:?})", start.elapsed());
@@ -322,20 +322,20 @@ fn a_bake_over_the_budget_is_refused_before_sampling_naming_the_clip() {
     // The budget is exact: a model baked with its own estimate as the budget
     // passes, one byte less is refused.
     let imported = import_slice(&base().to_gltf(), None, "base").unwrap();
-    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     let estimate = report.estimated_bytes;
     assert!(estimate > 0);
     let at = |max_bake_bytes| BakeOptions {
         max_bake_bytes,
         ..BakeOptions::default()
     };
-    bake(&imported.scene, &at(estimate), &mut |_, _| {}).unwrap();
-    let msg = bake(&imported.scene, &at(estimate - 1), &mut |_, _| {})
+    bake(&imported.scene, &at(estimate), &|_, _| {}).unwrap();
+    let msg = bake(&imported.scene, &at(estimate - 1), &|_, _| {})
         .expect_err("one byte under the estimate")
         .to_string();
     println!("tight: {msg}");
     assert_mentions("tight", &msg, &["\"move\"", "1 s", "31 frames"]);
-    let msg = bake(&imported.scene, &at(0), &mut |_, _| {})
+    let msg = bake(&imported.scene, &at(0), &|_, _| {})
         .expect_err("a budget of 0")
         .to_string();
     assert_mentions("zero budget", &msg, &["--max-bake-bytes 0"]);
@@ -381,7 +381,7 @@ fn too_many_clips_are_refused_before_building_them() {
         })
         .collect();
     let start = Instant::now();
-    let msg = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    let msg = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .expect_err("many: baked 70,000 clips")
         .to_string();
     println!("many, baked: {msg} ({:?})", start.elapsed());
@@ -413,7 +413,7 @@ fn accessors_without_a_buffer_view_are_zeros() {
     let prim = &imported.scene.meshes[0].primitives[0];
     assert_eq!(prim.joints, vec![0u16; 12]);
     assert_eq!(prim.weights, [1.0f32, 0.0, 0.0, 0.0].repeat(3));
-    bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("zero joints: bake: {e}"));
 
     // WEIGHTS_0 without a bufferView: all zero, so every vertex is bound to
@@ -428,7 +428,7 @@ fn accessors_without_a_buffer_view_are_zeros() {
         imported.scene.meshes[0].primitives[0].weights,
         vec![0.0f32; 12]
     );
-    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     assert_eq!(report.influences.vertices_zero_weight, 3);
 }
 
@@ -478,7 +478,7 @@ fn sparse_accessors_with_and_without_a_buffer_view() {
         imported.scene.meshes[0].primitives[0].weights,
         [[0.25f32, 0.0, 0.0, 0.0], [0.0; 4], [1.0, 0.0, 0.0, 0.0]].concat()
     );
-    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (_, report) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     assert_eq!(report.influences.vertices_zero_weight, 1, "vertex 1");
 }
 

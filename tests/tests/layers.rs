@@ -29,7 +29,7 @@ struct Fox {
 fn fox() -> Fox {
     let path = throng_tests::asset("khronos_Fox.glb");
     let scene = throng_bake::import_file(&path).unwrap().scene;
-    let (model, _) = bake(&scene, &BakeOptions::default(), &mut |_, _| {}).unwrap();
+    let (model, _) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
     let eval = PoseEvaluator::new(&scene);
     let skeleton = Skeleton::new(&model);
     Fox {

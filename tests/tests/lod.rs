@@ -18,7 +18,7 @@ fn generated_lods_reach_their_ratios_with_lod0_vertices() {
         "gszauer_Woman.gltf",
         "khronos_CesiumMan.gltf",
     ] {
-        let (model, report) = bake_file(&throng_tests::asset(name), &opts, &mut |_, _| {}).unwrap();
+        let (model, report) = bake_file(&throng_tests::asset(name), &opts, &|_, _| {}).unwrap();
         assert_eq!(model.lods.len(), 3);
         let t0 = model.lods[0].indices.len() as f32;
         for (l, ratio) in [(1, 0.5f32), (2, 0.2)] {
@@ -106,7 +106,7 @@ fn lods_from_files_bind_by_bone_name_or_say_why_not() {
         &main,
         &[("arm_lod1".into(), lod)],
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     assert_eq!(model.lods.len(), 2);
@@ -126,7 +126,7 @@ fn lods_from_files_bind_by_bone_name_or_say_why_not() {
         &main,
         &[("claw".into(), other)],
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap_err()
     .to_string();
@@ -143,7 +143,7 @@ fn lods_from_files_bind_by_bone_name_or_say_why_not() {
         &main,
         &[("moved".into(), moved)],
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap_err()
     .to_string();
@@ -158,7 +158,7 @@ fn instances_pick_their_lod_by_projected_size_with_hysteresis() {
         lod_ratios: vec![0.5, 0.2],
         ..BakeOptions::default()
     };
-    let (model, _) = bake_file(&path, &opts, &mut |_, _| {}).unwrap();
+    let (model, _) = bake_file(&path, &opts, &|_, _| {}).unwrap();
     let radius = model.bounds.radius();
     let handle = ModelHandle::new(model).unwrap();
     let mut crowd = Crowd::new();
@@ -260,7 +260,7 @@ fn bad_lod_options_are_errors() {
             "non-increasing",
         ),
     ] {
-        let e = throng_bake::bake(&scene, &opts, &mut |_, _| {})
+        let e = throng_bake::bake(&scene, &opts, &|_, _| {})
             .unwrap_err()
             .to_string();
         println!("{e}");

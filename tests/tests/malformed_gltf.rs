@@ -63,7 +63,7 @@ fn import_err(case: &str, bytes: &[u8]) -> String {
 /// Imports bytes that must be accepted, and bakes them.
 fn import_and_bake(case: &str, bytes: &[u8]) -> Imported {
     let imported = import_slice(bytes, None, case).unwrap_or_else(|e| panic!("{case}: {e}"));
-    bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("{case}: bake: {e}"));
     println!("{case}: warnings {:?}", imported.warnings);
     imported
@@ -528,7 +528,7 @@ fn single_key_animation_bakes_one_frame() {
         d["accessors"][KEY_TIMES + 1]["count"] = json!(1);
     });
     let imported = import_slice(&bytes, None, "one key").unwrap_or_else(|e| panic!("{e}"));
-    let (model, _) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    let (model, _) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("one key: bake: {e}"));
     assert_eq!(model.clips.len(), 1);
     assert_eq!(
@@ -552,7 +552,7 @@ fn single_key_animation_bakes_one_frame() {
 fn an_absurdly_long_clip_is_refused_before_allocating() {
     // 10⁸ s at 30 fps is 3·10⁹ frames: 144 GB of f32 texels for one bone.
     let imported = import_slice(&long_clip(1e8), None, "forever").unwrap_or_else(|e| panic!("{e}"));
-    match bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {}) {
+    match bake(&imported.scene, &BakeOptions::default(), &|_, _| {}) {
         Ok(_) => panic!("forever: baked 3·10⁹ frames"),
         Err(e) => {
             let msg = Chain(&e).to_string();
@@ -663,7 +663,7 @@ fn every_truncated_prefix_fails_cleanly() {
                 if let Ok(imported) = import_slice(&prefix, None, name) {
                     // Only a cut at the very end of a chunk can still parse;
                     // whatever parses must also bake or fail cleanly.
-                    let _ = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {});
+                    let _ = bake(&imported.scene, &BakeOptions::default(), &|_, _| {});
                 }
             }
         }
@@ -687,7 +687,7 @@ fn corrupt_binary_data_never_panics() {
         match import_slice(&glb_bytes(&doc, &bin), None, "corrupt") {
             Ok(imported) => {
                 ok += 1;
-                let _ = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {});
+                let _ = bake(&imported.scene, &BakeOptions::default(), &|_, _| {});
             }
             Err(_) => err += 1,
         }
@@ -736,7 +736,7 @@ fn every_json_value_replaced_never_panics() {
             match import_slice(&gltf_bytes(&doc), None, "mutated") {
                 Ok(imported) => {
                     ok += 1;
-                    let _ = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {});
+                    let _ = bake(&imported.scene, &BakeOptions::default(), &|_, _| {});
                 }
                 Err(_) => err += 1,
             }
@@ -776,7 +776,7 @@ fn no_skin_and_no_animation_bakes_a_static_model() {
     b.add_child(base, child);
     let bytes = b.to_gltf();
     let imported = import_slice(&bytes, None, "static").unwrap_or_else(|e| panic!("static: {e}"));
-    let (model, report) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+    let (model, report) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
         .unwrap_or_else(|e| panic!("static: bake: {e}"));
 
     // One palette entry per rigid mesh instance, no clips, the rest frame only.

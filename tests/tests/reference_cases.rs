@@ -58,7 +58,7 @@ impl Case {
         let bytes = b.to_gltf();
         let imported =
             import_slice(&bytes, None, name).unwrap_or_else(|e| panic!("{name}: import: {e}"));
-        let (model, report) = bake(&imported.scene, &BakeOptions::default(), &mut |_, _| {})
+        let (model, report) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {})
             .unwrap_or_else(|e| panic!("{name}: bake: {e}"));
         Self {
             name,

@@ -191,7 +191,7 @@ fn woman_sitting_down_moves_by_her_baked_displacement() {
         clips: Some(vec!["Sitting".into()]),
         ..BakeOptions::default()
     };
-    let (model, report) = bake_file(&path, &opts, &mut |_, _| {}).unwrap();
+    let (model, report) = bake_file(&path, &opts, &|_, _| {}).unwrap();
     assert_eq!(report.root_motion_node.as_deref(), Some("Hips"));
     assert!(
         report.error.rel < throng_tests::BAKED_F32_TOLERANCE,

@@ -20,6 +20,10 @@
 //! minutes and fill memory. The frames the error bound adds come out of what
 //! the budget has left.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
 use crate::sample::PoseEvaluator;
 use crate::scene::Scene;
 use throng_core::layout::{TextureLayout, clip_frame_count};
@@ -95,6 +99,58 @@ pub enum RootMotionSource {
     Node(String),
 }
 
+impl BakeOptions {
+    /// The options as canonical text, the same for the same options: what a
+    /// bake's [`throng_core::provenance::Provenance`] records (the events
+    /// and LOD files by name; their contents are hashed as inputs).
+    pub fn canonical(&self) -> String {
+        let list = |v: &[f32]| {
+            v.iter()
+                .map(|x| format!("{x:?}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let names = |v: &[std::path::PathBuf]| {
+            v.iter()
+                .map(|p| format!("{:?}", p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        format!(
+            "fps={:?} max_error={:?} max_fps={:?} precision={} max_layer_size={} clips={} root_motion={} events={} lod_files=[{}] lod_ratios=[{}] lod_screen_sizes={} max_bake_bytes={} allow_outside_uris={}",
+            self.fps,
+            self.max_error,
+            self.max_fps,
+            match self.precision {
+                TexelFormat::F32 => "full",
+                TexelFormat::F16 => "half",
+            },
+            self.max_layer_size,
+            match &self.clips {
+                None => "all".to_owned(),
+                Some(c) => format!("{c:?}"),
+            },
+            match &self.root_motion {
+                None => "none".to_owned(),
+                Some(RootMotionSource::SkeletonRoot) => "skeleton-root".to_owned(),
+                Some(RootMotionSource::Node(n)) => format!("node:{n:?}"),
+            },
+            match &self.events_file {
+                None => "sidecar".to_owned(),
+                Some(p) => format!("{:?}", p.display().to_string()),
+            },
+            names(&self.lod_files),
+            list(&self.lod_ratios),
+            match &self.lod_screen_sizes {
+                None => "default".to_owned(),
+                Some(v) => format!("[{}]", list(v)),
+            },
+            self.max_bake_bytes,
+            self.allow_outside_uris
+        )
+    }
+}
+
 impl Default for BakeOptions {
     fn default() -> Self {
         Self {
@@ -115,8 +171,19 @@ impl Default for BakeOptions {
     }
 }
 
-/// Progress callback: `(done, total)` in frames processed.
-pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+/// Progress callback: `(done, total)` in frames processed; called from the
+/// threads that bake clips.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// One clip's bake within its frame allowance.
+struct ClipRun {
+    /// Frames chosen.
+    n: u32,
+    /// The allowance, not the clip's own `max_fps`, stopped the search.
+    held_back: bool,
+    /// The frames and their measurements.
+    baked: crate::measure::ClipBake,
+}
 
 /// Bakes a validated-or-not scene (it is validated first). LOD files are
 /// ignored here (see [`bake_with_lods`]); generated LODs are made.
@@ -193,7 +260,7 @@ pub fn bake_with_lods(
     }
     // Frames the error-bounded search may add, all clips together, within
     // the file limit and what the bake budget has left.
-    let mut spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
+    let spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
         .min(opts.max_bake_bytes.saturating_sub(estimate.total()) / estimate.per_frame.max(1));
     let root_node = match &opts.root_motion {
         Some(src) => Some(root_motion_node(scene, src)?),
@@ -220,28 +287,49 @@ pub fn bake_with_lods(
     // and of the probe vertices at every base-rate frame: a subset of the
     // final box, so the bound it gives is never looser than the one reported.
     let probes = crate::rate::ErrorProbes::of(&lod0.vertices, bone_count as usize);
-    let mut search_bounds = rest_bounds;
-    for (&c, &n) in clip_ids.iter().zip(&base_frames) {
-        let clip = &scene.clips[c];
-        let source = crate::rate::ClipSource {
-            eval: &eval,
-            clip,
-            duration: clip.duration(),
-            keys: &[],
-            entries: &palette.entries,
-            root: root_node,
-        };
-        search_bounds = search_bounds.union(&source.probe_bounds(n, &probes));
-    }
+    let search_bounds = clip_ids
+        .par_iter()
+        .zip(&base_frames)
+        .map(|(&c, &n)| {
+            let clip = &scene.clips[c];
+            let source = crate::rate::ClipSource {
+                eval: &eval,
+                clip,
+                duration: clip.duration(),
+                keys: &[],
+                entries: &palette.entries,
+                root: root_node,
+            };
+            source.probe_bounds(n, &probes)
+        })
+        // Box unions are exact (min and max): any order gives the same box.
+        .reduce(|| rest_bounds, |a, b| a.union(&b));
     let target = opts.max_error * search_bounds.radius();
     let mut frame_bounds = vec![rest_bounds];
     let mut root_keys = vec![RootMotionKey::default()];
     let mut worst = rest_worst;
     let mut clips = Vec::new();
     let mut sites = Vec::new();
-    let mut work_done = 1u64;
-    for (i, &c) in clip_ids.iter().enumerate() {
-        let clip = &scene.clips[c];
+
+    // Clips run in parallel, each within its share of the spare frames
+    // (proportional to its base frames), so memory stays within the budget
+    // and the output does not depend on the thread count; then, in clip
+    // order, a clip that its share held back is run again with what the
+    // others left. Progress counts frames baked.
+    let done = AtomicU64::new(1);
+    let total = AtomicU64::new(base_total);
+    let tell = |frames: u64| {
+        let d = done.fetch_add(frames, Ordering::Relaxed) + frames;
+        let t = total.load(Ordering::Relaxed);
+        progress(d.min(t), t);
+    };
+    let base_sum: u64 = base_frames.iter().map(|&n| n as u64).sum();
+    let shares: Vec<u64> = base_frames
+        .iter()
+        .map(|&n| (spare_frames as u128 * n as u128 / base_sum.max(1) as u128) as u64)
+        .collect();
+    let run = |i: usize, cap: u64| {
+        let clip = &scene.clips[clip_ids[i]];
         let duration = clip.duration();
         let keys = crate::rate::key_times(clip, duration);
         let source = crate::rate::ClipSource {
@@ -253,17 +341,19 @@ pub fn bake_with_lods(
             root: root_node,
         };
         let n_min = base_frames[i];
-        let n_max = clip_frame_count(duration, opts.max_fps)
-            .max(n_min)
-            .min(n_min.saturating_add(spare_frames.min(u32::MAX as u64) as u32));
+        let own_max = clip_frame_count(duration, opts.max_fps).max(n_min);
+        let n_max = own_max.min(n_min.saturating_add(cap.min(u32::MAX as u64) as u32));
         let mut search_target = target;
         let (mut n, mut estimate) = source.choose(n_min, n_max, search_target, &probes);
         let mut refinements = 0;
         let baked = loop {
-            let remaining: u64 = base_frames[i + 1..].iter().map(|&n| n as u64).sum();
-            let total = work_done + n as u64 + remaining;
+            if n > n_min {
+                total.fetch_add((n - n_min) as u64, Ordering::Relaxed);
+            }
+            let mut told = 0;
             let b = bake_clip(scene, &source, n, &lod0, opts.precision, &mut |d| {
-                progress(work_done + d, total)
+                tell(d.saturating_sub(told));
+                told = told.max(d);
             });
             refinements += 1;
             // Raise the count only where interpolation is to blame: not when
@@ -284,8 +374,35 @@ pub fn bake_with_lods(
             search_target *= 0.9 * target / b.between.abs;
             (n, estimate) = source.choose(n + 1, n_max, search_target, &probes);
         };
+        ClipRun {
+            n,
+            held_back: n >= n_max && n_max < own_max,
+            baked,
+        }
+    };
+    let mut runs: Vec<ClipRun> = (0..clip_ids.len())
+        .into_par_iter()
+        .map(|i| run(i, shares[i]))
+        .collect();
+    let extra = |r: &ClipRun, i: usize| (r.n - base_frames[i]) as u64;
+    let mut left = spare_frames
+        - runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| extra(r, i))
+            .sum::<u64>();
+    for (i, slot) in runs.iter_mut().enumerate() {
+        if slot.held_back && left > 0 {
+            let had = extra(slot, i);
+            *slot = run(i, had + left);
+            left = left + had - extra(slot, i);
+        }
+    }
+    let mut work_done = 1u64;
+    for (&c, ClipRun { n, baked, .. }) in clip_ids.iter().zip(runs) {
+        let clip = &scene.clips[c];
+        let duration = clip.duration();
         work_done += n as u64;
-        spare_frames -= (n - n_min) as u64;
         let first_frame = frame_bounds.len() as u32;
         rows.extend_from_slice(&baked.rows);
         frame_bounds.extend_from_slice(&baked.frame_bounds);
@@ -416,6 +533,7 @@ pub fn bake_with_lods(
         },
         events: select_events(scene, &clip_ids),
         impostor: None,
+        provenance: None,
     };
     debug_assert_eq!(REST_FRAME, 0);
     add_lods(&mut model, lod_scenes, opts, &mut report)?;

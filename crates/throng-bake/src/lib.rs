@@ -4,7 +4,8 @@
 //! source [`Scene`] ([`scene`]), sample its clips ([`sample`]), skin it with
 //! the plain CPU reference ([`mod@reference`]), and bake it ([`mod@bake`]) into a
 //! validated [`throng_core::BakedModel`], measuring the result against the
-//! reference as it goes; LODs and attachments ([`lod`]), events ([`events`]).
+//! reference as it goes; LODs and attachments ([`lod`]), events ([`events`]),
+//! the hash of a bake's inputs for up-to-date checks ([`provenance`]).
 //! The runtime crates never depend on this one (a test in
 //! `tests/tests/crate_graph.rs` holds them to it).
 
@@ -17,6 +18,7 @@ pub mod import;
 pub mod lod;
 mod measure;
 mod mesh;
+pub mod provenance;
 mod rate;
 pub mod reference;
 pub mod report;
@@ -68,12 +70,16 @@ impl ModelKind {
 /// warnings. Events come from the glTF's animation extras and from
 /// `opts.events_file`, or else `MODEL.events.json` beside the model. The
 /// model's and the LOD files' URIs are read as
-/// [`BakeOptions::allow_outside_uris`] says.
+/// [`BakeOptions::allow_outside_uris`] says. The model records its
+/// [`provenance::provenance`] with [`BakeOptions::canonical`] as the options.
 pub fn bake_file(
     path: &Path,
     opts: &BakeOptions,
     progress: bake::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
+    // Hashed before anything is read: an input edited during the bake then
+    // makes the stored hash stale (a re-bake next time), never fresh.
+    let provenance_before = provenance::provenance(path, opts, opts.canonical());
     let import_opts = ImportOptions {
         allow_outside_uris: opts.allow_outside_uris,
     };
@@ -93,6 +99,7 @@ pub fn bake_file(
     }
     let (mut model, mut report) =
         bake::bake_with_lods(&imported.scene, &lod_scenes, opts, progress)?;
+    model.provenance = Some(provenance_before);
     model.source = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -81,7 +81,7 @@ impl<'a> UriReader<'a> {
     }
 
     /// The path `uri` names, checked against the policy (rules 1 to 3).
-    fn resolve(&self, uri: &str) -> Result<PathBuf, UriError> {
+    pub fn resolve(&self, uri: &str) -> Result<PathBuf, UriError> {
         let (decoded, is_file_uri) = match scheme(uri) {
             Some(s) if s.eq_ignore_ascii_case("file") && self.allow_outside => {
                 (percent_decode(file_uri_path(uri)), true)

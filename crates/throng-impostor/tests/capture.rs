@@ -26,7 +26,7 @@ fn captured_cells_hold_the_cpu_silhouettes() {
     let (model, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     let handle = ModelHandle::new(model).unwrap();

@@ -67,7 +67,7 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
         max_layer_size: 64,
         ..BakeOptions::default()
     };
-    let (layered, _) = bake(&scene, &opts, &mut |_, _| {}).unwrap();
+    let (layered, _) = bake(&scene, &opts, &|_, _| {}).unwrap();
     assert!(layered.texture.layers > 1);
     let layers = layered.texture.layers;
     let layered = ModelHandle::new(layered).unwrap();

@@ -58,7 +58,7 @@ fn fox_with_lods() -> ModelHandle {
     let (model, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &options,
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     ModelHandle::new(model).unwrap()
@@ -520,7 +520,7 @@ fn several_crowds_draw_as_on_the_cpu_paths() {
     let (plain, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     let plain = ModelHandle::new(plain).unwrap();

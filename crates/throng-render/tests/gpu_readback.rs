@@ -235,7 +235,7 @@ fn matrices_straddling_rows_and_layers_read_back_within_tolerance() {
         max_layer_size: 7,
         ..Default::default()
     };
-    let (model, _) = throng_bake::bake(&scene, &opts, &mut |_, _| {}).unwrap();
+    let (model, _) = throng_bake::bake(&scene, &opts, &|_, _| {}).unwrap();
     assert_eq!(model.texture.width, 7);
     let layers = model.texture.layers;
     if layers > gpu.device.limits().max_texture_array_layers {

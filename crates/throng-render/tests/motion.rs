@@ -247,7 +247,7 @@ fn walking_pictures_equal_the_cpu_paths() {
     let (fox, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     let handle = ModelHandle::new(fox).unwrap();

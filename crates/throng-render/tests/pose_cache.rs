@@ -68,7 +68,7 @@ fn baked_with_lods(name: &str) -> ModelHandle {
         lod_screen_sizes: Some(vec![0.25, 0.19, 0.0]),
         ..BakeOptions::default()
     };
-    let (model, _) = bake(&imported.scene, &options, &mut |_, _| {}).expect("bake");
+    let (model, _) = bake(&imported.scene, &options, &|_, _| {}).expect("bake");
     ModelHandle::new(model).expect("validates")
 }
 

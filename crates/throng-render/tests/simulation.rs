@@ -48,7 +48,7 @@ fn fox() -> ModelHandle {
     let (fox, _) = bake_file(
         &throng_tests::asset("khronos_Fox.glb"),
         &BakeOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )
     .unwrap();
     ModelHandle::new(fox).unwrap()

@@ -191,7 +191,7 @@ fn load_gltf(
         None => {}
     }
     log(&format!("baking {} …", path.display()));
-    let (model, report) = throng_bake::bake_file(path, &bake_options(), &mut |_, _| {})
+    let (model, report) = throng_bake::bake_file(path, &bake_options(), &|_, _| {})
         .with_context(|| format!("baking {}", path.display()))?;
     for w in &report.warnings {
         log(&format!("bake warning: {w}"));

@@ -213,7 +213,7 @@ pub(crate) mod tests {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
         let (model, _) =
-            throng_bake::bake_file(&path, &throng_bake::BakeOptions::default(), &mut |_, _| {})
+            throng_bake::bake_file(&path, &throng_bake::BakeOptions::default(), &|_, _| {})
                 .expect("the bundled Fox bakes");
         ModelHandle::new(model).expect("valid")
     }

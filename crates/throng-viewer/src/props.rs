@@ -60,7 +60,7 @@ pub fn hat() -> Result<ModelHandle> {
         }],
         ..Scene::default()
     };
-    let (model, _) = throng_bake::bake(&scene, &Default::default(), &mut |_, _| {})
+    let (model, _) = throng_bake::bake(&scene, &Default::default(), &|_, _| {})
         .context("baking the hat prop")?;
     Ok(ModelHandle::new(model)?)
 }

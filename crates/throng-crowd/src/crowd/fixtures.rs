@@ -110,6 +110,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
         root_motion: vec![],
         events: vec![],
         impostor: None,
+        provenance: None,
     };
     ModelHandle::new(model).expect("valid test model")
 }

@@ -30,7 +30,7 @@ pub fn fox(gpu: &Gpu) -> &'static BakedModel {
                 lod_ratios: vec![0.5, 0.2],
                 ..BakeOptions::default()
             },
-            &mut |_, _| {},
+            &|_, _| {},
         )
         .unwrap();
         // As `throng bake` captures it.
