@@ -1,4 +1,7 @@
-//! `throng bake`: glTF → `.throng`, a progress bar, and the summary table.
+//! `throng bake`: glTF → `.throng`, a progress bar, and the summary table;
+//! one model here ([`bake_one`]), several in parallel in `bake_many.rs`,
+//! which models and outputs in `bake_jobs.rs`. A model whose output is up
+//! to date (same inputs, options and baker, by its provenance) is skipped.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -6,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use throng_bake::{BakeOptions, BakeReport, ModelKind};
+use throng_bake::{BakeOptions, BakeReport};
 use throng_core::BakedModel;
 use throng_core::impostor::{DEFAULT_BUDGET_BYTES, PlanRequest};
 use throng_core::limits::{
@@ -14,6 +17,7 @@ use throng_core::limits::{
 };
 use throng_core::model::TexelFormat;
 
+use crate::bake_jobs::Job;
 use crate::util::{bytes, check_output, thousands, write_stdout};
 
 /// Texel precision on the command line.
@@ -28,11 +32,23 @@ pub enum Precision {
 /// Arguments of `throng bake`.
 #[derive(ClapArgs)]
 pub struct Args {
-    /// The glTF 2.0 model (.gltf or .glb).
-    pub model: PathBuf,
-    /// Output file [default: the model's name with .throng, in the current directory].
+    /// The glTF 2.0 model (.gltf or .glb); or several, folders (every model
+    /// below them) or glob patterns, baked in parallel.
+    #[arg(required = true, value_name = "MODEL|DIR|PATTERN")]
+    pub models: Vec<PathBuf>,
+    /// Output file [default: the model's name with .throng, in the current
+    /// directory]; with several models or a folder, the output folder
+    /// (a folder's models keep their place below it).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Bake even where the output is up to date (same inputs, options and
+    /// baker as recorded in it).
+    #[arg(long)]
+    pub force: bool,
+    /// Models baked at once [default: one per core]; each bake also uses
+    /// every core for its clips.
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Base (lowest) sampling rate in frames per second: every clip gets at
     /// least this rate; a clip whose error between frames would exceed
     /// --max-error gets more frames, up to --max-fps.
@@ -130,112 +146,263 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{t:?} is too large"))
 }
 
+/// What every job of one `throng bake` shares: the bake's options and the
+/// impostor's.
+pub struct Settings {
+    /// The bake's options.
+    pub opts: BakeOptions,
+    /// The impostor to capture (`None`: no impostor).
+    pub impostor: Option<ImpostorSettings>,
+    /// Whether the impostor options were given (capture one even for a
+    /// model with no clips, which then fails with the reason).
+    pub impostor_asked: bool,
+    /// Bake even where the output is up to date.
+    pub force: bool,
+}
+
+/// The impostor options of a bake.
+pub struct ImpostorSettings {
+    /// Atlas budget in bytes.
+    pub budget: u64,
+    /// What the command line fixes of the plan.
+    pub request: PlanRequest,
+    /// Switch size, if given.
+    pub screen_size: Option<f32>,
+}
+
+impl Settings {
+    /// The settings of `args`.
+    pub fn of(args: &Args) -> Self {
+        let opts = BakeOptions {
+            lod_ratios: lod_ratios(args),
+            fps: args.fps,
+            max_error: args.max_error,
+            max_fps: args.max_fps,
+            precision: match args.precision {
+                Precision::Full => TexelFormat::F32,
+                Precision::Half => TexelFormat::F16,
+            },
+            max_layer_size: args.max_layer_size,
+            clips: args.clips.clone(),
+            root_motion: args.root_motion.clone().map(|n| {
+                if n.is_empty() {
+                    throng_bake::RootMotionSource::SkeletonRoot
+                } else {
+                    throng_bake::RootMotionSource::Node(n)
+                }
+            }),
+            events_file: args.events.clone(),
+            lod_files: args.lod_files.clone(),
+            lod_screen_sizes: args.lod_screen_sizes.clone(),
+            max_bake_bytes: args.max_bake_bytes,
+            allow_outside_uris: args.allow_outside_uris,
+        };
+        let impostor_asked = args.impostor_views.is_some()
+            || args.impostor_frames.is_some()
+            || args.impostor_size.is_some()
+            || args.impostor_screen_size.is_some();
+        Self {
+            opts,
+            impostor: (!args.no_impostors).then_some(ImpostorSettings {
+                budget: args.impostor_budget,
+                request: PlanRequest {
+                    views: args.impostor_views,
+                    frames: args.impostor_frames,
+                    cell: args.impostor_size,
+                },
+                screen_size: args.impostor_screen_size,
+            }),
+            impostor_asked,
+            force: args.force,
+        }
+    }
+
+    /// Every option that changes the output, as canonical text (the
+    /// provenance's options).
+    pub fn canonical(&self) -> String {
+        let impostor = match &self.impostor {
+            None => "none".to_owned(),
+            Some(i) => format!(
+                "budget={} views={:?} frames={:?} cell={:?} screen_size={:?} asked={}",
+                i.budget,
+                i.request.views,
+                i.request.frames,
+                i.request.cell,
+                i.screen_size,
+                self.impostor_asked
+            ),
+        };
+        format!("{} impostor=[{impostor}]", self.opts.canonical())
+    }
+}
+
+/// A bake that ran.
+pub struct Baked {
+    /// The model written.
+    pub model: BakedModel,
+    /// Its report.
+    pub report: BakeReport,
+    /// Bytes written.
+    pub file_bytes: u64,
+    /// Seconds from start to written.
+    pub seconds: f64,
+    /// Seconds the impostor capture took, if one was captured.
+    pub impostor_seconds: Option<f64>,
+}
+
+impl Baked {
+    /// The worst measured error, relative to the bounding radius: at the
+    /// frames or between them.
+    pub fn worst_error(&self) -> f32 {
+        self.report.error.rel.max(self.report.error_between.rel)
+    }
+}
+
+/// How a job ended, when it did not fail.
+pub enum Outcome {
+    /// Baked and written.
+    Baked(Box<Baked>),
+    /// The output is up to date: nothing baked or written.
+    UpToDate {
+        /// Size of the existing output.
+        file_bytes: u64,
+    },
+}
+
+/// Whether the `.throng` at `output` records exactly `wanted` as its
+/// provenance (a missing, unreadable, damaged or older file is not up to
+/// date). Reads the file's header, checksum, directory and `PROV` only.
+fn up_to_date(
+    output: &std::path::Path,
+    wanted: &throng_core::provenance::Provenance,
+) -> Option<u64> {
+    let bytes = std::fs::read(output).ok()?;
+    let found = throng_core::format::read_provenance(&bytes).ok()??;
+    found.same_bake(wanted).then_some(bytes.len() as u64)
+}
+
+/// Bakes `job` with `settings` (or finds it up to date); `progress` gets
+/// `(done, total)` frames, `phase` a word on what runs now.
+pub fn bake_one(
+    job: &Job,
+    settings: &Settings,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    phase: &dyn Fn(&str),
+) -> Result<Outcome> {
+    let opts = &settings.opts;
+    // Refuse a bad output before the bake, not after it.
+    let sidecar = throng_bake::events::sidecar_path(&job.model);
+    let events = opts.events_file.as_deref().unwrap_or(&sidecar);
+    let mut inputs = vec![job.model.as_path(), events];
+    inputs.extend(opts.lod_files.iter().map(PathBuf::as_path));
+    check_output(&job.output, "throng", &inputs)?;
+    let start = Instant::now();
+    // Hashed before anything is read (an input edited meanwhile makes the
+    // record stale, never fresh).
+    let provenance = throng_bake::provenance::provenance(&job.model, opts, settings.canonical());
+    if !settings.force
+        && let Some(file_bytes) = up_to_date(&job.output, &provenance)
+    {
+        return Ok(Outcome::UpToDate { file_bytes });
+    }
+    phase("frames");
+    let (model, report) = throng_bake::bake_file(&job.model, opts, progress)
+        .with_context(|| format!("baking {}", job.model.display()))?;
+    let mut impostor_seconds = None;
+    let mut model = match &settings.impostor {
+        Some(i) if !model.clips.is_empty() || settings.impostor_asked => {
+            phase("impostor");
+            let captured = Instant::now();
+            let model = capture_impostor(model, i.budget, i.request, i.screen_size)
+                .with_context(|| format!("capturing the impostor of {}", job.model.display()))?;
+            impostor_seconds = Some(captured.elapsed().as_secs_f64());
+            model
+        }
+        _ => model,
+    };
+    model.provenance = Some(provenance);
+    phase("writing");
+    let bytes_out = throng_core::format::write_model(&model)?;
+    if let Some(dir) = job.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating the output folder {}", dir.display()))?;
+    }
+    // Atomic: a failed write leaves an existing output as it was.
+    throng_core::fsio::write_atomic(&job.output, &bytes_out)?;
+    Ok(Outcome::Baked(Box::new(Baked {
+        model,
+        report,
+        file_bytes: bytes_out.len() as u64,
+        seconds: start.elapsed().as_secs_f64(),
+        impostor_seconds,
+    })))
+}
+
 /// Runs `throng bake`.
 pub fn run(args: Args) -> Result<()> {
-    if let Ok(ModelKind::Throng) = ModelKind::of(&args.model) {
-        bail!(
-            "{0} is already a bake (a .throng file); `throng bake` takes the .gltf or .glb it \
-             was baked from. To see what it holds: throng inspect {0}",
-            args.model.display()
-        );
+    let plan = crate::bake_jobs::plan(&args.models, args.output.as_deref())?;
+    if !plan.single && (args.events.is_some() || !args.lod_files.is_empty()) {
+        bail!("--events and --lod belong to one model; bake models that need them one at a time");
     }
-    let ratios = lod_ratios(&args);
-    let opts = BakeOptions {
-        lod_ratios: ratios,
-        fps: args.fps,
-        max_error: args.max_error,
-        max_fps: args.max_fps,
-        precision: match args.precision {
-            Precision::Full => TexelFormat::F32,
-            Precision::Half => TexelFormat::F16,
-        },
-        max_layer_size: args.max_layer_size,
-        clips: args.clips,
-        root_motion: args.root_motion.map(|n| {
-            if n.is_empty() {
-                throng_bake::RootMotionSource::SkeletonRoot
-            } else {
-                throng_bake::RootMotionSource::Node(n)
-            }
-        }),
-        events_file: args.events,
-        lod_files: args.lod_files,
-        lod_screen_sizes: args.lod_screen_sizes.clone(),
-        max_bake_bytes: args.max_bake_bytes,
-        allow_outside_uris: args.allow_outside_uris,
-    };
-    let output = match args.output {
-        Some(o) => o,
-        None => {
-            let stem = args
-                .model
-                .file_stem()
-                .context("the model path has no file name")?;
-            PathBuf::from(stem).with_extension("throng")
+    if let Some(n) = args.jobs {
+        if n == 0 {
+            bail!("--jobs 0: at least one model must be baked at a time");
         }
-    };
-    // Refuse a bad output before the bake, not after it.
-    let sidecar = throng_bake::events::sidecar_path(&args.model);
-    let events = opts.events_file.as_deref().unwrap_or(&sidecar);
-    let mut inputs = vec![args.model.as_path(), events];
-    inputs.extend(opts.lod_files.iter().map(PathBuf::as_path));
-    check_output(&output, "throng", &inputs)?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("starting the bake's threads")?;
+    }
+    let settings = Settings::of(&args);
+    if !plan.single {
+        return crate::bake_many::run(plan.jobs, &settings);
+    }
+    let job = &plan.jobs[0];
     let start = Instant::now();
     let bar = ProgressBar::hidden();
-    let mut shown = false;
-    let (model, report) = throng_bake::bake_file(&args.model, &opts, &mut |done, total| {
-        // Show a bar only for bakes long enough to need one.
-        if !shown && start.elapsed().as_millis() > 300 {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} baking {bar:40} {pos}/{len} frames ({eta})",
-                )
-                .expect("static template"),
-            );
-            shown = true;
-        }
-        bar.set_length(total);
-        bar.set_position(done);
-    })
-    .with_context(|| format!("baking {}", args.model.display()))?;
+    let shown = std::sync::atomic::AtomicBool::new(false);
+    let outcome = bake_one(
+        job,
+        &settings,
+        &|done, total| {
+            // Show a bar only for bakes long enough to need one.
+            if start.elapsed().as_millis() > 300
+                && !shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} baking {bar:40} {pos}/{len} frames ({eta})",
+                    )
+                    .expect("static template"),
+                );
+            }
+            bar.set_length(total);
+            bar.set_position(done);
+        },
+        &|_| {},
+    )?;
     bar.finish_and_clear();
-    let mut impostor = None;
-    let asked = args.impostor_views.is_some()
-        || args.impostor_frames.is_some()
-        || args.impostor_size.is_some()
-        || args.impostor_screen_size.is_some();
-    let model = if args.no_impostors || (model.clips.is_empty() && !asked) {
-        model
-    } else {
-        let request = PlanRequest {
-            views: args.impostor_views,
-            frames: args.impostor_frames,
-            cell: args.impostor_size,
-        };
-        let captured = Instant::now();
-        let model = capture_impostor(
-            model,
-            args.impostor_budget,
-            request,
-            args.impostor_screen_size,
-        )
-        .with_context(|| format!("capturing the impostor of {}", args.model.display()))?;
-        impostor = Some(captured.elapsed().as_secs_f64());
-        model
+    let baked = match outcome {
+        Outcome::UpToDate { file_bytes } => {
+            return write_stdout(&format!(
+                "{} is up to date ({}; same inputs, options and baker); --force bakes it again\n",
+                job.output.display(),
+                bytes(file_bytes)
+            ));
+        }
+        Outcome::Baked(b) => b,
     };
-    let bytes_out = throng_core::format::write_model(&model)?;
-    // Atomic: a failed write leaves an existing output as it was.
-    throng_core::fsio::write_atomic(&output, &bytes_out)?;
+    let model = &baked.model;
     let mut text = summary(
-        &model,
-        &report,
-        &args.model.display().to_string(),
-        &output.display().to_string(),
-        bytes_out.len() as u64,
-        start.elapsed().as_secs_f64(),
+        model,
+        &baked.report,
+        &job.model.display().to_string(),
+        &job.output.display().to_string(),
+        baked.file_bytes,
+        baked.seconds,
     );
-    if let (Some(atlas), Some(seconds)) = (&model.impostor, impostor) {
+    if let (Some(atlas), Some(seconds)) = (&model.impostor, baked.impostor_seconds) {
         let p = &atlas.plan;
         use std::fmt::Write;
         let _ = writeln!(

@@ -107,7 +107,7 @@ fn load(args: &Args) -> Result<(BakedModel, Option<Scene>)> {
             let (mut model, _) = throng_bake::bake(
                 &imported.scene,
                 &throng_bake::BakeOptions::default(),
-                &mut |_, _| {},
+                &|_, _| {},
             )
             .with_context(|| format!("baking {}", args.model.display()))?;
             model.source = file_name(&args.model);

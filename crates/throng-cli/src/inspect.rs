@@ -93,6 +93,9 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
             "layer_size": a.plan.layer_size, "layers": a.plan.layers, "bytes": a.plan.bytes(),
         })),
+        "provenance": m.provenance.as_ref().map(|p| json!({
+            "inputs_blake3": p.inputs_hex(), "files": p.files, "options": p.options, "baker": p.baker,
+        })),
     })
 }
 
@@ -182,6 +185,23 @@ fn text(v: &Value) -> String {
             );
         } else {
             let _ = writeln!(s, "  impostor  none");
+        }
+        let p = &v["provenance"];
+        if p.is_object() {
+            let _ = writeln!(
+                s,
+                "  provenance  {} input file{}, BLAKE3 {}; {}\n              options {}",
+                p["files"],
+                if p["files"] == 1 { "" } else { "s" },
+                p["inputs_blake3"].as_str().unwrap_or(""),
+                p["baker"].as_str().unwrap_or(""),
+                p["options"].as_str().unwrap_or("")
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "  provenance  none recorded (an older bake: never up to date)"
+            );
         }
         let _ = writeln!(
             s,

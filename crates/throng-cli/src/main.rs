@@ -9,6 +9,8 @@
 //! | `bench`   | frame times of one crowd drawn gpu-driven, baked, baked-unbounded, static and CPU-skinned, as a table and `--json` |
 
 mod bake;
+mod bake_jobs;
+mod bake_many;
 mod bench;
 mod inspect;
 mod layer_spec;
@@ -41,7 +43,34 @@ enum Command {
     Bench(bench::Args),
 }
 
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
+/// Wayland to find the default GPU, and where `XDG_RUNTIME_DIR` is unset or
+/// not a folder (a headless build server, a container) libwayland prints
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` for
+/// every Vulkan instance: a bake that succeeded reads as a failure. With no
+/// Wayland display to find the layer has nothing to choose by, so it is
+/// switched off there (`NODEVICE_SELECT=1`, the layer's own switch; a value
+/// the user set is kept). Device choice is wgpu's either way
+/// (`WGPU_ADAPTER_NAME`, `WGPU_BACKEND`).
+fn quiet_headless_vulkan() {
+    let runtime_dir_ok =
+        std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+    if runtime_dir_ok
+        || std::env::var_os("WAYLAND_DISPLAY").is_some()
+        || std::env::var_os("NODEVICE_SELECT").is_some()
+    {
+        return;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: the first statement of `main`, before any thread exists, so no
+    // other thread can read the environment meanwhile.
+    unsafe {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+}
+
 fn main() {
+    quiet_headless_vulkan();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bake(a) => bake::run(a),

@@ -17,9 +17,8 @@ pub fn load_baked(path: &Path) -> Result<(BakedModel, Option<BakeReport>)> {
             Ok((model, None))
         }
         ModelKind::Gltf => {
-            let (model, report) =
-                throng_bake::bake_file(path, &BakeOptions::default(), &mut |_, _| {})
-                    .with_context(|| format!("baking {}", path.display()))?;
+            let (model, report) = throng_bake::bake_file(path, &BakeOptions::default(), &|_, _| {})
+                .with_context(|| format!("baking {}", path.display()))?;
             Ok((model, Some(report)))
         }
     }

@@ -1,0 +1,211 @@
+//! What `throng bake PATH…` bakes, and where each output goes: a model
+//! file, every glTF/GLB under a folder (recursively, in name order), or the
+//! files a glob pattern matches (for shells that do not expand it); each
+//! output is named before anything is baked, and two inputs that would
+//! write the same output are refused by name.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use throng_bake::ModelKind;
+
+/// One model to bake and the file it is baked to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// The glTF or GLB.
+    pub model: PathBuf,
+    /// The `.throng` to write.
+    pub output: PathBuf,
+}
+
+/// The jobs of one `throng bake`.
+#[derive(Debug)]
+pub struct Plan {
+    /// In the order given (a folder's files in name order).
+    pub jobs: Vec<Job>,
+    /// One model file was named (not a folder or pattern): `-o` names the
+    /// output file, and the detailed summary is printed.
+    pub single: bool,
+}
+
+/// Whether `s` holds glob metacharacters.
+fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// Plans the jobs of `paths`; `output` is the output file for a single
+/// model, else the output folder [default: the working directory]. A
+/// folder's models keep their place below it in the output folder.
+pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
+    if paths.is_empty() {
+        bail!("name a model (.gltf or .glb), a folder of models or a pattern");
+    }
+    // One path that is neither a folder nor a pattern is one model (a
+    // missing one fails in the bake, with the system's message).
+    let pattern = |p: &Path| !p.exists() && p.to_str().is_some_and(is_pattern);
+    let single = paths.len() == 1 && !paths[0].is_dir() && !pattern(&paths[0]);
+    if single {
+        let model = &paths[0];
+        if let Ok(ModelKind::Throng) = ModelKind::of(model) {
+            bail!(
+                "{0} is already a bake (a .throng file); `throng bake` takes the .gltf or .glb it \
+                 was baked from. To see what it holds: throng inspect {0}",
+                model.display()
+            );
+        }
+        let output = match output {
+            Some(o) => o.to_path_buf(),
+            None => {
+                let stem = model
+                    .file_stem()
+                    .context("the model path has no file name")?;
+                PathBuf::from(stem).with_extension("throng")
+            }
+        };
+        return Ok(Plan {
+            jobs: vec![Job {
+                model: model.clone(),
+                output,
+            }],
+            single: true,
+        });
+    }
+    let out_dir = output.map(Path::to_path_buf).unwrap_or_default();
+    if out_dir.is_file() {
+        bail!(
+            "-o {}: with several models (or a folder) -o names an output folder, and this is a file",
+            out_dir.display()
+        );
+    }
+    // (model, its path below the output folder)
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut models = Vec::new();
+            walk(path, &mut models)?;
+            if models.is_empty() {
+                bail!("{}: the folder holds no .gltf or .glb file", path.display());
+            }
+            for m in models {
+                let below = m.strip_prefix(path).unwrap_or(&m).to_path_buf();
+                found.push((m, below));
+            }
+        } else if path.is_file() {
+            if !matches!(ModelKind::of(path), Ok(ModelKind::Gltf)) {
+                bail!("{}: not a .gltf or .glb model", path.display());
+            }
+            found.push((path.clone(), file_name(path)));
+        } else if let Some(pattern) = path.to_str().filter(|s| is_pattern(s)) {
+            let mut any = false;
+            let entries = glob::glob(pattern)
+                .with_context(|| format!("{pattern:?} is not a valid pattern"))?;
+            for entry in entries {
+                let m = entry.with_context(|| format!("expanding {pattern:?}"))?;
+                if m.is_file() && matches!(ModelKind::of(&m), Ok(ModelKind::Gltf)) {
+                    any = true;
+                    found.push((m.clone(), file_name(&m)));
+                }
+            }
+            if !any {
+                bail!("{pattern:?} matches no .gltf or .glb file");
+            }
+        } else {
+            bail!("{}: no such file or folder", path.display());
+        }
+    }
+    let mut outputs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut jobs = Vec::with_capacity(found.len());
+    for (model, below) in found {
+        let output = out_dir.join(below.with_extension("throng"));
+        if let Some(first) = outputs.get(&output) {
+            if throng_core::fsio::same_file(first, &model) {
+                continue; // Named twice (a folder and a file in it): bake once.
+            }
+            bail!(
+                "{} and {} would both be baked to {}; bake them to different folders",
+                first.display(),
+                model.display(),
+                output.display()
+            );
+        }
+        outputs.insert(output.clone(), model.clone());
+        jobs.push(Job { model, output });
+    }
+    Ok(Plan {
+        jobs,
+        single: false,
+    })
+}
+
+fn file_name(path: &Path) -> PathBuf {
+    path.file_name().map(PathBuf::from).unwrap_or_default()
+}
+
+/// Every `.gltf`/`.glb` below `dir`, in name order, not following symbolic
+/// links to folders (no cycles).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading the folder {}", dir.display()))?
+        .collect::<std::io::Result<_>>()
+        .with_context(|| format!("reading the folder {}", dir.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if path.is_file() && matches!(ModelKind::of(&path), Ok(ModelKind::Gltf)) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(p: &Path) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"{}").unwrap();
+    }
+
+    #[test]
+    fn folders_keep_their_layout_and_collisions_are_refused() {
+        let dir = std::env::temp_dir().join(format!("throng-jobs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        touch(&dir.join("b.glb"));
+        touch(&dir.join("a/x.gltf"));
+        touch(&dir.join("a/notes.txt"));
+        let plan = plan(std::slice::from_ref(&dir), Some(Path::new("out"))).unwrap();
+        assert!(!plan.single);
+        let outs: Vec<_> = plan.jobs.iter().map(|j| j.output.clone()).collect();
+        assert_eq!(
+            outs,
+            [
+                PathBuf::from("out/a/x.throng"),
+                PathBuf::from("out/b.throng")
+            ]
+        );
+        // The same stem twice in one output folder.
+        touch(&dir.join("c/b.gltf"));
+        let e = plan_err(&[dir.join("b.glb"), dir.join("c/b.gltf")]);
+        assert!(e.contains("would both be baked to"), "{e}");
+        // A pattern.
+        let pattern = dir.join("*.glb");
+        let p = super::plan(&[pattern], None).unwrap();
+        assert_eq!(p.jobs.len(), 1);
+        assert_eq!(p.jobs[0].output, PathBuf::from("b.throng"));
+        assert!(plan_err(&[dir.join("*.fbx")]).contains("matches no"));
+        assert!(plan_err(&[dir.join("missing.glb"), dir.join("b.glb")]).contains("no such file"));
+        assert!(plan_err(&[dir.join("a/notes.txt"), dir.join("b.glb")]).contains("not a .gltf"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn plan_err(paths: &[PathBuf]) -> String {
+        format!("{:#}", plan(paths, None).unwrap_err())
+    }
+}

@@ -1,0 +1,152 @@
+//! `throng bake` of several models: the jobs run in parallel (one per core
+//! by default, `--jobs N`), under one multi-progress display (a bar per
+//! model in flight and one overall), and end in a table — file, result,
+//! clips, bytes, time, worst error, warnings — and a non-zero exit naming
+//! every model that failed; the others are still written.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::bake::{Outcome, Settings, bake_one};
+use crate::bake_jobs::Job;
+use crate::util::{bytes, write_stdout};
+
+/// How one job ended.
+struct Row {
+    job: Job,
+    result: Result<Outcome>,
+    seconds: f64,
+}
+
+/// Bakes every job of `jobs` with `settings`; prints the table.
+pub fn run(jobs: Vec<Job>, settings: &Settings) -> Result<()> {
+    let start = Instant::now();
+    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let overall = multi.add(ProgressBar::new(jobs.len() as u64));
+    overall.set_style(
+        ProgressStyle::with_template("{spinner} {pos}/{len} models {wide_bar} {elapsed}")
+            .expect("static template"),
+    );
+    let style = ProgressStyle::with_template("  {prefix:30!} {bar:30} {pos}/{len} {msg}")
+        .expect("static template");
+    let rows: Vec<Row> = jobs
+        .into_par_iter()
+        .map(|job| {
+            let bar = multi.insert_before(&overall, ProgressBar::new(0));
+            bar.set_style(style.clone());
+            bar.set_prefix(job.model.display().to_string());
+            bar.set_message("frames");
+            let started = Instant::now();
+            let result = bake_one(
+                &job,
+                settings,
+                &|done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                },
+                &|phase| bar.set_message(phase.to_owned()),
+            );
+            bar.finish_and_clear();
+            multi.remove(&bar);
+            overall.inc(1);
+            Row {
+                job,
+                result,
+                seconds: started.elapsed().as_secs_f64(),
+            }
+        })
+        .collect();
+    overall.finish_and_clear();
+    let failed = rows.iter().filter(|r| r.result.is_err()).count();
+    write_stdout(&table(&rows, start.elapsed().as_secs_f64()))?;
+    if failed > 0 {
+        let names: Vec<String> = rows
+            .iter()
+            .filter(|r| r.result.is_err())
+            .map(|r| r.job.model.display().to_string())
+            .collect();
+        bail!(
+            "{failed} of {} models failed: {}",
+            rows.len(),
+            names.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The summary table, then each failure's full message.
+fn table(rows: &[Row], seconds: f64) -> String {
+    use std::fmt::Write;
+    let w = rows
+        .iter()
+        .map(|r| r.job.model.display().to_string().chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:w$}  {:10}  {:>5}  {:>10}  {:>8}  {:>11}  {:>8}",
+        "file", "result", "clips", "bytes", "time", "worst error", "warnings"
+    );
+    let (mut baked, mut fresh, mut failed) = (0, 0, 0);
+    for r in rows {
+        let file = r.job.model.display().to_string();
+        match &r.result {
+            Ok(Outcome::Baked(b)) => {
+                baked += 1;
+                let _ = writeln!(
+                    s,
+                    "{file:w$}  {:10}  {:>5}  {:>10}  {:>6.2} s  {:>11.2e}  {:>8}",
+                    "baked",
+                    b.model.clips.len(),
+                    bytes(b.file_bytes),
+                    r.seconds,
+                    b.worst_error(),
+                    b.report.warnings.len()
+                );
+            }
+            Ok(Outcome::UpToDate { file_bytes }) => {
+                fresh += 1;
+                let _ = writeln!(
+                    s,
+                    "{file:w$}  {:10}  {:>5}  {:>10}  {:>6.2} s  {:>11}  {:>8}",
+                    "up to date",
+                    "",
+                    bytes(*file_bytes),
+                    r.seconds,
+                    "",
+                    ""
+                );
+            }
+            Err(_) => {
+                failed += 1;
+                let _ = writeln!(
+                    s,
+                    "{file:w$}  {:10}  {:>5}  {:>10}  {:>6.2} s",
+                    "FAILED", "", "", r.seconds
+                );
+            }
+        }
+    }
+    // No trailing blanks where a row leaves columns empty.
+    let mut s: String = s.lines().map(|l| l.trim_end().to_owned() + "\n").collect();
+    let _ = writeln!(
+        s,
+        "{baked} baked, {fresh} up to date, {failed} failed, in {seconds:.2} s"
+    );
+    for r in rows {
+        if let Err(e) = &r.result {
+            let _ = writeln!(s, "error: {}: {e:#}", r.job.model.display());
+        }
+        if let Ok(Outcome::Baked(b)) = &r.result {
+            for warning in &b.report.warnings {
+                let _ = writeln!(s, "warning: {}: {warning}", r.job.model.display());
+            }
+        }
+    }
+    s
+}
