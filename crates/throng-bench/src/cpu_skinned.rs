@@ -324,6 +324,7 @@ impl CpuSkinnedRenderer {
             fragment_entry: "fs_main",
             format: self.color_format,
             samples: self.options.sample_count,
+            extra_targets: &[],
             // Its records are its palettes' headers, not crowd records.
             instance_records: false,
         };

@@ -121,6 +121,12 @@ pub struct RendererOptions {
     /// ([`crate::pose_cache`]). `None` skins every vertex from the bone
     /// texture (the path before the cache). The packaged path never caches.
     pub pose_cache: Option<PoseCacheOptions>,
+    /// Further colour targets, at fragment outputs 1, 2, …, that a
+    /// [`RendererOptions::fragment`] writes beside the renderer's own
+    /// (output 0): one pass fills them all, for captures that need several
+    /// images of the same draws ([`crate::Renderer::render_targets`]). Only
+    /// with a custom fragment; not blended.
+    pub extra_targets: Vec<wgpu::TextureFormat>,
 }
 
 impl Default for RendererOptions {
@@ -141,6 +147,7 @@ impl Default for RendererOptions {
             shadows: Some(ShadowOptions::default()),
             fragment: None,
             pose_cache: Some(PoseCacheOptions::default()),
+            extra_targets: Vec::new(),
         }
     }
 }

@@ -79,6 +79,30 @@ impl<'a> PassPipeline<'a> {
 
     /// Creates the pipeline.
     pub fn create(&self, device: &wgpu::Device) -> wgpu::RenderPipeline {
+        self.create_with_targets(device, &[])
+    }
+
+    /// Creates the pipeline with `extra` colour targets (fragment outputs
+    /// 1, 2, …, not blended) after its own.
+    pub fn create_with_targets(
+        &self,
+        device: &wgpu::Device,
+        extra: &[wgpu::TextureFormat],
+    ) -> wgpu::RenderPipeline {
+        let targets: Vec<Option<wgpu::ColorTargetState>> =
+            std::iter::once(Some(wgpu::ColorTargetState {
+                format: self.format,
+                blend: self.blend,
+                write_mask: self.write_mask,
+            }))
+            .chain(extra.iter().map(|&format| {
+                Some(wgpu::ColorTargetState {
+                    format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })
+            }))
+            .collect();
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(self.label),
             layout: Some(self.layout),
@@ -115,11 +139,7 @@ impl<'a> PassPipeline<'a> {
                     constants: self.fragment_constants,
                     ..Default::default()
                 },
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: self.format,
-                    blend: self.blend,
-                    write_mask: self.write_mask,
-                })],
+                targets: &targets,
             }),
             multiview_mask: None,
             cache: None,
@@ -169,6 +189,8 @@ pub struct ColorPipeline<'a> {
     pub format: wgpu::TextureFormat,
     /// MSAA sample count.
     pub samples: u32,
+    /// Further colour targets ([`crate::RendererOptions::extra_targets`]).
+    pub extra_targets: &'a [wgpu::TextureFormat],
     /// Instance records come as instance-rate vertex attributes at
     /// [`RECORDS_SLOT`] (the storage paths' `RecordIn`).
     pub instance_records: bool,
@@ -215,7 +237,7 @@ impl ColorPipeline<'_> {
             vertex_constants: self.vertex_constants,
             fragment_constants: &fragment_constants,
         }
-        .create(device)
+        .create_with_targets(device, self.extra_targets)
     }
 }
 

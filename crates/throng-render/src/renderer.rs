@@ -146,6 +146,20 @@ impl Renderer {
                 )));
             }
         };
+        if !options.extra_targets.is_empty() {
+            let most = device.limits().max_color_attachments as usize;
+            if options.fragment.is_none() {
+                return Err(RenderError::Unsupported(
+                    "extra colour targets need a custom fragment stage to write them".into(),
+                ));
+            }
+            if options.extra_targets.len() + 1 > most {
+                return Err(RenderError::Unsupported(format!(
+                    "{} colour targets; the device takes at most {most}",
+                    options.extra_targets.len() + 1
+                )));
+            }
+        }
         if !matches!(options.sample_count, 1 | 4) {
             return Err(RenderError::Unsupported(format!(
                 "MSAA sample count {} (1 or 4)",
@@ -315,6 +329,7 @@ impl Renderer {
             },
             format: self.color_format,
             samples: self.options.sample_count,
+            extra_targets: &self.options.extra_targets,
             instance_records: self.path != RecordPath::Packaged,
         };
         let device = &self.device;
@@ -324,12 +339,13 @@ impl Renderer {
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        Targets::ensure(
+        Targets::ensure_with(
             &mut self.targets,
             &self.device,
             size,
             self.options.sample_count,
             self.color_format,
+            &self.options.extra_targets,
             "throng",
         )
     }
@@ -789,6 +805,17 @@ impl Renderer {
         target: &wgpu::TextureView,
         extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
     ) {
+        self.encode_into(encoder, &[target], extra);
+    }
+
+    /// [`Self::encode_with`] into the renderer's target and its
+    /// [`RendererOptions::extra_targets`], in that order.
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &[&wgpu::TextureView],
+        extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
+    ) {
         let Some(targets) = &self.targets else { return };
         // GPU time spans the shadow pass (if any) and the crowd pass.
         let (shadow_timestamps, timestamps, timed) = match (&self.timer, &self.shadow) {
@@ -804,9 +831,9 @@ impl Renderer {
             (None, _) => (None, None, false),
         };
         self.shadow_pass(encoder, shadow_timestamps);
-        let mut pass = targets.begin_pass(
+        let mut pass = targets.begin_pass_into(
             encoder,
-            target,
+            views,
             "throng crowd pass",
             self.options.clear_color,
             timestamps,
@@ -945,6 +972,27 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
+        self.render_targets(&[target], size, camera, crowds, models)
+    }
+
+    /// [`Self::render`] into the renderer's own target and each of its
+    /// [`RendererOptions::extra_targets`], in that order, all of `size`: one
+    /// pass, every draw writing all of them.
+    pub fn render_targets(
+        &mut self,
+        views: &[&wgpu::TextureView],
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        let wanted = 1 + self.options.extra_targets.len();
+        if views.len() != wanted {
+            return Err(RenderError::Unsupported(format!(
+                "{} target views for a renderer of {wanted} colour targets",
+                views.len()
+            )));
+        }
         let device = self.device.clone();
         crate::context::catch_device_errors(&device, "drawing a frame", || {
             let mut stats = self.prepare(size, camera, crowds, models)?;
@@ -953,7 +1001,7 @@ impl Renderer {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("throng frame"),
                 });
-            self.encode(&mut encoder, target);
+            self.encode_into(&mut encoder, views, |_| {});
             let submitting = std::time::Instant::now();
             self.queue.submit([encoder.finish()]);
             stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;

@@ -12,6 +12,8 @@ pub struct Targets {
     pub depth: wgpu::TextureView,
     /// Multisampled colour that resolves into the target, when MSAA is on.
     pub msaa: Option<wgpu::TextureView>,
+    /// Multisampled colour of each further target, when MSAA is on.
+    pub extra_msaa: Vec<wgpu::TextureView>,
 }
 
 impl Targets {
@@ -27,25 +29,48 @@ impl Targets {
         clear: wgpu::Color,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'p>>,
     ) -> wgpu::RenderPass<'p> {
-        let (view, resolve) = match &self.msaa {
-            Some(msaa) => (msaa, Some(target)),
-            None => (target, None),
-        };
+        self.begin_pass_into(encoder, &[target], label, clear, timestamps)
+    }
+
+    /// [`Self::begin_pass`] into `targets`: the first is the renderer's
+    /// own, each further one pairs with the renderer's further formats
+    /// (through [`Self::extra_msaa`] when MSAA is on); all cleared to
+    /// `clear`.
+    pub fn begin_pass_into<'p>(
+        &'p self,
+        encoder: &'p mut wgpu::CommandEncoder,
+        targets: &[&'p wgpu::TextureView],
+        label: &str,
+        clear: wgpu::Color,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'p>>,
+    ) -> wgpu::RenderPass<'p> {
+        let msaa = self.msaa.iter().chain(&self.extra_msaa);
+        let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'p>>> = targets
+            .iter()
+            .zip(msaa.map(Some).chain(std::iter::repeat(None)))
+            .map(|(&target, msaa)| {
+                let (view, resolve) = match msaa {
+                    Some(msaa) => (msaa, Some(target)),
+                    None => (target, None),
+                };
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: resolve,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(clear),
+                        store: if resolve.is_some() {
+                            wgpu::StoreOp::Discard
+                        } else {
+                            wgpu::StoreOp::Store
+                        },
+                    },
+                })
+            })
+            .collect();
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: resolve,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(clear),
-                    store: if resolve.is_some() {
-                        wgpu::StoreOp::Discard
-                    } else {
-                        wgpu::StoreOp::Store
-                    },
-                },
-            })],
+            color_attachments: &attachments,
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &self.depth,
                 depth_ops: Some(wgpu::Operations {
@@ -70,6 +95,20 @@ impl Targets {
         color_format: wgpu::TextureFormat,
         label: &str,
     ) -> Result<(), RenderError> {
+        Self::ensure_with(targets, device, size, samples, color_format, &[], label)
+    }
+
+    /// [`Self::ensure`] with further colour formats (their MSAA colour
+    /// when MSAA is on).
+    pub fn ensure_with(
+        targets: &mut Option<Targets>,
+        device: &wgpu::Device,
+        size: (u32, u32),
+        samples: u32,
+        color_format: wgpu::TextureFormat,
+        extra: &[wgpu::TextureFormat],
+        label: &str,
+    ) -> Result<(), RenderError> {
         crate::offscreen::check_target_size(device, size)?;
         if targets.as_ref().is_some_and(|t| t.size == size) {
             return Ok(());
@@ -77,7 +116,10 @@ impl Targets {
         // Depth, and the multisampled colour that resolves into the target.
         let msaa = if samples > 1 { samples } else { 0 };
         let bytes = crate::offscreen::target_bytes(size, samples, DEPTH_FORMAT)
-            + crate::offscreen::target_bytes(size, msaa, color_format);
+            + std::iter::once(&color_format)
+                .chain(extra)
+                .map(|&f| crate::offscreen::target_bytes(size, msaa, f))
+                .sum::<u64>();
         crate::context::check_host_memory(
             device,
             &format!("{label} depth and MSAA targets"),
@@ -111,6 +153,14 @@ impl Targets {
                 size,
                 depth: make("depth", DEPTH_FORMAT),
                 msaa: (samples > 1).then(|| make("msaa colour", color_format)),
+                extra_msaa: if samples > 1 {
+                    extra
+                        .iter()
+                        .map(|&f| make("msaa extra colour", f))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             },
         )?);
         Ok(())
