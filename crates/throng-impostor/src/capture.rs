@@ -4,12 +4,13 @@
 //! One crowd per atlas layer holds one instance per cell, posed at its
 //! clip and frame time, and placed so that a single orthographic camera
 //! looking down −Z sees it from its cell's view direction, scaled so that
-//! its clip's bounding sphere fills the cell ([`cell_transform`]). Two
-//! renders per layer, with the crowd's skinning and two fragment stages of
-//! `capture.wgsl`: unlit colour, and the normal in the view's basis
-//! (octahedral) with the depth across the sphere. Both are multisampled
-//! over a transparent clear, so each texel is premultiplied by its
-//! coverage, which alpha holds.
+//! its clip's bounding sphere fills the cell ([`cell_transform`]). One
+//! render per layer, with the crowd's skinning and the fragment stage of
+//! `capture.wgsl` writing two targets at once: unlit colour, and the normal
+//! in the view's basis (octahedral) with the depth across the sphere (each
+//! vertex skinned and each triangle rasterised once for both images). Both
+//! are multisampled over a transparent clear, so each texel is
+//! premultiplied by its coverage, which alpha holds.
 
 use glam::{Mat3, Mat4, Vec3};
 use throng_core::impostor::{AtlasPlan, ImpostorAtlas, view_basis};
@@ -153,28 +154,25 @@ pub fn capture(
             model: clips.len(),
         });
     }
-    let renderer = |entry: &str, format| {
-        Renderer::new(
-            &gpu.adapter,
-            &gpu.device,
-            &gpu.queue,
-            format,
-            RendererOptions {
-                sample_count: SAMPLES,
-                clear_color: wgpu::Color::TRANSPARENT,
-                shadows: None,
-                fragment: Some(CustomFragment {
-                    file: "capture.wgsl".into(),
-                    source: CAPTURE_WGSL.into(),
-                    entry: entry.into(),
-                }),
-                ..RendererOptions::default()
-            },
-        )
-    };
     let linear = wgpu::TextureFormat::Rgba8Unorm;
-    let mut colour_renderer = renderer("fs_colour", throng_render::OFFSCREEN_FORMAT)?;
-    let mut normal_renderer = renderer("fs_normal", linear)?;
+    let mut renderer = Renderer::new(
+        &gpu.adapter,
+        &gpu.device,
+        &gpu.queue,
+        throng_render::OFFSCREEN_FORMAT,
+        RendererOptions {
+            sample_count: SAMPLES,
+            clear_color: wgpu::Color::TRANSPARENT,
+            shadows: None,
+            fragment: Some(CustomFragment {
+                file: "capture.wgsl".into(),
+                source: CAPTURE_WGSL.into(),
+                entry: "fs_capture".into(),
+            }),
+            extra_targets: vec![linear],
+            ..RendererOptions::default()
+        },
+    )?;
     let size = (plan.layer_size, plan.layer_size);
     let colour_target = Offscreen::new(&gpu.device, size)?;
     let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
@@ -183,11 +181,14 @@ pub fn capture(
     let mut normal = Vec::with_capacity((plan.bytes() / 2) as usize);
     for layer in 0..plan.layers {
         let crowd = layer_crowd(handle, plan, layer)?;
-        for (renderer, target, out) in [
-            (&mut colour_renderer, &colour_target, &mut colour),
-            (&mut normal_renderer, &normal_target, &mut normal),
-        ] {
-            renderer.render(&target.view, size, &camera, &[&crowd], &[model])?;
+        renderer.render_targets(
+            &[&colour_target.view, &normal_target.view],
+            size,
+            &camera,
+            &[&crowd],
+            &[model],
+        )?;
+        for (target, out) in [(&colour_target, &mut colour), (&normal_target, &mut normal)] {
             out.extend_from_slice(target.read(&gpu.device, &gpu.queue)?.as_raw());
         }
     }
