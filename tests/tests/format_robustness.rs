@@ -1403,7 +1403,7 @@ fn committed_sample_claiming_version_0_is_refused() {
 
 #[test]
 fn provenance_round_trips_is_read_alone_and_is_checked() {
-    use throng_core::format::{ProvenanceRecord, read_provenance};
+    use throng_core::format::{ProvenanceRecord, peek_provenance, read_provenance};
     use throng_core::provenance::Provenance;
     // A sample from before PROV has none, read alone or with the model.
     assert_eq!(read_provenance(&golden()).unwrap(), None);
@@ -1450,6 +1450,42 @@ fn provenance_round_trips_is_read_alone_and_is_checked() {
     let e = read_model(&outside).unwrap_err();
     println!("options past the string table: {e}");
     assert!(e.to_string().contains("provenance options"), "{e}");
+    // Peeked from a file (header, directory, STRS and PROV only): the same;
+    // every truncation and a PROV pointing past the end are errors, never
+    // a panic or a read past the file.
+    let path = std::env::temp_dir().join(format!("throng-peek-{}.throng", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(peek_provenance(&path).unwrap().as_ref(), Some(&recorded));
+    for n in [
+        0,
+        10,
+        HEADER_SIZE,
+        HEADER_SIZE + 30,
+        at,
+        at + 20,
+        bytes.len() - 1,
+    ] {
+        std::fs::write(&path, &bytes[..n]).unwrap();
+        assert!(
+            peek_provenance(&path).is_err(),
+            "a {n}-byte prefix was read"
+        );
+    }
+    let mut past = bytes.clone();
+    let index = dir
+        .entries
+        .iter()
+        .position(|e| e.tag == tags::PROVENANCE)
+        .unwrap();
+    put(
+        &mut past,
+        HEADER_SIZE + index * SECTION_ENTRY_SIZE + offset_of!(SectionEntry, offset),
+        bytes.len() as u64,
+    );
+    std::fs::write(&path, &past).unwrap();
+    let e = peek_provenance(&path).unwrap_err();
+    println!("PROV past the end: {e}");
+    std::fs::remove_file(&path).unwrap();
     // Renamed, PROV is an unknown section: skipped, no provenance.
     let mut renamed = bytes.clone();
     let index = dir

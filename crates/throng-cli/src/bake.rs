@@ -270,15 +270,17 @@ pub enum Outcome {
 }
 
 /// Whether the `.throng` at `output` records exactly `wanted` as its
-/// provenance (a missing, unreadable, damaged or older file is not up to
-/// date). Reads the file's header, checksum, directory and `PROV` only.
+/// provenance (a missing, unreadable, malformed or older file is not up to
+/// date). Reads its header, directory, `STRS` and `PROV` only
+/// ([`throng_core::format::peek_provenance`]: not the checksum of the
+/// rest, which loading checks).
 fn up_to_date(
     output: &std::path::Path,
     wanted: &throng_core::provenance::Provenance,
 ) -> Option<u64> {
-    let bytes = std::fs::read(output).ok()?;
-    let found = throng_core::format::read_provenance(&bytes).ok()??;
-    found.same_bake(wanted).then_some(bytes.len() as u64)
+    let found = throng_core::format::peek_provenance(output).ok()??;
+    let len = std::fs::metadata(output).ok()?.len();
+    found.same_bake(wanted).then_some(len)
 }
 
 /// Bakes `job` with `settings` (or finds it up to date); `progress` gets

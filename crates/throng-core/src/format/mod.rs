@@ -23,7 +23,7 @@ use crate::model::{BakedVertex, RootMotionKey, Submesh};
 mod read;
 mod write;
 
-pub use read::{Directory, aligned_copy, read_file, read_model, read_provenance};
+pub use read::{Directory, aligned_copy, peek_provenance, read_file, read_model, read_provenance};
 pub use write::{write_file, write_model};
 
 /// The first 8 bytes of every `.throng` file.

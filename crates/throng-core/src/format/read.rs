@@ -55,6 +55,11 @@ pub struct Directory {
 impl Directory {
     /// Parses and checks the header, checksum and directory of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self, FormatError> {
+        Self::parse_with(bytes, true)
+    }
+
+    /// [`Self::parse`], the checksum checked only if `checksum`.
+    fn parse_with(bytes: &[u8], checksum: bool) -> Result<Self, FormatError> {
         let len = bytes.len() as u64;
         if bytes.len() < HEADER_SIZE {
             return Err(FormatError::Truncated {
@@ -98,7 +103,11 @@ impl Directory {
                 header.file_size
             )));
         }
-        let computed = crc32fast::hash(&bytes[HEADER_SIZE..]);
+        let computed = if checksum {
+            crc32fast::hash(&bytes[HEADER_SIZE..])
+        } else {
+            header.checksum
+        };
         if computed != header.checksum {
             return Err(FormatError::Checksum {
                 stored: header.checksum,
@@ -526,6 +535,58 @@ pub fn read_provenance(bytes: &[u8]) -> Result<Option<Provenance>, FormatError> 
     let dir = Directory::parse(bytes)?;
     let strings = Strings(dir.section(bytes, tags::STRINGS)?, Default::default());
     provenance_section(&dir, bytes, &strings)
+}
+
+/// The provenance of the `.throng` file at `path`, reading only its header,
+/// directory, `STRS` and `PROV` (a few kilobytes of a file of tens of
+/// megabytes): the header, the directory and those sections are checked
+/// as [`read_provenance`] checks them, but not the checksum over the rest,
+/// which would mean reading it all. What `throng bake` uses to skip an up-to-date
+/// output: a file damaged elsewhere is still refused when it is loaded
+/// (and `--force` re-bakes it).
+pub fn peek_provenance(path: &Path) -> Result<Option<Provenance>, FormatError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |source| FormatError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > MAX_FILE_SIZE {
+        return Err(FormatError::corrupt(format!(
+            "file is {len} bytes, more than the {MAX_FILE_SIZE}-byte limit"
+        )));
+    }
+    // Zeroed (untouched pages), with only what is read filled in.
+    let mut bytes = vec![0u8; len as usize];
+    let mut fill = |at: u64, n: u64, bytes: &mut [u8]| -> Result<(), FormatError> {
+        let end = at.checked_add(n).filter(|&e| e <= len).ok_or_else(|| {
+            FormatError::corrupt(format!(
+                "a section at {at}+{n} runs past the {len}-byte file"
+            ))
+        })?;
+        file.seek(SeekFrom::Start(at)).map_err(io)?;
+        file.read_exact(&mut bytes[at as usize..end as usize])
+            .map_err(io)
+    };
+    fill(0, (HEADER_SIZE as u64).min(len), &mut bytes)?;
+    if bytes.len() >= HEADER_SIZE {
+        let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
+        let dir = (header.section_count.min(MAX_SECTIONS) as u64) * SECTION_ENTRY_SIZE as u64;
+        fill(
+            HEADER_SIZE as u64,
+            dir.min(len - HEADER_SIZE as u64),
+            &mut bytes,
+        )?;
+    }
+    let dir = Directory::parse_with(&bytes, false)?;
+    for tag in [tags::STRINGS, tags::PROVENANCE] {
+        if let Some(e) = dir.entry(tag) {
+            fill(e.offset, e.length, &mut bytes)?;
+        }
+    }
+    let strings = Strings(dir.section(&bytes, tags::STRINGS)?, Default::default());
+    provenance_section(&dir, &bytes, &strings)
 }
 
 /// The optional `PROV` section: absent or empty, or one record.
