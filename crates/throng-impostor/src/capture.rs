@@ -18,7 +18,8 @@ use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
 use throng_render::{
-    CustomFragment, Gpu, GpuModel, Offscreen, RenderError, Renderer, RendererOptions, wgpu,
+    CustomFragment, Gpu, GpuModel, Offscreen, PathChoice, RenderError, Renderer, RendererOptions,
+    wgpu,
 };
 
 /// The capture's fragment stages.
@@ -155,24 +156,36 @@ pub fn capture(
         });
     }
     let linear = wgpu::TextureFormat::Rgba8Unorm;
-    let mut renderer = Renderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        throng_render::OFFSCREEN_FORMAT,
-        RendererOptions {
-            sample_count: SAMPLES,
-            clear_color: wgpu::Color::TRANSPARENT,
-            shadows: None,
-            fragment: Some(CustomFragment {
-                file: "capture.wgsl".into(),
-                source: CAPTURE_WGSL.into(),
-                entry: "fs_capture".into(),
-            }),
-            extra_targets: vec![linear],
-            ..RendererOptions::default()
-        },
-    )?;
+    let options = |path| RendererOptions {
+        path,
+        sample_count: SAMPLES,
+        clear_color: wgpu::Color::TRANSPARENT,
+        shadows: None,
+        fragment: Some(CustomFragment {
+            file: "capture.wgsl".into(),
+            source: CAPTURE_WGSL.into(),
+            entry: "fs_capture".into(),
+        }),
+        extra_targets: vec![linear],
+        ..RendererOptions::default()
+    };
+    let new = |path| {
+        Renderer::new(
+            &gpu.adapter,
+            &gpu.device,
+            &gpu.queue,
+            throng_render::OFFSCREEN_FORMAT,
+            options(path),
+        )
+    };
+    // One still crowd drawn once per layer: the GPU-driven path's compute
+    // passes (mirror, cull, light fit) would be compiled and run for
+    // nothing, so the unbounded CPU-record path draws it where the adapter
+    // has it (every path draws the same picture).
+    let mut renderer = match new(PathChoice::Unbounded) {
+        Err(RenderError::Unsupported(_)) => new(PathChoice::Auto)?,
+        other => other?,
+    };
     let size = (plan.layer_size, plan.layer_size);
     let colour_target = Offscreen::new(&gpu.device, size)?;
     let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
