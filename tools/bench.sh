@@ -30,6 +30,14 @@
 #                              ground camera, prepare_ms; then the criterion
 #                              "batched writes" group (THRONG_NO_CRITERION=1
 #                              skips it)
+#   tools/bench.sh bake        the bake pipeline's figures (docs/BENCHMARKS.md,
+#                              "The bake pipeline"): default and --no-impostors
+#                              bakes of the Fox, the Woman and CesiumMan (3 and
+#                              2 runs, time and file size), the error-bounded
+#                              Woman on 1 and 2 threads, and a folder of every
+#                              bundled model cold and warm; BASE=path/to/throng
+#                              times an older binary beside it (its folder bake
+#                              one model after another)
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
 #
@@ -166,6 +174,63 @@ walking() {
     fi
 }
 
+# Seconds `$@` takes (its output in $scratch/last.txt).
+seconds() {
+    local s e
+    s=$(date +%s.%N)
+    "$@" >"$scratch/last.txt" 2>&1
+    e=$(date +%s.%N)
+    echo "$e - $s" | bc
+}
+
+bake_timings() {
+    local who="$1" bin="$2" force="$3" m x rep th
+    for m in khronos_Fox.glb gszauer_Woman.gltf khronos_CesiumMan.gltf; do
+        for rep in 1 2 3; do
+            x=$(seconds "$bin" bake "assets/$m" -o "$scratch/$who-$m.throng" $force)
+            echo "$m $who default: $x s, $(grep -oE 'captured in [0-9]+ ms' "$scratch/last.txt"), file $(stat -c %s "$scratch/$who-$m.throng") B"
+        done
+        for rep in 1 2; do
+            x=$(seconds "$bin" bake "assets/$m" -o "$scratch/$who-n-$m.throng" --no-impostors $force)
+            echo "$m $who --no-impostors: $x s, file $(stat -c %s "$scratch/$who-n-$m.throng") B"
+        done
+    done
+    for th in 1 2; do
+        for rep in 1 2 3; do
+            x=$(RAYON_NUM_THREADS=$th seconds "$bin" bake assets/gszauer_Woman.gltf \
+                -o "$scratch/w.throng" --no-impostors --no-lods $force)
+            echo "Woman error-bounded --no-impostors --no-lods, $who, RAYON_NUM_THREADS=$th: $x s"
+        done
+    done
+}
+
+bake() {
+    build
+    local tag
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    scratch="$(mktemp -d)"
+    {
+        header
+        if [ -n "${BASE:-}" ]; then
+            bake_timings before "$BASE" ""
+            local s e m
+            s=$(date +%s.%N)
+            for m in assets/*.gltf assets/*.glb; do
+                "$BASE" bake "$m" -o "$scratch/before/$(basename "${m%.*}").throng" >/dev/null 2>&1 ||
+                    { mkdir -p "$scratch/before"; "$BASE" bake "$m" -o "$scratch/before/$(basename "${m%.*}").throng" >/dev/null; }
+            done
+            e=$(date +%s.%N)
+            echo "folder before (one bake after another): $(echo "$e - $s" | bc) s"
+        fi
+        bake_timings after "$THRONG" --force
+        for run in cold warm warm; do
+            echo "folder $run: $(seconds "$THRONG" bake assets -o "$scratch/after") s; $(tail -1 "$scratch/last.txt")"
+        done
+        footer
+    } | tee "$data/bake-$tag.txt"
+    rm -rf "$scratch"
+}
+
 criterion() {
     { header; cargo bench -p throng-tests --bench crowd 2>&1; footer; } | tee "$data/criterion-crowd.txt"
     { header; cargo bench -p throng-tests --bench bake 2>&1; footer; } | tee "$data/criterion-bake.txt"
@@ -186,7 +251,8 @@ case "${1:-all}" in
     gpu-driven) gpu_driven ;;
     pose-cache) pose_cache ;;
     walking) walking ;;
+    bake) bake ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|bake|criterion|plot]" >&2; exit 2 ;;
 esac
