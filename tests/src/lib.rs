@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 pub mod gltf_builder;
 pub mod golden;
+pub mod rng;
 pub mod walker;
 pub mod wgsl;
 

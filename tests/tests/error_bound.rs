@@ -16,6 +16,7 @@ use throng_core::gpu::FrameBlend;
 use throng_core::layout::frame_time;
 use throng_core::limits::DEFAULT_MAX_ERROR;
 use throng_core::model::TexelFormat;
+use throng_tests::rng::Rng;
 use throng_tests::{ALL_MODELS, asset, worst_difference};
 
 /// The acceptance bound: the default `--max-error`, a fraction of the
@@ -24,18 +25,6 @@ const BETWEEN_FRAMES_TOLERANCE: f32 = DEFAULT_MAX_ERROR;
 
 /// Random times checked per clip (besides every midpoint).
 const RANDOM_TIMES_PER_CLIP: usize = 16;
-
-/// A small seeded generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 struct Worst {
     rel: f32,
@@ -82,9 +71,7 @@ fn every_model_is_within_the_bound_between_frames() {
                     (t0 + 0.5 * (t1 - t0), true)
                 })
                 .collect();
-            times.extend(
-                (0..RANDOM_TIMES_PER_CLIP).map(|_| (rng.next_f32() * clip.duration, false)),
-            );
+            times.extend((0..RANDOM_TIMES_PER_CLIP).map(|_| (rng.unit() * clip.duration, false)));
             let mut worst_mid = 0.0f32;
             for (t, midpoint) in times {
                 let expected = reference::sample(&scene, Some(c), t);

@@ -22,33 +22,13 @@ use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMod
 use throng_render::cull::{CullList, CullPass, CullRequest};
 use throng_render::mirror::{CrowdMirror, SyncStats};
 use throng_render::{Gpu, require_gpu, wgpu};
+use throng_tests::rng::Rng;
 
 /// Largest difference allowed in a frame or fade weight.
 const WEIGHT_EPS: f32 = 1e-4;
 /// Relative closeness to a cull plane or LOD threshold within which either
 /// answer is right.
 const BOUNDARY_EPS: f32 = 1e-4;
-
-/// A tiny deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, a: f32, b: f32) -> f32 {
-        a + (b - a) * self.unit()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn fox_with_lods() -> ModelHandle {
     let options = BakeOptions {

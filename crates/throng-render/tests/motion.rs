@@ -17,32 +17,12 @@ use throng_crowd::crowd::{
 use throng_render::cull::CullPass;
 use throng_render::mirror::CrowdMirror;
 use throng_render::{Gpu, require_gpu, wgpu};
+use throng_tests::rng::Rng;
 use throng_tests::walker::bake_walker;
 
 /// Largest difference between a GPU and a CPU transform element, relative
 /// to the larger of 1 and the instance's distance from the origin.
 const RELATIVE_EPS: f32 = 1e-5;
-
-/// A tiny deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, a: f32, b: f32) -> f32 {
-        a + (b - a) * self.unit()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
     let size = bytes.max(4).div_ceil(4) * 4;

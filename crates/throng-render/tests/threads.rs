@@ -15,6 +15,7 @@ use throng_core::BakedModel;
 use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId, Spawn};
 use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
 use throng_tests::golden as common;
+use throng_tests::rng::Rng;
 
 fn send_sync<T: Send + Sync>() {}
 
@@ -33,21 +34,6 @@ fn the_types_a_game_shares_between_threads_are_send_and_sync() {
 
 const STEPS: usize = 24;
 const SIZE: (u32, u32) = (96, 64);
-
-/// A small deterministic generator (the same on every thread).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Step `step` of the simulation: a few spawns, despawns, clip changes and
 /// moves chosen by `rng`, then 1/30 s of time.
