@@ -79,7 +79,19 @@ pub fn bake_file(
 ) -> Result<(BakedModel, BakeReport), BakeError> {
     // Hashed before anything is read: an input edited during the bake then
     // makes the stored hash stale (a re-bake next time), never fresh.
-    let provenance_before = provenance::provenance(path, opts, opts.canonical());
+    let recorded = provenance::provenance(path, opts, opts.canonical());
+    bake_file_recording(path, opts, recorded, progress)
+}
+
+/// [`bake_file`], the model recording `recorded` as its provenance: for a
+/// caller that hashed the inputs already (before the bake, to see whether
+/// its output is up to date) and records options of its own.
+pub fn bake_file_recording(
+    path: &Path,
+    opts: &BakeOptions,
+    recorded: throng_core::provenance::Provenance,
+    progress: bake::Progress,
+) -> Result<(BakedModel, BakeReport), BakeError> {
     let import_opts = ImportOptions {
         allow_outside_uris: opts.allow_outside_uris,
     };
@@ -99,7 +111,7 @@ pub fn bake_file(
     }
     let (mut model, mut report) =
         bake::bake_with_lods(&imported.scene, &lod_scenes, opts, progress)?;
-    model.provenance = Some(provenance_before);
+    model.provenance = Some(recorded);
     model.source = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

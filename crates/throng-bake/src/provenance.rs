@@ -141,24 +141,3 @@ fn references(
         })
         .collect()
 }
-
-/// The inputs [`provenance`] reads for `model` (those that exist), for
-/// messages and watchers.
-pub fn input_files(model: &Path, opts: &BakeOptions) -> Vec<PathBuf> {
-    let with_references = |path: &Path| {
-        let refs = std::fs::read(path)
-            .map(|bytes| references(&bytes, path, opts.allow_outside_uris))
-            .unwrap_or_default();
-        std::iter::once(path.to_path_buf()).chain(refs.into_iter().filter_map(|r| r.2.ok()))
-    };
-    let sidecar = crate::events::sidecar_path(model);
-    let events = opts.events_file.clone().unwrap_or(sidecar);
-    let mut out: Vec<PathBuf> = with_references(model).collect();
-    if events.is_file() {
-        out.push(events);
-    }
-    for lod in &opts.lod_files {
-        out.extend(with_references(lod));
-    }
-    out
-}

@@ -280,7 +280,7 @@ fn up_to_date(
 ) -> Option<u64> {
     let found = throng_core::format::peek_provenance(output).ok()??;
     let len = std::fs::metadata(output).ok()?.len();
-    found.same_bake(wanted).then_some(len)
+    (found == *wanted).then_some(len)
 }
 
 /// Bakes `job` with `settings` (or finds it up to date); `progress` gets
@@ -308,10 +308,10 @@ pub fn bake_one(
         return Ok(Outcome::UpToDate { file_bytes });
     }
     phase("frames");
-    let (model, report) = throng_bake::bake_file(&job.model, opts, progress)
+    let (model, report) = throng_bake::bake_file_recording(&job.model, opts, provenance, progress)
         .with_context(|| format!("baking {}", job.model.display()))?;
     let mut impostor_seconds = None;
-    let mut model = match &settings.impostor {
+    let model = match &settings.impostor {
         Some(i) if !model.clips.is_empty() || settings.impostor_asked => {
             phase("impostor");
             let captured = Instant::now();
@@ -322,7 +322,6 @@ pub fn bake_one(
         }
         _ => model,
     };
-    model.provenance = Some(provenance);
     phase("writing");
     let bytes_out = throng_core::format::write_model(&model)?;
     if let Some(dir) = job.output.parent().filter(|d| !d.as_os_str().is_empty()) {
