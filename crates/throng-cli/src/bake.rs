@@ -1,12 +1,14 @@
-//! `throng bake`: glTF → `.throng`, a progress bar, and the summary table;
-//! one model here ([`bake_one`]), several in parallel in `bake_many.rs`,
-//! which models and outputs in `bake_jobs.rs`. A model whose output is up
+//! `throng bake`: the command line of `throng_pipeline` — its arguments
+//! and their [`Settings`]; one model here, with a progress bar and the
+//! detailed summary; several in `bake_many.rs`. A model whose output is up
 //! to date (same inputs, options and baker, by its provenance) is skipped.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport};
@@ -16,9 +18,9 @@ use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
 use throng_core::model::TexelFormat;
+use throng_pipeline::{ImpostorSettings, Job, Observer, Outcome, Settings, bake_one};
 
-use crate::bake_jobs::Job;
-use crate::util::{bytes, check_output, thousands, write_stdout};
+use crate::util::{bytes, thousands, write_stdout};
 
 /// Texel precision on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -146,202 +148,84 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{t:?} is too large"))
 }
 
-/// What every job of one `throng bake` shares: the bake's options and the
-/// impostor's.
-pub struct Settings {
-    /// The bake's options.
-    pub opts: BakeOptions,
-    /// The impostor to capture (`None`: no impostor).
-    pub impostor: Option<ImpostorSettings>,
-    /// Whether the impostor options were given (capture one even for a
-    /// model with no clips, which then fails with the reason).
-    pub impostor_asked: bool,
-    /// Bake even where the output is up to date.
-    pub force: bool,
-}
-
-/// The impostor options of a bake.
-pub struct ImpostorSettings {
-    /// Atlas budget in bytes.
-    pub budget: u64,
-    /// What the command line fixes of the plan.
-    pub request: PlanRequest,
-    /// Switch size, if given.
-    pub screen_size: Option<f32>,
-}
-
-impl Settings {
-    /// The settings of `args`.
-    pub fn of(args: &Args) -> Self {
-        let opts = BakeOptions {
-            lod_ratios: lod_ratios(args),
-            fps: args.fps,
-            max_error: args.max_error,
-            max_fps: args.max_fps,
-            precision: match args.precision {
-                Precision::Full => TexelFormat::F32,
-                Precision::Half => TexelFormat::F16,
-            },
-            max_layer_size: args.max_layer_size,
-            clips: args.clips.clone(),
-            root_motion: args.root_motion.clone().map(|n| {
-                if n.is_empty() {
-                    throng_bake::RootMotionSource::SkeletonRoot
-                } else {
-                    throng_bake::RootMotionSource::Node(n)
-                }
-            }),
-            events_file: args.events.clone(),
-            lod_files: args.lod_files.clone(),
-            lod_screen_sizes: args.lod_screen_sizes.clone(),
-            max_bake_bytes: args.max_bake_bytes,
-            allow_outside_uris: args.allow_outside_uris,
-        };
-        let impostor_asked = args.impostor_views.is_some()
-            || args.impostor_frames.is_some()
-            || args.impostor_size.is_some()
-            || args.impostor_screen_size.is_some();
-        Self {
-            opts,
-            impostor: (!args.no_impostors).then_some(ImpostorSettings {
-                budget: args.impostor_budget,
-                request: PlanRequest {
-                    views: args.impostor_views,
-                    frames: args.impostor_frames,
-                    cell: args.impostor_size,
-                },
-                screen_size: args.impostor_screen_size,
-            }),
-            impostor_asked,
-            force: args.force,
-        }
-    }
-
-    /// Every option that changes the output, as canonical text (the
-    /// provenance's options).
-    pub fn canonical(&self) -> String {
-        let impostor = match &self.impostor {
-            None => "none".to_owned(),
-            Some(i) => format!(
-                "budget={} views={:?} frames={:?} cell={:?} screen_size={:?} asked={}",
-                i.budget,
-                i.request.views,
-                i.request.frames,
-                i.request.cell,
-                i.screen_size,
-                self.impostor_asked
-            ),
-        };
-        format!("{} impostor=[{impostor}]", self.opts.canonical())
-    }
-}
-
-/// A bake that ran.
-pub struct Baked {
-    /// The model written.
-    pub model: BakedModel,
-    /// Its report.
-    pub report: BakeReport,
-    /// Bytes written.
-    pub file_bytes: u64,
-    /// Seconds from start to written.
-    pub seconds: f64,
-    /// Seconds the impostor capture took, if one was captured.
-    pub impostor_seconds: Option<f64>,
-}
-
-impl Baked {
-    /// The worst measured error, relative to the bounding radius: at the
-    /// frames or between them.
-    pub fn worst_error(&self) -> f32 {
-        self.report.error.rel.max(self.report.error_between.rel)
-    }
-}
-
-/// How a job ended, when it did not fail.
-pub enum Outcome {
-    /// Baked and written.
-    Baked(Box<Baked>),
-    /// The output is up to date: nothing baked or written.
-    UpToDate {
-        /// Size of the existing output.
-        file_bytes: u64,
-    },
-}
-
-/// Whether the `.throng` at `output` records exactly `wanted` as its
-/// provenance (a missing, unreadable, malformed or older file is not up to
-/// date). Reads its header, directory, `STRS` and `PROV` only
-/// ([`throng_core::format::peek_provenance`]: not the checksum of the
-/// rest, which loading checks).
-fn up_to_date(
-    output: &std::path::Path,
-    wanted: &throng_core::provenance::Provenance,
-) -> Option<u64> {
-    let found = throng_core::format::peek_provenance(output).ok()??;
-    let len = std::fs::metadata(output).ok()?.len();
-    (found == *wanted).then_some(len)
-}
-
-/// Bakes `job` with `settings` (or finds it up to date); `progress` gets
-/// `(done, total)` frames, `phase` a word on what runs now.
-pub fn bake_one(
-    job: &Job,
-    settings: &Settings,
-    progress: &(dyn Fn(u64, u64) + Sync),
-    phase: &dyn Fn(&str),
-) -> Result<Outcome> {
-    let opts = &settings.opts;
-    // Refuse a bad output before the bake, not after it.
-    let sidecar = throng_bake::events::sidecar_path(&job.model);
-    let events = opts.events_file.as_deref().unwrap_or(&sidecar);
-    let mut inputs = vec![job.model.as_path(), events];
-    inputs.extend(opts.lod_files.iter().map(PathBuf::as_path));
-    check_output(&job.output, "throng", &inputs)?;
-    let start = Instant::now();
-    // Hashed before anything is read (an input edited meanwhile makes the
-    // record stale, never fresh).
-    let provenance = throng_bake::provenance::provenance(&job.model, opts, settings.canonical());
-    if !settings.force
-        && let Some(file_bytes) = up_to_date(&job.output, &provenance)
-    {
-        return Ok(Outcome::UpToDate { file_bytes });
-    }
-    phase("frames");
-    let (model, report) = throng_bake::bake_file_recording(&job.model, opts, provenance, progress)
-        .with_context(|| format!("baking {}", job.model.display()))?;
-    let mut impostor_seconds = None;
-    let model = match &settings.impostor {
-        Some(i) if !model.clips.is_empty() || settings.impostor_asked => {
-            phase("impostor");
-            let captured = Instant::now();
-            let model = capture_impostor(model, i.budget, i.request, i.screen_size)
-                .with_context(|| format!("capturing the impostor of {}", job.model.display()))?;
-            impostor_seconds = Some(captured.elapsed().as_secs_f64());
-            model
-        }
-        _ => model,
+/// The pipeline's settings of `args`.
+pub fn settings(args: &Args) -> Settings {
+    let opts = BakeOptions {
+        lod_ratios: lod_ratios(args),
+        fps: args.fps,
+        max_error: args.max_error,
+        max_fps: args.max_fps,
+        precision: match args.precision {
+            Precision::Full => TexelFormat::F32,
+            Precision::Half => TexelFormat::F16,
+        },
+        max_layer_size: args.max_layer_size,
+        clips: args.clips.clone(),
+        root_motion: args.root_motion.clone().map(|n| {
+            if n.is_empty() {
+                throng_bake::RootMotionSource::SkeletonRoot
+            } else {
+                throng_bake::RootMotionSource::Node(n)
+            }
+        }),
+        events_file: args.events.clone(),
+        lod_files: args.lod_files.clone(),
+        lod_screen_sizes: args.lod_screen_sizes.clone(),
+        max_bake_bytes: args.max_bake_bytes,
+        allow_outside_uris: args.allow_outside_uris,
     };
-    phase("writing");
-    let bytes_out = throng_core::format::write_model(&model)?;
-    if let Some(dir) = job.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating the output folder {}", dir.display()))?;
+    let impostor_asked = args.impostor_views.is_some()
+        || args.impostor_frames.is_some()
+        || args.impostor_size.is_some()
+        || args.impostor_screen_size.is_some();
+    Settings {
+        opts,
+        impostor: (!args.no_impostors).then_some(ImpostorSettings {
+            budget: args.impostor_budget,
+            request: PlanRequest {
+                views: args.impostor_views,
+                frames: args.impostor_frames,
+                cell: args.impostor_size,
+            },
+            screen_size: args.impostor_screen_size,
+        }),
+        impostor_asked,
+        force: args.force,
     }
-    // Atomic: a failed write leaves an existing output as it was.
-    throng_core::fsio::write_atomic(&job.output, &bytes_out)?;
-    Ok(Outcome::Baked(Box::new(Baked {
-        model,
-        report,
-        file_bytes: bytes_out.len() as u64,
-        seconds: start.elapsed().as_secs_f64(),
-        impostor_seconds,
-    })))
+}
+
+/// A bar for one bake, shown only for bakes long enough to need one.
+struct SingleBar {
+    start: Instant,
+    bar: ProgressBar,
+    shown: AtomicBool,
+}
+
+impl Observer for SingleBar {
+    fn frames(&self, _: &Job, done: u64, total: u64) {
+        if self.start.elapsed().as_millis() > 300 && !self.shown.swap(true, Ordering::Relaxed) {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            self.bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} baking {bar:40} {pos}/{len} frames ({eta})",
+                )
+                .expect("static template"),
+            );
+        }
+        self.bar.set_length(total);
+        self.bar.set_position(done);
+    }
 }
 
 /// Runs `throng bake`.
 pub fn run(args: Args) -> Result<()> {
-    let plan = crate::bake_jobs::plan(&args.models, args.output.as_deref())?;
+    if let Some(s) = args.impostor_screen_size
+        && !(s.is_finite() && (0.0..=1.0).contains(&s))
+    {
+        bail!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)");
+    }
+    let plan = throng_pipeline::plan(&args.models, args.output.as_deref())?;
     if !plan.single && (args.events.is_some() || !args.lod_files.is_empty()) {
         bail!("--events and --lod belong to one model; bake models that need them one at a time");
     }
@@ -354,36 +238,18 @@ pub fn run(args: Args) -> Result<()> {
             .build_global()
             .context("starting the bake's threads")?;
     }
-    let settings = Settings::of(&args);
+    let settings = settings(&args);
     if !plan.single {
         return crate::bake_many::run(plan.jobs, &settings);
     }
     let job = &plan.jobs[0];
-    let start = Instant::now();
-    let bar = ProgressBar::hidden();
-    let shown = std::sync::atomic::AtomicBool::new(false);
-    let outcome = bake_one(
-        job,
-        &settings,
-        &|done, total| {
-            // Show a bar only for bakes long enough to need one.
-            if start.elapsed().as_millis() > 300
-                && !shown.swap(true, std::sync::atomic::Ordering::Relaxed)
-            {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "{spinner} baking {bar:40} {pos}/{len} frames ({eta})",
-                    )
-                    .expect("static template"),
-                );
-            }
-            bar.set_length(total);
-            bar.set_position(done);
-        },
-        &|_| {},
-    )?;
-    bar.finish_and_clear();
+    let observer = SingleBar {
+        start: Instant::now(),
+        bar: ProgressBar::hidden(),
+        shown: AtomicBool::new(false),
+    };
+    let outcome = bake_one(job, &settings, &observer)?;
+    observer.bar.finish_and_clear();
     let baked = match outcome {
         Outcome::UpToDate { file_bytes } => {
             return write_stdout(&format!(
@@ -434,35 +300,8 @@ fn lod_ratios(args: &Args) -> Vec<f32> {
     {
         args.lod_ratios.clone()
     } else {
-        DEFAULT_LOD_RATIOS.to_vec()
+        throng_pipeline::DEFAULT_LOD_RATIOS.to_vec()
     }
-}
-
-/// The meshopt LODs of a plain `throng bake`: half, then a fifth of LOD 0's
-/// triangles.
-pub const DEFAULT_LOD_RATIOS: [f32; 2] = [0.5, 0.2];
-
-/// Captures `model`'s impostor within `budget` on a headless GPU and
-/// returns the model holding it.
-fn capture_impostor(
-    model: BakedModel,
-    budget: u64,
-    request: PlanRequest,
-    screen_size: Option<f32>,
-) -> Result<BakedModel> {
-    use throng_impostor::AttachError;
-    throng_impostor::with_impostor(model, budget, request, screen_size).map_err(|e| match e {
-        AttachError::NoClips => anyhow!("{e}; bake with --no-impostors"),
-        AttachError::ScreenSize(s) => {
-            anyhow!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)")
-        }
-        AttachError::Capture(throng_impostor::CaptureError::Render(
-            r @ throng_render::RenderError::NoAdapter(_),
-        )) => anyhow::Error::new(r).context(
-            "an impostor is captured on a GPU adapter (lavapipe will do); bake with --no-impostors where there is none",
-        ),
-        other => other.into(),
-    })
 }
 
 /// The summary table printed after a bake.

@@ -4,21 +4,63 @@
 //! clips, bytes, time, worst error, warnings — and a non-zero exit naming
 //! every model that failed; the others are still written.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
+use throng_pipeline::{Job, JobResult, Observer, Outcome, Phase, Settings, bake_all};
 
-use crate::bake::{Outcome, Settings, bake_one};
-use crate::bake_jobs::Job;
 use crate::util::{bytes, write_stdout};
 
-/// How one job ended.
-struct Row {
-    job: Job,
-    result: Result<Outcome>,
-    seconds: f64,
+/// A bar per model in flight and one overall.
+struct Bars {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    style: ProgressStyle,
+    /// The bar of each job in flight, by output (unique per plan).
+    bars: Mutex<HashMap<std::path::PathBuf, ProgressBar>>,
+}
+
+impl Bars {
+    /// The bar of `job`, added when its first phase starts.
+    fn bar(&self, job: &Job) -> ProgressBar {
+        let mut bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
+        bars.entry(job.output.clone())
+            .or_insert_with(|| {
+                let bar = self.multi.insert_before(&self.overall, ProgressBar::new(0));
+                bar.set_style(self.style.clone());
+                bar.set_prefix(job.model.display().to_string());
+                bar
+            })
+            .clone()
+    }
+}
+
+impl Observer for Bars {
+    fn phase(&self, job: &Job, phase: Phase) {
+        self.bar(job).set_message(phase.to_string());
+    }
+
+    fn frames(&self, job: &Job, done: u64, total: u64) {
+        let bar = self.bar(job);
+        bar.set_length(total);
+        bar.set_position(done);
+    }
+
+    fn finished(&self, job: &Job, _: Result<&Outcome, &throng_pipeline::PipelineError>, _: f64) {
+        let bar = self
+            .bars
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&job.output);
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+        }
+        self.overall.inc(1);
+    }
 }
 
 /// Bakes every job of `jobs` with `settings`; prints the table.
@@ -30,36 +72,15 @@ pub fn run(jobs: Vec<Job>, settings: &Settings) -> Result<()> {
         ProgressStyle::with_template("{spinner} {pos}/{len} models {wide_bar} {elapsed}")
             .expect("static template"),
     );
-    let style = ProgressStyle::with_template("  {prefix:30!} {bar:30} {pos}/{len} {msg}")
-        .expect("static template");
-    let rows: Vec<Row> = jobs
-        .into_par_iter()
-        .map(|job| {
-            let bar = multi.insert_before(&overall, ProgressBar::new(0));
-            bar.set_style(style.clone());
-            bar.set_prefix(job.model.display().to_string());
-            bar.set_message("frames");
-            let started = Instant::now();
-            let result = bake_one(
-                &job,
-                settings,
-                &|done, total| {
-                    bar.set_length(total);
-                    bar.set_position(done);
-                },
-                &|phase| bar.set_message(phase.to_owned()),
-            );
-            bar.finish_and_clear();
-            multi.remove(&bar);
-            overall.inc(1);
-            Row {
-                job,
-                result,
-                seconds: started.elapsed().as_secs_f64(),
-            }
-        })
-        .collect();
-    overall.finish_and_clear();
+    let bars = Bars {
+        multi,
+        overall,
+        style: ProgressStyle::with_template("  {prefix:30!} {bar:30} {pos}/{len} {msg}")
+            .expect("static template"),
+        bars: Mutex::new(HashMap::new()),
+    };
+    let rows = bake_all(jobs, settings, &bars);
+    bars.overall.finish_and_clear();
     let failed = rows.iter().filter(|r| r.result.is_err()).count();
     write_stdout(&table(&rows, start.elapsed().as_secs_f64()))?;
     if failed > 0 {
@@ -78,7 +99,7 @@ pub fn run(jobs: Vec<Job>, settings: &Settings) -> Result<()> {
 }
 
 /// The summary table, then each failure's full message.
-fn table(rows: &[Row], seconds: f64) -> String {
+fn table(rows: &[JobResult], seconds: f64) -> String {
     use std::fmt::Write;
     let w = rows
         .iter()
@@ -140,7 +161,12 @@ fn table(rows: &[Row], seconds: f64) -> String {
     );
     for r in rows {
         if let Err(e) = &r.result {
-            let _ = writeln!(s, "error: {}: {e:#}", r.job.model.display());
+            let _ = writeln!(
+                s,
+                "error: {}: {}",
+                r.job.model.display(),
+                throng_core::error::Chain(e)
+            );
         }
         if let Ok(Outcome::Baked(b)) = &r.result {
             for warning in &b.report.warnings {

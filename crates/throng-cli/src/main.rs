@@ -9,7 +9,6 @@
 //! | `bench`   | frame times of one crowd drawn gpu-driven, baked, baked-unbounded, static and CPU-skinned, as a table and `--json` |
 
 mod bake;
-mod bake_jobs;
 mod bake_many;
 mod bench;
 mod inspect;

@@ -1,9 +1,10 @@
-//! Small helpers shared by the commands: model loading by extension, output
-//! checks made before any work, number formatting.
+//! Small helpers shared by the commands: model loading by extension, the
+//! output checks made before any work (`throng_core::fsio`'s), number
+//! formatting.
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use throng_bake::{BakeOptions, BakeReport, ModelKind};
 use throng_core::BakedModel;
 
@@ -24,42 +25,7 @@ pub fn load_baked(path: &Path) -> Result<(BakedModel, Option<BakeReport>)> {
     }
 }
 
-/// Refuses, before any work, an output path that would overwrite one of the
-/// command's `inputs` (the same file however spelt: device and inode), that
-/// is a directory, or whose extension is not `extension` (the format the
-/// command writes; the other tools recognise files by their extension).
-pub fn check_output(output: &Path, extension: &str, inputs: &[&Path]) -> Result<()> {
-    check_not_input(output, inputs)?;
-    let ext = output.extension().and_then(|e| e.to_str());
-    if !ext.is_some_and(|e| e.eq_ignore_ascii_case(extension)) {
-        bail!(
-            "{}: this command writes a .{extension} file, and Throng tells files apart by their \
-             extension; name the output *.{extension}",
-            output.display()
-        );
-    }
-    Ok(())
-}
-
-/// Refuses an output path that names one of `inputs` (compared by file
-/// identity, not by spelling) or an existing directory.
-pub fn check_not_input(output: &Path, inputs: &[&Path]) -> Result<()> {
-    if let Some(input) = inputs
-        .iter()
-        .find(|i| throng_core::fsio::same_file(output, i))
-    {
-        bail!(
-            "the output {} is the input {} (the same file); refusing to overwrite an input, \
-             choose another output path",
-            output.display(),
-            input.display()
-        );
-    }
-    if output.is_dir() {
-        bail!("the output {} is a directory", output.display());
-    }
-    Ok(())
-}
+pub use throng_core::fsio::{check_not_input, check_output};
 
 /// `1234567` → `"1,234,567"`.
 pub fn thousands(n: u64) -> String {

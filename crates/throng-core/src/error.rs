@@ -22,6 +22,38 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// Why an output path is refused before any work ([`crate::fsio::check_output`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output is one of the command's inputs (the same file, however
+    /// spelt).
+    #[error(
+        "the output {} is the input {} (the same file); refusing to overwrite an input, choose another output path",
+        output.display(),
+        input.display()
+    )]
+    IsInput {
+        /// The output path.
+        output: PathBuf,
+        /// The input it names.
+        input: PathBuf,
+    },
+    /// The output is an existing directory.
+    #[error("the output {} is a directory", .0.display())]
+    IsDirectory(PathBuf),
+    /// The output's extension is not the format written.
+    #[error(
+        "{}: this command writes a .{extension} file, and Throng tells files apart by their extension; name the output *.{extension}",
+        output.display()
+    )]
+    Extension {
+        /// The output path.
+        output: PathBuf,
+        /// The extension of the format written.
+        extension: String,
+    },
+}
+
 /// Displays an error and its chain of sources, `outer: cause: root cause`,
 /// each message once (what `anyhow` prints with `{:#}`).
 pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));

@@ -9,14 +9,16 @@
 //! killed outright can leave one behind, never a truncated target).
 //!
 //! [`same_file`] tells whether two paths name the same file (device and inode
-//! on Unix), so commands can refuse to write over their own input.
+//! on Unix), so commands can refuse to write over their own input;
+//! [`check_output`] and [`check_not_input`] make those refusals before any
+//! work.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::WriteError;
+use crate::error::{OutputError, WriteError};
 
 /// Temporary names tried before giving up on finding a free one.
 const TEMP_NAME_ATTEMPTS: u64 = 100;
@@ -58,6 +60,36 @@ pub fn write_atomic_with(
     std::fs::rename(temp, path).map_err(fail("rename the temporary file over it"))?;
     guard.0 = None;
     sync_parent(path);
+    Ok(())
+}
+
+/// Refuses, before any work, an output path that would overwrite one of the
+/// `inputs` ([`check_not_input`]) or whose extension is not `extension`
+/// (the format written; Throng's tools tell files apart by extension).
+pub fn check_output(output: &Path, extension: &str, inputs: &[&Path]) -> Result<(), OutputError> {
+    check_not_input(output, inputs)?;
+    let ext = output.extension().and_then(|e| e.to_str());
+    if !ext.is_some_and(|e| e.eq_ignore_ascii_case(extension)) {
+        return Err(OutputError::Extension {
+            output: output.to_path_buf(),
+            extension: extension.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses an output path that names one of `inputs` (by file identity,
+/// [`same_file`], not by spelling) or an existing directory.
+pub fn check_not_input(output: &Path, inputs: &[&Path]) -> Result<(), OutputError> {
+    if let Some(input) = inputs.iter().find(|i| same_file(output, i)) {
+        return Err(OutputError::IsInput {
+            output: output.to_path_buf(),
+            input: input.to_path_buf(),
+        });
+    }
+    if output.is_dir() {
+        return Err(OutputError::IsDirectory(output.to_path_buf()));
+    }
     Ok(())
 }
 

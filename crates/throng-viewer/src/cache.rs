@@ -108,14 +108,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The options the viewer bakes with: two simplified LODs, so that a big
-/// crowd shows level of detail (L colours instances by LOD); the default
-/// impostor is added after the bake ([`IMPOSTOR`]).
+/// The options the viewer bakes with, the default chain's
+/// ([`throng_pipeline::Settings::default`]): two simplified LODs, so that a
+/// big crowd shows level of detail (L colours instances by LOD); the
+/// default impostor is added after the bake ([`IMPOSTOR`]).
 pub fn bake_options() -> BakeOptions {
-    BakeOptions {
-        lod_ratios: vec![0.5, 0.2],
-        ..BakeOptions::default()
-    }
+    throng_pipeline::Settings::default().opts
 }
 
 /// Where the bake of `source` is cached in `dir`.
@@ -217,9 +215,8 @@ fn add_impostor(model: BakedModel, log: &mut dyn FnMut(&str)) -> BakedModel {
         return model;
     }
     log("capturing the impostor …");
-    let request = throng_core::impostor::PlanRequest::default();
-    let budget = throng_core::impostor::DEFAULT_BUDGET_BYTES;
-    match throng_impostor::with_impostor(model.clone(), budget, request, None) {
+    let i = throng_pipeline::ImpostorSettings::default();
+    match throng_impostor::with_impostor(model.clone(), i.budget, i.request, i.screen_size) {
         Ok(with) => with,
         Err(e) => {
             log(&format!(

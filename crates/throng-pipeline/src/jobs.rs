@@ -1,14 +1,17 @@
-//! What `throng bake PATH…` bakes, and where each output goes: a model
-//! file, every glTF/GLB under a folder (recursively, in name order), or the
-//! files a glob pattern matches (for shells that do not expand it); each
-//! output is named before anything is baked, and two inputs that would
-//! write the same output are refused by name.
+//! [`plan`]: what a bake of some paths bakes, and where each output goes —
+//! a model file, every glTF/GLB under a folder (recursively, in name
+//! order), or the files a glob pattern matches (for shells that do not
+//! expand it); each output is named before anything is baked, and two
+//! inputs that would write the same output are refused by name.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
 use throng_bake::ModelKind;
+
+use crate::error::PipelineError;
+
+type Result<T> = std::result::Result<T, PipelineError>;
 
 /// One model to bake and the file it is baked to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +22,7 @@ pub struct Job {
     pub output: PathBuf,
 }
 
-/// The jobs of one `throng bake`.
+/// The jobs of one bake.
 #[derive(Debug)]
 pub struct Plan {
     /// In the order given (a folder's files in name order).
@@ -39,7 +42,7 @@ fn is_pattern(s: &str) -> bool {
 /// folder's models keep their place below it in the output folder.
 pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
     if paths.is_empty() {
-        bail!("name a model (.gltf or .glb), a folder of models or a pattern");
+        return Err(PipelineError::NoInputs);
     }
     // One path that is neither a folder nor a pattern is one model (a
     // missing one fails in the bake, with the system's message).
@@ -48,18 +51,14 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
     if single {
         let model = &paths[0];
         if let Ok(ModelKind::Throng) = ModelKind::of(model) {
-            bail!(
-                "{0} is already a bake (a .throng file); `throng bake` takes the .gltf or .glb it \
-                 was baked from. To see what it holds: throng inspect {0}",
-                model.display()
-            );
+            return Err(PipelineError::AlreadyBaked(model.display().to_string()));
         }
         let output = match output {
             Some(o) => o.to_path_buf(),
             None => {
                 let stem = model
                     .file_stem()
-                    .context("the model path has no file name")?;
+                    .ok_or_else(|| PipelineError::NoFileName(model.clone()))?;
                 PathBuf::from(stem).with_extension("throng")
             }
         };
@@ -73,10 +72,7 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
     }
     let out_dir = output.map(Path::to_path_buf).unwrap_or_default();
     if out_dir.is_file() {
-        bail!(
-            "-o {}: with several models (or a folder) -o names an output folder, and this is a file",
-            out_dir.display()
-        );
+        return Err(PipelineError::OutputIsFile(out_dir));
     }
     // (model, its path below the output folder)
     let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -85,7 +81,7 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
             let mut models = Vec::new();
             walk(path, &mut models)?;
             if models.is_empty() {
-                bail!("{}: the folder holds no .gltf or .glb file", path.display());
+                return Err(PipelineError::EmptyFolder(path.clone()));
             }
             for m in models {
                 let below = m.strip_prefix(path).unwrap_or(&m).to_path_buf();
@@ -93,25 +89,31 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
             }
         } else if path.is_file() {
             if !matches!(ModelKind::of(path), Ok(ModelKind::Gltf)) {
-                bail!("{}: not a .gltf or .glb model", path.display());
+                return Err(PipelineError::NotAModel(path.clone()));
             }
             found.push((path.clone(), file_name(path)));
         } else if let Some(pattern) = path.to_str().filter(|s| is_pattern(s)) {
             let mut any = false;
-            let entries = glob::glob(pattern)
-                .with_context(|| format!("{pattern:?} is not a valid pattern"))?;
+            let entries = glob::glob(pattern).map_err(|source| PipelineError::Pattern {
+                pattern: pattern.to_owned(),
+                source,
+            })?;
             for entry in entries {
-                let m = entry.with_context(|| format!("expanding {pattern:?}"))?;
+                let m = entry.map_err(|e| PipelineError::Io {
+                    what: "reading, while expanding a pattern,",
+                    path: e.path().to_path_buf(),
+                    source: e.into(),
+                })?;
                 if m.is_file() && matches!(ModelKind::of(&m), Ok(ModelKind::Gltf)) {
                     any = true;
                     found.push((m.clone(), file_name(&m)));
                 }
             }
             if !any {
-                bail!("{pattern:?} matches no .gltf or .glb file");
+                return Err(PipelineError::NoMatch(pattern.to_owned()));
             }
         } else {
-            bail!("{}: no such file or folder", path.display());
+            return Err(PipelineError::Missing(path.clone()));
         }
     }
     let mut outputs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
@@ -122,12 +124,11 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
             if throng_core::fsio::same_file(first, &model) {
                 continue; // Named twice (a folder and a file in it): bake once.
             }
-            bail!(
-                "{} and {} would both be baked to {}; bake them to different folders",
-                first.display(),
-                model.display(),
-                output.display()
-            );
+            return Err(PipelineError::Collision {
+                first: first.clone(),
+                second: model,
+                output,
+            });
         }
         outputs.insert(output.clone(), model.clone());
         jobs.push(Job { model, output });
@@ -146,15 +147,14 @@ fn file_name(path: &Path) -> PathBuf {
 /// links to folders (no cycles).
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading the folder {}", dir.display()))?
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("reading the folder {}", dir.display()))?;
+        .and_then(|entries| entries.collect::<std::io::Result<_>>())
+        .map_err(PipelineError::io("reading the folder", dir))?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let kind = entry
             .file_type()
-            .with_context(|| format!("reading {}", path.display()))?;
+            .map_err(PipelineError::io("reading", &path))?;
         if kind.is_dir() {
             walk(&path, out)?;
         } else if path.is_file() && matches!(ModelKind::of(&path), Ok(ModelKind::Gltf)) {
@@ -206,6 +206,6 @@ mod tests {
     }
 
     fn plan_err(paths: &[PathBuf]) -> String {
-        format!("{:#}", plan(paths, None).unwrap_err())
+        plan(paths, None).unwrap_err().to_string()
     }
 }
