@@ -7,8 +7,8 @@ use throng_core::limits::TEXELS_PER_MATRIX;
 use throng_core::math::Aabb;
 use throng_core::model::{BakedVertex, RootMotionKey};
 
-use crate::bake::BakeOptions;
 use crate::error::BakeError;
+use crate::options::BakeOptions;
 
 /// Estimated bytes of a bake, from its frame counts alone (nothing sampled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,6 +18,7 @@ pub mod import;
 pub mod lod;
 mod measure;
 mod mesh;
+pub mod options;
 pub mod provenance;
 mod rate;
 pub mod reference;
@@ -27,12 +28,14 @@ pub mod sample;
 pub mod scene;
 mod uri;
 
-pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
+pub use bake::{bake, bake_with_lods};
 pub use error::{BakeError, ImportError, SceneError};
 pub use import::{
     ImportOptions, Imported, import_file, import_file_with, import_slice, import_slice_with,
 };
 pub use lod::bake_skinned_attachment;
+pub use options::{BakeOptions, RootMotionSource};
+pub use report::BakeReport;
 pub use scene::Scene;
 
 use std::path::Path;
@@ -75,7 +78,7 @@ impl ModelKind {
 pub fn bake_file(
     path: &Path,
     opts: &BakeOptions,
-    progress: bake::Progress,
+    progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
     // Hashed before anything is read: an input edited during the bake then
     // makes the stored hash stale (a re-bake next time), never fresh.
@@ -90,7 +93,7 @@ pub fn bake_file_recording(
     path: &Path,
     opts: &BakeOptions,
     recorded: throng_core::provenance::Provenance,
-    progress: bake::Progress,
+    progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
     let import_opts = ImportOptions {
         allow_outside_uris: opts.allow_outside_uris,

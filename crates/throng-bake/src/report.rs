@@ -95,7 +95,7 @@ pub struct BakeReport {
     /// Per LOD: (triangles, vertices, smallest screen size).
     pub lods: Vec<(usize, usize, f32)>,
     /// The size estimated before sampling and checked against
-    /// [`crate::BakeOptions::max_bake_bytes`]: bone texture, per-frame bounds and
+    /// [`crate::options::BakeOptions::max_bake_bytes`]: bone texture, per-frame bounds and
     /// root motion, LOD 0's vertices and indices, images.
     pub estimated_bytes: u64,
 }

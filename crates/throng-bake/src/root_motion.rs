@@ -6,8 +6,8 @@ use crate::scene::Scene;
 use glam::{Mat4, Vec3};
 use throng_core::model::RootMotionKey;
 
-use crate::bake::RootMotionSource;
 use crate::error::BakeError;
+use crate::options::RootMotionSource;
 
 /// Resolves the root-motion node.
 pub(crate) fn root_motion_node(scene: &Scene, src: &RootMotionSource) -> Result<u32, BakeError> {
