@@ -24,7 +24,7 @@ use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::BakedVertex;
 
-use crate::root_motion::RootExtractor;
+use crate::root_motion::{RootExtractor, clip_globals};
 
 /// Keys closer than this fraction of a frame interval to a frame time count
 /// as lying on the frame (the interpolation error there is the frame error).
@@ -207,7 +207,7 @@ impl ClipSource<'_> {
         out: &mut Vec<Rows3x4>,
     ) {
         let (locals, globals) = scratch;
-        crate::measure::clip_globals(
+        clip_globals(
             self.eval, self.clip, t, self.root, extractor, locals, globals,
         );
         out.clear();
