@@ -15,7 +15,7 @@
 //! # Budget
 //! Before any frame is sampled, the bake's size at the base rate is estimated
 //! from the frame counts, the palette and the meshes, and a bake over
-//! [`BakeOptions::max_bake_bytes`] (or over [`MAX_CLIPS`] clips) is refused
+//! [`BakeOptions::max_bake_bytes`] (or over [`MAX_CLIPS`](throng_core::limits::MAX_CLIPS) clips) is refused
 //! naming its longest clip: a hostile key time cannot make the baker run for
 //! minutes and fill memory. The frames the error bound adds come out of what
 //! the budget has left.
@@ -27,11 +27,10 @@ use rayon::prelude::*;
 use crate::sample::PoseEvaluator;
 use crate::scene::Scene;
 use throng_core::layout::{TextureLayout, clip_frame_count};
-use throng_core::limits::{MAX_CLIPS, MAX_FILE_SIZE, MAX_FPS, MAX_LAYER_SIZE, REST_FRAME};
+use throng_core::limits::{MAX_FILE_SIZE, REST_FRAME};
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
 use throng_core::model::{
-    BakedModel, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, RootMotionKey, TexelFormat,
-    Texels,
+    BakedModel, Bone, BoneTexture, ClipError, ClipInfo, RootMotionKey, TexelFormat, Texels,
 };
 
 use crate::budget::check_budget;
@@ -42,6 +41,8 @@ use crate::measure::quantise;
 use crate::mesh::Palette;
 use crate::mesh::convert_meshes;
 use crate::root_motion::root_motion_node;
+use crate::selection::Selection;
+use crate::validate::validate;
 
 pub use crate::mesh::WEIGHT_SUM_TOLERANCE;
 pub use crate::options::{BakeOptions, Progress, RootMotionSource};
@@ -75,16 +76,9 @@ pub fn bake_with_lods(
     opts: &BakeOptions,
     progress: Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    scene.validate()?;
-    check_options(opts)?;
-    let clip_ids = select_clips(scene, opts)?;
-    if clip_ids.len() > MAX_CLIPS as usize {
-        return Err(BakeError::TooBig(format!(
-            "{}: {} clips, more than the {MAX_CLIPS} a model can hold; bake fewer with --clips",
-            scene.name,
-            clip_ids.len()
-        )));
-    }
+    validate(scene, opts)?;
+    let selection = Selection::of(scene, opts)?;
+    let clip_ids = &selection.clip_ids;
     let eval = PoseEvaluator::new(scene);
     let rest = eval.globals(None, 0.0);
     let mut report = BakeReport::default();
@@ -109,14 +103,14 @@ pub fn bake_with_lods(
     // a loadable .throng file is refused before anything is allocated (a
     // long clip could otherwise ask for terabytes). Texels are staged as f32
     // (16 bytes each) whatever the precision.
-    let base_frames: Vec<u32> = clip_ids
-        .iter()
-        .map(|&c| clip_frame_count(scene.clips[c].duration(), opts.fps))
+    let base_frames: Vec<u32> = selection
+        .clips(scene)
+        .map(|clip| clip_frame_count(clip.duration(), opts.fps))
         .collect();
     let base_total: u64 = 1 + base_frames.iter().map(|&n| n as u64).sum::<u64>();
     let estimate = check_budget(
         scene,
-        &clip_ids,
+        clip_ids,
         &base_frames,
         bone_count,
         (lod0.vertices.len(), lod0.indices.len()),
@@ -403,7 +397,7 @@ pub fn bake_with_lods(
         } else {
             Vec::new()
         },
-        events: select_events(scene, &clip_ids),
+        events: selection.events(scene),
         impostor: None,
         provenance: None,
     };
@@ -439,28 +433,6 @@ pub fn clip_rate(n: u32, duration: f32) -> f32 {
     } else {
         0.0
     }
-}
-
-/// Events of the baked clips, renumbered to baked clip order, sorted by clip
-/// then time.
-fn select_events(scene: &Scene, clip_ids: &[usize]) -> Vec<ClipEvent> {
-    let mut out: Vec<ClipEvent> = scene
-        .events
-        .iter()
-        .filter_map(|e| {
-            let c = clip_ids.iter().position(|&id| id == e.clip as usize)?;
-            Some(ClipEvent {
-                clip: c as u32,
-                ..e.clone()
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        (a.clip, a.time)
-            .partial_cmp(&(b.clip, b.time))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    out
 }
 
 /// Appends LODs from files and from simplification, then sets every LOD's
@@ -514,75 +486,4 @@ fn add_lods(
         .map(|l| (l.indices.len() / 3, l.vertices.len(), l.screen_size))
         .collect();
     Ok(())
-}
-
-fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
-    if opts.max_bake_bytes == 0 {
-        return Err(BakeError::Option(
-            "--max-bake-bytes 0 would refuse every bake".into(),
-        ));
-    }
-    if !(opts.fps > 0.0 && opts.fps <= MAX_FPS) {
-        return Err(BakeError::Option(format!(
-            "--fps {} is outside (0, {MAX_FPS}]",
-            opts.fps
-        )));
-    }
-    if !(opts.max_fps >= opts.fps && opts.max_fps <= MAX_FPS) {
-        return Err(BakeError::Option(format!(
-            "--max-fps {} is outside [--fps {}, {MAX_FPS}]",
-            opts.max_fps, opts.fps
-        )));
-    }
-    if !(opts.max_error.is_finite() && opts.max_error > 0.0) {
-        return Err(BakeError::Option(format!(
-            "--max-error {} is not a finite number > 0 (a fraction of the bounding radius, e.g. 1e-3)",
-            opts.max_error
-        )));
-    }
-    if let Some(r) = opts.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
-        return Err(BakeError::Option(format!(
-            "LOD ratio {r} is outside (0, 1)"
-        )));
-    }
-    if let Some(sizes) = &opts.lod_screen_sizes {
-        let ok = sizes.iter().all(|s| s.is_finite() && *s >= 0.0)
-            && sizes.windows(2).all(|w| w[0] >= w[1]);
-        if !ok {
-            return Err(BakeError::Option(format!(
-                "LOD screen sizes {sizes:?} must be finite, non-negative and non-increasing"
-            )));
-        }
-    }
-    if !(1..=MAX_LAYER_SIZE).contains(&opts.max_layer_size) {
-        return Err(BakeError::Option(format!(
-            "--max-layer-size {} is outside 1..={MAX_LAYER_SIZE}",
-            opts.max_layer_size
-        )));
-    }
-    Ok(())
-}
-
-fn select_clips(scene: &Scene, opts: &BakeOptions) -> Result<Vec<usize>, BakeError> {
-    let Some(names) = &opts.clips else {
-        return Ok((0..scene.clips.len()).collect());
-    };
-    names
-        .iter()
-        .map(|name| {
-            scene
-                .clips
-                .iter()
-                .position(|c| &c.name == name)
-                .ok_or_else(|| BakeError::UnknownClip {
-                    name: name.clone(),
-                    available: scene
-                        .clips
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })
-        })
-        .collect()
 }

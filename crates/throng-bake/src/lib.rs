@@ -26,7 +26,9 @@ pub mod report;
 mod root_motion;
 pub mod sample;
 pub mod scene;
+mod selection;
 mod uri;
+mod validate;
 
 pub use bake::{bake, bake_with_lods};
 pub use error::{BakeError, ImportError, SceneError};
