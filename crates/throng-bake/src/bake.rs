@@ -27,19 +27,18 @@ use rayon::prelude::*;
 use crate::sample::PoseEvaluator;
 use crate::scene::Scene;
 use throng_core::layout::{TextureLayout, clip_frame_count};
-use throng_core::limits::{MAX_FILE_SIZE, REST_FRAME};
+use throng_core::limits::REST_FRAME;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
 use throng_core::model::{
     BakedModel, Bone, BoneTexture, ClipError, ClipInfo, RootMotionKey, TexelFormat, Texels,
 };
 
-use crate::budget::check_budget;
+use crate::budget::{FramePlan, plan_frames};
 use crate::error::BakeError;
 use crate::measure::bake_clip;
 use crate::measure::measure_pose;
 use crate::measure::quantise;
-use crate::mesh::Palette;
-use crate::mesh::convert_meshes;
+use crate::mesh::Meshes;
 use crate::root_motion::root_motion_node;
 use crate::selection::Selection;
 use crate::validate::validate;
@@ -84,50 +83,20 @@ pub fn bake_with_lods(
     let mut report = BakeReport::default();
 
     // 1. Palette and vertices.
-    let mut palette = Palette::default();
-    let lod0 = convert_meshes(
-        scene,
-        &rest,
-        &mut |node, ibm| palette.add(node, ibm),
-        &mut report,
-    )?;
-    if lod0.submeshes.is_empty() || lod0.vertices.is_empty() {
-        return Err(BakeError::Empty(format!(
-            "{}: the default scene draws no triangle mesh; nothing to bake",
-            scene.name
-        )));
-    }
-    let bone_count = palette.entries.len() as u32;
+    let meshes = Meshes::convert(scene, &rest, &mut report)?;
 
-    // 2. Frame counts at the base rate; a bake whose texture cannot fit in
-    // a loadable .throng file is refused before anything is allocated (a
-    // long clip could otherwise ask for terabytes). Texels are staged as f32
-    // (16 bytes each) whatever the precision.
-    let base_frames: Vec<u32> = selection
-        .clips(scene)
-        .map(|clip| clip_frame_count(clip.duration(), opts.fps))
-        .collect();
-    let base_total: u64 = 1 + base_frames.iter().map(|&n| n as u64).sum::<u64>();
-    let estimate = check_budget(
-        scene,
-        clip_ids,
-        &base_frames,
-        bone_count,
-        (lod0.vertices.len(), lod0.indices.len()),
-        opts,
-    )?;
-    report.estimated_bytes = estimate.total();
-    let frame_bytes = bone_count as u64 * 3 * TexelFormat::F32.texel_size() as u64;
-    let staged_bytes = base_total.saturating_mul(frame_bytes);
-    if base_total > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
-        return Err(BakeError::TooBig(format!(
-            "{base_total} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
-        )));
-    }
-    // Frames the error-bounded search may add, all clips together, within
-    // the file limit and what the bake budget has left.
-    let spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
-        .min(opts.max_bake_bytes.saturating_sub(estimate.total()) / estimate.per_frame.max(1));
+    // 2. Frame counts at the base rate, checked against the budget and the
+    // file limit before anything is allocated (budget.rs).
+    let plan = plan_frames(scene, &selection, &meshes, opts)?;
+    report.estimated_bytes = plan.estimate.total();
+    let Meshes { palette, lod0 } = meshes;
+    let bone_count = palette.entries.len() as u32;
+    let FramePlan {
+        base_frames,
+        base_total,
+        spare_frames,
+        ..
+    } = plan;
     let root_node = match &opts.root_motion {
         Some(src) => Some(root_motion_node(scene, src)?),
         None => None,
