@@ -10,6 +10,7 @@
 //! `tests/tests/crate_graph.rs` holds them to it).
 
 mod accessor;
+mod assemble;
 pub mod bake;
 mod budget;
 pub mod error;
@@ -25,8 +26,10 @@ pub mod reference;
 pub mod report;
 mod root_motion;
 pub mod sample;
+mod sampling;
 pub mod scene;
 mod selection;
+mod texture;
 mod uri;
 mod validate;
 

@@ -99,3 +99,12 @@ pub struct BakeReport {
     /// root motion, LOD 0's vertices and indices, images.
     pub estimated_bytes: u64,
 }
+
+/// The rate of a clip of `n` frames: `(n − 1) / D`, 0 for a single frame.
+pub fn clip_rate(n: u32, duration: f32) -> f32 {
+    if n > 1 && duration > 0.0 {
+        (n - 1) as f32 / duration
+    } else {
+        0.0
+    }
+}
