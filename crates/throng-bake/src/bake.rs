@@ -1,9 +1,10 @@
 //! [`Scene`] → [`BakedModel`]: the driver that runs the bake's stages in
-//! order, each in a module of its own with its input and output types:
+//! order, each in a module of its own with its input and output types, and
+//! times each into [`BakeReport::stages`]:
 //!
 //! | stage | module | output |
 //! |---|---|---|
-//! | import | [`crate::bake_file`] | the scene with its events, the LOD files' scenes |
+//! | import | `inputs.rs` ([`crate::bake_file`] only) | the scene with its events, the LOD files' scenes |
 //! | validate | `validate.rs` | — (the scene's validity rules, the options' ranges) |
 //! | clips | `selection.rs` | `Selection`: the clips baked, in order |
 //! | meshes | `mesh.rs` | `Meshes`: the palette and LOD 0 |
@@ -46,6 +47,8 @@
 //! and fill memory. The frames the error bound adds come out of what the
 //! budget has left.
 
+use std::time::Instant;
+
 use throng_core::model::BakedModel;
 
 use crate::assemble::{Parts, assemble};
@@ -63,7 +66,7 @@ use crate::validate::validate;
 
 pub use crate::mesh::WEIGHT_SUM_TOLERANCE;
 pub use crate::options::{BakeOptions, Progress, RootMotionSource};
-pub use crate::report::{BakeReport, ClipSummary, ErrorSite, InfluenceStats, clip_rate};
+pub use crate::report::{BakeReport, ClipSummary, ErrorSite, InfluenceStats, StageTime, clip_rate};
 
 /// Bakes a validated-or-not scene (it is validated first). LOD files are
 /// ignored here (see [`bake_with_lods`]); generated LODs are made.
@@ -84,17 +87,23 @@ pub fn bake_with_lods(
     progress: Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
     let mut report = BakeReport::default();
+    let mut clock = StageClock::start();
     validate(scene, opts)?;
+    clock.lap("validate");
     let selection = Selection::of(scene, opts)?;
+    clock.lap("clips");
     let eval = PoseEvaluator::new(scene);
     let rest = eval.globals(None, 0.0);
     let meshes = Meshes::convert(scene, &rest, &mut report)?;
+    clock.lap("meshes");
     let plan = plan_frames(scene, &selection, &meshes, opts)?;
     report.estimated_bytes = plan.estimate.total();
+    clock.lap("budget");
     let root = match &opts.root_motion {
         Some(src) => Some(root_motion_node(scene, src)?),
         None => None,
     };
+    clock.lap("root motion");
     let sampler = Sampler {
         scene,
         eval: &eval,
@@ -104,10 +113,14 @@ pub fn bake_with_lods(
         root,
     };
     let rest_frame = sampler.rest_frame(&rest, opts.precision);
+    clock.lap("rest frame");
     let target = sampler.error_target(&rest_frame, opts.max_error);
+    clock.lap("rate");
     let mut frames = sampler.sample_and_measure(rest_frame, &target, opts, progress);
+    clock.lap("sample and measure");
     let rows = std::mem::take(&mut frames.rows);
     let texture = pack_texels(rows, scene, &meshes.palette, opts)?;
+    clock.lap("texture");
     let parts = Parts {
         scene,
         rest: &rest,
@@ -119,7 +132,76 @@ pub fn bake_with_lods(
         texture,
     };
     let mut model = assemble(parts, opts, &mut report);
+    clock.lap("assemble");
     add_lods(&mut model, lod_scenes, opts, &mut report)?;
+    clock.lap("LODs");
     model.validate()?;
+    clock.lap("check");
+    report.stages = clock.laps;
     Ok((model, report))
+}
+
+/// The driver's stopwatch: each lap closes a stage.
+struct StageClock {
+    /// When the current stage began.
+    since: Instant,
+    /// The stages closed so far.
+    laps: Vec<StageTime>,
+}
+
+impl StageClock {
+    fn start() -> Self {
+        Self {
+            since: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Closes `stage`, which ran from the last lap until now.
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.laps.push(StageTime {
+            stage,
+            time: now - self.since,
+        });
+        self.since = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn every_stage_is_timed_in_order() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_SimpleSkin.gltf");
+        let start = Instant::now();
+        let (_, report) = crate::bake_file(&path, &BakeOptions::default(), &|_, _| {}).unwrap();
+        let elapsed = start.elapsed();
+        let names: Vec<&str> = report.stages.iter().map(|s| s.stage).collect();
+        assert_eq!(
+            names,
+            [
+                "import",
+                "validate",
+                "clips",
+                "meshes",
+                "budget",
+                "root motion",
+                "rest frame",
+                "rate",
+                "sample and measure",
+                "texture",
+                "assemble",
+                "LODs",
+                "check"
+            ]
+        );
+        let timed: std::time::Duration = report.stages.iter().map(|s| s.time).sum();
+        assert!(timed <= elapsed, "{timed:?} timed, {elapsed:?} elapsed");
+    }
 }

@@ -16,6 +16,7 @@ mod budget;
 pub mod error;
 pub mod events;
 pub mod import;
+mod inputs;
 pub mod lod;
 mod measure;
 mod mesh;
@@ -100,31 +101,21 @@ pub fn bake_file_recording(
     recorded: throng_core::provenance::Provenance,
     progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    let import_opts = ImportOptions {
-        allow_outside_uris: opts.allow_outside_uris,
+    let start = std::time::Instant::now();
+    let inputs = inputs::read_inputs(path, opts)?;
+    let import = report::StageTime {
+        stage: "import",
+        time: start.elapsed(),
     };
-    let mut imported = import_file_with(path, &import_opts)?;
-    let sidecar = events::sidecar_path(path);
-    let events_file = opts
-        .events_file
-        .clone()
-        .or_else(|| sidecar.exists().then_some(sidecar));
-    if let Some(file) = &events_file {
-        events::add_sidecar(&mut imported.scene, file)?;
-    }
-    let mut lod_scenes = Vec::new();
-    for file in &opts.lod_files {
-        let lod = import_file_with(file, &import_opts)?;
-        lod_scenes.push((file.display().to_string(), lod.scene));
-    }
     let (mut model, mut report) =
-        bake::bake_with_lods(&imported.scene, &lod_scenes, opts, progress)?;
+        bake::bake_with_lods(&inputs.model.scene, &inputs.lod_scenes, opts, progress)?;
+    report.stages.insert(0, import);
     model.provenance = Some(recorded);
     model.source = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut warnings = imported.warnings;
+    let mut warnings = inputs.model.warnings;
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok((model, report))
