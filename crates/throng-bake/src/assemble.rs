@@ -48,7 +48,7 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
         meshes: Meshes { palette, lod0 },
         frames:
             FrameTable {
-                rows: _,
+                rows: _, // taken by the texture stage
                 frame_bounds,
                 root_keys,
                 mut worst,
