@@ -1,189 +1,72 @@
-//! [`Scene`] → [`BakedModel`]: the bake's steps in order — options and clip
-//! selection, mesh conversion and the palette (`mesh.rs`), the budget
-//! (`budget.rs`), root motion (`root_motion.rs`), each clip's frame count
-//! (`rate.rs`), sampling and measuring it (`measure.rs`), texel packing,
-//! bounds and LODs (`lod.rs`) — and the report they fill (`report.rs`).
+//! [`Scene`] → [`BakedModel`]: the driver that runs the bake's stages in
+//! order, each in a module of its own with its input and output types, and
+//! times each into [`BakeReport::stages`]:
+//!
+//! | stage | module | output |
+//! |---|---|---|
+//! | import | `inputs.rs` ([`crate::bake_file`] only) | the scene with its events, the LOD files' scenes |
+//! | validate | `validate.rs` | — (the scene's validity rules, the options' ranges) |
+//! | clips | `selection.rs` | `Selection`: the clips baked, in order |
+//! | meshes | `mesh.rs` | `Meshes`: the palette and LOD 0 |
+//! | budget | `budget.rs` | `FramePlan`: base frame counts, the frames the bound may add |
+//! | root motion | `root_motion.rs` | the root-motion node |
+//! | rest frame | `sampling.rs` | `RestFrame`: frame 0 sampled and measured |
+//! | rate | `rate.rs` | `ErrorTarget`: the error bound in model units |
+//! | sample and measure | `sampling.rs`, `measure.rs` | `FrameTable`: every frame, its bounds and errors |
+//! | texture | `texture.rs` | `PackedTexture`: texels and layout |
+//! | assemble | `assemble.rs` | the model with LOD 0, the report |
+//! | LODs | `lod.rs` | LODs from files and by simplification |
+//! | check | — | the model's validity rules ([`BakedModel::validate`]) |
+//!
+//! The impostor and write stages live outside this crate: `throng-impostor`
+//! renders the impostor atlas and `throng_core::format` writes the file; the
+//! CLI (`throng bake`) chains them after this driver.
+//!
+//! The options and the types the stages share are in `options.rs`, below
+//! every stage, so the arrows inside the crate run one way: the driver
+//! imports the stages, a stage imports only what it reads (options, the
+//! scene, the output types of the stages before it), and none imports the
+//! driver.
 //!
 //! # Frames
-//! Global frame 0 is the rest pose ([`REST_FRAME`]); each selected clip then
-//! adds n uniformly spaced frames from 0 to D: at least `max(2, round(D·F) +
-//! 1)` for the base rate F, more where the rate search (`rate.rs`) finds that the error
-//! between frames would exceed `max_error`, at most what `max_fps` gives.
+//! Global frame 0 is the rest pose
+//! ([`REST_FRAME`](throng_core::limits::REST_FRAME)); each selected clip
+//! then adds n uniformly spaced frames from 0 to D: at least
+//! `max(2, round(D·F) + 1)` for the base rate F, more where the rate search
+//! (`rate.rs`) finds that the error between frames would exceed
+//! `max_error`, at most what `max_fps` gives.
 //! Every clip is measured against the reference on skinned vertices at its
 //! frames and between them; the errors are stored per clip.
 //!
 //! # Budget
 //! Before any frame is sampled, the bake's size at the base rate is estimated
 //! from the frame counts, the palette and the meshes, and a bake over
-//! [`BakeOptions::max_bake_bytes`] (or over [`MAX_CLIPS`] clips) is refused
-//! naming its longest clip: a hostile key time cannot make the baker run for
-//! minutes and fill memory. The frames the error bound adds come out of what
-//! the budget has left.
+//! [`BakeOptions::max_bake_bytes`] (or over
+//! [`MAX_CLIPS`](throng_core::limits::MAX_CLIPS) clips) is refused naming its
+//! longest clip: a hostile key time cannot make the baker run for minutes
+//! and fill memory. The frames the error bound adds come out of what the
+//! budget has left.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use rayon::prelude::*;
+use throng_core::model::BakedModel;
 
-use crate::sample::PoseEvaluator;
-use crate::scene::Scene;
-use throng_core::layout::{TextureLayout, clip_frame_count};
-use throng_core::limits::{
-    DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_CLIPS, MAX_FILE_SIZE, MAX_FPS,
-    MAX_LAYER_SIZE, REST_FRAME,
-};
-use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
-use throng_core::model::{
-    BakedModel, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, RootMotionKey, TexelFormat,
-    Texels,
-};
-
-use crate::budget::check_budget;
+use crate::assemble::{Parts, assemble};
+use crate::budget::plan_frames;
 use crate::error::BakeError;
-use crate::measure::bake_clip;
-use crate::measure::measure_pose;
-use crate::measure::quantise;
-use crate::mesh::Palette;
-use crate::mesh::convert_meshes;
+use crate::lod::add_lods;
+use crate::mesh::Meshes;
 use crate::root_motion::root_motion_node;
+use crate::sample::PoseEvaluator;
+use crate::sampling::Sampler;
+use crate::scene::Scene;
+use crate::selection::Selection;
+use crate::texture::pack_texels;
+use crate::validate::validate;
 
 pub use crate::mesh::WEIGHT_SUM_TOLERANCE;
-pub use crate::report::{BakeReport, ClipSummary, ErrorSite, InfluenceStats};
-
-/// Options of a bake.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BakeOptions {
-    /// Base (lowest) sampling rate in frames per second, `(0, MAX_FPS]`:
-    /// every clip gets at least `max(2, round(D·fps) + 1)` frames.
-    pub fps: f32,
-    /// Bound on the skinned-vertex error between frames, relative to the
-    /// bounding radius, finite and > 0: a clip's rate is raised above `fps`
-    /// (up to `max_fps`) until its measured error is within it.
-    pub max_error: f32,
-    /// Highest rate the error bound may raise a clip to, `[fps, MAX_FPS]`.
-    pub max_fps: f32,
-    /// Texel precision.
-    pub precision: TexelFormat,
-    /// Largest layer side, `1..=MAX_LAYER_SIZE`.
-    pub max_layer_size: u32,
-    /// Clips to bake by name, in the order given (`None` = all, file order).
-    pub clips: Option<Vec<String>>,
-    /// Bake every clip in place and store its root motion (`None`: off).
-    pub root_motion: Option<RootMotionSource>,
-    /// Events file for [`crate::bake_file`] (`None`: `MODEL.events.json`
-    /// beside the model, if it exists).
-    pub events_file: Option<std::path::PathBuf>,
-    /// glTF files whose meshes become LODs 1, 2, … ([`crate::bake_file`]).
-    pub lod_files: Vec<std::path::PathBuf>,
-    /// Generate further LODs by simplifying LOD 0 to these triangle ratios.
-    pub lod_ratios: Vec<f32>,
-    /// Smallest projected screen-height fraction of each LOD (one per LOD,
-    /// non-increasing; `None`: [`crate::lod::default_screen_sizes`]).
-    pub lod_screen_sizes: Option<Vec<f32>>,
-    /// Bake budget in bytes: a bake whose estimated size (bone texture,
-    /// per-frame bounds and root motion, meshes, images), computed before
-    /// anything is sampled, exceeds it is refused. Default
-    /// [`DEFAULT_MAX_BAKE_BYTES`].
-    pub max_bake_bytes: u64,
-    /// [`crate::bake_file`]: read buffer and image URIs outside the model's
-    /// folder ([`crate::ImportOptions::allow_outside_uris`]). Off by default.
-    pub allow_outside_uris: bool,
-}
-
-/// Which node's motion becomes root motion.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RootMotionSource {
-    /// The root joint of the first skin (the joint no other joint of that
-    /// skin is an ancestor of).
-    SkeletonRoot,
-    /// A node by name.
-    Node(String),
-}
-
-impl BakeOptions {
-    /// The options as canonical text, the same for the same options: what a
-    /// bake's [`throng_core::provenance::Provenance`] records (the events
-    /// and LOD files by name; their contents are hashed as inputs).
-    pub fn canonical(&self) -> String {
-        let list = |v: &[f32]| {
-            v.iter()
-                .map(|x| format!("{x:?}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let names = |v: &[std::path::PathBuf]| {
-            v.iter()
-                .map(|p| format!("{:?}", p.display().to_string()))
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        format!(
-            "fps={:?} max_error={:?} max_fps={:?} precision={} max_layer_size={} clips={} root_motion={} events={} lod_files=[{}] lod_ratios=[{}] lod_screen_sizes={} max_bake_bytes={} allow_outside_uris={}",
-            self.fps,
-            self.max_error,
-            self.max_fps,
-            match self.precision {
-                TexelFormat::F32 => "full",
-                TexelFormat::F16 => "half",
-            },
-            self.max_layer_size,
-            match &self.clips {
-                None => "all".to_owned(),
-                Some(c) => format!("{c:?}"),
-            },
-            match &self.root_motion {
-                None => "none".to_owned(),
-                Some(RootMotionSource::SkeletonRoot) => "skeleton-root".to_owned(),
-                Some(RootMotionSource::Node(n)) => format!("node:{n:?}"),
-            },
-            match &self.events_file {
-                None => "sidecar".to_owned(),
-                Some(p) => format!("{:?}", p.display().to_string()),
-            },
-            names(&self.lod_files),
-            list(&self.lod_ratios),
-            match &self.lod_screen_sizes {
-                None => "default".to_owned(),
-                Some(v) => format!("[{}]", list(v)),
-            },
-            self.max_bake_bytes,
-            self.allow_outside_uris
-        )
-    }
-}
-
-impl Default for BakeOptions {
-    fn default() -> Self {
-        Self {
-            fps: DEFAULT_FPS,
-            max_error: DEFAULT_MAX_ERROR,
-            max_fps: MAX_FPS,
-            precision: TexelFormat::F32,
-            max_layer_size: MAX_LAYER_SIZE,
-            clips: None,
-            root_motion: None,
-            events_file: None,
-            lod_files: Vec::new(),
-            lod_ratios: Vec::new(),
-            lod_screen_sizes: None,
-            max_bake_bytes: DEFAULT_MAX_BAKE_BYTES,
-            allow_outside_uris: false,
-        }
-    }
-}
-
-/// Progress callback: `(done, total)` in frames processed; called from the
-/// threads that bake clips.
-pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
-
-/// One clip's bake within its frame allowance.
-struct ClipRun {
-    /// Frames chosen.
-    n: u32,
-    /// The allowance, not the clip's own `max_fps`, stopped the search.
-    held_back: bool,
-    /// The frames and their measurements.
-    baked: crate::measure::ClipBake,
-}
+pub use crate::options::{BakeOptions, Progress, RootMotionSource};
+pub use crate::report::{BakeReport, ClipSummary, ErrorSite, InfluenceStats, StageTime, clip_rate};
 
 /// Bakes a validated-or-not scene (it is validated first). LOD files are
 /// ignored here (see [`bake_with_lods`]); generated LODs are made.
@@ -203,514 +86,122 @@ pub fn bake_with_lods(
     opts: &BakeOptions,
     progress: Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    scene.validate()?;
-    check_options(opts)?;
-    let clip_ids = select_clips(scene, opts)?;
-    if clip_ids.len() > MAX_CLIPS as usize {
-        return Err(BakeError::TooBig(format!(
-            "{}: {} clips, more than the {MAX_CLIPS} a model can hold; bake fewer with --clips",
-            scene.name,
-            clip_ids.len()
-        )));
-    }
+    let mut report = BakeReport::default();
+    let mut clock = StageClock::start();
+    validate(scene, opts)?;
+    clock.lap("validate");
+    let selection = Selection::of(scene, opts)?;
+    clock.lap("clips");
     let eval = PoseEvaluator::new(scene);
     let rest = eval.globals(None, 0.0);
-    let mut report = BakeReport::default();
-
-    // 1. Palette and vertices.
-    let mut palette = Palette::default();
-    let lod0 = convert_meshes(
-        scene,
-        &rest,
-        &mut |node, ibm| palette.add(node, ibm),
-        &mut report,
-    )?;
-    if lod0.submeshes.is_empty() || lod0.vertices.is_empty() {
-        return Err(BakeError::Empty(format!(
-            "{}: the default scene draws no triangle mesh; nothing to bake",
-            scene.name
-        )));
-    }
-    let bone_count = palette.entries.len() as u32;
-
-    // 2. Frame counts at the base rate; a bake whose texture cannot fit in
-    // a loadable .throng file is refused before anything is allocated (a
-    // long clip could otherwise ask for terabytes). Texels are staged as f32
-    // (16 bytes each) whatever the precision.
-    let base_frames: Vec<u32> = clip_ids
-        .iter()
-        .map(|&c| clip_frame_count(scene.clips[c].duration(), opts.fps))
-        .collect();
-    let base_total: u64 = 1 + base_frames.iter().map(|&n| n as u64).sum::<u64>();
-    let estimate = check_budget(
-        scene,
-        &clip_ids,
-        &base_frames,
-        bone_count,
-        (lod0.vertices.len(), lod0.indices.len()),
-        opts,
-    )?;
-    report.estimated_bytes = estimate.total();
-    let frame_bytes = bone_count as u64 * 3 * TexelFormat::F32.texel_size() as u64;
-    let staged_bytes = base_total.saturating_mul(frame_bytes);
-    if base_total > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
-        return Err(BakeError::TooBig(format!(
-            "{base_total} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
-        )));
-    }
-    // Frames the error-bounded search may add, all clips together, within
-    // the file limit and what the bake budget has left.
-    let spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
-        .min(opts.max_bake_bytes.saturating_sub(estimate.total()) / estimate.per_frame.max(1));
-    let root_node = match &opts.root_motion {
+    let meshes = Meshes::convert(scene, &rest, &mut report)?;
+    clock.lap("meshes");
+    let plan = plan_frames(scene, &selection, &meshes, opts)?;
+    report.estimated_bytes = plan.estimate.total();
+    clock.lap("budget");
+    let root = match &opts.root_motion {
         Some(src) => Some(root_motion_node(scene, src)?),
         None => None,
     };
-
-    // 3. The rest frame, then each clip: choose its frame count (rate.rs),
-    // sample it, measure it against the reference at its frames and between
-    // them, and raise the count if the measurement exceeds the bound.
-    let mut rows: Vec<[f32; 4]> = Vec::with_capacity((base_total * bone_count as u64 * 3) as usize);
-    let rest_rows: Vec<Rows3x4> = palette
-        .entries
-        .iter()
-        .map(|(node, ibm)| mat4_to_rows(&(rest[*node as usize] * *ibm)))
-        .collect();
-    rows.extend(rest_rows.iter().flat_map(|r| r.map(|x| x.to_array())));
-    let rest_measured: Vec<Rows3x4> = rest_rows
-        .iter()
-        .map(|r| r.map(|x| quantise(x, opts.precision)))
-        .collect();
-    let (rest_bounds, rest_worst) = measure_pose(scene, &rest, &lod0, &rest_measured, None, 0.0);
-    // The bound is relative to the final bounding radius, known only once
-    // every clip is measured. The search takes the radius of the rest pose
-    // and of the probe vertices at every base-rate frame: a subset of the
-    // final box, so the bound it gives is never looser than the one reported.
-    let probes = crate::rate::ErrorProbes::of(&lod0.vertices, bone_count as usize);
-    let search_bounds = clip_ids
-        .par_iter()
-        .zip(&base_frames)
-        .map(|(&c, &n)| {
-            let clip = &scene.clips[c];
-            let source = crate::rate::ClipSource {
-                eval: &eval,
-                clip,
-                duration: clip.duration(),
-                keys: &[],
-                entries: &palette.entries,
-                root: root_node,
-            };
-            source.probe_bounds(n, &probes)
-        })
-        // Box unions are exact (min and max): any order gives the same box.
-        .reduce(|| rest_bounds, |a, b| a.union(&b));
-    let target = opts.max_error * search_bounds.radius();
-    let mut frame_bounds = vec![rest_bounds];
-    let mut root_keys = vec![RootMotionKey::default()];
-    let mut worst = rest_worst;
-    let mut clips = Vec::new();
-    let mut sites = Vec::new();
-
-    // Clips run in parallel, each within its share of the spare frames
-    // (proportional to its base frames), so memory stays within the budget
-    // and the output does not depend on the thread count; then, in clip
-    // order, a clip that its share held back is run again with what the
-    // others left. Progress counts frames baked.
-    let done = AtomicU64::new(1);
-    let total = AtomicU64::new(base_total);
-    let tell = |frames: u64| {
-        let d = done.fetch_add(frames, Ordering::Relaxed) + frames;
-        let t = total.load(Ordering::Relaxed);
-        progress(d.min(t), t);
+    clock.lap("root motion");
+    let sampler = Sampler {
+        scene,
+        eval: &eval,
+        meshes: &meshes,
+        selection: &selection,
+        plan: &plan,
+        root,
     };
-    let base_sum: u64 = base_frames.iter().map(|&n| n as u64).sum();
-    let shares: Vec<u64> = base_frames
-        .iter()
-        .map(|&n| (spare_frames as u128 * n as u128 / base_sum.max(1) as u128) as u64)
-        .collect();
-    let run = |i: usize, cap: u64| {
-        let clip = &scene.clips[clip_ids[i]];
-        let duration = clip.duration();
-        let keys = crate::rate::key_times(clip, duration);
-        let source = crate::rate::ClipSource {
-            eval: &eval,
-            clip,
-            duration,
-            keys: &keys,
-            entries: &palette.entries,
-            root: root_node,
-        };
-        let n_min = base_frames[i];
-        let own_max = clip_frame_count(duration, opts.max_fps).max(n_min);
-        let n_max = own_max.min(n_min.saturating_add(cap.min(u32::MAX as u64) as u32));
-        let mut search_target = target;
-        let (mut n, mut estimate) = source.choose(n_min, n_max, search_target, &probes);
-        let mut refinements = 0;
-        let baked = loop {
-            if n > n_min {
-                total.fetch_add((n - n_min) as u64, Ordering::Relaxed);
-            }
-            let mut told = 0;
-            let b = bake_clip(scene, &source, n, &lod0, opts.precision, &mut |d| {
-                tell(d.saturating_sub(told));
-                told = told.max(d);
-            });
-            refinements += 1;
-            // Raise the count only where interpolation is to blame: not when
-            // the error at the frames themselves (quantisation, dropped
-            // influences) is already a large part of the bound.
-            // Nor when the estimate already said no count reaches the bound
-            // (a STEP key, a discontinuity): more frames would not help.
-            // (False for NaN errors, which more frames do not fix either.)
-            let interpolation_over = b.between.abs > target && b.at_frames.abs <= 0.5 * target;
-            let estimate_missed = estimate <= search_target;
-            if !interpolation_over
-                || !estimate_missed
-                || n >= n_max
-                || refinements > MAX_REFINEMENTS
-            {
-                break b;
-            }
-            search_target *= 0.9 * target / b.between.abs;
-            (n, estimate) = source.choose(n + 1, n_max, search_target, &probes);
-        };
-        ClipRun {
-            n,
-            held_back: n >= n_max && n_max < own_max,
-            baked,
-        }
+    let rest_frame = sampler.rest_frame(&rest, opts.precision);
+    clock.lap("rest frame");
+    let target = sampler.error_target(&rest_frame, opts.max_error);
+    clock.lap("rate");
+    let mut frames = sampler.sample_and_measure(rest_frame, &target, opts, progress);
+    clock.lap("sample and measure");
+    let rows = std::mem::take(&mut frames.rows);
+    let texture = pack_texels(rows, scene, &meshes.palette, opts)?;
+    clock.lap("texture");
+    let parts = Parts {
+        scene,
+        rest: &rest,
+        selection: &selection,
+        base_frames: &plan.base_frames,
+        root,
+        meshes,
+        frames,
+        texture,
     };
-    let mut runs: Vec<ClipRun> = (0..clip_ids.len())
-        .into_par_iter()
-        .map(|i| run(i, shares[i]))
-        .collect();
-    let extra = |r: &ClipRun, i: usize| (r.n - base_frames[i]) as u64;
-    let mut left = spare_frames
-        - runs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| extra(r, i))
-            .sum::<u64>();
-    for (i, slot) in runs.iter_mut().enumerate() {
-        if slot.held_back && left > 0 {
-            let had = extra(slot, i);
-            *slot = run(i, had + left);
-            left = left + had - extra(slot, i);
-        }
-    }
-    let mut work_done = 1u64;
-    for (&c, ClipRun { n, baked, .. }) in clip_ids.iter().zip(runs) {
-        let clip = &scene.clips[c];
-        let duration = clip.duration();
-        work_done += n as u64;
-        let first_frame = frame_bounds.len() as u32;
-        rows.extend_from_slice(&baked.rows);
-        frame_bounds.extend_from_slice(&baked.frame_bounds);
-        root_keys.extend_from_slice(&baked.root_keys);
-        if baked.at_frames.abs > worst.abs || !baked.at_frames.abs.is_finite() {
-            worst = baked.at_frames.clone();
-        }
-        clips.push(ClipInfo {
-            name: clip.name.clone(),
-            duration,
-            first_frame,
-            frame_count: n,
-            bounds: baked
-                .frame_bounds
-                .iter()
-                .fold(Aabb::EMPTY, |a, b| a.union(b)),
-            root_motion: root_node.is_some(),
-            error: ClipError::default(),
-        });
-        sites.push((baked.at_frames, baked.between));
-    }
-    progress(work_done, work_done);
-    let total_frames = frame_bounds.len() as u64;
-    let texel_count = rows.len() as u64;
-    let texels = match opts.precision {
-        TexelFormat::F32 => Texels::F32(rows),
-        TexelFormat::F16 => {
-            let half: Vec<[half::f16; 4]> =
-                rows.iter().map(|r| r.map(half::f16::from_f32)).collect();
-            if let Some(i) = half.iter().position(|r| r.iter().any(|x| !x.is_finite())) {
-                let bone = (i / 3) % bone_count as usize;
-                return Err(BakeError::Option(format!(
-                    "--precision half: bone {} ({}) has a matrix entry beyond the f16 range ({:?}); use --precision full",
-                    bone,
-                    palette.names(scene)[bone],
-                    rows[i]
-                )));
-            }
-            Texels::F16(half)
-        }
-    };
-    let layout = TextureLayout::for_texels(texel_count, opts.max_layer_size);
-
-    // 4. Assemble; errors become relative to the bounding radius.
-    let names = palette.names(scene);
-    let bones: Vec<Bone> = palette
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, (node, ibm))| Bone {
-            name: names[i].clone(),
-            node: *node,
-            parent: palette.parent_of(scene, *node),
-            inverse_bind: *ibm,
-            rest_global: rest[*node as usize],
-        })
-        .collect();
-    let bounds = frame_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
-    let bounding_radius = bounds.radius();
-    let rel = |abs: f32| abs / bounding_radius.max(f32::MIN_POSITIVE);
-    worst.rel = rel(worst.abs);
-    let mut worst_between = ErrorSite::default();
-    for ((clip, (mut at, mut between)), n_min) in clips.iter_mut().zip(sites).zip(&base_frames) {
-        at.rel = rel(at.abs);
-        between.rel = rel(between.abs);
-        clip.error = ClipError {
-            at_frames: at.rel,
-            between_frames: between.rel,
-            max_error: opts.max_error,
-        };
-        let within = at.rel <= opts.max_error && between.rel <= opts.max_error;
-        if !within {
-            report.warnings.push(format!(
-                "clip {:?}: error {:.2e} × radius between frames ({:.2e} at frames) at {:.1} fps ({} frames) exceeds --max-error {:.1e}{}",
-                clip.name,
-                between.rel,
-                at.rel,
-                clip_rate(clip.frame_count, clip.duration),
-                clip.frame_count,
-                opts.max_error,
-                if at.rel > 0.5 * opts.max_error {
-                    "; the error at the frames themselves (precision, dropped influences) is the limit"
-                } else {
-                    "; raise --max-fps"
-                }
-            ));
-        }
-        if between.abs > worst_between.abs || !between.abs.is_finite() {
-            worst_between = between.clone();
-        }
-        report.clips.push(ClipSummary {
-            name: clip.name.clone(),
-            duration: clip.duration,
-            frames: clip.frame_count,
-            base_frames: *n_min,
-            fps: clip_rate(clip.frame_count, clip.duration),
-            bytes: clip.frame_count as u64
-                * bone_count as u64
-                * 3
-                * opts.precision.texel_size() as u64,
-            error_at_frames: at,
-            error_between: between,
-            within_bound: within,
-        });
-    }
-    let mut model = BakedModel {
-        name: scene.name.clone(),
-        source: String::new(),
-        fps: opts.fps,
-        bake_error: worst.rel,
-        bones,
-        clips,
-        texture: BoneTexture {
-            width: layout.width,
-            layers: layout.layers,
-            texels,
-        },
-        bounds,
-        bounding_radius,
-        frame_bounds,
-        lods: vec![lod0],
-        materials: scene.materials.clone(),
-        images: scene.images.clone(),
-        root_motion: if root_node.is_some() {
-            root_keys
-        } else {
-            Vec::new()
-        },
-        events: select_events(scene, &clip_ids),
-        impostor: None,
-        provenance: None,
-    };
-    debug_assert_eq!(REST_FRAME, 0);
+    let mut model = assemble(parts, opts, &mut report);
+    clock.lap("assemble");
     add_lods(&mut model, lod_scenes, opts, &mut report)?;
+    clock.lap("LODs");
     model.validate()?;
-
-    let lod = &model.lods[0];
-    report.bones = bone_count;
-    report.frames = total_frames as u32;
-    report.texture = Some(layout);
-    report.texture_bytes = model.texture.texels.as_bytes().len() as u64;
-    report.vertices = lod.vertices.len();
-    report.triangles = lod.indices.len() / 3;
-    report.submeshes = lod.submeshes.len();
-    report.error = worst;
-    report.error_between = worst_between;
-    report.max_error = opts.max_error;
-    report.bounding_radius = model.bounding_radius;
-    report.events = model.events.len();
-    report.root_motion_node = root_node.map(|r| scene.nodes[r as usize].name.clone());
+    clock.lap("check");
+    report.stages = clock.laps;
     Ok((model, report))
 }
 
-/// Most times a clip is re-baked at a higher rate after its measured error
-/// exceeded the bound the estimate had promised.
-const MAX_REFINEMENTS: u32 = 3;
+/// The driver's stopwatch: each lap closes a stage.
+struct StageClock {
+    /// When the current stage began.
+    since: Instant,
+    /// The stages closed so far.
+    laps: Vec<StageTime>,
+}
 
-/// The rate of a clip of `n` frames: `(n − 1) / D`, 0 for a single frame.
-pub fn clip_rate(n: u32, duration: f32) -> f32 {
-    if n > 1 && duration > 0.0 {
-        (n - 1) as f32 / duration
-    } else {
-        0.0
+impl StageClock {
+    fn start() -> Self {
+        Self {
+            since: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Closes `stage`, which ran from the last lap until now.
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.laps.push(StageTime {
+            stage,
+            time: now - self.since,
+        });
+        self.since = now;
     }
 }
 
-/// Events of the baked clips, renumbered to baked clip order, sorted by clip
-/// then time.
-fn select_events(scene: &Scene, clip_ids: &[usize]) -> Vec<ClipEvent> {
-    let mut out: Vec<ClipEvent> = scene
-        .events
-        .iter()
-        .filter_map(|e| {
-            let c = clip_ids.iter().position(|&id| id == e.clip as usize)?;
-            Some(ClipEvent {
-                clip: c as u32,
-                ..e.clone()
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        (a.clip, a.time)
-            .partial_cmp(&(b.clip, b.time))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    out
-}
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Instant;
 
-/// Appends LODs from files and from simplification, then sets every LOD's
-/// screen size.
-fn add_lods(
-    model: &mut BakedModel,
-    lod_scenes: &[(String, Scene)],
-    opts: &BakeOptions,
-    report: &mut BakeReport,
-) -> Result<(), BakeError> {
-    for (file, s) in lod_scenes {
-        let lod = crate::lod::lod_from_scene(model, s, file, report)?;
-        model.lods.push(lod);
-    }
-    for &ratio in &opts.lod_ratios {
-        let (lod, reached) = crate::lod::simplify(&model.lods[0], ratio);
-        if reached > ratio * 1.5 {
-            report.warnings.push(format!(
-                "LOD at ratio {ratio}: simplification stopped at {reached:.2} of the triangles (error bound {})",
-                crate::lod::SIMPLIFY_ERROR
-            ));
-        }
-        model.lods.push(lod);
-    }
-    let n = model.lods.len();
-    let sizes = match &opts.lod_screen_sizes {
-        Some(s) if s.len() == n => s.clone(),
-        Some(s) => {
-            return Err(BakeError::Option(format!(
-                "--lod-screen-sizes gives {} sizes for {n} LODs",
-                s.len()
-            )));
-        }
-        None => crate::lod::default_screen_sizes(n),
-    };
-    for (lod, size) in model.lods.iter_mut().zip(&sizes) {
-        lod.screen_size = *size;
-    }
-    for w in model.lods.windows(2) {
-        if w[1].indices.len() > w[0].indices.len() {
-            report.warnings.push(format!(
-                "a LOD has more triangles ({}) than the one before it ({})",
-                w[1].indices.len() / 3,
-                w[0].indices.len() / 3
-            ));
-        }
-    }
-    report.lods = model
-        .lods
-        .iter()
-        .map(|l| (l.indices.len() / 3, l.vertices.len(), l.screen_size))
-        .collect();
-    Ok(())
-}
+    use super::*;
 
-fn check_options(opts: &BakeOptions) -> Result<(), BakeError> {
-    if opts.max_bake_bytes == 0 {
-        return Err(BakeError::Option(
-            "--max-bake-bytes 0 would refuse every bake".into(),
-        ));
+    #[test]
+    fn every_stage_is_timed_in_order() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_SimpleSkin.gltf");
+        let start = Instant::now();
+        let (_, report) = crate::bake_file(&path, &BakeOptions::default(), &|_, _| {}).unwrap();
+        let elapsed = start.elapsed();
+        let names: Vec<&str> = report.stages.iter().map(|s| s.stage).collect();
+        assert_eq!(
+            names,
+            [
+                "import",
+                "validate",
+                "clips",
+                "meshes",
+                "budget",
+                "root motion",
+                "rest frame",
+                "rate",
+                "sample and measure",
+                "texture",
+                "assemble",
+                "LODs",
+                "check"
+            ]
+        );
+        let timed: std::time::Duration = report.stages.iter().map(|s| s.time).sum();
+        assert!(timed <= elapsed, "{timed:?} timed, {elapsed:?} elapsed");
     }
-    if !(opts.fps > 0.0 && opts.fps <= MAX_FPS) {
-        return Err(BakeError::Option(format!(
-            "--fps {} is outside (0, {MAX_FPS}]",
-            opts.fps
-        )));
-    }
-    if !(opts.max_fps >= opts.fps && opts.max_fps <= MAX_FPS) {
-        return Err(BakeError::Option(format!(
-            "--max-fps {} is outside [--fps {}, {MAX_FPS}]",
-            opts.max_fps, opts.fps
-        )));
-    }
-    if !(opts.max_error.is_finite() && opts.max_error > 0.0) {
-        return Err(BakeError::Option(format!(
-            "--max-error {} is not a finite number > 0 (a fraction of the bounding radius, e.g. 1e-3)",
-            opts.max_error
-        )));
-    }
-    if let Some(r) = opts.lod_ratios.iter().find(|r| !(**r > 0.0 && **r < 1.0)) {
-        return Err(BakeError::Option(format!(
-            "LOD ratio {r} is outside (0, 1)"
-        )));
-    }
-    if let Some(sizes) = &opts.lod_screen_sizes {
-        let ok = sizes.iter().all(|s| s.is_finite() && *s >= 0.0)
-            && sizes.windows(2).all(|w| w[0] >= w[1]);
-        if !ok {
-            return Err(BakeError::Option(format!(
-                "LOD screen sizes {sizes:?} must be finite, non-negative and non-increasing"
-            )));
-        }
-    }
-    if !(1..=MAX_LAYER_SIZE).contains(&opts.max_layer_size) {
-        return Err(BakeError::Option(format!(
-            "--max-layer-size {} is outside 1..={MAX_LAYER_SIZE}",
-            opts.max_layer_size
-        )));
-    }
-    Ok(())
-}
-
-fn select_clips(scene: &Scene, opts: &BakeOptions) -> Result<Vec<usize>, BakeError> {
-    let Some(names) = &opts.clips else {
-        return Ok((0..scene.clips.len()).collect());
-    };
-    names
-        .iter()
-        .map(|name| {
-            scene
-                .clips
-                .iter()
-                .position(|c| &c.name == name)
-                .ok_or_else(|| BakeError::UnknownClip {
-                    name: name.clone(),
-                    available: scene
-                        .clips
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })
-        })
-        .collect()
 }

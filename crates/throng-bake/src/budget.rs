@@ -1,14 +1,77 @@
-//! The bake budget: a bake's size estimated from its frame counts, palette
-//! and meshes before anything is sampled, and refused over
-//! `BakeOptions::max_bake_bytes`, naming its longest clip.
+//! The budget stage: every clip's frame count at the base rate
+//! ([`FramePlan`]), the bake's size estimated from those counts, the palette
+//! and the meshes before anything is sampled, and refused over
+//! [`BakeOptions::max_bake_bytes`] (naming its longest clip) or over the
+//! file limit; then how many frames the error bound may add.
 
 use crate::scene::Scene;
-use throng_core::limits::TEXELS_PER_MATRIX;
+use throng_core::layout::clip_frame_count;
+use throng_core::limits::{MAX_FILE_SIZE, TEXELS_PER_MATRIX};
 use throng_core::math::Aabb;
-use throng_core::model::{BakedVertex, RootMotionKey};
+use throng_core::model::{BakedVertex, RootMotionKey, TexelFormat};
 
-use crate::bake::BakeOptions;
 use crate::error::BakeError;
+use crate::mesh::Meshes;
+use crate::options::BakeOptions;
+use crate::selection::Selection;
+
+/// The budget stage's output: the frames a bake starts from and how many
+/// the error bound may add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FramePlan {
+    /// Each selected clip's frame count at the base rate (`--fps`).
+    pub(crate) base_frames: Vec<u32>,
+    /// Frames at the base rate, rest frame included.
+    pub(crate) base_total: u64,
+    /// The size estimated from them, checked against the budget.
+    pub(crate) estimate: BakeEstimate,
+    /// Frames the error-bounded search may add, all clips together, within
+    /// the file limit and what the bake budget has left.
+    pub(crate) spare_frames: u64,
+}
+
+/// Plans the frames of a bake of `selection` with `meshes`: a bake whose
+/// texture cannot fit in a loadable .throng file is refused before anything
+/// is allocated (a long clip could otherwise ask for terabytes), and so is
+/// one over the bake budget ([`check_budget`]). Texels are staged as f32
+/// (16 bytes each) whatever the precision.
+pub(crate) fn plan_frames(
+    scene: &Scene,
+    selection: &Selection,
+    meshes: &Meshes,
+    opts: &BakeOptions,
+) -> Result<FramePlan, BakeError> {
+    let bone_count = meshes.bone_count();
+    let base_frames: Vec<u32> = selection
+        .clips(scene)
+        .map(|clip| clip_frame_count(clip.duration(), opts.fps))
+        .collect();
+    let base_total: u64 = 1 + base_frames.iter().map(|&n| n as u64).sum::<u64>();
+    let lod0 = &meshes.lod0;
+    let estimate = check_budget(
+        scene,
+        &selection.clip_ids,
+        &base_frames,
+        bone_count,
+        (lod0.vertices.len(), lod0.indices.len()),
+        opts,
+    )?;
+    let frame_bytes = bone_count as u64 * 3 * TexelFormat::F32.texel_size() as u64;
+    let staged_bytes = base_total.saturating_mul(frame_bytes);
+    if base_total > u32::MAX as u64 || staged_bytes > MAX_FILE_SIZE {
+        return Err(BakeError::TooBig(format!(
+            "{base_total} frames × {bone_count} bones need {staged_bytes} bytes of bone texture, more than the {MAX_FILE_SIZE}-byte file limit; lower --fps or bake fewer --clips"
+        )));
+    }
+    let spare_frames = ((MAX_FILE_SIZE / frame_bytes.max(1)).min(u32::MAX as u64) - base_total)
+        .min(opts.max_bake_bytes.saturating_sub(estimate.total()) / estimate.per_frame.max(1));
+    Ok(FramePlan {
+        base_frames,
+        base_total,
+        estimate,
+        spare_frames,
+    })
+}
 
 /// Estimated bytes of a bake, from its frame counts alone (nothing sampled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::Scene;
+use crate::scene::Scene;
 use serde_json::Value;
 use throng_core::model::ClipEvent;
 

@@ -10,29 +10,38 @@
 //! `tests/tests/crate_graph.rs` holds them to it).
 
 mod accessor;
+mod assemble;
 pub mod bake;
 mod budget;
 pub mod error;
 pub mod events;
 pub mod import;
+mod inputs;
 pub mod lod;
 mod measure;
 mod mesh;
+pub mod options;
 pub mod provenance;
 mod rate;
 pub mod reference;
 pub mod report;
 mod root_motion;
 pub mod sample;
+mod sampling;
 pub mod scene;
+mod selection;
+mod texture;
 mod uri;
+mod validate;
 
-pub use bake::{BakeOptions, BakeReport, RootMotionSource, bake, bake_with_lods};
+pub use bake::{bake, bake_with_lods};
 pub use error::{BakeError, ImportError, SceneError};
 pub use import::{
     ImportOptions, Imported, import_file, import_file_with, import_slice, import_slice_with,
 };
 pub use lod::bake_skinned_attachment;
+pub use options::{BakeOptions, RootMotionSource};
+pub use report::BakeReport;
 pub use scene::Scene;
 
 use std::path::Path;
@@ -75,7 +84,7 @@ impl ModelKind {
 pub fn bake_file(
     path: &Path,
     opts: &BakeOptions,
-    progress: bake::Progress,
+    progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
     // Hashed before anything is read: an input edited during the bake then
     // makes the stored hash stale (a re-bake next time), never fresh.
@@ -90,33 +99,23 @@ pub fn bake_file_recording(
     path: &Path,
     opts: &BakeOptions,
     recorded: throng_core::provenance::Provenance,
-    progress: bake::Progress,
+    progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    let import_opts = ImportOptions {
-        allow_outside_uris: opts.allow_outside_uris,
+    let start = std::time::Instant::now();
+    let inputs = inputs::read_inputs(path, opts)?;
+    let import = report::StageTime {
+        stage: "import",
+        time: start.elapsed(),
     };
-    let mut imported = import_file_with(path, &import_opts)?;
-    let sidecar = events::sidecar_path(path);
-    let events_file = opts
-        .events_file
-        .clone()
-        .or_else(|| sidecar.exists().then_some(sidecar));
-    if let Some(file) = &events_file {
-        events::add_sidecar(&mut imported.scene, file)?;
-    }
-    let mut lod_scenes = Vec::new();
-    for file in &opts.lod_files {
-        let lod = import_file_with(file, &import_opts)?;
-        lod_scenes.push((file.display().to_string(), lod.scene));
-    }
     let (mut model, mut report) =
-        bake::bake_with_lods(&imported.scene, &lod_scenes, opts, progress)?;
+        bake::bake_with_lods(&inputs.model.scene, &inputs.lod_scenes, opts, progress)?;
+    report.stages.insert(0, import);
     model.provenance = Some(recorded);
     model.source = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut warnings = imported.warnings;
+    let mut warnings = inputs.model.warnings;
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok((model, report))

@@ -3,7 +3,6 @@
 //! them (docs/BAKE_ERROR.md), spread over the cores.
 
 use crate::reference::skin_positions;
-use crate::sample::PoseEvaluator;
 use crate::scene::Scene;
 use glam::{Mat4, Vec3};
 use throng_core::baked::blend_matrix;
@@ -12,7 +11,7 @@ use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_p
 use throng_core::model::{Lod, RootMotionKey, TexelFormat};
 
 use crate::report::ErrorSite;
-use crate::root_motion::RootExtractor;
+use crate::root_motion::clip_globals;
 
 /// One clip sampled at a frame count and measured.
 pub(crate) struct ClipBake {
@@ -34,30 +33,6 @@ pub(crate) fn quantise(x: glam::Vec4, precision: TexelFormat) -> glam::Vec4 {
         TexelFormat::F32 => x,
         TexelFormat::F16 => x.to_array().map(|v| half::f16::from_f32(v).to_f32()).into(),
     }
-}
-
-/// Node globals of `clip` at time `t`; with a root-motion node, made in
-/// place by `extractor` (created at the first call), returning the key.
-pub(crate) fn clip_globals(
-    eval: &PoseEvaluator,
-    clip: &crate::scene::Clip,
-    t: f32,
-    root: Option<u32>,
-    extractor: &mut Option<RootExtractor>,
-    locals: &mut Vec<Mat4>,
-    globals: &mut Vec<Mat4>,
-) -> (RootMotionKey, Mat4) {
-    eval.locals(Some(clip), t, locals);
-    eval.globals_from_locals(locals, globals);
-    let Some(r) = root else {
-        return (RootMotionKey::default(), Mat4::IDENTITY);
-    };
-    let x = extractor.get_or_insert_with(|| RootExtractor::new(&globals[r as usize]));
-    let (key, correction) = x.frame(&globals[r as usize]);
-    for g in globals.iter_mut() {
-        *g = correction * *g;
-    }
-    (key, correction)
 }
 
 /// Samples a clip at `n` frames and measures the result, as the texture will

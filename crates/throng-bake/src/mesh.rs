@@ -1,7 +1,8 @@
-//! Source meshes to baked vertices: the palette built while converting, 4
-//! influences per vertex (extra ones dropped and counted, weights
-//! renormalised), generated normals where the source has none. Used by the
-//! bake (LOD 0) and by LODs and attachments from files.
+//! The meshes stage: source meshes to baked vertices, the palette built
+//! while converting ([`Meshes`]), 4 influences per vertex (extra ones
+//! dropped and counted, weights renormalised), generated normals where the
+//! source has none. Used by the bake (LOD 0) and by LODs and attachments
+//! from files.
 //!
 //! # Palette (docs/DESIGN.md#palette-matrices)
 //! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
@@ -27,6 +28,40 @@ use crate::report::InfluenceStats;
 /// "renormalised" in the report (all weights are renormalised regardless).
 /// 2/255: two steps of an 8-bit normalised weight.
 pub const WEIGHT_SUM_TOLERANCE: f32 = 2.0 / 255.0;
+
+/// The meshes stage's output: LOD 0 and the palette its vertices index.
+pub(crate) struct Meshes {
+    /// Palette entries, in the order the conversion met them.
+    pub(crate) palette: Palette,
+    /// The scene's meshes as LOD 0.
+    pub(crate) lod0: Lod,
+}
+
+impl Meshes {
+    /// Converts `scene`'s meshes, with `rest` its rest-pose globals, building
+    /// the palette as joints and rigid nodes are met; refused when the scene
+    /// draws no triangle.
+    pub(crate) fn convert(
+        scene: &Scene,
+        rest: &[Mat4],
+        report: &mut BakeReport,
+    ) -> Result<Self, BakeError> {
+        let mut palette = Palette::default();
+        let lod0 = convert_meshes(scene, rest, &mut |node, ibm| palette.add(node, ibm), report)?;
+        if lod0.submeshes.is_empty() || lod0.vertices.is_empty() {
+            return Err(BakeError::Empty(format!(
+                "{}: the default scene draws no triangle mesh; nothing to bake",
+                scene.name
+            )));
+        }
+        Ok(Self { palette, lod0 })
+    }
+
+    /// Palette entries (bones).
+    pub(crate) fn bone_count(&self) -> u32 {
+        self.palette.entries.len() as u32
+    }
+}
 
 /// Converts every mesh instance of `scene` to baked vertices: skinned
 /// primitives keep their bind-pose vertices with joints mapped through

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use throng_core::provenance::Provenance;
 
-use crate::bake::BakeOptions;
+use crate::options::BakeOptions;
 use crate::uri::UriReader;
 
 /// The baker's name and version, stored in every provenance.

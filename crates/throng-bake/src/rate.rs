@@ -12,19 +12,22 @@
 //! a frame on every key are tried (the source is then reproduced exactly at
 //! its keys and only the curvature between them is left).
 //!
-//! The bake then measures the real error on skinned vertices at the same
-//! samples (`bake.rs`); this module's estimate only chooses.
+//! The rate stage ([`ErrorTarget`]) fixes the bound in model units before any
+//! clip is baked. The sampling stage (`sampling.rs`) then runs the search for
+//! each clip and measures the real error on skinned vertices at the same
+//! samples (`measure.rs`); this module's estimate only chooses.
 
 use crate::sample::PoseEvaluator;
 use crate::scene::Clip;
 use glam::{Mat4, Vec3};
+use rayon::prelude::*;
 use throng_core::baked::blend_matrix;
 use throng_core::layout::{FrameMap, frame_time};
 use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::BakedVertex;
 
-use crate::root_motion::RootExtractor;
+use crate::root_motion::{RootExtractor, clip_globals};
 
 /// Keys closer than this fraction of a frame interval to a frame time count
 /// as lying on the frame (the interpolation error there is the frame error).
@@ -132,6 +135,43 @@ impl ErrorProbes {
     }
 }
 
+/// The rate stage's output: the bound on the error between frames in model
+/// units, and the probes the search estimates it on.
+pub(crate) struct ErrorTarget {
+    /// Probe vertices of LOD 0.
+    pub(crate) probes: ErrorProbes,
+    /// `max_error` × the search's bounding radius, model units.
+    pub(crate) target: f32,
+}
+
+impl ErrorTarget {
+    /// The bound for `max_error`, relative to the bounding radius.
+    ///
+    /// The bound is relative to the final bounding radius, known only once
+    /// every clip is measured. The search takes the radius of the rest pose
+    /// (`rest_bounds`) and of the probe vertices at every base-rate frame of
+    /// `clips` (each with its base frame count): a subset of the final box,
+    /// so the bound it gives is never looser than the one reported.
+    pub(crate) fn of(
+        clips: &[(ClipSource, u32)],
+        vertices: &[BakedVertex],
+        bones: usize,
+        rest_bounds: Aabb,
+        max_error: f32,
+    ) -> Self {
+        let probes = ErrorProbes::of(vertices, bones);
+        let search_bounds = clips
+            .par_iter()
+            .map(|(source, n)| source.probe_bounds(*n, &probes))
+            // Box unions are exact (min and max): any order gives the same box.
+            .reduce(|| rest_bounds, |a, b| a.union(&b));
+        Self {
+            target: max_error * search_bounds.radius(),
+            probes,
+        }
+    }
+}
+
 /// The source's key times of `clip` strictly inside `(0, duration)`, sorted,
 /// without repeats.
 pub(crate) fn key_times(clip: &Clip, duration: f32) -> Vec<f32> {
@@ -207,7 +247,7 @@ impl ClipSource<'_> {
         out: &mut Vec<Rows3x4>,
     ) {
         let (locals, globals) = scratch;
-        crate::measure::clip_globals(
+        clip_globals(
             self.eval, self.clip, t, self.root, extractor, locals, globals,
         );
         out.clear();

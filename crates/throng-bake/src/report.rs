@@ -1,6 +1,9 @@
 //! What a bake did: the summary that `throng bake` prints and
 //! `throng inspect` shows (per clip: rate, frames, bytes, errors), the
-//! influence statistics and where the worst error was measured.
+//! influence statistics, where the worst error was measured, and how long
+//! each stage took.
+
+use std::time::Duration;
 
 use throng_core::layout::TextureLayout;
 
@@ -95,7 +98,30 @@ pub struct BakeReport {
     /// Per LOD: (triangles, vertices, smallest screen size).
     pub lods: Vec<(usize, usize, f32)>,
     /// The size estimated before sampling and checked against
-    /// [`crate::BakeOptions::max_bake_bytes`]: bone texture, per-frame bounds and
+    /// [`crate::options::BakeOptions::max_bake_bytes`]: bone texture, per-frame bounds and
     /// root motion, LOD 0's vertices and indices, images.
     pub estimated_bytes: u64,
+    /// Wall-clock time of each stage, in the order they ran (`"import"`
+    /// first from [`crate::bake_file`]; `bake.rs` lists the others): where
+    /// a bake's time went. The only field that differs between two bakes of
+    /// the same input.
+    pub stages: Vec<StageTime>,
+}
+
+/// How long one stage of a bake took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageTime {
+    /// The stage's name, e.g. `"sample and measure"`.
+    pub stage: &'static str,
+    /// Wall-clock time it took.
+    pub time: Duration,
+}
+
+/// The rate of a clip of `n` frames: `(n − 1) / D`, 0 for a single frame.
+pub fn clip_rate(n: u32, duration: f32) -> f32 {
+    if n > 1 && duration > 0.0 {
+        (n - 1) as f32 / duration
+    } else {
+        0.0
+    }
 }

@@ -1,13 +1,15 @@
 //! Root motion: which node's motion it is, and its extraction clip by
 //! clip (the horizontal motion since frame 0, removed from the poses so
-//! that clips are baked in place).
+//! that clips are baked in place); [`clip_globals`], the in-place pose that
+//! both the rate search (`rate.rs`) and the sampling (`measure.rs`) take.
 
-use crate::scene::Scene;
+use crate::sample::PoseEvaluator;
+use crate::scene::{Clip, Scene};
 use glam::{Mat4, Vec3};
 use throng_core::model::RootMotionKey;
 
-use crate::bake::RootMotionSource;
 use crate::error::BakeError;
+use crate::options::RootMotionSource;
 
 /// Resolves the root-motion node.
 pub(crate) fn root_motion_node(scene: &Scene, src: &RootMotionSource) -> Result<u32, BakeError> {
@@ -103,6 +105,30 @@ impl RootExtractor {
             * Mat4::from_translation(-p);
         (key, correction)
     }
+}
+
+/// Node globals of `clip` at time `t`; with a root-motion node, made in
+/// place by `extractor` (created at the first call), returning the key.
+pub(crate) fn clip_globals(
+    eval: &PoseEvaluator,
+    clip: &Clip,
+    t: f32,
+    root: Option<u32>,
+    extractor: &mut Option<RootExtractor>,
+    locals: &mut Vec<Mat4>,
+    globals: &mut Vec<Mat4>,
+) -> (RootMotionKey, Mat4) {
+    eval.locals(Some(clip), t, locals);
+    eval.globals_from_locals(locals, globals);
+    let Some(r) = root else {
+        return (RootMotionKey::default(), Mat4::IDENTITY);
+    };
+    let x = extractor.get_or_insert_with(|| RootExtractor::new(&globals[r as usize]));
+    let (key, correction) = x.frame(&globals[r as usize]);
+    for g in globals.iter_mut() {
+        *g = correction * *g;
+    }
+    (key, correction)
 }
 
 pub(crate) fn horizontal(g: &Mat4) -> Vec3 {

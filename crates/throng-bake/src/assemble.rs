@@ -1,0 +1,168 @@
+//! The assemble stage: the baked model and its report from what the earlier
+//! stages made — bones from the palette, the model's bounds from the frame
+//! table, errors made relative to the bounding radius (a warning for each
+//! clip over the bound), the per-clip summaries, the events of the baked
+//! clips.
+
+use glam::Mat4;
+use throng_core::limits::REST_FRAME;
+use throng_core::math::Aabb;
+use throng_core::model::{BakedModel, Bone, BoneTexture, ClipError};
+
+use crate::mesh::Meshes;
+use crate::options::BakeOptions;
+use crate::report::{BakeReport, ClipSummary, ErrorSite, clip_rate};
+use crate::sampling::FrameTable;
+use crate::scene::Scene;
+use crate::selection::Selection;
+use crate::texture::PackedTexture;
+
+/// What the model is made of, as the earlier stages left it.
+pub(crate) struct Parts<'a> {
+    /// The source scene.
+    pub(crate) scene: &'a Scene,
+    /// Its rest-pose node globals.
+    pub(crate) rest: &'a [Mat4],
+    /// The clips baked.
+    pub(crate) selection: &'a Selection,
+    /// Each clip's frame count at the base rate.
+    pub(crate) base_frames: &'a [u32],
+    /// Root-motion node, when clips are baked in place.
+    pub(crate) root: Option<u32>,
+    /// Palette and LOD 0.
+    pub(crate) meshes: Meshes,
+    /// Every frame, sampled and measured.
+    pub(crate) frames: FrameTable,
+    /// The frames as texels.
+    pub(crate) texture: PackedTexture,
+}
+
+/// The model of `parts`, with LOD 0 only; fills `report` but for its LODs.
+pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport) -> BakedModel {
+    let Parts {
+        scene,
+        rest,
+        selection,
+        base_frames,
+        root,
+        meshes: Meshes { palette, lod0 },
+        frames:
+            FrameTable {
+                rows: _, // taken by the texture stage
+                frame_bounds,
+                root_keys,
+                mut worst,
+                mut clips,
+                sites,
+            },
+        texture: PackedTexture { texels, layout },
+    } = parts;
+    let bone_count = palette.entries.len() as u32;
+    let total_frames = frame_bounds.len() as u64;
+    // Errors become relative to the bounding radius.
+    let names = palette.names(scene);
+    let bones: Vec<Bone> = palette
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, (node, ibm))| Bone {
+            name: names[i].clone(),
+            node: *node,
+            parent: palette.parent_of(scene, *node),
+            inverse_bind: *ibm,
+            rest_global: rest[*node as usize],
+        })
+        .collect();
+    let bounds = frame_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounding_radius = bounds.radius();
+    let rel = |abs: f32| abs / bounding_radius.max(f32::MIN_POSITIVE);
+    worst.rel = rel(worst.abs);
+    let mut worst_between = ErrorSite::default();
+    for ((clip, (mut at, mut between)), n_min) in clips.iter_mut().zip(sites).zip(base_frames) {
+        at.rel = rel(at.abs);
+        between.rel = rel(between.abs);
+        clip.error = ClipError {
+            at_frames: at.rel,
+            between_frames: between.rel,
+            max_error: opts.max_error,
+        };
+        let within = at.rel <= opts.max_error && between.rel <= opts.max_error;
+        if !within {
+            report.warnings.push(format!(
+                "clip {:?}: error {:.2e} × radius between frames ({:.2e} at frames) at {:.1} fps ({} frames) exceeds --max-error {:.1e}{}",
+                clip.name,
+                between.rel,
+                at.rel,
+                clip_rate(clip.frame_count, clip.duration),
+                clip.frame_count,
+                opts.max_error,
+                if at.rel > 0.5 * opts.max_error {
+                    "; the error at the frames themselves (precision, dropped influences) is the limit"
+                } else {
+                    "; raise --max-fps"
+                }
+            ));
+        }
+        if between.abs > worst_between.abs || !between.abs.is_finite() {
+            worst_between = between.clone();
+        }
+        report.clips.push(ClipSummary {
+            name: clip.name.clone(),
+            duration: clip.duration,
+            frames: clip.frame_count,
+            base_frames: *n_min,
+            fps: clip_rate(clip.frame_count, clip.duration),
+            bytes: clip.frame_count as u64
+                * bone_count as u64
+                * 3
+                * opts.precision.texel_size() as u64,
+            error_at_frames: at,
+            error_between: between,
+            within_bound: within,
+        });
+    }
+    let model = BakedModel {
+        name: scene.name.clone(),
+        source: String::new(),
+        fps: opts.fps,
+        bake_error: worst.rel,
+        bones,
+        clips,
+        texture: BoneTexture {
+            width: layout.width,
+            layers: layout.layers,
+            texels,
+        },
+        bounds,
+        bounding_radius,
+        frame_bounds,
+        lods: vec![lod0],
+        materials: scene.materials.clone(),
+        images: scene.images.clone(),
+        root_motion: if root.is_some() {
+            root_keys
+        } else {
+            Vec::new()
+        },
+        events: selection.events(scene),
+        impostor: None,
+        provenance: None,
+    };
+    debug_assert_eq!(REST_FRAME, 0);
+    // LODs after LOD 0 change none of these.
+    let lod = &model.lods[0];
+    report.bones = bone_count;
+    report.frames = total_frames as u32;
+    report.texture = Some(layout);
+    report.texture_bytes = model.texture.texels.as_bytes().len() as u64;
+    report.vertices = lod.vertices.len();
+    report.triangles = lod.indices.len() / 3;
+    report.submeshes = lod.submeshes.len();
+    report.error = worst;
+    report.error_between = worst_between;
+    report.max_error = opts.max_error;
+    report.bounding_radius = model.bounding_radius;
+    report.events = model.events.len();
+    report.root_motion_node = root.map(|r| scene.nodes[r as usize].name.clone());
+    model
+}

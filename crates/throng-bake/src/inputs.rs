@@ -1,0 +1,45 @@
+//! The import stage of [`crate::bake_file`]: the model file, its events (the
+//! glTF's animation extras, then [`BakeOptions::events_file`] or else the
+//! sidecar `MODEL.events.json`), and the LOD files, each read under the URI
+//! policy the options give ([`BakeOptions::allow_outside_uris`]).
+
+use std::path::Path;
+
+use crate::error::BakeError;
+use crate::events;
+use crate::import::{ImportOptions, Imported, import_file_with};
+use crate::options::BakeOptions;
+use crate::scene::Scene;
+
+/// The import stage's output: what the bake reads.
+pub(crate) struct Inputs {
+    /// The model, its events added, with its import warnings.
+    pub(crate) model: Imported,
+    /// Each LOD file's scene, with the file's name as given.
+    pub(crate) lod_scenes: Vec<(String, Scene)>,
+}
+
+/// Reads the model at `path`, its events, then the LOD files of `opts`.
+pub(crate) fn read_inputs(path: &Path, opts: &BakeOptions) -> Result<Inputs, BakeError> {
+    let import_opts = ImportOptions {
+        allow_outside_uris: opts.allow_outside_uris,
+    };
+    let mut imported = import_file_with(path, &import_opts)?;
+    let sidecar = events::sidecar_path(path);
+    let events_file = opts
+        .events_file
+        .clone()
+        .or_else(|| sidecar.exists().then_some(sidecar));
+    if let Some(file) = &events_file {
+        events::add_sidecar(&mut imported.scene, file)?;
+    }
+    let mut lod_scenes = Vec::new();
+    for file in &opts.lod_files {
+        let lod = import_file_with(file, &import_opts)?;
+        lod_scenes.push((file.display().to_string(), lod.scene));
+    }
+    Ok(Inputs {
+        model: imported,
+        lod_scenes,
+    })
+}
