@@ -60,7 +60,9 @@ impl Gfx {
         // where the adapter has it (without it Throng uses a CPU path).
         let desc = wgpu::DeviceDescriptor {
             required_limits: limits,
-            required_features: adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE,
+            required_features: adapter.features()
+                & (wgpu::Features::INDIRECT_FIRST_INSTANCE
+                    | wgpu::Features::TEXTURE_COMPRESSION_BC),
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))?;

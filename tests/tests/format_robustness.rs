@@ -1121,10 +1121,16 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         |f, b| put(b, impo(f, offset_of!(ImpostorRecord, views)), 3u32),
     );
     c.check(
-        "impostor reserved field set",
+        "impostor images in an unknown codec",
         Corrupt,
-        &["reserved impostor fields"],
-        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, reserved)), 1u32),
+        &["impostor images in codec 7"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, codec)), 7u32),
+    );
+    c.check(
+        "impostor RGBA8 images read as BC3",
+        Corrupt,
+        &["impostor images hold 512 bytes", "twice bc3", "needs 128"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, codec)), 2u32),
     );
     c.check(
         "impostor screen size of infinity",
@@ -1333,16 +1339,13 @@ fn committed_sample_loads_and_equals_a_fresh_bake() {
             path.display()
         )
     });
-    // The sample predates the optional PROV section (same version): it
-    // must still load, with no provenance; a fresh bake records one.
-    assert!(
-        loaded.provenance.is_none(),
-        "the committed sample was written before PROV and holds none"
-    );
-    let mut fresh = bake_simple_skin();
+    // The sample records its provenance (a hash of the inputs' contents,
+    // the options and the baker: the same on every machine), as a fresh
+    // bake does.
+    let fresh = bake_simple_skin();
     let recorded = fresh
         .provenance
-        .take()
+        .as_ref()
         .expect("bake_file records provenance");
     assert_eq!(
         recorded.files, 1,
@@ -1405,9 +1408,13 @@ fn committed_sample_claiming_version_0_is_refused() {
 fn provenance_round_trips_is_read_alone_and_is_checked() {
     use throng_core::format::{ProvenanceRecord, peek_provenance, read_provenance};
     use throng_core::provenance::Provenance;
-    // A sample from before PROV has none, read alone or with the model.
-    assert_eq!(read_provenance(&golden()).unwrap(), None);
+    // A file without PROV (the section is optional) has none, read alone
+    // or with the model.
     let mut model = read_model(&golden()).unwrap();
+    model.provenance = None;
+    let without = write_model(&model).unwrap();
+    assert_eq!(read_provenance(&without).unwrap(), None);
+    assert_eq!(read_model(&without).unwrap().provenance, None);
     let recorded = Provenance {
         inputs: [7; 32],
         files: 3,

@@ -13,7 +13,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport};
 use throng_core::BakedModel;
-use throng_core::impostor::{DEFAULT_BUDGET_BYTES, PlanRequest};
+use throng_core::impostor::{AtlasCodec, DEFAULT_BUDGET_BYTES, PlanRequest};
 use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
@@ -29,6 +29,17 @@ pub enum Precision {
     Full,
     /// `Rgba16Float` (half the memory; error measured and reported).
     Half,
+}
+
+/// Impostor atlas storage on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Codec {
+    /// BC3 blocks (BC1 colour, BC4 alpha), one byte a texel.
+    Bc3,
+    /// BC7 blocks, one byte a texel.
+    Bc7,
+    /// RGBA8, four bytes a texel.
+    Rgba8,
 }
 
 /// Arguments of `throng bake`.
@@ -122,8 +133,13 @@ pub struct Args {
     /// budget].
     #[arg(long, value_name = "TEXELS", conflicts_with = "no_impostors")]
     pub impostor_size: Option<u32>,
-    /// Memory budget of the impostor atlas: bytes, or a number with KiB, MiB
-    /// or GiB [default: 32MiB].
+    /// How the impostor atlas is stored: BC3 or BC7 blocks (a quarter of
+    /// RGBA8's bytes; decoded at load on adapters without BC textures; BC7
+    /// encodes 16 times slower for a slightly smaller error), or RGBA8.
+    #[arg(long, value_enum, default_value_t = Codec::Bc3, conflicts_with = "no_impostors")]
+    pub impostor_codec: Codec,
+    /// Memory budget of the impostor atlas (both images, as stored): bytes,
+    /// or a number with KiB, MiB or GiB [default: 1MiB].
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, conflicts_with = "no_impostors")]
     pub impostor_budget: u64,
     /// Projected size, as a fraction of the screen height, below which the
@@ -186,6 +202,11 @@ pub fn settings(args: &Args) -> Settings {
                 views: args.impostor_views,
                 frames: args.impostor_frames,
                 cell: args.impostor_size,
+                codec: match args.impostor_codec {
+                    Codec::Bc3 => AtlasCodec::Bc3,
+                    Codec::Bc7 => AtlasCodec::Bc7,
+                    Codec::Rgba8 => AtlasCodec::Rgba8,
+                },
             },
             screen_size: args.impostor_screen_size,
         }),
@@ -274,7 +295,7 @@ pub fn run(args: Args) -> Result<()> {
         use std::fmt::Write;
         let _ = writeln!(
             text,
-            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal), below {:.3} of the screen height; captured in {:.0} ms",
+            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal, {}), below {:.3} of the screen height; captured in {:.0} ms",
             p.views.side,
             p.views.side,
             p.frames,
@@ -283,6 +304,7 @@ pub fn run(args: Args) -> Result<()> {
             if p.layers == 1 { "" } else { "s" },
             p.layer_size,
             bytes(p.bytes()),
+            p.codec.name().to_uppercase(),
             atlas.screen_size,
             seconds * 1000.0
         );

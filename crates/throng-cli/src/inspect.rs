@@ -91,7 +91,8 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
         "images": m.images.iter().map(|x| json!({ "name": x.name, "mime": x.mime, "bytes": x.bytes.len() })).collect::<Vec<_>>(),
         "impostor": m.impostor.as_ref().map(|a| json!({
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
-            "layer_size": a.plan.layer_size, "layers": a.plan.layers, "bytes": a.plan.bytes(),
+            "layer_size": a.plan.layer_size, "layers": a.plan.layers, "codec": a.plan.codec.name(),
+            "bytes": a.plan.bytes(),
         })),
         "provenance": m.provenance.as_ref().map(|p| json!({
             "inputs_blake3": p.inputs_hex(), "files": p.files, "options": p.options, "baker": p.baker,
@@ -174,13 +175,14 @@ fn text(v: &Value) -> String {
         if i.is_object() {
             let _ = writeln!(
                 s,
-                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}",
+                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}, {}",
                 i["views"],
                 i["views"],
                 i["frames"],
                 i["cell"],
                 i["layers"],
                 i["layer_size"],
+                i["codec"].as_str().unwrap_or("?").to_uppercase(),
                 bytes(n(&i["bytes"]))
             );
         } else {

@@ -77,13 +77,15 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
         (3, 2, 16, model.clips.len() as u32)
     );
     // Every cell holds something: the fox is in every view.
+    assert_eq!(atlas.plan.codec, throng_core::atlas_codec::AtlasCodec::Bc3);
+    let colour = atlas.colour_rgba8();
     let side = atlas.plan.layer_size as usize;
     for cell in 0..atlas.plan.cells() as u32 {
         let (clip, rest) = (cell / 18, cell % 18);
         let (layer, x0, y0) = atlas.plan.cell_origin(clip, rest / 9, rest % 9);
         let covered = (y0..y0 + 16).any(|y| {
             (x0..x0 + 16).any(|x| {
-                atlas.colour[((layer as usize * side + y as usize) * side + x as usize) * 4 + 3] > 0
+                colour[((layer as usize * side + y as usize) * side + x as usize) * 4 + 3] > 0
             })
         });
         assert!(covered, "cell {cell} is empty");

@@ -21,20 +21,20 @@
 //!
 //! **Atlas.** Cells of `cell × cell` texels, in the order (clip, frame,
 //! view), packed row by row into square 2D-array layers of at most
-//! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Each texel
-//! holds [`BYTES_PER_TEXEL`]: colour with coverage, and the model-space
-//! normal with a depth offset.
+//! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Two images:
+//! colour with coverage, and the view-space normal with a depth offset and
+//! coverage; stored in the plan's [`AtlasCodec`] (BC7 by default, one byte
+//! a texel an image; cells are then multiples of the 4-texel block, so no
+//! block straddles two cells).
 
 use glam::{Vec2, Vec3};
 
+pub use crate::atlas_codec::AtlasCodec;
+use crate::atlas_codec::BLOCK;
 use crate::limits::MAX_LAYER_SIZE;
 
-/// Bytes per atlas texel: RGBA8 colour with coverage, RGBA8 normal
-/// (octahedral, two channels), depth offset and a spare channel.
-pub const BYTES_PER_TEXEL: u64 = 8;
-
 /// Default memory budget of one model's impostor atlas.
-pub const DEFAULT_BUDGET_BYTES: u64 = 32 << 20;
+pub const DEFAULT_BUDGET_BYTES: u64 = 1 << 20;
 
 /// The screen height, in pixels, that [`default_screen_size`] is chosen
 /// for.
@@ -158,6 +158,8 @@ pub struct AtlasPlan {
     pub layer_size: u32,
     /// Layers of the 2D array.
     pub layers: u32,
+    /// How the images are stored.
+    pub codec: AtlasCodec,
 }
 
 /// What the caller fixes of a plan; the rest is chosen within the budget.
@@ -169,6 +171,8 @@ pub struct PlanRequest {
     pub frames: Option<u32>,
     /// Texels a cell side (`--impostor-size`).
     pub cell: Option<u32>,
+    /// How the images are stored (`--impostor-codec`; default BC7).
+    pub codec: AtlasCodec,
 }
 
 /// Why no plan fits.
@@ -217,11 +221,16 @@ impl AtlasPlan {
         (self.layer_size / self.cell).pow(2)
     }
 
-    /// Bytes of the atlas (every layer whole).
+    /// Bytes of the atlas, both images (every layer whole).
     pub fn bytes(&self) -> u64 {
-        (self.layers as u64)
-            .saturating_mul((self.layer_size as u64).pow(2))
-            .saturating_mul(BYTES_PER_TEXEL)
+        self.codec
+            .image_bytes(self.layer_size, self.layers)
+            .saturating_mul(2)
+    }
+
+    /// This layout stored in `codec`.
+    pub fn with_codec(self, codec: AtlasCodec) -> Self {
+        Self { codec, ..self }
     }
 
     /// The layer and texel origin of cell `(clip, frame, view)`.
@@ -239,18 +248,19 @@ impl AtlasPlan {
     }
 
     /// The layout of `views`, `frames` and `cell` for `clips` clips: the
-    /// smallest square layer that holds every cell (a power-of-two number
-    /// of cells a side, at most [`MAX_LAYER_SIZE`]), and as many such layers
-    /// as needed.
+    /// smallest square layer that holds every cell (at most
+    /// [`MAX_LAYER_SIZE`] texels a side), and as many such layers
+    /// as needed; stored as [`AtlasCodec::Rgba8`] ([`Self::with_codec`]).
     pub fn layout(views: u32, frames: u32, cell: u32, clips: u32) -> Self {
         let grid = ViewGrid { side: views };
         let cells = clips as u64 * frames as u64 * grid.count() as u64;
         let max_side = (MAX_LAYER_SIZE / cell).max(1);
-        let mut side = 1;
-        while side < max_side && (side as u64).pow(2) < cells {
-            side *= 2;
+        // The least side whose square holds every cell.
+        let mut side = (cells as f64).sqrt() as u32;
+        while (side as u64).pow(2) < cells {
+            side += 1;
         }
-        let side = side.min(max_side);
+        let side = side.clamp(1, max_side);
         let per_layer = (side as u64).pow(2);
         AtlasPlan {
             views: grid,
@@ -259,6 +269,7 @@ impl AtlasPlan {
             clips,
             layer_size: side * cell,
             layers: cells.div_ceil(per_layer).max(1) as u32,
+            codec: AtlasCodec::Rgba8,
         }
     }
 
@@ -286,6 +297,15 @@ impl AtlasPlan {
             MAX_LAYER_SIZE,
             "4 to 1024 texels",
         )?;
+        if let Some(cell) = request.cell
+            && !request.codec.fits(cell)
+        {
+            return Err(PlanError::OutOfRange {
+                what: "cell size",
+                value: cell,
+                range: "a multiple of 4 texels with BC7 (its 4 × 4 blocks)",
+            });
+        }
         let clips = clips.max(1);
         // [views, frames, cell], each lowered only where the request leaves it open.
         let mut value = [
@@ -309,7 +329,8 @@ impl AtlasPlan {
         ];
         let mut stage = 0;
         loop {
-            let plan = Self::layout(value[views], value[frames], value[cell], clips);
+            let plan = Self::layout(value[views], value[frames], value[cell], clips)
+                .with_codec(request.codec);
             if plan.bytes() <= budget {
                 return Ok(plan);
             }
@@ -333,6 +354,9 @@ impl AtlasPlan {
             };
             value[k] = if k == views {
                 value[k] - 1
+            } else if k == cell {
+                // Whole blocks a cell (the floors are multiples of 4).
+                (value[k] * 7 / 8 / BLOCK * BLOCK).max(floor)
             } else {
                 (value[k] * 7 / 8).max(floor)
             };
@@ -354,20 +378,29 @@ pub struct ImpostorAtlas {
     /// space, centre and radius): the impostor's quad at run time.
     pub spheres: Vec<[f32; 4]>,
     /// Colour, RGBA8 sRGB, premultiplied by coverage (alpha), layer after
-    /// layer, rows top to bottom.
+    /// layer, rows top to bottom; stored in the plan's codec.
     pub colour: Vec<u8>,
     /// Normal in the cell's view basis, octahedral in RG, depth across the
     /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
-    /// premultiplied by coverage; laid out as `colour`.
+    /// premultiplied by coverage; laid out and stored as `colour`.
     pub normal: Vec<u8>,
 }
 
 impl ImpostorAtlas {
     /// Bytes of each of the two images.
     pub fn image_bytes(plan: &AtlasPlan) -> u64 {
-        (plan.layers as u64)
-            .saturating_mul((plan.layer_size as u64).pow(2))
-            .saturating_mul(4)
+        plan.codec.image_bytes(plan.layer_size, plan.layers)
+    }
+
+    /// The colour image as RGBA8 (decoded if the codec compresses it; an
+    /// image of the wrong size decodes to nothing).
+    pub fn colour_rgba8(&self) -> std::borrow::Cow<'_, [u8]> {
+        decoded(&self.plan, &self.colour)
+    }
+
+    /// The normal image as RGBA8, as [`Self::colour_rgba8`].
+    pub fn normal_rgba8(&self) -> std::borrow::Cow<'_, [u8]> {
+        decoded(&self.plan, &self.normal)
     }
 
     /// Per cell, in cell order, the rectangle of its covered texels (any
@@ -381,6 +414,7 @@ impl ImpostorAtlas {
         let side = p.layer_size as usize;
         let cell = p.cell as usize;
         let views = p.views.count();
+        let colour = self.colour_rgba8();
         (0..p.cells())
             .map(|index| {
                 let view = (index % views as u64) as u32;
@@ -392,7 +426,7 @@ impl ImpostorAtlas {
                 for y in 0..cell {
                     let row = base + (y0 as usize + y) * side + x0 as usize;
                     for x in 0..cell {
-                        if self.colour.get((row + x) * 4 + 3).is_some_and(|&a| a > 0) {
+                        if colour.get((row + x) * 4 + 3).is_some_and(|&a| a > 0) {
                             lo = [lo[0].min(x), lo[1].min(y)];
                             hi = [hi[0].max(x + 1), hi[1].max(y + 1)];
                         }
@@ -430,7 +464,14 @@ impl ImpostorAtlas {
                 p.clips
             ));
         }
-        let want = AtlasPlan::layout(p.views.side, p.frames, p.cell, p.clips);
+        let want = AtlasPlan::layout(p.views.side, p.frames, p.cell, p.clips).with_codec(p.codec);
+        if !p.codec.fits(p.cell) {
+            return Err(format!(
+                "impostor cells of {} texels are not whole {} blocks",
+                p.cell,
+                p.codec.name()
+            ));
+        }
         if want != *p {
             return Err(format!(
                 "impostor layout {}² texels × {} layers is not the layout of its plan ({}² × {})",
@@ -468,6 +509,17 @@ impl ImpostorAtlas {
             ));
         }
         Ok(())
+    }
+}
+
+/// `image` as RGBA8: itself, or decoded from the plan's codec.
+fn decoded<'a>(plan: &AtlasPlan, image: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+    match plan.codec {
+        AtlasCodec::Rgba8 => std::borrow::Cow::Borrowed(image),
+        codec => std::borrow::Cow::Owned(
+            crate::atlas_codec::decode(codec, image, plan.layer_size, plan.layers)
+                .unwrap_or_default(),
+        ),
     }
 }
 
@@ -631,6 +683,7 @@ mod tests {
             views: Some(9),
             frames: Some(8),
             cell: Some(32),
+            codec: AtlasCodec::Rgba8,
         };
         let plan = AtlasPlan::choose(3, 1 << 30, fixed).unwrap();
         assert_eq!((plan.views.side, plan.frames, plan.cell), (9, 8, 32));
@@ -646,5 +699,28 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("views 1"), "{err}");
+        // Block codecs take whole 4 × 4 blocks a cell, and choose them so.
+        let err = AtlasPlan::choose(
+            3,
+            1 << 30,
+            PlanRequest {
+                cell: Some(30),
+                ..PlanRequest::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("multiple of 4"), "{err}");
+        for budget in [300 << 10, 1 << 20, 5 << 20] {
+            let plan = AtlasPlan::choose(3, budget, PlanRequest::default()).unwrap();
+            assert_eq!(plan.codec, AtlasCodec::Bc3);
+            assert!(
+                plan.cell.is_multiple_of(4) && plan.layer_size.is_multiple_of(4),
+                "{plan:?}"
+            );
+            assert_eq!(
+                plan.bytes(),
+                2 * plan.layers as u64 * (plan.layer_size as u64).pow(2)
+            );
+        }
     }
 }

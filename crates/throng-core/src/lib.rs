@@ -28,6 +28,7 @@
 //! runtime never sees a `Scene` (it is `throng_bake::Scene`, and the runtime
 //! crates do not depend on `throng-bake`).
 
+pub mod atlas_codec;
 pub mod baked;
 pub mod clock;
 pub mod error;

@@ -10,10 +10,11 @@
 //! in the view's basis (octahedral) with the depth across the sphere (each
 //! vertex skinned and each triangle rasterised once for both images). Both
 //! are multisampled over a transparent clear, so each texel is
-//! premultiplied by its coverage, which alpha holds.
+//! premultiplied by its coverage, which alpha holds. Both are then stored
+//! in the plan's codec (`encode.rs`: BC7 by default).
 
 use glam::{Mat3, Mat4, Vec3};
-use throng_core::impostor::{AtlasPlan, ImpostorAtlas, view_basis};
+use throng_core::impostor::{AtlasCodec, AtlasPlan, ImpostorAtlas, view_basis};
 use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
@@ -37,6 +38,14 @@ pub enum CaptureError {
     /// The crowd refused an instance.
     #[error(transparent)]
     Crowd(#[from] CrowdError),
+    /// The plan's layers cannot be stored in its codec (BC7 needs whole
+    /// 4 × 4 blocks).
+    #[error(
+        "impostor layers of {}² texels cannot be stored as {}",
+        .0.layer_size,
+        .0.codec.name()
+    )]
+    Codec(AtlasPlan),
     /// The plan does not match the model.
     #[error("the impostor plan has {plan} clips, the model {model}")]
     Clips {
@@ -190,8 +199,9 @@ pub fn capture(
     let colour_target = Offscreen::new(&gpu.device, size)?;
     let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
     let camera = layer_camera(plan);
-    let mut colour = Vec::with_capacity((plan.bytes() / 2) as usize);
-    let mut normal = Vec::with_capacity((plan.bytes() / 2) as usize);
+    let rgba8 = plan.with_codec(AtlasCodec::Rgba8);
+    let mut colour = Vec::with_capacity((rgba8.bytes() / 2) as usize);
+    let mut normal = Vec::with_capacity((rgba8.bytes() / 2) as usize);
     for layer in 0..plan.layers {
         let crowd = layer_crowd(handle, plan, layer)?;
         renderer.render_targets(
@@ -205,6 +215,11 @@ pub fn capture(
             out.extend_from_slice(target.read(&gpu.device, &gpu.queue)?.as_raw());
         }
     }
+    let encode = |image: &[u8]| {
+        crate::encode::encode(plan.codec, image, plan.layer_size, plan.layers)
+            .ok_or(CaptureError::Codec(*plan))
+    };
+    let (colour, normal) = (encode(&colour)?, encode(&normal)?);
     Ok(ImpostorAtlas {
         plan: *plan,
         screen_size: throng_core::impostor::default_screen_size(plan.cell),

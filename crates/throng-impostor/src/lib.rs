@@ -5,13 +5,16 @@
 //! views of a [`throng_core::impostor::AtlasPlan`] into an atlas of colour
 //! and normals, with Throng's own renderer and skinning; [`with_impostor`]
 //! plans, captures and attaches one on a headless adapter (`throng bake`
-//! and the viewer use it). The views, their blending and the plan are the
+//! and the viewer use it); [`encode()`] stores the images in the plan's
+//! codec (BC7 by default). The views, their blending and the plan are the
 //! contract crate's (`throng_core::impostor`); this crate is the bake-time
 //! part that needs a GPU. `throng-render` draws the result.
 
 pub mod attach;
 pub mod capture;
+pub mod encode;
 
 pub use attach::{AttachError, capture_from, capture_lod, with_impostor};
 pub use capture::{CaptureError, capture, cell_transform, frame_time};
+pub use encode::encode;
 pub use throng_core::impostor::ImpostorAtlas;

@@ -70,11 +70,12 @@ impl Settings {
         let impostor = match &self.impostor {
             None => "none".to_owned(),
             Some(i) => format!(
-                "budget={} views={:?} frames={:?} cell={:?} screen_size={:?} asked={}",
+                "budget={} views={:?} frames={:?} cell={:?} codec={} screen_size={:?} asked={}",
                 i.budget,
                 i.request.views,
                 i.request.frames,
                 i.request.cell,
+                i.request.codec.name(),
                 i.screen_size,
                 self.impostor_asked
             ),

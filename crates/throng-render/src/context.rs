@@ -52,13 +52,15 @@ pub fn adapter_summary(adapter: &wgpu::Adapter) -> String {
 
 /// Requests a device with every limit and the optional features Throng uses
 /// (timestamp queries; indirect draws with a first instance, for the
-/// GPU-driven path) that the adapter has.
+/// GPU-driven path; BC textures, for impostor atlases stored as BC7) that
+/// the adapter has.
 pub async fn request_device(
     adapter: &wgpu::Adapter,
 ) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
     let wanted = wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-        | wgpu::Features::INDIRECT_FIRST_INSTANCE;
+        | wgpu::Features::INDIRECT_FIRST_INSTANCE
+        | wgpu::Features::TEXTURE_COMPRESSION_BC;
     let desc = wgpu::DeviceDescriptor {
         label: Some("throng device"),
         required_features: adapter.features() & wanted,

@@ -10,7 +10,7 @@
 
 use throng_core::BakedModel;
 use throng_core::gpu::{IMPOSTOR_TABLE_WIDTH, ImpostorParams};
-use throng_core::impostor::{ImpostorAtlas, frame_table};
+use throng_core::impostor::{AtlasCodec, ImpostorAtlas, frame_table};
 use wgpu::util::DeviceExt;
 
 use crate::bind_groups;
@@ -101,6 +101,14 @@ impl GpuImpostor {
         let name = &model.name;
         let mut gpu_bytes = 0;
         let layers = bone_texture_layers(device.adapter_info().backend, plan.layers);
+        // BC7 is sampled as is where the device has BC textures, else
+        // decoded to RGBA8 here (the same texels either way: BC7's decoding
+        // is exact).
+        let bc7 = plan.codec == AtlasCodec::Bc7
+            && device
+                .features()
+                .contains(wgpu::Features::TEXTURE_COMPRESSION_BC);
+        let (block, block_bytes) = if bc7 { (4, 16) } else { (1, 4) };
         let mut image = |what: &str, format, data: &[u8]| {
             let size = wgpu::Extent3d {
                 width: plan.layer_size,
@@ -122,23 +130,45 @@ impl GpuImpostor {
                 data,
                 wgpu::TexelCopyBufferLayout {
                     offset: 0,
-                    bytes_per_row: Some(plan.layer_size * 4),
-                    rows_per_image: Some(plan.layer_size),
+                    bytes_per_row: Some(plan.layer_size / block * block_bytes),
+                    rows_per_image: Some(plan.layer_size / block),
                 },
                 wgpu::Extent3d {
                     depth_or_array_layers: plan.layers,
                     ..size
                 },
             );
-            gpu_bytes += (plan.layer_size as u64).pow(2) * 4 * layers as u64;
+            gpu_bytes +=
+                (plan.layer_size as u64 / block as u64).pow(2) * block_bytes as u64 * layers as u64;
             texture.create_view(&wgpu::TextureViewDescriptor {
                 label: Some(&format!("{name} impostor {what} view")),
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
                 ..Default::default()
             })
         };
-        let colour = image("colour", wgpu::TextureFormat::Rgba8UnormSrgb, &atlas.colour);
-        let normal = image("normal", wgpu::TextureFormat::Rgba8Unorm, &atlas.normal);
+        let (colour, normal) = if bc7 {
+            (
+                image(
+                    "colour",
+                    wgpu::TextureFormat::Bc7RgbaUnormSrgb,
+                    &atlas.colour,
+                ),
+                image("normal", wgpu::TextureFormat::Bc7RgbaUnorm, &atlas.normal),
+            )
+        } else {
+            (
+                image(
+                    "colour",
+                    wgpu::TextureFormat::Rgba8UnormSrgb,
+                    &atlas.colour_rgba8(),
+                ),
+                image(
+                    "normal",
+                    wgpu::TextureFormat::Rgba8Unorm,
+                    &atlas.normal_rgba8(),
+                ),
+            )
+        };
 
         let mut table = frame_table(model, atlas);
         let rows = table_rows(model, atlas);

@@ -29,7 +29,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -198,8 +198,8 @@ pub struct ImpostorRecord {
     /// Projected size (fraction of the screen height) below which the
     /// impostor replaces the meshes; 0: never.
     pub screen_size: f32,
-    /// Reserved, zero.
-    pub reserved: u32,
+    /// How both images are stored (`AtlasCodec`): 0 RGBA8, 1 BC7.
+    pub codec: u32,
 }
 
 /// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.

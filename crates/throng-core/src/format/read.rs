@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3, Vec4};
 
 use super::*;
 use crate::error::FormatError;
-use crate::impostor::{AtlasPlan, ImpostorAtlas, ViewGrid};
+use crate::impostor::{AtlasCodec, AtlasPlan, ImpostorAtlas, ViewGrid};
 use crate::limits::MAX_FILE_SIZE;
 use crate::material::{AlphaMode, Image, Material, TextureWrap};
 use crate::math::Aabb;
@@ -652,11 +652,12 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
             )));
         }
     };
-    if r.reserved != 0 {
-        return Err(FormatError::corrupt(
-            "reserved impostor fields are not zero",
-        ));
-    }
+    let codec = AtlasCodec::from_u32(r.codec).ok_or_else(|| {
+        FormatError::corrupt(format!(
+            "impostor images in codec {}, known are 0 (RGBA8) and 1 (BC7)",
+            r.codec
+        ))
+    })?;
     let plan = AtlasPlan {
         views: ViewGrid { side: r.views },
         frames: r.frames,
@@ -664,14 +665,16 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
         clips: r.clips,
         layer_size: r.layer_size,
         layers: r.layers,
+        codec,
     };
     let image = ImpostorAtlas::image_bytes(&plan);
     if data.len() as u64 != image.saturating_mul(2) {
         return Err(FormatError::corrupt(format!(
-            "impostor images hold {} bytes, the plan ({}² texels × {} layers, twice RGBA8) needs {}",
+            "impostor images hold {} bytes, the plan ({}² texels × {} layers, twice {}) needs {}",
             data.len(),
             r.layer_size,
             r.layers,
+            codec.name(),
             image.saturating_mul(2)
         )));
     }

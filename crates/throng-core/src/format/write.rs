@@ -158,7 +158,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
                     layers: a.plan.layers,
                     clips: a.plan.clips,
                     screen_size: a.screen_size,
-                    reserved: 0,
+                    codec: a.plan.codec.to_u32(),
                 }],
                 &a.spheres,
                 [a.colour.as_slice(), a.normal.as_slice()].concat(),

@@ -9,12 +9,13 @@ use std::sync::OnceLock;
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasPlan, default_screen_size};
+use throng_core::impostor::{AtlasCodec, AtlasPlan, default_screen_size};
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_impostor::{capture_from, capture_lod};
 use throng_render::{Gpu, PathChoice};
 
-/// Impostor atlas of the tests: the default plan's views and frames.
+/// Impostor atlas of the tests: 12 × 12 views, 8 frames, 32² cells (what
+/// budgets of 6 MiB and more choose), stored in the default codec (BC3).
 pub const VIEWS: u32 = 12;
 pub const FRAMES: u32 = 8;
 pub const CELL: u32 = 32;
@@ -34,7 +35,8 @@ pub fn fox(gpu: &Gpu) -> &'static BakedModel {
         )
         .unwrap();
         // As `throng bake` captures it.
-        let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32);
+        let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32)
+            .with_codec(AtlasCodec::default());
         let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
         assert_eq!(atlas.screen_size, default_screen_size(CELL));
         BakedModel {
