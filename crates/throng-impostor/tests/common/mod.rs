@@ -15,7 +15,7 @@ use throng_impostor::{capture_from, capture_lod};
 use throng_render::{Gpu, PathChoice};
 
 /// Impostor atlas of the tests: 12 × 12 views, 8 frames, 32² cells (what
-/// budgets of 6 MiB and more choose), stored in the default codec (BC3).
+/// budgets of 8 MiB and more choose), stored in the default codec (BC3).
 pub const VIEWS: u32 = 12;
 pub const FRAMES: u32 = 8;
 pub const CELL: u32 = 32;
