@@ -11,10 +11,14 @@
 //! * [`engine`]: the benchmark engine behind `throng bench`: every
 //!   (mode, instance count) cell timed on one device, returned as a
 //!   [`engine::Report`].
+//! * [`soak`]: the engine behind `throng soak`: a crowd under churn for a
+//!   set time, its memory and device bytes watched, its picture checked
+//!   against a CPU path's.
 
 pub mod cpu_skinned;
 pub mod demo;
 pub mod engine;
+pub mod soak;
 pub mod walking;
 
 pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

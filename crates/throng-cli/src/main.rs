@@ -15,6 +15,7 @@ mod inspect;
 mod layer_spec;
 mod render;
 mod sample;
+mod soak;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,9 @@ enum Command {
     /// Time a grid crowd drawn five ways: gpu-driven, baked, baked-unbounded,
     /// static and CPU-skinned.
     Bench(bench::Args),
+    /// Keep a crowd alive under churn for a while and watch memory, device
+    /// bytes and the picture.
+    Soak(soak::Args),
 }
 
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
@@ -77,6 +81,7 @@ fn main() {
         Command::Sample(a) => sample::run(a),
         Command::Render(a) => render::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Soak(a) => soak::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -16,7 +16,7 @@ use crate::sample::resolve_clip;
 use crate::util::{check_not_input, load_baked};
 
 /// `--path`: the names of [`PathChoice::ALL`].
-fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
+pub fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
     use clap::builder::TypedValueParser as _;
     clap::builder::PossibleValuesParser::new(PathChoice::ALL.map(PathChoice::name))
         .map(|s| PathChoice::from_name(&s).expect("a possible value is a path name"))

@@ -20,7 +20,8 @@
 //! back from the GPU, asynchronously), [`cull`] (its cull pass: GPU-built draw
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
-//! [`image_file`] (image outputs: format by extension, atomic writes), [`shader`]
+//! [`image_file`] (image outputs: format by extension, atomic writes),
+//! [`image_diff`] (how far apart two pictures are, with the golden tolerances), [`shader`]
 //! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
 //! [`error`].
 
@@ -30,6 +31,7 @@ pub mod context;
 pub mod cull;
 mod draw_items;
 pub mod error;
+pub mod image_diff;
 pub mod image_file;
 pub mod impostor;
 pub mod light_fit;
