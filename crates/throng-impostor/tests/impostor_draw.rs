@@ -359,6 +359,7 @@ fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
     let plain = Gpu {
         instance: gpu.instance.clone(),
         adapter: gpu.adapter.clone(),
+        loss: throng_render::device_loss::DeviceLoss::watch(&device),
         device,
         queue,
     };

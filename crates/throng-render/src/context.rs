@@ -18,6 +18,10 @@ pub struct Gpu {
     pub device: wgpu::Device,
     /// The queue.
     pub queue: wgpu::Queue,
+    /// The device's loss, watched from its creation
+    /// ([`crate::device_loss`]); [`crate::Renderer::headless`] hands it to
+    /// the renderer.
+    pub loss: crate::device_loss::DeviceLoss,
 }
 
 impl Gpu {
@@ -30,11 +34,13 @@ impl Gpu {
         ))
         .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
         let (device, queue) = pollster::block_on(request_device(&adapter))?;
+        let loss = crate::device_loss::DeviceLoss::watch(&device);
         Ok(Self {
             instance,
             adapter,
             device,
             queue,
+            loss,
         })
     }
 

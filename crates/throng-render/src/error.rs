@@ -13,6 +13,14 @@ pub enum RenderError {
     /// The adapter refused to create a device.
     #[error("the adapter refused to create a device: {0}")]
     Device(String),
+    /// The device was lost (a driver reset, a removed GPU, `Device::destroy`):
+    /// nothing drawn after it reaches the screen. Recover by making a new
+    /// device, uploading the models again and drawing the same crowds with
+    /// a new renderer (`throng_render::device_loss`).
+    #[error(
+        "the GPU device was {0}; make a new device, upload the models again and draw the crowds with a new renderer (the crowds on the CPU are intact)"
+    )]
+    DeviceLost(String),
     /// A model needs more than the device allows.
     #[error(
         "model {model:?} is too big for this device: {what} needs {needed}, the device allows {limit}"

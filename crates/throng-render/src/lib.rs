@@ -21,7 +21,8 @@
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes),
-//! [`image_diff`] (how far apart two pictures are, with the golden tolerances), [`shader`]
+//! [`image_diff`] (how far apart two pictures are, with the golden tolerances),
+//! [`device_loss`] (a lost device as an error, and how to recover), [`shader`]
 //! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
 //! [`error`].
 
@@ -29,6 +30,7 @@ pub mod bind_groups;
 pub mod compute;
 pub mod context;
 pub mod cull;
+pub mod device_loss;
 mod draw_items;
 pub mod error;
 pub mod image_diff;

@@ -81,13 +81,15 @@ impl Offscreen {
 impl Renderer {
     /// A renderer on `gpu` that draws into [`OFFSCREEN_FORMAT`] targets.
     pub fn headless(gpu: &Gpu, options: RendererOptions) -> Result<Self, RenderError> {
-        Renderer::new(
+        let mut renderer = Renderer::new(
             &gpu.adapter,
             &gpu.device,
             &gpu.queue,
             OFFSCREEN_FORMAT,
             options,
-        )
+        )?;
+        renderer.set_device_loss(gpu.loss.clone());
+        Ok(renderer)
     }
 
     /// Draws one frame of `crowds` (with their `models`) from `camera` into
@@ -103,7 +105,11 @@ impl Renderer {
     ) -> Result<(image::RgbaImage, FrameStats), RenderError> {
         let target = Offscreen::new(&gpu.device, size)?;
         let mut stats = self.render(&target.view, size, camera, crowds, models)?;
-        let image = target.read(&gpu.device, &gpu.queue)?;
+        // A loss during the frame surfaces as itself, not as the readback's
+        // failure.
+        let image = target
+            .read(&gpu.device, &gpu.queue)
+            .map_err(|e| self.lost_or(e))?;
         self.wait_gpu_stats(&mut stats)?;
         Ok((image, stats))
     }
@@ -212,14 +218,20 @@ pub fn rows_to_rgba(
 pub fn map_read(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>, RenderError> {
     let slice = buffer.slice(..);
     let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
+    // A buffer made on a lost device is invalid: mapping it is an error
+    // here, not a panic in wgpu's uncaptured-error handler.
+    catch_device_errors(device, "reading back", || {
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        })
+    })?;
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| RenderError::Readback(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| RenderError::Readback(e.to_string()))?
+    // The wait ran every callback due; none (a lost device never completes
+    // the map) is an error, never a wait forever.
+    rx.try_recv()
+        .map_err(|_| RenderError::Readback("the map never completed (the device is lost?)".into()))?
         .map_err(|e| RenderError::Readback(e.to_string()))?;
     let data = slice
         .get_mapped_range()

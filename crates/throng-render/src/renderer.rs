@@ -42,6 +42,7 @@ use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
 use crate::bind_groups::{self, PACKAGE_BYTES};
+use crate::device_loss::DeviceLoss;
 use crate::draw_items::DrawItem;
 use crate::draw_items::find_model;
 use crate::draw_items::lay_out;
@@ -103,6 +104,8 @@ pub struct Renderer {
     /// The storage paths' per-(model, LOD) group 1 and pose caches
     /// (empty and unused on the packaged path).
     poses: PoseCache,
+    /// The device's loss, where it is watched ([`Self::set_device_loss`]).
+    loss: Option<DeviceLoss>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage, as
@@ -251,6 +254,7 @@ impl Renderer {
                 device,
                 options_pose_cache.filter(|_| path != RecordPath::Packaged && skinning),
             ),
+            loss: None,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -274,6 +278,21 @@ impl Renderer {
             })?;
         }
         Ok(renderer)
+    }
+
+    /// Watches `loss` (the device's, [`DeviceLoss::watch`]): after it, every
+    /// frame is [`RenderError::DeviceLost`] ([`crate::device_loss`]).
+    /// [`Self::headless`] does this with the [`crate::Gpu`]'s.
+    pub fn set_device_loss(&mut self, loss: DeviceLoss) {
+        self.loss = Some(loss);
+    }
+
+    /// `e`, or [`RenderError::DeviceLost`] if the device was lost meanwhile.
+    pub(crate) fn lost_or(&self, e: RenderError) -> RenderError {
+        match self.loss.as_ref().and_then(DeviceLoss::lost) {
+            Some(why) => RenderError::DeviceLost(why),
+            None => e,
+        }
     }
 
     /// The record path in use.
@@ -378,6 +397,13 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
+        // Calls on a lost device do nothing and raise nothing: say so. wgpu
+        // runs the lost callback in a poll (a non-blocking one costs a
+        // check of the queue's fences).
+        if let Some(loss) = &self.loss {
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            loss.check()?;
+        }
         let l = &self.options.lighting;
         let frame = FrameUniforms {
             clip_from_world: camera.clip_from_world().to_cols_array_2d(),

@@ -121,7 +121,9 @@ impl Renderer {
             stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
             self.after_submit();
             Ok(stats)
-        })?
+        })
+        .and_then(|r| r)
+        .map_err(|e| self.lost_or(e))
     }
 
     /// Call after submitting a frame recorded with [`Self::encode`] (render
