@@ -287,6 +287,20 @@ impl Renderer {
         self.loss = Some(loss);
     }
 
+    /// [`RenderError::DeviceLost`] if the watched device was lost (every
+    /// frame checks this first; an application can ask before it advances
+    /// its own state for a frame). wgpu runs the lost callback in a poll:
+    /// this polls without blocking (a check of the queue's fences).
+    pub fn check_device(&self) -> Result<(), RenderError> {
+        match &self.loss {
+            Some(loss) => {
+                let _ = self.device.poll(wgpu::PollType::Poll);
+                loss.check()
+            }
+            None => Ok(()),
+        }
+    }
+
     /// `e`, or [`RenderError::DeviceLost`] if the device was lost meanwhile.
     pub(crate) fn lost_or(&self, e: RenderError) -> RenderError {
         match self.loss.as_ref().and_then(DeviceLoss::lost) {
@@ -397,13 +411,8 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
-        // Calls on a lost device do nothing and raise nothing: say so. wgpu
-        // runs the lost callback in a poll (a non-blocking one costs a
-        // check of the queue's fences).
-        if let Some(loss) = &self.loss {
-            let _ = self.device.poll(wgpu::PollType::Poll);
-            loss.check()?;
-        }
+        // Calls on a lost device do nothing and raise nothing: say so.
+        self.check_device()?;
         let l = &self.options.lighting;
         let frame = FrameUniforms {
             clip_from_world: camera.clip_from_world().to_cols_array_2d(),

@@ -58,6 +58,10 @@ struct Args {
     /// Frames to render for `--screenshot`.
     #[arg(long, default_value_t = 60, requires = "screenshot")]
     frames: u32,
+    /// Destroy the GPU device after this frame, to see the viewer recover
+    /// (tests).
+    #[arg(long, hide = true)]
+    lose_device_after: Option<u32>,
     /// Window size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
@@ -181,6 +185,7 @@ fn run(args: Args) -> Result<()> {
         walking: !args.stand,
         screenshot: args.screenshot,
         frames: args.frames,
+        lose_device_after: args.lose_device_after,
     };
     let mut app = app::App::new(opts, handle)?;
     event_loop

@@ -182,6 +182,55 @@ fn screenshots_show_an_animating_crowd_and_the_hud() {
 }
 
 #[test]
+fn a_lost_device_is_built_again_and_draws_what_it_would_have() {
+    let xvfb = xvfb("a_lost_device_is_built_again_and_draws_what_it_would_have");
+    let dir = scratch("lost");
+    let shot = |name: &str, extra: &[&str]| {
+        let path = dir.join(name);
+        let path_arg = path.to_string_lossy().into_owned();
+        let mut args = vec![
+            "--instances",
+            "50",
+            "--screenshot",
+            &path_arg,
+            "--frames",
+            "12",
+            "--size",
+            SIZE,
+            "--no-hud",
+        ];
+        args.extend_from_slice(extra);
+        let out = run_viewer(&xvfb, &dir, &args);
+        assert!(out.status.success(), "viewer failed: {}", describe(&out));
+        let image = image::open(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), describe(&out)))
+            .to_rgba8();
+        (image, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (lost, stderr) = shot("lost.png", &["--lose-device-after", "5"]);
+    assert!(
+        stderr.contains("the GPU device was destroyed; building it again")
+            && stderr.contains("recovered on"),
+        "{stderr}"
+    );
+    let (kept, _) = shot("kept.png", &[]);
+    let (_, _, orange) = census(&lost);
+    let differ = differing_fraction(&lost, &kept);
+    eprintln!(
+        "after the loss: fox-orange {:.1} %, {:.3} % of pixels differ from the run without one",
+        orange * 100.0,
+        differ * 100.0
+    );
+    assert!(orange > 0.01, "the crowd is drawn after the recovery");
+    assert!(
+        differ < 0.005,
+        "frame 12 after a loss at frame 5 differs from frame 12 without one in {:.2} % of pixels",
+        differ * 100.0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_model_that_does_not_load_exits_1_with_the_error_chain() {
     let xvfb = xvfb("a_model_that_does_not_load_exits_1_with_the_error_chain");
     let dir = scratch("badmodel");

@@ -1,7 +1,8 @@
 //! One frame: advancing the crowd and the camera, acquiring a target (the
 //! surface's texture or a capture texture), preparing the crowd's records,
 //! the ground and the skeleton lines, recording the crowd pass and the HUD
-//! pass, submitting, then presenting or saving.
+//! pass, submitting, then presenting or saving; after a device loss, the
+//! GPU side built again on the same window.
 
 use std::time::{Duration, Instant};
 
@@ -26,12 +27,51 @@ impl App {
         if let Err(e) = self.try_frame(event_loop) {
             self.fail(event_loop, e);
         }
+        if let Some(why) = self.lost.take()
+            && let Err(e) = self.recover(event_loop, &why)
+        {
+            self.fail(event_loop, e);
+        }
+    }
+
+    /// Builds the GPU side again on the same window after the device was
+    /// lost; the crowd, the camera and the HUD's settings are the CPU's and
+    /// stay.
+    fn recover(&mut self, event_loop: &ActiveEventLoop, why: &str) -> Result<()> {
+        let Some(old) = self.gfx.take() else {
+            return Ok(());
+        };
+        eprintln!("throng-viewer: the GPU device was {why}; building it again");
+        let window = old.window.clone();
+        drop(old);
+        let gfx = Gfx::on_window(
+            window,
+            event_loop,
+            &self.opts,
+            &self.scene.handle,
+            &self.scene.prop,
+        )
+        .context("recovering from the device loss")?;
+        eprintln!("throng-viewer: recovered on {}", gfx.adapter_name);
+        self.scene.status = format!("recovered from a device loss ({why})");
+        // What was uploaded once goes up again.
+        self.scene.blobs_changed = true;
+        self.minimized = !gfx.configured;
+        gfx.window.request_redraw();
+        self.gfx = Some(gfx);
+        Ok(())
     }
 
     fn try_frame(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let Some(gfx) = self.gfx.as_mut() else {
             return Ok(());
         };
+        // A device lost since the last frame: build it again before this
+        // frame advances anything.
+        if let Err(throng_render::RenderError::DeviceLost(why)) = gfx.renderer.check_device() {
+            self.lost = Some(why);
+            return Ok(());
+        }
         let start = Instant::now();
         let wall_dt = self.timing.tick();
         let screenshot = self.opts.screenshot.clone();
@@ -49,6 +89,10 @@ impl App {
             self.scene.camera.fly(self.held.fly_input(), dt, fast);
         }
         self.frames += 1;
+        if self.opts.lose_device_after == Some(self.frames) {
+            // A test's stand-in for a driver reset.
+            gfx.device.destroy();
+        }
         let last_frame = screenshot.is_some() && self.frames >= self.opts.frames;
         let capture = last_frame || self.scene.shot_requested;
         self.scene.shot_requested = false;
@@ -75,6 +119,10 @@ impl App {
             &[&gfx.gpu_model, &gfx.prop_model],
         ) {
             Ok(s) => s,
+            Err(throng_render::RenderError::DeviceLost(why)) => {
+                self.lost = Some(why);
+                return Ok(());
+            }
             Err(e) if screenshot.is_none() => {
                 self.scene.status = format!("frame skipped: {e}");
                 return Ok(());

@@ -1,6 +1,7 @@
 //! The GPU side of the viewer: the window, its surface, the device, the
 //! crowd [`Renderer`], the ground and line pipelines and egui's state;
-//! creating them, and keeping the surface configured as the window changes.
+//! creating them (again on the same window after a device loss), and
+//! keeping the surface configured as the window changes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -84,6 +85,19 @@ impl Gfx {
                 )
                 .context("creating the window")?,
         );
+        Self::on_window(window, event_loop, opts, handle, prop)
+    }
+
+    /// Everything but the window: the instance, surface, device, renderer,
+    /// uploads and passes, on `window`. After a device loss the viewer
+    /// builds them again on the same window.
+    pub(super) fn on_window(
+        window: Arc<Window>,
+        event_loop: &ActiveEventLoop,
+        opts: &Options,
+        handle: &ModelHandle,
+        prop: &ModelHandle,
+    ) -> Result<Self> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
                 Box::new(event_loop.owned_display_handle()),
@@ -98,9 +112,9 @@ impl Gfx {
         .context("no GPU adapter can draw to this window")?;
         let (device, queue) = pollster::block_on(throng_render::context::request_device(&adapter))?;
         device.on_uncaptured_error(Arc::new(log_gpu_error));
-        device.set_device_lost_callback(|reason, message| {
-            eprintln!("throng-viewer: GPU device lost ({reason:?}): {message}");
-        });
+        // The renderer answers frames after a loss with `DeviceLost`; the
+        // app then builds everything again (`App::recover`).
+        let loss = throng_render::device_loss::DeviceLoss::watch(&device);
         let caps = surface.get_capabilities(&adapter);
         let format = choose_format(&caps.formats)
             .ok_or_else(|| anyhow!("the window surface offers no formats on this adapter"))?;
@@ -128,7 +142,7 @@ impl Gfx {
         if configured {
             surface.configure(&device, &config);
         }
-        let renderer = Renderer::new(
+        let mut renderer = Renderer::new(
             &adapter,
             &device,
             &queue,
@@ -139,6 +153,7 @@ impl Gfx {
                 ..RendererOptions::default()
             },
         )?;
+        renderer.set_device_loss(loss);
         let gpu_model = GpuModel::upload(&device, &queue, handle)
             .with_context(|| format!("uploading {}", handle.model().name))?;
         let prop_model = GpuModel::upload(&device, &queue, prop).context("uploading the prop")?;

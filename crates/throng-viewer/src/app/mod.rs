@@ -103,6 +103,8 @@ pub struct Options {
     pub lod_tints: bool,
     /// Start with a prop on every head.
     pub props: bool,
+    /// Destroy the device after this frame (tests of the recovery).
+    pub lose_device_after: Option<u32>,
 }
 
 /// The viewer application.
@@ -120,6 +122,8 @@ pub struct App {
     occluded: bool,
     framed_for_window: bool,
     error: Option<anyhow::Error>,
+    /// The device was lost this frame (why): build the GPU side again.
+    lost: Option<String>,
 }
 
 impl App {
@@ -144,6 +148,7 @@ impl App {
             occluded: false,
             framed_for_window: false,
             error: None,
+            lost: None,
         })
     }
 
