@@ -3,15 +3,17 @@
 //! `flock.wgsl`, a simulation hook composed with Throng's modules and run
 //! every frame by Throng's GPU-driven path, which also sets each Fox's walk
 //! to its speed. The CPU only advances the clock. `--frames N` quits after
-//! N frames (the smoke test under Xvfb).
+//! N frames, `--lose-device-after N` destroys the device after N frames
+//! to show the recovery (the smoke tests under Xvfb).
 
 use anyhow::{Context, Result, bail};
 use throng_examples::Scene;
-use throng_examples::window::{MakeScene, run_scene};
+use throng_examples::window::{MakeScene, RunOptions, run_scene};
 
 fn main() -> Result<()> {
     let mut agents = 100_000u32;
     let mut frames = None;
+    let mut lose_device_after = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| -> Result<u32> {
@@ -24,7 +26,10 @@ fn main() -> Result<()> {
         match arg.as_str() {
             "--agents" => agents = value("--agents")?,
             "--frames" => frames = Some(value("--frames")?),
-            other => bail!("unknown argument {other:?} (--agents N, --frames N)"),
+            "--lose-device-after" => lose_device_after = Some(value("--lose-device-after")?),
+            other => {
+                bail!("unknown argument {other:?} (--agents N, --frames N, --lose-device-after N)")
+            }
         }
     }
     if agents == 0 {
@@ -35,7 +40,10 @@ fn main() -> Result<()> {
     });
     run_scene(
         &format!("Throng: a flock of {agents} on the GPU"),
-        frames,
+        RunOptions {
+            frames,
+            lose_device_after,
+        },
         make,
     )
 }

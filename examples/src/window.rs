@@ -1,14 +1,18 @@
 //! The application shell the windowed examples share: a winit 0.30 app
 //! that owns its window, surface and device, and each frame advances the
 //! crowd, orbits the camera and draws [`Scene::render`] into the surface.
-//! Nothing in it is Throng's; it is what any wgpu application already has.
+//! When the device is lost it builds surface, device and scene again on the
+//! same window and keeps the crowd and camera (Throng's `DeviceLost`
+//! recovery, `throng_render::device_loss`). Nothing else in it is Throng's;
+//! it is what any wgpu application already has.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use throng_crowd::crowd::ModelHandle;
-use throng_render::CustomFragment;
+use throng_render::device_loss::DeviceLoss;
+use throng_render::{CustomFragment, RenderError};
 
 /// Makes the scene a window draws, once its device exists.
 pub type MakeScene = Box<
@@ -46,6 +50,16 @@ impl Gfx {
     ) -> Result<Self> {
         let window =
             Arc::new(event_loop.create_window(Window::default_attributes().with_title(title))?);
+        Self::on_window(window, event_loop, fox, make)
+    }
+
+    /// Surface, device and scene on `window` (again, after a device loss).
+    fn on_window(
+        window: Arc<Window>,
+        event_loop: &ActiveEventLoop,
+        fox: &ModelHandle,
+        make: &MakeScene,
+    ) -> Result<Self> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
                 Box::new(event_loop.owned_display_handle()),
@@ -78,7 +92,9 @@ impl Gfx {
             .context("surface unsupported")?;
         let config = wgpu::SurfaceConfiguration { format, ..config };
         surface.configure(&device, &config);
-        let scene = make(&adapter, &device, &queue, format, fox)?;
+        let mut scene = make(&adapter, &device, &queue, format, fox)?;
+        // Frames after a loss are `RenderError::DeviceLost` (see `App::recover`).
+        scene.renderer.set_device_loss(DeviceLoss::watch(&device));
         Ok(Self {
             window,
             surface,
@@ -90,6 +106,8 @@ impl Gfx {
     }
 
     fn redraw(&mut self, dt: f32) -> Result<()> {
+        // Lost since the last frame: say so before advancing anything.
+        self.scene.renderer.check_device()?;
         self.scene.crowd.update(dt);
         self.scene.camera.yaw += dt * 0.1;
         let frame = match self.surface.get_current_texture() {
@@ -116,6 +134,10 @@ struct App {
     make: MakeScene,
     /// Frames left before it quits by itself (`None`: until closed).
     frames: Option<u32>,
+    /// Destroy the device after this many frames (tests of the recovery).
+    lose_device_after: Option<u32>,
+    /// Frames drawn.
+    drawn: u32,
     fox: ModelHandle,
     gfx: Option<Gfx>,
     last: Instant,
@@ -126,6 +148,24 @@ impl App {
     fn fail(&mut self, event_loop: &ActiveEventLoop, e: anyhow::Error) {
         self.error = Some(e);
         event_loop.exit();
+    }
+
+    /// Builds surface, device and scene again on the same window after a
+    /// device loss, and moves the crowd and camera (the CPU's) into the new
+    /// scene.
+    fn recover(&mut self, event_loop: &ActiveEventLoop, why: &str) -> Result<()> {
+        let Some(old) = self.gfx.take() else {
+            return Ok(());
+        };
+        eprintln!("the GPU device was {why}; building it again");
+        let Gfx { window, scene, .. } = old;
+        let mut gfx = Gfx::on_window(window, event_loop, &self.fox, &self.make)?;
+        gfx.scene.crowd = scene.crowd;
+        gfx.scene.camera = scene.camera;
+        eprintln!("recovered on a new device");
+        gfx.window.request_redraw();
+        self.gfx = Some(gfx);
+        Ok(())
     }
 }
 
@@ -151,9 +191,21 @@ impl ApplicationHandler for App {
                 let now = Instant::now();
                 let dt = (now - self.last).as_secs_f32();
                 self.last = now;
+                self.drawn += 1;
+                if self.lose_device_after == Some(self.drawn) {
+                    gfx.device.destroy();
+                }
                 match gfx.redraw(dt) {
                     Ok(()) => gfx.window.request_redraw(),
-                    Err(e) => self.fail(event_loop, e),
+                    Err(e) => match e.downcast_ref::<RenderError>() {
+                        Some(RenderError::DeviceLost(why)) => {
+                            let why = why.clone();
+                            if let Err(e) = self.recover(event_loop, &why) {
+                                self.fail(event_loop, e);
+                            }
+                        }
+                        _ => self.fail(event_loop, e),
+                    },
                 }
                 if let Some(n) = &mut self.frames {
                     *n = n.saturating_sub(1);
@@ -173,17 +225,28 @@ pub fn run(title: &str, fragment: Option<CustomFragment>) -> Result<()> {
     let make: MakeScene = Box::new(move |adapter, device, queue, format, fox| {
         Scene::new(adapter, device, queue, format, fox, 8, fragment.clone())
     });
-    run_scene(title, None, make)
+    run_scene(title, RunOptions::default(), make)
+}
+
+/// How long a window runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Quit after this many frames (`None`: when the window closes).
+    pub frames: Option<u32>,
+    /// Destroy the device after this many frames, to see the recovery.
+    pub lose_device_after: Option<u32>,
 }
 
 /// Bakes the Fox and runs a window titled `title` drawing the scene `make`
-/// makes, until the window closes or `frames` frames were drawn.
-pub fn run_scene(title: &str, frames: Option<u32>, make: MakeScene) -> Result<()> {
+/// makes, until the window closes or `run.frames` frames were drawn.
+pub fn run_scene(title: &str, run: RunOptions, make: MakeScene) -> Result<()> {
     let fox = bake_fox()?;
     let mut app = App {
         title: title.to_owned(),
         make,
-        frames,
+        frames: run.frames,
+        lose_device_after: run.lose_device_after,
+        drawn: 0,
         fox,
         gfx: None,
         last: Instant::now(),

@@ -165,9 +165,23 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
 
 /// The example itself, in a window under Xvfb: `flock --agents 500
 /// --frames 10` draws its frames and exits 0 (cargo builds the examples of
-/// a package beside its tests, in `target/<profile>/examples/`).
+/// a package beside its tests, in `target/<profile>/examples/`); and with
+/// its device destroyed after frame 4 it builds it again and goes on.
 #[test]
 fn the_flock_example_runs_under_xvfb() {
+    let out = run_flock(&[]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("building it again"));
+    let out = run_flock(&["--lose-device-after", "4"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the GPU device was destroyed; building it again")
+            && stderr.contains("recovered on a new device"),
+        "{stderr}"
+    );
+}
+
+/// Runs `flock --agents 500 --frames 10 EXTRA` under Xvfb; it must exit 0.
+fn run_flock(extra: &[&str]) -> std::process::Output {
     let exe = std::env::current_exe().unwrap();
     let example = exe
         .parent()
@@ -185,6 +199,7 @@ fn the_flock_example_runs_under_xvfb() {
         .args(["-a", "-s", "-screen 0 1024x640x24"])
         .arg(&example)
         .args(["--agents", "500", "--frames", "10"])
+        .args(extra)
         .env("XDG_RUNTIME_DIR", &runtime)
         .output()
         .expect("xvfb-run starts");
@@ -195,4 +210,5 @@ fn the_flock_example_runs_under_xvfb() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    out
 }
