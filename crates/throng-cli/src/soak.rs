@@ -44,7 +44,7 @@ pub struct Args {
     pub warmup: Option<f64>,
     /// Resident memory may rise this much above the warm-up's highest:
     /// bytes, or a number with KiB, MiB or GiB; `none` does not judge it
-    /// (lavapipe of Mesa 22.3 leaks ~1.1 MiB of its own a frame).
+    /// (lavapipe of Mesa 22.3 leaks 1–4 MiB of its own a frame).
     #[arg(long, value_parser = parse_bound, default_value = "32MiB")]
     pub rss_bound: Bound,
     /// Device buffer and texture bytes may rise this much above the
