@@ -158,7 +158,17 @@ impl App {
             return Ok(());
         };
         eprintln!("the GPU device was {why}; building it again");
-        let Gfx { window, scene, .. } = old;
+        let Gfx {
+            window,
+            scene,
+            surface,
+            device,
+            ..
+        } = old;
+        // The old surface goes before the new one is made: a window has one
+        // (GL's EGL surfaces insist).
+        drop(surface);
+        drop(device);
         let mut gfx = Gfx::on_window(window, event_loop, &self.fox, &self.make)?;
         gfx.scene.crowd = scene.crowd;
         gfx.scene.camera = scene.camera;
