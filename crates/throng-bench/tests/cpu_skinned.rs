@@ -72,7 +72,7 @@ fn draw_both(
 fn assert_same(name: &str, a: &image::RgbaImage, b: &image::RgbaImage) {
     let d = common::diff(a, b);
     let fraction = d.differing as f64 / (SIZE.0 * SIZE.1) as f64;
-    if fraction > common::MAX_DIFFERING_FRACTION || d.mean > common::MAX_MEAN_LEVEL_DIFFERENCE {
+    if !d.within_tolerance((SIZE.0 * SIZE.1) as usize) {
         let dir = std::env::temp_dir();
         let _ = a.save(dir.join(format!("{name}-baked.png")));
         let _ = b.save(dir.join(format!("{name}-cpu-skinned.png")));

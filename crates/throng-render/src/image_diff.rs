@@ -67,7 +67,7 @@ impl ImageDiff {
     /// [`MAX_DIFFERING_FRACTION`] of `pixels` over [`PIXEL_LEVEL_TOLERANCE`]
     /// and a mean difference within [`MAX_MEAN_LEVEL_DIFFERENCE`].
     pub fn within_tolerance(&self, pixels: usize) -> bool {
-        self.differing as f64 <= MAX_DIFFERING_FRACTION * pixels as f64
+        self.differing as f64 / pixels.max(1) as f64 <= MAX_DIFFERING_FRACTION
             && self.mean <= MAX_MEAN_LEVEL_DIFFERENCE
     }
 }

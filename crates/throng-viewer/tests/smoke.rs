@@ -67,10 +67,21 @@ fn describe(out: &Output) -> String {
 }
 
 fn screenshot(xvfb: &Path, dir: &Path, frames: u32, hud: bool) -> image::RgbaImage {
-    let path = dir.join(format!(
-        "frame{frames}{}.png",
-        if hud { "-hud" } else { "" }
-    ));
+    let name = format!("frame{frames}{}.png", if hud { "-hud" } else { "" });
+    screenshot_with(xvfb, dir, &name, frames, hud, &[]).0
+}
+
+/// A `--screenshot` run of `frames` frames saved as `name` in `dir`, with
+/// `extra` arguments; the image and the viewer's standard error.
+fn screenshot_with(
+    xvfb: &Path,
+    dir: &Path,
+    name: &str,
+    frames: u32,
+    hud: bool,
+    extra: &[&str],
+) -> (image::RgbaImage, String) {
+    let path = dir.join(name);
     let path_arg = path.to_string_lossy().into_owned();
     let frames_arg = frames.to_string();
     let mut args = vec![
@@ -86,11 +97,13 @@ fn screenshot(xvfb: &Path, dir: &Path, frames: u32, hud: bool) -> image::RgbaIma
     if !hud {
         args.push("--no-hud");
     }
+    args.extend_from_slice(extra);
     let out = run_viewer(xvfb, dir, &args);
     assert!(out.status.success(), "viewer failed: {}", describe(&out));
-    image::open(&path)
+    let image = image::open(&path)
         .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), describe(&out)))
-        .to_rgba8()
+        .to_rgba8();
+    (image, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// Distinct colours, share of the most common colour, share of fox-orange
@@ -185,35 +198,20 @@ fn screenshots_show_an_animating_crowd_and_the_hud() {
 fn a_lost_device_is_built_again_and_draws_what_it_would_have() {
     let xvfb = xvfb("a_lost_device_is_built_again_and_draws_what_it_would_have");
     let dir = scratch("lost");
-    let shot = |name: &str, extra: &[&str]| {
-        let path = dir.join(name);
-        let path_arg = path.to_string_lossy().into_owned();
-        let mut args = vec![
-            "--instances",
-            "50",
-            "--screenshot",
-            &path_arg,
-            "--frames",
-            "12",
-            "--size",
-            SIZE,
-            "--no-hud",
-        ];
-        args.extend_from_slice(extra);
-        let out = run_viewer(&xvfb, &dir, &args);
-        assert!(out.status.success(), "viewer failed: {}", describe(&out));
-        let image = image::open(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), describe(&out)))
-            .to_rgba8();
-        (image, String::from_utf8_lossy(&out.stderr).into_owned())
-    };
-    let (lost, stderr) = shot("lost.png", &["--lose-device-after", "5"]);
+    let (lost, stderr) = screenshot_with(
+        &xvfb,
+        &dir,
+        "lost.png",
+        12,
+        false,
+        &["--lose-device-after", "5"],
+    );
     assert!(
         stderr.contains("the GPU device was destroyed; building it again")
             && stderr.contains("recovered on"),
         "{stderr}"
     );
-    let (kept, _) = shot("kept.png", &[]);
+    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 12, false, &[]);
     let (_, _, orange) = census(&lost);
     let differ = differing_fraction(&lost, &kept);
     eprintln!(
