@@ -16,8 +16,8 @@ use throng_bench::engine::{
 use throng_core::BakedModel;
 use throng_crowd::crowd::ModelHandle;
 
-use crate::render::parse_size;
 use crate::util::thousands;
+use throng_cli::args::size::parse_size;
 
 /// `--camera`'s parser (also `throng render`'s).
 pub(crate) fn camera_parser() -> impl TypedValueParser<Value = CameraChoice> {
@@ -84,7 +84,7 @@ pub struct Args {
     /// The `pose-cache` mode's budget: bytes, or a number with KiB, MiB or
     /// GiB [default: 256MiB]. A (model, LOD) that does not fit skins per
     /// vertex (coarse LODs are cached first).
-    #[arg(long, value_name = "BYTES", value_parser = crate::bake::parse_bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = throng_cli::args::bytes::parse_bytes)]
     pub pose_cache_budget: Option<u64>,
     /// The glTF a `.throng` was baked from (needed by `cpu-skinned`, which
     /// samples the source clips on the CPU).

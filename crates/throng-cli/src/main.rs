@@ -12,7 +12,6 @@ mod bake;
 mod bake_many;
 mod bench;
 mod inspect;
-mod layer_spec;
 mod render;
 mod sample;
 mod soak;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::time::Instant;
+use throng_cli::args::size::parse_size;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
@@ -12,8 +13,8 @@ use throng_crowd::crowd::ModelHandle;
 use throng_render::image_file::ImageFormat;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 
-use crate::sample::resolve_clip;
 use crate::util::{check_not_input, load_baked};
+use throng_cli::args::clip::resolve_clip;
 
 /// `--path`: the names of [`PathChoice::ALL`].
 pub fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
@@ -52,8 +53,8 @@ pub struct Args {
     /// first):
     /// `CLIP[,time=S][,speed=X][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`,
     /// e.g. `Survey,mask=b_Spine01_02`. The packaged path shows the base pose.
-    #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
-    pub layers: Vec<crate::layer_spec::LayerSpec>,
+    #[arg(long = "layer", value_parser = throng_cli::args::layer::parse)]
+    pub layers: Vec<throng_cli::args::layer::LayerSpec>,
     /// Where the camera stands: `framing` (the whole grid from the
     /// front-right, above) or `ground` (at the grid's front edge, looking
     /// across it).
@@ -73,19 +74,6 @@ pub struct Args {
     /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
-}
-
-/// Parses `WIDTHxHEIGHT`.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
-    let w: u32 = w.trim().parse().map_err(|_| format!("{s:?}: bad width"))?;
-    let h: u32 = h.trim().parse().map_err(|_| format!("{s:?}: bad height"))?;
-    if w == 0 || h == 0 {
-        return Err(format!("{s:?}: width and height must be positive"));
-    }
-    Ok((w, h))
 }
 
 /// Runs `throng render`.
@@ -146,7 +134,7 @@ pub fn run(args: Args) -> Result<()> {
         },
     )?;
     let ids: Vec<_> = crowd.ids().collect();
-    crate::layer_spec::apply(&mut crowd, model_id, &ids, &args.layers)?;
+    throng_cli::args::layer::apply(&mut crowd, model_id, &ids, &args.layers)?;
     if args.walking > 0.0 {
         let mut walkers = Walkers::new(&mut crowd, model_id, &bounds, args.walking)?;
         // Walk in steps of 1/30 s, re-targeting as the bench does.
@@ -203,17 +191,4 @@ pub fn run(args: Args) -> Result<()> {
         args.size.1
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse() {
-        assert_eq!(parse_size("512x256").unwrap(), (512, 256));
-        assert_eq!(parse_size("64X64").unwrap(), (64, 64));
-        assert!(parse_size("0x5").is_err());
-        assert!(parse_size("big").is_err());
-    }
 }

@@ -7,6 +7,7 @@
 //! positions in model (scene-root) space.
 
 use std::path::PathBuf;
+use throng_cli::args::clip::resolve_clip;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, ValueEnum};
@@ -46,8 +47,8 @@ pub struct Args {
     /// An animation layer over the clip (up to 3; `--source baked` only):
     /// `CLIP[,time=S][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`.
     /// A layer shows its clip at its own `time`.
-    #[arg(long = "layer", value_parser = crate::layer_spec::parse)]
-    pub layers: Vec<crate::layer_spec::LayerSpec>,
+    #[arg(long = "layer", value_parser = throng_cli::args::layer::parse)]
+    pub layers: Vec<throng_cli::args::layer::LayerSpec>,
     /// Output JSON file, *.json [default: standard output].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -55,29 +56,6 @@ pub struct Args {
 
 /// Skinned primitives at each requested time.
 type Frames = Vec<(f32, Vec<SkinnedPrimitive>)>;
-
-/// Resolves a clip by exact name first, then by index.
-pub fn resolve_clip(names: &[&str], arg: &str) -> Result<usize> {
-    if let Some(i) = names.iter().position(|n| *n == arg) {
-        return Ok(i);
-    }
-    match arg.parse::<usize>() {
-        Ok(i) if i < names.len() => Ok(i),
-        Ok(i) => bail!(
-            "clip index {i} is out of range: the model has {} clips ({})",
-            names.len(),
-            names.join(", ")
-        ),
-        Err(_) => bail!(
-            "no clip named {arg:?}; the model has: {}",
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(", ")
-            }
-        ),
-    }
-}
 
 /// Runs `throng sample`.
 pub fn run(args: Args) -> Result<()> {
@@ -168,7 +146,7 @@ fn sample_layered(
     model: throng_core::BakedModel,
     clip: usize,
     times: &[f32],
-    layers: &[crate::layer_spec::LayerSpec],
+    layers: &[throng_cli::args::layer::LayerSpec],
 ) -> Result<Frames> {
     use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
     let handle = ModelHandle::new(model)?;
@@ -186,7 +164,7 @@ fn sample_layered(
                 ..Spawn::default()
             },
         )?;
-        crate::layer_spec::apply(&mut crowd, m, &[id], layers)?;
+        throng_cli::args::layer::apply(&mut crowd, m, &[id], layers)?;
         crowd.palette(id, &mut palette)?;
         frames.push((t, throng_core::baked::skin_lod_with(model, 0, &palette)));
     }
@@ -269,32 +247,4 @@ pub fn to_json(
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clips_resolve_by_name_then_index() {
-        let names = ["Survey", "Walk", "1"];
-        assert_eq!(resolve_clip(&names, "Walk").unwrap(), 1);
-        assert_eq!(
-            resolve_clip(&names, "1").unwrap(),
-            2,
-            "an exact name wins over an index"
-        );
-        assert_eq!(resolve_clip(&names, "0").unwrap(), 0);
-        let err = resolve_clip(&names, "Dance").unwrap_err().to_string();
-        assert!(
-            err.contains("Dance") && err.contains("Survey, Walk"),
-            "{err}"
-        );
-        assert!(
-            resolve_clip(&names, "7")
-                .unwrap_err()
-                .to_string()
-                .contains("out of range")
-        );
-    }
 }

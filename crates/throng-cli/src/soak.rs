@@ -12,8 +12,9 @@ use throng_bench::soak::watch::Sample;
 use throng_bench::soak::{MAX_SOAK_INSTANCES, SoakOptions, soak};
 use throng_render::{Gpu, PathChoice};
 
-use crate::render::{parse_size, path_parser};
+use crate::render::path_parser;
 use crate::util::{bytes, load_baked, thousands, write_stdout};
+use throng_cli::args::size::parse_size;
 
 /// Arguments of `throng soak`.
 #[derive(ClapArgs)]
@@ -49,7 +50,7 @@ pub struct Args {
     pub rss_bound: Bound,
     /// Device buffer and texture bytes may rise this much above the
     /// warm-up's highest.
-    #[arg(long, value_parser = crate::bake::parse_bytes, default_value = "8MiB")]
+    #[arg(long, value_parser = throng_cli::args::bytes::parse_bytes, default_value = "8MiB")]
     pub gpu_bound: u64,
 }
 
@@ -61,7 +62,7 @@ fn parse_bound(s: &str) -> Result<Bound, String> {
     if s.eq_ignore_ascii_case("none") {
         return Ok(Bound(None));
     }
-    crate::bake::parse_bytes(s).map(|b| Bound(Some(b)))
+    throng_cli::args::bytes::parse_bytes(s).map(|b| Bound(Some(b)))
 }
 
 fn figure(v: Option<u64>) -> String {

@@ -11,7 +11,7 @@
 use anyhow::{Context, Result};
 use throng_crowd::crowd::{Crowd, InstanceId, Layer, LayerBlend, ModelId};
 
-use crate::sample::resolve_clip;
+use super::clip::resolve_clip;
 
 /// One `--layer` as given.
 #[derive(Clone, Debug, PartialEq)]

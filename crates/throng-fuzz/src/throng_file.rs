@@ -1,0 +1,84 @@
+//! Target `throng_file`: the `.throng` reader, and what a program does with
+//! a model it accepted — a crowd plays every clip, the CPU skins every LOD,
+//! the impostor atlas decodes.
+//!
+//! The first byte is a switch: if its low bit is set, the header's size and
+//! checksum are written to fit the rest, so the fuzzer reaches the
+//! sections instead of spending itself on the CRC.
+
+use throng_core::format::{HEADER_SIZE, read_model, read_provenance};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn};
+
+/// Byte offset of `Header::file_size`.
+const FILE_SIZE_AT: usize = 16;
+/// Byte offset of `Header::checksum`.
+const CHECKSUM_AT: usize = 28;
+
+/// The target's body.
+pub fn run(data: &[u8]) -> bool {
+    let Some((&mode, file)) = data.split_first() else {
+        return false;
+    };
+    let mut bytes = file.to_vec();
+    if mode & 1 == 1 && bytes.len() >= HEADER_SIZE {
+        let len = bytes.len() as u64;
+        bytes[FILE_SIZE_AT..FILE_SIZE_AT + 8].copy_from_slice(&len.to_le_bytes());
+        let crc = crc32fast::hash(&bytes[HEADER_SIZE..]);
+        bytes[CHECKSUM_AT..CHECKSUM_AT + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    let _ = read_provenance(&bytes);
+    let Ok(model) = read_model(&bytes) else {
+        return false;
+    };
+    use_model(model, f32::from(mode >> 1) / 8.0)
+}
+
+/// Does with an accepted model what the runtime does on the CPU; false if
+/// the crowd refuses it.
+pub fn use_model(model: throng_core::BakedModel, time: f32) -> bool {
+    if let Some(atlas) = &model.impostor {
+        let colour = atlas.colour_rgba8();
+        let normal = atlas.normal_rgba8();
+        assert_eq!(colour.len(), normal.len(), "the atlas's two images differ");
+        let _ = atlas.cell_rects();
+    }
+    for lod in 0..model.lods.len() {
+        let _ = throng_core::baked::frame_bounds(&model, lod);
+    }
+    let Ok(handle) = ModelHandle::new(model) else {
+        return false;
+    };
+    let bones = handle.model().bones.len();
+    let clips = handle.model().clips.len();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let mut palette = Vec::new();
+    let camera = Camera::framing(&handle.model().bounds, glam::Vec3::ONE, 0.8, 1.5);
+    let view = DrawView {
+        layers: true,
+        ..DrawView::from_camera(&camera, true)
+    };
+    let mut list = DrawList::default();
+    for clip in std::iter::once(None).chain((0..clips).map(Some)) {
+        let id = crowd
+            .spawn(
+                m,
+                Spawn {
+                    clip,
+                    time,
+                    ..Spawn::default()
+                },
+            )
+            .expect("an accepted model spawns");
+        crowd.tick(0.25, view, &mut list);
+        crowd
+            .palette(id, &mut palette)
+            .expect("a live instance has a palette");
+        assert_eq!(palette.len(), bones, "one palette entry a bone");
+        for lod in 0..handle.model().lods.len() {
+            let _ = throng_core::baked::skin_lod_with(handle.model(), lod, &palette);
+        }
+    }
+    true
+}
