@@ -29,7 +29,7 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # glTF, an argument, a shader.
 max_len() {
     case $1 in
-        throng_file) echo 32768 ;;
+        throng_file) echo 49152 ;;
         gltf) echo 65536 ;;
         cli_args) echo 512 ;;
         wgsl) echo 8192 ;;
