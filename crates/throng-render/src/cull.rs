@@ -9,7 +9,6 @@
 //! `tests/gpu_driven.rs`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use throng_core::gpu::{CullView, DRAWN_WORDS, DrawSpec, InstanceRecord};
 use throng_core::math::Aabb;
@@ -17,6 +16,7 @@ use throng_crowd::crowd::DrawView;
 
 use crate::bind_groups::{CullStage, cull_layout};
 use crate::error::RenderError;
+use crate::map_state::{MapState, Take};
 use crate::mirror::CrowdMirror;
 use crate::motion::MotionPass;
 use crate::shader::Program;
@@ -274,12 +274,8 @@ const DRAWN_BYTES: u64 = DRAWN_WORDS as u64 * 4;
 /// One slot of the readback ring: idle, copied and being mapped, or mapped.
 struct Readback {
     buffer: wgpu::Buffer,
-    state: Arc<AtomicU8>,
+    state: Arc<MapState>,
 }
-
-const IDLE: u8 = 0;
-const PENDING: u8 = 1;
-const MAPPED: u8 = 2;
 
 /// Readback slots: a frame's result is read up to this many frames later
 /// without ever waiting for the GPU.
@@ -325,7 +321,7 @@ impl CullList {
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
                     buffer: readback_buffer(device, DRAWN_BYTES),
-                    state: Arc::new(AtomicU8::new(IDLE)),
+                    state: Arc::new(MapState::idle()),
                 })
                 .collect(),
             frame: 0,
@@ -522,8 +518,13 @@ impl CullList {
         // Oldest first, so `latest` ends on the newest frame read.
         for k in 1..=READBACK_RING {
             let slot = &self.readbacks[(self.frame + k) % READBACK_RING];
-            if slot.state.load(Ordering::Acquire) != MAPPED {
-                continue;
+            match slot.state.take() {
+                Take::Mapped => {}
+                Take::Failed => {
+                    slot.state.release();
+                    continue;
+                }
+                Take::Idle | Take::Pending | Take::Taken => continue,
             }
             {
                 let view = slot.buffer.slice(..).get_mapped_range();
@@ -544,7 +545,7 @@ impl CullList {
                 }
             }
             slot.buffer.unmap();
-            slot.state.store(IDLE, Ordering::Release);
+            slot.state.release();
         }
     }
 
@@ -566,15 +567,14 @@ impl CullList {
         self.frame = (self.frame + 1) % READBACK_RING;
         let bytes = DRAWN_BYTES + self.group_count as u64 * 4;
         let slot = &mut self.readbacks[self.frame];
-        if slot.state.load(Ordering::Acquire) == IDLE {
+        if slot.state.begin() {
             if slot.buffer.size() < bytes {
                 slot.buffer = readback_buffer(&self.device, bytes.next_power_of_two());
             }
             encoder.copy_buffer_to_buffer(&self.counts.buffer, 0, &slot.buffer, 0, bytes);
-            slot.state.store(PENDING, Ordering::Release);
             let state = slot.state.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
-                state.store(if r.is_ok() { MAPPED } else { IDLE }, Ordering::Release);
+                state.complete(r.is_ok());
             });
         }
     }

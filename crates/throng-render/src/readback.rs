@@ -12,7 +12,6 @@
 //! [`PoseReadback::wait`] blocks until then.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use glam::{Mat4, Vec4};
 use throng_core::gpu::{GpuInstance, GpuTransform};
@@ -21,6 +20,7 @@ use throng_core::simulation::GpuAgent;
 use throng_crowd::crowd::{Crowd, InstanceId};
 
 use crate::error::RenderError;
+use crate::map_state::{MapState, Take};
 use crate::mirror::CrowdMirror;
 use crate::simulation::Simulation;
 
@@ -43,12 +43,6 @@ pub struct ReadPose {
     pub tick: u64,
 }
 
-const PENDING: u8 = 0;
-const MAPPED: u8 = 1;
-const FAILED: u8 = 2;
-/// The poses were handed out (and the buffer unmapped).
-const TAKEN: u8 = 3;
-
 /// Bytes of one instance in the staging buffer.
 const TRANSFORM: u64 = std::mem::size_of::<GpuTransform>() as u64;
 const STATE: u64 = std::mem::size_of::<GpuInstance>() as u64;
@@ -62,7 +56,7 @@ pub struct PoseReadback {
     /// not simulated).
     ids: Vec<(InstanceId, Option<u32>)>,
     tick: u64,
-    status: Arc<AtomicU8>,
+    status: Arc<MapState>,
 }
 
 impl PoseReadback {
@@ -143,11 +137,11 @@ impl PoseReadback {
             out.push((id, serial));
         }
         queue.submit([encoder.finish()]);
-        let status = Arc::new(AtomicU8::new(PENDING));
+        let status = Arc::new(MapState::pending());
         let flag = status.clone();
-        buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            flag.store(if r.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
-        });
+        buffer
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| flag.complete(r.is_ok()));
         Ok(Self {
             buffer,
             ids: out,
@@ -160,16 +154,13 @@ impl PoseReadback {
     /// without blocking).
     pub fn poll(&self, device: &wgpu::Device) -> Option<Result<Vec<ReadPose>, RenderError>> {
         let _ = device.poll(wgpu::PollType::Poll);
-        match self.status.load(Ordering::Acquire) {
-            PENDING => None,
-            MAPPED => {
-                self.status.store(TAKEN, Ordering::Release);
-                Some(self.decode())
-            }
-            TAKEN => Some(Err(RenderError::Readback(
+        match self.status.take() {
+            Take::Pending => None,
+            Take::Mapped => Some(self.decode()),
+            Take::Taken => Some(Err(RenderError::Readback(
                 "the poses of this readback were already taken".into(),
             ))),
-            _ => Some(Err(RenderError::Readback(
+            Take::Failed | Take::Idle => Some(Err(RenderError::Readback(
                 "mapping the pose readback failed".into(),
             ))),
         }
