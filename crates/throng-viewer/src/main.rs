@@ -62,6 +62,10 @@ struct Args {
     /// (tests).
     #[arg(long, hide = true)]
     lose_device_after: Option<u32>,
+    /// Window and surface faults to inject, `FRAME:FAULT,…` (tests; see
+    /// `app::faults`).
+    #[arg(long, hide = true, value_parser = app::faults::parse, default_value = "")]
+    faults: app::faults::Schedule,
     /// Window size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
@@ -186,6 +190,7 @@ fn run(args: Args) -> Result<()> {
         screenshot: args.screenshot,
         frames: args.frames,
         lose_device_after: args.lose_device_after,
+        faults: args.faults,
     };
     let mut app = app::App::new(opts, handle)?;
     event_loop

@@ -7,6 +7,9 @@
 //!   HUD differs again (the HUD is drawn).
 //! * A model that does not load, and a missing display, end with exit code 1
 //!   and a one-line message, never a panic.
+//! * A lost device, and surface faults (resizes, 0 × 0, lost, outdated,
+//!   timed out, occluded), are lived through: the last frame equals the one
+//!   a run without them draws.
 //!
 //! Without `xvfb-run` the window tests fail (anywhere, not only in CI): a
 //! test that did not run never passes. `./tools/test.sh` installs Xvfb.
@@ -223,6 +226,51 @@ fn a_lost_device_is_built_again_and_draws_what_it_would_have() {
     assert!(
         differ < 0.005,
         "frame 12 after a loss at frame 5 differs from frame 12 without one in {:.2} % of pixels",
+        differ * 100.0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a window system and a driver do to a running window, each at its
+/// own frame (`--faults`): a real resize there and back, a 0 × 0 resize
+/// (what a minimise reports) and the restore, the surface lost, outdated,
+/// a timed-out acquire, the window occluded and shown again.
+const SURFACE_FAULTS: &str = "3:resize=200x120,6:resize=400x240,8:zero,10:restore,12:lost,14:outdated,15:timeout,16:occluded,18:visible";
+
+#[test]
+fn surface_faults_are_lived_through_and_change_nothing_in_the_picture() {
+    let xvfb = xvfb("surface_faults_are_lived_through_and_change_nothing_in_the_picture");
+    let dir = scratch("surface");
+    let (faulted, stderr) = screenshot_with(
+        &xvfb,
+        &dir,
+        "faulted.png",
+        24,
+        false,
+        &["--faults", SURFACE_FAULTS],
+    );
+    for handled in [
+        "surface configured at 200x120",
+        "a 0x0 window: surface left unconfigured",
+        "surface configured at 400x240",
+        "the surface was lost: recreated",
+        "the surface was outdated: reconfigured",
+        "no surface texture this frame: skipped",
+    ] {
+        assert!(stderr.contains(handled), "not handled: {handled}\n{stderr}");
+    }
+    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 24, false, &[]);
+    let (_, _, orange) = census(&faulted);
+    let differ = differing_fraction(&faulted, &kept);
+    eprintln!(
+        "after the surface faults: fox-orange {:.1} %, {:.3} % of pixels differ from the run without them",
+        orange * 100.0,
+        differ * 100.0
+    );
+    assert!(orange > 0.01, "the crowd is drawn after the faults");
+    assert!(
+        differ < 0.005,
+        "frame 24 after the faults differs from frame 24 without them in {:.2} % of pixels",
         differ * 100.0
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use throng_render::Offscreen;
+use winit::dpi::PhysicalSize;
 use winit::event_loop::ActiveEventLoop;
 
+use super::faults::Fault;
 use super::gfx::Gfx;
 use super::{App, MAX_DT, SCREENSHOT_DT, hud_pass, shots};
 use crate::camera::Mode;
@@ -62,6 +64,25 @@ impl App {
         Ok(())
     }
 
+    /// Does what `fault` stands for (`--faults`).
+    fn inject(&mut self, fault: Fault) {
+        let Some(gfx) = self.gfx.as_mut() else {
+            return;
+        };
+        match fault {
+            Fault::Resize(w, h) => {
+                let _ = gfx.window.request_inner_size(PhysicalSize::new(w, h));
+            }
+            Fault::Zero => self.on_resized(PhysicalSize::new(0, 0)),
+            Fault::Restore => {
+                let size = gfx.window.inner_size();
+                self.on_resized(size);
+            }
+            Fault::Occluded(hidden) => self.on_occluded(hidden),
+            Fault::Acquire(answer) => gfx.forced = Some(answer),
+        }
+    }
+
     fn try_frame(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let Some(gfx) = self.gfx.as_mut() else {
             return Ok(());
@@ -93,6 +114,14 @@ impl App {
             // A test's stand-in for a driver reset.
             gfx.device.destroy();
         }
+        let faults: Vec<Fault> = self.opts.faults.at(self.frames).collect();
+        for fault in faults {
+            eprintln!("throng-viewer: frame {}: injected {fault}", self.frames);
+            self.inject(fault);
+        }
+        let Some(gfx) = self.gfx.as_mut() else {
+            return Ok(());
+        };
         let last_frame = screenshot.is_some() && self.frames >= self.opts.frames;
         let capture = last_frame || self.scene.shot_requested;
         self.scene.shot_requested = false;
@@ -235,7 +264,10 @@ impl Gfx {
             return Ok(Some((FrameTarget::Capture(target), Duration::ZERO)));
         }
         let t0 = Instant::now();
-        let acquired = self.surface.get_current_texture();
+        let acquired = match self.forced.take() {
+            Some(fault) => fault.answer(),
+            None => self.surface.get_current_texture(),
+        };
         let waited = t0.elapsed();
         let target = match acquired {
             wgpu::CurrentSurfaceTexture::Success(t) => {
@@ -250,15 +282,20 @@ impl Gfx {
             }
             wgpu::CurrentSurfaceTexture::Outdated => {
                 self.resize(self.window.inner_size());
+                self.say("the surface was outdated: reconfigured");
                 return Ok(None);
             }
             wgpu::CurrentSurfaceTexture::Lost => {
                 self.recreate_surface()?;
+                self.say("the surface was lost: recreated");
                 return Ok(None);
             }
             wgpu::CurrentSurfaceTexture::Timeout
             | wgpu::CurrentSurfaceTexture::Occluded
-            | wgpu::CurrentSurfaceTexture::Validation => return Ok(None),
+            | wgpu::CurrentSurfaceTexture::Validation => {
+                self.say("no surface texture this frame: skipped");
+                return Ok(None);
+            }
         };
         Ok(Some((target, waited)))
     }

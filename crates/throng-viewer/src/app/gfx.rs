@@ -25,6 +25,12 @@ pub(super) struct Gfx {
     pub(super) surface: wgpu::Surface<'static>,
     pub(super) config: wgpu::SurfaceConfiguration,
     pub(super) configured: bool,
+    /// What the next acquire answers instead of asking the surface
+    /// (`--faults`).
+    pub(super) forced: Option<super::faults::Acquire>,
+    /// Say on standard error how surface faults were handled (a run with
+    /// `--faults`).
+    tell: bool,
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
     pub(super) adapter_name: String,
@@ -181,6 +187,8 @@ impl Gfx {
             surface,
             config,
             configured,
+            forced: None,
+            tell: !opts.faults.is_empty(),
             device,
             queue,
             renderer,
@@ -212,6 +220,13 @@ impl Gfx {
         self.config.height = size.height;
         self.surface.configure(&self.device, &self.config);
         self.configured = true;
+    }
+
+    /// Says `what` happened to the surface, in a run with `--faults`.
+    pub(super) fn say(&self, what: &str) {
+        if self.tell {
+            eprintln!("throng-viewer: {what}");
+        }
     }
 
     /// Recreates a lost surface.

@@ -28,9 +28,11 @@
 //! * `hud_pass.rs`: egui's share of a frame.
 //! * `shots.rs`: saving captured frames (`--screenshot`, F12).
 //! * `walk.rs`: the walking crowd (`M`, on by default).
+//! * `faults.rs`: injected window and surface faults (`--faults`, tests).
 //!
 //! [`Renderer`]: throng_render::Renderer
 
+pub mod faults;
 mod frame;
 mod gfx;
 mod hud_pass;
@@ -46,7 +48,7 @@ use anyhow::Result;
 use throng_crowd::crowd::ModelHandle;
 use throng_render::PathChoice;
 use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalPosition;
+use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::event::{ElementState, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::window::WindowId;
@@ -105,6 +107,8 @@ pub struct Options {
     pub props: bool,
     /// Destroy the device after this frame (tests of the recovery).
     pub lose_device_after: Option<u32>,
+    /// Window and surface faults to inject (tests of the recovery).
+    pub faults: faults::Schedule,
 }
 
 /// The viewer application.
@@ -167,6 +171,40 @@ impl App {
     }
 }
 
+impl App {
+    /// The window's new size (0 × 0 when minimised on some systems).
+    fn on_resized(&mut self, size: PhysicalSize<u32>) {
+        let Some(gfx) = self.gfx.as_mut() else {
+            return;
+        };
+        gfx.resize(size);
+        self.minimized = !gfx.configured;
+        gfx.say(&if gfx.configured {
+            format!("surface configured at {}x{}", size.width, size.height)
+        } else {
+            format!(
+                "a {}x{} window: surface left unconfigured",
+                size.width, size.height
+            )
+        });
+        if gfx.configured && !self.framed_for_window {
+            self.scene.frame_crowd(gfx.aspect());
+            self.framed_for_window = true;
+        }
+        gfx.window.request_redraw();
+    }
+
+    /// The window was hidden or shown.
+    fn on_occluded(&mut self, occluded: bool) {
+        self.occluded = occluded;
+        if let Some(gfx) = &self.gfx
+            && !occluded
+        {
+            gfx.window.request_redraw();
+        }
+    }
+}
+
 impl ApplicationHandler for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.gfx.is_some() {
@@ -195,21 +233,8 @@ impl ApplicationHandler for App {
         let consumed = gfx.egui_state.on_window_event(&gfx.window, &event).consumed;
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(size) => {
-                gfx.resize(size);
-                self.minimized = !gfx.configured;
-                if gfx.configured && !self.framed_for_window {
-                    self.scene.frame_crowd(gfx.aspect());
-                    self.framed_for_window = true;
-                }
-                gfx.window.request_redraw();
-            }
-            WindowEvent::Occluded(occluded) => {
-                self.occluded = occluded;
-                if !occluded {
-                    gfx.window.request_redraw();
-                }
-            }
+            WindowEvent::Resized(size) => self.on_resized(size),
+            WindowEvent::Occluded(occluded) => self.on_occluded(occluded),
             WindowEvent::Focused(false) => {
                 self.held.keys.clear();
                 self.drag = None;
