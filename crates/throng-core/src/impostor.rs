@@ -443,7 +443,7 @@ impl ImpostorAtlas {
     }
 
     /// Why the atlas cannot belong to a model of `clips` clips, if it
-    /// cannot: a plan whose layout is not the one [`AtlasPlan::layout`]
+    /// cannot: no clip, a plan whose layout is not the one [`AtlasPlan::layout`]
     /// gives its views, frames, cell size and clips, values out of range,
     /// images of the wrong size, or spheres that are not finite with a
     /// positive radius, one per clip.
@@ -457,6 +457,15 @@ impl ImpostorAtlas {
                 "impostor plan of {} views a side, {} frames, {} texels a cell is out of range",
                 p.views.side, p.frames, p.cell
             ));
+        }
+        // Every record's clip is a cell of the atlas (impostor.wgsl clamps the
+        // clip below `clips`): with no clip there is no cell to clamp to, and
+        // the shader's cells would lie past the atlas's layers.
+        if p.clips == 0 {
+            return Err(
+                "impostor of 0 clips: an impostor needs at least one clip's cells (bake the model without one)"
+                    .into(),
+            );
         }
         if p.clips as usize != clips {
             return Err(format!(

@@ -11,9 +11,11 @@
 //!    bone and parents form no cycle; every matrix is finite.
 //! 2. At least one frame (frame [`REST_FRAME`] is the rest pose). Every clip's
 //!    frames lie inside the frame table; a clip of duration D > 0 has ≥ 2
-//!    frames, a clip of duration 0 exactly 1; durations are finite; its
+//!    frames, a clip of duration 0 exactly 1; durations are finite and
+//!    `(frames − 1) / duration` too (the time-to-frame rate); its
 //!    measured errors are finite and non-negative.
-//! 3. The texture holds exactly `frames × bones × 3` texels, its layout is
+//! 3. The texture holds exactly `frames × bones × 3` texels, at most
+//!    `u32::MAX` (the shader's linear texel index is a `u32`), its layout is
 //!    tight ([`TextureLayout::is_tight_for`]) with `W ≤ MAX_LAYER_SIZE`, and
 //!    every texel is finite.
 //! 4. One frame bound per frame; every bound finite and non-empty.
@@ -23,6 +25,10 @@
 //! 6. Every vertex's bone indices are below the bone count; positions,
 //!    normals, uvs and weights are finite and weights non-negative.
 //! 7. Every material's image exists.
+//! 8. An impostor belongs to the model: at least one clip, the model's clip
+//!    count, its plan's layout and image sizes ([`ImpostorAtlas::check`]).
+//!
+//! [`ImpostorAtlas::check`]: crate::impostor::ImpostorAtlas::check
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -433,11 +439,15 @@ impl BakedModel {
                 "texture holds {texels} texels, not a positive multiple of {per_frame} (bones × 3)"
             ));
         }
-        let frames = texels / per_frame;
-        if frames > u32::MAX as u64 {
-            return bad(format!("{frames} frames exceed the u32 frame index"));
+        // The shaders address texel (frame · bones + bone) · 3 + row as a u32
+        // (skinning.wgsl's bone_rows): every texel's index must fit one.
+        if texels > u32::MAX as u64 {
+            return bad(format!(
+                "texture holds {texels} texels, more than the shader's u32 texel index reaches ({})",
+                u32::MAX
+            ));
         }
-        let frames = frames as u32;
+        let frames = (texels / per_frame) as u32;
         let layout = self.texture.layout();
         if self.texture.width == 0
             || self.texture.width > MAX_LAYER_SIZE
@@ -474,6 +484,15 @@ impl BakedModel {
                 return bad(format!(
                     "clip {c} ({}) has duration {} with {} frames",
                     clip.name, clip.duration, clip.frame_count
+                ));
+            }
+            // FrameMap's (n − 1) / D: an infinite rate makes time 0 a NaN
+            // frame weight on the CPU and the GPU alike.
+            let map = clip.frame_map();
+            if !map.frames_per_second.is_finite() {
+                return bad(format!(
+                    "clip {c} ({}) has {} frames in {} s: its frame rate (n − 1) / duration overflows f32",
+                    clip.name, clip.frame_count, clip.duration
                 ));
             }
             if !aabb_ok(&clip.bounds) {
