@@ -34,6 +34,11 @@ fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
     let s = skin(input, rec);
     let world = world_from_model(rec);
     let out = (instance * params.vertex_count + v) * 2u;
+    // The output holds vertex_count × instance_count pairs (crate::compute
+    // sizes it); a product that wraps writes nothing.
+    if (out + 1u >= arrayLength(&skinned)) {
+        return;
+    }
     skinned[out] = vec4<f32>(transform_point(world, s.position), 1.0);
     skinned[out + 1u] = vec4<f32>(transform_normal(world, s.normal), 0.0);
 }

@@ -301,10 +301,18 @@ fn offsets() {
         group_first[g] = first;
         first += atomicLoad(&counts[DRAWN_WORDS + g]);
     }
+    // Each draw's instances are records it reads as instance-rate vertex
+    // attributes: kept inside the records buffer. Only where the device
+    // held fewer records than the impostor's cross-fade band asked for
+    // (crate::cull) does this shorten a draw, by the records the scatter
+    // dropped.
+    let capacity = arrayLength(&records);
     for (var d = 0u; d < view.draw_count; d++) {
         let spec = draws[d];
         let g = min(spec.group, view.group_count - 1u);
-        indirect[d] = DrawIndexedArgs(spec.index_count, atomicLoad(&counts[DRAWN_WORDS + g]), spec.first_index, spec.base_vertex, group_first[g]);
+        let at = min(group_first[g], capacity);
+        let count = min(atomicLoad(&counts[DRAWN_WORDS + g]), capacity - at);
+        indirect[d] = DrawIndexedArgs(spec.index_count, count, spec.first_index, spec.base_vertex, at);
     }
 }
 

@@ -104,8 +104,11 @@ fn view_blend(dir: vec3<f32>) -> ViewBlend {
     let g = hemi_oct_encode(dir) * last;
     let cell = clamp(floor(g), vec2<f32>(0.0), vec2<f32>(last - 1.0));
     let f = clamp(g - cell, vec2<f32>(0.0), vec2<f32>(1.0));
-    let i = u32(cell.x);
-    let j = u32(cell.y);
+    // Clamped again as integers: a non-finite direction (a transform so
+    // large that its cofactors overflow) makes `cell` NaN, whose conversion
+    // WGSL leaves undefined. So every view is below side².
+    let i = min(u32(cell.x), side - 2u);
+    let j = min(u32(cell.y), side - 2u);
     let v00 = j * side + i;
     if f.x >= f.y {
         return ViewBlend(vec3<u32>(v00, v00 + 1u, v00 + side + 1u), vec3<f32>(1.0 - f.x, f.x - f.y, f.y));

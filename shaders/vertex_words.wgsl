@@ -14,9 +14,13 @@ fn word_f32(i: u32) -> f32 {
     return bitcast<f32>(vertex_words[i]);
 }
 
-// The bind-pose vertex at `index` of the bound vertex buffer.
+// The bind-pose vertex at `index` of the bound vertex buffer, clamped to
+// its last whole vertex: the callers' indices are in range by their
+// dispatch (docs/DESIGN.md, "Bounds on the GPU"), and a wrong one reads
+// some vertex of this buffer, never past it.
 fn read_vertex(index: u32) -> SkinInput {
-    let base = index * VERTEX_WORDS;
+    let last = max(arrayLength(&vertex_words) / VERTEX_WORDS, 1u) - 1u;
+    let base = min(index, last) * VERTEX_WORDS;
     let p = base + VERTEX_POSITION_WORD;
     let n = base + VERTEX_NORMAL_WORD;
     let w = base + VERTEX_WEIGHTS_WORD;

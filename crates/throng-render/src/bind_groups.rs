@@ -562,7 +562,7 @@ impl CullStage {
     pub fn bindings(self) -> &'static [u32] {
         match self {
             CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12],
-            CullStage::Offsets => &[0, 7, 8, 9, 10],
+            CullStage::Offsets => &[0, 7, 8, 9, 10, 11],
             CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11, 12],
         }
     }
