@@ -396,7 +396,8 @@ impl CullList {
         // Across the cross-fade to an impostor an instance has two records:
         // room for two per instance where the device allows it, else as
         // many as it does (past that, the last groups' extra records are
-        // dropped by the scatter, and their draws read the last record).
+        // dropped by the scatter, and the offsets pass shortens their draws to
+        // the records that fit).
         let record = std::mem::size_of::<InstanceRecord>() as u64;
         let fades = mirror
             .tables()
