@@ -327,6 +327,7 @@ impl CpuSkinnedRenderer {
             extra_targets: &[],
             // Its records are its palettes' headers, not crowd records.
             instance_records: false,
+            depth_compare: self.options.depth.compare(),
         };
         let device = &self.device;
         self.pipelines
@@ -342,7 +343,11 @@ impl CpuSkinnedRenderer {
             self.options.sample_count,
             self.color_format,
             "throng palette-skinned",
-        )
+        )?;
+        if let Some(t) = &mut self.targets {
+            t.depth_clear = self.options.depth.clear();
+        }
+        Ok(())
     }
 
     /// CPU work of a frame: culls the characters, samples and evaluates each

@@ -297,6 +297,7 @@ impl ImpostorPipelines {
         format: wgpu::TextureFormat,
         samples: u32,
         shadows: bool,
+        depth_compare: wgpu::CompareFunction,
     ) {
         if self.colour.is_some() {
             return;
@@ -311,6 +312,7 @@ impl ImpostorPipelines {
             samples,
         );
         desc.vertex_entry = "vs_impostor";
+        desc.depth_compare = depth_compare;
         let buffers = crate::pipeline::crowd_buffers(None, self.path != RecordPath::Packaged);
         desc.buffers = &buffers;
         desc.fragment_entry = if shadows {

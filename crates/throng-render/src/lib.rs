@@ -63,8 +63,8 @@ pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use pipeline::PassPipeline;
 pub use readback::{PoseReadback, ReadPose};
 pub use renderer::{
-    ColorPipeline, CustomFragment, FrameStats, Lighting, PathChoice, PipelineKey, PoseCacheOptions,
-    RecordPath, Renderer, RendererOptions, Targets,
+    ColorPipeline, CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PipelineKey,
+    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Targets,
 };
 pub use simulation::{Simulation, SimulationHook};
 pub use wgpu;

@@ -91,6 +91,37 @@ impl Default for Lighting {
     }
 }
 
+/// How the depth buffer the crowd draws into counts distance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DepthConvention {
+    /// 0 at the near plane, 1 at the far one; cleared to 1, nearer is
+    /// less. Throng's own cameras ([`throng_crowd::camera::Camera::look_at`]).
+    #[default]
+    Standard,
+    /// Reverse Z: 1 at the near plane, 0 at the far one (or at infinity);
+    /// cleared to 0, nearer is greater. Bevy's cameras, and many engines',
+    /// whose depth buffer a caller-owned pass shares with the crowd.
+    Reversed,
+}
+
+impl DepthConvention {
+    /// The crowd's depth test.
+    pub fn compare(self) -> wgpu::CompareFunction {
+        match self {
+            DepthConvention::Standard => wgpu::CompareFunction::Less,
+            DepthConvention::Reversed => wgpu::CompareFunction::Greater,
+        }
+    }
+
+    /// The depth of nothing drawn: what a pass clears its depth to.
+    pub fn clear(self) -> f32 {
+        match self {
+            DepthConvention::Standard => 1.0,
+            DepthConvention::Reversed => 0.0,
+        }
+    }
+}
+
 /// Renderer options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RendererOptions {
@@ -127,6 +158,10 @@ pub struct RendererOptions {
     /// images of the same draws ([`crate::Renderer::render_targets`]). Only
     /// with a custom fragment; not blended.
     pub extra_targets: Vec<wgpu::TextureFormat>,
+    /// The depth convention of the camera and the depth buffer the crowd
+    /// is drawn against (the shadow map is the renderer's own and keeps
+    /// the standard one).
+    pub depth: DepthConvention,
 }
 
 impl Default for RendererOptions {
@@ -148,6 +183,7 @@ impl Default for RendererOptions {
             fragment: None,
             pose_cache: Some(PoseCacheOptions::default()),
             extra_targets: Vec::new(),
+            depth: DepthConvention::Standard,
         }
     }
 }

@@ -194,6 +194,8 @@ pub struct ColorPipeline<'a> {
     /// Instance records come as instance-rate vertex attributes at
     /// [`RECORDS_SLOT`] (the storage paths' `RecordIn`).
     pub instance_records: bool,
+    /// The depth test ([`crate::options::DepthConvention::compare`]).
+    pub depth_compare: wgpu::CompareFunction,
 }
 
 impl ColorPipeline<'_> {
@@ -229,7 +231,7 @@ impl ColorPipeline<'_> {
             topology: wgpu::PrimitiveTopology::TriangleList,
             cull_mode: (!key.double_sided).then_some(wgpu::Face::Back),
             depth_write: !key.blend,
-            depth_compare: wgpu::CompareFunction::Less,
+            depth_compare: self.depth_compare,
             blend: key.blend.then_some(wgpu::BlendState::ALPHA_BLENDING),
             write_mask: wgpu::ColorWrites::ALL,
             format: self.format,

@@ -50,8 +50,8 @@ use crate::error::RenderError;
 use crate::impostor::{ImpostorPipelines, QUAD_VERTICES};
 use crate::model::GpuModel;
 pub use crate::options::{
-    CustomFragment, FrameStats, Lighting, PathChoice, PoseCacheOptions, RecordPath,
-    RendererOptions, ShadowOptions,
+    CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PoseCacheOptions,
+    RecordPath, RendererOptions, ShadowOptions,
 };
 pub use crate::pipeline::{ColorPipeline, PipelineKey};
 use crate::pose_cache::PoseCache;
@@ -365,6 +365,7 @@ impl Renderer {
             samples: self.options.sample_count,
             extra_targets: &self.options.extra_targets,
             instance_records: self.path != RecordPath::Packaged,
+            depth_compare: self.options.depth.compare(),
         };
         let device = &self.device;
         self.pipelines
@@ -381,7 +382,11 @@ impl Renderer {
             self.color_format,
             &self.options.extra_targets,
             "throng",
-        )
+        )?;
+        if let Some(t) = &mut self.targets {
+            t.depth_clear = self.options.depth.clear();
+        }
+        Ok(())
     }
 
     /// CPU work of a frame: makes sure the renderer's own depth (and MSAA)
@@ -633,6 +638,7 @@ impl Renderer {
                 self.color_format,
                 self.options.sample_count,
                 self.shadow.is_some(),
+                self.options.depth.compare(),
             );
         }
         if let Some(sh) = &self.shadow

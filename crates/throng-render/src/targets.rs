@@ -14,13 +14,16 @@ pub struct Targets {
     pub msaa: Option<wgpu::TextureView>,
     /// Multisampled colour of each further target, when MSAA is on.
     pub extra_msaa: Vec<wgpu::TextureView>,
+    /// The depth a pass clears to (1; 0 for reverse Z,
+    /// [`crate::options::DepthConvention::clear`]).
+    pub depth_clear: f32,
 }
 
 impl Targets {
     /// Begins a pass that clears and draws into `target` through these
     /// attachments: the MSAA colour (resolved into `target`, then
-    /// discarded) when there is one, and the depth (cleared to 1, discarded
-    /// at the end).
+    /// discarded) when there is one, and the depth (cleared to
+    /// [`Self::depth_clear`], discarded at the end).
     pub fn begin_pass<'p>(
         &'p self,
         encoder: &'p mut wgpu::CommandEncoder,
@@ -74,7 +77,7 @@ impl Targets {
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &self.depth,
                 depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
+                    load: wgpu::LoadOp::Clear(self.depth_clear),
                     store: wgpu::StoreOp::Discard,
                 }),
                 stencil_ops: None,
@@ -161,6 +164,7 @@ impl Targets {
                 } else {
                     Vec::new()
                 },
+                depth_clear: 1.0,
             },
         )?);
         Ok(())
