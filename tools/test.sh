@@ -49,4 +49,17 @@ cargo test --workspace
 echo "tools/test.sh: GPU tests on the GL backend"
 gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention)
 WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]/#/--test=}"
+
+# The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy
+# 0.20.1 declares rust-version 1.97.1 and this toolchain (1.95) builds it but
+# only with --ignore-rust-version; built into the same target folder, Bevy
+# with the few features the plugin needs. Its headless test runs on Vulkan:
+# on llvmpipe GL, Bevy's screenshot of an image target never completes
+# (docs/DESIGN.md, "Bevy").
+echo "tools/test.sh: the Bevy plugin"
+bevy=(--manifest-path crates/throng-bevy/Cargo.toml --ignore-rust-version --target-dir target)
+cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- --check
+cargo clippy "${bevy[@]}" --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc "${bevy[@]}" --no-deps --quiet
+cargo test "${bevy[@]}"
 echo "tools/test.sh: target folder $(du -sh target | cut -f1)"

@@ -1,0 +1,76 @@
+//! Bevy's cameras and lights as Throng's: by value across the glam versions
+//! (Bevy 0.20 uses glam 0.33, Throng 0.34).
+//!
+//! The light is mapped so that a diffuse surface lit by Throng looks as
+//! Bevy's Lambertian term would light it: Throng's light colour is Bevy's
+//! `color × illuminance × exposure / π`, its ambient term `color ×
+//! brightness × exposure`, with the camera's [`Exposure`] (Bevy's default,
+//! EV100 9.7, when it has none).
+
+use bevy::camera::{Camera, Exposure, Projection};
+use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::prelude::*;
+use throng_render::Lighting;
+
+/// A Bevy (glam 0.33) matrix as Throng's (glam 0.34).
+pub fn mat4(m: bevy::math::Mat4) -> glam::Mat4 {
+    glam::Mat4::from_cols_array(&m.to_cols_array())
+}
+
+/// A Bevy (glam 0.33) vector as Throng's (glam 0.34).
+pub fn vec3(v: bevy::math::Vec3) -> glam::Vec3 {
+    glam::Vec3::from_array(v.to_array())
+}
+
+/// Throng's camera for a Bevy camera at `transform`: Bevy's own projection
+/// (reverse Z, infinite far plane for a perspective one), so the crowd
+/// shares the view's depth buffer.
+pub fn camera(
+    camera: &Camera,
+    transform: &GlobalTransform,
+    projection: Option<&Projection>,
+) -> throng_crowd::camera::Camera {
+    let fov_y = match projection {
+        Some(Projection::Perspective(p)) => p.fov,
+        // No angle: LOD by distance as at 45°.
+        _ => std::f32::consts::FRAC_PI_4,
+    };
+    throng_crowd::camera::Camera {
+        view_from_world: mat4(transform.to_matrix().inverse()),
+        clip_from_view: mat4(camera.clip_from_view()),
+        eye: vec3(transform.translation()),
+        fov_y,
+    }
+}
+
+/// Linear RGB of a Bevy colour.
+fn linear(c: Color) -> glam::Vec3 {
+    let l = c.to_linear();
+    glam::Vec3::new(l.red, l.green, l.blue)
+}
+
+/// Throng's lighting for the scene's brightest directional light and its
+/// ambient light, seen through `exposure` (no directional light: the
+/// ambient alone).
+pub fn lighting(
+    light: Option<(&DirectionalLight, &GlobalTransform)>,
+    ambient: Option<&GlobalAmbientLight>,
+    exposure: Option<&Exposure>,
+) -> Lighting {
+    let exposure = exposure.copied().unwrap_or_default().exposure();
+    let (direction, color) = match light {
+        Some((l, t)) => (
+            vec3(t.back().into()),
+            linear(l.color) * (l.illuminance * exposure / std::f32::consts::PI),
+        ),
+        None => (glam::Vec3::Y, glam::Vec3::ZERO),
+    };
+    let ambient = ambient.map_or(glam::Vec3::ZERO, |a| {
+        linear(a.color) * (a.brightness * exposure)
+    });
+    Lighting {
+        direction,
+        color,
+        ambient,
+    }
+}

@@ -1,0 +1,43 @@
+//! The crowd as a Bevy component: [`ThrongCrowd`] holds a Throng
+//! [`Crowd`], which game code drives with Throng's own API (spawn, play,
+//! cross-fade, layers, transforms, motions). The plugin advances it by
+//! Bevy's frame time in `PostUpdate` (unless told not to) and draws it from
+//! every 3D camera; its change log keeps what the renderer uploads each
+//! frame proportional to what changed.
+
+use bevy::prelude::*;
+use throng_crowd::crowd::{Crowd, ModelId};
+
+use crate::asset::ThrongModel;
+
+/// A crowd of Throng instances (one entity; any number of them).
+#[derive(Component, Default)]
+pub struct ThrongCrowd {
+    /// The crowd: CPU authority over every instance.
+    pub crowd: Crowd,
+    /// Don't advance the crowd by Bevy's frame time: the game calls
+    /// `crowd.update(dt)` itself.
+    pub manual_time: bool,
+}
+
+impl ThrongCrowd {
+    /// Adds a loaded model to the crowd (`None` while the asset is not
+    /// loaded). Adding a model twice gives the same id.
+    pub fn add_model(
+        &mut self,
+        model: &Handle<ThrongModel>,
+        assets: &Assets<ThrongModel>,
+    ) -> Option<ModelId> {
+        assets.get(model).map(|m| self.crowd.add_model(&m.0))
+    }
+}
+
+/// Advances every crowd not on manual time by the frame's time.
+pub fn advance_crowds(time: Res<Time>, mut crowds: Query<&mut ThrongCrowd>) {
+    let dt = time.delta_secs();
+    for mut c in &mut crowds {
+        if !c.manual_time {
+            c.crowd.update(dt);
+        }
+    }
+}

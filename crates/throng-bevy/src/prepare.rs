@@ -1,0 +1,168 @@
+//! The render world's Throng state and the frame's CPU work.
+//!
+//! Throng's `Renderer::prepare_draws` runs in Bevy's `ExtractSchedule`,
+//! against the main world's crowds read in place: nothing is copied, the
+//! crowd drawn is exactly the one the game's frame ended with, and the
+//! renderer uploads only what the crowd's change log says changed. Each 3D
+//! camera gets its own Throng renderer, made for the camera's main texture
+//! format (HDR or not) and MSAA, drawing with Bevy's reverse-Z projection
+//! into Bevy's depth buffer. Models are uploaded once, on Bevy's device.
+
+use std::collections::HashMap;
+
+use bevy::camera::{Camera, Camera3d, Exposure, Projection};
+use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::prelude::*;
+use bevy::render::Extract;
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
+use throng_render::{DepthConvention, GpuModel, Renderer, RendererOptions};
+
+use crate::convert;
+use crate::crowd::ThrongCrowd;
+
+/// One camera's renderer and what it was made for.
+pub struct ViewRenderer {
+    /// The renderer.
+    pub renderer: Renderer,
+    /// The colour format it draws into.
+    pub format: TextureFormat,
+    /// Its MSAA samples.
+    pub samples: u32,
+    /// It prepared draws this frame.
+    pub prepared: bool,
+}
+
+/// Throng's render-world state.
+#[derive(Resource, Default)]
+pub struct ThrongRenderState {
+    /// Renderers by main-world camera.
+    pub views: HashMap<Entity, ViewRenderer>,
+    /// GPU models by [`throng_crowd::crowd::ModelHandle::key`].
+    pub models: HashMap<u64, GpuModel>,
+    /// What each camera's view was last frame in the render world: its
+    /// main texture format and MSAA samples.
+    pub targets: HashMap<Entity, (TextureFormat, u32)>,
+    /// Errors already logged (each once).
+    logged: std::collections::HashSet<String>,
+}
+
+impl ThrongRenderState {
+    fn warn_once(&mut self, what: String) {
+        if self.logged.insert(what.clone()) {
+            eprintln!("throng-bevy: {what}");
+        }
+    }
+}
+
+/// Prepares every crowd for every active 3D camera (see the module docs).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn prepare_crowds(
+    crowds: Extract<Query<&ThrongCrowd>>,
+    cameras: Extract<
+        Query<
+            (
+                Entity,
+                &Camera,
+                &GlobalTransform,
+                Option<&Projection>,
+                Option<&Exposure>,
+            ),
+            With<Camera3d>,
+        >,
+    >,
+    lights: Extract<Query<(&DirectionalLight, &GlobalTransform)>>,
+    ambient: Extract<Option<Res<GlobalAmbientLight>>>,
+    mut state: ResMut<ThrongRenderState>,
+    gpu: Option<(Res<RenderAdapter>, Res<RenderDevice>, Res<RenderQueue>)>,
+) {
+    // Bevy makes its device while the app starts: nothing to draw before.
+    let Some((adapter, device, queue)) = gpu else {
+        return;
+    };
+    let state = &mut *state;
+    for v in state.views.values_mut() {
+        v.prepared = false;
+    }
+    let crowd_refs: Vec<&throng_crowd::crowd::Crowd> = crowds.iter().map(|c| &c.crowd).collect();
+    let device = device.wgpu_device();
+    // Models: uploaded once, when a crowd first uses them.
+    for c in &crowd_refs {
+        for handle in c.models() {
+            if state.models.contains_key(&handle.key()) {
+                continue;
+            }
+            match GpuModel::upload(device, &queue, handle) {
+                Ok(m) => {
+                    state.models.insert(handle.key(), m);
+                }
+                Err(e) => state.warn_once(format!("uploading {}: {e}", handle.model().name)),
+            }
+        }
+    }
+    let models: Vec<&GpuModel> = state.models.values().collect();
+    let light = lights
+        .iter()
+        .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
+    let mut seen = Vec::new();
+    let mut failures = Vec::new();
+    for (entity, camera, transform, projection, exposure) in &cameras {
+        if !camera.is_active {
+            continue;
+        }
+        seen.push(entity);
+        let Some(&(format, samples)) = state.targets.get(&entity) else {
+            continue; // its view's format is known from its first frame on
+        };
+        let lighting = convert::lighting(light, ambient.as_deref(), exposure);
+        let fits = state
+            .views
+            .get(&entity)
+            .is_some_and(|v| v.format == format && v.samples == samples);
+        if !fits {
+            let options = RendererOptions {
+                sample_count: samples,
+                shadows: None,
+                depth: DepthConvention::Reversed,
+                lighting,
+                ..RendererOptions::default()
+            };
+            match Renderer::new(&adapter, device, &queue, format, options) {
+                Ok(renderer) => {
+                    state.views.insert(
+                        entity,
+                        ViewRenderer {
+                            renderer,
+                            format,
+                            samples,
+                            prepared: false,
+                        },
+                    );
+                }
+                Err(e) => {
+                    failures.push(format!("a renderer for camera {entity}: {e}"));
+                    state.views.remove(&entity);
+                    continue;
+                }
+            }
+        }
+        let Some(view) = state.views.get_mut(&entity) else {
+            continue;
+        };
+        view.renderer.set_lighting(lighting, wgpu_black());
+        let cam = convert::camera(camera, transform, projection);
+        match view.renderer.prepare_draws(&cam, &crowd_refs, &models) {
+            Ok(_) => view.prepared = true,
+            Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
+        }
+    }
+    state.views.retain(|e, _| seen.contains(e));
+    state.targets.retain(|e, _| seen.contains(e));
+    for f in failures {
+        state.warn_once(f);
+    }
+}
+
+fn wgpu_black() -> throng_render::wgpu::Color {
+    throng_render::wgpu::Color::BLACK
+}

@@ -1,0 +1,414 @@
+//! Bevy renders a scene into an image target on whatever adapter wgpu finds
+//! (lavapipe in CI; llvmpipe GL with `WGPU_BACKEND=gl`): a ground plane of
+//! Bevy's own (a `StandardMaterial` mesh) and a Throng crowd of Foxes loaded
+//! through the asset server.
+//!
+//! - The crowd's pixels equal Throng's own renderer's picture of the same
+//!   crowd from the same camera and light, within the golden tolerances.
+//! - A Fox buried under the ground, in full view of the camera were the
+//!   ground not there, changes nothing in the picture: the crowd is tested
+//!   against Bevy's depth buffer.
+//! - A corrupt `.throng` asset is a Bevy asset error carrying Throng's
+//!   message, and a crowd with no camera draws nothing without error.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bevy::asset::{AssetPlugin, LoadState};
+use bevy::camera::{Camera, ImageRenderTarget, RenderTarget};
+use bevy::core_pipeline::tonemapping::{DebandDither, Tonemapping};
+use bevy::image::Image;
+use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::view::Msaa;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::window::{ExitCondition, WindowPlugin};
+use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, convert};
+use throng_crowd::crowd::{Crowd, ModelId, Spawn};
+use throng_render::image_diff::{self, diff};
+use throng_render::{DepthConvention, GpuModel, Offscreen, Renderer, RendererOptions};
+
+const SIZE: (u32, u32) = (256, 160);
+/// The clear colour, sRGB.
+const CLEAR: (f32, f32, f32) = (0.30, 0.40, 0.52);
+
+/// A scratch folder holding the Fox baked by this build, and a corrupt file.
+fn assets() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("throng-bevy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
+    let opts = throng_bake::BakeOptions {
+        lod_ratios: Vec::new(),
+        ..throng_bake::BakeOptions::default()
+    };
+    let (model, _) = throng_bake::bake_file(&fox, &opts, &|_, _| {}).unwrap();
+    throng_core::format::write_file(&model, &dir.join("fox.throng")).unwrap();
+    std::fs::write(dir.join("broken.throng"), b"\x89THRONG\nnot really").unwrap();
+    dir
+}
+
+/// Where each Fox stands: five on the ground, and the buried one.
+fn foxes() -> Vec<(glam::Vec3, usize, f32)> {
+    (0..5)
+        .map(|i| {
+            (
+                glam::Vec3::new(i as f32 * 70.0 - 140.0, 0.0, -60.0),
+                i % 3,
+                0.2 * i as f32,
+            )
+        })
+        .collect()
+}
+
+/// Three times a Fox's size, its head 100 units under the ground, and in
+/// the camera's view were the ground not there.
+const BURIED: glam::Vec3 = glam::Vec3::new(0.0, -400.0, -320.0);
+const BURIED_SCALE: f32 = 3.0;
+
+/// Where a Fox of scale `s` at `at` stands (the buried one is the only
+/// Fox below the ground).
+fn placed(at: glam::Vec3) -> glam::Mat4 {
+    let s = if at.y < 0.0 { BURIED_SCALE } else { 1.0 };
+    glam::Mat4::from_scale_rotation_translation(glam::Vec3::splat(s), glam::Quat::IDENTITY, at)
+}
+
+fn spawn(crowd: &mut Crowd, model: ModelId, at: glam::Vec3, clip: usize, time: f32) {
+    crowd
+        .spawn(
+            model,
+            Spawn {
+                transform: placed(at),
+                clip: Some(clip),
+                time,
+                ..Spawn::default()
+            },
+        )
+        .unwrap();
+}
+
+#[derive(Resource, Clone, Default)]
+struct Captured(Arc<Mutex<Option<Image>>>);
+
+#[derive(Resource)]
+struct Target(Handle<Image>);
+
+fn app(dir: &Path) -> App {
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin {
+                file_path: dir.to_string_lossy().into_owned(),
+                ..default()
+            })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                close_when_requested: false,
+                ..default()
+            })
+            .set(bevy::render::RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            }),
+    )
+    .add_plugins(ThrongPlugin)
+    .insert_resource(ClearColor(Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2)))
+    .insert_resource(GlobalAmbientLight {
+        color: Color::WHITE,
+        brightness: 300.0,
+        ..default()
+    })
+    .init_resource::<Captured>();
+    // What `App::run` does before its first update: wait for the plugins
+    // (the renderer's device is made asynchronously), then finish them.
+    while app.plugins_state() == bevy::app::PluginsState::Adding {
+        bevy::tasks::tick_global_task_pools_on_main_thread();
+    }
+    app.finish();
+    app.cleanup();
+    let adapter = app
+        .sub_app(bevy::render::RenderApp)
+        .world()
+        .get_resource::<bevy::render::renderer::RenderAdapterInfo>()
+        .map(|info| format!("{} ({:?})", info.name, info.backend));
+    match adapter {
+        Some(a) => eprintln!("Bevy renders on {a}"),
+        None => panic!(
+            "Bevy found no adapter (WGPU_BACKEND={:?})",
+            std::env::var("WGPU_BACKEND").ok()
+        ),
+    }
+    app
+}
+
+fn scene(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let mut image = Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
+    image.texture_descriptor.usage |= bevy::render::render_resource::TextureUsages::COPY_SRC;
+    let target = images.add(image);
+    commands.insert_resource(Target(target.clone()));
+    commands.spawn((
+        Camera3d::default(),
+        RenderTarget::Image(ImageRenderTarget::from(target)),
+        Tonemapping::None,
+        DebandDither::Disabled,
+        Msaa::Off,
+        Transform::from_xyz(0.0, 170.0, 420.0).looking_at(Vec3::new(0.0, 20.0, 0.0), Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 3000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(3000.0, 3000.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.35, 0.45, 0.30),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+        Transform::from_xyz(0.0, -0.5, 0.0),
+    ));
+    commands.spawn(ThrongCrowd {
+        manual_time: true,
+        ..default()
+    });
+}
+
+/// Runs frames until `done` or a frame limit.
+fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    for _ in 0..600 {
+        app.update();
+        if done(app) {
+            return;
+        }
+    }
+    panic!("{what}: not after 600 frames");
+}
+
+/// A screenshot of the camera's target, a few frames after asking.
+fn capture(app: &mut App) -> image::RgbaImage {
+    let captured = app.world().resource::<Captured>().clone();
+    *captured.0.lock().unwrap() = None;
+    let target = app.world().resource::<Target>().0.clone();
+    let sink = captured.clone();
+    app.world_mut().spawn(Screenshot::image(target)).observe(
+        move |shot: On<ScreenshotCaptured>| {
+            *sink.0.lock().unwrap() = Some(shot.image.clone());
+        },
+    );
+    run_until(app, "the screenshot", |_| {
+        captured.0.lock().unwrap().is_some()
+    });
+    let image = captured.0.lock().unwrap().take().unwrap();
+    let bytes = image.data.expect("the screenshot has its pixels");
+    image::RgbaImage::from_raw(SIZE.0, SIZE.1, bytes)
+        .expect("an RGBA8 picture of the target's size")
+}
+
+/// Throng's own picture of `spots` from the Bevy camera, with the mapped
+/// light: what the crowd's pixels in Bevy's picture must be.
+fn throng_picture(
+    app: &mut App,
+    model: &throng_crowd::crowd::ModelHandle,
+    spots: &[(glam::Vec3, usize, f32)],
+) -> image::RgbaImage {
+    let gpu = throng_render::require_gpu("throng-bevy headless");
+    let world = app.world_mut();
+    let (camera, transform) = world
+        .query::<(&Camera, &GlobalTransform)>()
+        .single(world)
+        .map(|(c, t)| (c.clone(), *t))
+        .unwrap();
+    let light = world
+        .query::<(&DirectionalLight, &GlobalTransform)>()
+        .single(world)
+        .map(|(l, t)| (*l, *t))
+        .unwrap();
+    let ambient = world.resource::<GlobalAmbientLight>().clone();
+    let lighting = convert::lighting(Some((&light.0, &light.1)), Some(&ambient), None);
+    let clear = Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2).to_linear();
+    let options = RendererOptions {
+        shadows: None,
+        depth: DepthConvention::Reversed,
+        lighting,
+        clear_color: throng_render::wgpu::Color {
+            r: clear.red as f64,
+            g: clear.green as f64,
+            b: clear.blue as f64,
+            a: 1.0,
+        },
+        ..RendererOptions::default()
+    };
+    let mut renderer = Renderer::headless(&gpu, options).unwrap();
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, model).unwrap();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(model);
+    for &(at, clip, time) in spots {
+        spawn(&mut crowd, m, at, clip, time);
+    }
+    crowd.update(0.0);
+    let target = Offscreen::new(&gpu.device, SIZE).unwrap();
+    let cam = convert::camera(
+        &camera,
+        &transform,
+        Some(&Projection::Perspective(PerspectiveProjection::default())),
+    );
+    renderer
+        .render(&target.view, SIZE, &cam, &[&crowd], &[&gpu_model])
+        .unwrap();
+    target.read(&gpu.device, &gpu.queue).unwrap()
+}
+
+#[test]
+fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground() {
+    let dir = assets();
+    let mut app = app(&dir);
+    app.add_systems(Startup, scene);
+    app.update();
+    let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
+    run_until(&mut app, "loading fox.throng", |app| {
+        app.world()
+            .resource::<Assets<ThrongModel>>()
+            .get(&fox)
+            .is_some()
+    });
+    let handle = app
+        .world()
+        .resource::<Assets<ThrongModel>>()
+        .get(&fox)
+        .unwrap()
+        .0
+        .clone();
+    let spots = foxes();
+    {
+        let world = app.world_mut();
+        let mut q = world.query::<&mut ThrongCrowd>();
+        let mut c = q.single_mut(world).unwrap();
+        let m = c.crowd.add_model(&handle);
+        for &(at, clip, time) in &spots {
+            spawn(&mut c.crowd, m, at, clip, time);
+        }
+        c.crowd.update(0.0);
+    }
+    for _ in 0..3 {
+        app.update();
+    }
+    let ground = capture(&mut app);
+
+    // The crowd's pixels: Throng's picture, with Bevy's where it shows none.
+    let throng = throng_picture(&mut app, &handle, &spots);
+    let background = throng.get_pixel(0, 0).0;
+    let mut expected = ground.clone();
+    let mut covered = 0;
+    for (x, y, p) in throng.enumerate_pixels() {
+        if p.0 != background {
+            expected.put_pixel(x, y, *p);
+            covered += 1;
+        }
+    }
+    let d = diff(&expected, &ground);
+    println!(
+        "crowd in Bevy vs Throng's own: {covered} crowd pixels, {} differ by more than {} levels, mean {:.4}, worst {} at ({}, {})",
+        d.differing,
+        image_diff::PIXEL_LEVEL_TOLERANCE,
+        d.mean,
+        d.worst.2,
+        d.worst.0,
+        d.worst.1
+    );
+    let _ = ground.save(dir.join("bevy.png"));
+    let _ = throng.save(dir.join("throng.png"));
+    assert!(
+        covered > 1000,
+        "Throng's picture shows the crowd ({covered} pixels)"
+    );
+    assert!(
+        d.within_tolerance((SIZE.0 * SIZE.1) as usize),
+        "the crowd in Bevy's pass is not Throng's picture (see {})",
+        dir.display()
+    );
+
+    // The buried Fox: in view without the ground, hidden by it.
+    let buried = throng_picture(&mut app, &handle, &[(BURIED, 0, 0.0)]);
+    let hidden = buried.pixels().filter(|p| p.0 != background).count();
+    {
+        let world = app.world_mut();
+        let mut q = world.query::<&mut ThrongCrowd>();
+        let mut c = q.single_mut(world).unwrap();
+        let m = c.crowd.add_model(&handle);
+        spawn(&mut c.crowd, m, BURIED, 0, 0.0);
+        c.crowd.update(0.0);
+    }
+    let with_buried = capture(&mut app);
+    let d = diff(&ground, &with_buried);
+    println!(
+        "a buried Fox of {hidden} pixels in view: {} pixels of Bevy's picture changed",
+        d.differing
+    );
+    assert!(
+        // Twice what the tolerance lets differ: drawn over the ground, it
+        // would fail the comparison below.
+        hidden as f64 > 2.0 * image_diff::MAX_DIFFERING_FRACTION * (SIZE.0 * SIZE.1) as f64,
+        "the buried Fox would cover {hidden} pixels without the ground"
+    );
+    assert!(
+        d.within_tolerance((SIZE.0 * SIZE.1) as usize),
+        "the buried Fox shows through Bevy's ground: {} pixels changed",
+        d.differing
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing() {
+    let dir = assets();
+    let mut app = app(&dir);
+    app.world_mut().spawn(ThrongCrowd::default());
+    app.update();
+    let broken: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("broken.throng");
+    run_until(&mut app, "loading broken.throng", |app| {
+        app.world()
+            .resource::<AssetServer>()
+            .load_state(&broken)
+            .is_failed()
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&broken) else {
+        unreachable!()
+    };
+    let text = error.to_string();
+    println!("{text}");
+    assert!(text.contains("broken.throng"), "{text}");
+    let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
+    run_until(&mut app, "loading fox.throng", |app| {
+        app.world()
+            .resource::<Assets<ThrongModel>>()
+            .get(&fox)
+            .is_some()
+    });
+    {
+        let world = app.world_mut();
+        let handle = world
+            .resource::<Assets<ThrongModel>>()
+            .get(&fox)
+            .unwrap()
+            .0
+            .clone();
+        let mut q = world.query::<&mut ThrongCrowd>();
+        let mut c = q.single_mut(world).unwrap();
+        let m = c.crowd.add_model(&handle);
+        spawn(&mut c.crowd, m, glam::Vec3::ZERO, 0, 0.0);
+    }
+    for _ in 0..5 {
+        app.update();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
