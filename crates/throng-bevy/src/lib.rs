@@ -1,25 +1,23 @@
 //! Throng crowds inside a Bevy 0.20 app, in Bevy's own cameras, depth,
-//! lights and frame.
+//! lights and frame. This is the README's example (kept equal to it):
 //!
 //! ```no_run
 //! use bevy::prelude::*;
 //! use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin};
-//! use throng_crowd::crowd::Spawn;
+//! use throng_bevy::throng_crowd::crowd::Spawn;
 //!
 //! #[derive(Resource)]
 //! struct Fox(Handle<ThrongModel>);
 //!
 //! fn setup(mut commands: Commands, assets: Res<AssetServer>) {
-//!     commands.insert_resource(Fox(assets.load("fox.throng")));
+//!     commands.insert_resource(Fox(assets.load("fox.throng"))); // `throng bake fox.glb`
 //!     commands.spawn(ThrongCrowd::default());
-//!     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 200.0, 600.0)));
-//!     commands.spawn((DirectionalLight::default(), Transform::from_xyz(1.0, 2.0, 1.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 200.0, 600.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn((DirectionalLight::default(), Transform::default().looking_to(Vec3::new(1.0, -2.0, -1.0), Vec3::Y)));
 //! }
 //!
-//! fn populate(fox: Res<Fox>, models: Res<Assets<ThrongModel>>, mut crowds: Query<&mut ThrongCrowd>, mut done: Local<bool>) {
-//!     let Ok(mut crowd) = crowds.single_mut() else { return };
-//!     if *done { return }
-//!     let Some(model) = crowd.add_model(&fox.0, &models) else { return }; // still loading
+//! fn populate(fox: Res<Fox>, models: Res<Assets<ThrongModel>>, mut crowd: Single<&mut ThrongCrowd>, mut done: Local<bool>) {
+//!     let Some(model) = (!*done).then(|| crowd.add_model(&fox.0, &models)).flatten() else { return };
 //!     for i in 0..10_000 {
 //!         let at = glam::Vec3::new((i % 100) as f32 * 60.0, 0.0, (i / 100) as f32 * -60.0);
 //!         let spawn = Spawn { transform: glam::Mat4::from_translation(at), clip: Some(i % 3), ..Spawn::default() };
@@ -28,11 +26,10 @@
 //!     *done = true;
 //! }
 //!
-//! App::new()
-//!     .add_plugins((DefaultPlugins, ThrongPlugin))
-//!     .add_systems(Startup, setup)
-//!     .add_systems(Update, populate)
-//!     .run();
+//! fn main() {
+//!     App::new().add_plugins((DefaultPlugins, ThrongPlugin))
+//!         .add_systems(Startup, setup).add_systems(Update, populate).run();
+//! }
 //! ```
 //!
 //! - [`asset`]: `.throng` files as assets ([`ThrongModel`]).
