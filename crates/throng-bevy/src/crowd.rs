@@ -32,6 +32,22 @@ impl ThrongCrowd {
     }
 }
 
+/// Marks the cameras that draw crowds when [`ThrongCameras::Marked`] is
+/// set (by default every active 3D camera does).
+#[derive(Component, Clone, Copy, Default)]
+pub struct ThrongCamera;
+
+/// Which 3D cameras draw the crowds.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThrongCameras {
+    /// Every active 3D camera.
+    #[default]
+    All,
+    /// Only cameras with a [`ThrongCamera`] component (a minimap or a
+    /// reflection camera then costs nothing).
+    Marked,
+}
+
 /// Advances every crowd not on manual time by the frame's time.
 pub fn advance_crowds(time: Res<Time>, mut crowds: Query<&mut ThrongCrowd>) {
     let dt = time.delta_secs();

@@ -34,7 +34,8 @@
 //!
 //! - [`asset`]: `.throng` files as assets ([`ThrongModel`]).
 //! - [`crowd`]: the crowd component ([`ThrongCrowd`]), advanced by Bevy's
-//!   time.
+//!   time, and which cameras draw it ([`ThrongCameras`]: all 3D cameras,
+//!   or those marked [`ThrongCamera`]).
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase.
@@ -56,7 +57,7 @@ use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
-pub use crowd::ThrongCrowd;
+pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
 pub use throng_crowd;
 
 /// Loads `.throng` assets, advances [`ThrongCrowd`]s and draws them from

@@ -19,7 +19,7 @@ use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
 use throng_render::{DepthConvention, GpuModel, Renderer, RendererOptions};
 
 use crate::convert;
-use crate::crowd::ThrongCrowd;
+use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
 
 /// One camera's renderer and what it was made for.
 pub struct ViewRenderer {
@@ -67,12 +67,14 @@ pub fn prepare_crowds(
                 &GlobalTransform,
                 Option<&Projection>,
                 Option<&Exposure>,
+                Has<ThrongCamera>,
             ),
             With<Camera3d>,
         >,
     >,
     lights: Extract<Query<(&DirectionalLight, &GlobalTransform)>>,
     ambient: Extract<Option<Res<GlobalAmbientLight>>>,
+    which: Extract<Option<Res<ThrongCameras>>>,
     mut state: ResMut<ThrongRenderState>,
     gpu: Option<(Res<RenderAdapter>, Res<RenderDevice>, Res<RenderQueue>)>,
 ) {
@@ -106,8 +108,9 @@ pub fn prepare_crowds(
         .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
     let mut seen = Vec::new();
     let mut failures = Vec::new();
-    for (entity, camera, transform, projection, exposure) in &cameras {
-        if !camera.is_active {
+    let marked_only = which.as_deref() == Some(&ThrongCameras::Marked);
+    for (entity, camera, transform, projection, exposure, marked) in &cameras {
+        if !camera.is_active || (marked_only && !marked) {
             continue;
         }
         seen.push(entity);

@@ -10,6 +10,8 @@
 //!   against Bevy's depth buffer.
 //! - A corrupt `.throng` asset is a Bevy asset error carrying Throng's
 //!   message, and a crowd with no camera draws nothing without error.
+//! - With `ThrongCameras::Marked`, a camera draws the crowd only once it is
+//!   marked `ThrongCamera`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -24,7 +26,7 @@ use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::Msaa;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::{ExitCondition, WindowPlugin};
-use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, convert};
+use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel, ThrongPlugin, convert};
 use throng_crowd::crowd::{Crowd, ModelId, Spawn};
 use throng_render::image_diff::{self, diff};
 use throng_render::{DepthConvention, GpuModel, Offscreen, Renderer, RendererOptions};
@@ -268,14 +270,12 @@ fn throng_picture(
     target.read(&gpu.device, &gpu.queue).unwrap()
 }
 
-#[test]
-fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground() {
-    let dir = assets();
-    let mut app = app(&dir);
+/// The scene with the five Foxes standing; the Fox's handle.
+fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
     app.add_systems(Startup, scene);
     app.update();
     let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
-    run_until(&mut app, "loading fox.throng", |app| {
+    run_until(app, "loading fox.throng", |app| {
         app.world()
             .resource::<Assets<ThrongModel>>()
             .get(&fox)
@@ -288,17 +288,23 @@ fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground()
         .unwrap()
         .0
         .clone();
-    let spots = foxes();
-    {
-        let world = app.world_mut();
-        let mut q = world.query::<&mut ThrongCrowd>();
-        let mut c = q.single_mut(world).unwrap();
-        let m = c.crowd.add_model(&handle);
-        for &(at, clip, time) in &spots {
-            spawn(&mut c.crowd, m, at, clip, time);
-        }
-        c.crowd.update(0.0);
+    let world = app.world_mut();
+    let mut q = world.query::<&mut ThrongCrowd>();
+    let mut c = q.single_mut(world).unwrap();
+    let m = c.crowd.add_model(&handle);
+    for &(at, clip, time) in &foxes() {
+        spawn(&mut c.crowd, m, at, clip, time);
     }
+    c.crowd.update(0.0);
+    handle
+}
+
+#[test]
+fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground() {
+    let dir = assets();
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let spots = foxes();
     for _ in 0..3 {
         app.update();
     }
@@ -410,5 +416,29 @@ fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing(
     for _ in 0..5 {
         app.update();
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn with_marked_cameras_only_a_marked_camera_draws_the_crowd() {
+    let dir = assets();
+    let mut app = app(&dir);
+    app.insert_resource(ThrongCameras::Marked);
+    standing(&mut app);
+    let unmarked = capture(&mut app);
+    let world = app.world_mut();
+    let camera = world
+        .query_filtered::<Entity, With<Camera3d>>()
+        .single(world)
+        .unwrap();
+    world.entity_mut(camera).insert(ThrongCamera);
+    app.update();
+    let marked = capture(&mut app);
+    let d = diff(&unmarked, &marked);
+    println!("marking the camera changed {} pixels", d.differing);
+    assert!(
+        d.differing > 1000,
+        "the marked camera draws the crowd; the unmarked one did not"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
