@@ -1,0 +1,379 @@
+//! `throng-bevy-bench`: frame time of a Throng crowd in Bevy against Bevy's
+//! own way of drawing many animated characters — one glTF scene and one
+//! `AnimationPlayer` per Fox, as Bevy's `many_foxes` stress test does — at
+//! the same counts, in the same scene (a ground plane, one directional
+//! light without shadows, a camera over a grid of Foxes running), into an
+//! image target of the same size, in one run. Headless: each frame is
+//! `App::update` plus a wait for the GPU, so the figure is the whole
+//! frame's wall time on whatever adapter wgpu finds.
+//!
+//! ```text
+//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//!     -p throng-bevy-bench -- [--counts 1000,10000] [--frames 30] [--size 640x360]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bevy::animation::AnimationPlayer;
+use bevy::animation::graph::{AnimationGraph, AnimationGraphHandle, AnimationNodeIndex};
+use bevy::asset::AssetPlugin;
+use bevy::camera::{ImageRenderTarget, RenderTarget};
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::gltf::GltfAssetLabel;
+use bevy::light::DirectionalLight;
+use bevy::prelude::*;
+use bevy::render::RenderApp;
+use bevy::render::render_resource::{TextureFormat, TextureUsages};
+use bevy::render::renderer::RenderDevice;
+use bevy::window::{ExitCondition, WindowPlugin};
+use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
+use throng_bevy::throng_crowd::crowd::Spawn;
+use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin};
+
+/// Metres between Foxes in the grid.
+const SPACING: f32 = 2.0;
+/// The Fox's glTF is in centimetres.
+const SCALE: f32 = 0.01;
+/// Frames drawn after everything is loaded, before measuring.
+const WARM_UP: usize = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Approach {
+    /// A `ThrongCrowd` drawn by `ThrongPlugin`.
+    Throng,
+    /// One `WorldAssetRoot` and `AnimationPlayer` per Fox.
+    Bevy,
+}
+
+struct Args {
+    counts: Vec<usize>,
+    frames: usize,
+    size: (u32, u32),
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args {
+        counts: vec![1000, 10_000],
+        frames: 30,
+        size: (640, 360),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--counts" => {
+                a.counts = value
+                    .split(',')
+                    .map(|c| {
+                        c.trim()
+                            .parse()
+                            .map_err(|_| format!("--counts: {c:?} is not a count"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--frames" => a.frames = value.parse().map_err(|_| format!("--frames: {value:?}"))?,
+            "--size" => {
+                let (w, h) = value
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                    .filter(|&(w, h): &(u32, u32)| w > 0 && h > 0)
+                    .ok_or_else(|| format!("--size: {value:?} is not WIDTHxHEIGHT"))?;
+                a.size = (w, h);
+            }
+            other => return Err(format!("unknown flag {other} (--counts, --frames, --size)")),
+        }
+    }
+    if a.frames == 0 || a.counts.contains(&0) {
+        return Err("counts and frames must be positive".into());
+    }
+    Ok(a)
+}
+
+/// A folder with the Fox's glTF and its `.throng`, baked by this build.
+fn assets() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("throng-bevy-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../assets/khronos_Fox.glb");
+    std::fs::copy(&glb, dir.join("fox.glb")).expect("the bundled Fox");
+    let opts = throng_bake::BakeOptions {
+        lod_ratios: Vec::new(),
+        ..throng_bake::BakeOptions::default()
+    };
+    let (model, _) = throng_bake::bake_file(&glb, &opts, &|_, _| {}).expect("the Fox bakes");
+    throng_core::format::write_file(&model, &dir.join("fox.throng"))
+        .expect("fox.throng is written");
+    dir
+}
+
+#[derive(Resource, Clone, Copy)]
+struct Case {
+    approach: Approach,
+    count: usize,
+    size: (u32, u32),
+}
+
+#[derive(Resource)]
+struct Clips {
+    nodes: Vec<AnimationNodeIndex>,
+    graph: Handle<AnimationGraph>,
+}
+
+#[derive(Resource)]
+struct FoxModel(Handle<ThrongModel>);
+
+/// Where Fox `i` of `n` stands: a square grid around the origin.
+fn spot(i: usize, n: usize) -> Vec3 {
+    let side = (n as f32).sqrt().ceil() as usize;
+    let half = (side as f32 - 1.0) * SPACING * 0.5;
+    Vec3::new(
+        (i % side) as f32 * SPACING - half,
+        0.0,
+        (i / side) as f32 * SPACING - half,
+    )
+}
+
+fn scene(
+    case: Res<Case>,
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut graphs: ResMut<Assets<AnimationGraph>>,
+    assets: Res<AssetServer>,
+) {
+    let mut image = Image::new_target_texture(
+        case.size.0,
+        case.size.1,
+        TextureFormat::Rgba8UnormSrgb,
+        None,
+    );
+    image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+    let side = (case.count as f32).sqrt().ceil() * SPACING;
+    commands.spawn((
+        Camera3d::default(),
+        RenderTarget::Image(ImageRenderTarget::from(images.add(image))),
+        // The default needs the `tonemapping_luts` feature; both cases alike.
+        Tonemapping::None,
+        Transform::from_xyz(side * 0.6, side * 0.35, side * 0.75).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(side * 3.0, side * 3.0))),
+        MeshMaterial3d(materials.add(Color::srgb(0.3, 0.5, 0.3))),
+    ));
+    match case.approach {
+        Approach::Throng => {
+            commands.insert_resource(FoxModel(assets.load("fox.throng")));
+            commands.spawn(ThrongCrowd::default());
+        }
+        Approach::Bevy => {
+            let clips =
+                [2, 1, 0].map(|i| assets.load(GltfAssetLabel::Animation(i).from_asset("fox.glb")));
+            let mut graph = AnimationGraph::new();
+            let nodes = graph.add_clips(clips, 1.0, graph.root).collect();
+            commands.insert_resource(Clips {
+                nodes,
+                graph: graphs.add(graph),
+            });
+            let fox = assets.load(GltfAssetLabel::Scene(0).from_asset("fox.glb"));
+            for i in 0..case.count {
+                commands
+                    .spawn((
+                        WorldAssetRoot(fox.clone()),
+                        Transform::from_translation(spot(i, case.count))
+                            .with_scale(Vec3::splat(SCALE)),
+                    ))
+                    .observe(play_once_loaded);
+            }
+        }
+    }
+}
+
+/// Bevy's Foxes: start the run clip once a Fox's scene is in the world.
+fn play_once_loaded(
+    ready: On<WorldInstanceReady>,
+    clips: Res<Clips>,
+    mut commands: Commands,
+    children: Query<&Children>,
+    mut players: Query<&mut AnimationPlayer>,
+) {
+    for child in children.iter_descendants(ready.entity) {
+        if let Ok(mut player) = players.get_mut(child) {
+            player
+                .play(clips.nodes[0])
+                .repeat()
+                .seek_to(ready.entity.index_u32() as f32 / 10.0);
+            commands
+                .entity(child)
+                .insert(AnimationGraphHandle(clips.graph.clone()));
+        }
+    }
+}
+
+/// Throng's Foxes: spawn the crowd once the model is loaded.
+fn populate(
+    case: Res<Case>,
+    fox: Option<Res<FoxModel>>,
+    models: Res<Assets<ThrongModel>>,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    let (Some(fox), Ok(mut crowd)) = (fox, crowds.single_mut()) else {
+        return;
+    };
+    if !crowd.crowd.is_empty() {
+        return;
+    }
+    let Some(model) = crowd.add_model(&fox.0, &models) else {
+        return;
+    };
+    for i in 0..case.count {
+        let at = spot(i, case.count);
+        let transform = glam::Mat4::from_scale_rotation_translation(
+            glam::Vec3::splat(SCALE),
+            glam::Quat::IDENTITY,
+            glam::Vec3::new(at.x, at.y, at.z),
+        );
+        let spawn = Spawn {
+            transform,
+            clip: Some(2),
+            time: i as f32 / 10.0,
+            ..Spawn::default()
+        };
+        crowd.crowd.spawn(model, spawn).expect("a Fox spawns");
+    }
+}
+
+/// Everything the case draws is in the world.
+fn ready(app: &mut App, case: Case) -> bool {
+    let world = app.world_mut();
+    match case.approach {
+        Approach::Throng => world
+            .query::<&ThrongCrowd>()
+            .iter(world)
+            .any(|c| c.crowd.len() == case.count),
+        Approach::Bevy => {
+            world
+                .query_filtered::<(), (With<AnimationPlayer>, With<AnimationGraphHandle>)>()
+                .iter(world)
+                .count()
+                == case.count
+        }
+    }
+}
+
+fn app(dir: &Path, case: Case) -> App {
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin {
+                file_path: dir.to_string_lossy().into_owned(),
+                ..default()
+            })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                close_when_requested: false,
+                ..default()
+            })
+            .set(bevy::render::RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            }),
+    )
+    .add_plugins(ThrongPlugin)
+    .insert_resource(case)
+    .add_systems(Startup, scene)
+    .add_systems(Update, populate);
+    while app.plugins_state() == bevy::app::PluginsState::Adding {
+        bevy::tasks::tick_global_task_pools_on_main_thread();
+    }
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// One frame, the GPU's work included.
+fn frame(app: &mut App) {
+    app.update();
+    let device = app
+        .sub_app(RenderApp)
+        .world()
+        .resource::<RenderDevice>()
+        .clone();
+    let _ = device
+        .wgpu_device()
+        .poll(throng_render::wgpu::PollType::wait_indefinitely());
+}
+
+/// Frame times (ms) of `case`, sorted.
+fn measure(dir: &Path, case: Case, frames: usize) -> Vec<f64> {
+    let mut app = app(dir, case);
+    let mut loading = 0;
+    while !ready(&mut app, case) {
+        frame(&mut app);
+        loading += 1;
+        assert!(
+            loading < 600,
+            "{:?} with {} Foxes: not loaded after 600 frames",
+            case.approach,
+            case.count
+        );
+    }
+    for _ in 0..WARM_UP {
+        frame(&mut app);
+    }
+    let mut ms: Vec<f64> = (0..frames)
+        .map(|_| {
+            let t = Instant::now();
+            frame(&mut app);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms
+}
+
+fn main() {
+    let args = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("throng-bevy-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let dir = assets();
+    println!(
+        "| Foxes | approach | median frame ms | mean | fastest | slowest | ({} frames at {}×{}) |",
+        args.frames, args.size.0, args.size.1
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for &count in &args.counts {
+        for approach in [Approach::Throng, Approach::Bevy] {
+            let case = Case {
+                approach,
+                count,
+                size: args.size,
+            };
+            let ms = measure(&dir, case, args.frames);
+            let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+            println!(
+                "| {count} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | |",
+                match approach {
+                    Approach::Throng => "ThrongCrowd (throng-bevy)",
+                    Approach::Bevy => "a scene + AnimationPlayer per Fox",
+                },
+                ms[ms.len() / 2],
+                ms[0],
+                ms[ms.len() - 1]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
