@@ -43,6 +43,10 @@ pub struct ThrongRenderState {
     /// What each camera's view was last frame in the render world: its
     /// main texture format and MSAA samples.
     pub targets: HashMap<Entity, (TextureFormat, u32)>,
+    /// CPU time of the last extract's prepare (every camera), what the
+    /// crowd costs the frame on the CPU while Bevy's extract holds the
+    /// main world.
+    pub prepare_time: std::time::Duration,
     /// Errors already logged (each once).
     logged: std::collections::HashSet<String>,
 }
@@ -82,11 +86,19 @@ pub fn prepare_crowds(
     let Some((adapter, device, queue)) = gpu else {
         return;
     };
+    let start = std::time::Instant::now();
     let state = &mut *state;
     for v in state.views.values_mut() {
         v.prepared = false;
     }
     let crowd_refs: Vec<&throng_crowd::crowd::Crowd> = crowds.iter().map(|c| &c.crowd).collect();
+    // No instance anywhere: nothing to prepare or draw (the views' items
+    // come out of their phases; a crowd that fills again is synced from
+    // its change log then).
+    if crowd_refs.iter().all(|c| c.is_empty()) {
+        state.prepare_time = start.elapsed();
+        return;
+    }
     let device = device.wgpu_device();
     // Models: uploaded once, when a crowd first uses them.
     for c in &crowd_refs {
@@ -161,6 +173,7 @@ pub fn prepare_crowds(
     }
     state.views.retain(|e, _| seen.contains(e));
     state.targets.retain(|e, _| seen.contains(e));
+    state.prepare_time = start.elapsed();
     for f in failures {
         state.warn_once(f);
     }

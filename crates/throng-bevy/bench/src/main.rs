@@ -28,6 +28,7 @@ use bevy::render::render_resource::{TextureFormat, TextureUsages};
 use bevy::render::renderer::RenderDevice;
 use bevy::window::{ExitCondition, WindowPlugin};
 use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
+use throng_bevy::prepare::ThrongRenderState;
 use throng_bevy::throng_crowd::crowd::Spawn;
 use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin};
 
@@ -312,8 +313,9 @@ fn frame(app: &mut App) {
         .poll(throng_render::wgpu::PollType::wait_indefinitely());
 }
 
-/// Frame times (ms) of `case`, sorted.
-fn measure(dir: &Path, case: Case, frames: usize) -> Vec<f64> {
+/// Frame times (ms) of `case`, sorted, and the mean CPU time of Throng's
+/// prepare in Bevy's extract (ms; 0 for Bevy's own Foxes).
+fn measure(dir: &Path, case: Case, frames: usize) -> (Vec<f64>, f64) {
     let mut app = app(dir, case);
     let mut loading = 0;
     while !ready(&mut app, case) {
@@ -329,15 +331,23 @@ fn measure(dir: &Path, case: Case, frames: usize) -> Vec<f64> {
     for _ in 0..WARM_UP {
         frame(&mut app);
     }
+    let mut prepare = 0.0;
     let mut ms: Vec<f64> = (0..frames)
         .map(|_| {
             let t = Instant::now();
             frame(&mut app);
+            prepare += app
+                .sub_app(RenderApp)
+                .world()
+                .resource::<ThrongRenderState>()
+                .prepare_time
+                .as_secs_f64()
+                * 1e3;
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
     ms.sort_by(f64::total_cmp);
-    ms
+    (ms, prepare / frames as f64)
 }
 
 fn main() {
@@ -350,10 +360,10 @@ fn main() {
     };
     let dir = assets();
     println!(
-        "| Foxes | approach | median frame ms | mean | fastest | slowest | ({} frames at {}×{}) |",
+        "| Foxes | approach | median frame ms | mean | fastest | slowest | Throng's prepare (CPU, in extract) ms | ({} frames at {}×{}) |",
         args.frames, args.size.0, args.size.1
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for &count in &args.counts {
         for approach in [Approach::Throng, Approach::Bevy] {
             let case = Case {
@@ -361,10 +371,10 @@ fn main() {
                 count,
                 size: args.size,
             };
-            let ms = measure(&dir, case, args.frames);
+            let (ms, prepare) = measure(&dir, case, args.frames);
             let mean = ms.iter().sum::<f64>() / ms.len() as f64;
             println!(
-                "| {count} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | |",
+                "| {count} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
                 match approach {
                     Approach::Throng => "ThrongCrowd (throng-bevy)",
                     Approach::Bevy => "a scene + AnimationPlayer per Fox",
