@@ -6,11 +6,17 @@
 //! `color × illuminance × exposure / π`, its ambient term `color ×
 //! brightness × exposure`, with the camera's [`Exposure`] (Bevy's default,
 //! EV100 9.7, when it has none).
+//!
+//! Shadows are Throng's own map, fitted each frame to the crowd in view
+//! along the same light: on when that light has `shadow_maps_enabled`, its
+//! side Bevy's [`DirectionalLightShadowMap`] size, and full (a shadowed
+//! surface keeps only the ambient term, as in Bevy).
 
 use bevy::camera::{Camera, Exposure, Projection};
-use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::prelude::*;
 use throng_render::Lighting;
+use throng_render::renderer::ShadowOptions;
 
 /// A Bevy (glam 0.33) matrix as Throng's (glam 0.34).
 pub fn mat4(m: bevy::math::Mat4) -> glam::Mat4 {
@@ -73,4 +79,20 @@ pub fn lighting(
         color,
         ambient,
     }
+}
+
+/// Throng's shadows for the scene's brightest directional light (`None`:
+/// no light, or its shadows are off).
+pub fn shadows(
+    light: Option<(&DirectionalLight, &GlobalTransform)>,
+    map: Option<&DirectionalLightShadowMap>,
+) -> Option<ShadowOptions> {
+    let (light, _) = light?;
+    light.shadow_maps_enabled.then(|| ShadowOptions {
+        map_size: map.map_or(ShadowOptions::default().map_size, |m| {
+            u32::try_from(m.size).unwrap_or(u32::MAX)
+        }),
+        strength: 1.0,
+        ..ShadowOptions::default()
+    })
 }

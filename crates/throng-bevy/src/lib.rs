@@ -38,8 +38,12 @@
 //!   or those marked [`ThrongCamera`]).
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
+//! - [`shadow`]: the crowd's shadow map, drawn before Bevy's passes.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase.
-//! - [`convert`]: Bevy's cameras and lights as Throng's.
+//! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
+//! - [`stats`]: what each camera drew ([`ThrongStats`], a main-world
+//!   resource).
+//! - [`headless`]: a windowless app rendering into image targets.
 //!
 //! Transforms and positions in the [`throng_crowd::crowd::Crowd`] API are
 //! Throng's glam (0.34); Bevy's is 0.33: convert by value
@@ -49,7 +53,10 @@ pub mod asset;
 pub mod convert;
 pub mod crowd;
 pub mod draw;
+pub mod headless;
 pub mod prepare;
+pub mod shadow;
+pub mod stats;
 
 use bevy::core_pipeline::core_3d::Opaque3d;
 use bevy::prelude::*;
@@ -58,16 +65,19 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
 pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
+pub use stats::ThrongStats;
 pub use throng_crowd;
 
-/// Loads `.throng` assets, advances [`ThrongCrowd`]s and draws them from
-/// every 3D camera.
+/// Loads `.throng` assets, advances [`ThrongCrowd`]s, draws them from
+/// every 3D camera and reports what each drew in [`ThrongStats`].
 pub struct ThrongPlugin;
 
 impl Plugin for ThrongPlugin {
     fn build(&self, app: &mut App) {
+        let stats = ThrongStats::default();
         app.init_asset::<ThrongModel>()
             .init_asset_loader::<ThrongModelLoader>()
+            .insert_resource(stats)
             .add_systems(PostUpdate, crowd::advance_crowds);
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
             return;
@@ -76,6 +86,9 @@ impl Plugin for ThrongPlugin {
             .init_resource::<prepare::ThrongRenderState>()
             .add_render_command::<Opaque3d, draw::DrawThrongCrowd>()
             .add_systems(ExtractSchedule, prepare::prepare_crowds)
-            .add_systems(Render, draw::queue_crowds.in_set(RenderSystems::Queue));
+            .add_systems(
+                Render,
+                (draw::queue_crowds, shadow::encode_shadows).in_set(RenderSystems::Queue),
+            );
     }
 }

@@ -6,20 +6,24 @@
 //! renderer uploads only what the crowd's change log says changed. Each 3D
 //! camera gets its own Throng renderer, made for the camera's main texture
 //! format (HDR or not) and MSAA, drawing with Bevy's reverse-Z projection
-//! into Bevy's depth buffer. Models are uploaded once, on Bevy's device.
+//! into Bevy's depth buffer, with Throng's shadow map when the light casts
+//! shadows. Models are uploaded once, on Bevy's device. What each camera
+//! drew goes to the main world's [`ThrongStats`].
 
 use std::collections::HashMap;
 
 use bevy::camera::{Camera, Camera3d, Exposure, Projection};
-use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::prelude::*;
 use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
-use throng_render::{DepthConvention, GpuModel, Renderer, RendererOptions};
+use throng_render::renderer::ShadowOptions;
+use throng_render::{DepthConvention, GpuModel, Lighting, Renderer, RendererOptions};
 
 use crate::convert;
 use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
+use crate::stats::{Frame, ThrongStats};
 
 /// One camera's renderer and what it was made for.
 pub struct ViewRenderer {
@@ -31,6 +35,22 @@ pub struct ViewRenderer {
     pub samples: u32,
     /// It prepared draws this frame.
     pub prepared: bool,
+}
+
+/// The options of a camera's renderer: Bevy's depth convention (reverse
+/// Z), the view's MSAA, and the mapped light and shadows.
+pub fn renderer_options(
+    samples: u32,
+    lighting: Lighting,
+    shadows: Option<ShadowOptions>,
+) -> RendererOptions {
+    RendererOptions {
+        sample_count: samples,
+        shadows,
+        depth: DepthConvention::Reversed,
+        lighting,
+        ..RendererOptions::default()
+    }
 }
 
 /// Throng's render-world state.
@@ -78,7 +98,9 @@ pub fn prepare_crowds(
     >,
     lights: Extract<Query<(&DirectionalLight, &GlobalTransform)>>,
     ambient: Extract<Option<Res<GlobalAmbientLight>>>,
+    shadow_map: Extract<Option<Res<DirectionalLightShadowMap>>>,
     which: Extract<Option<Res<ThrongCameras>>>,
+    stats: Extract<Option<Res<ThrongStats>>>,
     mut state: ResMut<ThrongRenderState>,
     gpu: Option<(Res<RenderAdapter>, Res<RenderDevice>, Res<RenderQueue>)>,
 ) {
@@ -97,6 +119,12 @@ pub fn prepare_crowds(
     // its change log then).
     if crowd_refs.iter().all(|c| c.is_empty()) {
         state.prepare_time = start.elapsed();
+        if let Some(stats) = stats.as_deref() {
+            stats.set(Frame {
+                prepare_time: state.prepare_time,
+                ..Frame::default()
+            });
+        }
         return;
     }
     let device = device.wgpu_device();
@@ -118,6 +146,8 @@ pub fn prepare_crowds(
     let light = lights
         .iter()
         .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
+    let shadows = convert::shadows(light, shadow_map.as_deref());
+    let mut frame = Frame::default();
     let mut seen = Vec::new();
     let mut failures = Vec::new();
     let marked_only = which.as_deref() == Some(&ThrongCameras::Marked);
@@ -130,18 +160,11 @@ pub fn prepare_crowds(
             continue; // its view's format is known from its first frame on
         };
         let lighting = convert::lighting(light, ambient.as_deref(), exposure);
-        let fits = state
-            .views
-            .get(&entity)
-            .is_some_and(|v| v.format == format && v.samples == samples);
+        let fits = state.views.get(&entity).is_some_and(|v| {
+            v.format == format && v.samples == samples && v.renderer.options().shadows == shadows
+        });
         if !fits {
-            let options = RendererOptions {
-                sample_count: samples,
-                shadows: None,
-                depth: DepthConvention::Reversed,
-                lighting,
-                ..RendererOptions::default()
-            };
+            let options = renderer_options(samples, lighting, shadows);
             match Renderer::new(&adapter, device, &queue, format, options) {
                 Ok(renderer) => {
                     state.views.insert(
@@ -167,13 +190,20 @@ pub fn prepare_crowds(
         view.renderer.set_lighting(lighting, wgpu_black());
         let cam = convert::camera(camera, transform, projection);
         match view.renderer.prepare_draws(&cam, &crowd_refs, &models) {
-            Ok(_) => view.prepared = true,
+            Ok(s) => {
+                view.prepared = true;
+                frame.cameras.insert(entity, s);
+            }
             Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
         }
     }
     state.views.retain(|e, _| seen.contains(e));
     state.targets.retain(|e, _| seen.contains(e));
     state.prepare_time = start.elapsed();
+    frame.prepare_time = state.prepare_time;
+    if let Some(stats) = stats.as_deref() {
+        stats.set(frame);
+    }
     for f in failures {
         state.warn_once(f);
     }

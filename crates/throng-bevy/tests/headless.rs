@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use bevy::asset::{AssetPlugin, LoadState};
+use bevy::asset::LoadState;
 use bevy::camera::{Camera, ImageRenderTarget, RenderTarget};
 use bevy::core_pipeline::tonemapping::{DebandDither, Tonemapping};
 use bevy::image::Image;
@@ -25,11 +25,10 @@ use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::Msaa;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
-use bevy::window::{ExitCondition, WindowPlugin};
-use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel, ThrongPlugin, convert};
+use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel, convert};
 use throng_crowd::crowd::{Crowd, ModelId, Spawn};
 use throng_render::image_diff::{self, diff};
-use throng_render::{DepthConvention, GpuModel, Offscreen, Renderer, RendererOptions};
+use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 
 const SIZE: (u32, u32) = (256, 160);
 /// The clear colour, sRGB.
@@ -96,51 +95,20 @@ struct Captured(Arc<Mutex<Option<Image>>>);
 struct Target(Handle<Image>);
 
 fn app(dir: &Path) -> App {
-    let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin {
-                file_path: dir.to_string_lossy().into_owned(),
-                ..default()
-            })
-            .set(WindowPlugin {
-                primary_window: None,
-                exit_condition: ExitCondition::DontExit,
-                close_when_requested: false,
-                ..default()
-            })
-            .set(bevy::render::RenderPlugin {
-                synchronous_pipeline_compilation: true,
-                ..default()
-            }),
-    )
-    .add_plugins(ThrongPlugin)
-    .insert_resource(ClearColor(Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2)))
-    .insert_resource(GlobalAmbientLight {
-        color: Color::WHITE,
-        brightness: 300.0,
-        ..default()
-    })
-    .init_resource::<Captured>();
-    // What `App::run` does before its first update: wait for the plugins
-    // (the renderer's device is made asynchronously), then finish them.
-    while app.plugins_state() == bevy::app::PluginsState::Adding {
-        bevy::tasks::tick_global_task_pools_on_main_thread();
-    }
-    app.finish();
-    app.cleanup();
-    let adapter = app
+    let mut app = throng_bevy::headless::app(dir).unwrap_or_else(|e| panic!("{e}"));
+    app.insert_resource(ClearColor(Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2)))
+        .insert_resource(GlobalAmbientLight {
+            color: Color::WHITE,
+            brightness: 300.0,
+            ..default()
+        })
+        .init_resource::<Captured>();
+    let info = app
         .sub_app(bevy::render::RenderApp)
         .world()
-        .get_resource::<bevy::render::renderer::RenderAdapterInfo>()
-        .map(|info| format!("{} ({:?})", info.name, info.backend));
-    match adapter {
-        Some(a) => eprintln!("Bevy renders on {a}"),
-        None => panic!(
-            "Bevy found no adapter (WGPU_BACKEND={:?})",
-            std::env::var("WGPU_BACKEND").ok()
-        ),
-    }
+        .resource::<bevy::render::renderer::RenderAdapterInfo>()
+        .clone();
+    eprintln!("Bevy renders on {} ({:?})", info.name, info.backend);
     app
 }
 
@@ -222,6 +190,7 @@ fn throng_picture(
     app: &mut App,
     model: &throng_crowd::crowd::ModelHandle,
     spots: &[(glam::Vec3, usize, f32)],
+    shadows: bool,
 ) -> image::RgbaImage {
     let gpu = throng_render::require_gpu("throng-bevy headless");
     let world = app.world_mut();
@@ -237,18 +206,18 @@ fn throng_picture(
         .unwrap();
     let ambient = world.resource::<GlobalAmbientLight>().clone();
     let lighting = convert::lighting(Some((&light.0, &light.1)), Some(&ambient), None);
+    let shadows = shadows
+        .then(|| convert::shadows(Some((&light.0, &light.1)), None))
+        .flatten();
     let clear = Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2).to_linear();
     let options = RendererOptions {
-        shadows: None,
-        depth: DepthConvention::Reversed,
-        lighting,
         clear_color: throng_render::wgpu::Color {
             r: clear.red as f64,
             g: clear.green as f64,
             b: clear.blue as f64,
             a: 1.0,
         },
-        ..RendererOptions::default()
+        ..throng_bevy::prepare::renderer_options(1, lighting, shadows)
     };
     let mut renderer = Renderer::headless(&gpu, options).unwrap();
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, model).unwrap();
@@ -299,6 +268,55 @@ fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
     handle
 }
 
+/// Bevy's picture with Throng's crowd pixels (those of `throng` that are
+/// not its background) pasted over it, and how many were pasted.
+fn composite(bevy: &image::RgbaImage, throng: &image::RgbaImage) -> (image::RgbaImage, usize) {
+    let background = throng.get_pixel(0, 0).0;
+    let mut out = bevy.clone();
+    let mut covered = 0;
+    for (x, y, p) in throng.enumerate_pixels() {
+        if p.0 != background {
+            out.put_pixel(x, y, *p);
+            covered += 1;
+        }
+    }
+    (out, covered)
+}
+
+/// The crowd's pixels of Bevy's picture `bevy` are Throng's picture
+/// `throng` (drawn over a plain background) within the golden tolerance;
+/// returns how many pixels the crowd covers.
+fn assert_crowd_matches(
+    bevy: &image::RgbaImage,
+    throng: &image::RgbaImage,
+    dir: &Path,
+    what: &str,
+) -> usize {
+    let (expected, covered) = composite(bevy, throng);
+    let d = diff(&expected, bevy);
+    println!(
+        "{what} crowd in Bevy vs Throng's own: {covered} crowd pixels, {} differ by more than {} levels, mean {:.4}, worst {} at ({}, {})",
+        d.differing,
+        image_diff::PIXEL_LEVEL_TOLERANCE,
+        d.mean,
+        d.worst.2,
+        d.worst.0,
+        d.worst.1
+    );
+    let _ = bevy.save(dir.join(format!("bevy-{what}.png")));
+    let _ = throng.save(dir.join(format!("throng-{what}.png")));
+    assert!(
+        covered > 1000,
+        "Throng's picture shows the crowd ({covered} pixels)"
+    );
+    assert!(
+        d.within_tolerance((SIZE.0 * SIZE.1) as usize),
+        "the {what} crowd in Bevy's pass is not Throng's picture (see {})",
+        dir.display()
+    );
+    covered
+}
+
 #[test]
 fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground() {
     let dir = assets();
@@ -309,42 +327,12 @@ fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground()
         app.update();
     }
     let ground = capture(&mut app);
-
-    // The crowd's pixels: Throng's picture, with Bevy's where it shows none.
-    let throng = throng_picture(&mut app, &handle, &spots);
+    let throng = throng_picture(&mut app, &handle, &spots, false);
     let background = throng.get_pixel(0, 0).0;
-    let mut expected = ground.clone();
-    let mut covered = 0;
-    for (x, y, p) in throng.enumerate_pixels() {
-        if p.0 != background {
-            expected.put_pixel(x, y, *p);
-            covered += 1;
-        }
-    }
-    let d = diff(&expected, &ground);
-    println!(
-        "crowd in Bevy vs Throng's own: {covered} crowd pixels, {} differ by more than {} levels, mean {:.4}, worst {} at ({}, {})",
-        d.differing,
-        image_diff::PIXEL_LEVEL_TOLERANCE,
-        d.mean,
-        d.worst.2,
-        d.worst.0,
-        d.worst.1
-    );
-    let _ = ground.save(dir.join("bevy.png"));
-    let _ = throng.save(dir.join("throng.png"));
-    assert!(
-        covered > 1000,
-        "Throng's picture shows the crowd ({covered} pixels)"
-    );
-    assert!(
-        d.within_tolerance((SIZE.0 * SIZE.1) as usize),
-        "the crowd in Bevy's pass is not Throng's picture (see {})",
-        dir.display()
-    );
+    assert_crowd_matches(&ground, &throng, &dir, "unshadowed");
 
     // The buried Fox: in view without the ground, hidden by it.
-    let buried = throng_picture(&mut app, &handle, &[(BURIED, 0, 0.0)]);
+    let buried = throng_picture(&mut app, &handle, &[(BURIED, 0, 0.0)], false);
     let hidden = buried.pixels().filter(|p| p.0 != background).count();
     {
         let world = app.world_mut();
@@ -369,6 +357,38 @@ fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground()
     assert!(
         d.within_tolerance((SIZE.0 * SIZE.1) as usize),
         "the buried Fox shows through Bevy's ground: {} pixels changed",
+        d.differing
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
+    let dir = assets();
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let world = app.world_mut();
+    let mut lights = world.query::<&mut DirectionalLight>();
+    lights.single_mut(world).unwrap().shadow_maps_enabled = true;
+    for _ in 0..3 {
+        app.update();
+    }
+    let shadowed = capture(&mut app);
+    let spots = foxes();
+    let throng = throng_picture(&mut app, &handle, &spots, true);
+    assert_crowd_matches(&shadowed, &throng, &dir, "shadowed");
+    // The shadows are in Bevy's picture: its crowd is not the unshadowed
+    // one (the Foxes shadow their own legs and flanks, and each other).
+    let unshadowed = throng_picture(&mut app, &handle, &spots, false);
+    let d = diff(&composite(&shadowed, &unshadowed).0, &shadowed);
+    println!(
+        "Bevy's shadowed crowd vs Throng's unshadowed: {} pixels differ by more than {} levels",
+        d.differing,
+        image_diff::PIXEL_LEVEL_TOLERANCE
+    );
+    assert!(
+        d.differing >= 50,
+        "the crowd in Bevy is not shadowed: only {} pixels differ from the unshadowed crowd",
         d.differing
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,0 +1,59 @@
+//! A Bevy app without a window, rendering into image targets: what the
+//! plugin's tests and the side-by-side bench run, and what an offline
+//! render or a CI check of a game's crowd would use.
+
+use std::path::Path;
+
+use bevy::asset::AssetPlugin;
+use bevy::prelude::*;
+use bevy::window::{ExitCondition, WindowPlugin};
+
+use crate::ThrongPlugin;
+
+/// Bevy's default plugins with no window, assets read from `assets`,
+/// pipelines compiled as they are asked for (the first frame draws), and
+/// [`ThrongPlugin`]; its plugins finished, as `App::run` would before its
+/// first update. Drive it with `App::update`.
+///
+/// # Errors
+/// Bevy found no graphics adapter (its error names the backend asked
+/// for with `WGPU_BACKEND`).
+pub fn app(assets: &Path) -> Result<App, String> {
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin {
+                file_path: assets.to_string_lossy().into_owned(),
+                ..default()
+            })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                close_when_requested: false,
+                ..default()
+            })
+            .set(bevy::render::RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            }),
+    )
+    .add_plugins(ThrongPlugin);
+    // The renderer's device is made asynchronously: wait for the plugins,
+    // then finish them.
+    while app.plugins_state() == bevy::app::PluginsState::Adding {
+        bevy::tasks::tick_global_task_pools_on_main_thread();
+    }
+    app.finish();
+    app.cleanup();
+    let found = app
+        .sub_app(bevy::render::RenderApp)
+        .world()
+        .contains_resource::<bevy::render::renderer::RenderDevice>();
+    if !found {
+        return Err(format!(
+            "Bevy found no graphics adapter (WGPU_BACKEND={:?})",
+            std::env::var("WGPU_BACKEND").ok()
+        ));
+    }
+    Ok(app)
+}

@@ -1,0 +1,46 @@
+//! What the crowd drew, for the game: [`ThrongStats`] is a main-world
+//! resource the render world writes each frame (Throng's
+//! [`FrameStats`] per camera, and the CPU time of the extract-time
+//! prepare), so a HUD or a test reads visible counts without reaching
+//! into the render world.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bevy::prelude::*;
+use throng_render::FrameStats;
+
+/// The last frame's figures, shared by the main and the render world.
+#[derive(Resource, Clone, Default)]
+pub struct ThrongStats(Arc<Mutex<Frame>>);
+
+/// One frame's figures.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    /// Throng's figures per main-world camera that drew crowds. On the
+    /// GPU-driven path the visible count is the newest frame the GPU has
+    /// reported (a frame or two old), never waited for.
+    pub cameras: HashMap<Entity, FrameStats>,
+    /// CPU time of the extract-time prepare (every camera).
+    pub prepare_time: Duration,
+}
+
+impl ThrongStats {
+    /// A copy of the last frame's figures.
+    pub fn frame(&self) -> Frame {
+        self.0.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    /// `camera`'s figures of the last frame (`None`: it drew no crowd).
+    pub fn camera(&self, camera: Entity) -> Option<FrameStats> {
+        self.0.lock().ok()?.cameras.get(&camera).copied()
+    }
+
+    /// Replaces the figures (the render world, once a frame).
+    pub(crate) fn set(&self, frame: Frame) {
+        if let Ok(mut f) = self.0.lock() {
+            *f = frame;
+        }
+    }
+}
