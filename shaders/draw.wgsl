@@ -5,6 +5,7 @@
 
 // #import skinning
 // #import records
+// #import fog
 
 // Per-frame constants. Mirrors throng_render::FrameUniforms.
 struct Frame {
@@ -14,6 +15,7 @@ struct Frame {
     light_dir: vec4<f32>,
     light_color: vec4<f32>,
     ambient: vec4<f32>,
+    fog: Fog,
 }
 
 // Per-material constants. Mirrors throng_render::MaterialUniforms.
@@ -103,8 +105,8 @@ const ALPHA_BLEND: u32 = 2u;
 
 // Shading shared by every fragment entry point: base colour (factor ×
 // texture × tint), alpha mode, one directional light scaled by `shadow`
-// (1 = lit) plus ambient, and the LOD cross-fade's dither. Called from
-// uniform control flow.
+// (1 = lit) plus ambient, the frame's distance fog, and the LOD
+// cross-fade's dither. Called from uniform control flow.
 fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
     let texel = textureSample(base_texture, base_sampler, in.uv);
     let face = cross(dpdx(in.world_position), dpdy(in.world_position));
@@ -129,7 +131,8 @@ fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
         discard;
     }
     let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
-    let rgb = base.rgb * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    let lit = base.rgb * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    let rgb = fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz);
     let alpha = select(1.0, base.a, material.alpha_mode == ALPHA_BLEND);
     return vec4<f32>(rgb, alpha);
 }

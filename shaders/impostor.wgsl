@@ -326,7 +326,7 @@ fn blended(in: ImpostorOut) -> Blended {
 }
 
 // The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
-// ambient, like draw.wgsl's shade.
+// ambient, then fogged, like draw.wgsl's shade.
 fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let rgb = b.colour.rgb / b.colour.a;
     let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
@@ -334,7 +334,8 @@ fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
     let base = rgb * unpack4x8unorm(in.cells.z).rgb;
     let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
-    return vec4<f32>(base * (frame.ambient.rgb + frame.light_color.rgb * diffuse), 1.0);
+    let lit = base * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    return vec4<f32>(fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz), 1.0);
 }
 
 // Coverage below which a fragment is not the character's.

@@ -31,7 +31,7 @@
 
 use std::collections::HashMap;
 
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 use thiserror::Error;
 use throng_bake::sample::PoseEvaluator;
 use throng_bake::scene::{AlphaMode, Scene};
@@ -371,13 +371,7 @@ impl CpuSkinnedRenderer {
         }
         self.ensure_targets(size)?;
         let l = &self.options.lighting;
-        let frame = FrameUniforms {
-            clip_from_world: camera.clip_from_world().to_cols_array_2d(),
-            eye: camera.eye.extend(1.0).to_array(),
-            light_dir: l.direction.normalize_or(Vec3::Y).extend(0.0).to_array(),
-            light_color: l.color.extend(1.0).to_array(),
-            ambient: l.ambient.extend(1.0).to_array(),
-        };
+        let frame = FrameUniforms::new(camera, l);
         self.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 

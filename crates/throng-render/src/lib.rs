@@ -21,6 +21,7 @@
 //! lists and indirect draw arguments, which the [`Renderer`] draws on its
 //! GPU-driven path), [`offscreen`] (headless targets and readback),
 //! [`image_file`] (image outputs: format by extension, atomic writes),
+//! [`fog`] (distance fog, part of the lighting),
 //! [`image_diff`] (how far apart two pictures are, with the golden tolerances),
 //! [`device_loss`] (a lost device as an error, and how to recover), [`shader`]
 //! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
@@ -33,6 +34,7 @@ pub mod cull;
 pub mod device_loss;
 mod draw_items;
 pub mod error;
+pub mod fog;
 pub mod image_diff;
 pub mod image_file;
 pub mod impostor;
@@ -58,6 +60,7 @@ pub mod uniforms;
 pub use compute::{SkinCompute, SkinnedVertex};
 pub use context::{Gpu, adapter_summary, require_gpu};
 pub use error::RenderError;
+pub use fog::{Fog, FogFalloff};
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use pipeline::PassPipeline;

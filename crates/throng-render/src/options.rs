@@ -5,6 +5,8 @@
 use glam::Vec3;
 use throng_core::limits::PACKAGE_WIDTH;
 
+use crate::fog::Fog;
+
 /// How instance records reach the vertex shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RecordPath {
@@ -70,7 +72,7 @@ impl PathChoice {
     }
 }
 
-/// Directional light and ambient term.
+/// Directional light, ambient term and distance fog.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lighting {
     /// Direction towards the light (normalised on use).
@@ -79,6 +81,8 @@ pub struct Lighting {
     pub color: Vec3,
     /// Ambient colour (linear).
     pub ambient: Vec3,
+    /// Distance fog (`None`: clear air).
+    pub fog: Option<Fog>,
 }
 
 impl Default for Lighting {
@@ -87,6 +91,7 @@ impl Default for Lighting {
             direction: Vec3::new(-0.6, 0.9, 0.25),
             color: Vec3::splat(0.75),
             ambient: Vec3::splat(0.25),
+            fog: None,
         }
     }
 }

@@ -33,7 +33,6 @@
 
 use std::collections::HashMap;
 
-use glam::Vec3;
 use throng_core::gpu::InstanceRecord;
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::material::AlphaMode;
@@ -419,13 +418,7 @@ impl Renderer {
         // Calls on a lost device do nothing and raise nothing: say so.
         self.check_device()?;
         let l = &self.options.lighting;
-        let frame = FrameUniforms {
-            clip_from_world: camera.clip_from_world().to_cols_array_2d(),
-            eye: camera.eye.extend(1.0).to_array(),
-            light_dir: l.direction.normalize_or(Vec3::Y).extend(0.0).to_array(),
-            light_color: l.color.extend(1.0).to_array(),
-            ambient: l.ambient.extend(1.0).to_array(),
-        };
+        let frame = FrameUniforms::new(camera, l);
         self.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 

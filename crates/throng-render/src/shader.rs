@@ -51,6 +51,8 @@ pub const RECORDS_UNIFORM: &str = include_str!("../../../shaders/records_uniform
 pub const RECORDS_STORAGE: &str = include_str!("../../../shaders/records_storage.wgsl");
 /// `shaders/draw.wgsl`.
 pub const DRAW: &str = include_str!("../../../shaders/draw.wgsl");
+/// Distance fog, applied at the end of shading.
+pub const FOG: &str = include_str!("../../../shaders/fog.wgsl");
 /// `shaders/shadow_filter.wgsl` (no bindings: usable by other crates'
 /// pipelines, e.g. a ground plane receiving the crowd's shadows).
 pub const SHADOW_FILTER: &str = include_str!("../../../shaders/shadow_filter.wgsl");
@@ -105,6 +107,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("records_uniform", RECORDS_UNIFORM),
     ("records_storage", RECORDS_STORAGE),
     ("draw", DRAW),
+    ("fog", FOG),
     ("shadow_filter", SHADOW_FILTER),
     ("shadow_common", SHADOW_COMMON),
     ("shadow_receive", SHADOW_RECEIVE),

@@ -17,6 +17,45 @@ pub struct FrameUniforms {
     pub light_color: [f32; 4],
     /// Ambient colour (linear RGB).
     pub ambient: [f32; 4],
+    /// Distance fog.
+    pub fog: FogUniforms,
+}
+
+impl FrameUniforms {
+    /// The frame's constants for `camera` under `lighting`.
+    pub fn new(camera: &throng_crowd::camera::Camera, lighting: &crate::Lighting) -> Self {
+        let l = lighting;
+        Self {
+            clip_from_world: camera.clip_from_world().to_cols_array_2d(),
+            eye: camera.eye.extend(1.0).to_array(),
+            light_dir: l
+                .direction
+                .normalize_or(glam::Vec3::Y)
+                .extend(0.0)
+                .to_array(),
+            light_color: l.color.extend(1.0).to_array(),
+            ambient: l.ambient.extend(1.0).to_array(),
+            fog: FogUniforms::new(l.fog.as_ref()),
+        }
+    }
+}
+
+/// Distance fog: WGSL `Fog` in `fog.wgsl` (made by
+/// [`FogUniforms::new`](crate::fog)).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct FogUniforms {
+    /// Colour (linear RGB) and opacity at full density.
+    pub color: [f32; 4],
+    /// Scattered directional light (RGB) and its exponent.
+    pub scatter: [f32; 4],
+    /// The falloff's parameters.
+    pub params: [f32; 3],
+    /// The falloff: 0 none, 1 linear, 2 exponential, 3 exponential
+    /// squared, 4 atmospheric.
+    pub mode: u32,
+    /// Atmospheric in-scattering (RGB; w unused).
+    pub inscattering: [f32; 4],
 }
 
 /// Per-material constants: WGSL `Material` in `draw.wgsl`.

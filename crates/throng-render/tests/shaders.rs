@@ -9,7 +9,7 @@ use throng_core::gpu::{InstanceRecord, ModelParams};
 use throng_render::bind_groups;
 use throng_render::shader::{MODULES, Program, imports};
 use throng_render::uniforms::{
-    CharacterHeader, ComputeParams, FrameUniforms, MaterialUniforms, ShadowUniforms,
+    CharacterHeader, ComputeParams, FogUniforms, FrameUniforms, MaterialUniforms, ShadowUniforms,
 };
 use throng_render::wgpu;
 use throng_tests::wgsl::{struct_layout, validate};
@@ -166,6 +166,19 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(FrameUniforms, light_dir),
             offset_of!(FrameUniforms, light_color),
             offset_of!(FrameUniforms, ambient),
+            offset_of!(FrameUniforms, fog),
+        ],
+    );
+    check(
+        Program::DrawUnbounded,
+        "Fog",
+        size_of::<FogUniforms>(),
+        &[
+            offset_of!(FogUniforms, color),
+            offset_of!(FogUniforms, scatter),
+            offset_of!(FogUniforms, params),
+            offset_of!(FogUniforms, mode),
+            offset_of!(FogUniforms, inscattering),
         ],
     );
     check(

@@ -1,0 +1,231 @@
+//! Distance fog (`Lighting::fog`) on every record path, meshes and
+//! impostors alike: a near row of Foxes and a far one, the far row small
+//! enough on screen to be drawn as impostors.
+//!
+//! - Saturated fog of every falloff (linear, exponential, exponential
+//!   squared, atmospheric) paints every crowd pixel the fog's colour.
+//! - A linear fog that starts and ends between the rows leaves the near row
+//!   as it is without fog and paints the far row the fog's colour: the
+//!   distance is measured from the eye, per fragment.
+
+use glam::{Mat4, Vec3};
+use image::RgbaImage;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_render::image_diff::PIXEL_LEVEL_TOLERANCE;
+use throng_render::{
+    Fog, FogFalloff, Gpu, GpuModel, Lighting, Offscreen, PathChoice, Renderer, RendererOptions,
+    require_gpu,
+};
+
+mod common;
+
+const SIZE: (u32, u32) = (200, 120);
+/// The fog's colour, linear.
+const FOG: Vec3 = Vec3::new(0.8, 0.3, 0.1);
+/// Distance from the eye between the rows: the near row is nearer, the far
+/// row farther, every part of them.
+const BETWEEN: f32 = 900.0;
+
+fn crowd(fox: &ModelHandle, near: bool, far: bool) -> Crowd {
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(fox);
+    // Each Fox's clip and time by its place in its row, so a row poses
+    // alike drawn alone or with the other.
+    let mut spots = Vec::new();
+    if near {
+        spots.extend((0..3).map(|i| (i, Vec3::new(i as f32 * 80.0 - 80.0, 0.0, 0.0))));
+    }
+    if far {
+        spots.extend((0..7).map(|i| (i, Vec3::new(i as f32 * 110.0 - 330.0, 0.0, -1400.0))));
+    }
+    for (i, at) in spots {
+        let spawn = Spawn {
+            transform: Mat4::from_translation(at),
+            clip: Some(i % fox.model().clips.len()),
+            time: 0.1 * i as f32,
+            ..Spawn::default()
+        };
+        crowd.spawn(m, spawn).unwrap();
+    }
+    crowd.update(0.0);
+    crowd
+}
+
+fn camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(0.0, 90.0, 320.0),
+        Vec3::new(0.0, 40.0, -300.0),
+        Vec3::Y,
+        40f32.to_radians(),
+        SIZE.0 as f32 / SIZE.1 as f32,
+        1.0,
+        10_000.0,
+    )
+}
+
+struct Scene<'a> {
+    gpu: &'a Gpu,
+    model: GpuModel,
+    target: Offscreen,
+}
+
+impl Scene<'_> {
+    /// The crowd's picture and how many impostors it drew.
+    fn draw(&self, path: PathChoice, fog: Option<Fog>, crowd: &Crowd) -> (RgbaImage, u32) {
+        let options = RendererOptions {
+            path,
+            lighting: Lighting {
+                fog,
+                ..Lighting::default()
+            },
+            ..RendererOptions::default()
+        };
+        let mut renderer = Renderer::headless(self.gpu, options).unwrap();
+        let mut stats = renderer
+            .render(&self.target.view, SIZE, &camera(), &[crowd], &[&self.model])
+            .unwrap();
+        renderer.wait_gpu_stats(&mut stats).unwrap();
+        let picture = self.target.read(&self.gpu.device, &self.gpu.queue).unwrap();
+        (picture, stats.impostors)
+    }
+}
+
+fn fog(falloff: FogFalloff) -> Fog {
+    Fog {
+        color: FOG.extend(1.0),
+        light_scatter: Vec3::ZERO,
+        light_exponent: 8.0,
+        falloff,
+    }
+}
+
+/// The sRGB-encoded 8-bit level of a linear value.
+fn srgb(linear: f32) -> u8 {
+    let s = if linear <= 0.003_130_8 {
+        linear * 12.92
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+/// Pixels of `mask` that are not `mask`'s background.
+fn covered(mask: &RgbaImage) -> Vec<(u32, u32)> {
+    let background = mask.get_pixel(0, 0).0;
+    mask.enumerate_pixels()
+        .filter(|(_, _, p)| p.0 != background)
+        .map(|(x, y, _)| (x, y))
+        .collect()
+}
+
+/// The worst channel difference over `pixels` between `actual` and
+/// `expected` (a picture or one colour), and where.
+fn worst(
+    actual: &RgbaImage,
+    pixels: &[(u32, u32)],
+    expected: impl Fn(u32, u32) -> [u8; 3],
+) -> (u8, (u32, u32)) {
+    let mut w = (0, (0, 0));
+    for &(x, y) in pixels {
+        let a = actual.get_pixel(x, y).0;
+        let e = expected(x, y);
+        let d = (0..3).map(|c| a[c].abs_diff(e[c])).max().unwrap();
+        if d > w.0 {
+            w = (d, (x, y));
+        }
+    }
+    w
+}
+
+#[test]
+fn fog_paints_the_crowd_by_distance_from_the_eye_on_every_path() {
+    let gpu = require_gpu("fog");
+    // The impostor takes over below a quarter of the screen's height: the
+    // far row, not the near one.
+    let fox = common::variant(common::fox(&gpu), Some(0.25));
+    let scene = Scene {
+        gpu: &gpu,
+        model: GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap(),
+        target: Offscreen::new(&gpu.device, SIZE).unwrap(),
+    };
+    let both = crowd(&fox, true, true);
+    let fog_level = [srgb(FOG.x), srgb(FOG.y), srgb(FOG.z)];
+    let saturated = [
+        FogFalloff::Linear {
+            start: 0.0,
+            end: 1.0,
+        },
+        FogFalloff::Exponential { density: 1.0 },
+        FogFalloff::ExponentialSquared { density: 1.0 },
+        FogFalloff::Atmospheric {
+            extinction: Vec3::splat(1.0),
+            inscattering: Vec3::splat(1.0),
+        },
+    ];
+    let split = fog(FogFalloff::Linear {
+        start: BETWEEN,
+        end: BETWEEN + 1.0,
+    });
+    for path in [
+        PathChoice::Packaged,
+        PathChoice::Unbounded,
+        PathChoice::GpuDriven,
+    ] {
+        let (clear, impostors) = scene.draw(path, None, &both);
+        let all = covered(&clear);
+        assert!(
+            all.len() > 1000,
+            "{path:?}: the crowd covers {} pixels",
+            all.len()
+        );
+        println!(
+            "{path:?}: {} crowd pixels, {impostors} impostors",
+            all.len()
+        );
+        for falloff in saturated {
+            let (fogged, _) = scene.draw(path, Some(fog(falloff)), &both);
+            let (d, at) = worst(&fogged, &all, |_, _| fog_level);
+            println!("{path:?} {falloff:?}: worst {d} levels from the fog colour at {at:?}");
+            assert!(
+                d <= PIXEL_LEVEL_TOLERANCE,
+                "{path:?} {falloff:?}: a crowd pixel at {at:?} is {d} levels from the fog colour"
+            );
+        }
+
+        // The split fog: the near row clear, the far row fogged.
+        let (near, _) = scene.draw(path, None, &crowd(&fox, true, false));
+        let near = covered(&near);
+        let far_only: Vec<_> = {
+            let (far, far_impostors) = scene.draw(path, None, &crowd(&fox, false, true));
+            assert!(
+                far_impostors >= 7,
+                "{path:?}: the far row is drawn as impostors ({far_impostors})"
+            );
+            covered(&far)
+                .into_iter()
+                .filter(|p| !near.contains(p))
+                .collect()
+        };
+        let (fogged, _) = scene.draw(path, Some(split), &both);
+        let (d_near, at_near) = worst(&fogged, &near, |x, y| {
+            let p = clear.get_pixel(x, y).0;
+            [p[0], p[1], p[2]]
+        });
+        let (d_far, at_far) = worst(&fogged, &far_only, |_, _| fog_level);
+        println!(
+            "{path:?} split at {BETWEEN}: near row ({} px) worst {d_near} from clear at {at_near:?}; far row ({} px) worst {d_far} from the fog colour at {at_far:?}",
+            near.len(),
+            far_only.len()
+        );
+        assert!(near.len() > 500 && far_only.len() > 100);
+        assert!(
+            d_near <= PIXEL_LEVEL_TOLERANCE,
+            "{path:?}: the near row, nearer than the fog, changed by {d_near} at {at_near:?}"
+        );
+        assert!(
+            d_far <= PIXEL_LEVEL_TOLERANCE,
+            "{path:?}: the far row, past the fog's end, is {d_far} from the fog colour at {at_far:?}"
+        );
+    }
+}
