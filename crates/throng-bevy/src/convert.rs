@@ -7,6 +7,9 @@
 //! brightness × exposure`, with the camera's [`Exposure`] (Bevy's default,
 //! EV100 9.7, when it has none).
 //!
+//! A camera's [`DistanceFog`] is Throng's fog with Bevy's formulas; the
+//! light it scatters is the brightest directional light's, unshadowed.
+//!
 //! Shadows are Throng's own map, fitted each frame to the crowd in view
 //! along the same light: on when that light has `shadow_maps_enabled`, its
 //! side Bevy's [`DirectionalLightShadowMap`] size, and full (a shadowed
@@ -14,9 +17,10 @@
 
 use bevy::camera::{Camera, Exposure, Projection};
 use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
+use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
-use throng_render::Lighting;
 use throng_render::renderer::ShadowOptions;
+use throng_render::{Fog, Lighting};
 
 /// A Bevy (glam 0.33) matrix as Throng's (glam 0.34).
 pub fn mat4(m: bevy::math::Mat4) -> glam::Mat4 {
@@ -55,13 +59,14 @@ fn linear(c: Color) -> glam::Vec3 {
     glam::Vec3::new(l.red, l.green, l.blue)
 }
 
-/// Throng's lighting for the scene's brightest directional light and its
-/// ambient light, seen through `exposure` (no directional light: the
-/// ambient alone).
+/// Throng's lighting for the scene's brightest directional light, its
+/// ambient light and the camera's fog, seen through `exposure` (no
+/// directional light: the ambient alone).
 pub fn lighting(
     light: Option<(&DirectionalLight, &GlobalTransform)>,
     ambient: Option<&GlobalAmbientLight>,
     exposure: Option<&Exposure>,
+    fog: Option<&DistanceFog>,
 ) -> Lighting {
     let exposure = exposure.copied().unwrap_or_default().exposure();
     let (direction, color) = match light {
@@ -78,6 +83,49 @@ pub fn lighting(
         direction,
         color,
         ambient,
+        fog: fog.map(|f| self::fog(f, light, exposure)),
+    }
+}
+
+/// Throng's fog for Bevy's `fog`, with the light it scatters: Bevy's
+/// `directional_light_color` (× its alpha) × the light's colour ×
+/// illuminance × `exposure`, as Bevy's `apply_fog` adds it.
+pub fn fog(
+    fog: &DistanceFog,
+    light: Option<(&DirectionalLight, &GlobalTransform)>,
+    exposure: f32,
+) -> Fog {
+    let color = fog.color.to_linear();
+    let glow = fog.directional_light_color.to_linear();
+    let light_scatter = match light {
+        Some((l, _)) if glow.alpha > 0.0 => {
+            linear(fog.directional_light_color)
+                * glow.alpha
+                * linear(l.color)
+                * l.illuminance
+                * exposure
+        }
+        _ => glam::Vec3::ZERO,
+    };
+    let falloff = match fog.falloff {
+        FogFalloff::Linear { start, end } => throng_render::FogFalloff::Linear { start, end },
+        FogFalloff::Exponential { density } => throng_render::FogFalloff::Exponential { density },
+        FogFalloff::ExponentialSquared { density } => {
+            throng_render::FogFalloff::ExponentialSquared { density }
+        }
+        FogFalloff::Atmospheric {
+            extinction,
+            inscattering,
+        } => throng_render::FogFalloff::Atmospheric {
+            extinction: vec3(extinction),
+            inscattering: vec3(inscattering),
+        },
+    };
+    Fog {
+        color: glam::Vec4::new(color.red, color.green, color.blue, color.alpha),
+        light_scatter,
+        light_exponent: fog.directional_light_exponent,
+        falloff,
     }
 }
 

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use bevy::camera::{Camera, Camera3d, Exposure, Projection};
 use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
+use bevy::pbr::DistanceFog;
 use bevy::prelude::*;
 use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
@@ -91,6 +92,7 @@ pub fn prepare_crowds(
                 &GlobalTransform,
                 Option<&Projection>,
                 Option<&Exposure>,
+                Option<&DistanceFog>,
                 Has<ThrongCamera>,
             ),
             With<Camera3d>,
@@ -151,7 +153,7 @@ pub fn prepare_crowds(
     let mut seen = Vec::new();
     let mut failures = Vec::new();
     let marked_only = which.as_deref() == Some(&ThrongCameras::Marked);
-    for (entity, camera, transform, projection, exposure, marked) in &cameras {
+    for (entity, camera, transform, projection, exposure, fog, marked) in &cameras {
         if !camera.is_active || (marked_only && !marked) {
             continue;
         }
@@ -159,7 +161,7 @@ pub fn prepare_crowds(
         let Some(&(format, samples)) = state.targets.get(&entity) else {
             continue; // its view's format is known from its first frame on
         };
-        let lighting = convert::lighting(light, ambient.as_deref(), exposure);
+        let lighting = convert::lighting(light, ambient.as_deref(), exposure, fog);
         let fits = state.views.get(&entity).is_some_and(|v| {
             v.format == format && v.samples == samples && v.renderer.options().shadows == shadows
         });

@@ -21,6 +21,7 @@ use bevy::camera::{Camera, ImageRenderTarget, RenderTarget};
 use bevy::core_pipeline::tonemapping::{DebandDither, Tonemapping};
 use bevy::image::Image;
 use bevy::light::{DirectionalLight, GlobalAmbientLight};
+use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::Msaa;
@@ -194,10 +195,10 @@ fn throng_picture(
 ) -> image::RgbaImage {
     let gpu = throng_render::require_gpu("throng-bevy headless");
     let world = app.world_mut();
-    let (camera, transform) = world
-        .query::<(&Camera, &GlobalTransform)>()
+    let (camera, transform, fog) = world
+        .query::<(&Camera, &GlobalTransform, Option<&DistanceFog>)>()
         .single(world)
-        .map(|(c, t)| (c.clone(), *t))
+        .map(|(c, t, f)| (c.clone(), *t, f.cloned()))
         .unwrap();
     let light = world
         .query::<(&DirectionalLight, &GlobalTransform)>()
@@ -205,7 +206,12 @@ fn throng_picture(
         .map(|(l, t)| (*l, *t))
         .unwrap();
     let ambient = world.resource::<GlobalAmbientLight>().clone();
-    let lighting = convert::lighting(Some((&light.0, &light.1)), Some(&ambient), None);
+    let lighting = convert::lighting(
+        Some((&light.0, &light.1)),
+        Some(&ambient),
+        None,
+        fog.as_ref(),
+    );
     let shadows = shadows
         .then(|| convert::shadows(Some((&light.0, &light.1)), None))
         .flatten();
@@ -390,6 +396,95 @@ fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
         d.differing >= 50,
         "the crowd in Bevy is not shadowed: only {} pixels differ from the unshadowed crowd",
         d.differing
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_cameras_distance_fog_fogs_the_crowd_as_bevys_formulas_do() {
+    let dir = assets();
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let spots = foxes();
+    for _ in 0..3 {
+        app.update();
+    }
+    let clear = throng_picture(&mut app, &handle, &spots, false);
+    let world = app.world_mut();
+    let camera = world
+        .query_filtered::<Entity, With<Camera3d>>()
+        .single(world)
+        .unwrap();
+    // About half the way to the fog's colour at the Foxes' distance, with
+    // the sun's glow scattered into it.
+    world.entity_mut(camera).insert(DistanceFog {
+        color: Color::srgb(0.55, 0.6, 0.7),
+        directional_light_color: Color::srgba(1.0, 0.9, 0.7, 0.5),
+        directional_light_exponent: 10.0,
+        falloff: FogFalloff::Exponential { density: 0.0015 },
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    let fogged = capture(&mut app);
+    let throng = throng_picture(&mut app, &handle, &spots, false);
+    assert_crowd_matches(&fogged, &throng, &dir, "fogged");
+    let d = diff(&composite(&fogged, &clear).0, &fogged);
+    println!(
+        "Bevy's fogged crowd vs Throng's clear one: {} pixels differ",
+        d.differing
+    );
+    assert!(
+        d.differing > 1000,
+        "the crowd in Bevy is not fogged: only {} pixels differ from the clear crowd",
+        d.differing
+    );
+
+    // Against Bevy's own fog: in a fog that is full from the eye on, the
+    // crowd vanishes into it exactly as Bevy's ground behind it does (the
+    // same colour, the same glow of the sun at each pixel), so the picture
+    // with the crowd is the picture without. The sun moves in front of the
+    // camera, low, so that its glow shows across the picture.
+    let world = app.world_mut();
+    let mut lights = world.query_filtered::<&mut Transform, With<DirectionalLight>>();
+    *lights.single_mut(world).unwrap() =
+        Transform::default().looking_to(Vec3::new(0.0, 0.3, 1.0), Vec3::Y);
+    world.entity_mut(camera).insert(DistanceFog {
+        color: Color::srgb(0.55, 0.6, 0.7),
+        directional_light_color: Color::srgba(1.0, 0.9, 0.7, 0.5),
+        directional_light_exponent: 10.0,
+        falloff: FogFalloff::Linear {
+            start: 0.0,
+            end: 1.0,
+        },
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    let with_crowd = capture(&mut app);
+    {
+        let world = app.world_mut();
+        let mut q = world.query::<&mut ThrongCrowd>();
+        q.single_mut(world).unwrap().crowd = Crowd::new();
+    }
+    for _ in 0..3 {
+        app.update();
+    }
+    let without = capture(&mut app);
+    let d = diff(&with_crowd, &without);
+    println!(
+        "in full fog, the crowd vs none: {} pixels differ by more than {} levels, worst {} at ({}, {})",
+        d.differing,
+        image_diff::PIXEL_LEVEL_TOLERANCE,
+        d.worst.2,
+        d.worst.0,
+        d.worst.1
+    );
+    let _ = with_crowd.save(dir.join("bevy-full-fog.png"));
+    assert!(
+        d.within_tolerance((SIZE.0 * SIZE.1) as usize),
+        "in full fog the crowd does not vanish as Bevy's ground does (see {})",
+        dir.display()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
