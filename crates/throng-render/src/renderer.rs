@@ -60,6 +60,7 @@ pub use crate::shadow::ShadowReceiver;
 pub use crate::targets::Targets;
 use crate::uniforms::FrameUniforms;
 
+mod draw;
 mod frame;
 mod gpu_driven;
 mod layers;
@@ -868,51 +869,6 @@ impl Renderer {
             }
             item.bind_geometry(&mut pass);
             item.issue(&mut pass, group);
-        }
-    }
-
-    /// Records the prepared frame's crowd draws into `pass`, a render pass
-    /// the caller began in their own encoder, with their own targets, among
-    /// their own draws. The pass must have:
-    ///
-    /// * one colour attachment of the renderer's colour format (the
-    ///   `color_format` given to [`Self::new`]) at location 0;
-    /// * a writable depth attachment of [`DEPTH_FORMAT`] (the crowd's
-    ///   pipelines test with `Less` and write depth, except for blended
-    ///   materials);
-    /// * [`RendererOptions::sample_count`] samples per pixel in both.
-    ///
-    /// [`Self::prepare_draws`] (or [`Self::prepare`]) must have been called
-    /// for the frame and, with shadows on, [`Self::encode_shadows`] recorded
-    /// before the pass. The viewport is the caller's; the crowd is
-    /// projected with the camera given to `prepare_draws`. Opaque
-    /// submeshes are drawn first and blended ones last, so draw anything
-    /// opaque of your own before this call and blended things after it.
-    /// The pass's pipeline and bind groups are left set to the crowd's.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        if self.items.is_empty() {
-            return;
-        }
-        let records = self.records_bind_group.as_ref();
-        pass.set_bind_group(0, &self.frame_bind_group, &[]);
-        let mut bound_key = None;
-        for item in &self.items {
-            let key = (!item.impostor).then_some(item.key);
-            if bound_key != Some(key) {
-                match key {
-                    Some(key) => pass.set_pipeline(&self.pipelines[&key]),
-                    None => match self.impostors.colour.as_ref() {
-                        Some(p) => pass.set_pipeline(p),
-                        None => continue,
-                    },
-                }
-                bound_key = Some(key);
-            }
-            item.bind_geometry(pass);
-            if let Some(material) = &item.material_bind_group {
-                pass.set_bind_group(2, material, &[]);
-            }
-            item.issue(pass, records);
         }
     }
 
