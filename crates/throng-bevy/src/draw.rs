@@ -1,11 +1,16 @@
-//! The crowd in Bevy's main opaque pass: one [`BinnedRenderPhaseType::NonMesh`]
+//! The crowd in Bevy's main pass: one [`BinnedRenderPhaseType::NonMesh`]
 //! item in each 3D view's `Opaque3d` phase whose renderer prepared this
 //! frame, drawn by [`DrawThrongCrowd`], which hands Bevy's render pass to
-//! Throng's `Renderer::draw` (Throng's own pipelines; Bevy's tracked state
-//! is reset by `wgpu_pass`, so Bevy's next item binds afresh).
+//! Throng's `Renderer::draw_opaque` (Throng's own pipelines; Bevy's tracked
+//! state is reset by `wgpu_pass`, so Bevy's next item binds afresh); and,
+//! when the crowd has alpha-blended materials, one item in the view's
+//! `Transparent3d` phase, sorted among Bevy's by the crowd's mean position
+//! and drawn by [`DrawThrongBlended`] (`Renderer::draw_blended`).
 
 use bevy::asset::AssetId;
-use bevy::core_pipeline::core_3d::{Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey};
+use bevy::core_pipeline::core_3d::{
+    Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey, Transparent3d, TransparentSortingInfo3d,
+};
 use bevy::ecs::query::ROQueryItem;
 use bevy::ecs::system::SystemParamItem;
 use bevy::ecs::system::lifetimeless::{Read, SRes};
@@ -13,16 +18,44 @@ use bevy::mesh::Mesh;
 use bevy::prelude::*;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_phase::{
-    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
-    RenderCommandResult, TrackedRenderPass, ViewBinnedRenderPhases,
+    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, PhaseItemExtraIndex,
+    RenderCommand, RenderCommandResult, TrackedRenderPass, ViewBinnedRenderPhases,
+    ViewSortedRenderPhases,
 };
 use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::{ExtractedView, Msaa, ViewTarget};
 
 use crate::prepare::ThrongRenderState;
 
-/// Draws the crowds into the view's pass.
+/// Draws the crowds' opaque draws into the view's pass.
 pub struct DrawThrongCrowd;
+
+/// Draws the crowds' alpha-blended draws into the view's pass.
+pub struct DrawThrongBlended;
+
+impl<P: PhaseItem> RenderCommand<P> for DrawThrongBlended {
+    type Param = SRes<ThrongRenderState>;
+    type ViewQuery = Read<ExtractedView>;
+    type ItemQuery = ();
+
+    fn render<'w>(
+        _: &P,
+        view: ROQueryItem<'w, '_, Self::ViewQuery>,
+        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
+        state: SystemParamItem<'w, '_, Self::Param>,
+        pass: &mut TrackedRenderPass<'w>,
+    ) -> RenderCommandResult {
+        let state = state.into_inner();
+        let camera = view.retained_view_entity.main_entity.id();
+        match state.views.get(&camera) {
+            Some(v) if v.prepared => {
+                v.renderer.draw_blended(pass.wgpu_pass());
+                RenderCommandResult::Success
+            }
+            _ => RenderCommandResult::Skip,
+        }
+    }
+}
 
 impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
     type Param = SRes<ThrongRenderState>;
@@ -40,7 +73,7 @@ impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
         let camera = view.retained_view_entity.main_entity.id();
         match state.views.get(&camera) {
             Some(v) if v.prepared => {
-                v.renderer.draw(pass.wgpu_pass());
+                v.renderer.draw_opaque(pass.wgpu_pass());
                 RenderCommandResult::Success
             }
             _ => RenderCommandResult::Skip,
@@ -53,11 +86,14 @@ impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
 /// and records each view's format and MSAA for the next extract.
 pub fn queue_crowds(
     draw_functions: Res<DrawFunctions<Opaque3d>>,
+    blended_functions: Res<DrawFunctions<Transparent3d>>,
     mut phases: ResMut<ViewBinnedRenderPhases<Opaque3d>>,
+    mut transparent: ResMut<ViewSortedRenderPhases<Transparent3d>>,
     views: Query<(Entity, &ExtractedView, &Msaa, &ViewTarget)>,
     mut state: ResMut<ThrongRenderState>,
 ) {
     let draw = draw_functions.read().id::<DrawThrongCrowd>();
+    let draw_blended = blended_functions.read().id::<DrawThrongBlended>();
     for (view_entity, view, msaa, target) in &views {
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
             continue;
@@ -88,5 +124,24 @@ pub fn queue_crowds(
             InputUniformIndex::default(),
             BinnedRenderPhaseType::NonMesh,
         );
+        let blend_center = state.views.get(&main.id()).and_then(|v| v.blend_center);
+        if let (Some(center), Some(phase)) = (
+            blend_center,
+            transparent.get_mut(&view.retained_view_entity),
+        ) {
+            phase.add_transient(Transparent3d {
+                sorting_info: TransparentSortingInfo3d::Sorted {
+                    mesh_center: center,
+                    depth_bias: 0.0,
+                },
+                distance: 0.0,
+                pipeline: CachedRenderPipelineId::INVALID,
+                entity: (view_entity, main),
+                draw_function: draw_blended,
+                batch_range: 0..1,
+                extra_index: PhaseItemExtraIndex::None,
+                indexed: false,
+            });
+        }
     }
 }

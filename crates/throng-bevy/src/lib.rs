@@ -39,7 +39,8 @@
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
 //! - [`shadow`]: the crowd's shadow map, drawn before Bevy's passes.
-//! - [`draw`]: the crowd drawn in the `Opaque3d` phase.
+//! - [`draw`]: the crowd drawn in the `Opaque3d` phase (and its blended
+//!   materials in `Transparent3d`).
 //! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
 //! - [`stats`]: what each camera drew ([`ThrongStats`], a main-world
 //!   resource).
@@ -58,7 +59,7 @@ pub mod prepare;
 pub mod shadow;
 pub mod stats;
 
-use bevy::core_pipeline::core_3d::Opaque3d;
+use bevy::core_pipeline::core_3d::{Opaque3d, Transparent3d};
 use bevy::prelude::*;
 use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
@@ -85,6 +86,7 @@ impl Plugin for ThrongPlugin {
         render_app
             .init_resource::<prepare::ThrongRenderState>()
             .add_render_command::<Opaque3d, draw::DrawThrongCrowd>()
+            .add_render_command::<Transparent3d, draw::DrawThrongBlended>()
             .add_systems(ExtractSchedule, prepare::prepare_crowds)
             .add_systems(
                 Render,

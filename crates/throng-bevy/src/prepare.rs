@@ -36,6 +36,10 @@ pub struct ViewRenderer {
     pub samples: u32,
     /// It prepared draws this frame.
     pub prepared: bool,
+    /// Where the crowds' alpha-blended draws sort among Bevy's transparent
+    /// items this frame (`None`: the frame has none): the mean position of
+    /// the crowds' instances.
+    pub blend_center: Option<Vec3>,
 }
 
 /// The options of a camera's renderer: Bevy's depth convention (reverse
@@ -176,6 +180,7 @@ pub fn prepare_crowds(
                             format,
                             samples,
                             prepared: false,
+                            blend_center: None,
                         },
                     );
                 }
@@ -194,6 +199,10 @@ pub fn prepare_crowds(
         match view.renderer.prepare_draws(&cam, &crowd_refs, &models) {
             Ok(s) => {
                 view.prepared = true;
+                view.blend_center = view
+                    .renderer
+                    .has_blended()
+                    .then(|| mean_position(&crowd_refs));
                 frame.cameras.insert(entity, s);
             }
             Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
@@ -208,6 +217,27 @@ pub fn prepare_crowds(
     }
     for f in failures {
         state.warn_once(f);
+    }
+}
+
+/// The mean position of the crowds' instances (where their transforms put
+/// them; the origin for empty crowds).
+fn mean_position(crowds: &[&throng_crowd::crowd::Crowd]) -> Vec3 {
+    let (mut sum, mut n) = (bevy::math::DVec3::ZERO, 0usize);
+    for c in crowds {
+        for t in c.gpu_transforms().iter().take(c.len()) {
+            sum += bevy::math::DVec3::new(
+                t.rows[0][3] as f64,
+                t.rows[1][3] as f64,
+                t.rows[2][3] as f64,
+            );
+            n += 1;
+        }
+    }
+    if n == 0 {
+        Vec3::ZERO
+    } else {
+        (sum / n as f64).as_vec3()
     }
 }
 
