@@ -612,6 +612,45 @@ fn alpha_blended_foxes_sort_among_bevys_transparent_meshes_and_show_the_ground_t
 }
 
 #[test]
+fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
+    use bevy::core_pipeline::prepass::{
+        DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
+    };
+    let dir = assets();
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let spots = foxes();
+    let throng = throng_picture(&mut app, &handle, &spots, false);
+    let world = app.world_mut();
+    let camera = world
+        .query_filtered::<Entity, With<Camera3d>>()
+        .single(world)
+        .unwrap();
+    // Each is added to what the camera had: depth, then normals and motion
+    // vectors (what SSAO and TAA ask for), then Bevy's deferred shading.
+    let steps: [(&str, fn(&mut EntityWorldMut)); 3] = [
+        ("depth prepass", |e| {
+            e.insert(DepthPrepass);
+        }),
+        ("normal and motion-vector prepasses", |e| {
+            e.insert((NormalPrepass, MotionVectorPrepass));
+        }),
+        ("deferred prepass", |e| {
+            e.insert(DeferredPrepass);
+        }),
+    ];
+    for (what, add) in steps {
+        add(&mut app.world_mut().entity_mut(camera));
+        for _ in 0..3 {
+            app.update();
+        }
+        let picture = capture(&mut app);
+        assert_crowd_matches(&picture, &throng, &dir, what);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing() {
     let dir = assets();
     let mut app = app(&dir);
