@@ -628,7 +628,8 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
         .unwrap();
     // Each is added to what the camera had: depth, then normals and motion
     // vectors (what SSAO and TAA ask for), then Bevy's deferred shading.
-    let steps: [(&str, fn(&mut EntityWorldMut)); 3] = [
+    type Step = (&'static str, fn(&mut EntityWorldMut));
+    let steps: [Step; 3] = [
         ("depth prepass", |e| {
             e.insert(DepthPrepass);
         }),
