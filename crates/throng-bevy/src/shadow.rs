@@ -7,7 +7,7 @@
 //! The map is Throng's own, fitted to the crowd in view along Bevy's
 //! light (see [`crate::convert::shadows`]): the crowd shadows itself, but
 //! it does not cast into Bevy's cascades (Bevy's ground shows no crowd
-//! shadows) nor receive Bevy's meshes' shadows. DESIGN.md "Bevy" says
+//! shadows) nor receive Bevy's meshes' shadows. docs/BEVY.md says
 //! why and what casting into Bevy's `Shadow` phase would take.
 
 use bevy::prelude::*;
