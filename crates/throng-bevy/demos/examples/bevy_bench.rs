@@ -1,23 +1,24 @@
-//! `throng-bevy-bench`: frame time of a Throng crowd in Bevy against Bevy's
+//! `bevy_bench`: frame time of a Throng crowd in Bevy against Bevy's
 //! own way of drawing many animated characters — one glTF scene and one
 //! `AnimationPlayer` per Fox, as Bevy's `many_foxes` stress test does — at
 //! the same counts, in the same scene (a ground plane, one directional
-//! light without shadows, a camera over a grid of Foxes running), into an
-//! image target of the same size, in one run. Headless: each frame is
-//! `App::update` plus a wait for the GPU, so the figure is the whole
-//! frame's wall time on whatever adapter wgpu finds.
+//! light, a camera over a grid of Foxes running), into an image target of
+//! the same size, in one run. With `--shadows on` the light casts shadows:
+//! Bevy's cascades for Bevy's Foxes, Throng's own map for the crowd.
+//! Headless: each frame is `App::update` plus a wait for the GPU, so the
+//! figure is the whole frame's wall time on whatever adapter wgpu finds.
 //!
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
-//!     -p throng-bevy-bench -- [--counts 1000,10000] [--frames 30] [--size 640x360]
+//!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
+//!     [--size 640x360] [--shadows off|on|both]
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use bevy::animation::AnimationPlayer;
 use bevy::animation::graph::{AnimationGraph, AnimationGraphHandle, AnimationNodeIndex};
-use bevy::asset::AssetPlugin;
 use bevy::camera::{ImageRenderTarget, RenderTarget};
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::gltf::GltfAssetLabel;
@@ -26,11 +27,10 @@ use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::render_resource::{TextureFormat, TextureUsages};
 use bevy::render::renderer::RenderDevice;
-use bevy::window::{ExitCondition, WindowPlugin};
 use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
 use throng_bevy::prepare::ThrongRenderState;
 use throng_bevy::throng_crowd::crowd::Spawn;
-use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin};
+use throng_bevy::{ThrongCrowd, ThrongModel};
 
 /// Metres between Foxes in the grid.
 const SPACING: f32 = 2.0;
@@ -51,6 +51,8 @@ struct Args {
     counts: Vec<usize>,
     frames: usize,
     size: (u32, u32),
+    /// Shadow settings to run: the light casts shadows or not.
+    shadows: Vec<bool>,
 }
 
 fn args() -> Result<Args, String> {
@@ -58,6 +60,7 @@ fn args() -> Result<Args, String> {
         counts: vec![1000, 10_000],
         frames: 30,
         size: (640, 360),
+        shadows: vec![false],
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -82,7 +85,19 @@ fn args() -> Result<Args, String> {
                     .ok_or_else(|| format!("--size: {value:?} is not WIDTHxHEIGHT"))?;
                 a.size = (w, h);
             }
-            other => return Err(format!("unknown flag {other} (--counts, --frames, --size)")),
+            "--shadows" => {
+                a.shadows = match value.as_str() {
+                    "off" => vec![false],
+                    "on" => vec![true],
+                    "both" => vec![false, true],
+                    _ => return Err(format!("--shadows: {value:?} is not off, on or both")),
+                }
+            }
+            other => {
+                return Err(format!(
+                    "unknown flag {other} (--counts, --frames, --size, --shadows)"
+                ));
+            }
         }
     }
     if a.frames == 0 || a.counts.contains(&0) {
@@ -91,27 +106,14 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// A folder with the Fox's glTF and its `.throng`, baked by this build.
-fn assets() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("throng-bevy-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../assets/khronos_Fox.glb");
-    std::fs::copy(&glb, dir.join("fox.glb")).expect("the bundled Fox");
-    let opts = throng_bake::BakeOptions {
-        lod_ratios: Vec::new(),
-        ..throng_bake::BakeOptions::default()
-    };
-    let (model, _) = throng_bake::bake_file(&glb, &opts, &|_, _| {}).expect("the Fox bakes");
-    throng_core::format::write_file(&model, &dir.join("fox.throng"))
-        .expect("fox.throng is written");
-    dir
-}
-
 #[derive(Resource, Clone, Copy)]
 struct Case {
     approach: Approach,
     count: usize,
     size: (u32, u32),
+    /// The light casts shadows: Bevy's cascades for Bevy's Foxes, Throng's
+    /// own map for the crowd.
+    shadows: bool,
 }
 
 #[derive(Resource)]
@@ -160,7 +162,7 @@ fn scene(
     ));
     commands.spawn((
         DirectionalLight {
-            shadow_maps_enabled: false,
+            shadow_maps_enabled: case.shadows,
             ..default()
         },
         Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
@@ -270,33 +272,10 @@ fn ready(app: &mut App, case: Case) -> bool {
 }
 
 fn app(dir: &Path, case: Case) -> App {
-    let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin {
-                file_path: dir.to_string_lossy().into_owned(),
-                ..default()
-            })
-            .set(WindowPlugin {
-                primary_window: None,
-                exit_condition: ExitCondition::DontExit,
-                close_when_requested: false,
-                ..default()
-            })
-            .set(bevy::render::RenderPlugin {
-                synchronous_pipeline_compilation: true,
-                ..default()
-            }),
-    )
-    .add_plugins(ThrongPlugin)
-    .insert_resource(case)
-    .add_systems(Startup, scene)
-    .add_systems(Update, populate);
-    while app.plugins_state() == bevy::app::PluginsState::Adding {
-        bevy::tasks::tick_global_task_pools_on_main_thread();
-    }
-    app.finish();
-    app.cleanup();
+    let mut app = throng_bevy::headless::app(dir).unwrap_or_else(|e| panic!("{e}"));
+    app.insert_resource(case)
+        .add_systems(Startup, scene)
+        .add_systems(Update, populate);
     app
 }
 
@@ -358,27 +337,34 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let dir = assets();
+    let dir = throng_bevy_demos::fox_assets("throng-bevy-bench", false);
     println!(
-        "| Foxes | approach | median frame ms | mean | fastest | slowest | Throng's prepare (CPU, in extract) ms | ({} frames at {}×{}) |",
+        "| Foxes | approach | shadows | median frame ms | mean | fastest | slowest | Throng's prepare (CPU, in extract) ms | ({} frames at {}×{}) |",
         args.frames, args.size.0, args.size.1
     );
-    println!("|---|---|---|---|---|---|---|---|");
-    for &count in &args.counts {
-        for approach in [Approach::Throng, Approach::Bevy] {
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let cases = args.counts.iter().flat_map(|&count| {
+        args.shadows.iter().flat_map(move |&shadows| {
+            [Approach::Throng, Approach::Bevy].map(|approach| (count, shadows, approach))
+        })
+    });
+    for (count, shadows, approach) in cases {
+        {
             let case = Case {
                 approach,
                 count,
                 size: args.size,
+                shadows,
             };
             let (ms, prepare) = measure(&dir, case, args.frames);
             let mean = ms.iter().sum::<f64>() / ms.len() as f64;
             println!(
-                "| {count} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
+                "| {count} | {} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
                 match approach {
                     Approach::Throng => "ThrongCrowd (throng-bevy)",
                     Approach::Bevy => "a scene + AnimationPlayer per Fox",
                 },
+                if shadows { "on" } else { "off" },
                 ms[ms.len() / 2],
                 ms[0],
                 ms[ms.len() - 1]

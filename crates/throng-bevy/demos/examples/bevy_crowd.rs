@@ -1,0 +1,297 @@
+//! `bevy_crowd`: 10,000 Foxes walking on a plane in a Bevy window, drawn by
+//! `ThrongPlugin` in Bevy's own pass with Bevy's camera, light and HDR
+//! target, and a text overlay with the frame rate and what the crowd drew.
+//!
+//! Every Fox walks a wandering waypoint loop at its walk clip's
+//! speed-matched playback (`throng_bench::walking::Walkers`, as the
+//! viewer's walking crowd): the motions are analytic, so the CPU re-targets
+//! 1 % of the walkers a second and the crowd's per-frame cost is what a
+//! standing crowd's is. The light casts shadows: the crowd's own, in
+//! Throng's shadow map fitted to Bevy's light.
+//!
+//! Controls are Bevy's `FreeCamera`: WASD and QE move, the mouse looks
+//! while the right button is held (M toggles), shift runs, the wheel
+//! changes speed.
+//!
+//! ```text
+//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//!     -p throng-bevy-demos --example bevy_crowd -- [--count 10000] [--frames N]
+//! ```
+//!
+//! `--frames N` quits after N frames and prints the overlay's last text,
+//! and `--screenshot PATH` saves the window's picture ten frames before
+//! (what a run under Xvfb checks).
+
+use bevy::app::AppExit;
+use bevy::asset::AssetPlugin;
+use bevy::camera::Hdr;
+use bevy::camera_controller::free_camera::{FreeCamera, FreeCameraPlugin};
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
+use bevy::light::DirectionalLight;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use throng_bench::walking::Walkers;
+use throng_bevy::throng_crowd::crowd::Spawn;
+use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, ThrongStats};
+use throng_core::math::Aabb;
+
+/// Model units (the Fox's glTF is in centimetres) between Foxes at spawn.
+const SPACING: f32 = 150.0;
+
+#[derive(Resource, Clone)]
+struct Settings {
+    count: usize,
+    /// Quit after this many frames (`None`: run until closed).
+    frames: Option<u64>,
+    /// Save the window's picture here ten frames before quitting.
+    screenshot: Option<std::path::PathBuf>,
+}
+
+#[derive(Resource)]
+struct Fox(Handle<ThrongModel>);
+
+/// The walkers, once the crowd is spawned.
+#[derive(Resource)]
+struct Walking(Walkers);
+
+#[derive(Component)]
+struct Overlay;
+
+fn settings() -> Result<Settings, String> {
+    let mut s = Settings {
+        count: 10_000,
+        frames: None,
+        screenshot: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        if flag == "--screenshot" {
+            s.screenshot = Some(value.into());
+            continue;
+        }
+        let n: u64 = value
+            .parse()
+            .map_err(|_| format!("{flag}: {value:?} is not a count"))?;
+        match flag.as_str() {
+            "--count" if (1..=4_000_000).contains(&n) => s.count = n as usize,
+            "--count" => return Err(format!("--count: {n} is not in 1..=4000000")),
+            "--frames" if n > 0 => s.frames = Some(n),
+            "--frames" => return Err("--frames must be positive".into()),
+            other => {
+                return Err(format!(
+                    "unknown flag {other} (--count, --frames, --screenshot)"
+                ));
+            }
+        }
+    }
+    if s.screenshot.is_some() && s.frames.is_none_or(|n| n <= 10) {
+        return Err("--screenshot needs --frames over 10".into());
+    }
+    Ok(s)
+}
+
+/// Side of the square the crowd starts in, model units.
+fn side(count: usize) -> f32 {
+    (count as f32).sqrt().ceil() * SPACING
+}
+
+fn setup(
+    settings: Res<Settings>,
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    assets: Res<AssetServer>,
+) {
+    let side = side(settings.count);
+    commands.insert_resource(Fox(assets.load("fox.throng")));
+    commands.spawn(ThrongCrowd::default());
+    commands.spawn((
+        Camera3d::default(),
+        // Throng draws into the HDR target and Bevy's tonemapping pass
+        // maps crowd and ground alike (AcesFitted needs no LUT feature).
+        Hdr,
+        Tonemapping::AcesFitted,
+        FreeCamera {
+            walk_speed: 600.0,
+            run_speed: 3000.0,
+            ..default()
+        },
+        // At a person's eye height, at the crowd's edge, looking in.
+        Transform::from_xyz(-side * 0.5 - 300.0, 170.0, side * 0.5 + 300.0)
+            .looking_at(Vec3::new(0.0, 0.0, 0.0), Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 8_000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        color: Color::srgb(0.75, 0.85, 1.0),
+        brightness: 800.0,
+        ..default()
+    });
+    commands.insert_resource(ClearColor(Color::srgb(0.45, 0.6, 0.8)));
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(side * 4.0, side * 4.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.32, 0.45, 0.28),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+    ));
+    commands.spawn((
+        Overlay,
+        Text::new("loading fox.throng…"),
+        TextFont {
+            font_size: FontSize::Px(18.0),
+            ..default()
+        },
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8.0),
+            left: px(8.0),
+            ..default()
+        },
+    ));
+}
+
+/// Spawns the crowd on a grid once the model is loaded, and sets it
+/// walking.
+fn populate(
+    settings: Res<Settings>,
+    fox: Res<Fox>,
+    models: Res<Assets<ThrongModel>>,
+    walking: Option<Res<Walking>>,
+    mut crowd: Single<&mut ThrongCrowd>,
+    mut commands: Commands,
+) {
+    if walking.is_some() {
+        return;
+    }
+    let Some(model) = crowd.add_model(&fox.0, &models) else {
+        return;
+    };
+    let n = settings.count;
+    let row = (n as f32).sqrt().ceil() as usize;
+    let half = side(n) * 0.5;
+    let mut bounds = Aabb::EMPTY;
+    for i in 0..n {
+        let at = glam::Vec3::new(
+            (i % row) as f32 * SPACING - half,
+            0.0,
+            (i / row) as f32 * SPACING - half,
+        );
+        bounds.add_point(at);
+        let spawn = Spawn {
+            transform: glam::Mat4::from_translation(at),
+            clip: Some(0),
+            time: (i % 97) as f32 * 0.05,
+            ..Spawn::default()
+        };
+        if let Err(e) = crowd.crowd.spawn(model, spawn) {
+            error!("spawning Fox {i}: {e}");
+            return;
+        }
+    }
+    match Walkers::new(&mut crowd.crowd, model, &bounds, 100.0) {
+        Ok(w) => commands.insert_resource(Walking(w)),
+        Err(e) => error!("the crowd cannot walk: {e}"),
+    }
+}
+
+/// Re-targets the walkers owed this frame.
+fn walk(time: Res<Time>, walking: Option<ResMut<Walking>>, mut crowd: Single<&mut ThrongCrowd>) {
+    if let Some(mut w) = walking
+        && let Err(e) = w.0.step(&mut crowd.crowd, time.delta_secs())
+    {
+        error!("walking: {e}");
+    }
+}
+
+/// The overlay: frame rate, crowd size, and what the camera drew.
+fn overlay(
+    diagnostics: Res<DiagnosticsStore>,
+    stats: Res<ThrongStats>,
+    camera: Single<Entity, With<Camera3d>>,
+    crowd: Single<&ThrongCrowd>,
+    mut text: Single<&mut Text, With<Overlay>>,
+) {
+    let fps = diagnostics
+        .get(&FrameTimeDiagnosticsPlugin::FPS)
+        .and_then(|d| d.smoothed())
+        .unwrap_or(0.0);
+    let ms = diagnostics
+        .get(&FrameTimeDiagnosticsPlugin::FRAME_TIME)
+        .and_then(|d| d.smoothed())
+        .unwrap_or(0.0);
+    let frame = stats.frame();
+    let drawn = frame.cameras.get(&*camera).copied().unwrap_or_default();
+    text.0 = format!(
+        "{fps:.1} fps ({ms:.1} ms) | {} Foxes walking | {} visible ({} as impostors) | {} draws | Throng's prepare {:.2} ms CPU",
+        crowd.crowd.len(),
+        drawn.visible,
+        drawn.impostors,
+        drawn.draws,
+        frame.prepare_time.as_secs_f64() * 1e3,
+    );
+}
+
+/// With `--frames`, quits after them and prints the overlay (and with
+/// `--screenshot`, saves the window ten frames before).
+fn quit_after(
+    settings: Res<Settings>,
+    mut frames: Local<u64>,
+    text: Single<&Text, With<Overlay>>,
+    mut exit: MessageWriter<AppExit>,
+    mut commands: Commands,
+) {
+    *frames += 1;
+    if let (Some(path), Some(n)) = (&settings.screenshot, settings.frames)
+        && *frames + 10 == n
+    {
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path.clone()));
+    }
+    if settings.frames.is_some_and(|n| *frames >= n) {
+        println!("bevy_crowd: after {} frames: {}", *frames, text.0);
+        exit.write(AppExit::Success);
+    }
+}
+
+fn main() {
+    let settings = match settings() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bevy_crowd: {e}");
+            std::process::exit(2);
+        }
+    };
+    let dir = throng_bevy_demos::fox_assets("throng-bevy-crowd", true);
+    App::new()
+        .add_plugins(
+            DefaultPlugins
+                .set(AssetPlugin {
+                    file_path: dir.to_string_lossy().into_owned(),
+                    ..default()
+                })
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: format!("throng-bevy: {} Foxes", settings.count),
+                        ..default()
+                    }),
+                    ..default()
+                }),
+        )
+        .add_plugins((ThrongPlugin, FreeCameraPlugin, FrameTimeDiagnosticsPlugin::default()))
+        .insert_resource(settings.clone())
+        .add_systems(Startup, setup)
+        .add_systems(Update, (populate, walk, overlay, quit_after).chain())
+        .run();
+    let _ = std::fs::remove_dir_all(&dir);
+}
