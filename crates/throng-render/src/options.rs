@@ -224,7 +224,10 @@ impl Default for PoseCacheOptions {
 ///
 /// `source` declares what it uses by import lines, at least
 /// `// #import draw` (which brings `vs_main`, `VertexOut`, the `frame` and
-/// `material` bindings and `shade()`); `// #import shadow_receive` adds the
+/// `material` bindings, `shade()`, and the frame's distance fog for
+/// `fog_apply(frame.fog, rgb, frame.eye.xyz, world_position,
+/// frame.light_dir.xyz)`, which `shade()` applies and a custom stage should
+/// apply last); `// #import shadow_receive` adds the
 /// shadow map (`shadow_map`, `shadow_sampler`, `shadow`) for
 /// `shadow_filter()`, and needs [`RendererOptions::shadows`] on. The entry
 /// point takes `VertexOut` (and any builtins) and writes `@location(0)`.
