@@ -6,22 +6,31 @@ use std::path::Path;
 
 use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
+use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::window::{ExitCondition, WindowPlugin};
 
 use crate::ThrongPlugin;
 
 /// Bevy's default plugins with no window, assets read from `assets`,
-/// pipelines compiled as they are asked for (the first frame draws), and
-/// [`ThrongPlugin`]; its plugins finished, as `App::run` would before its
-/// first update. Drive it with `App::update`.
+/// pipelines compiled as they are asked for (the first frame draws), the
+/// render world kept in the app (no pipelined rendering, which a build
+/// with Bevy's `multi_threaded` feature would add: it moves the render
+/// world to a thread of its own) and [`ThrongPlugin`]; its plugins
+/// finished, as `App::run` would before its first update. Drive it with
+/// `App::update`. A build with Bevy's `bevy_winit` still opens winit's
+/// event loop, which needs a display (Xvfb will do).
 ///
 /// # Errors
 /// Bevy found no graphics adapter (its error names the backend asked
 /// for with `WGPU_BACKEND`).
 pub fn app(assets: &Path) -> Result<App, String> {
+    let mut plugins = DefaultPlugins.build();
+    if plugins.contains::<PipelinedRenderingPlugin>() {
+        plugins = plugins.disable::<PipelinedRenderingPlugin>();
+    }
     let mut app = App::new();
     app.add_plugins(
-        DefaultPlugins
+        plugins
             .set(AssetPlugin {
                 file_path: assets.to_string_lossy().into_owned(),
                 ..default()

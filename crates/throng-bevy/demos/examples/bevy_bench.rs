@@ -53,6 +53,10 @@ struct Args {
     size: (u32, u32),
     /// Shadow settings to run: the light casts shadows or not.
     shadows: Vec<bool>,
+    /// Run this one case (the first count and shadow setting) with the
+    /// assets in this folder, in this process: how the bench runs each
+    /// case in a process of its own (winit makes one event loop a process).
+    case: Option<(Approach, std::path::PathBuf)>,
 }
 
 fn args() -> Result<Args, String> {
@@ -61,7 +65,10 @@ fn args() -> Result<Args, String> {
         frames: 30,
         size: (640, 360),
         shadows: vec![false],
+        case: None,
     };
+    let mut approach = None;
+    let mut assets = None;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -85,6 +92,14 @@ fn args() -> Result<Args, String> {
                     .ok_or_else(|| format!("--size: {value:?} is not WIDTHxHEIGHT"))?;
                 a.size = (w, h);
             }
+            "--case" => {
+                approach = Some(match value.as_str() {
+                    "throng" => Approach::Throng,
+                    "bevy" => Approach::Bevy,
+                    _ => return Err(format!("--case: {value:?} is not throng or bevy")),
+                })
+            }
+            "--assets" => assets = Some(std::path::PathBuf::from(value)),
             "--shadows" => {
                 a.shadows = match value.as_str() {
                     "off" => vec![false],
@@ -103,6 +118,11 @@ fn args() -> Result<Args, String> {
     if a.frames == 0 || a.counts.contains(&0) {
         return Err("counts and frames must be positive".into());
     }
+    a.case = match (approach, assets) {
+        (Some(approach), Some(assets)) => Some((approach, assets)),
+        (None, None) => None,
+        _ => return Err("--case and --assets go together".into()),
+    };
     Ok(a)
 }
 
@@ -329,46 +349,68 @@ fn measure(dir: &Path, case: Case, frames: usize) -> (Vec<f64>, f64) {
     (ms, prepare / frames as f64)
 }
 
+/// Measures one case in this process and prints its row.
+fn run_case(args: &Args, approach: Approach, dir: &Path) {
+    let (count, shadows) = (args.counts[0], args.shadows[0]);
+    let case = Case {
+        approach,
+        count,
+        size: args.size,
+        shadows,
+    };
+    let (ms, prepare) = measure(dir, case, args.frames);
+    let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+    println!(
+        "| {count} | {} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
+        match approach {
+            Approach::Throng => "ThrongCrowd (throng-bevy)",
+            Approach::Bevy => "a scene + AnimationPlayer per Fox",
+        },
+        if shadows { "on" } else { "off" },
+        ms[ms.len() / 2],
+        ms[0],
+        ms[ms.len() - 1]
+    );
+}
+
 fn main() {
     let args = match args() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("throng-bevy-bench: {e}");
+            eprintln!("bevy_bench: {e}");
             std::process::exit(2);
         }
     };
+    if let Some((approach, dir)) = &args.case {
+        run_case(&args, *approach, dir);
+        return;
+    }
     let dir = throng_bevy_demos::fox_assets("throng-bevy-bench", false);
     println!(
         "| Foxes | approach | shadows | median frame ms | mean | fastest | slowest | Throng's prepare (CPU, in extract) ms | ({} frames at {}×{}) |",
         args.frames, args.size.0, args.size.1
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    let cases = args.counts.iter().flat_map(|&count| {
-        args.shadows.iter().flat_map(move |&shadows| {
-            [Approach::Throng, Approach::Bevy].map(|approach| (count, shadows, approach))
-        })
-    });
-    for (count, shadows, approach) in cases {
-        {
-            let case = Case {
-                approach,
-                count,
-                size: args.size,
-                shadows,
-            };
-            let (ms, prepare) = measure(&dir, case, args.frames);
-            let mean = ms.iter().sum::<f64>() / ms.len() as f64;
-            println!(
-                "| {count} | {} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
-                match approach {
-                    Approach::Throng => "ThrongCrowd (throng-bevy)",
-                    Approach::Bevy => "a scene + AnimationPlayer per Fox",
-                },
-                if shadows { "on" } else { "off" },
-                ms[ms.len() / 2],
-                ms[0],
-                ms[ms.len() - 1]
-            );
+    let me = std::env::current_exe().expect("the bench's own path");
+    for &count in &args.counts {
+        for &shadows in &args.shadows {
+            for approach in ["throng", "bevy"] {
+                // Each case in a process of its own: a build with Bevy's
+                // window stack makes one winit event loop a process.
+                let status = std::process::Command::new(&me)
+                    .args(["--counts", &count.to_string()])
+                    .args(["--frames", &args.frames.to_string()])
+                    .args(["--size", &format!("{}x{}", args.size.0, args.size.1)])
+                    .args(["--shadows", if shadows { "on" } else { "off" }])
+                    .args(["--case", approach])
+                    .arg("--assets")
+                    .arg(&dir)
+                    .status()
+                    .expect("the bench runs itself");
+                if !status.success() {
+                    eprintln!("bevy_bench: {approach} with {count} Foxes failed ({status})");
+                }
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
