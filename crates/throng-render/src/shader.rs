@@ -565,6 +565,7 @@ mod tests {
                 "octahedral.wgsl",
                 "pose_cache.wgsl",
                 "records_storage.wgsl",
+                "fog.wgsl",
                 "draw.wgsl",
                 "user.wgsl"
             ]
