@@ -25,6 +25,8 @@ use bevy::render::render_phase::{
 use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::{ExtractedView, Msaa, ViewTarget};
 
+use throng_render::Renderer;
+
 use crate::prepare::ThrongRenderState;
 
 /// Draws the crowds' opaque draws into the view's pass.
@@ -32,30 +34,6 @@ pub struct DrawThrongCrowd;
 
 /// Draws the crowds' alpha-blended draws into the view's pass.
 pub struct DrawThrongBlended;
-
-impl<P: PhaseItem> RenderCommand<P> for DrawThrongBlended {
-    type Param = SRes<ThrongRenderState>;
-    type ViewQuery = Read<ExtractedView>;
-    type ItemQuery = ();
-
-    fn render<'w>(
-        _: &P,
-        view: ROQueryItem<'w, '_, Self::ViewQuery>,
-        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
-        state: SystemParamItem<'w, '_, Self::Param>,
-        pass: &mut TrackedRenderPass<'w>,
-    ) -> RenderCommandResult {
-        let state = state.into_inner();
-        let camera = view.retained_view_entity.main_entity.id();
-        match state.views.get(&camera) {
-            Some(v) if v.prepared => {
-                v.renderer.draw_blended(pass.wgpu_pass());
-                RenderCommandResult::Success
-            }
-            _ => RenderCommandResult::Skip,
-        }
-    }
-}
 
 impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
     type Param = SRes<ThrongRenderState>;
@@ -69,15 +47,41 @@ impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
         state: SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
-        let state = state.into_inner();
-        let camera = view.retained_view_entity.main_entity.id();
-        match state.views.get(&camera) {
-            Some(v) if v.prepared => {
-                v.renderer.draw_opaque(pass.wgpu_pass());
-                RenderCommandResult::Success
-            }
-            _ => RenderCommandResult::Skip,
+        draw_view(view, state.into_inner(), pass, Renderer::draw_opaque)
+    }
+}
+
+impl<P: PhaseItem> RenderCommand<P> for DrawThrongBlended {
+    type Param = SRes<ThrongRenderState>;
+    type ViewQuery = Read<ExtractedView>;
+    type ItemQuery = ();
+
+    fn render<'w>(
+        _: &P,
+        view: ROQueryItem<'w, '_, Self::ViewQuery>,
+        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
+        state: SystemParamItem<'w, '_, Self::Param>,
+        pass: &mut TrackedRenderPass<'w>,
+    ) -> RenderCommandResult {
+        draw_view(view, state.into_inner(), pass, Renderer::draw_blended)
+    }
+}
+
+/// Hands `pass` to `draw` with the renderer of `view`'s camera, if it
+/// prepared this frame.
+fn draw_view<'w>(
+    view: &ExtractedView,
+    state: &'w ThrongRenderState,
+    pass: &mut TrackedRenderPass<'w>,
+    draw: fn(&Renderer, &mut throng_render::wgpu::RenderPass<'_>),
+) -> RenderCommandResult {
+    let camera = view.retained_view_entity.main_entity.id();
+    match state.views.get(&camera) {
+        Some(v) if v.prepared => {
+            draw(&v.renderer, pass.wgpu_pass());
+            RenderCommandResult::Success
         }
+        _ => RenderCommandResult::Skip,
     }
 }
 

@@ -157,6 +157,9 @@ pub fn prepare_crowds(
     let mut seen = Vec::new();
     let mut failures = Vec::new();
     let marked_only = which.as_deref() == Some(&ThrongCameras::Marked);
+    // The crowds' mean position, worked out once a frame for every camera
+    // with blended draws.
+    let mut mean = None;
     for (entity, camera, transform, projection, exposure, fog, marked) in &cameras {
         if !camera.is_active || (marked_only && !marked) {
             continue;
@@ -202,7 +205,7 @@ pub fn prepare_crowds(
                 view.blend_center = view
                     .renderer
                     .has_blended()
-                    .then(|| mean_position(&crowd_refs));
+                    .then(|| *mean.get_or_insert_with(|| mean_position(&crowd_refs)));
                 frame.cameras.insert(entity, s);
             }
             Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
