@@ -17,9 +17,7 @@ use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
 use throng_render::renderer::DEPTH_FORMAT;
-use throng_render::{
-    Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{Gpu, GpuModel, Offscreen, PathChoice, Renderer, RendererOptions, require_gpu};
 use throng_tests::golden::{self as common, assert_images_match};
 
 const SIZE: (u32, u32) = (160, 96);
@@ -153,14 +151,7 @@ fn the_opaque_and_blended_halves_draw_what_draw_draws() {
             path,
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::new(
-            &gpu.adapter,
-            &gpu.device,
-            &gpu.queue,
-            OFFSCREEN_FORMAT,
-            options,
-        )
-        .unwrap();
+        let mut renderer = Renderer::headless(&gpu, options).unwrap();
         let alone = own_pass(&gpu, &mut renderer, &opaque_only, &models, |r, p| r.draw(p));
         assert!(
             !renderer.has_blended(),
