@@ -155,6 +155,22 @@ fn scene(
     });
 }
 
+/// A few frames, for a change to reach the picture.
+fn settle(app: &mut App) {
+    for _ in 0..3 {
+        app.update();
+    }
+}
+
+/// The scene's 3D camera.
+fn camera(app: &mut App) -> Entity {
+    let world = app.world_mut();
+    world
+        .query_filtered::<Entity, With<Camera3d>>()
+        .single(world)
+        .unwrap()
+}
+
 /// Runs frames until `done` or a frame limit.
 fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
     for _ in 0..600 {
@@ -330,9 +346,7 @@ fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground()
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let spots = foxes();
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let ground = capture(&mut app);
     let throng = throng_picture(&mut app, &handle, &spots, false);
     let background = throng.get_pixel(0, 0).0;
@@ -377,9 +391,7 @@ fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
     let world = app.world_mut();
     let mut lights = world.query::<&mut DirectionalLight>();
     lights.single_mut(world).unwrap().shadow_maps_enabled = true;
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let shadowed = capture(&mut app);
     let spots = foxes();
     let throng = throng_picture(&mut app, &handle, &spots, true);
@@ -407,15 +419,10 @@ fn the_cameras_distance_fog_fogs_the_crowd_as_bevys_formulas_do() {
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let spots = foxes();
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let clear = throng_picture(&mut app, &handle, &spots, false);
+    let camera = camera(&mut app);
     let world = app.world_mut();
-    let camera = world
-        .query_filtered::<Entity, With<Camera3d>>()
-        .single(world)
-        .unwrap();
     // About half the way to the fog's colour at the Foxes' distance, with
     // the sun's glow scattered into it.
     world.entity_mut(camera).insert(DistanceFog {
@@ -424,9 +431,7 @@ fn the_cameras_distance_fog_fogs_the_crowd_as_bevys_formulas_do() {
         directional_light_exponent: 10.0,
         falloff: FogFalloff::Exponential { density: 0.0015 },
     });
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let fogged = capture(&mut app);
     let throng = throng_picture(&mut app, &handle, &spots, false);
     assert_crowd_matches(&fogged, &throng, &dir, "fogged");
@@ -459,18 +464,14 @@ fn the_cameras_distance_fog_fogs_the_crowd_as_bevys_formulas_do() {
             end: 1.0,
         },
     });
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let with_crowd = capture(&mut app);
     {
         let world = app.world_mut();
         let mut q = world.query::<&mut ThrongCrowd>();
         q.single_mut(world).unwrap().crowd = Crowd::new();
     }
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let without = capture(&mut app);
     let d = diff(&with_crowd, &without);
     println!(
@@ -522,9 +523,7 @@ fn alpha_blended_foxes_sort_among_bevys_transparent_meshes_and_show_the_ground_t
             record_transparent_order.in_set(bevy::render::RenderSystems::Cleanup),
         );
     let handle = standing(&mut app);
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let opaque = capture(&mut app);
     let mut glassy = handle.model().clone();
     for m in &mut glassy.materials {
@@ -546,14 +545,10 @@ fn alpha_blended_foxes_sort_among_bevys_transparent_meshes_and_show_the_ground_t
         }
     };
     set(&mut app, Some(&glassy));
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let glass = capture(&mut app);
     set(&mut app, None);
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let ground = capture(&mut app);
     let drawn = diff(&ground, &glass);
     let blended = diff(&opaque, &glass);
@@ -598,9 +593,7 @@ fn alpha_blended_foxes_sort_among_bevys_transparent_meshes_and_show_the_ground_t
             ));
         }
     }
-    for _ in 0..3 {
-        app.update();
-    }
+    settle(&mut app);
     let sorted = order.0.lock().unwrap().clone();
     println!("Transparent3d, back to front (true: the crowd): {sorted:?}");
     assert_eq!(
@@ -621,11 +614,7 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
     let handle = standing(&mut app);
     let spots = foxes();
     let throng = throng_picture(&mut app, &handle, &spots, false);
-    let world = app.world_mut();
-    let camera = world
-        .query_filtered::<Entity, With<Camera3d>>()
-        .single(world)
-        .unwrap();
+    let camera = camera(&mut app);
     // Each is added to what the camera had: depth, then normals and motion
     // vectors (what SSAO and TAA ask for), then Bevy's deferred shading.
     type Step = (&'static str, fn(&mut EntityWorldMut));
@@ -642,9 +631,7 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
     ];
     for (what, add) in steps {
         add(&mut app.world_mut().entity_mut(camera));
-        for _ in 0..3 {
-            app.update();
-        }
+        settle(&mut app);
         let picture = capture(&mut app);
         assert_crowd_matches(&picture, &throng, &dir, what);
     }
@@ -703,11 +690,8 @@ fn with_marked_cameras_only_a_marked_camera_draws_the_crowd() {
     app.insert_resource(ThrongCameras::Marked);
     standing(&mut app);
     let unmarked = capture(&mut app);
+    let camera = camera(&mut app);
     let world = app.world_mut();
-    let camera = world
-        .query_filtered::<Entity, With<Camera3d>>()
-        .single(world)
-        .unwrap();
     world.entity_mut(camera).insert(ThrongCamera);
     app.update();
     let marked = capture(&mut app);
