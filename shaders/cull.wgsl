@@ -364,6 +364,7 @@ fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Sho
             s.current.frame0, s.current.frame1, s.current.t,
             s.previous.frame0, s.previous.frame1, s.previous.t,
             s.fade + 2.0 * f32(level), tint,
+            vec2<u32>(inst.look_variant, inst.look_hidden), vec2<u32>(0u),
         );
     }
 }

@@ -23,14 +23,19 @@ struct Material {
     base_color: vec4<f32>,
     alpha_cutoff: f32,
     alpha_mode: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // Its column of the variant palette, and its submesh's bit of a
+    // record's hidden mask (throng_render::look).
+    palette_column: u32,
+    submesh_bit: u32,
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(2) @binding(0) var base_texture: texture_2d<f32>;
 @group(2) @binding(1) var base_sampler: sampler;
 @group(2) @binding(2) var<uniform> material: Material;
+// The model's variant palette: a row per variant, a column per material
+// (throng_core::variety::Palette::texels).
+@group(2) @binding(3) var variant_palette: texture_2d<f32>;
 
 // Submeshes whose normals the baker generated are shaded flat (glTF rule).
 override FLAT_SHADING: bool = false;
@@ -67,7 +72,7 @@ fn vs_main(v: VertexIn, r: RecordIn) -> VertexOut {
     }
     var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);
-    return out;
+    return with_look(out, rec);
 }
 
 // The vertex stage of a (model, LOD) whose poses are cached (storage
@@ -83,7 +88,7 @@ fn vs_cached(v: CachedVertexIn, r: RecordIn, @builtin(vertex_index) vertex: u32)
     let rec = record_in(r);
     var out = vertex_out(world_from_model(rec), record_pose(vertex, rec), v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);
-    return out;
+    return with_look(out, rec);
 }
 
 // A skinned vertex moved to the world by `world` and projected: what every
@@ -97,6 +102,29 @@ fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     out.uv = uv;
     out.tint = unpack4x8unorm(tint);
     out.lod_dither = 0u;
+    return out;
+}
+
+// Where a hidden submesh's vertices go: past the far plane of either depth
+// convention (z > w), so that its triangles are clipped whole.
+const HIDDEN_POSITION: vec4<f32> = vec4<f32>(0.0, 0.0, 2.0, 1.0);
+
+// Whether the record hides this submesh.
+fn record_hides(rec: InstanceRecord) -> bool {
+    return (rec.look.y & material.submesh_bit) != 0u;
+}
+
+// A record's look on a vertex of this submesh: its palette row's colour
+// for the submesh's material multiplies the tint (a row past the last
+// reads the last), and a hidden submesh's vertex leaves the clip volume.
+fn with_look(v: VertexOut, rec: InstanceRecord) -> VertexOut {
+    var out = v;
+    let size = textureDimensions(variant_palette);
+    let at = vec2<u32>(min(material.palette_column, size.x - 1u), min(rec.look.x, size.y - 1u));
+    out.tint *= textureLoad(variant_palette, at, 0);
+    if (record_hides(rec)) {
+        out.clip_position = HIDDEN_POSITION;
+    }
     return out;
 }
 

@@ -18,6 +18,11 @@ struct GpuInstance {
     fade_rate: f32,
     tint: u32,
     model: u32,
+    // Mirrors throng_core::variety::Look.
+    look_variant: u32,
+    look_hidden: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Mirrors throng_core::gpu::GpuTransform: the top three rows of

@@ -42,6 +42,17 @@ struct ImpostorParams {
 @group(1) @binding(10) var impostor_sampler: sampler;
 @group(1) @binding(11) var impostor_table: texture_2d<f32>;
 @group(1) @binding(12) var<uniform> impostor: ImpostorParams;
+// The model's variant palette; its last column is each row's mean, which
+// the impostor's one picture of every material is multiplied by
+// (throng_render::look).
+@group(1) @binding(13) var impostor_palette: texture_2d<f32>;
+
+// The record's tint times its palette row's mean colour, packed.
+fn impostor_tint(rec: InstanceRecord) -> u32 {
+    let size = textureDimensions(impostor_palette);
+    let mean = textureLoad(impostor_palette, vec2<u32>(size.x - 1u, min(rec.look.x, size.y - 1u)), 0);
+    return pack4x8unorm(unpack4x8unorm(rec.tint) * mean);
+}
 
 // Cells of the atlas.
 fn cell_count() -> u32 {
@@ -278,7 +289,7 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
     out.coords2 = vec4<f32>(cell_coords(blend.views.z, offset, q.sphere.w), q.frame_weight, q.sphere.w * max_scale(q.world));
     out.weights = blend.weights;
     out.views = blend.views;
-    out.cells = vec4<u32>(q.cells, rec.tint, record_lod_dither(rec));
+    out.cells = vec4<u32>(q.cells, impostor_tint(rec), record_lod_dither(rec));
     out.right = transform_normal(q.world, q.basis[0]);
     out.up = transform_normal(q.world, q.basis[1]);
     out.toward = transform_normal(q.world, q.basis[2]);

@@ -1,7 +1,7 @@
 // The per-instance record the vertex stage reads: written by the CPU
 // (packaged and unbounded paths) or by the cull pass (GPU-driven path).
 
-// One visible instance (80 bytes). Mirrors throng_core::gpu::InstanceRecord.
+// One visible instance (96 bytes). Mirrors throng_core::gpu::InstanceRecord.
 struct InstanceRecord {
     world_from_model_row0: vec4<f32>,
     world_from_model_row1: vec4<f32>,
@@ -14,6 +14,10 @@ struct InstanceRecord {
     prev_t: f32,
     fade: f32,
     tint: u32,
+    // Its look (throng_core::variety::Look): x the palette row, y the
+    // hidden submeshes' bits.
+    look: vec2<u32>,
+    pad: vec2<u32>,
 }
 
 // The clip cross-fade's weight of the current clip: `fade` less twice the

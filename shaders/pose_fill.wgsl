@@ -36,6 +36,8 @@ fn fill_poses(
         0.0,
         1.0,
         0u,
+        vec2<u32>(0u),
+        vec2<u32>(0u),
     );
     poses[i] = encode_pose_vertex(skin(read_vertex(i % fill.vertex_count), rec));
 }

@@ -19,8 +19,8 @@ override PALETTES: bool = false;
 
 // The draw stages' record: the records buffer bound again as vertex buffer
 // RECORDS_SLOT, stepped per instance (throng_render::pipeline::
-// RECORD_ATTRIBUTES, locations 8 to 12), so the vertex fetch reads it once
-// per instance instead of every vertex loading 80 bytes from storage (on
+// RECORD_ATTRIBUTES, locations 8 to 13), so the vertex fetch reads it once
+// per instance instead of every vertex loading 96 bytes from storage (on
 // lavapipe that load was a third of the GPU-driven path's vertex stage).
 // A draw's first_instance selects its group, as for the storage read.
 struct RecordIn {
@@ -31,6 +31,8 @@ struct RecordIn {
     @location(11) words0: vec4<u32>,
     // prev1, prev_t's bits, fade's bits, tint.
     @location(12) words1: vec4<u32>,
+    // The look (variant, hidden).
+    @location(13) look: vec2<u32>,
 }
 
 fn record_in(r: RecordIn) -> InstanceRecord {
@@ -46,6 +48,8 @@ fn record_in(r: RecordIn) -> InstanceRecord {
         bitcast<f32>(r.words1.y),
         bitcast<f32>(r.words1.z),
         r.words1.w,
+        r.look,
+        vec2<u32>(0u),
     );
 }
 

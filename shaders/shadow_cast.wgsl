@@ -11,6 +11,9 @@
 @vertex
 fn vs_shadow(v: VertexIn, r: RecordIn) -> @builtin(position) vec4<f32> {
     let rec = record_in(r);
+    if (record_hides(rec)) {
+        return HIDDEN_POSITION;
+    }
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
         s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
@@ -24,6 +27,9 @@ fn vs_shadow(v: VertexIn, r: RecordIn) -> @builtin(position) vec4<f32> {
 @vertex
 fn vs_shadow_cached(r: RecordIn, @builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
     let rec = record_in(r);
+    if (record_hides(rec)) {
+        return HIDDEN_POSITION;
+    }
     let p = transform_point(world_from_model(rec), record_pose(vertex, rec).position);
     return shadow.light_clip_from_world * vec4<f32>(p, 1.0);
 }

@@ -39,7 +39,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace
 
 # The GPU tests again on GL (llvmpipe through EGL, headless): the backend that
-# the packages of 200 exist for. WGPU_BACKEND=gl makes an instance with the GL
+# the packages of PACKAGE_WIDTH exist for. WGPU_BACKEND=gl makes an instance with the GL
 # backend alone, so these tests cannot silently run on Vulkan. (--workspace
 # keeps the build of the line above: selecting packages would resolve
 # features anew and rebuild the dependencies.)
@@ -47,7 +47,7 @@ cargo test --workspace
 # texture to a buffer, a copy GL lacks (DownlevelFlags::DEPTH_TEXTURE_AND_
 # BUFFER_COPIES); the golden images, drawn with shadows on, cover GL's shadows.
 echo "tools/test.sh: GPU tests on the GL backend"
-gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention fog blend_split)
+gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention fog blend_split variety)
 WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]/#/--test=}"
 
 # The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy

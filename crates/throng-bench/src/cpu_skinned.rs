@@ -408,7 +408,7 @@ impl CpuSkinnedRenderer {
                         palettes: false,
                         pose_cache: false,
                     },
-                    material_bind_group: material.bind_group.clone(),
+                    material_bind_group: sub.bind_group.clone(),
                     indices: sub.first_index..sub.first_index + sub.index_count,
                     base_vertex: sub.base_vertex,
                 }

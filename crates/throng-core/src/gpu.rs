@@ -7,6 +7,7 @@ use glam::{Mat4, Vec4};
 
 use crate::layout::FramePair;
 use crate::limits::INSTANCE_RECORD_SIZE;
+use crate::variety::Look;
 
 /// Which baked frames an instance shows: the current clip's two frames and
 /// weight, and, during a cross-fade, the previous clip's and the fade weight.
@@ -31,8 +32,8 @@ impl FrameBlend {
     }
 }
 
-/// One visible instance for one frame: 80 bytes, mirrored by WGSL's
-/// `InstanceRecord` in `shaders/skinning.wgsl`.
+/// One visible instance for one frame: 96 bytes, mirrored by WGSL's
+/// `InstanceRecord` in `shaders/instance_record.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct InstanceRecord {
@@ -57,6 +58,10 @@ pub struct InstanceRecord {
     /// Tint, RGBA8 packed little-endian (`r | g << 8 | b << 16 | a << 24`),
     /// multiplied into the base colour.
     pub tint: u32,
+    /// Its look: palette row and hidden submeshes ([`Look`]).
+    pub look: Look,
+    /// Keeps the record a multiple of 16 bytes (uniform array stride).
+    pub pad: [u32; 2],
 }
 
 const _: () = assert!(std::mem::size_of::<InstanceRecord>() == INSTANCE_RECORD_SIZE);
@@ -82,7 +87,16 @@ impl InstanceRecord {
             prev_t: blend.previous.t,
             fade: blend.fade,
             tint,
+            look: Look::DEFAULT,
+            pad: [0; 2],
         }
+    }
+
+    /// This record with look `look`.
+    #[inline]
+    pub fn with_look(mut self, look: Look) -> Self {
+        self.look = look;
+        self
     }
 
     /// The frame blend this record encodes.
@@ -194,7 +208,7 @@ impl GpuTrack {
 }
 
 /// One instance's animation and look as the GPU-driven path keeps it on
-/// the GPU (64 bytes), mirrored by WGSL's `GpuInstance` in
+/// the GPU (80 bytes), mirrored by WGSL's `GpuInstance` in
 /// `shaders/gpu_instance.wgsl`: both tracks of a cross-fade at one anchor
 /// tick, the fade as a line in time, the tint and the model. Its transform
 /// is a separate stream ([`GpuTransform`]), so that moving an instance, the
@@ -222,6 +236,10 @@ pub struct GpuInstance {
     /// an instance with animation layers (the cull pass leaves those to the
     /// CPU's draw lists and the palette pre-pass).
     pub model: u32,
+    /// Its look (as [`InstanceRecord::look`]).
+    pub look: Look,
+    /// Keeps the struct a multiple of 16 bytes.
+    pub pad: [u32; 2],
 }
 
 impl GpuInstance {

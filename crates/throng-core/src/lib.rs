@@ -48,6 +48,7 @@ pub mod pose;
 pub mod pose_cache;
 pub mod provenance;
 pub mod simulation;
+pub mod variety;
 
 pub use error::{FormatError, WriteError};
 pub use model::BakedModel;

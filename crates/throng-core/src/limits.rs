@@ -41,12 +41,20 @@ pub const MAX_CLIPS: u32 = u16::MAX as u32 - 1;
 pub const MAX_BONES: u32 = u16::MAX as u32;
 
 /// Most instances per package: one draw call with the records in a uniform
-/// buffer. 200 × 80 B = 16,000 B fits the 16 KiB uniform-binding floor of
+/// buffer. 170 × 96 B = 16,320 B fits the 16 KiB uniform-binding floor of
 /// downlevel and WebGL2 adapters.
-pub const PACKAGE_WIDTH: u32 = 200;
+pub const PACKAGE_WIDTH: u32 = 170;
 
 /// Size in bytes of one GPU instance record ([`crate::gpu::InstanceRecord`]).
-pub const INSTANCE_RECORD_SIZE: usize = 80;
+pub const INSTANCE_RECORD_SIZE: usize = 96;
+
+/// Most rows of a model's variant palette ([`crate::variety::Palette`]):
+/// the looks an instance's variant index chooses among.
+pub const MAX_PALETTE_ROWS: u32 = 4096;
+
+/// Submeshes an instance can hide one by one: bits of its hidden mask
+/// ([`crate::variety::Look::hidden`]), one per submesh of the finest LOD.
+pub const TOGGLEABLE_SUBMESHES: u32 = 32;
 
 /// Global frame index of the rest pose. Every bake starts its frame table with
 /// one rest-pose frame, so models without clips still have a pose to draw.

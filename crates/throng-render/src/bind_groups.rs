@@ -9,7 +9,7 @@
 //! |-------|----------|
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params (skinning readback, pose-cache fill) / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
 //! | 1     | model: bone texture array + `ModelParams`; on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
-//! | 2     | material: base-colour texture, sampler, `MaterialUniforms` |
+//! | 2     | submesh: base-colour texture, sampler, `MaterialUniforms`, variant palette |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
 use std::num::NonZeroU64;
@@ -193,6 +193,7 @@ pub fn impostor_entries() -> Entries {
             std::mem::size_of::<throng_core::gpu::ImpostorParams>(),
             false,
         ),
+        palette_entry(13, wgpu::ShaderStages::VERTEX),
     ]
 }
 
@@ -201,7 +202,10 @@ pub fn impostor(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(device, "throng impostor layout", &impostor_entries())
 }
 
-/// Group 2: a material (base-colour texture, sampler, `MaterialUniforms`).
+/// Group 2: a submesh's material (base-colour texture, sampler,
+/// `MaterialUniforms` with the submesh's look) and its model's variant
+/// palette (`crate::look`). The vertex stages read the constants and the
+/// palette (a record's colour, hidden submeshes).
 pub fn material_entries() -> Entries {
     vec![
         wgpu::BindGroupLayoutEntry {
@@ -222,11 +226,26 @@ pub fn material_entries() -> Entries {
         },
         uniform(
             2,
-            wgpu::ShaderStages::FRAGMENT,
+            wgpu::ShaderStages::VERTEX_FRAGMENT,
             std::mem::size_of::<MaterialUniforms>(),
             false,
         ),
+        palette_entry(3, wgpu::ShaderStages::VERTEX),
     ]
+}
+
+/// A variant palette: RGBA8 read with `textureLoad` (`crate::look`).
+fn palette_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
 }
 
 /// Group 2: a material.
@@ -464,13 +483,13 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
         Program::ShadowPackaged => [
             None,
             Some(model_entries()),
-            None,
+            Some(material_entries()),
             Some(records_entries(true, ShadowBindings::Cast)),
         ],
         Program::ShadowUnbounded => [
             None,
             Some(pose_model_entries()),
-            None,
+            Some(material_entries()),
             Some(records_entries(false, ShadowBindings::Cast)),
         ],
         Program::PoseFill => [Some(pose_fill_entries()), Some(model_entries()), None, None],

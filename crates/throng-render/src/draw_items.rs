@@ -66,7 +66,7 @@ impl DrawItem {
             vertex_buffer: Some(lod.vertex_buffer.clone()),
             index_buffer: lod.index_buffer.clone(),
             model_bind_group: model.bind_group.clone(),
-            material_bind_group: Some(model.materials[sub.material].bind_group.clone()),
+            material_bind_group: Some(sub.bind_group.clone()),
             indices: sub.first_index..sub.first_index + sub.index_count,
             base_vertex: sub.base_vertex,
             instances: 0..0,

@@ -94,6 +94,7 @@ impl GpuImpostor {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         model: &BakedModel,
+        palette: &wgpu::TextureView,
     ) -> Option<Self> {
         let lod = model.impostor_lod()?;
         let atlas = model.impostor.as_ref()?;
@@ -238,6 +239,10 @@ impl GpuImpostor {
                 wgpu::BindGroupEntry {
                     binding: 12,
                     resource: params_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 13,
+                    resource: wgpu::BindingResource::TextureView(palette),
                 },
             ],
         });

@@ -35,6 +35,9 @@ pub struct GpuSubmesh {
     pub material: usize,
     /// Shade flat (the baker generated the normals).
     pub flat: bool,
+    /// Group 2 bind group: its material, palette column and toggle bit
+    /// ([`crate::look`]).
+    pub bind_group: wgpu::BindGroup,
 }
 
 /// One LOD's buffers.
@@ -50,11 +53,16 @@ pub struct GpuLod {
     pub vertex_count: u32,
 }
 
-/// A material's bind group and the pipeline state it needs.
+/// A material on the GPU: what its submeshes' bind groups hold, and the
+/// pipeline state it needs.
 #[derive(Debug)]
 pub struct GpuMaterial {
-    /// Group 2 bind group.
-    pub bind_group: wgpu::BindGroup,
+    /// Its base-colour texture (white without one).
+    pub(crate) view: wgpu::TextureView,
+    /// Its sampler.
+    pub(crate) sampler: wgpu::Sampler,
+    /// Its constants, less what each submesh adds.
+    pub(crate) uniforms: MaterialUniforms,
     /// Alpha mode.
     pub alpha_mode: AlphaMode,
     /// Draw back faces.
@@ -239,9 +247,11 @@ impl GpuModel {
                 }
                 None => white_texture(device, queue),
             };
-            materials.push(make_material(device, &material_layout, m, &view, &name));
+            materials.push(make_material(device, m, view, &name));
         }
         let default_material = materials.len() - 1;
+        let (palette, palette_bytes) = crate::look::palette_view(device, queue, handle);
+        gpu_bytes += palette_bytes;
 
         // LODs.
         let mut lods = Vec::with_capacity(model.lods.len());
@@ -258,16 +268,34 @@ impl GpuModel {
                 usage: wgpu::BufferUsages::INDEX,
             });
             gpu_bytes += vertex_buffer.size() + index_buffer.size();
+            let bits = throng_core::variety::submesh_bits(model, l);
             let submeshes = lod
                 .submeshes
                 .iter()
-                .map(|s| GpuSubmesh {
-                    first_index: s.first_index,
-                    index_count: s.index_count,
-                    base_vertex: s.base_vertex as i32,
-                    vertex_count: s.vertex_count,
-                    material: s.material.map_or(default_material, |m| m as usize),
-                    flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
+                .zip(bits)
+                .enumerate()
+                .map(|(i, (s, bit))| {
+                    let material = s.material.map_or(default_material, |m| m as usize);
+                    let bind_group = crate::look::submesh_bind_group(
+                        device,
+                        &material_layout,
+                        &materials[material],
+                        &palette,
+                        crate::look::SubmeshLook {
+                            column: throng_core::variety::column_of(s.material),
+                            bit,
+                        },
+                        &format!("{name} LOD {l} submesh {i}"),
+                    );
+                    GpuSubmesh {
+                        first_index: s.first_index,
+                        index_count: s.index_count,
+                        base_vertex: s.base_vertex as i32,
+                        vertex_count: s.vertex_count,
+                        material,
+                        flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
+                        bind_group,
+                    }
                 })
                 .collect();
             triangles.push(lod.indices.len() as u64 / 3);
@@ -278,7 +306,7 @@ impl GpuModel {
                 vertex_count: lod.vertices.len() as u32,
             });
         }
-        let impostor = GpuImpostor::upload(device, queue, model);
+        let impostor = GpuImpostor::upload(device, queue, model, &palette);
         gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
         Ok(Self {
             key: handle.key(),
@@ -389,9 +417,8 @@ fn address_mode(w: TextureWrap) -> wgpu::AddressMode {
 
 fn make_material(
     device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
     m: &Material,
-    view: &wgpu::TextureView,
+    view: wgpu::TextureView,
     model: &str,
 ) -> GpuMaterial {
     let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -403,38 +430,16 @@ fn make_material(
         mipmap_filter: wgpu::MipmapFilterMode::Linear,
         ..Default::default()
     });
-    let uniforms = MaterialUniforms {
-        base_color: m.base_color_factor.to_array(),
-        alpha_cutoff: m.alpha_cutoff,
-        alpha_mode: m.alpha_mode as u32,
-        _pad0: 0,
-        _pad1: 0,
-    };
-    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(&format!("{model} {} uniforms", m.name)),
-        contents: bytemuck::bytes_of(&uniforms),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(&format!("{model} {} bind group", m.name)),
-        layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(&sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: buffer.as_entire_binding(),
-            },
-        ],
-    });
     GpuMaterial {
-        bind_group,
+        view,
+        sampler,
+        uniforms: MaterialUniforms {
+            base_color: m.base_color_factor.to_array(),
+            alpha_cutoff: m.alpha_cutoff,
+            alpha_mode: m.alpha_mode as u32,
+            palette_column: 0,
+            submesh_bit: 0,
+        },
         alpha_mode: m.alpha_mode,
         double_sided: m.double_sided,
     }

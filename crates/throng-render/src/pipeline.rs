@@ -268,8 +268,8 @@ pub const RECORDS_SLOT: u32 = 1;
 /// An [`InstanceRecord`](throng_core::gpu::InstanceRecord) as vertex
 /// attributes 8 to 12: the matrix's three rows, then its eight 32-bit
 /// words as two `vec4<u32>` (floats among them by their bits).
-pub(crate) const RECORD_ATTRIBUTES: [wgpu::VertexAttribute; 5] = wgpu::vertex_attr_array![
-    8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Uint32x4, 12 => Uint32x4
+pub(crate) const RECORD_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Uint32x4, 12 => Uint32x4, 13 => Uint32x2
 ];
 
 /// The records' vertex-buffer layout: one record per instance.

@@ -868,6 +868,9 @@ impl Renderer {
                 bound = Some(which);
             }
             item.bind_geometry(&mut pass);
+            if let Some(material) = &item.material_bind_group {
+                pass.set_bind_group(2, material, &[]);
+            }
             item.issue(&mut pass, group);
         }
     }

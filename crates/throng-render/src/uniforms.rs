@@ -68,10 +68,12 @@ pub struct MaterialUniforms {
     pub alpha_cutoff: f32,
     /// 0 opaque, 1 mask, 2 blend.
     pub alpha_mode: u32,
-    /// Padding.
-    pub _pad0: u32,
-    /// Padding.
-    pub _pad1: u32,
+    /// Its column of the model's variant palette
+    /// (`throng_core::variety::column_of`).
+    pub palette_column: u32,
+    /// Its submesh's bit of a record's hidden mask (0: never hidden;
+    /// `throng_core::variety::submesh_bits`).
+    pub submesh_bit: u32,
 }
 
 /// Compute readback parameters: WGSL `ComputeParams` in `compute_skin.wgsl`.

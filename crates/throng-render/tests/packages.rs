@@ -1,6 +1,7 @@
-//! The packaged (downlevel) path: 450 instances of one model and submesh make three
-//! packages (200, 200, 50) and three draws on the packaged path, and the
-//! picture equals the unbounded path's.
+//! The packaged (downlevel) path: 450 instances of one model and submesh
+//! make three packages (`PACKAGE_WIDTH`, `PACKAGE_WIDTH` and the rest) and
+//! three draws on the packaged path, and the picture equals the unbounded
+//! path's.
 
 use throng_tests::golden as common;
 
@@ -10,6 +11,10 @@ use throng_render::renderer::supports_unbounded;
 use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu};
 
 const SIZE: (u32, u32) = (160, 160);
+
+/// More than two packages, less than three.
+const COUNT: u32 = 450;
+const _: () = assert!(COUNT > 2 * PACKAGE_WIDTH && COUNT < 3 * PACKAGE_WIDTH);
 
 #[test]
 fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
@@ -23,7 +28,7 @@ fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
     let (crowd, _, bounds) = grid_crowd(
         &handle,
         &GridOptions {
-            count: 450,
+            count: COUNT,
             ..GridOptions::default()
         },
     )
@@ -51,13 +56,16 @@ fn four_hundred_fifty_instances_make_three_packages_and_the_same_picture() {
 
     let (path, stats, packages, packaged) = draw(PathChoice::Packaged);
     assert_eq!(path, RecordPath::Packaged);
-    assert_eq!(stats.visible, 450, "all instances in view");
-    assert_eq!(packages, vec![200, 200, 50]);
+    assert_eq!(stats.visible, COUNT, "all instances in view");
+    assert_eq!(
+        packages,
+        vec![PACKAGE_WIDTH, PACKAGE_WIDTH, COUNT - 2 * PACKAGE_WIDTH]
+    );
     assert_eq!(stats.packages, 3);
     assert_eq!(stats.draws, 3, "one draw per package");
     assert_eq!(
         stats.triangles,
-        450 * handle.model().lods[0].indices.len() as u64 / 3
+        COUNT as u64 * handle.model().lods[0].indices.len() as u64 / 3
     );
 
     if !supports_unbounded(&gpu.adapter, &gpu.device) {

@@ -143,6 +143,8 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(InstanceRecord, prev_t),
             offset_of!(InstanceRecord, fade),
             offset_of!(InstanceRecord, tint),
+            offset_of!(InstanceRecord, look),
+            offset_of!(InstanceRecord, pad),
         ],
     );
     check(
@@ -189,8 +191,8 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(MaterialUniforms, base_color),
             offset_of!(MaterialUniforms, alpha_cutoff),
             offset_of!(MaterialUniforms, alpha_mode),
-            offset_of!(MaterialUniforms, _pad0),
-            offset_of!(MaterialUniforms, _pad1),
+            offset_of!(MaterialUniforms, palette_column),
+            offset_of!(MaterialUniforms, submesh_bit),
         ],
     );
     check(
@@ -330,6 +332,10 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuInstance, fade_rate),
             offset_of!(GpuInstance, tint),
             offset_of!(GpuInstance, model),
+            offset_of!(GpuInstance, look),
+            offset_of!(GpuInstance, look) + 4,
+            offset_of!(GpuInstance, pad),
+            offset_of!(GpuInstance, pad) + 4,
         ],
     );
     let rows = offset_of!(GpuTransform, rows);

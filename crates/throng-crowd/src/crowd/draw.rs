@@ -12,6 +12,7 @@ use crate::camera::{Camera, Frustum};
 use throng_core::gpu::{GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::math::Aabb;
+use throng_core::variety::Look;
 
 /// Records of one frame, grouped by (model, LOD).
 #[derive(Clone, Debug, Default)]
@@ -216,6 +217,7 @@ pub(super) struct Visited<'a> {
     rows: &'a [Vec4; 3],
     sphere: &'a Vec4,
     tint: u32,
+    look: Look,
     /// Its layers, when the view draws them.
     layers: Option<&'a [GpuLayer]>,
 }
@@ -256,6 +258,7 @@ impl Crowd {
             rows,
             sphere,
             tint: self.tints[d],
+            look: self.looks[d],
             layers: layers.as_deref(),
         };
         pass.visit(d, &self.models[self.metas[d].model as usize], instance);
@@ -302,6 +305,7 @@ impl<'a> DrawPass<'a> {
             rows,
             sphere,
             tint,
+            look,
             layers,
         } = instance;
         let blend = blend_of(a, &rt.maps, self.now);
@@ -365,7 +369,7 @@ impl<'a> DrawPass<'a> {
                 tint
             }
         };
-        let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod));
+        let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod)).with_look(look);
         let kind = if rec.fade < 1.0 { FADING } else { PLAIN };
         // A mesh record of an instance with layers: its pose comes from the
         // pre-pass; `frame0` names its layer set.

@@ -34,6 +34,18 @@ pub enum CrowdError {
         /// Clip names.
         available: String,
     },
+    /// A variant past the model's palette rows.
+    #[error(
+        "variant {variant} is out of range: model {model:?} has {rows} palette rows (ModelHandle::with_palette)"
+    )]
+    NoSuchVariant {
+        /// Model.
+        model: String,
+        /// Requested variant.
+        variant: u32,
+        /// Its palette's rows (1 without a palette).
+        rows: usize,
+    },
     /// Bone index out of range.
     #[error("bone index {index} is out of range: model {model:?} has {count} bones")]
     BoneOutOfRange {

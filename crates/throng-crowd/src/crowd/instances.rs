@@ -9,6 +9,7 @@ use super::anim::{Anim, Playback};
 use super::{Crowd, CrowdError, ModelId, WrapMode};
 use throng_core::gpu::{InstanceRecord, pack_tint};
 use throng_core::math::rows_to_mat4;
+use throng_core::variety::Look;
 
 /// A generational instance handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,6 +36,8 @@ pub struct Spawn {
     /// Move the instance by its clips' baked root motion (for clips baked
     /// with `--root-motion`).
     pub root_motion: bool,
+    /// Its palette row and hidden submeshes ([`Crowd::set_look`]).
+    pub look: Look,
 }
 
 impl Default for Spawn {
@@ -47,6 +50,7 @@ impl Default for Spawn {
             wrap: WrapMode::Loop,
             tint: Vec4::ONE,
             root_motion: false,
+            look: Look::DEFAULT,
         }
     }
 }
@@ -132,6 +136,7 @@ impl Crowd {
         + std::mem::size_of::<Anim>()
         + std::mem::size_of::<Meta>()
         + std::mem::size_of::<u32>()
+        + std::mem::size_of::<Look>()
         // Its motion, once any instance of the crowd moves.
         + std::mem::size_of::<throng_core::motion::GpuMotion>()
         // Its share of the active list and of the change log (cut at twice
@@ -158,6 +163,7 @@ impl Crowd {
             && self.anims.try_reserve(additional).is_ok()
             && self.metas.try_reserve(additional).is_ok()
             && self.tints.try_reserve(additional).is_ok()
+            && self.looks.try_reserve(additional).is_ok()
             && (self.motions.is_empty() || self.motions.try_reserve(additional).is_ok());
         if fits {
             Ok(())
@@ -185,6 +191,7 @@ impl Crowd {
             });
         }
         let m = model.0 as u16;
+        self.check_look(m, spawn.look)?;
         let current = match spawn.clip {
             Some(c) => {
                 let d = self.check_clip(m, c)?;
@@ -229,6 +236,7 @@ impl Crowd {
             path: super::motion::NO_PATH,
         });
         self.tints.push(pack_tint(spawn.tint));
+        self.looks.push(spawn.look);
         if !self.motions.is_empty() {
             self.motions.push(throng_core::motion::GpuMotion::still(
                 rows_of(&spawn.transform).map(|v| v.to_array()),
@@ -278,6 +286,7 @@ impl Crowd {
         self.anims.swap_remove(d);
         self.metas.swap_remove(d);
         self.tints.swap_remove(d);
+        self.looks.swap_remove(d);
         if !self.motions.is_empty() {
             self.motions.swap_remove(d);
         }
@@ -308,6 +317,7 @@ impl Crowd {
         self.anims.clear();
         self.metas.clear();
         self.tints.clear();
+        self.looks.clear();
         self.motions.clear();
         self.simulated = 0;
         for p in &mut self.paths {

@@ -45,6 +45,8 @@ impl Crowd {
                 } else {
                     0
                 },
+            look: self.looks[d],
+            pad: [0; 2],
         }
     }
 

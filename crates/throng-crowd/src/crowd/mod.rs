@@ -76,6 +76,7 @@ mod models;
 mod motion;
 mod root_motion;
 mod update;
+mod variety;
 
 pub use anim::InstanceState;
 pub use attach::Attachment;
@@ -115,6 +116,7 @@ pub struct Crowd {
     anims: Vec<Anim>,
     metas: Vec<Meta>,
     tints: Vec<u32>,
+    looks: Vec<throng_core::variety::Look>,
     events: Vec<CrowdEvent>,
     /// Attachments, parents before children (creation order).
     followers: Vec<Follower>,

@@ -15,6 +15,7 @@ use throng_core::layers::Skeleton;
 use throng_core::layout::FrameMap;
 use throng_core::limits::REST_FRAME;
 use throng_core::model::BakedModel;
+use throng_core::variety::{Palette, PaletteError};
 
 /// A baked model with an identity. Cheap to clone (shared).
 #[derive(Clone, Debug)]
@@ -23,24 +24,50 @@ pub struct ModelHandle {
     model: Arc<BakedModel>,
     bind: Arc<Vec<Mat4>>,
     skeleton: Arc<Skeleton>,
+    palette: Option<Arc<Palette>>,
 }
 
 impl ModelHandle {
     /// Wraps a model (validating it) and gives it a new identity.
     pub fn new(model: BakedModel) -> Result<Self, throng_core::FormatError> {
         model.validate()?;
-        static NEXT: AtomicU64 = AtomicU64::new(1);
         let bind = model
             .bones
             .iter()
             .map(|b| b.inverse_bind.inverse())
             .collect();
         Ok(Self {
-            key: NEXT.fetch_add(1, Ordering::Relaxed),
+            key: next_key(),
             skeleton: Arc::new(Skeleton::new(&model)),
             model: Arc::new(model),
             bind: Arc::new(bind),
+            palette: None,
         })
+    }
+
+    /// The same model wearing variant palette `palette` (one colour per
+    /// material a row, [`Palette::check`]), as a new identity: the renderer
+    /// uploads it apart from the handle it came from, sharing nothing but
+    /// the host's copy of the model. Give it before adding the model to a
+    /// crowd.
+    pub fn with_palette(&self, palette: Palette) -> Result<Self, PaletteError> {
+        palette.check(&self.model)?;
+        Ok(Self {
+            key: next_key(),
+            palette: Some(Arc::new(palette)),
+            ..self.clone()
+        })
+    }
+
+    /// Its variant palette, if it has one.
+    pub fn palette(&self) -> Option<&Palette> {
+        self.palette.as_deref()
+    }
+
+    /// Palette rows an instance's [`throng_core::variety::Look::variant`]
+    /// chooses among (1 without a palette).
+    pub fn variants(&self) -> usize {
+        self.palette.as_ref().map_or(1, |p| p.rows())
     }
 
     /// The identity key.
@@ -63,6 +90,12 @@ impl ModelHandle {
     pub fn bind_matrices(&self) -> &[Mat4] {
         &self.bind
     }
+}
+
+/// A new model identity.
+fn next_key() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Index of a model within one [`Crowd`].

@@ -1,0 +1,241 @@
+//! Crowd variety on every record path (`throng_core::variety`): each
+//! picture of a varied crowd is compared with the same picture made
+//! without variety, from things already proven (the tint, models cut down
+//! by hand), within the golden tolerances.
+//!
+//! - A variant's palette colour is the tint that colour would give: the
+//!   Fox (one material) in rows white, red and blue equals the plain Fox
+//!   tinted white, red and blue; and differs from it untinted.
+//! - Per material: a Fox cut into two submeshes with a material each, its
+//!   palette row red for one and blue for the other, equals each half alone
+//!   (a model of that submesh only) tinted red and blue, drawn together.
+//! - Hidden submeshes: hiding either half equals the other half alone, and
+//!   hiding both leaves the background.
+
+use glam::{Mat4, Vec3, Vec4};
+use image::RgbaImage;
+use throng_core::BakedModel;
+use throng_core::variety::{Look, Palette};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_render::image_diff::diff;
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
+use throng_tests::golden::{self as common, assert_images_match};
+
+const SIZE: (u32, u32) = (192, 96);
+
+const RED: Vec4 = Vec4::new(0.9, 0.25, 0.2, 1.0);
+const BLUE: Vec4 = Vec4::new(0.2, 0.35, 0.9, 1.0);
+
+/// The Fox's finest LOD alone, its one submesh cut into two at half its
+/// triangles, the second with a material of its own (a copy of the first)
+/// and drawn from another glTF primitive; `keep` says which halves stay.
+fn halves(fox: &ModelHandle, keep: [bool; 2]) -> ModelHandle {
+    let mut m: BakedModel = fox.model().clone();
+    m.lods.truncate(1);
+    m.impostor = None;
+    let mut second_material = m.materials[0].clone();
+    second_material.name = "second half".into();
+    m.materials.push(second_material);
+    let whole = m.lods[0].submeshes[0].clone();
+    let half = whole.index_count / 6 * 3;
+    let first = throng_core::model::Submesh {
+        index_count: half,
+        ..whole.clone()
+    };
+    let second = throng_core::model::Submesh {
+        first_index: whole.first_index + half,
+        index_count: whole.index_count - half,
+        source_primitive: whole.source_primitive + 1,
+        material: Some(1),
+        ..whole
+    };
+    m.lods[0].submeshes = [first, second]
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(s, k)| k.then_some(s))
+        .collect();
+    ModelHandle::new(m).unwrap()
+}
+
+/// Three Foxes in a row, each of model `models[i]` with look `looks[i]`
+/// and tint `tints[i]`, all at the same times.
+fn row(models: &[&ModelHandle], looks: &[Look], tints: &[Vec4]) -> Crowd {
+    let mut crowd = Crowd::new();
+    for (i, handle) in models.iter().enumerate() {
+        let model = crowd.add_model(handle);
+        let spawn = Spawn {
+            transform: Mat4::from_translation(Vec3::new(i as f32 * 90.0 - 90.0, 0.0, 0.0)),
+            clip: Some(i % 3),
+            time: 0.3 * i as f32,
+            tint: tints[i],
+            look: looks[i],
+            ..Spawn::default()
+        };
+        crowd.spawn(model, spawn).unwrap();
+    }
+    crowd.update(0.0);
+    crowd
+}
+
+fn camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(0.0, 80.0, 260.0),
+        Vec3::new(0.0, 35.0, 0.0),
+        Vec3::Y,
+        45f32.to_radians(),
+        SIZE.0 as f32 / SIZE.1 as f32,
+        1.0,
+        5000.0,
+    )
+}
+
+/// Every record path's picture of `crowds`.
+struct Pictures<'a> {
+    gpu: &'a Gpu,
+    renderers: Vec<(PathChoice, Renderer)>,
+}
+
+impl<'a> Pictures<'a> {
+    fn new(gpu: &'a Gpu) -> Self {
+        let renderers = [
+            PathChoice::Packaged,
+            PathChoice::Unbounded,
+            PathChoice::GpuDriven,
+        ]
+        .into_iter()
+        .map(|path| {
+            let options = RendererOptions {
+                path,
+                ..RendererOptions::default()
+            };
+            (path, Renderer::headless(gpu, options).unwrap())
+        })
+        .collect();
+        Self { gpu, renderers }
+    }
+
+    fn draw(
+        &mut self,
+        crowds: &[&Crowd],
+        handles: &[&ModelHandle],
+    ) -> Vec<(PathChoice, RgbaImage)> {
+        let models: Vec<GpuModel> = handles
+            .iter()
+            .map(|h| GpuModel::upload(&self.gpu.device, &self.gpu.queue, h).unwrap())
+            .collect();
+        let models: Vec<&GpuModel> = models.iter().collect();
+        self.renderers
+            .iter_mut()
+            .map(|(path, r)| {
+                let (image, _) = r
+                    .render_image(self.gpu, SIZE, &camera(), crowds, &models)
+                    .unwrap_or_else(|e| panic!("{path:?}: {e}"));
+                (*path, image)
+            })
+            .collect()
+    }
+}
+
+fn assert_same(what: &str, varied: &[(PathChoice, RgbaImage)], plain: &[(PathChoice, RgbaImage)]) {
+    let dir = std::env::temp_dir().join("throng-variety");
+    for ((path, a), (_, b)) in varied.iter().zip(plain) {
+        assert_images_match(&format!("{what}-{path:?}"), b, a, &dir);
+    }
+}
+
+#[test]
+fn a_variant_is_its_palette_colour_as_a_tint() {
+    let gpu = require_gpu("variety");
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    assert_eq!(
+        fox.model().materials.len(),
+        1,
+        "the test needs one material"
+    );
+    let palette = Palette::new(1, &[Vec4::ONE, RED, BLUE]).unwrap();
+    let dressed = fox.with_palette(palette).unwrap();
+    let looks: Vec<Look> = (0..3).map(|variant| Look { variant, hidden: 0 }).collect();
+    let mut pictures = Pictures::new(&gpu);
+    let varied = pictures.draw(
+        &[&row(&[&dressed; 3], &looks, &[Vec4::ONE; 3])],
+        &[&dressed],
+    );
+    let tinted = pictures.draw(
+        &[&row(
+            &[&fox; 3],
+            &[Look::DEFAULT; 3],
+            &[Vec4::ONE, RED, BLUE],
+        )],
+        &[&fox],
+    );
+    let untinted = pictures.draw(
+        &[&row(&[&fox; 3], &[Look::DEFAULT; 3], &[Vec4::ONE; 3])],
+        &[&fox],
+    );
+    assert_same("variant-as-tint", &varied, &tinted);
+    for ((path, a), (_, b)) in varied.iter().zip(&untinted) {
+        let d = diff(a, b);
+        assert!(
+            d.differing > 200,
+            "{path:?}: the variants changed only {} pixels",
+            d.differing
+        );
+    }
+}
+
+#[test]
+fn palette_columns_colour_their_materials_and_hidden_submeshes_vanish() {
+    let gpu = require_gpu("variety");
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let both = halves(&fox, [true, true]);
+    let (first, second) = (halves(&fox, [true, false]), halves(&fox, [false, true]));
+    let palette = Palette::new(2, &[Vec4::ONE, Vec4::ONE, RED, BLUE]).unwrap();
+    let dressed = both.with_palette(palette).unwrap();
+    let mut pictures = Pictures::new(&gpu);
+
+    // Row 1 of the palette: the first half red, the second blue.
+    let row1 = Look {
+        variant: 1,
+        hidden: 0,
+    };
+    let varied = pictures.draw(
+        &[&row(&[&dressed; 3], &[row1; 3], &[Vec4::ONE; 3])],
+        &[&dressed],
+    );
+    let halves_tinted = pictures.draw(
+        &[
+            &row(&[&first; 3], &[Look::DEFAULT; 3], &[RED; 3]),
+            &row(&[&second; 3], &[Look::DEFAULT; 3], &[BLUE; 3]),
+        ],
+        &[&first, &second],
+    );
+    assert_same("columns", &varied, &halves_tinted);
+
+    // Hidden halves, one instance each way and one whole.
+    let hide = |hidden| Look { variant: 0, hidden };
+    let varied = pictures.draw(
+        &[&row(
+            &[&both; 3],
+            &[hide(0b10), hide(0b01), hide(0)],
+            &[Vec4::ONE; 3],
+        )],
+        &[&both],
+    );
+    let cut = pictures.draw(
+        &[&row(
+            &[&first, &second, &both],
+            &[Look::DEFAULT; 3],
+            &[Vec4::ONE; 3],
+        )],
+        &[&first, &second, &both],
+    );
+    assert_same("hidden", &varied, &cut);
+
+    let none = pictures.draw(
+        &[&row(&[&both; 3], &[hide(0b11); 3], &[Vec4::ONE; 3])],
+        &[&both],
+    );
+    let empty = pictures.draw(&[&Crowd::new()], &[]);
+    assert_same("all-hidden", &none, &empty);
+}
