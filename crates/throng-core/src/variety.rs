@@ -93,7 +93,7 @@ pub struct Palette {
 impl Palette {
     /// A palette from its rows, `columns` colours each, one after another.
     pub fn new(columns: usize, colours: &[Vec4]) -> Result<Self, PaletteError> {
-        if columns == 0 || colours.is_empty() || colours.len() % columns != 0 {
+        if columns == 0 || colours.is_empty() || !colours.len().is_multiple_of(columns) {
             return Err(PaletteError::Shape {
                 colours: colours.len(),
                 columns,
