@@ -1,9 +1,11 @@
-//! Demo crowds: a grid of instances with varied clips, phases and tints, and
-//! a camera that frames it. Shared by `throng render`, the viewer and the
+//! Demo crowds: a grid of instances with varied clips, phases and tints (or
+//! palette rows, sizes and toggles: [`dressed`], [`demo_variety`]), and a
+//! camera that frames it. Shared by `throng render`, the viewer and the
 //! benchmarks so they all draw the same scene.
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_core::math::Aabb;
+use throng_core::variety::{Palette, Variety, column_count};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, ModelId, Spawn};
 
@@ -20,6 +22,9 @@ pub struct GridOptions {
     pub tints: bool,
     /// Spacing as a multiple of the model's footprint.
     pub spacing: f32,
+    /// Per-instance palette rows, sizes and toggles (the model must have
+    /// the palette rows it picks among: [`dressed`]).
+    pub variety: Option<Variety>,
 }
 
 impl Default for GridOptions {
@@ -30,7 +35,41 @@ impl Default for GridOptions {
             time: None,
             tints: true,
             spacing: 1.25,
+            variety: None,
         }
+    }
+}
+
+/// Seed of the demo crowds' palette and per-instance picks (`throng render
+/// --variety`, the bench's `varied` mode, the viewer).
+pub const VARIETY_SEED: u64 = 25;
+
+/// Rows of the demo crowds' variant palette.
+pub const DEMO_VARIANTS: u32 = 8;
+
+/// Sizes of the demo crowds' instances with variety (uniform scale).
+pub const DEMO_SCALE: [f32; 2] = [0.85, 1.15];
+
+/// `handle`'s model wearing a generated palette of [`DEMO_VARIANTS`] rows
+/// (`Palette::generated`: row 0 as baked, the others a colour per
+/// material).
+pub fn dressed(handle: &ModelHandle, seed: u64) -> ModelHandle {
+    let columns = column_count(handle.model());
+    let palette = Palette::generated(columns, DEMO_VARIANTS as usize, seed)
+        .expect("a generated palette of the demo's size is valid");
+    handle
+        .with_palette(palette)
+        .expect("a palette generated for the model's materials fits it")
+}
+
+/// The demo crowds' variety: every row of [`dressed`]'s palette, sizes in
+/// [`DEMO_SCALE`], and `toggles` (submesh, chance of hiding it).
+pub fn demo_variety(seed: u64, toggles: Vec<(u32, f32)>) -> Variety {
+    Variety {
+        variants: DEMO_VARIANTS,
+        scale: DEMO_SCALE,
+        toggles,
+        seed,
     }
 }
 
@@ -88,7 +127,11 @@ pub fn spawn_grid(
         let (gx, gz) = ((i % side) as f32, (i / side) as f32);
         let half = (side - 1) as f32 * 0.5;
         let offset = Vec3::new((gx - half) * step_x, 0.0, (gz - half) * step_z);
-        let transform = Mat4::from_translation(offset);
+        let (look, scale) = opts
+            .variety
+            .as_ref()
+            .map_or((Default::default(), 1.0), |v| v.pick(i as u64));
+        let transform = Mat4::from_translation(offset) * Mat4::from_scale(Vec3::splat(scale));
         let clip = match (opts.clip, clip_count) {
             (Some(c), _) => Some(c),
             (None, 0) => None,
@@ -108,6 +151,7 @@ pub fn spawn_grid(
                 } else {
                     Vec4::ONE
                 },
+                look,
                 ..Spawn::default()
             },
         )?;

@@ -331,6 +331,7 @@ fn table(r: &Report) -> String {
             "pose-cache / static-gpu-driven",
             &r.pose_cache_over_static_gpu_driven,
         ),
+        ("varied / gpu-driven", &r.varied_over_gpu_driven),
     ] {
         ratio_lines(&mut s, name, ratios);
     }

@@ -7,7 +7,9 @@ use throng_cli::args::size::parse_size;
 
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
-use throng_bench::demo::{CameraChoice, GridOptions, grid_crowd};
+use throng_bench::demo::{
+    CameraChoice, GridOptions, VARIETY_SEED, demo_variety, dressed, grid_crowd,
+};
 use throng_bench::walking::Walkers;
 use throng_crowd::crowd::ModelHandle;
 use throng_render::image_file::ImageFormat;
@@ -71,6 +73,16 @@ pub struct Args {
     /// poses (the storage paths cache each baked frame once by default).
     #[arg(long)]
     pub no_pose_cache: bool,
+    /// Vary the crowd: the model in a generated palette of 8 rows, every
+    /// instance a row (a colour per material) and a size from 0.85 to 1.15
+    /// of its own, instead of the demo's few tints.
+    #[arg(long)]
+    pub variety: bool,
+    /// With `--variety`: hide submesh SUBMESH of the finest LOD (a hat, a
+    /// bag) on a share CHANCE of the instances, e.g. `--hide 1:0.5`;
+    /// repeatable.
+    #[arg(long, value_name = "SUBMESH:CHANCE", value_parser = throng_cli::args::toggle::parse_toggle, requires = "variety")]
+    pub hide: Vec<(u32, f32)>,
     /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -108,7 +120,23 @@ pub fn run(args: Args) -> Result<()> {
         )?),
         None => None,
     };
+    let submeshes = model.lods[0].submeshes.len();
+    if let Some((s, _)) = args.hide.iter().find(|(s, _)| *s as usize >= submeshes) {
+        bail!(
+            "--hide {s}: model {:?} has {submeshes} submeshes in its finest LOD (0 to {})",
+            model.name,
+            submeshes.saturating_sub(1)
+        );
+    }
     let handle = ModelHandle::new(model)?;
+    let (handle, variety) = if args.variety {
+        (
+            dressed(&handle, VARIETY_SEED),
+            Some(demo_variety(VARIETY_SEED, args.hide.clone())),
+        )
+    } else {
+        (handle, None)
+    };
     let gpu = Gpu::headless()?;
     let options = RendererOptions {
         path: args.path,
@@ -130,6 +158,8 @@ pub fn run(args: Args) -> Result<()> {
             count: args.instances,
             clip,
             time: args.time,
+            tints: variety.is_none(),
+            variety,
             ..GridOptions::default()
         },
     )?;

@@ -11,9 +11,13 @@
 //!   (a model of that submesh only) tinted red and blue, drawn together.
 //! - Hidden submeshes: hiding either half equals the other half alone, and
 //!   hiding both leaves the background.
+//! - A golden image of a varied crowd (`varied_crowd.png`): 16 two-material
+//!   Foxes in the demo's generated palette, sizes and a toggle, the same
+//!   within the golden tolerances on every record path.
 
 use glam::{Mat4, Vec3, Vec4};
 use image::RgbaImage;
+use throng_bench::demo::{GridOptions, demo_variety, dressed, framing_camera, grid_crowd};
 use throng_core::BakedModel;
 use throng_core::variety::{Look, Palette};
 use throng_crowd::camera::Camera;
@@ -238,4 +242,48 @@ fn palette_columns_colour_their_materials_and_hidden_submeshes_vanish() {
     );
     let empty = pictures.draw(&[&Crowd::new()], &[]);
     assert_same("all-hidden", &none, &empty);
+}
+
+#[test]
+fn a_varied_crowd_matches_its_golden_on_every_path() {
+    let gpu = require_gpu("variety");
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let two = dressed(&halves(&fox, [true, true]), 7);
+    let (crowd, _, bounds) = grid_crowd(
+        &two,
+        &GridOptions {
+            count: 16,
+            tints: false,
+            variety: Some(demo_variety(7, vec![(1, 0.3)])),
+            ..GridOptions::default()
+        },
+    )
+    .unwrap();
+    let looks: Vec<Look> = crowd.ids().map(|id| crowd.look(id).unwrap()).collect();
+    assert!(
+        looks.iter().any(|l| l.hidden == 0b10) && looks.iter().any(|l| l.hidden == 0),
+        "the toggle hides the second half on some Foxes and not on others: {looks:?}"
+    );
+    let size = (256, 256);
+    let camera = framing_camera(&bounds, 1.0);
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &two).unwrap();
+    let golden = common::golden_dir(env!("CARGO_MANIFEST_DIR"));
+    for path in [
+        PathChoice::GpuDriven,
+        PathChoice::Unbounded,
+        PathChoice::Packaged,
+    ] {
+        let options = RendererOptions {
+            path,
+            sample_count: 4,
+            ..RendererOptions::default()
+        };
+        let mut renderer = Renderer::headless(&gpu, options).unwrap();
+        let (image, stats) = renderer
+            .render_image(&gpu, size, &camera, &[&crowd], &[&model])
+            .unwrap();
+        assert_eq!(stats.visible, 16, "{path:?}");
+        println!("{path:?}:");
+        common::check_golden(&golden, "varied_crowd", &image);
+    }
 }

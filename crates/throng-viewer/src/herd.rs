@@ -1,7 +1,8 @@
 //! Where the crowd stands: a round herd on a staggered, jittered grid, each
 //! instance with a random clip, phase, speed near 1, heading, size and
-//! tint, from a seeded generator so that every run (and every screenshot)
-//! is the same.
+//! tint — or, for a model with a variant palette, a palette row instead of
+//! the tint — from a seeded generator so that every run (and every
+//! screenshot) is the same.
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_core::limits::REST_FRAME;
@@ -111,6 +112,12 @@ pub fn spawn_crowd(
     count: u32,
     seed: u64,
 ) -> Result<Spawned, CrowdError> {
+    let variants = crowd.model_handle(model)?.variants() as u32;
+    let rows = throng_core::variety::Variety {
+        variants,
+        seed,
+        ..Default::default()
+    };
     let m = crowd.model(model)?;
     let clips: Vec<(f32, Aabb)> = m.clips.iter().map(|c| (c.duration, c.bounds)).collect();
     let rest = m.frame_bounds[REST_FRAME as usize];
@@ -150,6 +157,9 @@ pub fn spawn_crowd(
         let time = clip.map_or(0.0, |c| rng.unit() * clips[c].0);
         let speed = rng.range(SPEED_RANGE.0, SPEED_RANGE.1);
         let tint = TINTS[rng.below(TINTS.len())];
+        // A palette row where the model has rows (drawn apart from `rng`,
+        // so that the herd stands as it does without).
+        let (look, _) = rows.pick(out.ids.len() as u64);
         out.ids.push(crowd.spawn(
             model,
             Spawn {
@@ -157,7 +167,8 @@ pub fn spawn_crowd(
                 clip,
                 time,
                 speed,
-                tint,
+                tint: if variants > 1 { Vec4::ONE } else { tint },
+                look,
                 ..Spawn::default()
             },
         )?);

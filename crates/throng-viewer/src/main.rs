@@ -94,6 +94,11 @@ struct Args {
     /// toggles).
     #[arg(long)]
     stand: bool,
+    /// Draw every instance as baked, tinted by a few gentle colours,
+    /// instead of each in a palette row of its own (a colour per material,
+    /// generated: `throng_bench::demo::dressed`).
+    #[arg(long)]
+    no_variety: bool,
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -175,6 +180,11 @@ fn run(args: Args) -> Result<()> {
     eprintln!("throng-viewer: {} ({origin})", model_path.display());
     let handle =
         ModelHandle::new(model).with_context(|| format!("validating {}", model_path.display()))?;
+    let handle = if args.no_variety {
+        handle
+    } else {
+        throng_bench::demo::dressed(&handle, throng_bench::demo::VARIETY_SEED)
+    };
     let opts = app::Options {
         model_path,
         origin: origin.short().to_owned(),

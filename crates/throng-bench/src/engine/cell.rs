@@ -15,7 +15,7 @@ use throng_render::{
 
 use super::report::{Cell, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
-use crate::demo::{GridOptions, spawn_grid};
+use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid};
 use crate::walking::Walkers;
 use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
@@ -218,6 +218,8 @@ pub(crate) struct Bench<'a> {
     pub(crate) gpu: &'a Gpu,
     pub(crate) handle: &'a ModelHandle,
     pub(crate) gpu_model: &'a GpuModel,
+    /// The model dressed in the demo palette, for `varied` cells.
+    pub(crate) dressed: Option<(&'a ModelHandle, &'a GpuModel)>,
     pub(crate) skin: Option<&'a CpuSkinnedModel>,
     pub(crate) target: &'a Offscreen,
 }
@@ -230,9 +232,15 @@ impl Bench<'_> {
             gpu,
             handle,
             gpu_model,
+            dressed,
             skin,
             target,
         } = *self;
+        // `varied`: the dressed model, a palette row, size and no tint each.
+        let (handle, gpu_model, variety) = match (mode, dressed) {
+            (Mode::Varied, Some((h, g))) => (h, g, Some(demo_variety(VARIETY_SEED, Vec::new()))),
+            _ => (handle, gpu_model, None),
+        };
         let mut crowd = Crowd::new();
         let id = crowd.add_model(handle);
         let bounds = spawn_grid(
@@ -240,6 +248,8 @@ impl Bench<'_> {
             id,
             &GridOptions {
                 count: n,
+                tints: variety.is_none(),
+                variety,
                 ..GridOptions::default()
             },
         )
@@ -269,10 +279,12 @@ impl Bench<'_> {
         };
         let new_renderer = |options| Renderer::headless(gpu, options);
         let mut drawer = match mode {
-            Mode::GpuDriven => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::GpuDriven,
-                ..base
-            })?)),
+            Mode::GpuDriven | Mode::Varied => {
+                Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                    path: PathChoice::GpuDriven,
+                    ..base
+                })?))
+            }
             Mode::PoseCache => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::GpuDriven,
                 pose_cache: Some(PoseCacheOptions {

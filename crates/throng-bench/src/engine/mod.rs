@@ -89,12 +89,17 @@ pub enum Mode {
     Layered,
     /// The three.js / Bevy way: CPU pose and palette per character, one draw each.
     CpuSkinned,
+    /// As `GpuDriven`, the crowd varied: the model in a palette of
+    /// [`crate::demo::DEMO_VARIANTS`] rows, every instance a row and a size
+    /// of its own ([`crate::demo::demo_variety`]).
+    Varied,
 }
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 8] = [
+    pub const ALL: [Mode; 9] = [
         Mode::GpuDriven,
+        Mode::Varied,
         Mode::PoseCache,
         Mode::Baked,
         Mode::BakedUnbounded,
@@ -115,6 +120,7 @@ impl Mode {
             Mode::StaticGpuDriven => "static-gpu-driven",
             Mode::Layered => "layered",
             Mode::CpuSkinned => "cpu-skinned",
+            Mode::Varied => "varied",
         }
     }
 
@@ -267,6 +273,13 @@ pub fn run(
         vertex_storage: supports_unbounded(&gpu.adapter, &gpu.device),
     };
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let dressed = modes
+        .contains(&Mode::Varied)
+        .then(|| crate::demo::dressed(&handle, crate::demo::VARIETY_SEED));
+    let dressed_gpu = match &dressed {
+        Some(d) => Some(GpuModel::upload(&gpu.device, &gpu.queue, d)?),
+        None => None,
+    };
     let target = Offscreen::new(&gpu.device, plan.size)?;
     let mut report = Report {
         schema: SCHEMA,
@@ -295,6 +308,7 @@ pub fn run(
         pose_cache_over_static: Vec::new(),
         pose_cache_over_gpu_driven: Vec::new(),
         pose_cache_over_static_gpu_driven: Vec::new(),
+        varied_over_gpu_driven: Vec::new(),
     };
     progress(Progress::Started(&report));
     let bench = Bench {
@@ -302,6 +316,7 @@ pub fn run(
         gpu: &gpu,
         handle: &handle,
         gpu_model: &gpu_model,
+        dressed: dressed.as_ref().zip(dressed_gpu.as_ref()),
         skin: skin.as_ref(),
         target: &target,
     };
@@ -323,6 +338,7 @@ pub fn run(
         report::ratios(&report.results, Mode::PoseCache, Mode::GpuDriven);
     report.pose_cache_over_static_gpu_driven =
         report::ratios(&report.results, Mode::PoseCache, Mode::StaticGpuDriven);
+    report.varied_over_gpu_driven = report::ratios(&report.results, Mode::Varied, Mode::GpuDriven);
     Ok(report)
 }
 

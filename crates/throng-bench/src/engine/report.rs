@@ -289,6 +289,9 @@ pub struct Report {
     pub pose_cache_over_gpu_driven: Vec<Ratio>,
     /// `pose-cache / static-gpu-driven` per instance count where both ran.
     pub pose_cache_over_static_gpu_driven: Vec<Ratio>,
+    /// `varied / gpu-driven` per instance count where both ran: what crowd
+    /// variety costs.
+    pub varied_over_gpu_driven: Vec<Ratio>,
 }
 
 /// `a / b` where both ran at the same instance count.
