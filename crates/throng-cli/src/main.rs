@@ -37,8 +37,8 @@ enum Command {
     Sample(sample::Args),
     /// Draw a grid crowd headless into a PNG.
     Render(render::Args),
-    /// Time a grid crowd drawn five ways: gpu-driven, baked, baked-unbounded,
-    /// static and CPU-skinned.
+    /// Time a grid crowd drawn several ways (by default gpu-driven, baked,
+    /// baked-unbounded, static and CPU-skinned; --mode lists them all).
     Bench(bench::Args),
     /// Keep a crowd alive under churn for a while and watch memory, device
     /// bytes and the picture.

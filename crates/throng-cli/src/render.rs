@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Record path: auto (GPU-driven where supported, else unbounded, else
-    /// packaged), packaged (uniform packages of 200 instances), unbounded
+    /// packaged), packaged (uniform packages of 170 instances), unbounded
     /// (one storage buffer, one draw per group) or gpu-driven (instances on
     /// the GPU, compute culling and LOD, indirect draws).
     #[arg(long, default_value = "auto", value_parser = path_parser())]

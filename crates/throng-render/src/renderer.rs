@@ -1,6 +1,6 @@
 //! [`Renderer`]: draws crowds of baked models.
 //!
-//! Per frame: every crowd builds its draw list (one 80-byte record per
+//! Per frame: every crowd builds its draw list (one 96-byte record per
 //! visible instance, grouped by model and LOD); all records of the frame are
 //! written to one buffer with one upload; then each group is drawn, either in
 //! packages of at most [`PACKAGE_WIDTH`] records bound as a uniform buffer

@@ -73,7 +73,7 @@ struct Args {
     #[arg(long, default_value_t = 4, value_parser = parse_msaa)]
     msaa: u32,
     /// Record path: auto (GPU-driven where supported, else unbounded, else
-    /// packaged), packaged (uniform packages of 200 instances), unbounded
+    /// packaged), packaged (uniform packages of 170 instances), unbounded
     /// (one storage buffer, one draw per group) or gpu-driven (instances on
     /// the GPU, compute culling and LOD, indirect draws).
     #[arg(long, default_value = "auto", value_parser = path_parser())]

@@ -8,7 +8,7 @@
 //! |-------------------|------------------------|
 //! | `gpu-driven`      | `Renderer` on the GPU-driven path: instances on the GPU, compute culling and LOD, one indirect draw per (model, LOD, fading, submesh); the CPU uploads only what changed; every vertex skinned from the bone texture (pose cache off) |
 //! | `pose-cache`      | as `gpu-driven` with the pose cache (the renderer's default): each baked frame skinned once, every instance's vertices blended from two cached poses |
-//! | `baked`           | `Renderer`, packages of 200 records (uniform buffer, dynamic offset): one draw per package |
+//! | `baked`           | `Renderer`, packages of 170 records (uniform buffer, dynamic offset): one draw per package |
 //! | `baked-unbounded` | `Renderer`, all records in one storage buffer: one draw per group (where the adapter has vertex-stage storage) |
 //! | `static`          | as `baked` (same path, records, packages and shading) with skinning skipped: the floor skinning is measured against |
 //! | `static-gpu-driven` | as `gpu-driven` with skinning skipped: the floor of the GPU-driven path (its storage records and indirect draws cost the vertex stage more than `baked`'s uniform packages do) |
@@ -75,7 +75,7 @@ pub enum Mode {
     GpuDriven,
     /// As `GpuDriven`, with the pose cache.
     PoseCache,
-    /// Throng: baked bone textures, packages of 200 instances per draw.
+    /// Throng: baked bone textures, packages of 170 instances per draw.
     Baked,
     /// Throng: baked bone textures, one draw per group (storage buffer).
     BakedUnbounded,

@@ -1,6 +1,6 @@
 //! Per-frame draw lists: culling each instance's cached sphere against the
 //! view's frustum, selecting its LOD (with hysteresis), and grouping the
-//! 80-byte records by (model, LOD, cross-fading) for the renderer.
+//! 96-byte records by (model, LOD, cross-fading) for the renderer.
 
 use glam::{Vec3, Vec4};
 

@@ -20,7 +20,7 @@
 //!   the previous clip (the smaller pop). Pausing stops both clips and the fade.
 //! * Every write to an instance is logged ([`Crowd::changes`]), so a GPU
 //!   mirror uploads only what changed.
-//! * [`Crowd::build_draw_list`] turns every visible instance into one 80-byte
+//! * [`Crowd::build_draw_list`] turns every visible instance into one 96-byte
 //!   [`InstanceRecord`], grouped by (model, LOD); the renderer splits groups
 //!   into packages of at most [`PACKAGE_WIDTH`] and draws each submesh once per
 //!   package. Nothing caps the instance count.
