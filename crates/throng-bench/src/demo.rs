@@ -127,11 +127,6 @@ pub fn spawn_grid(
         let (gx, gz) = ((i % side) as f32, (i / side) as f32);
         let half = (side - 1) as f32 * 0.5;
         let offset = Vec3::new((gx - half) * step_x, 0.0, (gz - half) * step_z);
-        let (look, scale) = opts
-            .variety
-            .as_ref()
-            .map_or((Default::default(), 1.0), |v| v.pick(i as u64));
-        let transform = Mat4::from_translation(offset) * Mat4::from_scale(Vec3::splat(scale));
         let clip = match (opts.clip, clip_count) {
             (Some(c), _) => Some(c),
             (None, 0) => None,
@@ -140,23 +135,23 @@ pub fn spawn_grid(
         let time = opts
             .time
             .unwrap_or_else(|| clip.map_or(0.0, |c| unit_hash(i) * durations[c]));
-        crowd.spawn(
-            model,
-            Spawn {
-                transform,
-                clip,
-                time,
-                tint: if opts.tints {
-                    TINTS[(i as usize / 2 + i as usize) % TINTS.len()]
-                } else {
-                    Vec4::ONE
-                },
-                look,
-                ..Spawn::default()
+        let mut spawn = Spawn {
+            transform: Mat4::from_translation(offset),
+            clip,
+            time,
+            tint: if opts.tints {
+                TINTS[(i as usize / 2 + i as usize) % TINTS.len()]
+            } else {
+                Vec4::ONE
             },
-        )?;
+            ..Spawn::default()
+        };
+        if let Some(v) = &opts.variety {
+            spawn = spawn.varied(v, i as u64);
+        }
+        crowd.spawn(model, spawn)?;
         let b = clip.map_or(rest, |c| clip_bounds[c]);
-        world = world.union(&b.transformed(&transform));
+        world = world.union(&b.transformed(&spawn.transform));
     }
     Ok(world)
 }

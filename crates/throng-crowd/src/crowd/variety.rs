@@ -1,10 +1,27 @@
 //! Per-instance looks: the palette row an instance wears and the submeshes
-//! it hides ([`Look`], `throng_core::variety`). A look is instance state:
+//! it hides ([`Look`], `throng_core::variety`), and a spawn varied by a
+//! seeded [`Variety`] (row, size, toggles). A look is instance state:
 //! writing it logs a state change, which the GPU-driven path uploads once;
 //! no frame pays for it afterwards.
 
-use super::{Change, Crowd, CrowdError, InstanceId};
-use throng_core::variety::Look;
+use glam::{Mat4, Vec3};
+
+use super::{Change, Crowd, CrowdError, InstanceId, Spawn};
+use throng_core::variety::{Look, Variety};
+
+impl Spawn {
+    /// This spawn with instance `index`'s pick of `variety`: its look, and
+    /// its transform scaled uniformly about the model's origin by the
+    /// picked size.
+    pub fn varied(self, variety: &Variety, index: u64) -> Spawn {
+        let (look, scale) = variety.pick(index);
+        Spawn {
+            transform: self.transform * Mat4::from_scale(Vec3::splat(scale)),
+            look,
+            ..self
+        }
+    }
+}
 
 impl Crowd {
     /// Sets an instance's look. The variant must be a row of its model's
@@ -52,6 +69,9 @@ mod tests {
             .with_palette(Palette::generated(columns, 3, 1).unwrap())
             .unwrap();
         assert_ne!(plain.key(), dressed.key());
+        let wide = Palette::generated(columns + 1, 2, 1).unwrap();
+        let err = plain.with_palette(wide).unwrap_err();
+        assert!(err.to_string().contains("materials"), "{err}");
         let mut crowd = Crowd::new();
         let (p, m) = (crowd.add_model(&plain), crowd.add_model(&dressed));
         let bad = Look {
@@ -101,5 +121,29 @@ mod tests {
             "{:?}",
             list.records
         );
+    }
+
+    #[test]
+    fn a_varied_spawn_takes_the_pick_and_scales_about_the_origin() {
+        let variety = Variety {
+            variants: 3,
+            scale: [0.5, 2.0],
+            toggles: vec![(0, 1.0)],
+            seed: 9,
+        };
+        let at = Mat4::from_translation(Vec3::new(5.0, 0.0, 0.0));
+        for i in 0..20 {
+            let spawn = Spawn {
+                transform: at,
+                ..Spawn::default()
+            }
+            .varied(&variety, i);
+            let (look, scale) = variety.pick(i);
+            assert_eq!(spawn.look, look);
+            assert_eq!(spawn.look.hidden, 1);
+            let (s, _, t) = spawn.transform.to_scale_rotation_translation();
+            assert!(s.abs_diff_eq(Vec3::splat(scale), 1e-6), "{s} vs {scale}");
+            assert_eq!(t, Vec3::new(5.0, 0.0, 0.0));
+        }
     }
 }
