@@ -27,6 +27,10 @@ struct Material {
     // record's hidden mask (throng_render::look).
     palette_column: u32,
     submesh_bit: u32,
+    // The base colour texture's KHR_texture_transform, the top two rows of
+    // its 3 × 3 matrix on (u, v, 1) (w unused).
+    uv_row0: vec4<f32>,
+    uv_row1: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -105,6 +109,14 @@ fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     return out;
 }
 
+// The material's base colour texel at vertex UV `uv` (its
+// KHR_texture_transform applied). Call from uniform control flow.
+fn base_texel(uv: vec2<f32>) -> vec4<f32> {
+    let p = vec3<f32>(uv, 1.0);
+    let at = vec2<f32>(dot(material.uv_row0.xyz, p), dot(material.uv_row1.xyz, p));
+    return textureSample(base_texture, base_sampler, at);
+}
+
 // Where a hidden submesh's vertices go: past the far plane of either depth
 // convention (z > w), so that its triangles are clipped whole.
 const HIDDEN_POSITION: vec4<f32> = vec4<f32>(0.0, 0.0, 2.0, 1.0);
@@ -136,7 +148,7 @@ const ALPHA_BLEND: u32 = 2u;
 // (1 = lit) plus ambient, the frame's distance fog, and the LOD
 // cross-fade's dither. Called from uniform control flow.
 fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
-    let texel = textureSample(base_texture, base_sampler, in.uv);
+    let texel = base_texel(in.uv);
     let face = cross(dpdx(in.world_position), dpdy(in.world_position));
     let to_eye = frame.eye.xyz - in.world_position;
     var n: vec3<f32>;

@@ -19,8 +19,8 @@ use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
     self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
     ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, ProvenanceRecord, SECTION_ALIGN,
-    SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, VERSION, read_model, tags,
-    write_model,
+    SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, TextureSlotRecord, VERSION,
+    read_model, tags, write_model,
 };
 use throng_core::glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, RootMotionKey, TexelFormat, Texels};
@@ -107,6 +107,7 @@ fn type_size(ty: &str) -> usize {
         "u16" | "f16" => 2,
         "u32" | "f32" => 4,
         "u64" | "StrRef" => 8,
+        "TextureSlotRecord" => 32,
         other => panic!("docs/FORMAT.md uses an undocumented type {other:?}"),
     };
     base * count
@@ -204,8 +205,13 @@ fn documented_tables_match_the_structs() {
         ),
         (
             "MaterialRecord",
-            layout!(MaterialRecord: name, base_color_factor, image, alpha_mode, alpha_cutoff,
-                flags, wrap_u, wrap_v),
+            layout!(MaterialRecord: name, base_color_factor, emissive, metallic_factor,
+                roughness_factor, normal_scale, occlusion_strength, alpha_mode, alpha_cutoff, flags,
+                textures),
+        ),
+        (
+            "TextureSlotRecord",
+            layout!(TextureSlotRecord: image, wrap, offset, scale, rotation, reserved),
         ),
         (
             "ImageRecord",

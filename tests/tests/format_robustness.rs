@@ -29,10 +29,11 @@ use throng_core::FormatError;
 use throng_core::format::ImpostorRecord;
 use throng_core::format::{
     BoneRecord, ClipRecord, Directory, HEADER_SIZE, Header, ImageRecord, LodRecord, MaterialRecord,
-    ModelRecord, SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, VERSION, read_file,
-    read_model, tags, write_model,
+    ModelRecord, SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, TextureSlotRecord,
+    VERSION, read_file, read_model, tags, write_model,
 };
 use throng_core::impostor::{AtlasPlan, ImpostorAtlas};
+use throng_core::material::{TextureRef, TextureSlot};
 use throng_core::model::{BakedModel, BakedVertex};
 use throng_tests::{asset, crc32_ieee, repo_root};
 
@@ -105,7 +106,7 @@ fn fixture() -> &'static Fixture {
             mime: "image/png".into(),
             bytes: (0..64).collect(),
         });
-        model.materials[0].base_color_image = Some(0);
+        model.materials[0].textures[TextureSlot::BaseColor as usize] = Some(TextureRef::new(0));
         let mut lod1 = model.lods[0].clone();
         model.lods[0].screen_size = 0.25; // sizes never increase from LOD to LOD
         lod1.screen_size = 0.0;
@@ -994,11 +995,83 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
 
     // ---- MATL
     let matl = |f: &Fixture, field| f.rec::<MaterialRecord>(tags::MATERIALS, 0, field);
+    // Field `field` of texture slot `slot` of material 0.
+    let slot = |f: &Fixture, slot: TextureSlot, field| {
+        matl(f, offset_of!(MaterialRecord, textures))
+            + slot as usize * size_of::<TextureSlotRecord>()
+            + field
+    };
     c.check(
         "material image index out of range",
         Invalid,
-        &["material 0 (Material_001-effect) uses image 1 (there are 1)"],
-        |f, b| put(b, matl(f, offset_of!(MaterialRecord, image)), 1u32),
+        &["material 0 (Material_001-effect): its baseColorTexture uses image 1 (there are 1)"],
+        |f, b| {
+            let at = slot(
+                f,
+                TextureSlot::BaseColor,
+                offset_of!(TextureSlotRecord, image),
+            );
+            put(b, at, 1u32)
+        },
+    );
+    c.check(
+        "normal texture names an image past the last",
+        Invalid,
+        &["material 0 (Material_001-effect): its normalTexture uses image 7 (there are 1)"],
+        |f, b| {
+            put(
+                b,
+                slot(f, TextureSlot::Normal, offset_of!(TextureSlotRecord, image)),
+                7u32,
+            )
+        },
+    );
+    c.check(
+        "roughness 2",
+        Invalid,
+        &["material 0 (Material_001-effect): metallic 0, roughness 2 and occlusion strength 1 must be within 0..=1"],
+        |f, b| put(b, matl(f, offset_of!(MaterialRecord, roughness_factor)), 2.0f32),
+    );
+    c.check(
+        "emissive texture transform NaN",
+        Invalid,
+        &["material 0 (Material_001-effect): its emissiveTexture transform is not finite"],
+        |f, b| {
+            put(
+                b,
+                slot(
+                    f,
+                    TextureSlot::Emissive,
+                    offset_of!(TextureSlotRecord, image),
+                ),
+                0u32,
+            );
+            put(
+                b,
+                slot(
+                    f,
+                    TextureSlot::Emissive,
+                    offset_of!(TextureSlotRecord, rotation),
+                ),
+                f32::NAN,
+            )
+        },
+    );
+    c.check(
+        "texture wrap bits past v",
+        Corrupt,
+        &["material 0's baseColorTexture has unknown wrap bits 0x10000"],
+        |f, b| {
+            put(
+                b,
+                slot(
+                    f,
+                    TextureSlot::BaseColor,
+                    offset_of!(TextureSlotRecord, wrap),
+                ),
+                0x10000u32,
+            )
+        },
     );
     c.check(
         "material alpha mode 3",
@@ -1009,8 +1082,18 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     c.check(
         "material wrap mode 3",
         Corrupt,
-        &["material 0 has unknown wrap mode 3"],
-        |f, b| put(b, matl(f, offset_of!(MaterialRecord, wrap_v)), 3u32),
+        &["material 0's baseColorTexture has unknown wrap mode 3"],
+        |f, b| {
+            put(
+                b,
+                slot(
+                    f,
+                    TextureSlot::BaseColor,
+                    offset_of!(TextureSlotRecord, wrap),
+                ),
+                3u32 << 8,
+            )
+        },
     );
     c.check(
         "material flags 2",
@@ -1021,7 +1104,7 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     c.check(
         "material colour NaN",
         Invalid,
-        &["material 0 (Material_001-effect) has a non-finite factor"],
+        &["material 0 (Material_001-effect): a factor is not finite"],
         |f, b| {
             put(
                 b,

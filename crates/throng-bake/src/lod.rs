@@ -233,7 +233,9 @@ pub fn lod_from_scene(
     model
         .materials
         .extend(scene.materials.iter().cloned().map(|mut m| {
-            m.base_color_image = m.base_color_image.map(|i| i + images);
+            for t in m.textures.iter_mut().flatten() {
+                t.image += images;
+            }
             m
         }));
     model.images.extend(scene.images.iter().cloned());

@@ -343,20 +343,9 @@ impl Scene {
             }
         }
         for (i, mat) in self.materials.iter().enumerate() {
-            if let Some(img) = mat.base_color_image {
-                check_index(
-                    "image",
-                    &format!("material {i} ({})", mat.name),
-                    img,
-                    self.images.len(),
-                )?;
-            }
-            if !mat.base_color_factor.is_finite() || !mat.alpha_cutoff.is_finite() {
-                return Err(SceneError::NotFinite(format!(
-                    "material {i} ({})",
-                    mat.name
-                )));
-            }
+            mat.check(self.images.len()).map_err(|why| {
+                SceneError::Invalid(format!("material {i} ({}): {why}", mat.name))
+            })?;
         }
         Ok(())
     }

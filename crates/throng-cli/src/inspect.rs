@@ -10,6 +10,7 @@ use throng_core::BakedModel;
 use throng_core::limits::TEXELS_PER_MATRIX;
 use throng_core::model::TexelFormat;
 
+use crate::inspect_materials::{images_json, materials_json};
 use crate::util::{bytes, thousands, write_stdout};
 use throng_bake::ModelKind;
 
@@ -85,10 +86,8 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
                 "vertices": s.vertex_count, "triangles": s.index_count / 3, "flags": s.flags,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "materials": m.materials.iter().map(|x| json!({
-            "name": x.name, "base_color_factor": x.base_color_factor.to_array(), "image": x.base_color_image,
-        })).collect::<Vec<_>>(),
-        "images": m.images.iter().map(|x| json!({ "name": x.name, "mime": x.mime, "bytes": x.bytes.len() })).collect::<Vec<_>>(),
+        "materials": materials_json(&m.materials),
+        "images": images_json(&m.images),
         "impostor": m.impostor.as_ref().map(|a| json!({
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
             "layer_size": a.plan.layer_size, "layers": a.plan.layers, "codec": a.plan.codec.name(),
@@ -118,8 +117,8 @@ pub fn gltf_json(s: &Scene, warnings: &[String]) -> Value {
         "clips": s.clips.iter().enumerate().map(|(i, c)| json!({
             "index": i, "name": c.name, "duration": c.duration(), "channels": c.channels.len(),
         })).collect::<Vec<_>>(),
-        "materials": s.materials.len(),
-        "images": s.images.len(),
+        "materials": materials_json(&s.materials),
+        "images": images_json(&s.images),
         "warnings": warnings,
     })
 }
@@ -165,12 +164,7 @@ fn text(v: &Value) -> String {
                 l["submeshes"].as_array().map_or(0, Vec::len)
             );
         }
-        let _ = writeln!(
-            s,
-            "  materials {}, images {}",
-            arr("materials").len(),
-            arr("images").len()
-        );
+        crate::inspect_materials::text(&mut s, v);
         let i = &v["impostor"];
         if i.is_object() {
             let _ = writeln!(
@@ -244,7 +238,7 @@ fn text(v: &Value) -> String {
             arr("meshes").len(),
             arr("instances").len()
         );
-        let _ = writeln!(s, "  materials {}, images {}", v["materials"], v["images"]);
+        crate::inspect_materials::text(&mut s, v);
         let _ = writeln!(s, "  clips     {}", arr("clips").len());
         for c in arr("clips") {
             let _ = writeln!(

@@ -12,6 +12,7 @@ mod bake;
 mod bake_many;
 mod bench;
 mod inspect;
+mod inspect_materials;
 mod render;
 mod sample;
 mod soak;

@@ -553,17 +553,8 @@ impl BakedModel {
             self.validate_lod(l, lod)?;
         }
         for (i, m) in self.materials.iter().enumerate() {
-            if let Some(img) = m.base_color_image
-                && img as usize >= self.images.len()
-            {
-                return bad(format!(
-                    "material {i} ({}) uses image {img} (there are {})",
-                    m.name,
-                    self.images.len()
-                ));
-            }
-            if !m.base_color_factor.is_finite() || !m.alpha_cutoff.is_finite() {
-                return bad(format!("material {i} ({}) has a non-finite factor", m.name));
+            if let Err(why) = m.check(self.images.len()) {
+                return bad(format!("material {i} ({}): {why}", m.name));
             }
         }
         Ok(())

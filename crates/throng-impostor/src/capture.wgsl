@@ -18,7 +18,7 @@ struct CaptureOut {
 // colour before the tint, which only the colour image carries).
 @fragment
 fn fs_capture(in: VertexOut, @builtin(front_facing) front_facing: bool) -> CaptureOut {
-    let base = material.base_color * textureSample(base_texture, base_sampler, in.uv);
+    let base = material.base_color * base_texel(in.uv);
     if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
         discard;
     }

@@ -10,7 +10,7 @@
 
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;
-use throng_core::material::{AlphaMode, Material, TextureWrap};
+use throng_core::material::{AlphaMode, Material, TextureWrap, UvTransform};
 use throng_core::model::TexelFormat;
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
@@ -235,9 +235,9 @@ impl GpuModel {
             .iter()
             .chain(std::iter::once(&Material::default()))
         {
-            let view = match m.base_color_image {
-                Some(i) => {
-                    let i = i as usize;
+            let view = match m.base_color_texture() {
+                Some(t) => {
+                    let i = t.image as usize;
                     if image_views[i].is_none() {
                         let (view, bytes) = upload_image(device, queue, model, i)?;
                         gpu_bytes += bytes;
@@ -421,10 +421,13 @@ fn make_material(
     view: wgpu::TextureView,
     model: &str,
 ) -> GpuMaterial {
+    let wrap = m
+        .base_color_texture()
+        .map_or([TextureWrap::Repeat; 2], |t| t.wrap);
     let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
         label: Some(&format!("{model} {} sampler", m.name)),
-        address_mode_u: address_mode(m.wrap[0]),
-        address_mode_v: address_mode(m.wrap[1]),
+        address_mode_u: address_mode(wrap[0]),
+        address_mode_v: address_mode(wrap[1]),
         mag_filter: wgpu::FilterMode::Linear,
         min_filter: wgpu::FilterMode::Linear,
         mipmap_filter: wgpu::MipmapFilterMode::Linear,
@@ -439,10 +442,24 @@ fn make_material(
             alpha_mode: m.alpha_mode as u32,
             palette_column: 0,
             submesh_bit: 0,
+            uv_rows: uv_rows(
+                m.base_color_texture()
+                    .map_or(UvTransform::IDENTITY, |t| t.transform),
+            ),
         },
         alpha_mode: m.alpha_mode,
         double_sided: m.double_sided,
     }
+}
+
+/// The top two rows of a UV transform's matrix, as `MaterialUniforms`
+/// holds them.
+fn uv_rows(t: UvTransform) -> [[f32; 4]; 2] {
+    let m = t.matrix().transpose();
+    [
+        m.x_axis.extend(0.0).to_array(),
+        m.y_axis.extend(0.0).to_array(),
+    ]
 }
 
 fn white_texture(device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::TextureView {

@@ -74,6 +74,9 @@ pub struct MaterialUniforms {
     /// Its submesh's bit of a record's hidden mask (0: never hidden;
     /// `throng_core::variety::submesh_bits`).
     pub submesh_bit: u32,
+    /// The base colour texture's `KHR_texture_transform`: the top two rows
+    /// of its matrix on `(u, v, 1)` (`w` unused).
+    pub uv_rows: [[f32; 4]; 2],
 }
 
 /// Compute readback parameters: WGSL `ComputeParams` in `compute_skin.wgsl`.

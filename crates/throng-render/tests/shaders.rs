@@ -193,6 +193,8 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(MaterialUniforms, alpha_mode),
             offset_of!(MaterialUniforms, palette_column),
             offset_of!(MaterialUniforms, submesh_bit),
+            offset_of!(MaterialUniforms, uv_rows),
+            offset_of!(MaterialUniforms, uv_rows) + 16,
         ],
     );
     check(

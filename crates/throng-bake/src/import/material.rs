@@ -1,17 +1,43 @@
-//! Materials and images: base colour, its texture and sampler wrap, alpha
-//! mode, sidedness; images read from buffer views or URIs under the
-//! untrusted-input policy.
+//! Materials and images: glTF's metallic-roughness material — base colour,
+//! metallic and roughness, normal, occlusion and emissive (with
+//! `KHR_materials_emissive_strength`), each texture with its sampler wrap
+//! and `KHR_texture_transform` — alpha mode and sidedness; images read from
+//! buffer views or URIs under the untrusted-input policy. A texture whose
+//! image cannot be read is dropped with a warning (the slot's factor alone
+//! then applies), as is a texture that asks for a UV set other than
+//! `TEXCOORD_0` (the only one baked; read instead).
 
 use std::collections::BTreeMap;
 
 use crate::scene::{AlphaMode, Image, Material, TextureWrap};
-use glam::Vec4;
+use glam::{Vec2, Vec3, Vec4};
 use throng_core::limits::MAX_IMAGE_BYTES;
+use throng_core::material::{TextureRef, TextureSlot, UvTransform};
 
 use crate::error::ImportError;
 use crate::uri::{Longer, UriError, shown_uri};
 
 use super::*;
+
+/// What a `textureInfo` says.
+fn info(t: gltf::texture::Info<'_>) -> SlotSource<'_> {
+    SlotSource {
+        tex_coord: t.tex_coord(),
+        transform: t.texture_transform().map(|x| UvTransform {
+            offset: Vec2::from(x.offset()),
+            rotation: x.rotation(),
+            scale: Vec2::from(x.scale()),
+        }),
+        texture: t.texture(),
+    }
+}
+
+/// What a glTF texture reference says, whichever kind it is.
+struct SlotSource<'a> {
+    texture: gltf::Texture<'a>,
+    tex_coord: u32,
+    transform: Option<UvTransform>,
+}
 
 impl Ctx<'_> {
     pub(super) fn materials(
@@ -24,12 +50,20 @@ impl Ctx<'_> {
         for mat in self.doc.materials() {
             let i = mat.index().unwrap_or(0);
             let pbr = mat.pbr_metallic_roughness();
+            let strength = mat.emissive_strength().unwrap_or(1.0);
             let mut m = Material {
                 name: mat
                     .name()
                     .map(str::to_owned)
                     .unwrap_or_else(|| format!("material{i}")),
                 base_color_factor: Vec4::from_array(pbr.base_color_factor()),
+                metallic_factor: pbr.metallic_factor().clamp(0.0, 1.0),
+                roughness_factor: pbr.roughness_factor().clamp(0.0, 1.0),
+                normal_scale: mat.normal_texture().map_or(1.0, |t| t.scale()),
+                occlusion_strength: mat
+                    .occlusion_texture()
+                    .map_or(1.0, |t| t.strength().clamp(0.0, 1.0)),
+                emissive: Vec3::from_array(mat.emissive_factor()) * strength.max(0.0),
                 alpha_mode: match mat.alpha_mode() {
                     gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
                     gltf::material::AlphaMode::Mask => AlphaMode::Mask,
@@ -39,37 +73,68 @@ impl Ctx<'_> {
                 double_sided: mat.double_sided(),
                 ..Material::default()
             };
-            if let Some(info) = pbr.base_color_texture() {
-                if info.tex_coord() != 0 {
+            let sources = [
+                pbr.base_color_texture().map(info),
+                pbr.metallic_roughness_texture().map(info),
+                mat.normal_texture().map(|t| SlotSource {
+                    tex_coord: t.tex_coord(),
+                    transform: transform_value(t.extension_value("KHR_texture_transform")),
+                    texture: t.texture(),
+                }),
+                mat.occlusion_texture().map(|t| SlotSource {
+                    tex_coord: t.tex_coord(),
+                    transform: transform_value(t.extension_value("KHR_texture_transform")),
+                    texture: t.texture(),
+                }),
+                mat.emissive_texture().map(info),
+            ];
+            for (slot, source) in TextureSlot::ALL.into_iter().zip(sources) {
+                let Some(source) = source else { continue };
+                let here = || format!("materials[{i}].{}", slot.name());
+                if source.tex_coord != 0 {
                     w.add(format!(
-                        "materials[{i}]: base colour uses TEXCOORD_{}; TEXCOORD_0 is used instead",
-                        info.tex_coord()
+                        "{}: uses TEXCOORD_{}; TEXCOORD_0 is used instead",
+                        here(),
+                        source.tex_coord
                     ));
                 }
-                let tex = info.texture();
-                let sampler = tex.sampler();
-                m.wrap = [wrap(sampler.wrap_s()), wrap(sampler.wrap_t())];
-                let src = tex.source().index();
-                let slot = match image_map.get(&src) {
+                let transform = source.transform.unwrap_or_default();
+                if !transform.is_finite() {
+                    w.add(format!(
+                        "{}: KHR_texture_transform is not finite; the texture is drawn untransformed",
+                        here()
+                    ));
+                }
+                let sampler = source.texture.sampler();
+                let src = source.texture.source().index();
+                let slot_image = match image_map.get(&src) {
                     Some(slot) => *slot,
                     None => {
-                        let slot = match self.image(src)? {
+                        let loaded = match self.image(src)? {
                             Ok(img) => {
                                 images.push(img);
                                 Some(images.len() as u32 - 1)
                             }
                             Err(why) => {
                                 w.add(format!(
-                                    "images[{src}]: {why}; the material is drawn untextured"
+                                    "images[{src}]: {why}; the materials that use it are drawn without it"
                                 ));
                                 None
                             }
                         };
-                        image_map.insert(src, slot);
-                        slot
+                        image_map.insert(src, loaded);
+                        loaded
                     }
                 };
-                m.base_color_image = slot;
+                m.textures[slot as usize] = slot_image.map(|image| TextureRef {
+                    image,
+                    wrap: [wrap(sampler.wrap_s()), wrap(sampler.wrap_t())],
+                    transform: if transform.is_finite() {
+                        transform
+                    } else {
+                        UvTransform::IDENTITY
+                    },
+                });
             }
             out.push(m);
         }
@@ -151,4 +216,29 @@ pub(super) fn wrap(mode: gltf::texture::WrappingMode) -> TextureWrap {
         gltf::texture::WrappingMode::MirroredRepeat => TextureWrap::MirroredRepeat,
         gltf::texture::WrappingMode::Repeat => TextureWrap::Repeat,
     }
+}
+
+/// A `KHR_texture_transform` object read from its JSON (normal and
+/// occlusion textures, whose typed form lacks it); missing fields take the
+/// extension's defaults, anything unreadable reads as no transform.
+fn transform_value(v: Option<&serde_json::Value>) -> Option<UvTransform> {
+    let v = v?.as_object()?;
+    let pair = |key: &str, default: Vec2| match v.get(key) {
+        None => Some(default),
+        Some(x) => {
+            let a = x.as_array()?;
+            Some(Vec2::new(
+                a.first()?.as_f64()? as f32,
+                a.get(1)?.as_f64()? as f32,
+            ))
+        }
+    };
+    Some(UvTransform {
+        offset: pair("offset", Vec2::ZERO)?,
+        rotation: match v.get("rotation") {
+            None => 0.0,
+            Some(r) => r.as_f64()? as f32,
+        },
+        scale: pair("scale", Vec2::ONE)?,
+    })
 }

@@ -20,8 +20,11 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::model::{BakedVertex, RootMotionKey, Submesh};
 
+mod material;
 mod read;
 mod write;
+
+pub use material::{MaterialRecord, TextureSlotRecord};
 
 pub use read::{Directory, aligned_copy, peek_provenance, read_file, read_model, read_provenance};
 pub use write::{write_file, write_model};
@@ -29,7 +32,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -295,28 +298,6 @@ fn opt_index(v: u32) -> Option<u32> {
     (v != NONE).then_some(v)
 }
 
-/// `MATL`: one material (48 bytes).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct MaterialRecord {
-    /// Material name.
-    pub name: StrRef,
-    /// Base colour factor (linear RGBA).
-    pub base_color_factor: [f32; 4],
-    /// Image index or [`NONE`].
-    pub image: u32,
-    /// 0 opaque, 1 mask, 2 blend.
-    pub alpha_mode: u32,
-    /// Alpha cutoff.
-    pub alpha_cutoff: f32,
-    /// Bit 0: double-sided.
-    pub flags: u32,
-    /// Wrap u (0 repeat, 1 clamp, 2 mirrored repeat).
-    pub wrap_u: u32,
-    /// Wrap v.
-    pub wrap_v: u32,
-}
-
 /// `IMGS`: one image (32 bytes); bytes live in `IMGD`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -398,7 +379,6 @@ const _: () = {
     assert!(std::mem::size_of::<ClipRecord>() == 64);
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
-    assert!(std::mem::size_of::<MaterialRecord>() == 48);
     assert!(std::mem::size_of::<ImageRecord>() == 32);
     assert!(std::mem::size_of::<BakedVertex>() == 56);
     assert!(std::mem::size_of::<EventRecord>() == 24);

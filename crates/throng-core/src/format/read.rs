@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use bytemuck::Pod;
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 
 use super::*;
 use crate::error::FormatError;
 use crate::impostor::{AtlasCodec, AtlasPlan, ImpostorAtlas, ViewGrid};
 use crate::limits::MAX_FILE_SIZE;
-use crate::material::{AlphaMode, Image, Material, TextureWrap};
+use crate::material::Image;
 use crate::math::Aabb;
 use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
@@ -413,44 +413,10 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
-    let wrap = |code: u32, i: usize| match code {
-        0 => Ok(TextureWrap::Repeat),
-        1 => Ok(TextureWrap::ClampToEdge),
-        2 => Ok(TextureWrap::MirroredRepeat),
-        _ => Err(FormatError::corrupt(format!(
-            "material {i} has unknown wrap mode {code}"
-        ))),
-    };
     let materials = records::<MaterialRecord>(&dir, bytes, tags::MATERIALS)?
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            let alpha_mode = match r.alpha_mode {
-                0 => AlphaMode::Opaque,
-                1 => AlphaMode::Mask,
-                2 => AlphaMode::Blend,
-                x => {
-                    return Err(FormatError::corrupt(format!(
-                        "material {i} has unknown alpha mode {x}"
-                    )));
-                }
-            };
-            if r.flags & !1 != 0 {
-                return Err(FormatError::corrupt(format!(
-                    "material {i} has unknown flags {:#x}",
-                    r.flags
-                )));
-            }
-            Ok(Material {
-                name: strings.get(r.name, &|| format!("material {i}"))?,
-                base_color_factor: Vec4::from(r.base_color_factor),
-                base_color_image: opt_index(r.image),
-                wrap: [wrap(r.wrap_u, i)?, wrap(r.wrap_v, i)?],
-                alpha_mode,
-                alpha_cutoff: r.alpha_cutoff,
-                double_sided: r.flags & 1 != 0,
-            })
-        })
+        .map(|(i, r)| r.to_material(i, strings.get(r.name, &|| format!("material {i}"))?))
         .collect::<Result<Vec<_>, FormatError>>()?;
     let image_data = dir.section(bytes, tags::IMAGE_DATA)?;
     // Image i's bytes start where image i-1's end, so none is copied twice.

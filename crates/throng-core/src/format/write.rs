@@ -110,16 +110,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
     let materials: Vec<MaterialRecord> = model
         .materials
         .iter()
-        .map(|m| MaterialRecord {
-            name: strings.add(&m.name),
-            base_color_factor: m.base_color_factor.into(),
-            image: m.base_color_image.unwrap_or(NONE),
-            alpha_mode: m.alpha_mode as u32,
-            alpha_cutoff: m.alpha_cutoff,
-            flags: m.double_sided as u32,
-            wrap_u: m.wrap[0] as u32,
-            wrap_v: m.wrap[1] as u32,
-        })
+        .map(|m| MaterialRecord::from_material(m, strings.add(&m.name)))
         .collect();
     let mut image_data = Vec::new();
     let images: Vec<ImageRecord> = model
