@@ -1,11 +1,12 @@
 // Throng draw stage: skins each vertex (skinning.wgsl), moves it to the world
-// with the instance's matrix, and shades with one directional light plus
-// ambient. RecordIn and record_in() come from the records module the record
+// with the instance's matrix, and shades its material (material.wgsl) in
+// one directional light and an ambient hemisphere (pbr.wgsl). RecordIn and record_in() come from the records module the record
 // path picks (records_uniform.wgsl or records_storage.wgsl).
 
 // #import skinning
 // #import records
 // #import fog
+// #import material
 
 // Per-frame constants. Mirrors throng_render::FrameUniforms.
 struct Frame {
@@ -14,32 +15,20 @@ struct Frame {
     // Direction towards the light (xyz), unit length.
     light_dir: vec4<f32>,
     light_color: vec4<f32>,
+    // The ambient hemisphere: sky above, ground below.
     ambient: vec4<f32>,
+    ground: vec4<f32>,
     fog: Fog,
+    // throng_render::Shading: 0 PBR, 1 Lambert.
+    shading: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
-// Per-material constants. Mirrors throng_render::MaterialUniforms.
-struct Material {
-    base_color: vec4<f32>,
-    alpha_cutoff: f32,
-    alpha_mode: u32,
-    // Its column of the variant palette, and its submesh's bit of a
-    // record's hidden mask (throng_render::look).
-    palette_column: u32,
-    submesh_bit: u32,
-    // The base colour texture's KHR_texture_transform, the top two rows of
-    // its 3 × 3 matrix on (u, v, 1) (w unused).
-    uv_row0: vec4<f32>,
-    uv_row1: vec4<f32>,
-}
+const SHADING_LAMBERT: u32 = 1u;
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(2) @binding(0) var base_texture: texture_2d<f32>;
-@group(2) @binding(1) var base_sampler: sampler;
-@group(2) @binding(2) var<uniform> material: Material;
-// The model's variant palette: a row per variant, a column per material
-// (throng_core::variety::Palette::texels).
-@group(2) @binding(3) var variant_palette: texture_2d<f32>;
 
 // Submeshes whose normals the baker generated are shaded flat (glTF rule).
 override FLAT_SHADING: bool = false;
@@ -109,14 +98,6 @@ fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     return out;
 }
 
-// The material's base colour texel at vertex UV `uv` (its
-// KHR_texture_transform applied). Call from uniform control flow.
-fn base_texel(uv: vec2<f32>) -> vec4<f32> {
-    let p = vec3<f32>(uv, 1.0);
-    let at = vec2<f32>(dot(material.uv_row0.xyz, p), dot(material.uv_row1.xyz, p));
-    return textureSample(base_texture, base_sampler, at);
-}
-
 // Where a hidden submesh's vertices go: past the far plane of either depth
 // convention (z > w), so that its triangles are clipped whole.
 const HIDDEN_POSITION: vec4<f32> = vec4<f32>(0.0, 0.0, 2.0, 1.0);
@@ -140,15 +121,14 @@ fn with_look(v: VertexOut, rec: InstanceRecord) -> VertexOut {
     return out;
 }
 
-const ALPHA_MASK: u32 = 1u;
-const ALPHA_BLEND: u32 = 2u;
 
-// Shading shared by every fragment entry point: base colour (factor ×
-// texture × tint), alpha mode, one directional light scaled by `shadow`
-// (1 = lit) plus ambient, the frame's distance fog, and the LOD
-// cross-fade's dither. Called from uniform control flow.
+// Shading shared by every fragment entry point: the material
+// (material_surface: base colour × texture × tint, metallic-roughness,
+// normal, occlusion and emissive maps), alpha mode, the directional light
+// scaled by `shadow` (1 = lit) and the ambient hemisphere (pbr_shade, or
+// Lambert's base × (ambient + light × n·l)), the frame's distance fog, and
+// the LOD cross-fade's dither. Called from uniform control flow.
 fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
-    let texel = base_texel(in.uv);
     let face = cross(dpdx(in.world_position), dpdy(in.world_position));
     let to_eye = frame.eye.xyz - in.world_position;
     var n: vec3<f32>;
@@ -163,17 +143,23 @@ fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
             n = -n;
         }
     }
-    let base = material.base_color * texel * in.tint;
-    if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
+    let s = material_surface(in.uv, in.world_position, n, in.tint);
+    if (material.alpha_mode == ALPHA_MASK && s.base.a < material.alpha_cutoff) {
         discard;
     }
     if (in.lod_dither != 0u && dither_rank(in.clip_position.xy) >= in.lod_dither) {
         discard;
     }
-    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
-    let lit = base.rgb * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    let lights = Lights(frame.light_dir.xyz, frame.light_color.rgb * shadow, frame.ambient.rgb, frame.ground.rgb);
+    var lit: vec3<f32>;
+    if (frame.shading == SHADING_LAMBERT) {
+        let diffuse = max(dot(n, lights.to_light), 0.0);
+        lit = s.base.rgb * (hemisphere(lights, n) + lights.light * diffuse);
+    } else {
+        lit = pbr_shade(s, lights, normalize(to_eye));
+    }
     let rgb = fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz);
-    let alpha = select(1.0, base.a, material.alpha_mode == ALPHA_BLEND);
+    let alpha = select(1.0, s.base.a, material.alpha_mode == ALPHA_BLEND);
     return vec4<f32>(rgb, alpha);
 }
 

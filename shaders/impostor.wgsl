@@ -33,6 +33,11 @@ struct ImpostorParams {
     cells_per_layer: u32,
     frame_count: u32,
     clip_count: u32,
+    // The model's area-weighted mean metalness and roughness.
+    metallic: f32,
+    roughness: f32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Group 1 from binding 8: clear of the bone texture's bindings, which the
@@ -337,15 +342,23 @@ fn blended(in: ImpostorOut) -> Blended {
 }
 
 // The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
-// ambient, then fogged, like draw.wgsl's shade.
+// ambient hemisphere, then fogged, like draw.wgsl's shade: its captured
+// colour and normal as one material of the model's mean metalness and
+// roughness (no occlusion or emission: the atlas does not hold them).
 fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let rgb = b.colour.rgb / b.colour.a;
     let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
     let nv = oct_decode(e);
     let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
     let base = rgb * unpack4x8unorm(in.cells.z).rgb;
-    let diffuse = max(dot(n, frame.light_dir.xyz), 0.0) * shadow;
-    let lit = base * (frame.ambient.rgb + frame.light_color.rgb * diffuse);
+    let lights = Lights(frame.light_dir.xyz, frame.light_color.rgb * shadow, frame.ambient.rgb, frame.ground.rgb);
+    var lit: vec3<f32>;
+    if (frame.shading == SHADING_LAMBERT) {
+        lit = base * (hemisphere(lights, n) + lights.light * max(dot(n, lights.to_light), 0.0));
+    } else {
+        let s = Surface(vec4<f32>(base, 1.0), impostor.metallic, impostor.roughness, n, 1.0, vec3<f32>(0.0));
+        lit = pbr_shade(s, lights, normalize(frame.eye.xyz - in.world_position));
+    }
     return vec4<f32>(fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz), 1.0);
 }
 

@@ -83,7 +83,9 @@ pub fn lighting(
         direction,
         color,
         ambient,
+        ground: ambient,
         fog: fog.map(|f| self::fog(f, light, exposure)),
+        ..Lighting::default()
     }
 }
 

@@ -456,7 +456,7 @@ pub const IMPOSTOR_TABLE_WIDTH: u32 = 1024;
 /// and radius), then one per atlas cell, the rectangle its silhouette
 /// covers (`crate::impostor::ImpostorAtlas::cell_rects`).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ImpostorParams {
     /// Views along each side of the hemi-octahedral lattice.
     pub views: u32,
@@ -475,6 +475,14 @@ pub struct ImpostorParams {
     pub frame_count: u32,
     /// Clips.
     pub clip_count: u32,
+    /// The model's metalness, its materials' mean weighted by surface
+    /// area: the atlas holds colour and normal only, so the impostor is
+    /// shaded as one material.
+    pub metallic: f32,
+    /// Its roughness, likewise.
+    pub roughness: f32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 2],
 }
 
 /// One animation layer of an instance as the palette pre-pass reads it

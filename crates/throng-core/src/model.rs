@@ -337,6 +337,24 @@ impl BakedModel {
         self.bones.len() as u32
     }
 
+    /// Surface area of the finest LOD in the bind pose per material, and
+    /// last that of the submeshes without one (`materials.len() + 1`
+    /// entries).
+    pub fn area_by_material(&self) -> Vec<f32> {
+        let lod = &self.lods[0];
+        let mut areas = vec![0.0f32; self.materials.len() + 1];
+        for s in &lod.submeshes {
+            let at = s.material.map_or(self.materials.len(), |m| m as usize);
+            let indices = &lod.indices[s.first_index as usize..][..s.index_count as usize];
+            for tri in indices.chunks_exact(3) {
+                let p = |i: u32| Vec3::from(lod.vertices[(s.base_vertex + i) as usize].position);
+                let (a, b, c) = (p(tri[0]), p(tri[1]), p(tri[2]));
+                areas[at.min(self.materials.len())] += 0.5 * (b - a).cross(c - a).length();
+            }
+        }
+        areas
+    }
+
     /// The level of the LOD chain the impostor is at (after every mesh
     /// LOD), if the model has one that is ever drawn (a positive
     /// `screen_size`).

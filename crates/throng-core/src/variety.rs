@@ -221,16 +221,10 @@ pub fn submesh_bits(model: &BakedModel, lod: usize) -> Vec<u32> {
 
 /// Surface area of the finest LOD per palette column (bind pose).
 fn material_areas(model: &BakedModel, columns: usize) -> Vec<f32> {
-    let lod = &model.lods[0];
     let mut areas = vec![0.0f32; columns];
-    for s in &lod.submeshes {
-        let column = (column_of(s.material) as usize).min(columns - 1);
-        let indices = &lod.indices[s.first_index as usize..][..s.index_count as usize];
-        for tri in indices.chunks_exact(3) {
-            let p = |i: u32| Vec3::from(lod.vertices[(s.base_vertex + i) as usize].position);
-            let (a, b, c) = (p(tri[0]), p(tri[1]), p(tri[2]));
-            areas[column] += 0.5 * (b - a).cross(c - a).length();
-        }
+    for (m, area) in model.area_by_material().into_iter().enumerate() {
+        let column = if m < model.materials.len() { m } else { 0 };
+        areas[column.min(columns - 1)] += area;
     }
     areas
 }

@@ -202,28 +202,32 @@ pub fn impostor(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(device, "throng impostor layout", &impostor_entries())
 }
 
-/// Group 2: a submesh's material (base-colour texture, sampler,
-/// `MaterialUniforms` with the submesh's look) and its model's variant
-/// palette (`crate::look`). The vertex stages read the constants and the
-/// palette (a record's colour, hidden submeshes).
+/// Group 2: a submesh's material (`shaders/material.wgsl`): the base
+/// colour texture and sampler, `MaterialUniforms` with the submesh's look,
+/// its model's variant palette (`crate::look`), then the
+/// metallic-roughness, normal, occlusion and emissive textures, each with
+/// its sampler. The vertex stages read the constants and the palette (a
+/// record's colour, hidden submeshes).
 pub fn material_entries() -> Entries {
-    vec![
-        wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
+    let texture = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
         },
-        wgpu::BindGroupLayoutEntry {
-            binding: 1,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            count: None,
-        },
+        count: None,
+    };
+    let sampler = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    };
+    let mut entries = vec![
+        texture(0),
+        sampler(1),
         uniform(
             2,
             wgpu::ShaderStages::VERTEX_FRAGMENT,
@@ -231,7 +235,21 @@ pub fn material_entries() -> Entries {
             false,
         ),
         palette_entry(3, wgpu::ShaderStages::VERTEX),
-    ]
+    ];
+    for slot in 1..5 {
+        entries.push(texture(MATERIAL_SLOT_BINDINGS[slot].0));
+        entries.push(sampler(MATERIAL_SLOT_BINDINGS[slot].1));
+    }
+    entries
+}
+
+/// Group 2's (texture, sampler) bindings of each material texture slot,
+/// in `throng_core::material::TextureSlot` order.
+pub const MATERIAL_SLOT_BINDINGS: [(u32, u32); 5] = [(0, 1), (4, 5), (6, 7), (8, 9), (10, 11)];
+
+/// Group 2: a material.
+pub fn material(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    create(device, "throng material layout", &material_entries())
 }
 
 /// A variant palette: RGBA8 read with `textureLoad` (`crate::look`).
@@ -246,11 +264,6 @@ fn palette_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGrou
         },
         count: None,
     }
-}
-
-/// Group 2: a material.
-pub fn material(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    create(device, "throng material layout", &material_entries())
 }
 
 /// Group 0 of the draw pipelines: frame uniforms.

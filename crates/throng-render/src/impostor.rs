@@ -194,6 +194,7 @@ impl GpuImpostor {
             bytemuck::cast_slice(&table),
         );
         gpu_bytes += (table.len() * 16) as u64;
+        let surface = mean_surface(model);
         let params = ImpostorParams {
             views: plan.views.side,
             frames: plan.frames,
@@ -203,6 +204,9 @@ impl GpuImpostor {
             cells_per_layer: plan.cells_per_layer(),
             frame_count: model.frame_count(),
             clip_count: plan.clips,
+            metallic: surface.0,
+            roughness: surface.1,
+            pad: [0; 2],
         };
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(&format!("{name} impostor params")),
@@ -367,4 +371,25 @@ impl ImpostorPipelines {
             }),
         );
     }
+}
+
+/// The model's metalness and roughness, its materials' (glTF's default
+/// material for submeshes without one) weighted by their surface area in
+/// the finest LOD; the texture maps are not sampled (the factors alone).
+fn mean_surface(model: &BakedModel) -> (f32, f32) {
+    let areas = model.area_by_material();
+    let default = throng_core::material::Material::default();
+    let total: f32 = areas.iter().sum();
+    if total <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let (m, r) = areas
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| {
+            let mat = model.materials.get(i).unwrap_or(&default);
+            (mat.metallic_factor * a, mat.roughness_factor * a)
+        })
+        .fold((0.0, 0.0), |(m, r), (dm, dr)| (m + dm, r + dr));
+    (m / total, r / total)
 }

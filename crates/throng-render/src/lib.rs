@@ -35,6 +35,7 @@ pub mod device_loss;
 mod draw_items;
 pub mod error;
 pub mod fog;
+pub mod gpu_material;
 pub mod image_diff;
 pub mod image_file;
 pub mod impostor;
@@ -68,7 +69,7 @@ pub use pipeline::PassPipeline;
 pub use readback::{PoseReadback, ReadPose};
 pub use renderer::{
     ColorPipeline, CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PipelineKey,
-    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Targets,
+    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Shading, Targets,
 };
 pub use simulation::{Simulation, SimulationHook};
 pub use wgpu;

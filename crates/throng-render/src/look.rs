@@ -12,6 +12,7 @@
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
 
+use crate::bind_groups::MATERIAL_SLOT_BINDINGS;
 use crate::model::GpuMaterial;
 use crate::uniforms::MaterialUniforms;
 
@@ -60,8 +61,8 @@ pub(crate) fn palette_view(
     )
 }
 
-/// A submesh's group 2 bind group: its material's texture and sampler, the
-/// material's constants with the submesh's look, and the palette.
+/// A submesh's group 2 bind group: its material's textures and samplers,
+/// the material's constants with the submesh's look, and the palette.
 pub(crate) fn submesh_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
@@ -80,26 +81,29 @@ pub(crate) fn submesh_bind_group(
         contents: bytemuck::bytes_of(&uniforms),
         usage: wgpu::BufferUsages::UNIFORM,
     });
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: 2,
+            resource: buffer.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 3,
+            resource: wgpu::BindingResource::TextureView(palette),
+        },
+    ];
+    for (slot, &(texture, sampler)) in MATERIAL_SLOT_BINDINGS.iter().enumerate() {
+        entries.push(wgpu::BindGroupEntry {
+            binding: texture,
+            resource: wgpu::BindingResource::TextureView(&material.views[slot]),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: sampler,
+            resource: wgpu::BindingResource::Sampler(&material.samplers[slot]),
+        });
+    }
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(&format!("{label} bind group")),
         layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&material.view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Sampler(&material.sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(palette),
-            },
-        ],
+        entries: &entries,
     })
 }

@@ -4,21 +4,20 @@
 //! and layers, buffer sizes) and fails with [`RenderError::TooBig`] rather
 //! than letting wgpu raise a validation error. The bone texture is a
 //! `texture_2d_array` of `Rgba32Float` or `Rgba16Float`, read with integer
-//! `textureLoad` only. Base-colour images are decoded, stored as sRGB with a
-//! CPU-built mip chain; a material without an image samples a 1×1 white texel.
+//! `textureLoad` only. Materials and their images are uploaded by
+//! [`crate::gpu_material`].
 //! The impostor, if any, is uploaded by [`crate::impostor`].
 
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;
-use throng_core::material::{AlphaMode, Material, TextureWrap, UvTransform};
 use throng_core::model::TexelFormat;
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
 
 use crate::bind_groups;
 use crate::error::RenderError;
+pub use crate::gpu_material::GpuMaterial;
 use crate::impostor::GpuImpostor;
-use crate::uniforms::MaterialUniforms;
 
 /// A submesh ready to draw.
 #[derive(Clone, Debug)]
@@ -51,22 +50,6 @@ pub struct GpuLod {
     pub submeshes: Vec<GpuSubmesh>,
     /// Vertex count.
     pub vertex_count: u32,
-}
-
-/// A material on the GPU: what its submeshes' bind groups hold, and the
-/// pipeline state it needs.
-#[derive(Debug)]
-pub struct GpuMaterial {
-    /// Its base-colour texture (white without one).
-    pub(crate) view: wgpu::TextureView,
-    /// Its sampler.
-    pub(crate) sampler: wgpu::Sampler,
-    /// Its constants, less what each submesh adds.
-    pub(crate) uniforms: MaterialUniforms,
-    /// Alpha mode.
-    pub alpha_mode: AlphaMode,
-    /// Draw back faces.
-    pub double_sided: bool,
 }
 
 /// A baked model on the GPU. Identified by the [`ModelHandle`] key it was
@@ -228,27 +211,8 @@ impl GpuModel {
 
         // Materials (the default one last).
         let material_layout = bind_groups::material(device);
-        let mut materials = Vec::with_capacity(model.materials.len() + 1);
-        let mut image_views: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
-        for m in model
-            .materials
-            .iter()
-            .chain(std::iter::once(&Material::default()))
-        {
-            let view = match m.base_color_texture() {
-                Some(t) => {
-                    let i = t.image as usize;
-                    if image_views[i].is_none() {
-                        let (view, bytes) = upload_image(device, queue, model, i)?;
-                        gpu_bytes += bytes;
-                        image_views[i] = Some(view);
-                    }
-                    image_views[i].clone().expect("just uploaded")
-                }
-                None => white_texture(device, queue),
-            };
-            materials.push(make_material(device, m, view, &name));
-        }
+        let (materials, material_bytes) = crate::gpu_material::upload(device, queue, model)?;
+        gpu_bytes += material_bytes;
         let default_material = materials.len() - 1;
         let (palette, palette_bytes) = crate::look::palette_view(device, queue, handle);
         gpu_bytes += palette_bytes;
@@ -405,153 +369,6 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         )?;
     }
     Ok(())
-}
-
-fn address_mode(w: TextureWrap) -> wgpu::AddressMode {
-    match w {
-        TextureWrap::Repeat => wgpu::AddressMode::Repeat,
-        TextureWrap::ClampToEdge => wgpu::AddressMode::ClampToEdge,
-        TextureWrap::MirroredRepeat => wgpu::AddressMode::MirrorRepeat,
-    }
-}
-
-fn make_material(
-    device: &wgpu::Device,
-    m: &Material,
-    view: wgpu::TextureView,
-    model: &str,
-) -> GpuMaterial {
-    let wrap = m
-        .base_color_texture()
-        .map_or([TextureWrap::Repeat; 2], |t| t.wrap);
-    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-        label: Some(&format!("{model} {} sampler", m.name)),
-        address_mode_u: address_mode(wrap[0]),
-        address_mode_v: address_mode(wrap[1]),
-        mag_filter: wgpu::FilterMode::Linear,
-        min_filter: wgpu::FilterMode::Linear,
-        mipmap_filter: wgpu::MipmapFilterMode::Linear,
-        ..Default::default()
-    });
-    GpuMaterial {
-        view,
-        sampler,
-        uniforms: MaterialUniforms {
-            base_color: m.base_color_factor.to_array(),
-            alpha_cutoff: m.alpha_cutoff,
-            alpha_mode: m.alpha_mode as u32,
-            palette_column: 0,
-            submesh_bit: 0,
-            uv_rows: uv_rows(
-                m.base_color_texture()
-                    .map_or(UvTransform::IDENTITY, |t| t.transform),
-            ),
-        },
-        alpha_mode: m.alpha_mode,
-        double_sided: m.double_sided,
-    }
-}
-
-/// The top two rows of a UV transform's matrix, as `MaterialUniforms`
-/// holds them.
-fn uv_rows(t: UvTransform) -> [[f32; 4]; 2] {
-    let m = t.matrix().transpose();
-    [
-        m.x_axis.extend(0.0).to_array(),
-        m.y_axis.extend(0.0).to_array(),
-    ]
-}
-
-fn white_texture(device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::TextureView {
-    let texture = device.create_texture_with_data(
-        queue,
-        &wgpu::TextureDescriptor {
-            label: Some("throng white texel"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8UnormSrgb,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
-        &[255, 255, 255, 255],
-    );
-    texture.create_view(&Default::default())
-}
-
-/// Decodes image `i`, uploads it as sRGB with a full mip chain.
-fn upload_image(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    model: &BakedModel,
-    i: usize,
-) -> Result<(wgpu::TextureView, u64), RenderError> {
-    let img = &model.images[i];
-    let err = |msg: String| RenderError::Image {
-        model: model.name.clone(),
-        index: i,
-        name: img.name.clone(),
-        msg,
-    };
-    let decoded = image::load_from_memory(&img.bytes)
-        .map_err(|e| err(e.to_string()))?
-        .to_rgba8();
-    let (w, h) = decoded.dimensions();
-    let max = device.limits().max_texture_dimension_2d;
-    if w == 0 || h == 0 || w > max || h > max {
-        return Err(err(format!("{w}×{h} is outside 1..={max} per side")));
-    }
-    let mips = 32 - w.max(h).leading_zeros();
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(&format!("{} image {i} ({})", model.name, img.name)),
-        size: wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: mips,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    let mut level = decoded;
-    let mut bytes = 0u64;
-    for mip in 0..mips {
-        let (lw, lh) = level.dimensions();
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: mip,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            level.as_raw(),
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(4 * lw),
-                rows_per_image: Some(lh),
-            },
-            wgpu::Extent3d {
-                width: lw,
-                height: lh,
-                depth_or_array_layers: 1,
-            },
-        );
-        bytes += level.as_raw().len() as u64;
-        if mip + 1 < mips {
-            let (nw, nh) = ((lw / 2).max(1), (lh / 2).max(1));
-            level = image::imageops::resize(&level, nw, nh, image::imageops::FilterType::Triangle);
-        }
-    }
-    Ok((texture.create_view(&Default::default()), bytes))
 }
 
 #[cfg(test)]

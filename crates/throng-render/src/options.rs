@@ -72,15 +72,21 @@ impl PathChoice {
     }
 }
 
-/// Directional light, ambient term and distance fog.
+/// Directional light, ambient hemisphere, shading model and distance fog.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lighting {
     /// Direction towards the light (normalised on use).
     pub direction: Vec3,
-    /// Light colour (linear).
+    /// Light colour (linear): what a white Lambertian surface facing the
+    /// light reflects of it.
     pub color: Vec3,
-    /// Ambient colour (linear).
+    /// Ambient light from the sky, above (linear).
     pub ambient: Vec3,
+    /// Ambient light from the ground, below (linear): a hemisphere with
+    /// [`Self::ambient`]; equal to it for a constant ambient.
+    pub ground: Vec3,
+    /// How surfaces answer the light.
+    pub shading: Shading,
     /// Distance fog (`None`: clear air).
     pub fog: Option<Fog>,
 }
@@ -90,10 +96,25 @@ impl Default for Lighting {
         Self {
             direction: Vec3::new(-0.6, 0.9, 0.25),
             color: Vec3::splat(0.75),
-            ambient: Vec3::splat(0.25),
+            ambient: Vec3::new(0.3, 0.31, 0.33),
+            ground: Vec3::new(0.2, 0.18, 0.16),
+            shading: Shading::Pbr,
             fog: None,
         }
     }
+}
+
+/// The shading model of Throng's own fragment stage (`shaders/pbr.wgsl`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shading {
+    /// glTF's metallic-roughness material: GGX specular and Lambertian
+    /// diffuse in the directional light, the ambient hemisphere diffuse and
+    /// specular, normal, occlusion and emissive maps.
+    #[default]
+    Pbr = 0,
+    /// Base colour × (ambient hemisphere + light × n·l): Throng's shading
+    /// before PBR, the cheaper floor the benchmarks compare it with.
+    Lambert = 1,
 }
 
 /// How the depth buffer the crowd draws into counts distance.

@@ -50,7 +50,7 @@ use crate::impostor::{ImpostorPipelines, QUAD_VERTICES};
 use crate::model::GpuModel;
 pub use crate::options::{
     CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PoseCacheOptions,
-    RecordPath, RendererOptions, ShadowOptions,
+    RecordPath, RendererOptions, Shading, ShadowOptions,
 };
 pub use crate::pipeline::{ColorPipeline, PipelineKey};
 use crate::pose_cache::PoseCache;

@@ -51,6 +51,10 @@ pub const RECORDS_UNIFORM: &str = include_str!("../../../shaders/records_uniform
 pub const RECORDS_STORAGE: &str = include_str!("../../../shaders/records_storage.wgsl");
 /// `shaders/draw.wgsl`.
 pub const DRAW: &str = include_str!("../../../shaders/draw.wgsl");
+/// `shaders/pbr.wgsl`: physically based shading.
+pub const PBR: &str = include_str!("../../../shaders/pbr.wgsl");
+/// `shaders/material.wgsl`: a submesh's material, decoded.
+pub const MATERIAL: &str = include_str!("../../../shaders/material.wgsl");
 /// Distance fog, applied at the end of shading.
 pub const FOG: &str = include_str!("../../../shaders/fog.wgsl");
 /// `shaders/shadow_filter.wgsl` (no bindings: usable by other crates'
@@ -108,6 +112,8 @@ pub const MODULES: &[(&str, &str)] = &[
     ("records_storage", RECORDS_STORAGE),
     ("draw", DRAW),
     ("fog", FOG),
+    ("pbr", PBR),
+    ("material", MATERIAL),
     ("shadow_filter", SHADOW_FILTER),
     ("shadow_common", SHADOW_COMMON),
     ("shadow_receive", SHADOW_RECEIVE),
@@ -566,6 +572,8 @@ mod tests {
                 "pose_cache.wgsl",
                 "records_storage.wgsl",
                 "fog.wgsl",
+                "pbr.wgsl",
+                "material.wgsl",
                 "draw.wgsl",
                 "user.wgsl"
             ]

@@ -15,10 +15,16 @@ pub struct FrameUniforms {
     pub light_dir: [f32; 4],
     /// Light colour (linear RGB).
     pub light_color: [f32; 4],
-    /// Ambient colour (linear RGB).
+    /// Ambient light from the sky (linear RGB).
     pub ambient: [f32; 4],
+    /// Ambient light from the ground (linear RGB).
+    pub ground: [f32; 4],
     /// Distance fog.
     pub fog: FogUniforms,
+    /// [`crate::Shading`] as its code.
+    pub shading: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
 }
 
 impl FrameUniforms {
@@ -35,7 +41,10 @@ impl FrameUniforms {
                 .to_array(),
             light_color: l.color.extend(1.0).to_array(),
             ambient: l.ambient.extend(1.0).to_array(),
+            ground: l.ground.extend(1.0).to_array(),
             fog: FogUniforms::new(l.fog.as_ref()),
+            shading: l.shading as u32,
+            pad: [0; 3],
         }
     }
 }
@@ -58,12 +67,22 @@ pub struct FogUniforms {
     pub inscattering: [f32; 4],
 }
 
-/// Per-material constants: WGSL `Material` in `draw.wgsl`.
+/// Per-submesh material constants: WGSL `Material` in `material.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct MaterialUniforms {
     /// Linear base colour factor.
     pub base_color: [f32; 4],
+    /// Linear emissive colour (factor × strength).
+    pub emissive: [f32; 3],
+    /// Metalness factor.
+    pub metallic: f32,
+    /// Roughness factor.
+    pub roughness: f32,
+    /// Normal map scale.
+    pub normal_scale: f32,
+    /// Occlusion strength.
+    pub occlusion_strength: f32,
     /// Alpha cutoff for mask mode.
     pub alpha_cutoff: f32,
     /// 0 opaque, 1 mask, 2 blend.
@@ -74,9 +93,12 @@ pub struct MaterialUniforms {
     /// Its submesh's bit of a record's hidden mask (0: never hidden;
     /// `throng_core::variety::submesh_bits`).
     pub submesh_bit: u32,
-    /// The base colour texture's `KHR_texture_transform`: the top two rows
-    /// of its matrix on `(u, v, 1)` (`w` unused).
-    pub uv_rows: [[f32; 4]; 2],
+    /// Bit `i`: texture slot `i` (`throng_core::material::TextureSlot`) has
+    /// a texture of the model's own.
+    pub textures: u32,
+    /// Per slot, its `KHR_texture_transform`: the top two rows of its
+    /// matrix on `(u, v, 1)` (`w` unused).
+    pub uv_rows: [[f32; 4]; 10],
 }
 
 /// Compute readback parameters: WGSL `ComputeParams` in `compute_skin.wgsl`.

@@ -97,6 +97,7 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
             cells_per_layer: 1,
             frame_count: 1,
             clip_count: 1,
+            ..ImpostorParams::default()
         };
         let device = &gpu.device;
         let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

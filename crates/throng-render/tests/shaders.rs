@@ -168,7 +168,12 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(FrameUniforms, light_dir),
             offset_of!(FrameUniforms, light_color),
             offset_of!(FrameUniforms, ambient),
+            offset_of!(FrameUniforms, ground),
             offset_of!(FrameUniforms, fog),
+            offset_of!(FrameUniforms, shading),
+            offset_of!(FrameUniforms, pad),
+            offset_of!(FrameUniforms, pad) + 4,
+            offset_of!(FrameUniforms, pad) + 8,
         ],
     );
     check(
@@ -189,12 +194,17 @@ fn shared_structs_match_their_rust_twins() {
         size_of::<MaterialUniforms>(),
         &[
             offset_of!(MaterialUniforms, base_color),
+            offset_of!(MaterialUniforms, emissive),
+            offset_of!(MaterialUniforms, metallic),
+            offset_of!(MaterialUniforms, roughness),
+            offset_of!(MaterialUniforms, normal_scale),
+            offset_of!(MaterialUniforms, occlusion_strength),
             offset_of!(MaterialUniforms, alpha_cutoff),
             offset_of!(MaterialUniforms, alpha_mode),
             offset_of!(MaterialUniforms, palette_column),
             offset_of!(MaterialUniforms, submesh_bit),
+            offset_of!(MaterialUniforms, textures),
             offset_of!(MaterialUniforms, uv_rows),
-            offset_of!(MaterialUniforms, uv_rows) + 16,
         ],
     );
     check(
@@ -551,6 +561,10 @@ fn impostor_params_match_their_rust_twin() {
                 offset_of!(ImpostorParams, cells_per_layer),
                 offset_of!(ImpostorParams, frame_count),
                 offset_of!(ImpostorParams, clip_count),
+                offset_of!(ImpostorParams, metallic),
+                offset_of!(ImpostorParams, roughness),
+                offset_of!(ImpostorParams, pad),
+                offset_of!(ImpostorParams, pad) + 4,
             ],
         );
     }

@@ -1,0 +1,90 @@
+// A submesh's material (group 2, throng_render::model and ::look): glTF's
+// metallic-roughness factors and five textures, each with its sampler and
+// KHR_texture_transform, and the submesh's variant palette column and
+// toggle bit; decoded into a pbr.wgsl Surface. A slot without a texture
+// binds a 1 × 1 neutral one (white; a flat normal), so every path samples
+// the same way. Custom fragment stages call material_surface() for the
+// decoded material.
+
+// #import pbr
+
+// Mirrors throng_render::MaterialUniforms.
+struct Material {
+    base_color: vec4<f32>,
+    emissive: vec3<f32>,
+    metallic: f32,
+    roughness: f32,
+    normal_scale: f32,
+    occlusion_strength: f32,
+    alpha_cutoff: f32,
+    alpha_mode: u32,
+    // Its column of the variant palette, and its submesh's bit of a
+    // record's hidden mask (throng_render::look).
+    palette_column: u32,
+    submesh_bit: u32,
+    // Bit i: texture slot i (throng_core::material::TextureSlot) has a
+    // texture of the model's own.
+    textures: u32,
+    // Per slot, its KHR_texture_transform: the top two rows of the 3 × 3
+    // matrix on (u, v, 1) (w unused).
+    uv_rows: array<vec4<f32>, 10>,
+}
+
+@group(2) @binding(0) var base_texture: texture_2d<f32>;
+@group(2) @binding(1) var base_sampler: sampler;
+@group(2) @binding(2) var<uniform> material: Material;
+// The model's variant palette: a row per variant, a column per material
+// (throng_core::variety::Palette::texels).
+@group(2) @binding(3) var variant_palette: texture_2d<f32>;
+@group(2) @binding(4) var metallic_roughness_texture: texture_2d<f32>;
+@group(2) @binding(5) var metallic_roughness_sampler: sampler;
+@group(2) @binding(6) var normal_texture: texture_2d<f32>;
+@group(2) @binding(7) var normal_sampler: sampler;
+@group(2) @binding(8) var occlusion_texture: texture_2d<f32>;
+@group(2) @binding(9) var occlusion_sampler: sampler;
+@group(2) @binding(10) var emissive_texture: texture_2d<f32>;
+@group(2) @binding(11) var emissive_sampler: sampler;
+
+const SLOT_BASE_COLOR: u32 = 0u;
+const SLOT_METALLIC_ROUGHNESS: u32 = 1u;
+const SLOT_NORMAL: u32 = 2u;
+const SLOT_OCCLUSION: u32 = 3u;
+const SLOT_EMISSIVE: u32 = 4u;
+
+const ALPHA_MASK: u32 = 1u;
+const ALPHA_BLEND: u32 = 2u;
+
+// Vertex UV `uv` through slot `slot`'s transform.
+fn slot_uv(slot: u32, uv: vec2<f32>) -> vec2<f32> {
+    let p = vec3<f32>(uv, 1.0);
+    return vec2<f32>(dot(material.uv_rows[2u * slot].xyz, p), dot(material.uv_rows[2u * slot + 1u].xyz, p));
+}
+
+// The material's base colour texel at vertex UV `uv` (its
+// KHR_texture_transform applied). Call from uniform control flow.
+fn base_texel(uv: vec2<f32>) -> vec4<f32> {
+    return textureSample(base_texture, base_sampler, slot_uv(SLOT_BASE_COLOR, uv));
+}
+
+// The material at a fragment: vertex UV `uv`, world position `p`, unit
+// geometric normal `n` (already facing the eye's side) and the record's
+// colour `tint` (tint × palette). Alpha mask is left to the caller. Call
+// from uniform control flow (it samples and takes derivatives).
+fn material_surface(uv: vec2<f32>, p: vec3<f32>, n: vec3<f32>, tint: vec4<f32>) -> Surface {
+    let base = material.base_color * base_texel(uv) * tint;
+    let mr = textureSample(metallic_roughness_texture, metallic_roughness_sampler, slot_uv(SLOT_METALLIC_ROUGHNESS, uv));
+    let tn = textureSample(normal_texture, normal_sampler, slot_uv(SLOT_NORMAL, uv)).xyz * 2.0 - 1.0;
+    let ao = textureSample(occlusion_texture, occlusion_sampler, slot_uv(SLOT_OCCLUSION, uv)).r;
+    let glow = textureSample(emissive_texture, emissive_sampler, slot_uv(SLOT_EMISSIVE, uv)).rgb;
+    let scaled = vec3<f32>(tn.xy * material.normal_scale, tn.z);
+    let mapped = perturb_normal(n, p, slot_uv(SLOT_NORMAL, uv), scaled);
+    let has_normal_map = (material.textures & (1u << SLOT_NORMAL)) != 0u;
+    var s: Surface;
+    s.base = base;
+    s.metallic = material.metallic * mr.b;
+    s.roughness = material.roughness * mr.g;
+    s.normal = select(n, mapped, has_normal_map);
+    s.occlusion = 1.0 + material.occlusion_strength * (ao - 1.0);
+    s.emissive = material.emissive * glow;
+    return s;
+}
