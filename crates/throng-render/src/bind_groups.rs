@@ -236,9 +236,9 @@ pub fn material_entries() -> Entries {
         ),
         palette_entry(3, wgpu::ShaderStages::VERTEX),
     ];
-    for slot in 1..5 {
-        entries.push(texture(MATERIAL_SLOT_BINDINGS[slot].0));
-        entries.push(sampler(MATERIAL_SLOT_BINDINGS[slot].1));
+    for &(t, s) in &MATERIAL_SLOT_BINDINGS[1..] {
+        entries.push(texture(t));
+        entries.push(sampler(s));
     }
     entries
 }
