@@ -197,6 +197,8 @@ pub struct Primitive {
     pub positions: Vec<[f32; 3]>,
     /// NORMAL.
     pub normals: Option<Vec<[f32; 3]>>,
+    /// TEXCOORD_0.
+    pub uvs: Option<Vec<[f32; 2]>>,
     /// JOINTS_n/WEIGHTS_n, set n at index n.
     pub influences: Vec<Influences>,
     /// `indices` (stored as u16 when they fit, else u32).
@@ -209,9 +211,16 @@ impl Primitive {
         Self {
             positions: positions.to_vec(),
             normals: None,
+            uvs: None,
             influences: Vec::new(),
             indices: None,
         }
+    }
+
+    /// Adds TEXCOORD_0.
+    pub fn uvs(mut self, uvs: &[[f32; 2]]) -> Self {
+        self.uvs = Some(uvs.to_vec());
+        self
     }
 
     /// Adds NORMAL.
@@ -460,6 +469,13 @@ impl GltfBuilder {
             if let Some(n) = &p.normals {
                 let flat: Vec<f32> = n.iter().flatten().copied().collect();
                 attributes.insert("NORMAL".into(), json!(self.accessor_f32("VEC3", 3, &flat)));
+            }
+            if let Some(uv) = &p.uvs {
+                let flat: Vec<f32> = uv.iter().flatten().copied().collect();
+                attributes.insert(
+                    "TEXCOORD_0".into(),
+                    json!(self.accessor_f32("VEC2", 2, &flat)),
+                );
             }
             for (set, infl) in p.influences.iter().enumerate() {
                 let joints: Vec<u32> = infl.joints.iter().flatten().map(|&j| j as u32).collect();

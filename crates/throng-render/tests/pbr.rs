@@ -1,0 +1,365 @@
+//! Physically based shading on every record path, Vulkan and GL, on a
+//! material test model built here: a UV sphere (glTF builder, one joint)
+//! with a procedural normal map, imported and baked, then dressed in a
+//! grid of materials:
+//!
+//! - row 0: dielectric, roughness 0.1, 0.4, 0.7, 1.0;
+//! - row 1: metal (gold), the same roughness sweep;
+//! - row 2: emissive, normal-mapped, alpha mask (a striped base colour
+//!   texture's alpha against the cutoff; single-sided, so the holes show
+//!   the background), alpha blend (half opacity).
+//!
+//! Golden `pbr_spheres.png` (within the golden tolerances on each path);
+//! and checks that do not lean on the golden: the normal map changes the
+//! shading of its sphere; roughness spreads the highlight (the smoothest
+//! dielectric's brightest pixel is brighter than the roughest one's);
+//! emission brightens its sphere; the mask cuts holes (background shows
+//! through inside the sphere's silhouette); Lambert shading differs.
+
+use glam::{Mat4, Vec3, Vec4};
+use image::{Rgba, RgbaImage};
+use throng_bake::{BakeOptions, bake, import_file};
+use throng_core::BakedModel;
+use throng_core::material::{AlphaMode, Image, TextureRef, TextureSlot};
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_render::image_diff::diff;
+use throng_render::{
+    Gpu, GpuModel, Lighting, PathChoice, Renderer, RendererOptions, Shading, require_gpu,
+};
+use throng_tests::gltf_builder::{GltfBuilder, Node, Primitive, gltf_bytes};
+use throng_tests::golden::{self as common};
+
+const SIZE: (u32, u32) = (256, 192);
+const COLUMNS: usize = 4;
+const SPACING: f32 = 2.4;
+
+/// A UV sphere of radius 1: `rings` × `segments` quads, seams duplicated.
+fn sphere(rings: u32, segments: u32) -> Primitive {
+    let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..=rings {
+        let v = r as f32 / rings as f32;
+        let theta = v * std::f32::consts::PI;
+        for s in 0..=segments {
+            let u = s as f32 / segments as f32;
+            let phi = u * std::f32::consts::TAU;
+            let d = [
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                -theta.sin() * phi.sin(),
+            ];
+            p.push(d);
+            n.push(d);
+            uv.push([u, v]);
+        }
+    }
+    let mut idx = Vec::new();
+    let row = segments + 1;
+    for r in 0..rings {
+        for s in 0..segments {
+            let (a, b) = (r * row + s, (r + 1) * row + s);
+            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+        }
+    }
+    let count = p.len();
+    Primitive::new(&p)
+        .normals(&n)
+        .uvs(&uv)
+        .skin_set(&vec![[0; 4]; count], &vec![[1.0, 0.0, 0.0, 0.0]; count])
+        .indices(&idx)
+}
+
+/// PNG bytes of `image`.
+fn png(image: &RgbaImage) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// A tangent-space normal map of ridges along u.
+fn ridges() -> RgbaImage {
+    RgbaImage::from_fn(64, 64, |x, _| {
+        let slope = (x as f32 / 64.0 * std::f32::consts::TAU * 6.0).sin() * 0.8;
+        let n = Vec3::new(slope, 0.0, 1.0).normalize();
+        let c = (n * 0.5 + Vec3::splat(0.5)) * 255.0;
+        Rgba([c.x as u8, c.y as u8, c.z as u8, 255])
+    })
+}
+
+/// White with alpha stripes across v: opaque, clear, opaque, …
+fn stripes() -> RgbaImage {
+    RgbaImage::from_fn(16, 64, |_, y| {
+        Rgba([255, 255, 255, if (y / 8) % 2 == 0 { 255 } else { 0 }])
+    })
+}
+
+/// The sphere, imported and baked through the glTF path.
+fn baked_sphere() -> BakedModel {
+    let mut b = GltfBuilder::new();
+    let joint = b.node(Node::new("joint"));
+    let mesh = b.mesh("sphere", vec![sphere(16, 24)]);
+    let skin = b.skin("skin", &[joint], Some(&[Mat4::IDENTITY]));
+    b.node(Node::new("sphere").mesh(mesh).skin(skin));
+    let dir = std::env::temp_dir().join("throng-pbr-sphere");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sphere.gltf");
+    std::fs::write(&path, gltf_bytes(&b.to_json())).unwrap();
+    let imported = import_file(&path).unwrap();
+    let (mut model, _) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
+    model.lods.truncate(1);
+    model.impostor = None;
+    model.images = vec![
+        Image {
+            name: "ridges".into(),
+            mime: "image/png".into(),
+            bytes: png(&ridges()),
+        },
+        Image {
+            name: "stripes".into(),
+            mime: "image/png".into(),
+            bytes: png(&stripes()),
+        },
+    ];
+    model.materials = vec![Default::default()];
+    model.lods[0].submeshes[0].material = Some(0);
+    model
+}
+
+/// The grid's materials, row after row.
+fn materials() -> Vec<throng_core::material::Material> {
+    let plain = throng_core::material::Material {
+        name: "plain".into(),
+        base_color_factor: Vec4::new(0.7, 0.15, 0.1, 1.0),
+        metallic_factor: 0.0,
+        roughness_factor: 0.5,
+        ..Default::default()
+    };
+    let gold = Vec4::new(1.0, 0.77, 0.34, 1.0);
+    let mut out = Vec::new();
+    for metal in [false, true] {
+        for roughness in [0.1, 0.4, 0.7, 1.0] {
+            out.push(throng_core::material::Material {
+                base_color_factor: if metal { gold } else { plain.base_color_factor },
+                metallic_factor: metal as u32 as f32,
+                roughness_factor: roughness,
+                ..plain.clone()
+            });
+        }
+    }
+    let mut textures = [None; 5];
+    out.push(throng_core::material::Material {
+        emissive: Vec3::new(1.2, 0.5, 0.1),
+        ..plain.clone()
+    });
+    textures[TextureSlot::Normal as usize] = Some(TextureRef::new(0));
+    out.push(throng_core::material::Material {
+        textures,
+        roughness_factor: 0.35,
+        ..plain.clone()
+    });
+    let mut textures = [None; 5];
+    textures[TextureSlot::BaseColor as usize] = Some(TextureRef::new(1));
+    out.push(throng_core::material::Material {
+        textures,
+        alpha_mode: AlphaMode::Mask,
+        ..plain.clone()
+    });
+    out.push(throng_core::material::Material {
+        alpha_mode: AlphaMode::Blend,
+        base_color_factor: plain.base_color_factor.truncate().extend(0.5),
+        ..plain
+    });
+    out
+}
+
+/// One model per material.
+fn models(sphere: &BakedModel) -> Vec<ModelHandle> {
+    materials()
+        .into_iter()
+        .map(|m| {
+            let mut model = sphere.clone();
+            model.materials = vec![m];
+            ModelHandle::new(model).unwrap()
+        })
+        .collect()
+}
+
+/// Where sphere `i` stands.
+fn place(i: usize) -> Vec3 {
+    let (c, r) = ((i % COLUMNS) as f32, (i / COLUMNS) as f32);
+    Vec3::new((c - 1.5) * SPACING, (1.0 - r) * SPACING, 0.0)
+}
+
+fn camera() -> Camera {
+    Camera::look_at(
+        Vec3::new(0.0, 0.0, 11.0),
+        Vec3::ZERO,
+        Vec3::Y,
+        45f32.to_radians(),
+        SIZE.0 as f32 / SIZE.1 as f32,
+        0.1,
+        100.0,
+    )
+}
+
+/// The grid on `path` under `lighting`.
+fn picture(gpu: &Gpu, path: PathChoice, handles: &[ModelHandle], lighting: Lighting) -> RgbaImage {
+    let mut crowd = Crowd::new();
+    for (i, h) in handles.iter().enumerate() {
+        let m = crowd.add_model(h);
+        let spawn = Spawn {
+            transform: Mat4::from_translation(place(i)),
+            ..Spawn::default()
+        };
+        crowd.spawn(m, spawn).unwrap();
+    }
+    crowd.update(0.0);
+    let gpu_models: Vec<GpuModel> = handles
+        .iter()
+        .map(|h| GpuModel::upload(&gpu.device, &gpu.queue, h).unwrap())
+        .collect();
+    let refs: Vec<&GpuModel> = gpu_models.iter().collect();
+    let options = RendererOptions {
+        path,
+        sample_count: 4,
+        lighting,
+        ..RendererOptions::default()
+    };
+    let mut renderer = Renderer::headless(gpu, options).unwrap();
+    renderer
+        .render_image(gpu, SIZE, &camera(), &[&crowd], &refs)
+        .unwrap()
+        .0
+}
+
+/// Half the side of the square that holds a sphere on screen (its radius
+/// is about 21 pixels; neighbours are 50 apart).
+const HALF: i32 = 24;
+
+/// Sphere `i`'s centre on screen.
+fn centre(i: usize) -> (i32, i32) {
+    let clip = camera().clip_from_world() * place(i).extend(1.0);
+    let ndc = clip.truncate() / clip.w;
+    (
+        ((ndc.x * 0.5 + 0.5) * SIZE.0 as f32) as i32,
+        ((0.5 - ndc.y * 0.5) * SIZE.1 as f32) as i32,
+    )
+}
+
+/// The pixels of the middle of sphere `i` on screen (a 32-pixel square
+/// inside its silhouette).
+fn cell(image: &RgbaImage, i: usize) -> Vec<[u8; 4]> {
+    let (cx, cy) = centre(i);
+    let half = 14;
+    let mut out = Vec::new();
+    for y in cy - half..cy + half {
+        for x in cx - half..cx + half {
+            if (0..SIZE.0 as i32).contains(&x) && (0..SIZE.1 as i32).contains(&y) {
+                out.push(image.get_pixel(x as u32, y as u32).0);
+            }
+        }
+    }
+    out
+}
+
+fn brightest(pixels: &[[u8; 4]]) -> u32 {
+    pixels
+        .iter()
+        .map(|p| p[0] as u32 + p[1] as u32 + p[2] as u32)
+        .max()
+        .unwrap()
+}
+
+fn mean(pixels: &[[u8; 4]]) -> f32 {
+    pixels
+        .iter()
+        .map(|p| (p[0] as u32 + p[1] as u32 + p[2] as u32) as f32)
+        .sum::<f32>()
+        / pixels.len() as f32
+}
+
+#[test]
+fn material_spheres_match_their_golden_and_each_map_does_its_job() {
+    let gpu = require_gpu("pbr");
+    let sphere = baked_sphere();
+    let handles = models(&sphere);
+    let golden = common::golden_dir(env!("CARGO_MANIFEST_DIR"));
+    for path in [
+        PathChoice::GpuDriven,
+        PathChoice::Unbounded,
+        PathChoice::Packaged,
+    ] {
+        let image = picture(&gpu, path, &handles, Lighting::default());
+        println!("{path:?}:");
+        // The clear colour as the target holds it: a corner is background.
+        let background: [u8; 3] = image.get_pixel(0, 0).0[..3].try_into().unwrap();
+        common::check_golden(&golden, "pbr_spheres", &image);
+
+        // Roughness spreads the highlight.
+        let (smooth, rough) = (brightest(&cell(&image, 0)), brightest(&cell(&image, 3)));
+        assert!(
+            smooth > rough + 30,
+            "{path:?}: highlight {smooth} (roughness 0.1) vs {rough} (1.0)"
+        );
+        // Emission brightens.
+        let (glow, plain) = (mean(&cell(&image, 8)), mean(&cell(&image, 1)));
+        assert!(
+            glow > plain + 60.0,
+            "{path:?}: emissive mean {glow} vs plain {plain}"
+        );
+        // The mask cuts holes: background inside the silhouette.
+        let clear = background;
+        let holes = cell(&image, 10)
+            .iter()
+            .filter(|p| p[..3].iter().zip(clear).all(|(&a, b)| a.abs_diff(b) <= 2))
+            .count();
+        assert!(
+            holes > 60,
+            "{path:?}: {holes} background pixels inside the masked sphere"
+        );
+
+        // The normal map changes its sphere's shading.
+        let mut unmapped = handles.clone();
+        let mut m = handles[9].model().clone();
+        m.materials[0].textures[TextureSlot::Normal as usize] = None;
+        unmapped[9] = ModelHandle::new(m).unwrap();
+        let flat = picture(&gpu, path, &unmapped, Lighting::default());
+        let changed = cell(&image, 9)
+            .iter()
+            .zip(cell(&flat, 9))
+            .filter(|(a, b)| a.iter().zip(b).any(|(x, y)| x.abs_diff(*y) > 8))
+            .count();
+        assert!(
+            changed > 150,
+            "{path:?}: the normal map changed {changed} pixels"
+        );
+        let (cx, cy) = centre(9);
+        let outside = image
+            .enumerate_pixels()
+            .zip(flat.pixels())
+            .filter(|((x, y, a), b)| {
+                let far = (*x as i32 - cx).abs() > HALF || (*y as i32 - cy).abs() > HALF;
+                far && a.0.iter().zip(b.0).any(|(p, q)| p.abs_diff(q) > 3)
+            })
+            .count();
+        assert_eq!(
+            outside, 0,
+            "{path:?}: pixels outside the mapped sphere changed"
+        );
+
+        // Lambert is another picture.
+        let lambert = picture(
+            &gpu,
+            path,
+            &handles,
+            Lighting {
+                shading: Shading::Lambert,
+                ..Lighting::default()
+            },
+        );
+        assert!(
+            diff(&image, &lambert).differing > 1000,
+            "{path:?}: Lambert looks like PBR"
+        );
+    }
+}
