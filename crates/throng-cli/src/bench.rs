@@ -332,6 +332,7 @@ fn table(r: &Report) -> String {
             &r.pose_cache_over_static_gpu_driven,
         ),
         ("varied / gpu-driven", &r.varied_over_gpu_driven),
+        ("gpu-driven / lambert", &r.gpu_driven_over_lambert),
     ] {
         ratio_lines(&mut s, name, ratios);
     }

@@ -9,8 +9,8 @@ use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
-    RenderError, Renderer, RendererOptions, wgpu,
+    FrameStats, Gpu, GpuModel, Lighting, OFFSCREEN_FORMAT, Offscreen, PathChoice,
+    PoseCacheOptions, RenderError, Renderer, RendererOptions, Shading, wgpu,
 };
 
 use super::report::{Cell, Spread};
@@ -285,6 +285,14 @@ impl Bench<'_> {
                     ..base
                 })?))
             }
+            Mode::Lambert => Drawer::Baked(Box::new(new_renderer(RendererOptions {
+                path: PathChoice::GpuDriven,
+                lighting: Lighting {
+                    shading: Shading::Lambert,
+                    ..base.lighting
+                },
+                ..base
+            })?)),
             Mode::PoseCache => Drawer::Baked(Box::new(new_renderer(RendererOptions {
                 path: PathChoice::GpuDriven,
                 pose_cache: Some(PoseCacheOptions {

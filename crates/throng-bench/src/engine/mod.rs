@@ -89,6 +89,9 @@ pub enum Mode {
     Layered,
     /// The three.js / Bevy way: CPU pose and palette per character, one draw each.
     CpuSkinned,
+    /// As `GpuDriven`, shaded Lambert (`throng_render::Shading::Lambert`):
+    /// the shading before PBR, which `gpu-driven / lambert` prices.
+    Lambert,
     /// As `GpuDriven`, the crowd varied: the model in a palette of
     /// [`crate::demo::DEMO_VARIANTS`] rows, every instance a row and a size
     /// of its own ([`crate::demo::demo_variety`]).
@@ -97,8 +100,9 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 9] = [
+    pub const ALL: [Mode; 10] = [
         Mode::GpuDriven,
+        Mode::Lambert,
         Mode::Varied,
         Mode::PoseCache,
         Mode::Baked,
@@ -121,6 +125,7 @@ impl Mode {
             Mode::Layered => "layered",
             Mode::CpuSkinned => "cpu-skinned",
             Mode::Varied => "varied",
+            Mode::Lambert => "lambert",
         }
     }
 
@@ -309,6 +314,7 @@ pub fn run(
         pose_cache_over_gpu_driven: Vec::new(),
         pose_cache_over_static_gpu_driven: Vec::new(),
         varied_over_gpu_driven: Vec::new(),
+        gpu_driven_over_lambert: Vec::new(),
     };
     progress(Progress::Started(&report));
     let bench = Bench {
@@ -339,6 +345,8 @@ pub fn run(
     report.pose_cache_over_static_gpu_driven =
         report::ratios(&report.results, Mode::PoseCache, Mode::StaticGpuDriven);
     report.varied_over_gpu_driven = report::ratios(&report.results, Mode::Varied, Mode::GpuDriven);
+    report.gpu_driven_over_lambert =
+        report::ratios(&report.results, Mode::GpuDriven, Mode::Lambert);
     Ok(report)
 }
 

@@ -292,6 +292,9 @@ pub struct Report {
     /// `varied / gpu-driven` per instance count where both ran: what crowd
     /// variety costs.
     pub varied_over_gpu_driven: Vec<Ratio>,
+    /// `gpu-driven / lambert` per instance count where both ran: what PBR
+    /// shading costs over Lambert's.
+    pub gpu_driven_over_lambert: Vec<Ratio>,
 }
 
 /// `a / b` where both ran at the same instance count.
