@@ -9,8 +9,8 @@ use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, Lighting, OFFSCREEN_FORMAT, Offscreen, PathChoice,
-    PoseCacheOptions, RenderError, Renderer, RendererOptions, Shading, wgpu,
+    FrameStats, Gpu, GpuModel, Lighting, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
+    RenderError, Renderer, RendererOptions, Shading, wgpu,
 };
 
 use super::report::{Cell, Spread};
