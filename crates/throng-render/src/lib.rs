@@ -40,7 +40,7 @@ pub mod image_diff;
 pub mod image_file;
 pub mod impostor;
 pub mod light_fit;
-mod look;
+pub mod look;
 pub mod map_state;
 pub mod mirror;
 pub mod model;
