@@ -1,5 +1,6 @@
 //! Bad input is normal input, on the GPU side. A model whose bone
-//! texture exceeds the device's limits, zero instances, an unknown clip name,
+//! texture exceeds the device's limits, a material texture whose image is
+//! corrupt or larger than the device allows (in any slot), zero instances, an unknown clip name,
 //! a despawned id, a crowd drawn without its GPU model, a zero-sized target
 //! and a custom fragment shader that does not fit each give a clear error or
 //! a documented no-op — no panic, and no wgpu validation error.
@@ -87,6 +88,74 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
     );
     // And the same layered model uploads and renders where layers are allowed.
     GpuModel::upload(&gpu.device, &gpu.queue, &layered).expect("a multi-layer texture uploads");
+}
+
+#[test]
+fn a_corrupt_or_oversized_texture_image_is_a_clear_error() {
+    let gpu = require_gpu("bad input: texture images");
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    let png = |image: &image::RgbaImage| {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    };
+    // Image 1, used by the normal slot: a PNG signature, then garbage; or
+    // a valid PNG 3,000 texels tall for a device of 2,048 (the Fox's own
+    // 1,024² texture fits).
+    let with_normal_image = |bytes: Vec<u8>| {
+        let mut m = fox.model().clone();
+        m.images.push(throng_core::material::Image {
+            name: "bumps.png".into(),
+            mime: "image/png".into(),
+            bytes,
+        });
+        m.materials[0].textures[throng_core::material::TextureSlot::Normal as usize] =
+            Some(throng_core::material::TextureRef::new(1));
+        ModelHandle::new(m).unwrap()
+    };
+    let mut corrupt = b"\x89PNG\r\n\x1a\n".to_vec();
+    corrupt.extend((0..200u32).map(|i| (i * 37) as u8));
+    let tall = png(&image::RgbaImage::new(1, 3000));
+    for (what, handle, device_side, expect) in [
+        (
+            "corrupt",
+            with_normal_image(corrupt),
+            None,
+            "cannot be decoded",
+        ),
+        (
+            "too tall",
+            with_normal_image(tall.clone()),
+            Some(2048),
+            "1×3000 is outside 1..=2048",
+        ),
+    ] {
+        let (device, queue) = match device_side {
+            Some(side) => small_device(&gpu.adapter, side, 256),
+            None => (gpu.device.clone(), gpu.queue.clone()),
+        };
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let err = GpuModel::upload(&device, &queue, &handle).unwrap_err();
+        assert!(
+            pollster::block_on(scope.pop()).is_none(),
+            "{what}: no wgpu validation error"
+        );
+        let msg = err.to_string();
+        println!("{what}: {msg}");
+        assert!(
+            matches!(err, RenderError::Image { index: 1, .. }),
+            "{what}: {err:?}"
+        );
+        assert!(
+            msg.contains("khronos_Fox")
+                && msg.contains("image 1 (bumps.png)")
+                && msg.contains(expect),
+            "{what}: {msg}"
+        );
+    }
+    // The tall image is fine where the device allows it.
+    GpuModel::upload(&gpu.device, &gpu.queue, &with_normal_image(tall))
+        .expect("a 1×3000 normal map uploads on the full device");
 }
 
 #[test]
