@@ -37,6 +37,23 @@ fn small_device(
     .expect("a device with lower limits")
 }
 
+/// The error of uploading `handle` to `device`, asserting that the upload
+/// raised no wgpu validation error on the way (`what` names the case).
+fn upload_error(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    handle: &ModelHandle,
+    what: &str,
+) -> RenderError {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let err = GpuModel::upload(device, queue, handle).unwrap_err();
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "{what}: no wgpu validation error"
+    );
+    err
+}
+
 #[test]
 fn a_texture_beyond_the_device_limits_is_a_clear_error() {
     let gpu = require_gpu("bad input: texture limits");
@@ -46,12 +63,7 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
     let side = woman.model().texture.width;
     assert!(side > 256, "Woman's layer is {side} wide");
     let (device, queue) = small_device(&gpu.adapter, 256, 256);
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let err = GpuModel::upload(&device, &queue, &woman).unwrap_err();
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "no wgpu validation error"
-    );
+    let err = upload_error(&device, &queue, &woman, "bone texture side");
     let msg = err.to_string();
     println!("{msg}");
     assert!(matches!(err, RenderError::TooBig { .. }), "{err:?}");
@@ -73,14 +85,7 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
     let layers = layered.texture.layers;
     let layered = ModelHandle::new(layered).unwrap();
     let (device, queue) = small_device(&gpu.adapter, 2048, 1);
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let err = GpuModel::upload(&device, &queue, &layered)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "no wgpu validation error"
-    );
+    let err = upload_error(&device, &queue, &layered, "layers").to_string();
     println!("{err}");
     assert!(
         err.contains("layers") && err.contains(&layers.to_string()),
@@ -134,12 +139,7 @@ fn a_corrupt_or_oversized_texture_image_is_a_clear_error() {
             Some(side) => small_device(&gpu.adapter, side, 256),
             None => (gpu.device.clone(), gpu.queue.clone()),
         };
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let err = GpuModel::upload(&device, &queue, &handle).unwrap_err();
-        assert!(
-            pollster::block_on(scope.pop()).is_none(),
-            "{what}: no wgpu validation error"
-        );
+        let err = upload_error(&device, &queue, &handle, what);
         let msg = err.to_string();
         println!("{what}: {msg}");
         assert!(
