@@ -28,6 +28,11 @@ struct Frame {
 
 const SHADING_LAMBERT: u32 = 1u;
 
+// The frame's lights, the directional one scaled by `shadow` (1: lit).
+fn frame_lights(shadow: f32) -> Lights {
+    return Lights(frame.light_dir.xyz, frame.light_color.rgb * shadow, frame.ambient.rgb, frame.ground.rgb);
+}
+
 @group(0) @binding(0) var<uniform> frame: Frame;
 
 // Submeshes whose normals the baker generated are shaded flat (glTF rule).
@@ -150,11 +155,10 @@ fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
     if (in.lod_dither != 0u && dither_rank(in.clip_position.xy) >= in.lod_dither) {
         discard;
     }
-    let lights = Lights(frame.light_dir.xyz, frame.light_color.rgb * shadow, frame.ambient.rgb, frame.ground.rgb);
+    let lights = frame_lights(shadow);
     var lit: vec3<f32>;
     if (frame.shading == SHADING_LAMBERT) {
-        let diffuse = max(dot(n, lights.to_light), 0.0);
-        lit = s.base.rgb * (hemisphere(lights, n) + lights.light * diffuse);
+        lit = lambert_shade(s.base.rgb, n, lights);
     } else {
         lit = pbr_shade(s, lights, normalize(to_eye));
     }

@@ -351,10 +351,10 @@ fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let nv = oct_decode(e);
     let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
     let base = rgb * unpack4x8unorm(in.cells.z).rgb;
-    let lights = Lights(frame.light_dir.xyz, frame.light_color.rgb * shadow, frame.ambient.rgb, frame.ground.rgb);
+    let lights = frame_lights(shadow);
     var lit: vec3<f32>;
     if (frame.shading == SHADING_LAMBERT) {
-        lit = base * (hemisphere(lights, n) + lights.light * max(dot(n, lights.to_light), 0.0));
+        lit = lambert_shade(base, n, lights);
     } else {
         let s = Surface(vec4<f32>(base, 1.0), impostor.metallic, impostor.roughness, n, 1.0, vec3<f32>(0.0));
         lit = pbr_shade(s, lights, normalize(frame.eye.xyz - in.world_position));

@@ -77,6 +77,13 @@ fn hemisphere(l: Lights, d: vec3<f32>) -> vec3<f32> {
     return mix(l.ground, l.sky, 0.5 + 0.5 * d.y);
 }
 
+// Lambert's shading of base colour `base` with unit normal `n`: base ×
+// (hemisphere + light × n·l), the model before PBR (throng_render::
+// Shading::Lambert).
+fn lambert_shade(base: vec3<f32>, n: vec3<f32>, l: Lights) -> vec3<f32> {
+    return base * (hemisphere(l, n) + l.light * max(dot(n, l.to_light), 0.0));
+}
+
 // The light leaving surface `s` towards unit direction `v` (to the eye).
 fn pbr_shade(s: Surface, l: Lights, v: vec3<f32>) -> vec3<f32> {
     let n = s.normal;

@@ -226,8 +226,6 @@ pub fn material_entries() -> Entries {
         count: None,
     };
     let mut entries = vec![
-        texture(0),
-        sampler(1),
         uniform(
             2,
             wgpu::ShaderStages::VERTEX_FRAGMENT,
@@ -236,7 +234,7 @@ pub fn material_entries() -> Entries {
         ),
         palette_entry(3, wgpu::ShaderStages::VERTEX),
     ];
-    for &(t, s) in &MATERIAL_SLOT_BINDINGS[1..] {
+    for &(t, s) in &MATERIAL_SLOT_BINDINGS {
         entries.push(texture(t));
         entries.push(sampler(s));
     }

@@ -140,6 +140,15 @@ fn rows_of(t: UvTransform) -> [[f32; 4]; 2] {
     ]
 }
 
+/// RGBA8, sRGB-encoded or linear.
+fn rgba8(srgb: bool) -> wgpu::TextureFormat {
+    if srgb {
+        wgpu::TextureFormat::Rgba8UnormSrgb
+    } else {
+        wgpu::TextureFormat::Rgba8Unorm
+    }
+}
+
 /// A 1 × 1 texture of one RGBA8 texel.
 fn texel(
     device: &wgpu::Device,
@@ -160,11 +169,7 @@ fn texel(
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: if srgb {
-                wgpu::TextureFormat::Rgba8UnormSrgb
-            } else {
-                wgpu::TextureFormat::Rgba8Unorm
-            },
+            format: rgba8(srgb),
             usage: wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         },
@@ -208,11 +213,7 @@ fn upload_image(
         mip_level_count: mips,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: if srgb {
-            wgpu::TextureFormat::Rgba8UnormSrgb
-        } else {
-            wgpu::TextureFormat::Rgba8Unorm
-        },
+        format: rgba8(srgb),
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
