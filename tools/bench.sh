@@ -30,6 +30,12 @@
 #                              ground camera, prepare_ms; then the criterion
 #                              "batched writes" group (THRONG_NO_CRITERION=1
 #                              skips it)
+#   tools/bench.sh headline    the headline frame (docs/BENCHMARKS.md, "The
+#                              headline"): the default chain (meshopt LODs +
+#                              impostor) at 100k and 1M with the ground camera
+#                              at 1920x1080, PBR, Lambert, varied and pose-cache
+#                              modes; with shadows; walking; then 256x144 and
+#                              3840x2160 (is the frame vertex- or fragment-bound?)
 #   tools/bench.sh bake        the bake pipeline's figures (docs/BENCHMARKS.md,
 #                              "The bake pipeline"): default and --no-impostors
 #                              bakes of the Fox, the Woman and CesiumMan (3 and
@@ -149,6 +155,31 @@ pose_cache() {
     rm -f "$lod"
 }
 
+# The figure a user asks first: what does a crowd of the default chain cost
+# from where a player stands? Meant for a GPU (THRONG=prebuilt binary there).
+headline() {
+    build
+    local lod="$data/fox-default.throng" tag
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    local cells=(--instances 100000,1000000 --warmup 3 --frames 20 --max-seconds 8 --camera ground)
+    {
+        header
+        "$THRONG" bench "$lod" "${cells[@]}" --size 1920x1080 --mode gpu-driven,lambert,varied,pose-cache \
+            --json "$data/headline-$tag.json"
+        "$THRONG" bench "$lod" "${cells[@]}" --size 1920x1080 --mode gpu-driven,pose-cache --shadows \
+            --json "$data/headline-$tag-shadows.json"
+        "$THRONG" bench "$lod" "${cells[@]}" --size 1920x1080 --mode gpu-driven,pose-cache --walking 100 \
+            --json "$data/headline-$tag-walking.json"
+        "$THRONG" bench "$lod" "${cells[@]}" --size 256x144 --mode gpu-driven,pose-cache \
+            --json "$data/headline-$tag-256x144.json"
+        "$THRONG" bench "$lod" "${cells[@]}" --size 3840x2160 --mode gpu-driven \
+            --json "$data/headline-$tag-3840x2160.json"
+        footer
+    } | tee "$data/headline-$tag.txt"
+    rm -f "$lod"
+}
+
 walking() {
     build
     local lod="$data/fox-default.throng" tag n how
@@ -251,6 +282,7 @@ case "${1:-all}" in
     gpu-driven) gpu_driven ;;
     pose-cache) pose_cache ;;
     walking) walking ;;
+    headline) headline ;;
     bake) bake ;;
     criterion) criterion ;;
     plot) plot ;;
