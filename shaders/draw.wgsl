@@ -48,6 +48,7 @@ struct VertexIn {
     @location(2) uv: vec2<f32>,
     @location(3) joints: vec4<u32>,
     @location(4) weights: vec4<f32>,
+    @location(5) morph: vec2<u32>,
 }
 
 struct VertexOut {
@@ -66,7 +67,7 @@ fn vs_main(v: VertexIn, r: RecordIn) -> VertexOut {
     let rec = record_in(r);
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph), rec);
     }
     var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);

@@ -16,7 +16,7 @@ fn vs_shadow(v: VertexIn, r: RecordIn) -> @builtin(position) vec4<f32> {
     }
     var s = Skinned(v.position, v.normal);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights), rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph), rec);
     }
     let p = transform_point(world_from_model(rec), s.position);
     return shadow.light_clip_from_world * vec4<f32>(p, 1.0);

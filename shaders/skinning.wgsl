@@ -8,6 +8,9 @@
 //   per influence i: M_i = lerp(P(frame0), P(frame1), t)
 //                    if fade < 1: M_i = lerp(lerp(P(prev0), P(prev1), prev_t), M_i, fade)
 //   M = sum_i w_i M_i; position = M (p, 1); normal = sign(det) cofactor(M) n, normalised.
+// Before that, a vertex that morph targets move is morphed (morph(), mirroring
+// throng_core::morph): p += sum_k w_slot(k) dp_k, n += sum_k w_slot(k) dn_k,
+// each slot's weight blended from the morph texture as the bones are.
 // lerp(a, b, t) is written a + (b - a) * t, as on the CPU.
 
 // #import prelude
@@ -19,10 +22,17 @@ struct ModelParams {
     frame_count: u32,
     texture_width: u32,
     texture_layers: u32,
+    morph_slots: u32,
+    morph_frame_texels: u32,
+    morph_delta_base: u32,
+    morph_delta_count: u32,
 }
 
 @group(1) @binding(0) var bone_texture: texture_2d_array<f32>;
 @group(1) @binding(1) var<uniform> model: ModelParams;
+// Every frame's morph weights, then the deltas (throng_core::morph, "On the
+// GPU"); a one-texel stand-in for a model without morph targets.
+@group(1) @binding(4) var morph_texture: texture_2d<f32>;
 
 // The top three rows of an affine 3x4 matrix.
 struct Rows {
@@ -115,6 +125,51 @@ struct SkinInput {
     normal: vec3<f32>,
     joints: vec4<u32>,
     weights: vec4<f32>,
+    // The vertex's morph deltas: first, count (BakedVertex::morph).
+    morph: vec2<u32>,
+}
+
+// Texel `index` of the morph texture, rows of MORPH_TEXTURE_WIDTH.
+fn morph_texel(index: u32) -> vec4<f32> {
+    return textureLoad(morph_texture, vec2<u32>(index % MORPH_TEXTURE_WIDTH, index / MORPH_TEXTURE_WIDTH), 0);
+}
+
+// Weight of `slot` at global `frame`, both clamped as bone_rows() clamps.
+fn morph_weight_at(slot: u32, frame: u32) -> f32 {
+    let s = min(slot, model.morph_slots - 1u);
+    let f = min(frame, model.frame_count - 1u);
+    let t = morph_texel(f * model.morph_frame_texels + s / MORPH_WEIGHTS_PER_TEXEL);
+    return t[s % MORPH_WEIGHTS_PER_TEXEL];
+}
+
+// A slot's weight for this instance: frame interpolation, then cross-fade,
+// as blended_bone() blends matrices.
+fn morph_weight(slot: u32, rec: InstanceRecord) -> f32 {
+    let a = morph_weight_at(slot, rec.frame0);
+    let current = a + (morph_weight_at(slot, rec.frame1) - a) * rec.t;
+    let fade = record_clip_fade(rec);
+    if (!CROSS_FADE || fade >= 1.0) {
+        return current;
+    }
+    let b = morph_weight_at(slot, rec.prev0);
+    let previous = b + (morph_weight_at(slot, rec.prev1) - b) * rec.prev_t;
+    return previous + (current - previous) * fade;
+}
+
+// The vertex with its morph deltas applied (unchanged where none move it).
+// The range is clamped to the deltas, so a bad vertex never loops past them.
+fn morph(v: SkinInput, rec: InstanceRecord) -> SkinInput {
+    let first = min(v.morph.x, model.morph_delta_count);
+    let count = min(v.morph.y, model.morph_delta_count - first);
+    var out = v;
+    for (var k = 0u; k < count; k++) {
+        let at = model.morph_delta_base + (first + k) * MORPH_DELTA_TEXELS;
+        let dp = morph_texel(at);
+        let w = morph_weight(u32(dp.w), rec);
+        out.position += dp.xyz * w;
+        out.normal += morph_texel(at + 1u).xyz * w;
+    }
+    return out;
 }
 
 struct Skinned {
@@ -122,8 +177,10 @@ struct Skinned {
     normal: vec3<f32>,
 }
 
-// Skins one bind-pose vertex into model space for one instance.
-fn skin(v: SkinInput, rec: InstanceRecord) -> Skinned {
+// Skins one bind-pose vertex into model space for one instance, morphing
+// it first.
+fn skin(input: SkinInput, rec: InstanceRecord) -> Skinned {
+    let v = morph(input, rec);
     var m = Rows(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var k = 0u; k < MAX_INFLUENCES; k++) {
         let w = v.weights[k];

@@ -3,9 +3,10 @@
 //! It assembles a glTF JSON document with one binary buffer from plain Rust
 //! values: nodes (TRS or matrix), meshes whose primitives carry POSITION,
 //! optional NORMAL, any number of JOINTS_n/WEIGHTS_n sets (joints as u8 or
-//! u16, weights as f32 or normalised u8/u16) and indices, skins with optional
-//! inverse bind matrices, animations with STEP/LINEAR/CUBICSPLINE samplers,
-//! and one scene. [`GltfBuilder::to_gltf`] returns a `.gltf` with the buffer
+//! u16, weights as f32 or normalised u8/u16), morph targets (POSITION and
+//! optional NORMAL offsets) and indices, skins with optional inverse bind
+//! matrices, animations of transforms and morph weights with
+//! STEP/LINEAR/CUBICSPLINE samplers, and one scene. [`GltfBuilder::to_gltf`] returns a `.gltf` with the buffer
 //! embedded as a base64 data URI, [`GltfBuilder::to_glb`] a `.glb`.
 //!
 //! Every accessor gets its own buffer view, 4-byte aligned, so a test can
@@ -203,7 +204,12 @@ pub struct Primitive {
     pub influences: Vec<Influences>,
     /// `indices` (stored as u16 when they fit, else u32).
     pub indices: Option<Vec<u32>>,
+    /// Morph targets.
+    pub targets: Vec<Target>,
 }
+
+/// A morph target: POSITION offsets and optional NORMAL offsets.
+pub type Target = (Vec<[f32; 3]>, Option<Vec<[f32; 3]>>);
 
 impl Primitive {
     /// A primitive with positions only (non-indexed triangles).
@@ -214,7 +220,15 @@ impl Primitive {
             uvs: None,
             influences: Vec::new(),
             indices: None,
+            targets: Vec::new(),
         }
+    }
+
+    /// Adds a morph target with these POSITION (and NORMAL) offsets.
+    pub fn target(mut self, positions: &[[f32; 3]], normals: Option<&[[f32; 3]]>) -> Self {
+        self.targets
+            .push((positions.to_vec(), normals.map(<[[f32; 3]]>::to_vec)));
+        self
     }
 
     /// Adds TEXCOORD_0.
@@ -258,13 +272,23 @@ impl Primitive {
     }
 }
 
+/// What a channel animates: a transform property, or the node's morph
+/// weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// `translation`, `rotation` or `scale`.
+    Transform(Property),
+    /// `weights`: one scalar per morph target per key.
+    Weights,
+}
+
 /// One channel with its own sampler, for [`GltfBuilder::animation`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Channel {
     /// Target node.
     pub node: usize,
     /// Target property.
-    pub path: Property,
+    pub path: Path,
     /// Sampler interpolation.
     pub interpolation: Interpolation,
     /// Key times (the sampler's input).
@@ -305,10 +329,27 @@ impl Channel {
     ) -> Self {
         Self {
             node,
-            path: Property::Rotation,
+            path: Path::Transform(Property::Rotation),
             interpolation,
             times: times.to_vec(),
             values: values.iter().flatten().copied().collect(),
+        }
+    }
+
+    /// A morph weight channel: `values` holds the weights of every target
+    /// per key (for cubic splines: in-tangents, values, out-tangents).
+    pub fn weights(
+        node: usize,
+        interpolation: Interpolation,
+        times: &[f32],
+        values: &[f32],
+    ) -> Self {
+        Self {
+            node,
+            path: Path::Weights,
+            interpolation,
+            times: times.to_vec(),
+            values: values.to_vec(),
         }
     }
 
@@ -321,7 +362,7 @@ impl Channel {
     ) -> Self {
         Self {
             node,
-            path,
+            path: Path::Transform(path),
             interpolation,
             times: times.to_vec(),
             values: values.iter().flatten().copied().collect(),
@@ -500,6 +541,22 @@ impl GltfBuilder {
                 attributes.insert(format!("WEIGHTS_{set}"), json!(wa));
             }
             let mut prim = json!({ "attributes": attributes });
+            if !p.targets.is_empty() {
+                let targets: Vec<Value> = p
+                    .targets
+                    .iter()
+                    .map(|(pos, nrm)| {
+                        let mut t = Map::new();
+                        t.insert("POSITION".into(), json!(self.accessor_positions(pos)));
+                        if let Some(n) = nrm {
+                            let flat: Vec<f32> = n.iter().flatten().copied().collect();
+                            t.insert("NORMAL".into(), json!(self.accessor_f32("VEC3", 3, &flat)));
+                        }
+                        Value::Object(t)
+                    })
+                    .collect();
+                prim["targets"] = json!(targets);
+            }
             if let Some(idx) = &p.indices {
                 let ct = if idx.iter().all(|&i| i < u16::MAX as u32) {
                     component::U16
@@ -513,6 +570,15 @@ impl GltfBuilder {
         self.meshes
             .push(json!({ "name": name, "primitives": prims }));
         self.meshes.len() - 1
+    }
+
+    /// Sets mesh `mesh`'s default morph `weights` and, if given, its
+    /// `extras.targetNames`.
+    pub fn mesh_weights(&mut self, mesh: usize, weights: &[f32], names: Option<&[&str]>) {
+        self.meshes[mesh]["weights"] = json!(weights);
+        if let Some(names) = names {
+            self.meshes[mesh]["extras"] = json!({ "targetNames": names });
+        }
     }
 
     /// Adds a skin; `inverse_binds` (one per joint) become an accessor, or
@@ -534,7 +600,8 @@ impl GltfBuilder {
         for ch in channels {
             let input = self.accessor_f32("SCALAR", 1, &ch.times);
             let (ty, n) = match ch.path {
-                Property::Rotation => ("VEC4", 4),
+                Path::Transform(Property::Rotation) => ("VEC4", 4),
+                Path::Weights => ("SCALAR", 1),
                 _ => ("VEC3", 3),
             };
             let output = self.accessor_f32(ty, n, &ch.values);
@@ -558,9 +625,10 @@ impl GltfBuilder {
                 "interpolation": interpolation,
             }));
             let path = match ch.path {
-                Property::Translation => "translation",
-                Property::Rotation => "rotation",
-                Property::Scale => "scale",
+                Path::Transform(Property::Translation) => "translation",
+                Path::Transform(Property::Rotation) => "rotation",
+                Path::Transform(Property::Scale) => "scale",
+                Path::Weights => "weights",
             };
             chans.push(json!({
                 "sampler": samplers.len() - 1,
@@ -598,6 +666,12 @@ impl GltfBuilder {
     /// The `.gltf` bytes (buffer embedded).
     pub fn to_gltf(&self) -> Vec<u8> {
         gltf_bytes(&self.to_json())
+    }
+
+    /// The JSON document of the `.glb` form (the buffer has no URI: it is
+    /// the BIN chunk), to edit and pack with [`glb_bytes`].
+    pub fn to_json_glb(&self) -> Value {
+        self.document(None)
     }
 
     /// The `.glb` bytes (buffer in the BIN chunk).

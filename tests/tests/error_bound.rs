@@ -224,8 +224,10 @@ fn positions_only_reference_equals_the_full_reference() {
             let clip = clip.map(|c| &scene.clips[c]);
             let t = clip.map_or(0.0, |c| 0.37 * c.duration());
             let globals = eval.globals(clip, t);
-            let full = reference::skin_scene(&scene, &globals);
-            reference::skin_positions(&scene, &globals, &mut joints, &mut out);
+            let mut weights = Vec::new();
+            throng_bake::morph::weights_at(&scene, clip, t, &mut weights);
+            let full = reference::skin_scene(&scene, &globals, &weights);
+            reference::skin_positions(&scene, &globals, &weights, &mut joints, &mut out);
             assert_eq!(full.len(), out.len(), "{name}: primitive count");
             let radius = full
                 .iter()

@@ -18,12 +18,13 @@ use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake_file, import_file};
 use throng_core::format::{
     self, BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
-    ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, ProvenanceRecord, SECTION_ALIGN,
-    SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, TextureSlotRecord, VERSION,
-    read_model, tags, write_model,
+    ImpostorRecord, LodRecord, MAGIC, MaterialRecord, ModelRecord, MorphSlotRecord,
+    ProvenanceRecord, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord,
+    TextureSlotRecord, VERSION, read_model, tags, write_model,
 };
 use throng_core::glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, RootMotionKey, TexelFormat, Texels};
+use throng_core::morph::MorphDelta;
 use throng_tests::{asset, crc32_ieee, repo_root};
 
 const MODEL: &str = "khronos_RiggedSimple.glb";
@@ -229,7 +230,15 @@ fn documented_tables_match_the_structs() {
         ),
         (
             "BakedVertex",
-            layout!(BakedVertex: position, normal, uv, joints, weights),
+            layout!(BakedVertex: position, normal, uv, joints, weights, morph),
+        ),
+        (
+            "MorphSlotRecord",
+            layout!(MorphSlotRecord: name, node, mesh, target),
+        ),
+        (
+            "MorphDelta",
+            layout!(MorphDelta: position, slot, normal, pad),
         ),
         // `FBND` has no struct: `[f32; 6]`, min corner then max corner.
         (
@@ -338,8 +347,8 @@ fn round_trip_and_header_fields_at_their_documented_offsets() {
     assert_eq!(u64_at(&bytes, at("file_size")), bytes.len() as u64);
     let count = u32_at(&bytes, at("section_count")) as usize;
     assert_eq!(
-        count, 19,
-        "the nineteen sections FORMAT.md lists (eighteen required, PROV optional)"
+        count, 22,
+        "the twenty-two sections FORMAT.md lists (twenty-one required, PROV optional)"
     );
     assert_eq!(
         u32_at(&bytes, at("checksum")),

@@ -399,7 +399,8 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     for (count, mention) in [
         (u32::MAX, "at most 64"),
         (65, "at most 64"),
-        (20, "inside the directory"),
+        (23, "inside the directory"),
+        (21, "required section MDLT is missing"),
         (18, "required section IMPD is missing"),
         (15, "required section EVNT is missing"),
         (0, "required section STRS is missing"),
@@ -482,10 +483,10 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         |f, b| put(b, entry(f, tags::BONES, record_size), 72u32),
     );
     c.check(
-        "wrong record size (VERT 28)",
+        "wrong record size (VERT 32)",
         Corrupt,
-        &["VERT", "declares 28-byte records, expected 56"],
-        |f, b| put(b, entry(f, tags::VERTICES, record_size), 28u32),
+        &["VERT", "declares 32-byte records, expected 64"],
+        |f, b| put(b, entry(f, tags::VERTICES, record_size), 32u32),
     );
     c.check(
         "wrong texel record size (8 for f32)",

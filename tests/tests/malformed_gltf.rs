@@ -366,7 +366,8 @@ fn animation_with_no_channels() {
         imported
             .warnings
             .iter()
-            .any(|w| w.contains("animations[0]") && w.contains("no transform channels")),
+            .any(|w| w.contains("animations[0]")
+                && w.contains("no transform or morph weight channels")),
         "expected a warning, got {:?}",
         imported.warnings
     );

@@ -45,10 +45,15 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
         selection,
         base_frames,
         root,
-        meshes: Meshes { palette, lod0 },
+        meshes: Meshes {
+            palette,
+            lod0,
+            mut morphs,
+        },
         frames:
             FrameTable {
                 rows: _, // taken by the texture stage
+                weights,
                 frame_bounds,
                 root_keys,
                 mut worst,
@@ -145,6 +150,14 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
             Vec::new()
         },
         events: selection.events(scene),
+        morphs: {
+            morphs.weights = if morphs.slots.is_empty() {
+                Vec::new()
+            } else {
+                weights
+            };
+            morphs
+        },
         impostor: None,
         provenance: None,
     };

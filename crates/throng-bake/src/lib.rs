@@ -20,6 +20,7 @@ mod inputs;
 pub mod lod;
 mod measure;
 mod mesh;
+pub mod morph;
 pub mod options;
 pub mod provenance;
 mod rate;

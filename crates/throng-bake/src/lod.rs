@@ -220,7 +220,7 @@ pub fn lod_from_scene(
                 ))
             })
     };
-    let mut lod = convert_meshes(scene, &rest, &mut bind, report)?;
+    let mut lod = convert_meshes(scene, &rest, &mut bind, None, report)?;
     if lod.submeshes.is_empty() {
         return Err(BakeError::Lod(format!(
             "{file}: no triangle mesh in the default scene"

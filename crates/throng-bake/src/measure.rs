@@ -9,14 +9,36 @@ use throng_core::baked::blend_matrix;
 use throng_core::layout::{FrameMap, FramePair, frame_time};
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::{Lod, RootMotionKey, TexelFormat};
+use throng_core::morph::{Morphs, morph_vertex};
 
 use crate::report::ErrorSite;
 use crate::root_motion::clip_globals;
+
+/// The baked mesh a pose is measured on: LOD 0 and its morph deltas.
+#[derive(Clone, Copy)]
+pub(crate) struct BakedMesh<'a> {
+    /// The vertices measured.
+    pub(crate) lod: &'a Lod,
+    /// Their morph deltas (the slots' weights come with each pose).
+    pub(crate) morphs: &'a Morphs,
+}
+
+/// A pose: the reference's (node globals, slot weights) or the baked one's
+/// (palette rows, already interpolated, and slot weights, likewise).
+#[derive(Clone, Copy)]
+pub(crate) struct PoseOf<'a, M> {
+    /// Node globals (reference) or palette rows (baked).
+    pub(crate) matrices: &'a [M],
+    /// Morph weights, one per slot.
+    pub(crate) weights: &'a [f32],
+}
 
 /// One clip sampled at a frame count and measured.
 pub(crate) struct ClipBake {
     /// Palette rows of every frame (f32, before any quantisation).
     pub(crate) rows: Vec<[f32; 4]>,
+    /// Morph weights of every frame, one per slot (f32, as stored).
+    pub(crate) weights: Vec<f32>,
     /// Root-motion key of every frame (zero without root motion).
     pub(crate) root_keys: Vec<RootMotionKey>,
     /// Box of the skinned vertices at every frame.
@@ -43,13 +65,16 @@ pub(crate) fn bake_clip(
     scene: &Scene,
     src: &crate::rate::ClipSource,
     n: u32,
-    lod: &Lod,
+    mesh: BakedMesh,
     precision: TexelFormat,
     progress: &mut dyn FnMut(u64),
 ) -> ClipBake {
     let bones = src.entries.len();
+    let slots = mesh.morphs.slots.len();
     let between = crate::rate::between_samples(n, src.duration, src.keys);
     let mut rows = Vec::with_capacity(n as usize * bones * 3);
+    let mut weights = Vec::with_capacity(n as usize * slots);
+    let mut frame_weights = Vec::with_capacity(slots);
     let mut root_keys = Vec::with_capacity(n as usize);
     // (time, in-place correction, frames and weight) of every measurement.
     let mut jobs: Vec<(f32, Mat4, FramePair)> = Vec::with_capacity(n as usize + between.len());
@@ -69,6 +94,8 @@ pub(crate) fn bake_clip(
             &mut globals,
         );
         root_keys.push(key);
+        crate::morph::weights_at(scene, Some(src.clip), t, &mut frame_weights);
+        weights.extend_from_slice(&frame_weights);
         for (node, ibm) in src.entries {
             let m = globals[*node as usize] * *ibm;
             rows.extend(mat4_to_rows(&m).map(|r| r.to_array()));
@@ -122,7 +149,29 @@ pub(crate) fn bake_clip(
             let palette: Vec<Rows3x4> = (0..bones)
                 .map(|b| rows_lerp(&row(pair.frame0, b), &row(pair.frame1, b), pair.t))
                 .collect();
-            measure_pose(scene, &globals, lod, &palette, Some(name), t)
+            let mut reference_weights = Vec::with_capacity(slots);
+            crate::morph::weights_at(scene, Some(src.clip), t, &mut reference_weights);
+            let (w0, w1) = (pair.frame0 as usize * slots, pair.frame1 as usize * slots);
+            let baked_weights: Vec<f32> = (0..slots)
+                .map(|s| {
+                    let a = weights[w0 + s];
+                    a + (weights[w1 + s] - a) * pair.t
+                })
+                .collect();
+            measure_pose(
+                scene,
+                mesh,
+                PoseOf {
+                    matrices: &globals,
+                    weights: &reference_weights,
+                },
+                PoseOf {
+                    matrices: &palette,
+                    weights: &baked_weights,
+                },
+                Some(name),
+                t,
+            )
         },
         &mut |d| progress(d / per_frame),
     );
@@ -141,6 +190,7 @@ pub(crate) fn bake_clip(
     }
     ClipBake {
         rows,
+        weights,
         root_keys,
         frame_bounds,
         at_frames,
@@ -187,13 +237,13 @@ pub(crate) fn par_map<T: Send>(
 }
 
 /// Bounds of one pose and its largest error against the reference: the
-/// baked `palette` (already interpolated) skins LOD `lod` as the shader does;
-/// `globals` give the reference.
+/// `baked` pose morphs and skins `mesh` as the shader does; `reference`
+/// gives the reference.
 pub(crate) fn measure_pose(
     scene: &Scene,
-    globals: &[Mat4],
-    lod: &Lod,
-    palette: &[Rows3x4],
+    mesh: BakedMesh,
+    reference: PoseOf<Mat4>,
+    baked: PoseOf<Rows3x4>,
     clip: Option<&str>,
     t: f32,
 ) -> (Aabb, ErrorSite) {
@@ -203,21 +253,28 @@ pub(crate) fn measure_pose(
         static SCRATCH: std::cell::RefCell<(Vec<Rows3x4>, Vec<Vec<Vec3>>)> =
             const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
     }
-    SCRATCH.with_borrow_mut(|(joints, reference)| {
-        skin_positions(scene, globals, joints, reference);
-        measure_against(scene, lod, palette, reference, clip, t)
+    SCRATCH.with_borrow_mut(|(joints, expected)| {
+        skin_positions(
+            scene,
+            reference.matrices,
+            reference.weights,
+            joints,
+            expected,
+        );
+        measure_against(scene, mesh, baked, expected, clip, t)
     })
 }
 
 /// [`measure_pose`] once the reference positions are known.
 pub(crate) fn measure_against(
     scene: &Scene,
-    lod: &Lod,
-    palette: &[Rows3x4],
+    mesh: BakedMesh,
+    baked: PoseOf<Rows3x4>,
     reference: &[Vec<Vec3>],
     clip: Option<&str>,
     t: f32,
 ) -> (Aabb, ErrorSite) {
+    let (lod, palette) = (mesh.lod, baked.matrices);
     let mut bounds = Aabb::EMPTY;
     let mut worst = ErrorSite::default();
     let sources = scene.instances.iter().flat_map(|inst| {
@@ -231,7 +288,8 @@ pub(crate) fn measure_against(
             &lod.vertices[sub.base_vertex as usize..(sub.base_vertex + sub.vertex_count) as usize];
         for (v, (vert, expected)) in verts.iter().zip(r).enumerate() {
             let m = blend_matrix(vert, |b| palette[b as usize]);
-            let p = rows_transform_point(&m, Vec3::from(vert.position));
+            let (p, _) = morph_vertex(mesh.morphs, vert, |s| baked.weights[s as usize]);
+            let p = rows_transform_point(&m, p);
             bounds.add_point(p);
             let err = (p - *expected).length();
             if err > worst.abs || !err.is_finite() {

@@ -1,8 +1,9 @@
 //! The meshes stage: source meshes to baked vertices, the palette built
 //! while converting ([`Meshes`]), 4 influences per vertex (extra ones
 //! dropped and counted, weights renormalised), generated normals where the
-//! source has none. Used by the bake (LOD 0) and by LODs and attachments
-//! from files.
+//! source has none, morph targets as sparse per-vertex deltas. Used by the
+//! bake (LOD 0) and by LODs and attachments from files (which drop morph
+//! targets).
 //!
 //! # Palette (docs/DESIGN.md#palette-matrices)
 //! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
@@ -15,10 +16,11 @@
 use std::collections::HashMap;
 
 use crate::scene::{Primitive, Scene};
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat3, Mat4, Vec2, Vec3};
 use throng_core::limits::{MAX_BONES, MAX_INFLUENCES};
 use throng_core::math::{mat4_to_rows, rows_transform_normal, rows_transform_point};
 use throng_core::model::{BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh};
+use throng_core::morph::{MorphDelta, Morphs};
 
 use crate::error::BakeError;
 use crate::report::BakeReport;
@@ -29,12 +31,15 @@ use crate::report::InfluenceStats;
 /// 2/255: two steps of an 8-bit normalised weight.
 pub const WEIGHT_SUM_TOLERANCE: f32 = 2.0 / 255.0;
 
-/// The meshes stage's output: LOD 0 and the palette its vertices index.
+/// The meshes stage's output: LOD 0, the palette its vertices index and
+/// the morph deltas their ranges index.
 pub(crate) struct Meshes {
     /// Palette entries, in the order the conversion met them.
     pub(crate) palette: Palette,
     /// The scene's meshes as LOD 0.
     pub(crate) lod0: Lod,
+    /// Morph slots and deltas (no weights yet: the sampling stage adds them).
+    pub(crate) morphs: Morphs,
 }
 
 impl Meshes {
@@ -47,14 +52,30 @@ impl Meshes {
         report: &mut BakeReport,
     ) -> Result<Self, BakeError> {
         let mut palette = Palette::default();
-        let lod0 = convert_meshes(scene, rest, &mut |node, ibm| palette.add(node, ibm), report)?;
+        let mut deltas = Vec::new();
+        let lod0 = convert_meshes(
+            scene,
+            rest,
+            &mut |node, ibm| palette.add(node, ibm),
+            Some(&mut deltas),
+            report,
+        )?;
         if lod0.submeshes.is_empty() || lod0.vertices.is_empty() {
             return Err(BakeError::Empty(format!(
                 "{}: the default scene draws no triangle mesh; nothing to bake",
                 scene.name
             )));
         }
-        Ok(Self { palette, lod0 })
+        let morphs = Morphs {
+            slots: crate::morph::slots(scene),
+            weights: Vec::new(),
+            deltas,
+        };
+        Ok(Self {
+            palette,
+            lod0,
+            morphs,
+        })
     }
 
     /// Palette entries (bones).
@@ -66,18 +87,23 @@ impl Meshes {
 /// Converts every mesh instance of `scene` to baked vertices: skinned
 /// primitives keep their bind-pose vertices with joints mapped through
 /// `bind(joint node, inverse bind)`; rigid ones are pre-transformed by their
-/// node's rest global and bound to `bind(node, rest⁻¹)`.
+/// node's rest global and bound to `bind(node, rest⁻¹)`. With `deltas`,
+/// each vertex's non-zero morph offsets are appended there (transformed as
+/// the vertex is) and its range recorded; without, morph targets are
+/// dropped (LOD files: their slots would not be the model's).
 pub(crate) fn convert_meshes(
     scene: &Scene,
     rest: &[Mat4],
     bind: &mut dyn FnMut(u32, Mat4) -> Result<u16, BakeError>,
+    mut deltas: Option<&mut Vec<MorphDelta>>,
     report: &mut BakeReport,
 ) -> Result<Lod, BakeError> {
+    let (first_slots, _) = crate::morph::first_slots(scene);
     let mut vertices: Vec<BakedVertex> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
     let mut submeshes: Vec<Submesh> = Vec::new();
     let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
-    for inst in &scene.instances {
+    for (inst, &first_slot) in scene.instances.iter().zip(&first_slots) {
         let mesh = &scene.meshes[inst.mesh as usize];
         let binding = match inst.skin {
             Some(s) => {
@@ -139,12 +165,30 @@ pub(crate) fn convert_meshes(
                         )
                     }
                 };
+                let morph = match deltas.as_deref_mut() {
+                    Some(out) => {
+                        let first = out.len();
+                        let normal_offsets = !generated;
+                        morph_deltas(
+                            prim,
+                            v,
+                            normals[v],
+                            normal_offsets,
+                            first_slot,
+                            &binding,
+                            out,
+                        );
+                        [first as u32, (out.len() - first) as u32]
+                    }
+                    None => [0, 0],
+                };
                 vertices.push(BakedVertex {
                     position: position.into(),
                     normal: normal.into(),
                     uv: uv.into(),
                     joints,
                     weights,
+                    morph: if morph[1] == 0 { [0, 0] } else { morph },
                 });
             }
             let first_index = indices.len() as u32;
@@ -172,6 +216,60 @@ pub(crate) fn convert_meshes(
         indices,
         submeshes,
     })
+}
+
+/// Appends vertex `v`'s non-zero morph offsets to `out`, tagged with slot
+/// `first_slot + target`. A rigid binding pre-transforms them as the vertex:
+/// positions by the linear part of `model_from_mesh`, normals by its normal
+/// matrix scaled by `1 / |N n|`, so that the baked normal (`N n`
+/// normalised) plus the offsets is `N (n + Σ w Δn) / |N n|`, the direction
+/// the reference gets. `normal_offsets`: the source has normals (generated
+/// ones are not morphed).
+fn morph_deltas(
+    prim: &Primitive,
+    v: usize,
+    normal: Vec3,
+    normal_offsets: bool,
+    first_slot: u32,
+    binding: &Binding,
+    out: &mut Vec<MorphDelta>,
+) {
+    let transform: Option<(Mat3, Mat3)> = match binding {
+        Binding::Skinned(_) => None,
+        Binding::Rigid {
+            model_from_mesh, ..
+        } => {
+            let m = Mat3::from_mat4(*model_from_mesh);
+            let n = m.inverse().transpose();
+            let scale = (n * normal).length();
+            let n = if scale > 0.0 && scale.is_finite() {
+                n * (1.0 / scale)
+            } else {
+                n
+            };
+            Some((m, n))
+        }
+    };
+    for (t, target) in prim.targets.iter().enumerate() {
+        let mut dp = target.positions[v];
+        let mut dn = match (&target.normals, normal_offsets) {
+            (Some(n), true) => n[v],
+            _ => Vec3::ZERO,
+        };
+        if dp == Vec3::ZERO && dn == Vec3::ZERO {
+            continue;
+        }
+        if let Some((m, n)) = transform {
+            dp = m * dp;
+            dn = n * dn;
+        }
+        out.push(MorphDelta {
+            position: dp.into(),
+            slot: first_slot + t as u32,
+            normal: dn.into(),
+            pad: 0,
+        });
+    }
 }
 
 pub(crate) enum Binding {

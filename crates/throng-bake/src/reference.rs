@@ -8,6 +8,10 @@
 //!
 //! A vertex whose weights sum to zero is bound with weight 1 to joint 0 of its
 //! skin (the baker applies the same rule and reports such vertices).
+//!
+//! Morph targets apply first, in the mesh's space: `v = v₀ + Σₜ wₜ Δvₜ` (and
+//! the normal likewise) with the instance's weights at that time
+//! ([`crate::morph::weights_at`]), then the vertex is skinned.
 
 use glam::{Mat4, Vec3};
 
@@ -20,27 +24,59 @@ pub use throng_core::baked::SkinnedPrimitive;
 /// Skins `scene` with clip `clip` (by index, `None` = rest pose) at time `t`.
 pub fn sample(scene: &Scene, clip: Option<usize>, t: f32) -> Vec<SkinnedPrimitive> {
     let eval = PoseEvaluator::new(scene);
-    let globals = eval.globals(clip.map(|c| &scene.clips[c]), t);
-    skin_scene(scene, &globals)
+    let clip = clip.map(|c| &scene.clips[c]);
+    let globals = eval.globals(clip, t);
+    let mut weights = Vec::new();
+    crate::morph::weights_at(scene, clip, t, &mut weights);
+    skin_scene(scene, &globals, &weights)
+}
+
+/// A pose of the scene: node global matrices and morph slot weights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pose {
+    /// Node global matrices.
+    pub globals: Vec<Mat4>,
+    /// Morph weights, one per slot ([`crate::morph::weights_at`]).
+    pub weights: Vec<f32>,
+}
+
+impl Pose {
+    /// The pose of clip `clip` (`None`: rest) at time `t`.
+    pub fn of(scene: &Scene, clip: Option<usize>, t: f32) -> Self {
+        let clip = clip.map(|c| &scene.clips[c]);
+        let mut weights = Vec::new();
+        crate::morph::weights_at(scene, clip, t, &mut weights);
+        Self {
+            globals: PoseEvaluator::new(scene).globals(clip, t),
+            weights,
+        }
+    }
 }
 
 /// Cross-fade reference: skins with per-joint matrices mixed between two
 /// poses, `M = (1 - fade) · M_prev + fade · M_cur`, matching the shader's
-/// matrix blend. `prev` and `cur` are node global matrices.
+/// matrix blend, and morph weights mixed the same way.
 pub fn sample_cross_fade(
     scene: &Scene,
-    prev: &[Mat4],
-    cur: &[Mat4],
+    prev: &Pose,
+    cur: &Pose,
     fade: f32,
 ) -> Vec<SkinnedPrimitive> {
     let mixed: Vec<Mat4> = prev
+        .globals
         .iter()
-        .zip(cur)
+        .zip(&cur.globals)
         .map(|(p, c)| *p * (1.0 - fade) + *c * fade)
+        .collect();
+    let weights: Vec<f32> = prev
+        .weights
+        .iter()
+        .zip(&cur.weights)
+        .map(|(p, c)| p * (1.0 - fade) + c * fade)
         .collect();
     // Mixing globals node-by-node then multiplying by IBM equals mixing the
     // joint matrices, since `(a·P + b·C)·IBM = a·P·IBM + b·C·IBM`.
-    skin_scene(scene, &mixed)
+    skin_scene(scene, &mixed, &weights)
 }
 
 /// The joint matrices `G(joint) · IBM` of a mesh instance's skin, in joint
@@ -61,13 +97,17 @@ pub fn joint_matrices<'a>(
         })
 }
 
-/// Skins every mesh instance of `scene` given node global matrices.
+/// Skins every mesh instance of `scene` given node global matrices and
+/// morph slot weights (`weights`: one per slot, as
+/// [`crate::morph::weights_at`] gives them).
 ///
 /// Output order: scene instances in order, primitives in mesh order.
-pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
+pub fn skin_scene(scene: &Scene, globals: &[Mat4], weights: &[f32]) -> Vec<SkinnedPrimitive> {
     let mut out = Vec::new();
-    for inst in &scene.instances {
+    let (firsts, _) = crate::morph::first_slots(scene);
+    for (inst, first) in scene.instances.iter().zip(firsts) {
         let mesh = &scene.meshes[inst.mesh as usize];
+        let w = &weights[first as usize..first as usize + crate::morph::target_count(mesh)];
         let joint_mats: Vec<Mat4> = joint_matrices(scene, inst, globals).collect();
         for prim in &mesh.primitives {
             let n = prim.vertex_count();
@@ -80,9 +120,11 @@ pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
                     globals[inst.node as usize]
                 };
                 let rows: Rows3x4 = mat4_to_rows(&m);
-                positions.push(rows_transform_point(&rows, prim.positions[v]));
-                if let Some(src) = &prim.normals {
-                    normals.push(rows_transform_normal(&rows, src[v]));
+                let normal = prim.normals.as_ref().map_or(Vec3::ZERO, |src| src[v]);
+                let (p, nrm) = crate::morph::morph_source(prim, v, normal, w);
+                positions.push(rows_transform_point(&rows, p));
+                if prim.normals.is_some() {
+                    normals.push(rows_transform_normal(&rows, nrm));
                 }
             }
             out.push(SkinnedPrimitive {
@@ -105,12 +147,17 @@ pub fn skin_scene(scene: &Scene, globals: &[Mat4]) -> Vec<SkinnedPrimitive> {
 pub fn skin_positions(
     scene: &Scene,
     globals: &[Mat4],
+    weights: &[f32],
     joints: &mut Vec<Rows3x4>,
     out: &mut Vec<Vec<Vec3>>,
 ) {
     let mut slot = 0;
+    let mut first = 0usize;
     for inst in &scene.instances {
         let mesh = &scene.meshes[inst.mesh as usize];
+        let targets = crate::morph::target_count(mesh);
+        let w = &weights[first..first + targets];
+        first += targets;
         joints.clear();
         joints.extend(joint_matrices(scene, inst, globals).map(|m| mat4_to_rows(&m)));
         let rigid = mat4_to_rows(&globals[inst.node as usize]);
@@ -127,7 +174,12 @@ pub fn skin_positions(
                 } else {
                     rigid
                 };
-                rows_transform_point(&m, prim.positions[v])
+                let p = if targets == 0 {
+                    prim.positions[v]
+                } else {
+                    crate::morph::morph_source(prim, v, Vec3::ZERO, w).0
+                };
+                rows_transform_point(&m, p)
             }));
         }
     }

@@ -18,7 +18,7 @@ use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
 use throng_core::model::{ClipError, ClipInfo, RootMotionKey, TexelFormat};
 
 use crate::budget::FramePlan;
-use crate::measure::{ClipBake, bake_clip, measure_pose, quantise};
+use crate::measure::{BakedMesh, ClipBake, PoseOf, bake_clip, measure_pose, quantise};
 use crate::mesh::Meshes;
 use crate::options::{BakeOptions, Progress};
 use crate::rate::{ClipSource, ErrorTarget, key_times};
@@ -51,6 +51,8 @@ pub(crate) struct Sampler<'a> {
 pub(crate) struct RestFrame {
     /// Its palette, one 3×4 matrix per bone (f32).
     pub(crate) rows: Vec<Rows3x4>,
+    /// Its morph weights (the default weights), one per slot.
+    pub(crate) weights: Vec<f32>,
     /// Box of the skinned vertices.
     pub(crate) bounds: Aabb,
     /// Worst error against the reference (`rel` not yet set).
@@ -62,6 +64,8 @@ pub(crate) struct RestFrame {
 pub(crate) struct FrameTable {
     /// Palette rows of every frame (f32, before any quantisation).
     pub(crate) rows: Vec<[f32; 4]>,
+    /// Morph weights of every frame, one per slot.
+    pub(crate) weights: Vec<f32>,
     /// Box of the skinned vertices at every frame.
     pub(crate) frame_bounds: Vec<Aabb>,
     /// Root-motion key of every frame (zero without root motion).
@@ -98,6 +102,14 @@ impl Sampler<'_> {
         }
     }
 
+    /// LOD 0 and its morph deltas, as measured.
+    fn mesh(&self) -> BakedMesh<'_> {
+        BakedMesh {
+            lod: &self.meshes.lod0,
+            morphs: &self.meshes.morphs,
+        }
+    }
+
     /// Samples the rest pose (`rest`: its node globals) and measures it as
     /// the texture will hold it at `precision`.
     pub(crate) fn rest_frame(&self, rest: &[Mat4], precision: TexelFormat) -> RestFrame {
@@ -112,10 +124,25 @@ impl Sampler<'_> {
             .iter()
             .map(|r| r.map(|x| quantise(x, precision)))
             .collect();
-        let (bounds, worst) =
-            measure_pose(self.scene, rest, &self.meshes.lod0, &measured, None, 0.0);
+        let mut weights = Vec::new();
+        crate::morph::weights_at(self.scene, None, 0.0, &mut weights);
+        let (bounds, worst) = measure_pose(
+            self.scene,
+            self.mesh(),
+            PoseOf {
+                matrices: rest,
+                weights: &weights,
+            },
+            PoseOf {
+                matrices: &measured,
+                weights: &weights,
+            },
+            None,
+            0.0,
+        );
         RestFrame {
             rows,
+            weights,
             bounds,
             worst,
         }
@@ -202,7 +229,7 @@ impl Sampler<'_> {
                     self.scene,
                     &source,
                     n,
-                    &self.meshes.lod0,
+                    self.mesh(),
                     opts.precision,
                     &mut |d| {
                         tell(d.saturating_sub(told));
@@ -262,6 +289,7 @@ impl Sampler<'_> {
         let mut rows: Vec<[f32; 4]> =
             Vec::with_capacity((self.plan.base_total * bone_count as u64 * 3) as usize);
         rows.extend(rest.rows.iter().flat_map(|r| r.map(|x| x.to_array())));
+        let mut weights = rest.weights;
         let mut frame_bounds = vec![rest.bounds];
         let mut root_keys = vec![RootMotionKey::default()];
         let mut worst = rest.worst;
@@ -271,6 +299,7 @@ impl Sampler<'_> {
             let duration = clip.duration();
             let first_frame = frame_bounds.len() as u32;
             rows.extend_from_slice(&baked.rows);
+            weights.extend_from_slice(&baked.weights);
             frame_bounds.extend_from_slice(&baked.frame_bounds);
             root_keys.extend_from_slice(&baked.root_keys);
             if baked.at_frames.abs > worst.abs || !baked.at_frames.abs.is_finite() {
@@ -292,6 +321,7 @@ impl Sampler<'_> {
         }
         FrameTable {
             rows,
+            weights,
             frame_bounds,
             root_keys,
             worst,

@@ -19,10 +19,13 @@
 //! 5. Every channel targets a valid node, has at least one key, strictly
 //!    increasing finite non-negative times and finite values, with 1 value per
 //!    key (3 for cubic spline).
+//! 6. Morph targets and weights agree in count everywhere and are finite
+//!    ([`crate::morph::validate`]).
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::error::SceneError;
+pub use crate::morph::{MorphTarget, WeightChannel};
 pub use throng_core::material::{AlphaMode, Image, Material, TextureWrap};
 use throng_core::math::Trs;
 
@@ -63,6 +66,8 @@ pub struct SceneNode {
     pub parent: Option<u32>,
     /// Rest-pose local transform.
     pub rest: LocalTransform,
+    /// Its mesh's morph weights (glTF `node.weights`), overriding the mesh's.
+    pub weights: Option<Vec<f32>>,
 }
 
 /// A glTF skin: joints and their inverse bind matrices.
@@ -98,6 +103,8 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Material index, if any.
     pub material: Option<u32>,
+    /// Morph targets (as many as the mesh's [`Mesh::target_names`]).
+    pub targets: Vec<MorphTarget>,
 }
 
 impl Primitive {
@@ -124,6 +131,10 @@ pub struct Mesh {
     pub name: String,
     /// Its primitives, in file order (points and lines already dropped).
     pub primitives: Vec<Primitive>,
+    /// Names of its morph targets (`extras.targetNames`, or `target{i}`).
+    pub target_names: Vec<String>,
+    /// Default morph weights, one per target (zeros where the file has none).
+    pub weights: Vec<f32>,
 }
 
 /// A node that draws a mesh (glTF `node.mesh`), optionally skinned.
@@ -182,6 +193,8 @@ pub struct Clip {
     pub name: String,
     /// Channels. Nodes without a channel keep their rest value.
     pub channels: Vec<Channel>,
+    /// Morph weight channels. Nodes without one keep their default weights.
+    pub weights: Vec<WeightChannel>,
 }
 
 impl Clip {
@@ -190,6 +203,7 @@ impl Clip {
         self.channels
             .iter()
             .filter_map(|c| c.times.last().copied())
+            .chain(self.weights.iter().map(WeightChannel::duration))
             .fold(0.0, f32::max)
     }
 }
@@ -325,6 +339,7 @@ impl Scene {
                 validate_channel(c, clip, k, ch, node_count)?;
             }
         }
+        crate::morph::validate(self)?;
         for (i, e) in self.events.iter().enumerate() {
             let Some(clip) = self.clips.get(e.clip as usize) else {
                 return Err(SceneError::BadIndex {

@@ -5,12 +5,17 @@
 //! Per influence i: `Mᵢ = lerp(P(frame0), P(frame1), t)`; during a fade
 //! (`fade < 1`) `Mᵢ = mix(lerp(P(prev0), P(prev1), prev_t), Mᵢ, fade)`. Then
 //! `M = Σ wᵢ Mᵢ`, position `M · v`, normal `cofactor(M) · n` normalised.
+//! A vertex that morph targets move is morphed first, its weights blended
+//! as the bones are ([`crate::morph`]). Ready palettes (animation layers,
+//! [`skin_lod_with`]) skin the unmorphed vertex, as the GPU's palette path
+//! does.
 
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::gpu::FrameBlend;
 use crate::math::{Rows3x4, rows_lerp, rows_to_mat4, rows_transform_normal, rows_transform_point};
 use crate::model::{BakedModel, BakedVertex};
+use crate::morph::morph_vertex;
 
 /// Skinned vertices of one source primitive, identified as in glTF.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,11 +75,9 @@ pub fn blend_matrix(v: &BakedVertex, mut bone: impl FnMut(u32) -> Rows3x4) -> Ro
 /// Skins one baked vertex: returns `(position, normal)` in model space.
 #[inline]
 pub fn skin_vertex(model: &BakedModel, v: &BakedVertex, blend: &FrameBlend) -> (Vec3, Vec3) {
+    let (p, n) = morph_vertex(&model.morphs, v, |s| model.morphs.blended_weight(s, blend));
     let m = blend_matrix(v, |b| blended_bone_rows(model, b, blend));
-    (
-        rows_transform_point(&m, Vec3::from(v.position)),
-        rows_transform_normal(&m, Vec3::from(v.normal)),
-    )
+    (rows_transform_point(&m, p), rows_transform_normal(&m, n))
 }
 
 /// Skins every submesh of LOD `lod` and labels each with its source glTF
@@ -135,8 +138,9 @@ pub fn frame_bounds(model: &BakedModel, lod: usize) -> Vec<crate::math::Aabb> {
                 .collect();
             let mut b = crate::math::Aabb::EMPTY;
             for v in verts {
+                let (p, _) = morph_vertex(&model.morphs, v, |s| model.morphs.weight(g, s));
                 let m = blend_matrix(v, |j| palette[j as usize]);
-                b.add_point(rows_transform_point(&m, Vec3::from(v.position)));
+                b.add_point(rows_transform_point(&m, p));
             }
             b
         })

@@ -167,6 +167,14 @@ pub struct ModelParams {
     pub texture_width: u32,
     /// Layers of the bone texture.
     pub texture_layers: u32,
+    /// Morph slots (0: the model has no morph targets).
+    pub morph_slots: u32,
+    /// Texels of one frame's morph weights (`⌈slots / 4⌉`).
+    pub morph_frame_texels: u32,
+    /// Texel index of the first morph delta in the morph texture.
+    pub morph_delta_base: u32,
+    /// Morph deltas in the morph texture (vertex ranges are clamped to it).
+    pub morph_delta_count: u32,
 }
 
 /// One clip track of a [`GpuInstance`]: a [`crate::clock::Track`] split

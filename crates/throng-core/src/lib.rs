@@ -11,6 +11,7 @@
 //! * [`math`]: conventions (column vectors, `T·R·S`, 3x4 rows, cofactor normals).
 //! * [`layout`]: frame counts and times, texel addressing, texture layout.
 //! * [`model`]: the baked model and its validity rules.
+//! * [`morph`]: morph targets: the baked weights per frame and the sparse per-vertex deltas, applied before skinning.
 //! * [`material`]: materials and images as the baked model carries them.
 //! * [`mod@format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
@@ -43,6 +44,7 @@ pub mod limits;
 pub mod material;
 pub mod math;
 pub mod model;
+pub mod morph;
 pub mod motion;
 pub mod pose;
 pub mod pose_cache;

@@ -56,6 +56,21 @@ pub const MAX_PALETTE_ROWS: u32 = 4096;
 /// ([`crate::variety::Look::hidden`]), one per submesh of the finest LOD.
 pub const TOGGLEABLE_SUBMESHES: u32 = 32;
 
+/// Texels per row of a model's morph texture ([`crate::morph`]: the
+/// weights of every frame, then the deltas): 2048, the least
+/// `max_texture_dimension_2d` of WebGL2-class adapters.
+pub const MORPH_TEXTURE_WIDTH: u32 = 2048;
+
+/// Morph weights per texel of the morph texture (RGBA).
+pub const MORPH_WEIGHTS_PER_TEXEL: u32 = 4;
+
+/// Texels per morph delta: (position xyz, slot), (normal xyz, 0).
+pub const MORPH_DELTA_TEXELS: u32 = 2;
+
+/// Most morph slots (animated weights) of one model. A slot is one target
+/// of one mesh instance; 4096 is 64 faces of 64 blend shapes each.
+pub const MAX_MORPH_SLOTS: u32 = 4096;
+
 /// Global frame index of the rest pose. Every bake starts its frame table with
 /// one rest-pose frame, so models without clips still have a pose to draw.
 pub const REST_FRAME: u32 = 0;

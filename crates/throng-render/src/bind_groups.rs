@@ -8,7 +8,7 @@
 //! | group | contents |
 //! |-------|----------|
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params (skinning readback, pose-cache fill) / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
-//! | 1     | model: bone texture array + `ModelParams`; on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
+//! | 1     | model: bone texture array + `ModelParams`, the morph texture (4); on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
 //! | 2     | submesh: base-colour texture, sampler, `MaterialUniforms`, variant palette |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
@@ -72,13 +72,27 @@ fn create(
     })
 }
 
+/// Group 1's binding of the morph texture (`shaders/skinning.wgsl`).
+pub const MORPH_TEXTURE_BINDING: u32 = 4;
+
 /// Size in bytes of one uniform package binding.
 pub const PACKAGE_BYTES: usize = PACKAGE_WIDTH as usize * std::mem::size_of::<InstanceRecord>();
 
-/// Group 1: the model (bone texture array, `ModelParams`).
+/// Group 1: the model (bone texture array, `ModelParams`, and at 4 the
+/// morph texture).
 pub fn model_entries() -> Entries {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::COMPUTE;
     vec![
+        wgpu::BindGroupLayoutEntry {
+            binding: MORPH_TEXTURE_BINDING,
+            visibility: vis,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
         wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: vis,

@@ -10,6 +10,7 @@
 
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;
+use throng_core::limits::MORPH_TEXTURE_WIDTH;
 use throng_core::model::TexelFormat;
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
@@ -66,6 +67,9 @@ pub struct GpuModel {
     /// which the pose cache's per-LOD groups repeat.
     pub(crate) bone_view: wgpu::TextureView,
     pub(crate) params_buffer: wgpu::Buffer,
+    /// The morph texture's view (group 1's binding 4; a one-texel stand-in
+    /// without morph targets), which the pose cache's groups repeat too.
+    pub(crate) morph_view: wgpu::TextureView,
     /// Frames in the global frame table (`ModelParams::frame_count`).
     pub frame_count: u32,
     /// LODs.
@@ -178,11 +182,19 @@ impl GpuModel {
             size,
         );
         gpu_bytes += capacity as u64 / tex.layers.max(1) as u64 * allocated_layers as u64;
+        let morphs = &model.morphs;
+        let frames = model.frame_count();
+        let (morph_view, morph_bytes) = upload_morphs(device, queue, model);
+        gpu_bytes += morph_bytes;
         let params = ModelParams {
             bone_count: model.bone_count(),
-            frame_count: model.frame_count(),
+            frame_count: frames,
             texture_width: tex.width,
             texture_layers: tex.layers,
+            morph_slots: morphs.slot_count(),
+            morph_frame_texels: morphs.texels_per_frame(),
+            morph_delta_base: morphs.delta_base(frames) as u32,
+            morph_delta_count: morphs.deltas.len() as u32,
         };
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(&format!("{name} model params")),
@@ -205,6 +217,10 @@ impl GpuModel {
                 wgpu::BindGroupEntry {
                     binding: 1,
                     resource: params_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: bind_groups::MORPH_TEXTURE_BINDING,
+                    resource: wgpu::BindingResource::TextureView(&morph_view),
                 },
             ],
         });
@@ -279,6 +295,7 @@ impl GpuModel {
             bone_texture,
             bone_view,
             params_buffer,
+            morph_view,
             frame_count: params.frame_count,
             lods,
             materials,
@@ -287,6 +304,45 @@ impl GpuModel {
             gpu_bytes,
         })
     }
+}
+
+/// The morph texture (`throng_core::morph`, "On the GPU"): RGBA32F rows of
+/// [`MORPH_TEXTURE_WIDTH`] texels; one zero texel for a model without
+/// morph targets (never read: no vertex has deltas). Its height was checked against the device's limit by
+/// [`check_limits`]. Returns the view and the bytes uploaded.
+fn upload_morphs(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &BakedModel,
+) -> (wgpu::TextureView, u64) {
+    let frames = model.frame_count();
+    let (texels, width, rows) = if model.morphs.is_empty() {
+        (vec![[0.0f32; 4]], 1, 1)
+    } else {
+        let rows = model.morphs.texture_rows(frames) as u32;
+        (model.morphs.texels(frames), MORPH_TEXTURE_WIDTH, rows)
+    };
+    let texture = device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some(&format!("{} morph texture", model.name)),
+            size: wgpu::Extent3d {
+                width,
+                height: rows,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&texels),
+    );
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    (view, std::mem::size_of_val(texels.as_slice()) as u64)
 }
 
 /// Array layers to allocate for a bone texture of `layers` layers.
@@ -338,6 +394,11 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         "bone texture layers",
         bone_texture_layers(device.adapter_info().backend, model.texture.layers) as u64,
         limits.max_texture_array_layers as u64,
+    )?;
+    too_big(
+        "morph texture rows",
+        model.morphs.texture_rows(model.frame_count()),
+        limits.max_texture_dimension_2d as u64,
     )?;
     if let Some(atlas) = &model.impostor {
         crate::impostor::check_limits(device, model, atlas)?;

@@ -267,6 +267,10 @@ impl PoseCache {
                         resource: model.params_buffer.as_entire_binding(),
                     },
                     wgpu::BindGroupEntry {
+                        binding: crate::bind_groups::MORPH_TEXTURE_BINDING,
+                        resource: wgpu::BindingResource::TextureView(&model.morph_view),
+                    },
+                    wgpu::BindGroupEntry {
                         binding: 2,
                         resource: cache.as_ref().unwrap_or(&self.stand_in).as_entire_binding(),
                     },

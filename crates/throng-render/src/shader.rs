@@ -35,7 +35,10 @@ use throng_core::gpu::{
     NO_IMPOSTOR,
 };
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
-use throng_core::limits::{MAX_INFLUENCES, PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX};
+use throng_core::limits::{
+    MAX_INFLUENCES, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH, MORPH_WEIGHTS_PER_TEXEL,
+    PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX,
+};
 use throng_core::model::BakedVertex;
 use throng_core::motion::MotionKind;
 use throng_core::simulation::{SIM_CELLS, SIM_MAX_PER_CELL};
@@ -161,6 +164,10 @@ pub fn prelude() -> String {
          const VERTEX_UV_WORD: u32 = {}u;\n\
          const VERTEX_JOINTS_WORD: u32 = {}u;\n\
          const VERTEX_WEIGHTS_WORD: u32 = {}u;\n\
+         const VERTEX_MORPH_WORD: u32 = {}u;\n\
+         const MORPH_TEXTURE_WIDTH: u32 = {MORPH_TEXTURE_WIDTH}u;\n\
+         const MORPH_WEIGHTS_PER_TEXEL: u32 = {MORPH_WEIGHTS_PER_TEXEL}u;\n\
+         const MORPH_DELTA_TEXELS: u32 = {MORPH_DELTA_TEXELS}u;\n\
          const REST_FRAME: u32 = {REST_FRAME}u;\n\
          const TICKS_PER_SECOND: u32 = {TICKS_PER_SECOND}u;\n\
          const WRAP_LOOP: u32 = {}u;\n\
@@ -194,6 +201,7 @@ pub fn prelude() -> String {
         word(offset_of!(BakedVertex, uv)),
         word(offset_of!(BakedVertex, joints)),
         word(offset_of!(BakedVertex, weights)),
+        word(offset_of!(BakedVertex, morph)),
         WrapMode::Loop.code(),
         WrapMode::Once.code(),
         WrapMode::PingPong.code(),

@@ -13,7 +13,6 @@ use throng_tests::golden as common;
 
 use glam::{Mat4, Vec3};
 use throng_bake::reference::{self, SkinnedPrimitive};
-use throng_bake::sample::PoseEvaluator;
 use throng_core::baked::skin_lod;
 use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::{FramePair, frame_time};
@@ -57,7 +56,6 @@ fn run_model(name: &str) {
     let (scene, handle) = common::baked(name);
     let model = handle.model();
     let radius = model.bounding_radius;
-    let eval = PoseEvaluator::new(&scene);
     let mut cases = Vec::new();
     let n_clips = model.clips.len();
     for (c, clip) in model.clips.iter().enumerate() {
@@ -116,8 +114,8 @@ fn run_model(name: &str) {
                 previous: prev.frames_at(tp),
                 fade,
             };
-            let g_prev = eval.globals(Some(&scene.clips[p]), tp);
-            let g_cur = eval.globals(Some(&scene.clips[c]), tc);
+            let prev_pose = reference::Pose::of(&scene, Some(p), tp);
+            let cur_pose = reference::Pose::of(&scene, Some(c), tc);
             cases.push(Case {
                 label: format!(
                     "fade {fade} from {:?} t={tp:.3} to {:?} t={tc:.3}",
@@ -127,7 +125,7 @@ fn run_model(name: &str) {
                 ),
                 blend,
                 tolerance: GPU_TOLERANCE,
-                expected: reference::sample_cross_fade(&scene, &g_prev, &g_cur, fade),
+                expected: reference::sample_cross_fade(&scene, &prev_pose, &cur_pose, fade),
             });
         }
     }

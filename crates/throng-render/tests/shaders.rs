@@ -156,6 +156,10 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(ModelParams, frame_count),
             offset_of!(ModelParams, texture_width),
             offset_of!(ModelParams, texture_layers),
+            offset_of!(ModelParams, morph_slots),
+            offset_of!(ModelParams, morph_frame_texels),
+            offset_of!(ModelParams, morph_delta_base),
+            offset_of!(ModelParams, morph_delta_count),
         ],
     );
     check(

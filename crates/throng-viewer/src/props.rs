@@ -33,6 +33,7 @@ pub fn hat() -> Result<ModelHandle> {
             name: "hat".into(),
             parent: None,
             rest: LocalTransform::Trs(Trs::IDENTITY),
+            weights: None,
         }],
         meshes: vec![Mesh {
             name: "cone".into(),
@@ -46,7 +47,10 @@ pub fn hat() -> Result<ModelHandle> {
                 weights: Vec::new(),
                 indices,
                 material: Some(0),
+                targets: Vec::new(),
             }],
+            target_names: Vec::new(),
+            weights: Vec::new(),
         }],
         instances: vec![MeshInstance {
             node: 0,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::scene::{Channel, Clip, Interpolation, Property};
+use crate::scene::{Channel, Clip, Interpolation, Property, WeightChannel};
 use glam::{Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use throng_core::model::ClipEvent;
@@ -25,6 +25,7 @@ impl Ctx<'_> {
         for anim in self.doc.animations() {
             let a = anim.index();
             let mut channels: Vec<Channel> = Vec::new();
+            let mut weights: Vec<WeightChannel> = Vec::new();
             for ch in anim.channels() {
                 let c = ch.index();
                 let at = format!("animations[{a}].channels[{c}]");
@@ -34,9 +35,10 @@ impl Ctx<'_> {
                     gltf::animation::Property::Rotation => Property::Rotation,
                     gltf::animation::Property::Scale => Property::Scale,
                     gltf::animation::Property::MorphTargetWeights => {
-                        w.add(format!(
-                            "animations[{a}]: morph-target weight channels ignored"
-                        ));
+                        if let Some(ch) = self.weight_channel(&ch, &at, w)? {
+                            weights.retain(|x: &WeightChannel| x.node != ch.node);
+                            weights.push(ch);
+                        }
                         continue;
                     }
                 };
@@ -48,35 +50,7 @@ impl Ctx<'_> {
                     gltf::animation::Interpolation::Linear => Interpolation::Linear,
                     gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
                 };
-                let times = self
-                    .buffers
-                    .read(
-                        &sampler.input(),
-                        Expect {
-                            dims: &[Dimensions::Scalar],
-                            types: FLOAT_ONLY,
-                            normalized_ints: false,
-                        },
-                        &|| format!("{sp}.input"),
-                    )?
-                    .to_f32();
-                if let Some(k) = times.iter().position(|t| *t < 0.0) {
-                    return Err(bad_value(
-                        format!("{sp}.input"),
-                        &format!("key {k} has negative time {}", times[k]),
-                    ));
-                }
-                if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
-                    return Err(bad_value(
-                        format!("{sp}.input"),
-                        &format!(
-                            "key times are not strictly increasing at key {} ({} then {})",
-                            k + 1,
-                            times[k],
-                            times[k + 1]
-                        ),
-                    ));
-                }
+                let times = self.key_times(&sampler, &sp)?;
                 let (dims, types): (&[Dimensions], &[DataType]) = match property {
                     Property::Rotation => (&[Dimensions::Vec4], FLOAT_OR_NORM),
                     _ => (&[Dimensions::Vec3], FLOAT_ONLY),
@@ -136,9 +110,9 @@ impl Ctx<'_> {
                     values,
                 });
             }
-            if channels.is_empty() {
+            if channels.is_empty() && weights.is_empty() {
                 w.add(format!(
-                    "animations[{a}] has no transform channels; skipped"
+                    "animations[{a}] has no transform or morph weight channels; skipped"
                 ));
                 continue;
             }
@@ -161,13 +135,133 @@ impl Ctx<'_> {
                     "animations[{a}]: duplicate clip name {base:?} renamed {name:?}"
                 ));
             }
-            let clip = Clip { name, channels };
+            let clip = Clip {
+                name,
+                channels,
+                weights,
+            };
             if let Some(raw) = anim.extras() {
                 self.extras_events(a, clips.len() as u32, &clip, raw.get(), &mut events)?;
             }
             clips.push(clip);
         }
         Ok((clips, events))
+    }
+
+    /// A morph weight channel: its node's mesh gives the weights per key;
+    /// `None` (with a warning) for a node that shows no mesh with targets.
+    fn weight_channel(
+        &self,
+        ch: &gltf::animation::Channel,
+        at: &str,
+        w: &mut Warnings,
+    ) -> Result<Option<WeightChannel>, ImportError> {
+        let node = ch.target().node();
+        let targets = node
+            .mesh()
+            .and_then(|m| m.primitives().next())
+            .map_or(0, |p| p.morph_targets().len());
+        if targets == 0 {
+            w.add(format!(
+                "{at}: animates the morph weights of node {}, which shows no mesh with morph targets; skipped",
+                node.index()
+            ));
+            return Ok(None);
+        }
+        let sampler = ch.sampler();
+        let sp = format!(
+            "animations[{}].samplers[{}]",
+            ch.animation().index(),
+            sampler.index()
+        );
+        let interpolation = match sampler.interpolation() {
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let times = self.key_times(&sampler, &sp)?;
+        let out = self.buffers.read(
+            &sampler.output(),
+            Expect {
+                dims: &[Dimensions::Scalar],
+                types: FLOAT_OR_NORM,
+                normalized_ints: true,
+            },
+            &|| format!("{sp}.output"),
+        )?;
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let expected = times.len() * per_key * targets;
+        if out.count() != expected {
+            return Err(bad_value(
+                format!("{sp}.output"),
+                &format!(
+                    "has {} weights for {} keys of {targets} morph targets ({interpolation:?} needs {expected})",
+                    out.count(),
+                    times.len(),
+                ),
+            ));
+        }
+        let values = out.to_f32();
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(bad_value(
+                format!("{sp}.output"),
+                &format!(
+                    "weight {} of key {} is {} (weights must be finite)",
+                    i % targets,
+                    i / (per_key * targets),
+                    values[i]
+                ),
+            ));
+        }
+        Ok(Some(WeightChannel {
+            node: node.index() as u32,
+            interpolation,
+            times,
+            values,
+            targets: targets as u32,
+        }))
+    }
+
+    /// A sampler's key times: non-negative, strictly increasing.
+    fn key_times(
+        &self,
+        sampler: &gltf::animation::Sampler,
+        sp: &str,
+    ) -> Result<Vec<f32>, ImportError> {
+        let times = self
+            .buffers
+            .read(
+                &sampler.input(),
+                Expect {
+                    dims: &[Dimensions::Scalar],
+                    types: FLOAT_ONLY,
+                    normalized_ints: false,
+                },
+                &|| format!("{sp}.input"),
+            )?
+            .to_f32();
+        if let Some(k) = times.iter().position(|t| *t < 0.0) {
+            return Err(bad_value(
+                format!("{sp}.input"),
+                &format!("key {k} has negative time {}", times[k]),
+            ));
+        }
+        if let Some(k) = times.windows(2).position(|p| p[1] <= p[0]) {
+            return Err(bad_value(
+                format!("{sp}.input"),
+                &format!(
+                    "key times are not strictly increasing at key {} ({} then {})",
+                    k + 1,
+                    times[k],
+                    times[k + 1]
+                ),
+            ));
+        }
+        Ok(times)
     }
 
     /// Events in an animation's `extras.events` (see `crate::events`).

@@ -1,7 +1,7 @@
 //! Mesh primitives: attributes read through the bounds-checked accessor
 //! reader, triangulated indices, joints checked against the skin.
 
-use crate::scene::{Mesh, Primitive};
+use crate::scene::{Mesh, MorphTarget, Primitive};
 use glam::Vec2;
 use gltf::accessor::Dimensions;
 
@@ -29,9 +29,6 @@ impl Ctx<'_> {
                 "{at}: {mode:?} primitive skipped (only triangles are drawn)"
             ));
             return Ok(None);
-        }
-        if prim.morph_targets().len() > 0 {
-            w.add(format!("{at}: morph targets ignored"));
         }
         let attr_path = |name: &str| format!("{at}.attributes.{name}");
         let vec3f = Expect {
@@ -194,8 +191,15 @@ impl Ctx<'_> {
                 v
             }
         };
+        let targets = self.morph_targets(prim, &at, n, vec3f)?;
+        if targets.iter().any(|t| t.normals.is_some()) && normals.is_none() {
+            w.add(format!(
+                "{at}: morph targets move normals the primitive lacks; the generated normals are not morphed"
+            ));
+        }
         Ok(Some(Primitive {
             index: p as u32,
+            targets,
             positions,
             normals,
             uvs,
@@ -205,6 +209,41 @@ impl Ctx<'_> {
             indices,
             material: prim.material().index().map(|i| i as u32),
         }))
+    }
+}
+
+impl Ctx<'_> {
+    /// A primitive's morph targets: POSITION and NORMAL offsets, one per
+    /// vertex (TANGENT offsets are not read: tangents are not baked yet).
+    fn morph_targets(
+        &self,
+        prim: &gltf::Primitive,
+        at: &str,
+        n: usize,
+        vec3f: Expect,
+    ) -> Result<Vec<MorphTarget>, ImportError> {
+        let mut out = Vec::new();
+        for (t, target) in prim.morph_targets().enumerate() {
+            let read = |acc: Option<gltf::Accessor>, name: &str| -> Result<_, ImportError> {
+                let Some(acc) = acc else { return Ok(None) };
+                let path = || format!("{at}.targets[{t}].{name}");
+                let v = to_vec3(&self.buffers.read(&acc, vec3f, &path)?.to_f32());
+                if v.len() != n {
+                    return Err(ImportError::Accessor {
+                        path: path(),
+                        msg: format!("has {} elements, POSITION has {n}", v.len()),
+                    });
+                }
+                Ok(Some(v))
+            };
+            let positions = read(target.positions(), "POSITION")?;
+            let normals = read(target.normals(), "NORMAL")?;
+            out.push(MorphTarget {
+                positions: positions.unwrap_or_else(|| vec![glam::Vec3::ZERO; n]),
+                normals,
+            });
+        }
+        Ok(out)
     }
 }
 

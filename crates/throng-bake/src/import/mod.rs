@@ -3,9 +3,11 @@
 //! What is kept: the node hierarchy of the whole file, the skins, the meshes
 //! (triangles, triangle strips and fans as triangle lists), the node→mesh
 //! instances reachable from the default scene, translation/rotation/scale
-//! animation channels, and base-colour materials with their encoded images.
-//! What is dropped, with a warning: point and line primitives, morph targets
-//! and weight channels, cameras, lights, textures other than base colour.
+//! and morph-weight animation channels, morph targets (position and normal
+//! offsets, target names from `extras.targetNames`, default weights from the
+//! mesh and the node), and materials with their encoded images.
+//! What is dropped, with a warning: point and line primitives, morph
+//! targets' tangent offsets, cameras, lights.
 //!
 //! Every accessor is read through the `accessor` module, which checks it against
 //! its buffer; errors carry the glTF JSON path of the offending property.
@@ -17,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::scene::{Mesh, MeshInstance, Scene};
+use crate::scene::{Mesh, MeshInstance, Primitive, Scene};
 use glam::Vec3;
 use throng_core::limits::MAX_CLIPS;
 
@@ -301,12 +303,15 @@ impl Ctx<'_> {
                     primitives.push(p);
                 }
             }
+            let (target_names, weights) = mesh_targets(&mesh, &primitives, w);
             meshes.push(Mesh {
                 name: mesh
                     .name()
                     .map(str::to_owned)
                     .unwrap_or_else(|| format!("mesh{}", mesh.index())),
                 primitives,
+                target_names,
+                weights,
             });
         }
         let mut instances = Vec::new();
@@ -341,11 +346,6 @@ impl Ctx<'_> {
                 skin,
             });
         }
-        if self.doc.nodes().any(|n| n.weights().is_some())
-            || self.doc.meshes().any(|m| m.weights().is_some())
-        {
-            w.add("morph target weights are ignored");
-        }
         let (clips, events) = self.clips(w)?;
         Ok(Scene {
             name: name.to_owned(),
@@ -359,6 +359,43 @@ impl Ctx<'_> {
             events,
         })
     }
+}
+
+/// A mesh's target names (`extras.targetNames` where it lists one per
+/// target, else `target{i}`) and default weights (zeros where absent), for
+/// the target count of its first primitive: a primitive with another count
+/// fails the scene's rule 6 with both counts.
+fn mesh_targets(
+    mesh: &gltf::Mesh,
+    prims: &[Primitive],
+    w: &mut Warnings,
+) -> (Vec<String>, Vec<f32>) {
+    let n = prims.first().map_or(0, |p| p.targets.len());
+    let listed: Option<Vec<String>> = mesh
+        .extras()
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .and_then(|v| {
+            v.get("targetNames")?
+                .as_array()?
+                .iter()
+                .map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        });
+    let names = match listed {
+        Some(names) if names.len() == n => names,
+        Some(names) => {
+            w.add(format!(
+                "meshes[{}].extras.targetNames lists {} names for {n} targets; numbered instead",
+                mesh.index(),
+                names.len()
+            ));
+            (0..n).map(|i| format!("target{i}")).collect()
+        }
+        None => (0..n).map(|i| format!("target{i}")).collect(),
+    };
+    let weights = mesh.weights().map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
+    (names, weights)
 }
 
 fn to_vec3(v: &[f32]) -> Vec<Vec3> {

@@ -58,6 +58,7 @@ impl Ctx<'_> {
                     .unwrap_or_else(|| format!("node{i}")),
                 parent: None,
                 rest,
+                weights: node.weights().map(<[f32]>::to_vec),
             });
         }
         for node in self.doc.nodes() {

@@ -32,7 +32,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -179,6 +179,21 @@ pub struct EventRecord {
     pub name: StrRef,
     /// Payload (JSON text, may be empty).
     pub data: StrRef,
+}
+
+/// `MSLT`: one morph slot, a target of one mesh instance (20 bytes;
+/// [`crate::morph::MorphSlot`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct MorphSlotRecord {
+    /// Target name.
+    pub name: StrRef,
+    /// Node showing the mesh.
+    pub node: u32,
+    /// glTF mesh index.
+    pub mesh: u32,
+    /// Target index in the mesh.
+    pub target: u32,
 }
 
 /// `IMPO`: the animated impostor's plan (32 bytes; the section holds none
@@ -369,6 +384,12 @@ pub mod tags {
     pub const IMPOSTOR_SPHERES: [u8; 4] = *b"IMPS";
     /// The impostor's images: colour, then normal.
     pub const IMPOSTOR_DATA: [u8; 4] = *b"IMPD";
+    /// Morph slots ([`super::MorphSlotRecord`]; none without morph targets).
+    pub const MORPH_SLOTS: [u8; 4] = *b"MSLT";
+    /// Morph weights: one f32 per frame and slot, frame-major.
+    pub const MORPH_WEIGHTS: [u8; 4] = *b"MWGT";
+    /// Morph deltas ([`crate::morph::MorphDelta`], 32 bytes each).
+    pub const MORPH_DELTAS: [u8; 4] = *b"MDLT";
 }
 
 const _: () = {
@@ -380,7 +401,9 @@ const _: () = {
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
     assert!(std::mem::size_of::<ImageRecord>() == 32);
-    assert!(std::mem::size_of::<BakedVertex>() == 56);
+    assert!(std::mem::size_of::<BakedVertex>() == 64);
+    assert!(std::mem::size_of::<MorphSlotRecord>() == 20);
+    assert!(std::mem::size_of::<crate::morph::MorphDelta>() == 32);
     assert!(std::mem::size_of::<EventRecord>() == 24);
     assert!(std::mem::size_of::<RootMotionKey>() == 16);
     assert!(std::mem::size_of::<ImpostorRecord>() == 32);
@@ -408,6 +431,9 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::IMPOSTOR => size_of::<ImpostorRecord>(),
         tags::IMPOSTOR_SPHERES => 16,
         tags::PROVENANCE => size_of::<ProvenanceRecord>(),
+        tags::MORPH_SLOTS => size_of::<MorphSlotRecord>(),
+        tags::MORPH_WEIGHTS => 4,
+        tags::MORPH_DELTAS => size_of::<crate::morph::MorphDelta>(),
         _ => return None,
     })
 }

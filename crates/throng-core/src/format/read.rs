@@ -17,6 +17,7 @@ use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
     TexelFormat, Texels,
 };
+use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::provenance::{MAX_PROVENANCE_TEXT, Provenance};
 
 /// Reads and validates a model from `path`.
@@ -465,6 +466,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
     let impostor = read_impostor(&dir, bytes)?;
+    let morphs = read_morphs(&dir, bytes, &strings)?;
     let provenance = provenance_section(&dir, bytes, &strings)?;
     let model = BakedModel {
         name: strings.get(m.name, &|| "model name".into())?,
@@ -486,11 +488,34 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
         images,
         root_motion,
         events,
+        morphs,
         impostor,
         provenance,
     };
     model.validate()?;
     Ok(model)
+}
+
+/// The morph sections (`MSLT`, `MWGT`, `MDLT`); their consistency with the
+/// frames and vertices is [`Morphs::validate`]'s.
+fn read_morphs(dir: &Directory, bytes: &[u8], strings: &Strings) -> Result<Morphs, FormatError> {
+    let slots = records::<MorphSlotRecord>(dir, bytes, tags::MORPH_SLOTS)?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            Ok(MorphSlot {
+                name: strings.get(r.name, &|| format!("morph slot {i} name"))?,
+                node: r.node,
+                mesh: r.mesh,
+                target: r.target,
+            })
+        })
+        .collect::<Result<Vec<_>, FormatError>>()?;
+    Ok(Morphs {
+        slots,
+        weights: records(dir, bytes, tags::MORPH_WEIGHTS)?,
+        deltas: records::<MorphDelta>(dir, bytes, tags::MORPH_DELTAS)?,
+    })
 }
 
 /// The provenance of the `.throng` file `bytes` (`None`: the file has no

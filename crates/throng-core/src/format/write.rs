@@ -138,6 +138,17 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             data: strings.add(&e.data),
         })
         .collect();
+    let morph_slots: Vec<MorphSlotRecord> = model
+        .morphs
+        .slots
+        .iter()
+        .map(|m| MorphSlotRecord {
+            name: strings.add(&m.name),
+            node: m.node,
+            mesh: m.mesh,
+            target: m.target,
+        })
+        .collect();
     let (impostor, spheres, impostor_data): (Vec<ImpostorRecord>, &[[f32; 4]], Vec<u8>) =
         match &model.impostor {
             Some(a) => (
@@ -190,6 +201,9 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         section(tags::IMPOSTOR, &impostor),
         section(tags::IMPOSTOR_SPHERES, spheres),
         section(tags::IMPOSTOR_DATA, &impostor_data),
+        section(tags::MORPH_SLOTS, &morph_slots),
+        section(tags::MORPH_WEIGHTS, &model.morphs.weights),
+        section(tags::MORPH_DELTAS, &model.morphs.deltas),
     ];
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);

@@ -90,6 +90,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
                     uv: [0.0; 2],
                     joints: [0; 4],
                     weights: [1.0, 0.0, 0.0, 0.0],
+                    morph: [0, 0],
                 })
                 .collect(),
             indices: vec![0, 1, 2],
@@ -109,6 +110,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
         images: vec![],
         root_motion: vec![],
         events: vec![],
+        morphs: Default::default(),
         impostor: None,
         provenance: None,
     };

@@ -1,0 +1,240 @@
+//! Models with morph targets for the morph tests (Throng bundles none):
+//!
+//! * [`morph_bar`]: built with the glTF builder. A skinned strip of 14
+//!   vertices on two joints with two sparse targets ("bulge" widens its top,
+//!   "lift" pushes its middle forward, both with normal offsets), and a
+//!   rigid triangle under a rotated, non-uniformly scaled node with a target
+//!   of its own. Clips: "talk" (the tip joint turns while the weights move
+//!   linearly), "snap" (the badge's weight steps from 0 to 1 at 0.25 s),
+//!   "blink" (cubic-spline weights only) and "hold" (the tip turns, the
+//!   weights stay at the mesh's defaults, 0.25 and 0).
+//! * [`simple_skin_with_morph`]: the bundled `khronos_SimpleSkin.gltf` with
+//!   one target added (its top four vertices move sideways) and a weight
+//!   channel on its existing clip's key times, as an exporter would write
+//!   them: the bundled model's skinning, animation and file layout, with
+//!   morphs on top.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
+
+/// The builder-made morph model, as `.gltf` bytes.
+pub fn morph_bar() -> Vec<u8> {
+    morph_bar_builder().to_gltf()
+}
+
+/// [`morph_bar`]'s builder, for tests that break it.
+pub fn morph_bar_builder() -> GltfBuilder {
+    let mut b = GltfBuilder::new();
+    let root = b.node(Node::new("root"));
+    let tip = b.node(Node::new("tip").translation([0.0, 1.0, 0.0]));
+    b.add_child(root, tip);
+    // Seven rows of two vertices from y = 0 to y = 2.
+    let rows = 7;
+    let mut positions = Vec::new();
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for r in 0..rows {
+        let y = 2.0 * r as f32 / (rows - 1) as f32;
+        let w_tip = (y - 0.5).clamp(0.0, 1.0);
+        for x in [-0.2f32, 0.2] {
+            positions.push([x, y, 0.0]);
+            joints.push([0u16, 1, 0, 0]);
+            weights.push([1.0 - w_tip, w_tip, 0.0, 0.0]);
+        }
+    }
+    let normals = vec![[0.0, 0.0, 1.0]; positions.len()];
+    let mut indices = Vec::new();
+    for r in 0..rows - 1 {
+        let (a, b2, c, d) = (2 * r, 2 * r + 1, 2 * r + 2, 2 * r + 3);
+        indices.extend([a, b2, d, a, d, c]);
+    }
+    // "bulge": the top two rows widen; "lift": rows 2..=4 come forward and
+    // their normals tilt up. Every other offset is zero (sparse).
+    let bulge: Vec<[f32; 3]> = positions
+        .iter()
+        .map(|p| {
+            if p[1] > 1.5 {
+                [p[0] * 1.5, 0.1, 0.0]
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect();
+    let bulge_n: Vec<[f32; 3]> = positions
+        .iter()
+        .map(|p| {
+            if p[1] > 1.5 {
+                [p[0].signum() * 0.5, 0.0, 0.0]
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect();
+    let lift: Vec<[f32; 3]> = positions
+        .iter()
+        .map(|p| {
+            if (0.6..1.4).contains(&p[1]) {
+                [0.0, 0.0, 0.3]
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect();
+    let lift_n: Vec<[f32; 3]> = positions
+        .iter()
+        .map(|p| {
+            if (0.6..1.4).contains(&p[1]) {
+                [0.0, 0.4, 0.0]
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect();
+    let strip = b.mesh(
+        "strip",
+        vec![
+            Primitive::new(&positions)
+                .normals(&normals)
+                .indices(&indices)
+                .skin_set(&joints, &weights)
+                .target(&bulge, Some(&bulge_n))
+                .target(&lift, Some(&lift_n)),
+        ],
+    );
+    b.mesh_weights(strip, &[0.25, 0.0], Some(&["bulge", "lift"]));
+    let skin = b.skin(
+        "bar",
+        &[root, tip],
+        Some(&[
+            glam::Mat4::IDENTITY,
+            glam::Mat4::from_translation(glam::Vec3::new(0.0, -1.0, 0.0)),
+        ]),
+    );
+    let body = b.node(Node::new("body").mesh(strip).skin(skin));
+    // A rigid badge: rotated, scaled apart per axis, with one target.
+    let tri = [[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.0, 0.3, 0.0]];
+    let badge_mesh = b.mesh(
+        "badge",
+        vec![Primitive::new(&tri).normals(&[[0.0, 0.0, 1.0]; 3]).target(
+            &[[0.0; 3], [0.2, 0.1, 0.0], [0.0; 3]],
+            Some(&[[0.0, 0.3, 0.0]; 3]),
+        )],
+    );
+    let badge = b.node(
+        Node::new("badge")
+            .translation([0.6, 0.5, 0.1])
+            .rotation(glam::Quat::from_rotation_y(0.5).to_array())
+            .scale([2.0, 1.0, 0.5])
+            .mesh(badge_mesh),
+    );
+    b.scene(&[root, body, badge]);
+    let turn = |deg: f32| glam::Quat::from_rotation_z(deg.to_radians()).to_array();
+    b.animation(
+        "talk",
+        vec![
+            Channel::rotation(
+                tip,
+                Interpolation::Linear,
+                &[0.0, 0.5, 1.0],
+                &[turn(0.0), turn(35.0), turn(0.0)],
+            ),
+            Channel::weights(
+                body,
+                Interpolation::Linear,
+                &[0.0, 0.3, 0.7, 1.0],
+                &[0.0, 0.0, 1.0, 0.2, 0.1, 1.0, 0.0, 0.0],
+            ),
+            Channel::weights(badge, Interpolation::Linear, &[0.0, 0.5], &[0.0, 1.0]),
+        ],
+    );
+    // A step: the badge's target snaps on at 0.25 s.
+    b.animation(
+        "snap",
+        vec![Channel::weights(
+            badge,
+            Interpolation::Step,
+            &[0.0, 0.25],
+            &[0.0, 1.0],
+        )],
+    );
+    // Cubic spline: (in-tangents, values, out-tangents) per key.
+    b.animation(
+        "blink",
+        vec![Channel::weights(
+            body,
+            Interpolation::CubicSpline,
+            &[0.0, 0.4, 0.8],
+            &[
+                0.0, 0.0, 0.0, 0.0, 2.0, 0.5, //
+                0.0, 0.0, 1.0, 1.0, 0.0, 0.0, //
+                -1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            ],
+        )],
+    );
+    b.animation(
+        "hold",
+        vec![Channel::rotation(
+            tip,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &[turn(-20.0), turn(20.0)],
+        )],
+    );
+    b
+}
+
+/// The bundled SimpleSkin with one morph target and a weight channel added
+/// (module docs), as `.gltf` bytes.
+pub fn simple_skin_with_morph() -> Vec<u8> {
+    let path = crate::asset("khronos_SimpleSkin.gltf");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).expect("SimpleSkin"))
+        .expect("SimpleSkin is JSON");
+    // Its 10 vertices stand in 5 rows of 2 from y = 0 to 2; the top two rows
+    // (vertices 6..10) move sideways and forward.
+    let offsets: Vec<f32> = (0..10)
+        .flat_map(|v| if v >= 6 { [0.4, 0.0, 0.2] } else { [0.0; 3] })
+        .collect();
+    let key_count = doc["accessors"][5]["count"].as_u64().expect("key count") as usize;
+    let weights: Vec<f32> = (0..key_count)
+        .map(|k| (k as f32 / (key_count - 1).max(1) as f32 * std::f32::consts::PI).sin())
+        .collect();
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(&offsets).to_vec();
+    let weights_at = bytes.len();
+    bytes.extend_from_slice(bytemuck::cast_slice(&weights));
+    let buffer = doc["buffers"].as_array().expect("buffers").len();
+    doc["buffers"].as_array_mut().unwrap().push(json!({
+        "uri": format!(
+            "data:application/gltf-buffer;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&bytes)
+        ),
+        "byteLength": bytes.len(),
+    }));
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({ "buffer": buffer, "byteLength": weights_at }));
+    views.push(
+        json!({ "buffer": buffer, "byteOffset": weights_at, "byteLength": weights.len() * 4 }),
+    );
+    let (offsets_view, weights_view) = (views.len() - 2, views.len() - 1);
+    let accessors = doc["accessors"].as_array_mut().unwrap();
+    accessors.push(json!({
+        "bufferView": offsets_view, "componentType": 5126, "count": 10, "type": "VEC3",
+        "min": [0.0, 0.0, 0.0], "max": [0.4, 0.0, 0.2],
+    }));
+    accessors.push(json!({
+        "bufferView": weights_view, "componentType": 5126, "count": key_count, "type": "SCALAR",
+    }));
+    let (offsets_acc, weights_acc) = (accessors.len() - 2, accessors.len() - 1);
+    doc["meshes"][0]["primitives"][0]["targets"] = json!([{ "POSITION": offsets_acc }]);
+    doc["meshes"][0]["extras"] = json!({ "targetNames": ["lean"] });
+    let anim = &mut doc["animations"][0];
+    let sampler = anim["samplers"].as_array().unwrap().len();
+    anim["samplers"].as_array_mut().unwrap().push(json!({
+        "input": 5, "interpolation": "LINEAR", "output": weights_acc,
+    }));
+    anim["channels"].as_array_mut().unwrap().push(json!({
+        "sampler": sampler, "target": { "node": 0, "path": "weights" },
+    }));
+    serde_json::to_vec(&doc).expect("serialise")
+}
