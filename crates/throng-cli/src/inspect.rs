@@ -88,6 +88,7 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
         })).collect::<Vec<_>>(),
         "materials": materials_json(&m.materials),
         "images": images_json(&m.images),
+        "morphs": crate::inspect_morphs::baked_morphs_json(m),
         "impostor": m.impostor.as_ref().map(|a| json!({
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
             "layer_size": a.plan.layer_size, "layers": a.plan.layers, "codec": a.plan.codec.name(),
@@ -115,10 +116,11 @@ pub fn gltf_json(s: &Scene, warnings: &[String]) -> Value {
         })).collect::<Vec<_>>(),
         "instances": s.instances.iter().map(|i| json!({ "node": i.node, "mesh": i.mesh, "skin": i.skin })).collect::<Vec<_>>(),
         "clips": s.clips.iter().enumerate().map(|(i, c)| json!({
-            "index": i, "name": c.name, "duration": c.duration(), "channels": c.channels.len(),
+            "index": i, "name": c.name, "duration": c.duration(), "channels": c.channels.len() + c.weights.len(),
         })).collect::<Vec<_>>(),
         "materials": materials_json(&s.materials),
         "images": images_json(&s.images),
+        "morphs": crate::inspect_morphs::scene_morphs_json(s),
         "warnings": warnings,
     })
 }
@@ -165,6 +167,7 @@ fn text(v: &Value) -> String {
             );
         }
         crate::inspect_materials::text(&mut s, v);
+        crate::inspect_morphs::text(&mut s, v);
         let i = &v["impostor"];
         if i.is_object() {
             let _ = writeln!(
@@ -239,6 +242,7 @@ fn text(v: &Value) -> String {
             arr("instances").len()
         );
         crate::inspect_materials::text(&mut s, v);
+        crate::inspect_morphs::text(&mut s, v);
         let _ = writeln!(s, "  clips     {}", arr("clips").len());
         for c in arr("clips") {
             let _ = writeln!(

@@ -165,10 +165,6 @@ pub fn text(s: &mut String, v: &Value) {
             bytes(img["gpu_bytes"].as_u64().unwrap_or(0))
         );
     }
-    let _ = writeln!(
-        s,
-        "  morph targets  not baked (Throng drops them at import, with a warning)"
-    );
 }
 
 #[cfg(test)]

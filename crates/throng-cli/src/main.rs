@@ -13,6 +13,7 @@ mod bake_many;
 mod bench;
 mod inspect;
 mod inspect_materials;
+mod inspect_morphs;
 mod render;
 mod sample;
 mod soak;
