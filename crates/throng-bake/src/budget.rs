@@ -54,6 +54,7 @@ pub(crate) fn plan_frames(
         &base_frames,
         bone_count,
         (lod0.vertices.len(), lod0.indices.len()),
+        &meshes.morphs,
         opts,
     )?;
     let frame_bytes = bone_count as u64 * 3 * TexelFormat::F32.texel_size() as u64;
@@ -76,12 +77,12 @@ pub(crate) fn plan_frames(
 /// Estimated bytes of a bake, from its frame counts alone (nothing sampled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BakeEstimate {
-    /// Bytes stored per frame: the palette's texels, the frame's bounds and
-    /// its root-motion key.
+    /// Bytes stored per frame: the palette's texels, the frame's bounds,
+    /// its root-motion key and its morph weights.
     pub(crate) per_frame: u64,
     /// Frames in the table, rest frame included.
     pub(crate) frames: u64,
-    /// Bytes of vertices, indices and images.
+    /// Bytes of vertices, indices, morph deltas and images.
     pub(crate) meshes: u64,
 }
 
@@ -102,6 +103,7 @@ pub(crate) fn check_budget(
     clip_frames: &[u32],
     bone_count: u32,
     (vertex_count, index_count): (usize, usize),
+    morphs: &throng_core::morph::Morphs,
     opts: &BakeOptions,
 ) -> Result<BakeEstimate, BakeError> {
     let texels_per_frame = bone_count as u64 * TEXELS_PER_MATRIX as u64;
@@ -112,9 +114,12 @@ pub(crate) fn check_budget(
                 size_of::<RootMotionKey>() as u64
             } else {
                 0
-            },
+            }
+            + morphs.slots.len() as u64 * size_of::<f32>() as u64,
         frames: 1 + clip_frames.iter().map(|&n| n as u64).sum::<u64>(),
-        meshes: (vertex_count * size_of::<BakedVertex>() + index_count * size_of::<u32>()) as u64
+        meshes: (vertex_count * size_of::<BakedVertex>()
+            + index_count * size_of::<u32>()
+            + size_of_val(morphs.deltas.as_slice())) as u64
             + scene
                 .images
                 .iter()
