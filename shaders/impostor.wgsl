@@ -38,6 +38,8 @@ struct ImpostorParams {
     roughness: f32,
     pad0: u32,
     pad1: u32,
+    // Its area-weighted mean emission.
+    emissive: vec3<f32>,
 }
 
 // Group 1 from binding 8: clear of the bone texture's bindings, which the
@@ -343,8 +345,8 @@ fn blended(in: ImpostorOut) -> Blended {
 
 // The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
 // ambient hemisphere, then fogged, like draw.wgsl's shade: its captured
-// colour and normal as one material of the model's mean metalness and
-// roughness (no occlusion or emission: the atlas does not hold them).
+// colour and (normal-mapped) normal as one material of the model's mean
+// metalness, roughness and emission (no occlusion: the atlas holds none).
 fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let rgb = b.colour.rgb / b.colour.a;
     let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
@@ -356,7 +358,7 @@ fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     if (frame.shading == SHADING_LAMBERT) {
         lit = lambert_shade(base, n, lights);
     } else {
-        let s = Surface(vec4<f32>(base, 1.0), impostor.metallic, impostor.roughness, n, 1.0, vec3<f32>(0.0));
+        let s = Surface(vec4<f32>(base, 1.0), impostor.metallic, impostor.roughness, n, 1.0, impostor.emissive);
         lit = pbr_shade(s, lights, normalize(frame.eye.xyz - in.world_position));
     }
     return vec4<f32>(fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz), 1.0);

@@ -1,12 +1,13 @@
 //! Shared helpers of Throng's integration tests, whichever crate they live
 //! in: paths of the bundled assets, comparison with named tolerances, a glTF
-//! builder ([`gltf_builder`]), models with morph targets ([`morph_models`]), golden images ([`golden`]) and WGSL checks
+//! builder ([`gltf_builder`]), the material test model ([`material_models`]), models with morph targets ([`morph_models`]), golden images ([`golden`]) and WGSL checks
 //! ([`wgsl`]).
 
 use std::path::PathBuf;
 
 pub mod gltf_builder;
 pub mod golden;
+pub mod material_models;
 pub mod morph_models;
 pub mod rng;
 pub mod walker;

@@ -491,6 +491,12 @@ pub struct ImpostorParams {
     pub roughness: f32,
     /// Padding to 16 bytes.
     pub pad: [u32; 2],
+    /// Its emission (factor × strength, linear RGB), likewise: the atlas
+    /// holds no emission, so an emissive part glows over the whole
+    /// impostor at its share of the surface.
+    pub emissive: [f32; 3],
+    /// Padding to 16 bytes.
+    pub pad1: u32,
 }
 
 /// One animation layer of an instance as the palette pre-pass reads it

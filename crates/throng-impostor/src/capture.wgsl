@@ -9,8 +9,9 @@
 struct CaptureOut {
     // Unlit colour with coverage: base colour × texture × tint.
     @location(0) colour: vec4<f32>,
-    // The view-space normal, octahedral in RG, and the depth across the
-    // cell's sphere in B (0 nearest the camera); A is coverage.
+    // The view-space normal (normal-mapped, as the mesh is shaded),
+    // octahedral in RG, and the depth across the cell's sphere in B (0
+    // nearest the camera); A is coverage.
     @location(1) normal: vec4<f32>,
 }
 
@@ -23,8 +24,9 @@ fn fs_capture(in: VertexOut, @builtin(front_facing) front_facing: bool) -> Captu
         discard;
     }
     let n = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
+    let mapped = material_surface(in.uv, in.world_position, n, in.tint).normal;
     var out: CaptureOut;
     out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
-    out.normal = vec4<f32>(oct_encode(n) * 0.5 + 0.5, in.clip_position.z, 1.0);
+    out.normal = vec4<f32>(oct_encode(mapped) * 0.5 + 0.5, in.clip_position.z, 1.0);
     return out;
 }

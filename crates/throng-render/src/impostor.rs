@@ -204,9 +204,11 @@ impl GpuImpostor {
             cells_per_layer: plan.cells_per_layer(),
             frame_count: model.frame_count(),
             clip_count: plan.clips,
-            metallic: surface.0,
-            roughness: surface.1,
+            metallic: surface.metallic,
+            roughness: surface.roughness,
             pad: [0; 2],
+            emissive: surface.emissive.to_array(),
+            pad1: 0,
         };
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(&format!("{name} impostor params")),
@@ -373,23 +375,38 @@ impl ImpostorPipelines {
     }
 }
 
-/// The model's metalness and roughness, its materials' (glTF's default
-/// material for submeshes without one) weighted by their surface area in
-/// the finest LOD; the texture maps are not sampled (the factors alone).
-fn mean_surface(model: &BakedModel) -> (f32, f32) {
+/// The model's metalness, roughness and emission, its materials' (glTF's
+/// default material for submeshes without one) weighted by their surface
+/// area in the finest LOD; the texture maps are not sampled (the factors
+/// alone).
+fn mean_surface(model: &BakedModel) -> MeanSurface {
     let areas = model.area_by_material();
     let default = throng_core::material::Material::default();
     let total: f32 = areas.iter().sum();
+    let mut mean = MeanSurface {
+        metallic: 0.0,
+        roughness: 0.0,
+        emissive: glam::Vec3::ZERO,
+    };
     if total <= 0.0 {
-        return (0.0, 1.0);
+        mean.roughness = 1.0;
+        return mean;
     }
-    let (m, r) = areas
-        .iter()
-        .enumerate()
-        .map(|(i, &a)| {
-            let mat = model.materials.get(i).unwrap_or(&default);
-            (mat.metallic_factor * a, mat.roughness_factor * a)
-        })
-        .fold((0.0, 0.0), |(m, r), (dm, dr)| (m + dm, r + dr));
-    (m / total, r / total)
+    for (i, &a) in areas.iter().enumerate() {
+        let mat = model.materials.get(i).unwrap_or(&default);
+        let w = a / total;
+        mean.metallic += mat.metallic_factor * w;
+        mean.roughness += mat.roughness_factor * w;
+        mean.emissive += mat.emissive * w;
+    }
+    mean
+}
+
+/// A model's materials averaged over its surface ([`mean_surface`]).
+struct MeanSurface {
+    metallic: f32,
+    roughness: f32,
+    /// Emission: factor × strength (the emissive texture's texels are not
+    /// averaged in).
+    emissive: glam::Vec3,
 }

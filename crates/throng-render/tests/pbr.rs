@@ -23,172 +23,21 @@
 //! changes the picture.
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
-use image::{Rgba, RgbaImage};
-use throng_bake::{BakeOptions, bake, import_file};
+use image::RgbaImage;
 use throng_core::BakedModel;
-use throng_core::material::{AlphaMode, Image, TextureRef, TextureSlot, UvTransform};
+use throng_core::material::{TextureSlot, UvTransform};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
 use throng_render::{
     Gpu, GpuModel, Lighting, PathChoice, Renderer, RendererOptions, Shading, require_gpu,
 };
-use throng_tests::gltf_builder::{GltfBuilder, Node, Primitive, gltf_bytes};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::material_models::{baked_sphere, models};
 
 const SIZE: (u32, u32) = (256, 192);
 const COLUMNS: usize = 4;
 const SPACING: f32 = 2.4;
-
-/// A UV sphere of radius 1: `rings` × `segments` quads, seams duplicated.
-fn sphere(rings: u32, segments: u32) -> Primitive {
-    let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
-    for r in 0..=rings {
-        let v = r as f32 / rings as f32;
-        let theta = v * std::f32::consts::PI;
-        for s in 0..=segments {
-            let u = s as f32 / segments as f32;
-            let phi = u * std::f32::consts::TAU;
-            let d = [
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                -theta.sin() * phi.sin(),
-            ];
-            p.push(d);
-            n.push(d);
-            uv.push([u, v]);
-        }
-    }
-    let mut idx = Vec::new();
-    let row = segments + 1;
-    for r in 0..rings {
-        for s in 0..segments {
-            let (a, b) = (r * row + s, (r + 1) * row + s);
-            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
-        }
-    }
-    let count = p.len();
-    Primitive::new(&p)
-        .normals(&n)
-        .uvs(&uv)
-        .skin_set(&vec![[0; 4]; count], &vec![[1.0, 0.0, 0.0, 0.0]; count])
-        .indices(&idx)
-}
-
-/// PNG bytes of `image`.
-fn png(image: &RgbaImage) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
-    out.into_inner()
-}
-
-/// A tangent-space normal map of ridges along u.
-fn ridges() -> RgbaImage {
-    RgbaImage::from_fn(64, 64, |x, _| {
-        let slope = (x as f32 / 64.0 * std::f32::consts::TAU * 6.0).sin() * 0.8;
-        let n = Vec3::new(slope, 0.0, 1.0).normalize();
-        let c = (n * 0.5 + Vec3::splat(0.5)) * 255.0;
-        Rgba([c.x as u8, c.y as u8, c.z as u8, 255])
-    })
-}
-
-/// White with alpha stripes across v: opaque, clear, opaque, …
-fn stripes() -> RgbaImage {
-    RgbaImage::from_fn(16, 64, |_, y| {
-        Rgba([255, 255, 255, if (y / 8) % 2 == 0 { 255 } else { 0 }])
-    })
-}
-
-/// The sphere, imported and baked through the glTF path.
-fn baked_sphere() -> BakedModel {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh("sphere", vec![sphere(16, 24)]);
-    let skin = b.skin("skin", &[joint], Some(&[Mat4::IDENTITY]));
-    b.node(Node::new("sphere").mesh(mesh).skin(skin));
-    let dir = std::env::temp_dir().join("throng-pbr-sphere");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sphere.gltf");
-    std::fs::write(&path, gltf_bytes(&b.to_json())).unwrap();
-    let imported = import_file(&path).unwrap();
-    let (mut model, _) = bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
-    model.lods.truncate(1);
-    model.impostor = None;
-    model.images = vec![
-        Image {
-            name: "ridges".into(),
-            mime: "image/png".into(),
-            bytes: png(&ridges()),
-        },
-        Image {
-            name: "stripes".into(),
-            mime: "image/png".into(),
-            bytes: png(&stripes()),
-        },
-    ];
-    model.materials = vec![Default::default()];
-    model.lods[0].submeshes[0].material = Some(0);
-    model
-}
-
-/// The grid's materials, row after row.
-fn materials() -> Vec<throng_core::material::Material> {
-    let plain = throng_core::material::Material {
-        name: "plain".into(),
-        base_color_factor: Vec4::new(0.7, 0.15, 0.1, 1.0),
-        metallic_factor: 0.0,
-        roughness_factor: 0.5,
-        ..Default::default()
-    };
-    let gold = Vec4::new(1.0, 0.77, 0.34, 1.0);
-    let mut out = Vec::new();
-    for metal in [false, true] {
-        for roughness in [0.1, 0.4, 0.7, 1.0] {
-            out.push(throng_core::material::Material {
-                base_color_factor: if metal { gold } else { plain.base_color_factor },
-                metallic_factor: metal as u32 as f32,
-                roughness_factor: roughness,
-                ..plain.clone()
-            });
-        }
-    }
-    let mut textures = [None; 5];
-    out.push(throng_core::material::Material {
-        emissive: Vec3::new(1.2, 0.5, 0.1),
-        ..plain.clone()
-    });
-    textures[TextureSlot::Normal as usize] = Some(TextureRef::new(0));
-    out.push(throng_core::material::Material {
-        textures,
-        roughness_factor: 0.35,
-        ..plain.clone()
-    });
-    let mut textures = [None; 5];
-    textures[TextureSlot::BaseColor as usize] = Some(TextureRef::new(1));
-    out.push(throng_core::material::Material {
-        textures,
-        alpha_mode: AlphaMode::Mask,
-        ..plain.clone()
-    });
-    out.push(throng_core::material::Material {
-        alpha_mode: AlphaMode::Blend,
-        base_color_factor: plain.base_color_factor.truncate().extend(0.5),
-        ..plain
-    });
-    out
-}
-
-/// One model per material.
-fn models(sphere: &BakedModel) -> Vec<ModelHandle> {
-    materials()
-        .into_iter()
-        .map(|m| {
-            let mut model = sphere.clone();
-            model.materials = vec![m];
-            ModelHandle::new(model).unwrap()
-        })
-        .collect()
-}
 
 /// Where sphere `i` stands.
 fn place(i: usize) -> Vec3 {

@@ -569,6 +569,7 @@ fn impostor_params_match_their_rust_twin() {
                 offset_of!(ImpostorParams, roughness),
                 offset_of!(ImpostorParams, pad),
                 offset_of!(ImpostorParams, pad) + 4,
+                offset_of!(ImpostorParams, emissive),
             ],
         );
     }
