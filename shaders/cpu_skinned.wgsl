@@ -52,7 +52,7 @@ fn palette_skin(v: VertexIn) -> Skinned {
             m.r2 += b.r2 * w;
         }
     }
-    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal));
+    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal), transform_tangent(m, v.tangent));
 }
 
 @vertex

@@ -49,6 +49,7 @@ struct VertexIn {
     @location(3) joints: vec4<u32>,
     @location(4) weights: vec4<f32>,
     @location(5) morph: vec2<u32>,
+    @location(6) tangent: vec4<f32>,
 }
 
 struct VertexOut {
@@ -60,14 +61,17 @@ struct VertexOut {
     // The LOD cross-fade level (0: none): this mesh keeps the pixels whose
     // dither rank is below it.
     @location(4) @interpolate(flat) lod_dither: u32,
+    // The vertex's tangent in the world, w the bitangent's sign; zero where
+    // it has none (the fragment then derives a frame from derivatives).
+    @location(5) world_tangent: vec4<f32>,
 }
 
 @vertex
 fn vs_main(v: VertexIn, r: RecordIn) -> VertexOut {
     let rec = record_in(r);
-    var s = Skinned(v.position, v.normal);
+    var s = Skinned(v.position, v.normal, v.tangent);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph), rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph, v.tangent), rec);
     }
     var out = vertex_out(world_from_model(rec), s, v.uv, rec.tint);
     out.lod_dither = record_lod_dither(rec);
@@ -98,6 +102,7 @@ fn vertex_out(world: Rows, s: Skinned, uv: vec2<f32>, tint: u32) -> VertexOut {
     out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
     out.world_position = p;
     out.world_normal = transform_normal(world, s.normal);
+    out.world_tangent = transform_tangent(world, s.tangent);
     out.uv = uv;
     out.tint = unpack4x8unorm(tint);
     out.lod_dither = 0u;
@@ -149,7 +154,9 @@ fn shade(in: VertexOut, front_facing: bool, shadow: f32) -> vec4<f32> {
             n = -n;
         }
     }
-    let s = material_surface(in.uv, in.world_position, n, in.tint);
+    // A back face keeps the front's bitangent (the normal alone turns).
+    let t = in.world_tangent * vec4<f32>(1.0, 1.0, 1.0, select(-1.0, 1.0, front_facing));
+    let s = material_surface_tangent(in.uv, in.world_position, n, t, in.tint);
     if (material.alpha_mode == ALPHA_MASK && s.base.a < material.alpha_cutoff) {
         discard;
     }

@@ -71,13 +71,22 @@ fn base_texel(uv: vec2<f32>) -> vec4<f32> {
 // colour `tint` (tint × palette). Alpha mask is left to the caller. Call
 // from uniform control flow (it samples and takes derivatives).
 fn material_surface(uv: vec2<f32>, p: vec3<f32>, n: vec3<f32>, tint: vec4<f32>) -> Surface {
+    return material_surface_tangent(uv, p, n, vec4<f32>(0.0), tint);
+}
+
+// material_surface() with the vertex's tangent `t` (w the bitangent's
+// sign, glTF's convention: bitangent = cross(n, t.xyz) · t.w), which
+// orients the normal map where it is not zero; a zero one falls back to
+// the derivative frame.
+fn material_surface_tangent(uv: vec2<f32>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>, tint: vec4<f32>) -> Surface {
     let base = material.base_color * base_texel(uv) * tint;
     let mr = textureSample(metallic_roughness_texture, metallic_roughness_sampler, slot_uv(SLOT_METALLIC_ROUGHNESS, uv));
     let tn = textureSample(normal_texture, normal_sampler, slot_uv(SLOT_NORMAL, uv)).xyz * 2.0 - 1.0;
     let ao = textureSample(occlusion_texture, occlusion_sampler, slot_uv(SLOT_OCCLUSION, uv)).r;
     let glow = textureSample(emissive_texture, emissive_sampler, slot_uv(SLOT_EMISSIVE, uv)).rgb;
     let scaled = vec3<f32>(tn.xy * material.normal_scale, tn.z);
-    let mapped = perturb_normal(n, p, slot_uv(SLOT_NORMAL, uv), scaled);
+    let derived = perturb_normal(n, p, slot_uv(SLOT_NORMAL, uv), scaled);
+    let mapped = select(derived, tangent_normal(n, t, scaled), dot(t.xyz, t.xyz) > 0.0);
     let has_normal_map = (material.textures & (1u << SLOT_NORMAL)) != 0u;
     var s: Surface;
     s.base = base;

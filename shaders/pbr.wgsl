@@ -105,11 +105,28 @@ fn pbr_shade(s: Surface, l: Lights, v: vec3<f32>) -> vec3<f32> {
     return direct + ambient * s.occlusion + s.emissive;
 }
 
+// A tangent-space normal `m` on the surface of unit normal `n` through the
+// vertex tangent `t` (glTF: bitangent = cross(n, t.xyz) · t.w; the tangent
+// made orthogonal to `n` first).
+fn tangent_normal(n: vec3<f32>, t: vec4<f32>, m: vec3<f32>) -> vec3<f32> {
+    let tangent = normalize(t.xyz - n * dot(n, t.xyz));
+    let bitangent = cross(n, tangent) * t.w;
+    let mapped = normalize(tangent * m.x + bitangent * m.y + n * m.z);
+    return select(n, mapped, all(mapped == mapped));
+}
+
 // A tangent-space normal `t` (z out of the surface, y up the image as glTF
 // draws normal maps) on the surface of unit normal `n` at world position
 // `p` and texture coordinates `uv`, through the cotangent frame that
 // screen-space derivatives give (Schüler, "Normal Mapping Without
 // Precomputed Tangents", 2013). Call from uniform control flow.
+//
+// Schüler's formula takes y up the screen; WGSL's dpdy grows down it,
+// which turns his frame by 180° about n: the tangent (towards increasing
+// u) is the negated sum, and his bitangent (towards increasing v) negated
+// twice is what the map's +y needs, since texture v grows down the image
+// while the map's y grows up it. tests/tangents.rs holds this frame to
+// the vertex tangents' orientation.
 fn perturb_normal(n: vec3<f32>, p: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> vec3<f32> {
     let dp1 = dpdx(p);
     let dp2 = dpdy(p);
@@ -117,9 +134,8 @@ fn perturb_normal(n: vec3<f32>, p: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> ve
     let duv2 = dpdy(uv);
     let dp2perp = cross(dp2, n);
     let dp1perp = cross(n, dp1);
-    let tangent = dp2perp * duv1.x + dp1perp * duv2.x;
-    // Texture v grows down the image; the map's y grows up it.
-    let bitangent = -(dp2perp * duv1.y + dp1perp * duv2.y);
+    let tangent = -(dp2perp * duv1.x + dp1perp * duv2.x);
+    let bitangent = dp2perp * duv1.y + dp1perp * duv2.y;
     let scale = inverseSqrt(max(max(dot(tangent, tangent), dot(bitangent, bitangent)), 1e-20));
     let m = normalize(tangent * scale * t.x + bitangent * scale * t.y + n * t.z);
     return select(n, m, all(m == m));

@@ -38,7 +38,7 @@ fn encode_pose_vertex(s: Skinned) -> vec4<u32> {
 }
 
 fn decode_pose_vertex(w: vec4<u32>) -> Skinned {
-    return Skinned(bitcast<vec3<f32>>(w.xyz), oct_direction(unpack2x16snorm(w.w)));
+    return Skinned(bitcast<vec3<f32>>(w.xyz), oct_direction(unpack2x16snorm(w.w)), vec4<f32>(0.0));
 }
 
 // Vertex `vertex` of cached pose `frame`. The index is clamped to the
@@ -54,7 +54,7 @@ fn cached_vertex(frame: u32, vertex: u32) -> Skinned {
 
 // a + (b - a) * t, as lerp_rows does for matrices.
 fn lerp_skinned(a: Skinned, b: Skinned, t: f32) -> Skinned {
-    return Skinned(a.position + (b.position - a.position) * t, a.normal + (b.normal - a.normal) * t);
+    return Skinned(a.position + (b.position - a.position) * t, a.normal + (b.normal - a.normal) * t, vec4<f32>(0.0));
 }
 
 // The vertex `vertex` of the LOD for record `rec` from the cache: frame

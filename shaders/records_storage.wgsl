@@ -77,5 +77,5 @@ fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
             m.r2 += b.r2 * w;
         }
     }
-    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal));
+    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal), transform_tangent(m, v.tangent));
 }

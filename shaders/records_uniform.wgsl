@@ -37,5 +37,5 @@ fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
 // It exists so that draw.wgsl composes on every record path; it returns a
 // degenerate pose, never drawn.
 fn record_pose(vertex: u32, rec: InstanceRecord) -> Skinned {
-    return Skinned(vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0));
+    return Skinned(vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(0.0));
 }

@@ -14,9 +14,9 @@ fn vs_shadow(v: VertexIn, r: RecordIn) -> @builtin(position) vec4<f32> {
     if (record_hides(rec)) {
         return HIDDEN_POSITION;
     }
-    var s = Skinned(v.position, v.normal);
+    var s = Skinned(v.position, v.normal, v.tangent);
     if (SKINNING) {
-        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph), rec);
+        s = skin_record(SkinInput(v.position, v.normal, v.joints, v.weights, v.morph, v.tangent), rec);
     }
     let p = transform_point(world_from_model(rec), s.position);
     return shadow.light_clip_from_world * vec4<f32>(p, 1.0);

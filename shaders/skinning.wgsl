@@ -127,6 +127,8 @@ struct SkinInput {
     weights: vec4<f32>,
     // The vertex's morph deltas: first, count (BakedVertex::morph).
     morph: vec2<u32>,
+    // Its tangent, w the bitangent's sign (zero: none).
+    tangent: vec4<f32>,
 }
 
 // Texel `index` of the morph texture, rows of MORPH_TEXTURE_WIDTH.
@@ -175,6 +177,18 @@ fn morph(v: SkinInput, rec: InstanceRecord) -> SkinInput {
 struct Skinned {
     position: vec3<f32>,
     normal: vec3<f32>,
+    // Unit tangent, w the bitangent's sign; zero where the vertex has none
+    // (and from the pose cache, which holds none).
+    tangent: vec4<f32>,
+}
+
+// A tangent moved by `m`: its direction by the 3x3 part, normalised, the
+// sign flipped where `m` mirrors. A zero tangent stays zero.
+fn transform_tangent(m: Rows, t: vec4<f32>) -> vec4<f32> {
+    let d = vec3<f32>(dot(m.r0.xyz, t.xyz), dot(m.r1.xyz, t.xyz), dot(m.r2.xyz, t.xyz));
+    let len2 = dot(d, d);
+    let mirror = dot(m.r0.xyz, cross(m.r1.xyz, m.r2.xyz)) < 0.0;
+    return select(vec4<f32>(0.0), vec4<f32>(d * inverseSqrt(len2), select(t.w, -t.w, mirror)), len2 > 0.0);
 }
 
 // Skins one bind-pose vertex into model space for one instance, morphing
@@ -191,7 +205,7 @@ fn skin(input: SkinInput, rec: InstanceRecord) -> Skinned {
             m.r2 += b.r2 * w;
         }
     }
-    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal));
+    return Skinned(transform_point(m, v.position), transform_normal(m, v.normal), transform_tangent(m, v.tangent));
 }
 
 fn world_from_model(rec: InstanceRecord) -> Rows {

@@ -27,11 +27,13 @@ fn read_vertex(index: u32) -> SkinInput {
     let j01 = vertex_words[base + VERTEX_JOINTS_WORD];
     let j23 = vertex_words[base + VERTEX_JOINTS_WORD + 1u];
     let m = base + VERTEX_MORPH_WORD;
+    let t = base + VERTEX_TANGENT_WORD;
     return SkinInput(
         vec3<f32>(word_f32(p), word_f32(p + 1u), word_f32(p + 2u)),
         vec3<f32>(word_f32(n), word_f32(n + 1u), word_f32(n + 2u)),
         vec4<u32>(j01 & 0xffffu, j01 >> 16u, j23 & 0xffffu, j23 >> 16u),
         vec4<f32>(word_f32(w), word_f32(w + 1u), word_f32(w + 2u), word_f32(w + 3u)),
         vec2<u32>(vertex_words[m], vertex_words[m + 1u]),
+        vec4<f32>(unpack2x16snorm(vertex_words[t]), unpack2x16snorm(vertex_words[t + 1u])),
     );
 }

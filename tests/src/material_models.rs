@@ -9,7 +9,7 @@
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 use image::{Rgba, RgbaImage};
-use throng_bake::{BakeOptions, bake, import_file};
+use throng_bake::{BakeOptions, Scene, bake, import_slice};
 use throng_core::BakedModel;
 use throng_core::material::{AlphaMode, Image, Material, TextureRef, TextureSlot};
 use throng_crowd::crowd::ModelHandle;
@@ -87,35 +87,7 @@ pub fn baked_sphere() -> BakedModel {
 /// The sphere baked with `opts` and a clip, "spin" (a turn about +y in
 /// 4 s), its images and one default material (dress it with [`models`]).
 pub fn spinning_sphere(opts: &BakeOptions) -> BakedModel {
-    let mut b = GltfBuilder::new();
-    let joint = b.node(Node::new("joint"));
-    let mesh = b.mesh("sphere", vec![sphere(16, 24)]);
-    let skin = b.skin("skin", &[joint], Some(&[Mat4::IDENTITY]));
-    b.node(Node::new("sphere").mesh(mesh).skin(skin));
-    let turn = |a: f32| Quat::from_rotation_y(a).to_array();
-    let quarter = std::f32::consts::FRAC_PI_2;
-    b.animation(
-        "spin",
-        vec![Channel::rotation(
-            joint,
-            Interpolation::Linear,
-            &[0.0, 1.0, 2.0, 3.0, 4.0],
-            &[
-                turn(0.0),
-                turn(quarter),
-                turn(2.0 * quarter),
-                turn(3.0 * quarter),
-                turn(0.0),
-            ],
-        )],
-    );
-    let dir = std::env::temp_dir().join(format!("throng-material-sphere-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sphere.gltf");
-    std::fs::write(&path, gltf_bytes(&b.to_json())).unwrap();
-    let imported = import_file(&path).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let (mut model, _) = bake(&imported.scene, opts, &|_, _| {}).unwrap();
+    let (mut model, _) = bake(&sphere_scene(), opts, &|_, _| {}).unwrap();
     model.images = vec![
         Image {
             name: "ridges".into(),
@@ -178,6 +150,68 @@ pub fn materials() -> Vec<Material> {
         ..plain
     });
     out
+}
+
+/// The sphere as imported: one joint, the "spin" clip, no material.
+pub fn sphere_scene() -> Scene {
+    let mut b = GltfBuilder::new();
+    let joint = b.node(Node::new("joint"));
+    let mesh = b.mesh("sphere", vec![sphere(16, 24)]);
+    let skin = b.skin("skin", &[joint], Some(&[Mat4::IDENTITY]));
+    b.node(Node::new("sphere").mesh(mesh).skin(skin));
+    let turn = |a: f32| Quat::from_rotation_y(a).to_array();
+    let quarter = std::f32::consts::FRAC_PI_2;
+    b.animation(
+        "spin",
+        vec![Channel::rotation(
+            joint,
+            Interpolation::Linear,
+            &[0.0, 1.0, 2.0, 3.0, 4.0],
+            &[
+                turn(0.0),
+                turn(quarter),
+                turn(2.0 * quarter),
+                turn(3.0 * quarter),
+                turn(0.0),
+            ],
+        )],
+    );
+    import_slice(&gltf_bytes(&b.to_json()), None, "sphere")
+        .expect("the sphere imports")
+        .scene
+}
+
+/// The sphere with one material whose normal texture is `map` (so the bake
+/// generates MikkTSpace tangents for it).
+pub fn normal_mapped_sphere(map: &RgbaImage) -> Scene {
+    let mut scene = sphere_scene();
+    let mut textures = [None; 5];
+    textures[TextureSlot::Normal as usize] = Some(TextureRef::new(0));
+    scene.materials = vec![Material {
+        name: "bumps".into(),
+        base_color_factor: Vec4::new(0.7, 0.15, 0.1, 1.0),
+        roughness_factor: 0.35,
+        textures,
+        ..Default::default()
+    }];
+    scene.images = vec![Image {
+        name: "bumps".into(),
+        mime: "image/png".into(),
+        bytes: png(map),
+    }];
+    scene.meshes[0].primitives[0].material = Some(0);
+    scene
+}
+
+/// A tangent-space normal map of bumps that lean along both x and y.
+pub fn bumps() -> RgbaImage {
+    RgbaImage::from_fn(64, 64, |x, y| {
+        let (u, v) = (x as f32 / 64.0, y as f32 / 64.0);
+        let k = std::f32::consts::TAU * 4.0;
+        let n = Vec3::new((u * k).sin() * 0.6, (v * k).cos() * 0.6, 1.0).normalize();
+        let c = (n * 0.5 + Vec3::splat(0.5)) * 255.0;
+        Rgba([c.x as u8, c.y as u8, c.z as u8, 255])
+    })
 }
 
 /// One model per material.

@@ -105,7 +105,7 @@ fn type_size(ty: &str) -> usize {
     };
     let base = match base {
         "u8" => 1,
-        "u16" | "f16" => 2,
+        "u16" | "i16" | "f16" => 2,
         "u32" | "f32" => 4,
         "u64" | "StrRef" => 8,
         "TextureSlotRecord" => 32,
@@ -230,7 +230,7 @@ fn documented_tables_match_the_structs() {
         ),
         (
             "BakedVertex",
-            layout!(BakedVertex: position, normal, uv, joints, weights, morph),
+            layout!(BakedVertex: position, normal, uv, joints, weights, morph, tangent),
         ),
         (
             "MorphSlotRecord",

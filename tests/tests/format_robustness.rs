@@ -483,10 +483,10 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         |f, b| put(b, entry(f, tags::BONES, record_size), 72u32),
     );
     c.check(
-        "wrong record size (VERT 32)",
+        "wrong record size (VERT 36)",
         Corrupt,
-        &["VERT", "declares 32-byte records, expected 64"],
-        |f, b| put(b, entry(f, tags::VERTICES, record_size), 32u32),
+        &["VERT", "declares 36-byte records, expected 72"],
+        |f, b| put(b, entry(f, tags::VERTICES, record_size), 36u32),
     );
     c.check(
         "wrong texel record size (8 for f32)",

@@ -31,6 +31,7 @@ pub mod sample;
 mod sampling;
 pub mod scene;
 mod selection;
+pub mod tangents;
 mod texture;
 mod uri;
 mod validate;

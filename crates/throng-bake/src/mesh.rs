@@ -19,7 +19,7 @@ use crate::scene::{Primitive, Scene};
 use glam::{Mat3, Mat4, Vec2, Vec3};
 use throng_core::limits::{MAX_BONES, MAX_INFLUENCES};
 use throng_core::math::{mat4_to_rows, rows_transform_normal, rows_transform_point};
-use throng_core::model::{BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh};
+use throng_core::model::{BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh, pack_tangent};
 use throng_core::morph::{MorphDelta, Morphs};
 
 use crate::error::BakeError;
@@ -145,6 +145,13 @@ pub(crate) fn convert_meshes(
             let base_vertex = vertices.len() as u32;
             let generated = prim.normals.is_none();
             let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
+            let tangents = prim_tangents(scene, inst.mesh, prim, &normals, report);
+            let linear = match &binding {
+                Binding::Skinned(_) => None,
+                Binding::Rigid {
+                    model_from_mesh, ..
+                } => Some(Mat3::from_mat4(*model_from_mesh)),
+            };
             for v in 0..prim.vertex_count() {
                 let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
                 let (position, normal, joints, weights) = match &binding {
@@ -182,6 +189,15 @@ pub(crate) fn convert_meshes(
                     }
                     None => [0, 0],
                 };
+                let tangent = tangents.as_ref().map_or([0; 4], |t| {
+                    let t = t[v];
+                    pack_tangent(match linear {
+                        // A direction in the surface: it moves with the
+                        // vertex; a mirroring transform flips the bitangent.
+                        Some(m) => (m * t.truncate()).extend(t.w * m.determinant().signum()),
+                        None => t,
+                    })
+                });
                 vertices.push(BakedVertex {
                     position: position.into(),
                     normal: normal.into(),
@@ -189,6 +205,7 @@ pub(crate) fn convert_meshes(
                     joints,
                     weights,
                     morph: if morph[1] == 0 { [0, 0] } else { morph },
+                    tangent,
                 });
             }
             let first_index = indices.len() as u32;
@@ -216,6 +233,34 @@ pub(crate) fn convert_meshes(
         indices,
         submeshes,
     })
+}
+
+/// A primitive's tangents ([`crate::tangents`]): the file's, else
+/// MikkTSpace's where a normal map needs them, else none; zero-length ones
+/// are counted in the report's warnings (they bake as "none").
+fn prim_tangents(
+    scene: &Scene,
+    mesh: u32,
+    prim: &Primitive,
+    normals: &[Vec3],
+    report: &mut BakeReport,
+) -> Option<Vec<glam::Vec4>> {
+    let (tangents, whose) = match &prim.tangents {
+        Some(t) => (t.clone(), "the file's"),
+        None if crate::tangents::needed(scene, prim) => {
+            (crate::tangents::generate(prim, normals), "MikkTSpace's")
+        }
+        None => return None,
+    };
+    let zero = crate::tangents::zero_length(&tangents);
+    if zero > 0 {
+        report.warnings.push(format!(
+            "meshes[{mesh}].primitives[{}]: {zero} of {} tangents ({whose}) have zero length; those vertices use the shader's derivative frame",
+            prim.index,
+            tangents.len()
+        ));
+    }
+    Some(tangents)
 }
 
 /// Appends vertex `v`'s non-zero morph offsets to `out`, tagged with slot

@@ -90,6 +90,10 @@ pub struct Primitive {
     pub positions: Vec<Vec3>,
     /// Normals; `None` if the file had none (the baker then computes them).
     pub normals: Option<Vec<Vec3>>,
+    /// Tangents (xyz, w the bitangent's sign); `None` if the file had none
+    /// (the baker generates MikkTSpace tangents where a normal map needs
+    /// them). A zero-length one is kept: the bake stores it as "none".
+    pub tangents: Option<Vec<Vec4>>,
     /// First texture coordinate set.
     pub uvs: Option<Vec<Vec2>>,
     /// Number of 4-wide influence sets (JOINTS_n/WEIGHTS_n pairs); 0 if unskinned.
@@ -398,6 +402,12 @@ fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<()
         len_check("normals", normals.len(), n)?;
         if normals.iter().any(|v| !v.is_finite()) {
             return Err(SceneError::NotFinite(format!("normals of {}", at())));
+        }
+    }
+    if let Some(tangents) = &prim.tangents {
+        len_check("tangents", tangents.len(), n)?;
+        if tangents.iter().any(|v| !v.is_finite()) {
+            return Err(SceneError::NotFinite(format!("tangents of {}", at())));
         }
     }
     if let Some(uvs) = &prim.uvs {

@@ -282,6 +282,7 @@ mod tests {
             joints: [0; 4],
             weights: [1.0, 0.0, 0.0, 0.0],
             morph,
+            tangent: [0; 4],
         }
     }
 

@@ -24,7 +24,8 @@ fn fs_capture(in: VertexOut, @builtin(front_facing) front_facing: bool) -> Captu
         discard;
     }
     let n = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
-    let mapped = material_surface(in.uv, in.world_position, n, in.tint).normal;
+    let t = in.world_tangent * vec4<f32>(1.0, 1.0, 1.0, select(-1.0, 1.0, front_facing));
+    let mapped = material_surface_tangent(in.uv, in.world_position, n, t, in.tint).normal;
     var out: CaptureOut;
     out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
     out.normal = vec4<f32>(oct_encode(mapped) * 0.5 + 0.5, in.clip_position.z, 1.0);

@@ -51,6 +51,10 @@ pub struct GpuLod {
     pub submeshes: Vec<GpuSubmesh>,
     /// Vertex count.
     pub vertex_count: u32,
+    /// Some vertex has a tangent: the pose cache (which holds positions and
+    /// normals only) leaves this LOD to per-vertex skinning, so that its
+    /// normal maps are oriented by the tangents on every path.
+    pub has_tangents: bool,
 }
 
 /// A baked model on the GPU. Identified by the [`ModelHandle`] key it was
@@ -284,6 +288,7 @@ impl GpuModel {
                 index_buffer,
                 submeshes,
                 vertex_count: lod.vertices.len() as u32,
+                has_tangents: lod.vertices.iter().any(|v| v.tangent != [0; 4]),
             });
         }
         let impostor = GpuImpostor::upload(device, queue, model, &palette);

@@ -244,8 +244,9 @@ impl ColorPipeline<'_> {
 }
 
 /// The vertex layout of [`BakedVertex`] buffers.
-pub(crate) const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
-    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4, 5 => Uint32x2
+pub(crate) const VERTEX_ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4, 5 => Uint32x2,
+    6 => Snorm16x4
 ];
 
 /// The one attribute the cached entry point reads: the UV (location 2, at

@@ -31,6 +31,9 @@
 //! drawn by per-vertex skinning, counted in
 //! [`FrameStats::pose_fallback_draws`](crate::FrameStats::pose_fallback_draws).
 //!
+//! A LOD whose vertices carry tangents (normal-mapped materials) is not
+//! cached either: a cached vertex holds no tangent.
+//!
 //! Only the storage record paths read the cache; the packaged
 //! (downlevel) path has no storage buffers in the vertex stage. Instances
 //! with animation layers keep the palette pre-pass (their pose is not a
@@ -189,8 +192,12 @@ impl PoseCache {
         let sizes: Vec<Option<u64>> = (0..model.lods.len())
             .map(|l| {
                 let lod = &model.lods[l];
-                lod_bytes(lod.vertex_count, model.frame_count)
-                    .filter(|&b| model.impostor_at(l).is_none() && b > 0 && b <= self.binding_limit)
+                lod_bytes(lod.vertex_count, model.frame_count).filter(|&b| {
+                    model.impostor_at(l).is_none()
+                        && !lod.has_tangents
+                        && b > 0
+                        && b <= self.binding_limit
+                })
             })
             .collect();
         let wanted: u64 = sizes.iter().flatten().sum();

@@ -165,6 +165,7 @@ pub fn prelude() -> String {
          const VERTEX_JOINTS_WORD: u32 = {}u;\n\
          const VERTEX_WEIGHTS_WORD: u32 = {}u;\n\
          const VERTEX_MORPH_WORD: u32 = {}u;\n\
+         const VERTEX_TANGENT_WORD: u32 = {}u;\n\
          const MORPH_TEXTURE_WIDTH: u32 = {MORPH_TEXTURE_WIDTH}u;\n\
          const MORPH_WEIGHTS_PER_TEXEL: u32 = {MORPH_WEIGHTS_PER_TEXEL}u;\n\
          const MORPH_DELTA_TEXELS: u32 = {MORPH_DELTA_TEXELS}u;\n\
@@ -202,6 +203,7 @@ pub fn prelude() -> String {
         word(offset_of!(BakedVertex, joints)),
         word(offset_of!(BakedVertex, weights)),
         word(offset_of!(BakedVertex, morph)),
+        word(offset_of!(BakedVertex, tangent)),
         WrapMode::Loop.code(),
         WrapMode::Once.code(),
         WrapMode::PingPong.code(),

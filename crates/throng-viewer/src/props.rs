@@ -41,6 +41,7 @@ pub fn hat() -> Result<ModelHandle> {
                 index: 0,
                 positions,
                 normals: None, // flat-shaded by the renderer
+                tangents: None,
                 uvs: None,
                 influence_sets: 0,
                 joints: Vec::new(),

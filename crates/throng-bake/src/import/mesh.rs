@@ -72,6 +72,27 @@ impl Ctx<'_> {
             }
             None => None,
         };
+        let tangents = match prim.get(&Semantic::Tangents) {
+            Some(acc) => {
+                let c = self.buffers.read(
+                    &acc,
+                    Expect {
+                        dims: &[Dimensions::Vec4],
+                        types: FLOAT_ONLY,
+                        normalized_ints: true,
+                    },
+                    &|| attr_path("TANGENT"),
+                )?;
+                same_count("TANGENT", c.count())?;
+                Some(
+                    c.to_f32()
+                        .chunks_exact(4)
+                        .map(glam::Vec4::from_slice)
+                        .collect(),
+                )
+            }
+            None => None,
+        };
         let uvs = match prim.get(&Semantic::TexCoords(0)) {
             Some(acc) => {
                 let c = self.buffers.read(
@@ -202,6 +223,7 @@ impl Ctx<'_> {
             targets,
             positions,
             normals,
+            tangents,
             uvs,
             influence_sets,
             joints,

@@ -401,7 +401,7 @@ const _: () = {
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
     assert!(std::mem::size_of::<ImageRecord>() == 32);
-    assert!(std::mem::size_of::<BakedVertex>() == 64);
+    assert!(std::mem::size_of::<BakedVertex>() == 72);
     assert!(std::mem::size_of::<MorphSlotRecord>() == 20);
     assert!(std::mem::size_of::<crate::morph::MorphDelta>() == 32);
     assert!(std::mem::size_of::<EventRecord>() == 24);

@@ -91,6 +91,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
                     joints: [0; 4],
                     weights: [1.0, 0.0, 0.0, 0.0],
                     morph: [0, 0],
+                    tangent: [0; 4],
                 })
                 .collect(),
             indices: vec![0, 1, 2],
