@@ -183,8 +183,12 @@ struct Skinned {
 }
 
 // A tangent moved by `m`: its direction by the 3x3 part, normalised, the
-// sign flipped where `m` mirrors. A zero tangent stays zero.
+// sign flipped where `m` mirrors. A zero tangent stays zero, without the
+// arithmetic: a model without normal maps has none, so whole waves skip it.
 fn transform_tangent(m: Rows, t: vec4<f32>) -> vec4<f32> {
+    if (t.w == 0.0) {
+        return vec4<f32>(0.0);
+    }
     let d = vec3<f32>(dot(m.r0.xyz, t.xyz), dot(m.r1.xyz, t.xyz), dot(m.r2.xyz, t.xyz));
     let len2 = dot(d, d);
     let mirror = dot(m.r0.xyz, cross(m.r1.xyz, m.r2.xyz)) < 0.0;
