@@ -369,7 +369,7 @@ pub struct DrawSpec {
     pub base_vertex: i32,
 }
 
-/// One changed instance state of a crowd mirror's scattered upload (80
+/// One changed instance state of a crowd mirror's scattered upload (96
 /// bytes), mirrored by WGSL's `StateUpdate` in `shaders/mirror.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
