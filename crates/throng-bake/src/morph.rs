@@ -74,17 +74,18 @@ impl WeightChannel {
         let (t0, t1) = (times[k], times[k + 1]);
         let dt = t1 - t0;
         let s = (t - t0) / dt;
-        let (s2, s3) = (s * s, s * s * s);
         for (i, o) in out.iter_mut().enumerate().take(n) {
             *o = match self.interpolation {
                 Interpolation::Step => at(k, 1, i),
                 Interpolation::Linear => at(k, 1, i) + (at(k + 1, 1, i) - at(k, 1, i)) * s,
-                Interpolation::CubicSpline => {
-                    at(k, 1, i) * (2.0 * s3 - 3.0 * s2 + 1.0)
-                        + at(k, 2, i) * (dt * (s3 - 2.0 * s2 + s))
-                        + at(k + 1, 1, i) * (-2.0 * s3 + 3.0 * s2)
-                        + at(k + 1, 0, i) * (dt * (s3 - s2))
-                }
+                Interpolation::CubicSpline => crate::sample::hermite(
+                    at(k, 1, i),
+                    at(k, 2, i),
+                    at(k + 1, 1, i),
+                    at(k + 1, 0, i),
+                    s,
+                    dt,
+                ),
             };
         }
     }
@@ -295,22 +296,7 @@ fn validate_channel(
             found: ch.targets as usize,
         });
     }
-    if ch.times.is_empty() {
-        return Err(SceneError::Invalid(format!("{}: no keys", at())));
-    }
-    if ch.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
-        return Err(SceneError::NotFinite(format!(
-            "key times of {} (or negative)",
-            at()
-        )));
-    }
-    if let Some(w) = ch.times.windows(2).position(|w| w[1] <= w[0]) {
-        return Err(SceneError::Invalid(format!(
-            "{}: key times not strictly increasing at key {}",
-            at(),
-            w + 1
-        )));
-    }
+    crate::scene::validate_key_times(&ch.times, &at)?;
     let per_key = if ch.interpolation == Interpolation::CubicSpline {
         3
     } else {

@@ -56,12 +56,7 @@ pub fn sample_channel(ch: &Channel, t: f32) -> Vec4 {
                 let b0 = ch.values[3 * k + 2]; // out-tangent of key k
                 let a1 = ch.values[3 * (k + 1)]; // in-tangent of key k+1
                 let v1 = ch.values[3 * (k + 1) + 1];
-                let s2 = s * s;
-                let s3 = s2 * s;
-                v0 * (2.0 * s3 - 3.0 * s2 + 1.0)
-                    + b0 * (dt * (s3 - 2.0 * s2 + s))
-                    + v1 * (-2.0 * s3 + 3.0 * s2)
-                    + a1 * (dt * (s3 - s2))
+                hermite(v0, b0, v1, a1, s, dt)
             }
         }
     };
@@ -70,6 +65,21 @@ pub fn sample_channel(ch: &Channel, t: f32) -> Vec4 {
     } else {
         raw
     }
+}
+
+/// glTF's cubic spline between key values `v0` and `v1` with `v0`'s
+/// out-tangent `b0` and `v1`'s in-tangent `a1`, at `s` in `[0, 1]` of a key
+/// interval `dt` long (Appendix C); for transforms and morph weights alike.
+pub(crate) fn hermite<T>(v0: T, b0: T, v1: T, a1: T, s: f32, dt: f32) -> T
+where
+    T: Copy + std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let s2 = s * s;
+    let s3 = s2 * s;
+    v0 * (2.0 * s3 - 3.0 * s2 + 1.0)
+        + b0 * (dt * (s3 - 2.0 * s2 + s))
+        + v1 * (-2.0 * s3 + 3.0 * s2)
+        + a1 * (dt * (s3 - s2))
 }
 
 /// Spherical linear interpolation taking the shortest path (negating `b` when

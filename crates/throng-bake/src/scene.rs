@@ -452,6 +452,31 @@ fn validate_primitive(m: usize, prim: &Primitive, materials: usize) -> Result<()
     Ok(())
 }
 
+/// A channel's key times (transform or morph weights, rule 5): at least
+/// one, finite, non-negative and strictly increasing; `at` names the
+/// channel.
+pub(crate) fn validate_key_times(times: &[f32], at: &dyn Fn() -> String) -> Result<(), SceneError> {
+    if times.is_empty() {
+        return Err(SceneError::Invalid(format!("{}: no keys", at())));
+    }
+    if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+        return Err(SceneError::NotFinite(format!(
+            "key times of {} (or negative)",
+            at()
+        )));
+    }
+    if let Some(w) = times.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(SceneError::Invalid(format!(
+            "{}: key times not strictly increasing at key {} ({} then {})",
+            at(),
+            w + 1,
+            times[w],
+            times[w + 1]
+        )));
+    }
+    Ok(())
+}
+
 fn validate_channel(
     c: usize,
     clip: &Clip,
@@ -461,24 +486,7 @@ fn validate_channel(
 ) -> Result<(), SceneError> {
     let at = || format!("clip {c} ({}) channel {k}", clip.name);
     check_index("node", &at(), ch.node, nodes)?;
-    if ch.times.is_empty() {
-        return Err(SceneError::Invalid(format!("{}: no keys", at())));
-    }
-    if ch.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
-        return Err(SceneError::NotFinite(format!(
-            "key times of {} (or negative)",
-            at()
-        )));
-    }
-    if let Some(w) = ch.times.windows(2).position(|w| w[1] <= w[0]) {
-        return Err(SceneError::Invalid(format!(
-            "{}: key times not strictly increasing at key {} ({} then {})",
-            at(),
-            w + 1,
-            ch.times[w],
-            ch.times[w + 1]
-        )));
-    }
+    validate_key_times(&ch.times, &at)?;
     let per_key = if ch.interpolation == Interpolation::CubicSpline {
         3
     } else {

@@ -13,6 +13,15 @@ use crate::error::ImportError;
 
 use super::*;
 
+/// A sampler's interpolation as the scene names it.
+fn interpolation(sampler: &gltf::animation::Sampler) -> Interpolation {
+    match sampler.interpolation() {
+        gltf::animation::Interpolation::Step => Interpolation::Step,
+        gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    }
+}
+
 impl Ctx<'_> {
     pub(super) fn clips(
         &self,
@@ -45,11 +54,7 @@ impl Ctx<'_> {
                 let sampler = ch.sampler();
                 let s = sampler.index();
                 let sp = format!("animations[{a}].samplers[{s}]");
-                let interpolation = match sampler.interpolation() {
-                    gltf::animation::Interpolation::Step => Interpolation::Step,
-                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
-                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-                };
+                let interpolation = interpolation(&sampler);
                 let times = self.key_times(&sampler, &sp)?;
                 let (dims, types): (&[Dimensions], &[DataType]) = match property {
                     Property::Rotation => (&[Dimensions::Vec4], FLOAT_OR_NORM),
@@ -174,11 +179,7 @@ impl Ctx<'_> {
             ch.animation().index(),
             sampler.index()
         );
-        let interpolation = match sampler.interpolation() {
-            gltf::animation::Interpolation::Step => Interpolation::Step,
-            gltf::animation::Interpolation::Linear => Interpolation::Linear,
-            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-        };
+        let interpolation = interpolation(&sampler);
         let times = self.key_times(&sampler, &sp)?;
         let out = self.buffers.read(
             &sampler.output(),
