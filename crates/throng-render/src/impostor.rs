@@ -174,24 +174,13 @@ impl GpuImpostor {
         let mut table = frame_table(model, atlas);
         let rows = table_rows(model, atlas);
         table.resize((rows * IMPOSTOR_TABLE_WIDTH) as usize, [0.0; 4]);
-        let table_texture = device.create_texture_with_data(
+        let table_texture = crate::model::texel_table(
+            device,
             queue,
-            &wgpu::TextureDescriptor {
-                label: Some(&format!("{name} impostor frame table")),
-                size: wgpu::Extent3d {
-                    width: IMPOSTOR_TABLE_WIDTH,
-                    height: rows,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            bytemuck::cast_slice(&table),
+            &format!("{name} impostor frame table"),
+            IMPOSTOR_TABLE_WIDTH,
+            rows,
+            &table,
         );
         gpu_bytes += (table.len() * 16) as u64;
         let surface = mean_surface(model);

@@ -327,10 +327,27 @@ fn upload_morphs(
         let rows = model.morphs.texture_rows(frames) as u32;
         (model.morphs.texels(frames), MORPH_TEXTURE_WIDTH, rows)
     };
-    let texture = device.create_texture_with_data(
+    let label = format!("{} morph texture", model.name);
+    let texture = texel_table(device, queue, &label, width, rows, &texels);
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    (view, std::mem::size_of_val(texels.as_slice()) as u64)
+}
+
+/// A 2D RGBA32F texture of `rows` rows of `width` texels from `texels`
+/// (whole rows), read by index with `textureLoad`: the morph texture and
+/// the impostor's frame table.
+pub(crate) fn texel_table(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    width: u32,
+    rows: u32,
+    texels: &[[f32; 4]],
+) -> wgpu::Texture {
+    device.create_texture_with_data(
         queue,
         &wgpu::TextureDescriptor {
-            label: Some(&format!("{} morph texture", model.name)),
+            label: Some(label),
             size: wgpu::Extent3d {
                 width,
                 height: rows,
@@ -344,10 +361,8 @@ fn upload_morphs(
             view_formats: &[],
         },
         wgpu::util::TextureDataOrder::LayerMajor,
-        bytemuck::cast_slice(&texels),
-    );
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    (view, std::mem::size_of_val(texels.as_slice()) as u64)
+        bytemuck::cast_slice(texels),
+    )
 }
 
 /// Array layers to allocate for a bone texture of `layers` layers.
