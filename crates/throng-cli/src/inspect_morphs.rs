@@ -17,16 +17,17 @@ pub fn baked_morphs_json(m: &BakedModel) -> Value {
         return Value::Null;
     }
     let frames = m.frame_count();
+    // One pass over the deltas (a face may have millions), not one a slot.
+    let mut per_slot = vec![0usize; morphs.slots.len()];
+    for d in &morphs.deltas {
+        per_slot[d.slot as usize] += 1;
+    }
     let slots: Vec<Value> = morphs
         .slots
         .iter()
         .enumerate()
         .map(|(s, slot)| {
-            let deltas = morphs
-                .deltas
-                .iter()
-                .filter(|d| d.slot as usize == s)
-                .count();
+            let deltas = per_slot[s];
             let first = morphs.weight(0, s as u32);
             let animated = (1..frames).any(|f| morphs.weight(f, s as u32) != first);
             json!({
