@@ -6,34 +6,14 @@
 //! from the bar's bind pose by more than the morphs' size. No GPU needed.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use serde_json::Value;
 
 mod common;
-use common::{positions, worst_distance};
+use common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
 
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("throng-morphs-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn throng(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("running the throng binary");
-    assert!(
-        output.status.success(),
-        "throng {args:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    serde_json::from_str(&throng(args)).unwrap_or_else(|e| panic!("throng {args:?}: {e}"))
 }
 
 #[test]

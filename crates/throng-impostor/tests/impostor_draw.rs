@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{CELL, fox, grid, grid_at, paths, variant};
+use common::{CELL, compare, covered, fox, grid, grid_at, paths, variant};
 use glam::Vec3;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle};
@@ -73,47 +73,6 @@ fn render(
     renderer
         .render_image(gpu, size, camera, &[crowd], &[&model])
         .unwrap()
-}
-
-/// Background pixels: those equal to the top-left corner's (the clear
-/// colour; the crowd never reaches the corner).
-fn covered(image: &image::RgbaImage) -> Vec<bool> {
-    let bg = *image.get_pixel(0, 0);
-    image.pixels().map(|p| *p != bg).collect()
-}
-
-struct Comparison {
-    /// Pixels covered by one picture only, over those the first covers.
-    coverage_mismatch: f64,
-    /// Mean absolute difference where both cover (8-bit levels, RGB mean).
-    mad: f64,
-    covered: usize,
-}
-
-fn compare(a: &image::RgbaImage, b: &image::RgbaImage) -> Comparison {
-    let (ca, cb) = (covered(a), covered(b));
-    let mut only = 0usize;
-    let mut both = 0usize;
-    let mut sum = 0.0;
-    for (i, (pa, pb)) in a.pixels().zip(b.pixels()).enumerate() {
-        match (ca[i], cb[i]) {
-            (true, true) => {
-                both += 1;
-                sum += (0..3)
-                    .map(|c| (pa[c] as f64 - pb[c] as f64).abs())
-                    .sum::<f64>()
-                    / 3.0;
-            }
-            (false, false) => {}
-            _ => only += 1,
-        }
-    }
-    let n = ca.iter().filter(|&&c| c).count();
-    Comparison {
-        coverage_mismatch: only as f64 / n.max(1) as f64,
-        mad: sum / both.max(1) as f64,
-        covered: n,
-    }
 }
 
 fn save(image: &image::RgbaImage, name: &str) {

@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::paths;
+use common::{compare, paths, variant};
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
@@ -61,19 +61,6 @@ fn dressed(sphere: &BakedModel, m: throng_core::material::Material, gpu: &Gpu) -
     }
 }
 
-fn only_mesh(model: &BakedModel) -> ModelHandle {
-    let mut m = model.clone();
-    m.impostor = None;
-    m.lods.truncate(1);
-    ModelHandle::new(m).unwrap()
-}
-
-fn only_impostor(model: &BakedModel) -> ModelHandle {
-    let mut m = model.clone();
-    m.impostor.as_mut().unwrap().screen_size = 1.0;
-    ModelHandle::new(m).unwrap()
-}
-
 /// A grid of spinning spheres at varied times and headings.
 fn grid(handle: &ModelHandle) -> Crowd {
     let mut crowd = Crowd::new();
@@ -115,47 +102,6 @@ fn render(gpu: &Gpu, path: PathChoice, camera: &Camera, handle: &ModelHandle) ->
     image
 }
 
-/// What two pictures differ by.
-struct Comparison {
-    /// Pixels covered by one only, over those `a` covers.
-    mismatch: f64,
-    /// Mean absolute difference where both cover.
-    mad: f64,
-    /// Pixels `a` covers.
-    covered: usize,
-    /// |pixels `b` covers − pixels `a` covers|, over those `a` covers.
-    count: f64,
-}
-
-fn compare(a: &image::RgbaImage, b: &image::RgbaImage) -> Comparison {
-    let (bga, bgb) = (*a.get_pixel(0, 0), *b.get_pixel(0, 0));
-    let (mut only, mut both, mut sum, mut covered, mut covered_b) =
-        (0usize, 0usize, 0.0, 0usize, 0usize);
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let (ca, cb) = (*pa != bga, *pb != bgb);
-        covered += ca as usize;
-        covered_b += cb as usize;
-        match (ca, cb) {
-            (true, true) => {
-                both += 1;
-                sum += (0..3)
-                    .map(|c| (pa[c] as f64 - pb[c] as f64).abs())
-                    .sum::<f64>()
-                    / 3.0;
-            }
-            (false, false) => {}
-            _ => only += 1,
-        }
-    }
-    let n = covered.max(1) as f64;
-    Comparison {
-        mismatch: only as f64 / n,
-        mad: sum / both.max(1) as f64,
-        covered,
-        count: (covered_b as f64 - covered as f64).abs() / n,
-    }
-}
-
 #[test]
 fn material_spheres_far_match_near() {
     let gpu = require_gpu("material impostors");
@@ -189,8 +135,8 @@ fn material_spheres_far_match_near() {
     let mut failures = Vec::new();
     for path in paths(&gpu) {
         for (i, model) in dressed.iter().enumerate() {
-            let near = render(&gpu, path, &camera, &only_mesh(model));
-            let far = render(&gpu, path, &camera, &only_impostor(model));
+            let near = render(&gpu, path, &camera, &variant(model, None));
+            let far = render(&gpu, path, &camera, &variant(model, Some(1.0)));
             let c = compare(&near, &far);
             let m = &opaque[i];
             let masked = m.alpha_mode == AlphaMode::Mask;
@@ -201,7 +147,7 @@ fn material_spheres_far_match_near() {
                 m.roughness_factor,
                 m.emissive,
                 c.covered,
-                c.mismatch,
+                c.coverage_mismatch,
                 c.count,
                 c.mad
             );
@@ -213,13 +159,13 @@ fn material_spheres_far_match_near() {
             let coverage_ok = if masked {
                 c.count <= MASK_COUNT_BOUND
             } else {
-                c.mismatch <= COVERAGE_BOUND
+                c.coverage_mismatch <= COVERAGE_BOUND
             };
             if !coverage_ok || c.mad > MAD_BOUND {
                 failures.push(format!(
                     "{} material {i}: coverage mismatch {:.3}, count {:.3}, MAD {:.1}",
                     path.name(),
-                    c.mismatch,
+                    c.coverage_mismatch,
                     c.count,
                     c.mad
                 ));
@@ -239,23 +185,23 @@ fn material_spheres_far_match_near() {
         &gpu,
         PathChoice::Packaged,
         &camera,
-        &only_mesh(&dressed[rough]),
+        &variant(&dressed[rough], None),
     );
     let far = render(
         &gpu,
         PathChoice::Packaged,
         &camera,
-        &only_impostor(&dressed[gold]),
+        &variant(&dressed[gold], Some(1.0)),
     );
     let c = compare(&near, &far);
     println!(
         "control (gold far, rough dielectric near): coverage {:.3}, MAD {:.1}",
-        c.mismatch, c.mad
+        c.coverage_mismatch, c.mad
     );
     assert!(
-        c.mismatch > COVERAGE_BOUND || c.mad > MAD_BOUND,
+        c.coverage_mismatch > COVERAGE_BOUND || c.mad > MAD_BOUND,
         "the comparison cannot tell gold from a rough dielectric: {:.3}, {:.1}",
-        c.mismatch,
+        c.coverage_mismatch,
         c.mad
     );
     // And the masked sphere's impostor against the unmasked sphere's mesh.
@@ -271,13 +217,13 @@ fn material_spheres_far_match_near() {
         &gpu,
         PathChoice::Packaged,
         &camera,
-        &only_mesh(&dressed[plain]),
+        &variant(&dressed[plain], None),
     );
     let far = render(
         &gpu,
         PathChoice::Packaged,
         &camera,
-        &only_impostor(&dressed[masked]),
+        &variant(&dressed[masked], Some(1.0)),
     );
     let c = compare(&near, &far);
     println!("control (masked far, unmasked near): count {:.3}", c.count);

@@ -1,5 +1,8 @@
-//! What the `throng` binary's tests share: reading `throng sample`'s
-//! positions and comparing two samplings.
+//! What the `throng` binary's tests share: running it for its output,
+//! reading `throng sample`'s positions and comparing two samplings.
+
+// Each test binary uses some of these.
+#![allow(dead_code)]
 
 use serde_json::Value;
 
@@ -16,6 +19,26 @@ pub fn positions(doc: &Value) -> Vec<[f64; 3]> {
         .chunks_exact(3)
         .map(|c| [c[0], c[1], c[2]])
         .collect()
+}
+
+/// The stdout of a `throng` run that must succeed (its stderr in the
+/// panic otherwise).
+pub fn throng_stdout(args: &[&str]) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("running the throng binary");
+    assert!(
+        output.status.success(),
+        "throng {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The JSON a successful `throng` run prints.
+pub fn throng_json(args: &[&str]) -> Value {
+    serde_json::from_str(&throng_stdout(args)).unwrap_or_else(|e| panic!("throng {args:?}: {e}"))
 }
 
 /// The largest distance between corresponding points.

@@ -105,3 +105,52 @@ pub fn paths(gpu: &Gpu) -> Vec<PathChoice> {
     }
     paths
 }
+
+/// Background pixels: those equal to the top-left corner's (the clear
+/// colour; the crowd never reaches the corner).
+pub fn covered(image: &image::RgbaImage) -> Vec<bool> {
+    let bg = *image.get_pixel(0, 0);
+    image.pixels().map(|p| *p != bg).collect()
+}
+
+/// How far apart two pictures of a crowd are.
+pub struct Comparison {
+    /// Pixels covered by one picture only, over those the first covers.
+    pub coverage_mismatch: f64,
+    /// Mean absolute difference where both cover (8-bit levels, RGB mean).
+    pub mad: f64,
+    /// Pixels the first covers.
+    pub covered: usize,
+    /// |pixels the second covers − pixels the first covers|, over those
+    /// the first covers.
+    pub count: f64,
+}
+
+/// `b` against `a` ([`Comparison`]).
+pub fn compare(a: &image::RgbaImage, b: &image::RgbaImage) -> Comparison {
+    let (ca, cb) = (covered(a), covered(b));
+    let mut only = 0usize;
+    let mut both = 0usize;
+    let mut sum = 0.0;
+    for (i, (pa, pb)) in a.pixels().zip(b.pixels()).enumerate() {
+        match (ca[i], cb[i]) {
+            (true, true) => {
+                both += 1;
+                sum += (0..3)
+                    .map(|c| (pa[c] as f64 - pb[c] as f64).abs())
+                    .sum::<f64>()
+                    / 3.0;
+            }
+            (false, false) => {}
+            _ => only += 1,
+        }
+    }
+    let n = ca.iter().filter(|&&c| c).count();
+    let n_b = cb.iter().filter(|&&c| c).count();
+    Comparison {
+        coverage_mismatch: only as f64 / n.max(1) as f64,
+        mad: sum / both.max(1) as f64,
+        covered: n,
+        count: (n_b as f64 - n as f64).abs() / n.max(1) as f64,
+    }
+}
