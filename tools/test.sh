@@ -47,7 +47,7 @@ cargo test --workspace
 # texture to a buffer, a copy GL lacks (DownlevelFlags::DEPTH_TEXTURE_AND_
 # BUFFER_COPIES); the golden images, drawn with shadows on, cover GL's shadows.
 echo "tools/test.sh: GPU tests on the GL backend"
-gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention fog blend_split variety pbr morphs impostor_materials tangents)
+gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention fog blend_split variety pbr morphs impostor_materials tangents textures)
 WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]/#/--test=}"
 
 # The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy

@@ -9,9 +9,11 @@
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 use image::{Rgba, RgbaImage};
+use throng_bake::images::bake_image;
+use throng_bake::scene::SourceImage;
 use throng_bake::{BakeOptions, Scene, bake, import_slice};
 use throng_core::BakedModel;
-use throng_core::material::{AlphaMode, Image, Material, TextureRef, TextureSlot};
+use throng_core::material::{AlphaMode, ImageContent, Material, TextureRef, TextureSlot};
 use throng_crowd::crowd::ModelHandle;
 
 use crate::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive, gltf_bytes};
@@ -58,6 +60,16 @@ pub fn png(image: &RgbaImage) -> Vec<u8> {
     out.into_inner()
 }
 
+/// `image` as a scene's image, named `name`.
+pub fn source(name: &str, image: &RgbaImage) -> SourceImage {
+    SourceImage {
+        name: name.into(),
+        width: image.width(),
+        height: image.height(),
+        rgba: image.as_raw().clone(),
+    }
+}
+
 /// A tangent-space normal map of ridges along u.
 pub fn ridges() -> RgbaImage {
     RgbaImage::from_fn(64, 64, |x, _| {
@@ -89,16 +101,16 @@ pub fn baked_sphere() -> BakedModel {
 pub fn spinning_sphere(opts: &BakeOptions) -> BakedModel {
     let (mut model, _) = bake(&sphere_scene(), opts, &|_, _| {}).unwrap();
     model.images = vec![
-        Image {
-            name: "ridges".into(),
-            mime: "image/png".into(),
-            bytes: png(&ridges()),
-        },
-        Image {
-            name: "stripes".into(),
-            mime: "image/png".into(),
-            bytes: png(&stripes()),
-        },
+        bake_image(
+            &source("ridges", &ridges()),
+            ImageContent::Normal,
+            opts.texture_codec,
+        ),
+        bake_image(
+            &source("stripes", &stripes()),
+            ImageContent::Colour,
+            opts.texture_codec,
+        ),
     ];
     model.materials = vec![Default::default()];
     model.lods[0].submeshes[0].material = Some(0);
@@ -194,11 +206,7 @@ pub fn normal_mapped_sphere(map: &RgbaImage) -> Scene {
         textures,
         ..Default::default()
     }];
-    scene.images = vec![Image {
-        name: "bumps".into(),
-        mime: "image/png".into(),
-        bytes: png(map),
-    }];
+    scene.images = vec![source("bumps", map)];
     scene.meshes[0].primitives[0].material = Some(0);
     scene
 }

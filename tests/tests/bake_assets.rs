@@ -34,7 +34,11 @@ fn every_model_bakes_and_matches_the_reference_at_every_frame_time() {
             + std::mem::size_of_val(model.root_motion.as_slice())
             + std::mem::size_of_val(lod.vertices.as_slice())
             + std::mem::size_of_val(lod.indices.as_slice())
-            + model.images.iter().map(|i| i.bytes.len()).sum::<usize>();
+            + model
+                .images
+                .iter()
+                .map(|i| i.bytes() as usize)
+                .sum::<usize>();
         // The estimate is made at the base rate; the frames the error bound
         // adds are exactly what the bake grew by.
         let added_frames: u64 = model

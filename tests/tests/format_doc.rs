@@ -216,7 +216,7 @@ fn documented_tables_match_the_structs() {
         ),
         (
             "ImageRecord",
-            layout!(ImageRecord: name, mime, data_offset, data_len),
+            layout!(ImageRecord: name, width, height, levels, codec, content, reserved, data_offset, data_len),
         ),
         ("RootMotionKey", layout!(RootMotionKey: translation, yaw)),
         ("EventRecord", layout!(EventRecord: clip, time, name, data)),

@@ -23,7 +23,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use bytemuck::Pod;
-use throng_bake::scene::Image;
+use throng_bake::images::bake_image;
+use throng_bake::scene::SourceImage;
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::FormatError;
 use throng_core::format::ImpostorRecord;
@@ -33,8 +34,10 @@ use throng_core::format::{
     VERSION, read_file, read_model, tags, write_model,
 };
 use throng_core::impostor::{AtlasPlan, ImpostorAtlas};
+use throng_core::material::ImageContent;
 use throng_core::material::{TextureRef, TextureSlot};
 use throng_core::model::{BakedModel, BakedVertex};
+use throng_core::texture_codec::TextureCodec;
 use throng_tests::{asset, crc32_ieee, repo_root};
 
 /// Recomputes the header checksum after a test has edited the file, so the
@@ -101,11 +104,18 @@ fn fixture() -> &'static Fixture {
         };
         let (mut model, _) =
             bake_file(&asset(name), &fixed, &|_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
-        model.images.push(Image {
+        // An 8 × 4 BC7 image: levels of 2, 1, 1 and 1 blocks, 80 bytes.
+        let checker = SourceImage {
             name: "checker.png".into(),
-            mime: "image/png".into(),
-            bytes: (0..64).collect(),
-        });
+            width: 8,
+            height: 4,
+            rgba: (0..128).map(|i| (i * 37) as u8).collect(),
+        };
+        model.images.push(bake_image(
+            &checker,
+            ImageContent::Colour,
+            TextureCodec::Bc7,
+        ));
         model.materials[0].textures[TextureSlot::BaseColor as usize] = Some(TextureRef::new(0));
         let mut lod1 = model.lods[0].clone();
         model.lods[0].screen_size = 0.25; // sizes never increase from LOD to LOD
@@ -494,10 +504,11 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         &["texel records are 8 bytes", "needs 16"],
         |f, b| put(b, entry(f, tags::TEXELS, record_size), 8u32),
     );
-    // IMGD holds the fixture's 64 image bytes: as one 64-byte record it is
-    // a well-formed CLIP section, so only the duplicate is wrong.
+    // IMGD's first 64 image bytes, as one 64-byte record, are a
+    // well-formed CLIP section, so only the duplicate is wrong.
     c.check("duplicate tag", Corrupt, &["CLIP appears twice"], |f, b| {
         put(b, entry(f, tags::IMAGE_DATA, record_size), 64u32);
+        put(b, entry(f, tags::IMAGE_DATA, length), 64u64);
         put(b, entry(f, tags::IMAGE_DATA, 0), tags::CLIPS)
     });
     // PROV is optional: renamed, it is an unknown section, skipped, and the
@@ -1126,8 +1137,8 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     c.check(
         "image bytes past IMGD",
         Corrupt,
-        &["image 0 bytes 0+65 exceed the 64-byte image data"],
-        |f, b| put(b, imgs(f, offset_of!(ImageRecord, data_len)), 65u64),
+        &["image 0 bytes 0+81 exceed the 80-byte image data"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, data_len)), 81u64),
     );
     c.check(
         "image length u64::MAX",
@@ -1142,18 +1153,80 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
         |f, b| put(b, imgs(f, offset_of!(ImageRecord, data_offset)), 1u64),
     );
     c.check(
-        "image MIME type outside the string table",
+        "image name outside the string table",
         Corrupt,
-        &["image 0 MIME type: string"],
+        &["image 0 name: string"],
         |f, b| {
             put(
                 b,
-                imgs(f, offset_of!(ImageRecord, mime)),
+                imgs(f, offset_of!(ImageRecord, name)),
                 StrRef {
                     offset: u32::MAX,
                     len: u32::MAX,
                 },
             )
+        },
+    );
+    c.check(
+        "image codec unknown",
+        Corrupt,
+        &["image 0 (checker.png): unknown codec 9"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, codec)), 9u32),
+    );
+    c.check(
+        "image content unknown",
+        Corrupt,
+        &["image 0 (checker.png): unknown content 3"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, content)), 3u32),
+    );
+    c.check(
+        "image of width 0",
+        Corrupt,
+        &["image 0 (checker.png): 0×4 is outside 1..=8192 texels a side"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, width)), 0u32),
+    );
+    c.check(
+        "image of width u32::MAX",
+        Corrupt,
+        &["4294967295×4 is outside 1..=8192"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, width)), u32::MAX),
+    );
+    c.check(
+        "image missing a mip level",
+        Corrupt,
+        &["image 0 (checker.png): 3 mip levels; a 8×4 image has 4"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, levels)), 3u32),
+    );
+    c.check(
+        "image levels u32::MAX",
+        Corrupt,
+        &["4294967295 mip levels; a 8×4 image has 4"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, levels)), u32::MAX),
+    );
+    c.check(
+        "image chain longer than its bytes",
+        Corrupt,
+        &["image 0 (checker.png): its mip chain needs more than its 80 bytes"],
+        |f, b| put(b, imgs(f, offset_of!(ImageRecord, width)), 12u32),
+    );
+    c.check(
+        "image chain shorter than its bytes",
+        Corrupt,
+        &["image 0 (checker.png): its mip chain is 60 bytes, not the 80 it declares"],
+        |f, b| {
+            // 8 × 1 RGBA8: 32 + 16 + 8 + 4 bytes.
+            put(b, imgs(f, offset_of!(ImageRecord, codec)), 0u32);
+            put(b, imgs(f, offset_of!(ImageRecord, height)), 1u32);
+        },
+    );
+    c.check(
+        "BC7 image whose sides are not whole blocks",
+        Invalid,
+        &["image 0 (checker.png): 6×4 is not a whole number of 4×4 blocks, which bc7 needs"],
+        |f, b| {
+            put(b, imgs(f, offset_of!(ImageRecord, width)), 6u32);
+            put(b, imgs(f, offset_of!(ImageRecord, levels)), 3u32);
+            put(b, imgs(f, offset_of!(ImageRecord, data_len)), 64u64);
         },
     );
     c.check(

@@ -176,7 +176,11 @@ fn buffer_uris_inside_the_model_folder_are_read() {
 fn image_uris_outside_the_model_folder_are_refused_unless_allowed() {
     let (outer, model) = folders("image_escape");
     std::fs::create_dir(model.join("sub")).unwrap();
-    let secret: Vec<u8> = [PNG_MAGIC, b"not really a picture"].concat();
+    // A real picture: the import decodes it, so its texels show it was read.
+    let picture = image::RgbaImage::from_fn(3, 2, |x, y| {
+        image::Rgba([x as u8 * 80, y as u8 * 90, 7, 255])
+    });
+    let secret = throng_tests::material_models::png(&picture);
     std::fs::write(outer.join("secret.png"), &secret).unwrap();
     for (case, uri) in escaping_uris(&outer, &model, "secret.png") {
         let path = write_model(&model, &with_image_uri(&uri));
@@ -185,13 +189,13 @@ fn image_uris_outside_the_model_folder_are_refused_unless_allowed() {
         let imported =
             import_guarded(&path, options(true)).unwrap_or_else(|e| panic!("{case}, allowed: {e}"));
         assert_eq!(imported.scene.images.len(), 1, "{case}");
-        assert_eq!(imported.scene.images[0].bytes, secret, "{case}");
+        assert_eq!(&imported.scene.images[0].rgba, picture.as_raw(), "{case}");
     }
     // Inside the folder, the image is embedded.
     std::fs::write(model.join("tex.png"), &secret).unwrap();
     let path = write_model(&model, &with_image_uri("tex.png"));
     let imported = import_guarded(&path, options(false)).unwrap();
-    assert_eq!(imported.scene.images[0].bytes, secret);
+    assert_eq!(&imported.scene.images[0].rgba, picture.as_raw());
 }
 
 #[cfg(unix)]

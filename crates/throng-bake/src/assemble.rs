@@ -6,6 +6,7 @@
 
 use glam::Mat4;
 use throng_core::limits::REST_FRAME;
+use throng_core::material::Image;
 use throng_core::math::Aabb;
 use throng_core::model::{BakedModel, Bone, BoneTexture, ClipError};
 
@@ -35,6 +36,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) frames: FrameTable,
     /// The frames as texels.
     pub(crate) texture: PackedTexture,
+    /// The materials' images, baked.
+    pub(crate) images: Vec<Image>,
 }
 
 /// The model of `parts`, with LOD 0 only; fills `report` but for its LODs.
@@ -61,6 +64,7 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
                 sites,
             },
         texture: PackedTexture { texels, layout },
+        images,
     } = parts;
     let bone_count = palette.entries.len() as u32;
     let total_frames = frame_bounds.len() as u64;
@@ -143,7 +147,7 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
         frame_bounds,
         lods: vec![lod0],
         materials: scene.materials.clone(),
-        images: scene.images.clone(),
+        images,
         root_motion: if root.is_some() {
             root_keys
         } else {

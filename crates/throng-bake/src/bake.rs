@@ -14,6 +14,7 @@
 //! | rate | `rate.rs` | `ErrorTarget`: the error bound in model units |
 //! | sample and measure | `sampling.rs`, `measure.rs` | `FrameTable`: every frame, its bounds and errors |
 //! | texture | `texture.rs` | `PackedTexture`: texels and layout |
+//! | images | `images.rs` | the materials' images: mip chains in the codec |
 //! | assemble | `assemble.rs` | the model with LOD 0, the report |
 //! | LODs | `lod.rs` | LODs from files and by simplification |
 //! | check | — | the model's validity rules ([`BakedModel::validate`]) |
@@ -54,6 +55,7 @@ use throng_core::model::BakedModel;
 use crate::assemble::{Parts, assemble};
 use crate::budget::plan_frames;
 use crate::error::BakeError;
+use crate::images::bake_images;
 use crate::lod::add_lods;
 use crate::mesh::Meshes;
 use crate::root_motion::root_motion_node;
@@ -121,6 +123,8 @@ pub fn bake_with_lods(
     let rows = std::mem::take(&mut frames.rows);
     let texture = pack_texels(rows, scene, &meshes.palette, opts)?;
     clock.lap("texture");
+    let images = bake_images(&scene.images, &scene.materials, opts.texture_codec);
+    clock.lap("images");
     let parts = Parts {
         scene,
         rest: &rest,
@@ -130,6 +134,7 @@ pub fn bake_with_lods(
         meshes,
         frames,
         texture,
+        images,
     };
     let mut model = assemble(parts, opts, &mut report);
     clock.lap("assemble");
@@ -196,6 +201,7 @@ mod tests {
                 "rate",
                 "sample and measure",
                 "texture",
+                "images",
                 "assemble",
                 "LODs",
                 "check"

@@ -123,7 +123,10 @@ pub(crate) fn check_budget(
             + scene
                 .images
                 .iter()
-                .map(|i| i.bytes.len() as u64)
+                .map(|i| {
+                    let codec = opts.texture_codec.for_size(i.width, i.height);
+                    codec.chain_bytes(i.width, i.height)
+                })
                 .sum::<u64>(),
     };
     let total = estimate.total();

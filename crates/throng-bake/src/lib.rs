@@ -4,7 +4,8 @@
 //! source [`Scene`] ([`scene`]), sample its clips ([`sample`]), skin it with
 //! the plain CPU reference ([`mod@reference`]), and bake it ([`mod@bake`]) into a
 //! validated [`throng_core::BakedModel`], measuring the result against the
-//! reference as it goes; LODs and attachments ([`lod`]), events ([`events`]),
+//! reference as it goes; the materials' images with their mip chains
+//! ([`images`]); LODs and attachments ([`lod`]), events ([`events`]),
 //! the hash of a bake's inputs for up-to-date checks ([`provenance`]).
 //! The runtime crates never depend on this one (a test in
 //! `tests/tests/crate_graph.rs` holds them to it).
@@ -15,6 +16,7 @@ pub mod bake;
 mod budget;
 pub mod error;
 pub mod events;
+pub mod images;
 pub mod import;
 mod inputs;
 pub mod lod;

@@ -23,9 +23,11 @@ use glam::Mat4;
 use throng_core::model::{BakedModel, BakedVertex, Lod, Submesh};
 
 use crate::error::BakeError;
+use crate::images::bake_images;
 use crate::mesh::convert_meshes;
 use crate::options::BakeOptions;
 use crate::report::BakeReport;
+use throng_core::texture_codec::{DEFAULT_IMAGE_CODEC, TextureCodec};
 
 /// Largest difference of any inverse-bind matrix entry, relative to the
 /// matrix's largest entry, for a LOD file's bone to match the model's.
@@ -139,7 +141,7 @@ pub(crate) fn add_lods(
     report: &mut BakeReport,
 ) -> Result<(), BakeError> {
     for (file, s) in lod_scenes {
-        let lod = lod_from_scene(model, s, file, report)?;
+        let lod = lod_from_scene(model, s, file, opts.texture_codec, report)?;
         model.lods.push(lod);
     }
     for &ratio in &opts.lod_ratios {
@@ -184,12 +186,13 @@ pub(crate) fn add_lods(
 }
 
 /// The meshes of `scene` (a LOD file) as a LOD of `model`, bound to its
-/// palette by bone name; the file's materials and images are appended to
-/// the model's.
+/// palette by bone name; the file's materials and images (baked in
+/// `codec`) are appended to the model's.
 pub fn lod_from_scene(
     model: &mut BakedModel,
     scene: &Scene,
     file: &str,
+    codec: TextureCodec,
     report: &mut BakeReport,
 ) -> Result<Lod, BakeError> {
     scene.validate()?;
@@ -238,7 +241,9 @@ pub fn lod_from_scene(
             }
             m
         }));
-    model.images.extend(scene.images.iter().cloned());
+    model
+        .images
+        .extend(bake_images(&scene.images, &scene.materials, codec));
     Ok(lod)
 }
 
@@ -257,7 +262,7 @@ pub fn bake_skinned_attachment(
     model.source = name.to_owned();
     model.materials.clear();
     model.images.clear();
-    let lod = lod_from_scene(&mut model, clothing, name, &mut report)?;
+    let lod = lod_from_scene(&mut model, clothing, name, DEFAULT_IMAGE_CODEC, &mut report)?;
     model.lods = vec![Lod {
         screen_size: 0.0,
         ..lod

@@ -7,6 +7,7 @@ use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
 use throng_core::model::TexelFormat;
+use throng_core::texture_codec::{DEFAULT_IMAGE_CODEC, TextureCodec};
 
 /// Options of a bake.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +47,9 @@ pub struct BakeOptions {
     /// [`crate::bake_file`]: read buffer and image URIs outside the model's
     /// folder ([`crate::ImportOptions::allow_outside_uris`]). Off by default.
     pub allow_outside_uris: bool,
+    /// How the materials' images are stored, every mip level
+    /// ([`crate::images`]). Default [`DEFAULT_IMAGE_CODEC`] (BC7).
+    pub texture_codec: TextureCodec,
 }
 
 /// Which node's motion becomes root motion.
@@ -76,7 +80,7 @@ impl BakeOptions {
                 .join(",")
         };
         format!(
-            "fps={:?} max_error={:?} max_fps={:?} precision={} max_layer_size={} clips={} root_motion={} events={} lod_files=[{}] lod_ratios=[{}] lod_screen_sizes={} max_bake_bytes={} allow_outside_uris={}",
+            "fps={:?} max_error={:?} max_fps={:?} precision={} max_layer_size={} clips={} root_motion={} events={} lod_files=[{}] lod_ratios=[{}] lod_screen_sizes={} max_bake_bytes={} allow_outside_uris={} texture_codec={}",
             self.fps,
             self.max_error,
             self.max_fps,
@@ -105,7 +109,8 @@ impl BakeOptions {
                 Some(v) => format!("[{}]", list(v)),
             },
             self.max_bake_bytes,
-            self.allow_outside_uris
+            self.allow_outside_uris,
+            self.texture_codec.name()
         )
     }
 }
@@ -126,6 +131,7 @@ impl Default for BakeOptions {
             lod_screen_sizes: None,
             max_bake_bytes: DEFAULT_MAX_BAKE_BYTES,
             allow_outside_uris: false,
+            texture_codec: DEFAULT_IMAGE_CODEC,
         }
     }
 }

@@ -21,13 +21,31 @@
 //!    key (3 for cubic spline).
 //! 6. Morph targets and weights agree in count everywhere and are finite
 //!    ([`crate::morph::validate`]).
+//! 7. Every material's image exists; every image is 1..=`MAX_IMAGE_SIDE`
+//!    texels a side and holds its RGBA8 texels.
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::error::SceneError;
 pub use crate::morph::{MorphTarget, WeightChannel};
-pub use throng_core::material::{AlphaMode, Image, Material, TextureWrap};
+use throng_core::limits::MAX_IMAGE_SIDE;
+pub use throng_core::material::{AlphaMode, Material, TextureWrap};
 use throng_core::math::Trs;
+
+/// An image as the glTF gave it, decoded to RGBA8 (rows top to bottom);
+/// the bake makes its mip chain and stores it in the file's codec
+/// (`throng_bake::images`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceImage {
+    /// Image name or URI.
+    pub name: String,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// `width × height` RGBA8 texels.
+    pub rgba: Vec<u8>,
+}
 
 /// A node's rest-pose local transform.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -230,8 +248,8 @@ pub struct Scene {
     pub clips: Vec<Clip>,
     /// Materials in file order.
     pub materials: Vec<Material>,
-    /// Images in file order.
-    pub images: Vec<Image>,
+    /// Images in file order, decoded.
+    pub images: Vec<SourceImage>,
     /// Named events on clips (from glTF animation extras or a sidecar file).
     pub events: Vec<throng_core::model::ClipEvent>,
 }
@@ -365,6 +383,22 @@ impl Scene {
             mat.check(self.images.len()).map_err(|why| {
                 SceneError::Invalid(format!("material {i} ({}): {why}", mat.name))
             })?;
+        }
+        for (i, img) in self.images.iter().enumerate() {
+            let (w, h) = (img.width, img.height);
+            if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+                return Err(SceneError::Invalid(format!(
+                    "image {i} ({}): {w}×{h} is outside 1..={MAX_IMAGE_SIDE} texels a side",
+                    img.name
+                )));
+            }
+            if img.rgba.len() as u64 != w as u64 * h as u64 * 4 {
+                return Err(SceneError::Invalid(format!(
+                    "image {i} ({}): {} bytes for {w}×{h} RGBA8 texels",
+                    img.name,
+                    img.rgba.len()
+                )));
+            }
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_bake::{BakeOptions, BakeReport};
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasCodec, DEFAULT_BUDGET_BYTES, PlanRequest};
+use throng_core::impostor::{DEFAULT_BUDGET_BYTES, PlanRequest, TextureCodec};
 use throng_core::limits::{
     DEFAULT_FPS, DEFAULT_MAX_BAKE_BYTES, DEFAULT_MAX_ERROR, MAX_FPS, MAX_LAYER_SIZE,
 };
@@ -41,6 +41,17 @@ pub enum Codec {
     Bc7,
     /// RGBA8, four bytes a texel.
     Rgba8,
+}
+
+impl Codec {
+    /// The codec this names.
+    pub fn codec(self) -> TextureCodec {
+        match self {
+            Codec::Bc3 => TextureCodec::Bc3,
+            Codec::Bc7 => TextureCodec::Bc7,
+            Codec::Rgba8 => TextureCodec::Rgba8,
+        }
+    }
 }
 
 /// Arguments of `throng bake`.
@@ -139,6 +150,12 @@ pub struct Args {
     /// encodes 16 times slower for a slightly smaller error), or RGBA8.
     #[arg(long, value_enum, default_value_t = Codec::Bc3, conflicts_with = "no_impostors")]
     pub impostor_codec: Codec,
+    /// How the materials' images are stored, every mip level (generated at
+    /// bake): BC7 blocks (default; decoded at load on adapters without BC
+    /// textures), BC3, or RGBA8 (exact). An image whose sides are not
+    /// multiples of 4 is stored as RGBA8.
+    #[arg(long, value_enum, default_value_t = Codec::Bc7)]
+    pub texture_codec: Codec,
     /// Memory budget of the impostor atlas (both images, as stored): bytes,
     /// or a number with KiB, MiB or GiB [default: 1MiB].
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, conflicts_with = "no_impostors")]
@@ -175,6 +192,7 @@ pub fn settings(args: &Args) -> Settings {
         lod_screen_sizes: args.lod_screen_sizes.clone(),
         max_bake_bytes: args.max_bake_bytes,
         allow_outside_uris: args.allow_outside_uris,
+        texture_codec: args.texture_codec.codec(),
     };
     let impostor_asked = args.impostor_views.is_some()
         || args.impostor_frames.is_some()
@@ -188,11 +206,7 @@ pub fn settings(args: &Args) -> Settings {
                 views: args.impostor_views,
                 frames: args.impostor_frames,
                 cell: args.impostor_size,
-                codec: match args.impostor_codec {
-                    Codec::Bc3 => AtlasCodec::Bc3,
-                    Codec::Bc7 => AtlasCodec::Bc7,
-                    Codec::Rgba8 => AtlasCodec::Rgba8,
-                },
+                codec: args.impostor_codec.codec(),
             },
             screen_size: args.impostor_screen_size,
         }),

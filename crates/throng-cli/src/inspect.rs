@@ -10,7 +10,7 @@ use throng_core::BakedModel;
 use throng_core::limits::TEXELS_PER_MATRIX;
 use throng_core::model::TexelFormat;
 
-use crate::inspect_materials::{images_json, materials_json};
+use crate::inspect_materials::{images_json, materials_json, source_images_json};
 use crate::util::{bytes, thousands, write_stdout};
 use throng_bake::ModelKind;
 
@@ -119,7 +119,7 @@ pub fn gltf_json(s: &Scene, warnings: &[String]) -> Value {
             "index": i, "name": c.name, "duration": c.duration(), "channels": c.channels.len() + c.weights.len(),
         })).collect::<Vec<_>>(),
         "materials": materials_json(&s.materials),
-        "images": images_json(&s.images),
+        "images": source_images_json(&s.images, &s.materials),
         "morphs": crate::inspect_morphs::scene_morphs_json(s),
         "warnings": warnings,
     })

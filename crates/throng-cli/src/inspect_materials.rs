@@ -1,10 +1,14 @@
 //! `throng inspect`'s materials and textures: each material's factors and
 //! its textures by slot (image, wrap, UV transform), and each image's
-//! size, encoding and bytes, in the file and decoded on the GPU with its
-//! mip chain. Shared by the `.throng` and glTF summaries.
+//! size, content, codec, mip levels and bytes, in the file and on the GPU
+//! (a glTF's: what a default bake stores). Shared by the `.throng` and glTF
+//! summaries.
 
 use serde_json::{Value, json};
+use throng_bake::images::contents;
+use throng_bake::scene::SourceImage;
 use throng_core::material::{Image, Material, TextureSlot, TextureWrap};
+use throng_core::texture_codec::{DEFAULT_IMAGE_CODEC, TextureCodec, mip_levels};
 
 use crate::util::bytes;
 
@@ -53,40 +57,51 @@ pub fn materials_json(materials: &[Material]) -> Value {
         .collect()
 }
 
-/// The images as JSON: size from the encoded header (0 × 0 when it cannot
-/// be read), and the bytes the GPU holds decoded with a full mip chain.
+/// A baked model's images as JSON: size, what the texels are, codec and
+/// mip levels, the bytes in the file, and on the GPU those bytes where the
+/// adapter samples BC blocks (`gpu_bytes`) or every level decoded to RGBA8
+/// where it does not (`gpu_bytes_decoded`).
 pub fn images_json(images: &[Image]) -> Value {
     images
         .iter()
         .map(|img| {
-            let (w, h) = image::ImageReader::new(std::io::Cursor::new(&img.bytes))
-                .with_guessed_format()
-                .ok()
-                .and_then(|r| r.into_dimensions().ok())
-                .unwrap_or((0, 0));
             json!({
                 "name": img.name,
-                "mime": img.mime,
-                "width": w,
-                "height": h,
-                "bytes": img.bytes.len(),
-                "gpu_bytes": mip_chain_bytes(w, h),
+                "width": img.width,
+                "height": img.height,
+                "content": img.content.name(),
+                "codec": img.codec.name(),
+                "levels": img.levels.len(),
+                "bytes": img.bytes(),
+                "gpu_bytes": img.bytes(),
+                "gpu_bytes_decoded": TextureCodec::Rgba8.chain_bytes(img.width, img.height),
             })
         })
         .collect()
 }
 
-/// Bytes of an RGBA8 image of `w` × `h` with every mip level.
-fn mip_chain_bytes(w: u32, h: u32) -> u64 {
-    let (mut w, mut h, mut total) = (w as u64, h as u64, 0);
-    while w > 0 && h > 0 {
-        total += 4 * w * h;
-        if w == 1 && h == 1 {
-            break;
-        }
-        (w, h) = ((w / 2).max(1), (h / 2).max(1));
-    }
-    total
+/// A glTF's images as JSON: the size decoded, its RGBA8 bytes, and what
+/// a default bake stores (what the materials use it as, the codec, the
+/// bytes of its mip chain).
+pub fn source_images_json(images: &[SourceImage], materials: &[Material]) -> Value {
+    images
+        .iter()
+        .zip(contents(images.len(), materials))
+        .map(|(img, content)| {
+            let codec = DEFAULT_IMAGE_CODEC.for_size(img.width, img.height);
+            json!({
+                "name": img.name,
+                "width": img.width,
+                "height": img.height,
+                "content": content.name(),
+                "codec": codec.name(),
+                "levels": mip_levels(img.width, img.height),
+                "bytes": codec.chain_bytes(img.width, img.height),
+                "gpu_bytes": codec.chain_bytes(img.width, img.height),
+                "gpu_bytes_decoded": TextureCodec::Rgba8.chain_bytes(img.width, img.height),
+            })
+        })
+        .collect()
 }
 
 /// The text lines of `v["materials"]` and `v["images"]`.
@@ -156,26 +171,15 @@ pub fn text(s: &mut String, v: &Value) {
     for (i, img) in images.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    {i:>3}  {:24} {}×{} {}, {} in the file, {} RGBA8 with mips on the GPU",
+            "    {i:>3}  {:24} {}×{} {} {}, {} mip levels, {} in the file and on the GPU ({} where BC is decoded)",
             img["name"].as_str().unwrap_or(""),
             img["width"],
             img["height"],
-            img["mime"].as_str().unwrap_or("?"),
+            img["content"].as_str().unwrap_or("?"),
+            img["codec"].as_str().unwrap_or("?"),
+            img["levels"],
             bytes(img["bytes"].as_u64().unwrap_or(0)),
-            bytes(img["gpu_bytes"].as_u64().unwrap_or(0))
+            bytes(img["gpu_bytes_decoded"].as_u64().unwrap_or(0))
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mip_chains_add_up() {
-        assert_eq!(mip_chain_bytes(1, 1), 4);
-        assert_eq!(mip_chain_bytes(4, 4), 4 * (16 + 4 + 1));
-        assert_eq!(mip_chain_bytes(4, 1), 4 * (4 + 2 + 1));
-        assert_eq!(mip_chain_bytes(0, 0), 0);
     }
 }

@@ -77,7 +77,10 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
         (3, 2, 16, model.clips.len() as u32)
     );
     // Every cell holds something: the fox is in every view.
-    assert_eq!(atlas.plan.codec, throng_core::atlas_codec::AtlasCodec::Bc3);
+    assert_eq!(
+        atlas.plan.codec,
+        throng_core::texture_codec::TextureCodec::Bc3
+    );
     let colour = atlas.colour_rgba8();
     let side = atlas.plan.layer_size as usize;
     for cell in 0..atlas.plan.cells() as u32 {

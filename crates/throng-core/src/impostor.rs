@@ -23,15 +23,15 @@
 //! view), packed row by row into square 2D-array layers of at most
 //! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Two images:
 //! colour with coverage, and the view-space normal with a depth offset and
-//! coverage; stored in the plan's [`AtlasCodec`] (BC7 by default, one byte
+//! coverage; stored in the plan's [`TextureCodec`] (BC7 by default, one byte
 //! a texel an image; cells are then multiples of the 4-texel block, so no
 //! block straddles two cells).
 
 use glam::{Vec2, Vec3};
 
-pub use crate::atlas_codec::AtlasCodec;
-use crate::atlas_codec::BLOCK;
 use crate::limits::MAX_LAYER_SIZE;
+use crate::texture_codec::BLOCK;
+pub use crate::texture_codec::TextureCodec;
 
 /// Default memory budget of one model's impostor atlas.
 pub const DEFAULT_BUDGET_BYTES: u64 = 1 << 20;
@@ -159,7 +159,7 @@ pub struct AtlasPlan {
     /// Layers of the 2D array.
     pub layers: u32,
     /// How the images are stored.
-    pub codec: AtlasCodec,
+    pub codec: TextureCodec,
 }
 
 /// What the caller fixes of a plan; the rest is chosen within the budget.
@@ -172,7 +172,7 @@ pub struct PlanRequest {
     /// Texels a cell side (`--impostor-size`).
     pub cell: Option<u32>,
     /// How the images are stored (`--impostor-codec`; default BC7).
-    pub codec: AtlasCodec,
+    pub codec: TextureCodec,
 }
 
 /// Why no plan fits.
@@ -229,7 +229,7 @@ impl AtlasPlan {
     }
 
     /// This layout stored in `codec`.
-    pub fn with_codec(self, codec: AtlasCodec) -> Self {
+    pub fn with_codec(self, codec: TextureCodec) -> Self {
         Self { codec, ..self }
     }
 
@@ -250,7 +250,7 @@ impl AtlasPlan {
     /// The layout of `views`, `frames` and `cell` for `clips` clips: the
     /// smallest square layer that holds every cell (at most
     /// [`MAX_LAYER_SIZE`] texels a side), and as many such layers
-    /// as needed; stored as [`AtlasCodec::Rgba8`] ([`Self::with_codec`]).
+    /// as needed; stored as [`TextureCodec::Rgba8`] ([`Self::with_codec`]).
     pub fn layout(views: u32, frames: u32, cell: u32, clips: u32) -> Self {
         let grid = ViewGrid { side: views };
         let cells = clips as u64 * frames as u64 * grid.count() as u64;
@@ -269,7 +269,7 @@ impl AtlasPlan {
             clips,
             layer_size: side * cell,
             layers: cells.div_ceil(per_layer).max(1) as u32,
-            codec: AtlasCodec::Rgba8,
+            codec: TextureCodec::Rgba8,
         }
     }
 
@@ -524,9 +524,9 @@ impl ImpostorAtlas {
 /// `image` as RGBA8: itself, or decoded from the plan's codec.
 fn decoded<'a>(plan: &AtlasPlan, image: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
     match plan.codec {
-        AtlasCodec::Rgba8 => std::borrow::Cow::Borrowed(image),
+        TextureCodec::Rgba8 => std::borrow::Cow::Borrowed(image),
         codec => std::borrow::Cow::Owned(
-            crate::atlas_codec::decode(codec, image, plan.layer_size, plan.layers)
+            crate::texture_codec::decode(codec, image, plan.layer_size, plan.layers)
                 .unwrap_or_default(),
         ),
     }
@@ -692,7 +692,7 @@ mod tests {
             views: Some(9),
             frames: Some(8),
             cell: Some(32),
-            codec: AtlasCodec::Rgba8,
+            codec: TextureCodec::Rgba8,
         };
         let plan = AtlasPlan::choose(3, 1 << 30, fixed).unwrap();
         assert_eq!((plan.views.side, plan.frames, plan.cell), (9, 8, 32));
@@ -721,7 +721,7 @@ mod tests {
         assert!(err.to_string().contains("multiple of 4"), "{err}");
         for budget in [300 << 10, 1 << 20, 5 << 20] {
             let plan = AtlasPlan::choose(3, budget, PlanRequest::default()).unwrap();
-            assert_eq!(plan.codec, AtlasCodec::Bc3);
+            assert_eq!(plan.codec, TextureCodec::Bc3);
             assert!(
                 plan.cell.is_multiple_of(4) && plan.layer_size.is_multiple_of(4),
                 "{plan:?}"

@@ -29,7 +29,6 @@
 //! runtime never sees a `Scene` (it is `throng_bake::Scene`, and the runtime
 //! crates do not depend on `throng-bake`).
 
-pub mod atlas_codec;
 pub mod baked;
 pub mod clock;
 pub mod error;
@@ -50,6 +49,7 @@ pub mod pose;
 pub mod pose_cache;
 pub mod provenance;
 pub mod simulation;
+pub mod texture_codec;
 pub mod variety;
 
 pub use error::{FormatError, WriteError};

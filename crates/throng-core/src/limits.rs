@@ -84,6 +84,13 @@ pub const MAX_FILE_SIZE: u64 = 4 << 30;
 /// file, so a hostile URI cannot make it read without bound.
 pub const MAX_IMAGE_BYTES: u64 = 64 << 20;
 
+/// Largest side of an image the bake decodes and a `.throng` carries
+/// (8192 texels, 256 MiB as RGBA8): the importer reads an image's size
+/// before decoding it and drops a larger one with a warning, so a small
+/// PNG that claims a huge size cannot make the bake allocate without bound.
+/// A device whose textures are smaller drops the top mip levels at upload.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+
 /// Default bake budget (1 GiB): the largest estimated size of a baked model
 /// (bone texture, per-frame bounds and root motion, meshes, images) that
 /// `throng bake` produces unless told otherwise (`--max-bake-bytes`). The

@@ -2,9 +2,13 @@
 //! metallic-roughness material — base colour, metallic and roughness,
 //! normal, occlusion and emissive (with `KHR_materials_emissive_strength`),
 //! each texture with its sampler wrap and `KHR_texture_transform` — alpha
-//! mode and sidedness; and the encoded images the textures sample.
+//! mode and sidedness; and the baked images the textures sample (mip
+//! chains stored GPU-ready in a [`TextureCodec`]).
 
 use glam::{Mat3, Vec2, Vec3, Vec4};
+
+use crate::limits::MAX_IMAGE_SIDE;
+use crate::texture_codec::{BLOCK, TextureCodec, decode_level, mip_levels, mip_size};
 
 /// How alpha is treated (glTF `alphaMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -247,15 +251,114 @@ impl Material {
     }
 }
 
-/// An encoded image (PNG or JPEG bytes, as stored in the glTF).
+/// What an image's texels are, which decides how its mip chain was
+/// filtered at bake and how it is sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ImageContent {
+    /// sRGB-encoded colour (base colour, emissive): mips averaged in
+    /// linear light.
+    #[default]
+    Colour = 0,
+    /// Linear data (metallic-roughness, occlusion): mips averaged as
+    /// stored.
+    Data = 1,
+    /// A tangent-space normal map: mips averaged as vectors and
+    /// renormalised.
+    Normal = 2,
+}
+
+impl ImageContent {
+    /// The content of code `code` (its discriminant), if any.
+    pub fn from_code(code: u32) -> Option<Self> {
+        [Self::Colour, Self::Data, Self::Normal]
+            .into_iter()
+            .find(|c| *c as u32 == code)
+    }
+
+    /// A short name (`colour`, `data`, `normal`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Colour => "colour",
+            Self::Data => "data",
+            Self::Normal => "normal",
+        }
+    }
+}
+
+/// A baked image: decoded from the glTF's PNG or JPEG at bake, with its
+/// full mip chain generated there, each level stored in `codec` and ready
+/// for the GPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
     /// Image name or URI.
     pub name: String,
-    /// MIME type (`image/png`, `image/jpeg`).
-    pub mime: String,
-    /// Encoded bytes.
-    pub bytes: Vec<u8>,
+    /// Width of level 0, texels.
+    pub width: u32,
+    /// Height of level 0, texels.
+    pub height: u32,
+    /// How every level is stored.
+    pub codec: TextureCodec,
+    /// What the texels are.
+    pub content: ImageContent,
+    /// The mip chain, level 0 first, down to 1 × 1.
+    pub levels: Vec<Vec<u8>>,
+}
+
+impl Image {
+    /// The size of level `level`.
+    pub fn level_size(&self, level: u32) -> (u32, u32) {
+        mip_size(self.width, self.height, level)
+    }
+
+    /// Bytes of every level.
+    pub fn bytes(&self) -> u64 {
+        self.levels.iter().map(|l| l.len() as u64).sum()
+    }
+
+    /// Level `level` as RGBA8 (decoded from `codec`); `None` past the
+    /// chain or if the level's size is wrong.
+    pub fn decoded_level(&self, level: u32) -> Option<Vec<u8>> {
+        let (w, h) = self.level_size(level);
+        decode_level(self.codec, self.levels.get(level as usize)?, w, h)
+    }
+
+    /// Checks the validity rule of images: a size within
+    /// [`MAX_IMAGE_SIDE`], sides a whole number of blocks for a block codec,
+    /// the full mip chain and each level's bytes what its size and codec
+    /// need.
+    pub fn check(&self) -> Result<(), String> {
+        let (w, h) = (self.width, self.height);
+        if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+            return Err(format!(
+                "{w}×{h} is outside 1..={MAX_IMAGE_SIDE} texels a side"
+            ));
+        }
+        if !self.codec.fits(w) || !self.codec.fits(h) {
+            return Err(format!(
+                "{w}×{h} is not a whole number of {BLOCK}×{BLOCK} blocks, which {} needs",
+                self.codec.name()
+            ));
+        }
+        let want = mip_levels(w, h);
+        if self.levels.len() != want as usize {
+            return Err(format!(
+                "has {} mip levels; a {w}×{h} image has {want}",
+                self.levels.len()
+            ));
+        }
+        for (l, bytes) in self.levels.iter().enumerate() {
+            let (lw, lh) = self.level_size(l as u32);
+            let need = self.codec.level_bytes(lw, lh);
+            if bytes.len() as u64 != need {
+                return Err(format!(
+                    "mip level {l} ({lw}×{lh}, {}) is {} bytes, not {need}",
+                    self.codec.name(),
+                    bytes.len()
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -299,6 +402,51 @@ mod tests {
             .transform
             .rotation = f32::INFINITY;
         assert!(m.check(3).unwrap_err().contains("transform"));
+    }
+
+    #[test]
+    fn image_check_names_what_is_wrong() {
+        let mut img = Image {
+            name: "a".into(),
+            width: 8,
+            height: 4,
+            codec: TextureCodec::Bc7,
+            content: ImageContent::Colour,
+            levels: (0..4)
+                .map(|l| {
+                    let (w, h) = mip_size(8, 4, l);
+                    vec![0; TextureCodec::Bc7.level_bytes(w, h) as usize]
+                })
+                .collect(),
+        };
+        assert_eq!(img.check(), Ok(()));
+        assert_eq!(img.bytes(), 2 * 16 + 16 + 16 + 16);
+        assert_eq!(img.decoded_level(3).map(|l| l.len()), Some(4));
+        assert!(img.decoded_level(4).is_none());
+        img.levels[2].pop();
+        assert!(
+            img.check()
+                .unwrap_err()
+                .contains("mip level 2 (2×1, bc7) is 15 bytes")
+        );
+        img.levels.pop();
+        assert!(img.check().unwrap_err().contains("has 3 mip levels"));
+        img.width = 6;
+        assert!(
+            img.check()
+                .unwrap_err()
+                .contains("whole number of 4×4 blocks")
+        );
+        img.width = MAX_IMAGE_SIDE + 4;
+        assert!(img.check().unwrap_err().contains("outside"));
+        for c in [
+            ImageContent::Colour,
+            ImageContent::Data,
+            ImageContent::Normal,
+        ] {
+            assert_eq!(ImageContent::from_code(c as u32), Some(c));
+        }
+        assert_eq!(ImageContent::from_code(3), None);
     }
 
     #[test]

@@ -24,7 +24,8 @@
 //!    each index is below its vertex count, and its material exists.
 //! 6. Every vertex's bone indices are below the bone count; positions,
 //!    normals, uvs and weights are finite and weights non-negative.
-//! 7. Every material's image exists.
+//! 7. Every material's image exists; every image has its full mip chain,
+//!    each level the size its codec needs ([`Image::check`]).
 //! 8. An impostor belongs to the model: at least one clip, the model's clip
 //!    count, its plan's layout and image sizes ([`ImpostorAtlas::check`]).
 //!
@@ -346,7 +347,7 @@ pub struct BakedModel {
     pub lods: Vec<Lod>,
     /// Materials.
     pub materials: Vec<Material>,
-    /// Encoded images referenced by materials.
+    /// Images referenced by materials, mip chains in their codecs.
     pub images: Vec<Image>,
     /// Root motion per global frame (empty when no clip has root motion;
     /// zero for frames of clips without it).
@@ -605,6 +606,11 @@ impl BakedModel {
         for (i, m) in self.materials.iter().enumerate() {
             if let Err(why) = m.check(self.images.len()) {
                 return bad(format!("material {i} ({}): {why}", m.name));
+            }
+        }
+        for (i, img) in self.images.iter().enumerate() {
+            if let Err(why) = img.check() {
+                return bad(format!("image {i} ({}): {why}", img.name));
             }
         }
         Ok(())

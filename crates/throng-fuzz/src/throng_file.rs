@@ -1,6 +1,6 @@
 //! Target `throng_file`: the `.throng` reader, and what a program does with
 //! a model it accepted — a crowd plays every clip, the CPU skins every LOD,
-//! the impostor atlas decodes.
+//! the impostor atlas and the images' mip levels decode.
 //!
 //! The first byte is a switch: if its low bit is set, the header's size and
 //! checksum are written to fit the rest, so the fuzzer reaches the
@@ -45,6 +45,14 @@ pub fn use_model(model: throng_core::BakedModel, time: f32) -> bool {
     }
     for lod in 0..model.lods.len() {
         let _ = throng_core::baked::frame_bounds(&model, lod);
+    }
+    // What an adapter without BC textures does at upload.
+    for img in &model.images {
+        for l in 0..img.levels.len() as u32 {
+            let (w, h) = img.level_size(l);
+            let rgba = img.decoded_level(l).expect("a validated level decodes");
+            assert_eq!(rgba.len() as u64, w as u64 * h as u64 * 4);
+        }
     }
     let Ok(handle) = ModelHandle::new(model) else {
         return false;

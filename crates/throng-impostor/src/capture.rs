@@ -14,7 +14,7 @@
 //! in the plan's codec (`encode.rs`: BC7 by default).
 
 use glam::{Mat3, Mat4, Vec3};
-use throng_core::impostor::{AtlasCodec, AtlasPlan, ImpostorAtlas, view_basis};
+use throng_core::impostor::{AtlasPlan, ImpostorAtlas, TextureCodec, view_basis};
 use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
@@ -199,7 +199,7 @@ pub fn capture(
     let colour_target = Offscreen::new(&gpu.device, size)?;
     let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
     let camera = layer_camera(plan);
-    let rgba8 = plan.with_codec(AtlasCodec::Rgba8);
+    let rgba8 = plan.with_codec(TextureCodec::Rgba8);
     let mut colour = Vec::with_capacity((rgba8.bytes() / 2) as usize);
     let mut normal = Vec::with_capacity((rgba8.bytes() / 2) as usize);
     for layer in 0..plan.layers {

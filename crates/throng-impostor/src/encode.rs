@@ -1,9 +1,9 @@
-//! [`encode`]: an atlas image in its [`AtlasCodec`], on the CPU, in
+//! [`encode`]: an atlas image in its [`TextureCodec`], on the CPU, in
 //! strips of block rows on rayon's threads. BC7 blocks are independent, so
 //! the output does not depend on the thread count (nor on the adapter the
 //! images were captured on, given the same captured texels).
 
-use throng_core::atlas_codec::{AtlasCodec, BLOCK};
+use throng_core::texture_codec::{BLOCK, TextureCodec};
 
 /// Block rows encoded as one task.
 const STRIP_BLOCK_ROWS: usize = 8;
@@ -11,9 +11,9 @@ const STRIP_BLOCK_ROWS: usize = 8;
 /// `rgba` (RGBA8, `layers` layers of `side`², rows top to bottom) in
 /// `codec`. `side` must be a multiple of [`BLOCK`] for a block codec and `rgba` hold
 /// every layer (else `None`).
-pub fn encode(codec: AtlasCodec, rgba: &[u8], side: u32, layers: u32) -> Option<Vec<u8>> {
+pub fn encode(codec: TextureCodec, rgba: &[u8], side: u32, layers: u32) -> Option<Vec<u8>> {
     use rayon::prelude::*;
-    if rgba.len() as u64 != AtlasCodec::Rgba8.image_bytes(side, layers) || !codec.fits(side) {
+    if rgba.len() as u64 != TextureCodec::Rgba8.image_bytes(side, layers) || !codec.fits(side) {
         return None;
     }
     let Some(variant) = codec.variant() else {
@@ -50,7 +50,7 @@ pub fn encode(codec: AtlasCodec, rgba: &[u8], side: u32, layers: u32) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use throng_core::atlas_codec::decode;
+    use throng_core::texture_codec::decode;
 
     #[test]
     fn block_codecs_round_trip_within_a_few_levels_and_keep_coverage() {
@@ -74,7 +74,7 @@ mod tests {
                 }
             }
         }
-        for codec in [AtlasCodec::Bc3, AtlasCodec::Bc7] {
+        for codec in [TextureCodec::Bc3, TextureCodec::Bc7] {
             let blocks = encode(codec, &rgba, side, layers).unwrap();
             assert_eq!(blocks.len(), rgba.len() / 4);
             let back = decode(codec, &blocks, side, layers).unwrap();
@@ -94,9 +94,9 @@ mod tests {
             assert!(encode(codec, &rgba, side, layers + 1).is_none());
             assert!(encode(codec, &rgba[..rgba.len() - 4], side, layers).is_none());
             assert!(decode(codec, &blocks[1..], side, layers).is_none());
-            assert_eq!(AtlasCodec::from_u32(codec.to_u32()), Some(codec));
+            assert_eq!(TextureCodec::from_u32(codec.to_u32()), Some(codec));
         }
-        assert!(!AtlasCodec::Bc3.fits(30) && AtlasCodec::Rgba8.fits(30));
-        assert_eq!(AtlasCodec::from_u32(7), None);
+        assert!(!TextureCodec::Bc3.fits(30) && TextureCodec::Rgba8.fits(30));
+        assert_eq!(TextureCodec::from_u32(7), None);
     }
 }

@@ -305,7 +305,7 @@ fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
     let model = fox(&gpu);
     assert_eq!(
         model.impostor.as_ref().unwrap().plan.codec,
-        throng_core::atlas_codec::AtlasCodec::Bc3
+        throng_core::texture_codec::TextureCodec::Bc3
     );
     let bc = wgpu::Features::TEXTURE_COMPRESSION_BC;
     let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {

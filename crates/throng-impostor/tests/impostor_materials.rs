@@ -19,7 +19,7 @@ use common::{compare, paths, variant};
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasCodec, AtlasPlan};
+use throng_core::impostor::{AtlasPlan, TextureCodec};
 use throng_core::material::AlphaMode;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
@@ -52,8 +52,8 @@ const CELL: u32 = 32;
 fn dressed(sphere: &BakedModel, m: throng_core::material::Material, gpu: &Gpu) -> BakedModel {
     let mut model = sphere.clone();
     model.materials = vec![m];
-    let plan =
-        AtlasPlan::layout(12, 8, CELL, model.clips.len() as u32).with_codec(AtlasCodec::default());
+    let plan = AtlasPlan::layout(12, 8, CELL, model.clips.len() as u32)
+        .with_codec(TextureCodec::default());
     let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
     BakedModel {
         impostor: Some(atlas),

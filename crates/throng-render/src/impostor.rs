@@ -10,7 +10,7 @@
 
 use throng_core::BakedModel;
 use throng_core::gpu::{IMPOSTOR_TABLE_WIDTH, ImpostorParams};
-use throng_core::impostor::{AtlasCodec, ImpostorAtlas, frame_table};
+use throng_core::impostor::{ImpostorAtlas, TextureCodec, frame_table};
 use wgpu::util::DeviceExt;
 
 use crate::bind_groups;
@@ -105,7 +105,7 @@ impl GpuImpostor {
         // BC7 is sampled as is where the device has BC textures, else
         // decoded to RGBA8 here (the same texels either way: BC7's decoding
         // is exact).
-        let bc7 = plan.codec == AtlasCodec::Bc7
+        let bc7 = plan.codec == TextureCodec::Bc7
             && device
                 .features()
                 .contains(wgpu::Features::TEXTURE_COMPRESSION_BC);

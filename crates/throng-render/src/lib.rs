@@ -63,6 +63,7 @@ pub use compute::{SkinCompute, SkinnedVertex};
 pub use context::{Gpu, adapter_summary, require_gpu};
 pub use error::RenderError;
 pub use fog::{Fog, FogFalloff};
+pub use gpu_material::TextureUpload;
 pub use model::GpuModel;
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use pipeline::PassPipeline;

@@ -18,6 +18,7 @@ use wgpu::util::DeviceExt;
 use crate::bind_groups;
 use crate::error::RenderError;
 pub use crate::gpu_material::GpuMaterial;
+use crate::gpu_material::TextureUpload;
 use crate::impostor::GpuImpostor;
 
 /// A submesh ready to draw.
@@ -113,20 +114,32 @@ impl GpuModel {
         queue: &wgpu::Queue,
         handle: &ModelHandle,
     ) -> Result<Self, RenderError> {
+        Self::upload_with(device, queue, handle, TextureUpload::Auto)
+    }
+
+    /// [`Self::upload`], its block-compressed images uploaded as `textures`
+    /// says.
+    pub fn upload_with(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+        textures: TextureUpload,
+    ) -> Result<Self, RenderError> {
         let model = handle.model();
         check_limits(device, model)?;
         crate::context::catch_device_errors(
             device,
             &format!("uploading model {:?}", model.name),
-            || Self::upload_checked(device, queue, handle),
+            || Self::upload_checked(device, queue, handle, textures),
         )?
     }
 
-    /// [`Self::upload`] after the limits were checked.
+    /// [`Self::upload_with`] after the limits were checked.
     fn upload_checked(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         handle: &ModelHandle,
+        textures: TextureUpload,
     ) -> Result<Self, RenderError> {
         let model = handle.model();
         let name = model.name.clone();
@@ -231,7 +244,8 @@ impl GpuModel {
 
         // Materials (the default one last).
         let material_layout = bind_groups::material(device);
-        let (materials, material_bytes) = crate::gpu_material::upload(device, queue, model)?;
+        let (materials, material_bytes) =
+            crate::gpu_material::upload(device, queue, model, textures)?;
         gpu_bytes += material_bytes;
         let default_material = materials.len() - 1;
         let (palette, palette_bytes) = crate::look::palette_view(device, queue, handle);
@@ -442,10 +456,10 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         )?;
     }
     for img in &model.images {
-        // Decoded sizes are checked after decoding; this bounds the work.
+        // Each level is one `write_texture`, staged in a buffer.
         too_big(
-            "encoded image bytes",
-            img.bytes.len() as u64,
+            "image level 0 bytes as RGBA8",
+            throng_core::texture_codec::TextureCodec::Rgba8.level_bytes(img.width, img.height),
             limits.max_buffer_size,
         )?;
     }

@@ -284,7 +284,10 @@ fn the_base_colour_texture_transform_is_applied() {
     let gpu = require_gpu("pbr");
     let (_, fox) = common::baked("khronos_Fox.glb");
     let image = &fox.model().images[0];
-    let decoded = image::load_from_memory(&image.bytes).unwrap().to_rgba8();
+    // Level 0 as stored (BC7 blocks decoded: the texels the GPU samples).
+    let decoded =
+        image::RgbaImage::from_raw(image.width, image.height, image.decoded_level(0).unwrap())
+            .unwrap();
     // A texel of the fur, well inside the texture.
     let (i, j) = (decoded.width() / 3, decoded.height() / 2);
     let texel = decoded.get_pixel(i, j).0;

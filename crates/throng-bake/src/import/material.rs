@@ -2,16 +2,18 @@
 //! metallic and roughness, normal, occlusion and emissive (with
 //! `KHR_materials_emissive_strength`), each texture with its sampler wrap
 //! and `KHR_texture_transform` — alpha mode and sidedness; images read from
-//! buffer views or URIs under the untrusted-input policy. A texture whose
-//! image cannot be read is dropped with a warning (the slot's factor alone
+//! buffer views or URIs under the untrusted-input policy and decoded to
+//! RGBA8 (PNG or JPEG, at most `MAX_IMAGE_SIDE` texels a side, checked from
+//! the header before decoding). A texture whose image cannot be read or
+//! decoded is dropped with a warning (the slot's factor alone
 //! then applies), as is a texture that asks for a UV set other than
 //! `TEXCOORD_0` (the only one baked; read instead).
 
 use std::collections::BTreeMap;
 
-use crate::scene::{AlphaMode, Image, Material, TextureWrap};
+use crate::scene::{AlphaMode, Material, SourceImage, TextureWrap};
 use glam::{Vec2, Vec3, Vec4};
-use throng_core::limits::MAX_IMAGE_BYTES;
+use throng_core::limits::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 use throng_core::material::{TextureRef, TextureSlot, UvTransform};
 
 use crate::error::ImportError;
@@ -43,7 +45,7 @@ impl Ctx<'_> {
     pub(super) fn materials(
         &self,
         w: &mut Warnings,
-    ) -> Result<(Vec<Material>, Vec<Image>), ImportError> {
+    ) -> Result<(Vec<Material>, Vec<SourceImage>), ImportError> {
         let mut images = Vec::new();
         let mut image_map: BTreeMap<usize, Option<u32>> = BTreeMap::new();
         let mut out = Vec::new();
@@ -141,11 +143,13 @@ impl Ctx<'_> {
         Ok((out, images))
     }
 
-    /// Loads image `i`; the inner `Err` is a reason to skip it (unsupported
-    /// format, missing file), the outer one a broken file or a URI the
-    /// policy refuses (outside the folder, not a regular file, larger than
+    /// Loads and decodes image `i`; the inner `Err` is a reason to skip it
+    /// (unsupported format, missing file, undecodable bytes, a size over
+    /// [`MAX_IMAGE_SIDE`] — read from the header before any texel is
+    /// decoded), the outer one a broken file or a URI the policy refuses
+    /// (outside the folder, not a regular file, larger than
     /// [`MAX_IMAGE_BYTES`]).
-    pub(super) fn image(&self, i: usize) -> Result<Result<Image, String>, ImportError> {
+    pub(super) fn image(&self, i: usize) -> Result<Result<SourceImage, String>, ImportError> {
         let json = &self.doc.as_json().images[i];
         let name = json
             .name
@@ -195,19 +199,47 @@ impl Ctx<'_> {
                 "has neither uri nor bufferView",
             ));
         };
-        let mime = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            "image/png"
+        let format = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            image::ImageFormat::Png
         } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            "image/jpeg"
+            image::ImageFormat::Jpeg
         } else {
             return Ok(Err("not a PNG or JPEG image".into()));
         };
-        Ok(Ok(Image {
-            name,
-            mime: mime.into(),
-            bytes,
-        }))
+        Ok(decode(name, &bytes, format))
     }
+}
+
+/// `bytes` (a PNG or JPEG) decoded to RGBA8, or why not: a size over
+/// [`MAX_IMAGE_SIDE`] is refused from the header, before any texel is
+/// decoded, and the decoder is held to that size's memory.
+fn decode(name: String, bytes: &[u8], format: image::ImageFormat) -> Result<SourceImage, String> {
+    let reader = || image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let (w, h) = reader()
+        .into_dimensions()
+        .map_err(|e| format!("cannot be decoded ({e})"))?;
+    if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "is {w}×{h}, outside the 1..={MAX_IMAGE_SIDE} texels a side an image may have"
+        ));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    // The texels at 16 bits a channel, and the RGBA8 copy.
+    limits.max_alloc = Some(w as u64 * h as u64 * 12);
+    let mut r = reader();
+    r.limits(limits);
+    let rgba = r
+        .decode()
+        .map_err(|e| format!("cannot be decoded ({e})"))?
+        .into_rgba8();
+    Ok(SourceImage {
+        name,
+        width: w,
+        height: h,
+        rgba: rgba.into_raw(),
+    })
 }
 
 pub(super) fn wrap(mode: gltf::texture::WrappingMode) -> TextureWrap {

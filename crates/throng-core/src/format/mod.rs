@@ -32,7 +32,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -216,7 +216,7 @@ pub struct ImpostorRecord {
     /// Projected size (fraction of the screen height) below which the
     /// impostor replaces the meshes; 0: never.
     pub screen_size: f32,
-    /// How both images are stored (`AtlasCodec`): 0 RGBA8, 1 BC7.
+    /// How both images are stored (`TextureCodec`): 0 RGBA8, 1 BC7.
     pub codec: u32,
 }
 
@@ -313,17 +313,31 @@ fn opt_index(v: u32) -> Option<u32> {
     (v != NONE).then_some(v)
 }
 
-/// `IMGS`: one image (32 bytes); bytes live in `IMGD`.
+/// `IMGS`: one image (48 bytes); its mip chain lives in `IMGD`, level 0
+/// first, each level's bytes [`TextureCodec::level_bytes`] of its size.
+///
+/// [`TextureCodec::level_bytes`]: crate::texture_codec::TextureCodec::level_bytes
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct ImageRecord {
     /// Image name.
     pub name: StrRef,
-    /// MIME type.
-    pub mime: StrRef,
+    /// Width of level 0.
+    pub width: u32,
+    /// Height of level 0.
+    pub height: u32,
+    /// Mip levels stored.
+    pub levels: u32,
+    /// How every level is stored (`TextureCodec`): 0 RGBA8, 1 BC7, 2 BC3.
+    pub codec: u32,
+    /// What the texels are (`ImageContent`): 0 colour (sRGB), 1 data, 2
+    /// normal map.
+    pub content: u32,
+    /// Reserved, zero.
+    pub reserved: u32,
     /// Offset in `IMGD`.
     pub data_offset: u64,
-    /// Length in bytes.
+    /// Length in bytes, every level.
     pub data_len: u64,
 }
 
@@ -400,7 +414,7 @@ const _: () = {
     assert!(std::mem::size_of::<ClipRecord>() == 64);
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
-    assert!(std::mem::size_of::<ImageRecord>() == 32);
+    assert!(std::mem::size_of::<ImageRecord>() == 48);
     assert!(std::mem::size_of::<BakedVertex>() == 72);
     assert!(std::mem::size_of::<MorphSlotRecord>() == 20);
     assert!(std::mem::size_of::<crate::morph::MorphDelta>() == 32);

@@ -9,9 +9,9 @@ use glam::{Mat4, Vec3};
 
 use super::*;
 use crate::error::FormatError;
-use crate::impostor::{AtlasCodec, AtlasPlan, ImpostorAtlas, ViewGrid};
-use crate::limits::MAX_FILE_SIZE;
-use crate::material::Image;
+use crate::impostor::{AtlasPlan, ImpostorAtlas, TextureCodec, ViewGrid};
+use crate::limits::{MAX_FILE_SIZE, MAX_IMAGE_SIDE};
+use crate::material::{Image, ImageContent};
 use crate::math::Aabb;
 use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
@@ -19,6 +19,7 @@ use crate::model::{
 };
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::provenance::{MAX_PROVENANCE_TEXT, Provenance};
+use crate::texture_codec::{mip_levels, mip_size};
 
 /// Reads and validates a model from `path`.
 pub fn read_file(path: &Path) -> Result<BakedModel, FormatError> {
@@ -445,10 +446,53 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 )));
             };
             next_data = end;
+            let name = strings.get(r.name, &|| format!("image {i} name"))?;
+            let corrupt = |what: String| FormatError::corrupt(format!("image {i} ({name}): {what}"));
+            let codec = TextureCodec::from_u32(r.codec)
+                .ok_or_else(|| corrupt(format!("unknown codec {}", r.codec)))?;
+            let content = ImageContent::from_code(r.content)
+                .ok_or_else(|| corrupt(format!("unknown content {}", r.content)))?;
+            // Sizes beyond the limit are refused before any level's size is
+            // worked out from them.
+            if r.width == 0 || r.height == 0 || r.width > MAX_IMAGE_SIDE || r.height > MAX_IMAGE_SIDE {
+                return Err(corrupt(format!(
+                    "{}×{} is outside 1..={MAX_IMAGE_SIDE} texels a side",
+                    r.width, r.height
+                )));
+            }
+            if r.levels != mip_levels(r.width, r.height) {
+                return Err(corrupt(format!(
+                    "{} mip levels; a {}×{} image has {}",
+                    r.levels,
+                    r.width,
+                    r.height,
+                    mip_levels(r.width, r.height)
+                )));
+            }
+            let mut at = r.data_offset as usize;
+            let levels: Vec<Vec<u8>> = (0..r.levels)
+                .map(|l| {
+                    let (w, h) = mip_size(r.width, r.height, l);
+                    let n = codec.level_bytes(w, h) as usize;
+                    at += n;
+                    image_data.get(at - n..at).filter(|_| at as u64 <= end).map(<[u8]>::to_vec)
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| corrupt(format!("its mip chain needs more than its {} bytes", r.data_len)))?;
+            if at as u64 != end {
+                return Err(corrupt(format!(
+                    "its mip chain is {} bytes, not the {} it declares",
+                    at as u64 - r.data_offset,
+                    r.data_len
+                )));
+            }
             Ok(Image {
-                name: strings.get(r.name, &|| format!("image {i} name"))?,
-                mime: strings.get(r.mime, &|| format!("image {i} MIME type"))?,
-                bytes: image_data[r.data_offset as usize..end as usize].to_vec(),
+                name,
+                width: r.width,
+                height: r.height,
+                codec,
+                content,
+                levels,
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
@@ -643,7 +687,7 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
             )));
         }
     };
-    let codec = AtlasCodec::from_u32(r.codec).ok_or_else(|| {
+    let codec = TextureCodec::from_u32(r.codec).ok_or_else(|| {
         FormatError::corrupt(format!(
             "impostor images in codec {}, known are 0 (RGBA8) and 1 (BC7)",
             r.codec

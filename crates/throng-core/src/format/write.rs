@@ -119,11 +119,18 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         .map(|img| {
             let rec = ImageRecord {
                 name: strings.add(&img.name),
-                mime: strings.add(&img.mime),
+                width: img.width,
+                height: img.height,
+                levels: img.levels.len() as u32,
+                codec: img.codec.to_u32(),
+                content: img.content as u32,
+                reserved: 0,
                 data_offset: image_data.len() as u64,
-                data_len: img.bytes.len() as u64,
+                data_len: img.bytes(),
             };
-            image_data.extend_from_slice(&img.bytes);
+            for level in &img.levels {
+                image_data.extend_from_slice(level);
+            }
             rec
         })
         .collect();

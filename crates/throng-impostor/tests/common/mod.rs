@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use glam::{Mat4, Quat, Vec3};
 use throng_bake::{BakeOptions, bake_file};
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasCodec, AtlasPlan, default_screen_size};
+use throng_core::impostor::{AtlasPlan, TextureCodec, default_screen_size};
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_impostor::{capture_from, capture_lod};
 use throng_render::{Gpu, PathChoice};
@@ -36,7 +36,7 @@ pub fn fox(gpu: &Gpu) -> &'static BakedModel {
         .unwrap();
         // As `throng bake` captures it.
         let plan = AtlasPlan::layout(VIEWS, FRAMES, CELL, model.clips.len() as u32)
-            .with_codec(AtlasCodec::default());
+            .with_codec(TextureCodec::default());
         let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
         assert_eq!(atlas.screen_size, default_screen_size(CELL));
         BakedModel {
