@@ -1,8 +1,10 @@
 // The palette pre-pass: each invocation evaluates one instance's palette —
 // its base pose (clip cross-faded as on the plain path) with up to
 // MAX_EXTRA_LAYERS animation layers over it — once per bone, parents first,
-// into a palette buffer that skinning then reads as ready matrices.
-// Twin of throng_core::layers::layered_palette, operation for operation.
+// into a palette buffer that skinning then reads as ready matrices, then
+// its morph weights with the layers applied after them.
+// Twin of throng_core::layers::layered_palette and layered_weights,
+// operation for operation.
 //
 // A bone no layer reaches keeps the base palette matrix exactly. A reached
 // bone's local pose in any clip is G(parent)^-1 G(bone), G = P bind, from
@@ -68,7 +70,9 @@ struct PaletteParams {
 @group(0) @binding(0) var<uniform> params: PaletteParams;
 @group(0) @binding(1) var<storage, read> sets: array<GpuLayerSet>;
 @group(0) @binding(2) var<storage, read> bones: array<GpuBone>;
-// Per mask and bone: (weight, 1 if the bone or an ancestor has weight).
+// Per mask: per bone (weight, 1 if the bone or an ancestor has weight),
+// then per morph slot (the weight at the slot's bone, 0)
+// (throng_core::layers::BoneMask::gpu_entries).
 @group(0) @binding(3) var<storage, read> masks: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> palettes: array<Rows>;
 
@@ -127,6 +131,39 @@ fn single(f0: u32, f1: u32, t: f32) -> Frames {
     return Frames(f0, f1, t, 1.0, f0, f1, t);
 }
 
+// A morph slot's weight at a pose's frames, as palette_rows() blends a
+// matrix: throng_core::morph::Morphs::blended_weight.
+fn frames_weight(slot: u32, f: Frames) -> f32 {
+    let a = morph_weight_at(slot, f.f0);
+    let current = a + (morph_weight_at(slot, f.f1) - a) * f.t;
+    if (f.fade >= 1.0) {
+        return current;
+    }
+    let b = morph_weight_at(slot, f.p0);
+    let previous = b + (morph_weight_at(slot, f.p1) - b) * f.pt;
+    return previous + (current - previous) * f.fade;
+}
+
+// Morph weight `slot` of set `s` with its layers:
+// throng_core::layers::layered_weights.
+fn layered_weight(slot: u32, s: GpuLayerSet, count: u32, base: Frames) -> f32 {
+    var w = frames_weight(slot, base);
+    for (var l = 0u; l < count; l++) {
+        let layer = s.layers[l];
+        let m = layer.weight * mask_entry(layer, model.bone_count + slot).x;
+        if (m <= 0.0) {
+            continue;
+        }
+        let sampled = frames_weight(slot, single(layer.frame0, layer.frame1, layer.t));
+        if (layer.mode == LAYER_ADDITIVE) {
+            w = w + (sampled - frames_weight(slot, single(layer.ref0, layer.ref1, layer.ref_t))) * m;
+        } else {
+            w = w + (sampled - w) * m;
+        }
+    }
+    return w;
+}
+
 @compute @workgroup_size(64)
 fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.set_count) {
@@ -170,5 +207,22 @@ fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
             g = rows_mul(gp, g);
         }
         palettes[out] = rows_mul(g, entry.inverse_bind);
+    }
+    // Then the morph weights, PALETTE_WEIGHTS_PER_MATRIX to a matrix after
+    // the bones' (none without morph targets).
+    let rows = (model.morph_slots + PALETTE_WEIGHTS_PER_MATRIX - 1u) / PALETTE_WEIGHTS_PER_MATRIX;
+    for (var r = 0u; r < rows; r++) {
+        var packed: array<f32, PALETTE_WEIGHTS_PER_MATRIX>;
+        for (var k = 0u; k < PALETTE_WEIGHTS_PER_MATRIX; k++) {
+            let slot = r * PALETTE_WEIGHTS_PER_MATRIX + k;
+            if (slot < model.morph_slots) {
+                packed[k] = layered_weight(slot, s, count, base);
+            }
+        }
+        palettes[min(s.palette + model.bone_count + r, last)] = Rows(
+            vec4<f32>(packed[0], packed[1], packed[2], packed[3]),
+            vec4<f32>(packed[4], packed[5], packed[6], packed[7]),
+            vec4<f32>(packed[8], packed[9], packed[10], packed[11]),
+        );
     }
 }

@@ -14,7 +14,9 @@
 
 // true: every record this pipeline draws has a ready palette (animation
 // layers, evaluated by the pre-pass); its `frame0` is the palette's first
-// matrix. false: skin from the bone texture (skinning.wgsl).
+// matrix, and its layered morph weights follow its bones' matrices,
+// PALETTE_WEIGHTS_PER_MATRIX to a matrix. false: skin from the bone
+// texture (skinning.wgsl).
 override PALETTES: bool = false;
 
 // The draw stages' record: the records buffer bound again as vertex buffer
@@ -60,13 +62,38 @@ fn record_pose(vertex: u32, rec: InstanceRecord) -> Skinned {
     return cached_skin(vertex, rec);
 }
 
+// Morph weight `slot` of the layered palette at `palette`: after its bones'
+// matrices, PALETTE_WEIGHTS_PER_MATRIX to a matrix (palette.wgsl).
+fn palette_weight(palette: u32, slot: u32) -> f32 {
+    let r = palettes[min(palette + model.bone_count + slot / PALETTE_WEIGHTS_PER_MATRIX, arrayLength(&palettes) - 1u)];
+    let k = slot % PALETTE_WEIGHTS_PER_MATRIX;
+    let row = select(select(r.r2, r.r1, k < 8u), r.r0, k < 4u);
+    return row[k % 4u];
+}
+
+// morph() (skinning.wgsl) with the weights of the layered palette at
+// `palette` instead of the record's frames.
+fn palette_morph(v: SkinInput, palette: u32) -> SkinInput {
+    let range = morph_range(v);
+    var out = v;
+    for (var k = 0u; k < range.y; k++) {
+        let at = model.morph_delta_base + (range.x + k) * MORPH_DELTA_TEXELS;
+        let dp = morph_texel(at);
+        let w = palette_weight(palette, u32(dp.w));
+        out.position += dp.xyz * w;
+        out.normal += morph_texel(at + 1u).xyz * w;
+    }
+    return out;
+}
+
 // Skins a vertex for its record: 4 ready matrices from the palette, or the
 // bone texture's frames and cross-fade.
-fn skin_record(v: SkinInput, rec: InstanceRecord) -> Skinned {
+fn skin_record(input: SkinInput, rec: InstanceRecord) -> Skinned {
     if (!PALETTES) {
-        return skin(v, rec);
+        return skin(input, rec);
     }
     let last = arrayLength(&palettes) - 1u;
+    let v = palette_morph(input, rec.frame0);
     var m = Rows(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var k = 0u; k < MAX_INFLUENCES; k++) {
         let w = v.weights[k];

@@ -158,14 +158,19 @@ fn morph_weight(slot: u32, rec: InstanceRecord) -> f32 {
     return previous + (current - previous) * fade;
 }
 
-// The vertex with its morph deltas applied (unchanged where none move it).
-// The range is clamped to the deltas, so a bad vertex never loops past them.
-fn morph(v: SkinInput, rec: InstanceRecord) -> SkinInput {
+// The vertex's deltas (first, count), clamped to the deltas, so a bad
+// vertex never loops past them.
+fn morph_range(v: SkinInput) -> vec2<u32> {
     let first = min(v.morph.x, model.morph_delta_count);
-    let count = min(v.morph.y, model.morph_delta_count - first);
+    return vec2<u32>(first, min(v.morph.y, model.morph_delta_count - first));
+}
+
+// The vertex with its morph deltas applied (unchanged where none move it).
+fn morph(v: SkinInput, rec: InstanceRecord) -> SkinInput {
+    let range = morph_range(v);
     var out = v;
-    for (var k = 0u; k < count; k++) {
-        let at = model.morph_delta_base + (first + k) * MORPH_DELTA_TEXELS;
+    for (var k = 0u; k < range.y; k++) {
+        let at = model.morph_delta_base + (range.x + k) * MORPH_DELTA_TEXELS;
         let dp = morph_texel(at);
         let w = morph_weight(u32(dp.w), rec);
         out.position += dp.xyz * w;

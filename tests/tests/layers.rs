@@ -412,3 +412,118 @@ fn a_crowd_instance_plays_its_layers_and_answers_bone_queries_with_them() {
     crowd.despawn(id).unwrap();
     assert!(crowd.layers(id).is_err());
 }
+
+/// Morph weights are layered as bones are (`layered_weights`), against the
+/// source glTF's weights (`throng_bake::morph::weights_at`) blended by hand,
+/// at baked frame times of `morph_bar` (where the baked weights equal the
+/// source's within `BAKED_F32_TOLERANCE`): an override moves each weight
+/// toward the layer's, an additive layer adds its difference from the
+/// reference, and a mask applies through each slot's bone.
+#[test]
+fn layered_morph_weights_equal_a_blend_of_the_source_weights() {
+    let bytes = throng_tests::morph_models::morph_bar();
+    let scene = throng_bake::import_slice(&bytes, None, "morph_bar")
+        .unwrap()
+        .scene;
+    let (model, _) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
+    let skeleton = Skeleton::new(&model);
+    let clip = |name: &str| {
+        let c = model.clip_index(name).unwrap();
+        (
+            &model.clips[c],
+            &scene.clips[scene.clips.iter().position(|s| s.name == name).unwrap()],
+        )
+    };
+    // A baked frame's time and its frames, exactly on it.
+    let at = |name: &str, frame: u32| {
+        let (baked, _) = clip(name);
+        let t = baked.duration * frame as f32 / (baked.frame_count - 1) as f32;
+        (t, baked.frames_at(t))
+    };
+    let source = |name: &str, t: f32| {
+        let mut w = Vec::new();
+        throng_bake::morph::weights_at(&scene, Some(clip(name).1), t, &mut w);
+        w
+    };
+    let (talk_t, talk) = at("talk", 3);
+    let (blink_t, blink) = at("blink", 5);
+    let (ref_t, reference) = at("blink", 1);
+    let (base_w, blink_w, ref_w) = (
+        source("talk", talk_t),
+        source("blink", blink_t),
+        source("blink", ref_t),
+    );
+    let slots = model.morphs.slot_count() as usize;
+    assert_eq!(base_w.len(), slots);
+    // One mask on the bone of slot 0, one on every bone but it.
+    let bone = skeleton.slot_bone(0);
+    let n = skeleton.bone_count();
+    let only = BoneMask::from_weights(
+        &skeleton,
+        (0..n).map(|b| (b as u32 == bone) as u8 as f32).collect(),
+    )
+    .unwrap();
+    let others = BoneMask::from_weights(
+        &skeleton,
+        (0..n).map(|b| (b as u32 != bone) as u8 as f32).collect(),
+    )
+    .unwrap();
+    let override_layer = |weight, mask| LayerPose {
+        frames: blink,
+        weight,
+        mode: LayerMode::Override,
+        mask,
+    };
+    let additive = LayerPose {
+        frames: blink,
+        weight: 0.5,
+        mode: LayerMode::Additive { reference },
+        mask: None,
+    };
+    let base = FrameBlend::single(talk);
+    let mut got = Vec::new();
+    let mut check = |what: &str, layers: &[LayerPose], expected: &dyn Fn(usize) -> f32| {
+        throng_core::layers::layered_weights(&model, &skeleton, &base, layers, &mut got);
+        for (s, w) in got.iter().enumerate() {
+            let e = expected(s);
+            assert!(
+                (w - e).abs() <= BAKED_F32_TOLERANCE,
+                "{what}: slot {s} weighs {w}, the source blend {e}"
+            );
+        }
+    };
+    check("no layer", &[], &|s| base_w[s]);
+    check("override 0.7", &[override_layer(0.7, None)], &|s| {
+        base_w[s] + (blink_w[s] - base_w[s]) * 0.7
+    });
+    check("additive 0.5", &[additive], &|s| {
+        base_w[s] + (blink_w[s] - ref_w[s]) * 0.5
+    });
+    check(
+        "override masked to slot 0's bone",
+        &[override_layer(1.0, Some(&only))],
+        &|s| {
+            if skeleton.slot_bone(s as u32) == bone {
+                blink_w[s]
+            } else {
+                base_w[s]
+            }
+        },
+    );
+    check(
+        "override masked off slot 0's bone",
+        &[override_layer(1.0, Some(&others))],
+        &|s| {
+            if skeleton.slot_bone(s as u32) == bone {
+                base_w[s]
+            } else {
+                blink_w[s]
+            }
+        },
+    );
+    // The layers moved something, so the checks above say something.
+    assert!(
+        (0..slots).any(|s| (blink_w[s] - base_w[s]).abs() > 0.1),
+        "blink and talk weigh alike: {blink_w:?} against {base_w:?}"
+    );
+}

@@ -151,7 +151,7 @@ fn sample_layered(
     use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
     let handle = ModelHandle::new(model)?;
     let model = handle.model();
-    let mut palette = Vec::new();
+    let (mut palette, mut weights) = (Vec::new(), Vec::new());
     let mut frames = Vec::with_capacity(times.len());
     for &t in times {
         let mut crowd = Crowd::new();
@@ -166,7 +166,11 @@ fn sample_layered(
         )?;
         throng_cli::args::layer::apply(&mut crowd, m, &[id], layers)?;
         crowd.palette(id, &mut palette)?;
-        frames.push((t, throng_core::baked::skin_lod_with(model, 0, &palette)));
+        crowd.morph_weights(id, &mut weights)?;
+        frames.push((
+            t,
+            throng_core::baked::skin_lod_with(model, 0, &palette, &weights),
+        ));
     }
     Ok(frames)
 }

@@ -6,9 +6,9 @@
 //! (`fade < 1`) `Mᵢ = mix(lerp(P(prev0), P(prev1), prev_t), Mᵢ, fade)`. Then
 //! `M = Σ wᵢ Mᵢ`, position `M · v`, normal `cofactor(M) · n` normalised.
 //! A vertex that morph targets move is morphed first, its weights blended
-//! as the bones are ([`crate::morph`]). Ready palettes (animation layers,
-//! [`skin_lod_with`]) skin the unmorphed vertex, as the GPU's palette path
-//! does.
+//! as the bones are ([`crate::morph`]). Ready palettes and weights
+//! (animation layers, [`skin_lod_with`]) morph and skin as the GPU's
+//! palette path does.
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -86,15 +86,22 @@ pub fn skin_lod(model: &BakedModel, lod: usize, blend: &FrameBlend) -> Vec<Skinn
     skin_lod_by(model, lod, |v| skin_vertex(model, v, blend))
 }
 
-/// [`skin_lod`] with a ready palette (one matrix per bone: animation
-/// layers, `throng_core::layers::layered_palette`).
-pub fn skin_lod_with(model: &BakedModel, lod: usize, palette: &[Rows3x4]) -> Vec<SkinnedPrimitive> {
+/// [`skin_lod`] with a ready palette and morph weights (one matrix per
+/// bone and one weight per slot: animation layers,
+/// `throng_core::layers::layered_palette` and `layered_weights`; a slot
+/// past `weights` weighs 0).
+pub fn skin_lod_with(
+    model: &BakedModel,
+    lod: usize,
+    palette: &[Rows3x4],
+    weights: &[f32],
+) -> Vec<SkinnedPrimitive> {
     skin_lod_by(model, lod, |v| {
+        let (p, n) = morph_vertex(&model.morphs, v, |s| {
+            weights.get(s as usize).copied().unwrap_or(0.0)
+        });
         let m = blend_matrix(v, |b| palette[b as usize]);
-        (
-            rows_transform_point(&m, Vec3::from(v.position)),
-            rows_transform_normal(&m, Vec3::from(v.normal)),
-        )
+        (rows_transform_point(&m, p), rows_transform_normal(&m, n))
     })
 }
 

@@ -22,6 +22,14 @@
 //! *blended* parent. A mask on the subtree of `spine` therefore makes the
 //! upper body play the layer's clip on top of wherever the base puts the
 //! hips.
+//!
+//! Morph weights are layered too ([`layered_weights`]): each slot starts
+//! from the base pose's weight, and each layer moves it toward its clip's
+//! weight (override) or adds its clip's difference from the reference
+//! (additive) by `w · m`, where `m` is the mask's weight at the slot's
+//! bone ([`Skeleton::slot_bone`]: the bone that carries most of the
+//! vertices the slot moves), so a mask on the head takes the face's
+//! targets with it.
 
 use bytemuck::Zeroable;
 use glam::Vec4;
@@ -30,6 +38,7 @@ use thiserror::Error;
 use crate::baked::blended_bone_rows;
 use crate::gpu::{FrameBlend, GpuBone, GpuLayer, GpuLayerSet};
 use crate::layout::FramePair;
+use crate::limits::PALETTE_WEIGHTS_PER_MATRIX;
 use crate::math::{Rows3x4, mat4_to_rows};
 use crate::model::BakedModel;
 use crate::pose::{
@@ -87,6 +96,39 @@ pub struct Skeleton {
     order: Vec<u32>,
     bind: Vec<Rows3x4>,
     inverse_bind: Vec<Rows3x4>,
+    slot_bones: Vec<u32>,
+}
+
+/// Each morph slot's bone: the one carrying the largest sum of skinning
+/// weights over the LOD 0 vertices the slot moves (the first such bone on
+/// a tie; bone 0 for a slot that moves nothing).
+fn slot_bones(model: &BakedModel) -> Vec<u32> {
+    let slots = model.morphs.slot_count() as usize;
+    let mut sums: Vec<std::collections::BTreeMap<u32, f32>> = vec![Default::default(); slots];
+    if let Some(lod) = model.lods.first() {
+        for v in &lod.vertices {
+            for d in model.morphs.deltas_of(v) {
+                let Some(sum) = sums.get_mut(d.slot as usize) else {
+                    continue;
+                };
+                for (j, w) in v.joints.iter().zip(v.weights) {
+                    if w > 0.0 {
+                        *sum.entry(u32::from(*j)).or_default() += w;
+                    }
+                }
+            }
+        }
+    }
+    sums.iter()
+        .map(|s| {
+            s.iter()
+                .fold(None, |best: Option<(u32, f32)>, (&b, &w)| match best {
+                    Some((_, bw)) if bw >= w => best,
+                    _ => Some((b, w)),
+                })
+                .map_or(0, |(b, _)| b)
+        })
+        .collect()
 }
 
 impl Skeleton {
@@ -131,7 +173,19 @@ impl Skeleton {
                 .iter()
                 .map(|b| mat4_to_rows(&b.inverse_bind))
                 .collect(),
+            slot_bones: slot_bones(model),
         }
+    }
+
+    /// The bone whose mask weight a layer applies to morph slot `slot`
+    /// (see the module's docs; 0 past the slots).
+    pub fn slot_bone(&self, slot: u32) -> u32 {
+        self.slot_bones.get(slot as usize).copied().unwrap_or(0)
+    }
+
+    /// Every morph slot's bone, in slot order (the pre-pass's table).
+    pub fn slot_bones(&self) -> &[u32] {
+        &self.slot_bones
     }
 
     /// Number of bones.
@@ -361,6 +415,50 @@ pub fn layered_palette(
     }
 }
 
+/// Palette matrices a layered instance of `model` takes: one per bone,
+/// then its morph weights, [`PALETTE_WEIGHTS_PER_MATRIX`] to a matrix.
+pub fn palette_entries(model: &BakedModel) -> u64 {
+    model.bones.len() as u64
+        + u64::from(
+            model
+                .morphs
+                .slot_count()
+                .div_ceil(PALETTE_WEIGHTS_PER_MATRIX),
+        )
+}
+
+/// The morph weights of an instance with layers: `out[slot]` for every
+/// slot (the arithmetic of `shaders/palette.wgsl`'s weights). Without
+/// layers, each is the base pose's blended weight, as on the plain path.
+pub fn layered_weights(
+    model: &BakedModel,
+    skeleton: &Skeleton,
+    base: &FrameBlend,
+    layers: &[LayerPose],
+    out: &mut Vec<f32>,
+) {
+    let morphs = &model.morphs;
+    out.clear();
+    out.extend((0..morphs.slot_count()).map(|slot| {
+        let mut w = morphs.blended_weight(slot, base);
+        for layer in layers {
+            let m = layer.weight_at(skeleton.slot_bone(slot));
+            if m <= 0.0 {
+                continue;
+            }
+            let sampled = morphs.blended_weight(slot, &FrameBlend::single(layer.frames));
+            w = match layer.mode {
+                LayerMode::Override => w + (sampled - w) * m,
+                LayerMode::Additive { reference } => {
+                    let r = morphs.blended_weight(slot, &FrameBlend::single(reference));
+                    w + (sampled - r) * m
+                }
+            };
+        }
+        w
+    }));
+}
+
 /// Checks layers before they reach the pose: at most
 /// [`MAX_EXTRA_LAYERS`], weights in `[0, 1]`.
 pub fn validate(layers: &[LayerPose]) -> Result<(), LayerError> {
@@ -409,12 +507,22 @@ impl Skeleton {
 
 impl BoneMask {
     /// The mask's entries in the pre-pass's mask table: `(weight, reaches)`
-    /// per bone, `reaches` 1 or 0.
-    pub fn gpu_entries(&self) -> impl Iterator<Item = [f32; 2]> + '_ {
-        self.weights
+    /// per bone, `reaches` 1 or 0; then `(weight, 0)` per morph slot of
+    /// `skeleton`, the weight at the slot's bone ([`Skeleton::slot_bone`]).
+    pub fn gpu_entries<'a>(
+        &'a self,
+        skeleton: &'a Skeleton,
+    ) -> impl Iterator<Item = [f32; 2]> + 'a {
+        let bones = self
+            .weights
             .iter()
             .zip(&self.reach)
-            .map(|(&w, &r)| [w, if r { 1.0 } else { 0.0 }])
+            .map(|(&w, &r)| [w, if r { 1.0 } else { 0.0 }]);
+        let slots = skeleton
+            .slot_bones()
+            .iter()
+            .map(|&b| [self.weights.get(b as usize).copied().unwrap_or(0.0), 0.0]);
+        bones.chain(slots)
     }
 }
 

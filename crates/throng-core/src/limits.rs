@@ -64,6 +64,11 @@ pub const MORPH_TEXTURE_WIDTH: u32 = 2048;
 /// Morph weights per texel of the morph texture (RGBA).
 pub const MORPH_WEIGHTS_PER_TEXEL: u32 = 4;
 
+/// Morph weights per palette matrix (its 3 × 4 floats): a layered
+/// instance's palette holds its bones' matrices, then its layered morph
+/// weights packed this many to a matrix ([`crate::layers::palette_entries`]).
+pub const PALETTE_WEIGHTS_PER_MATRIX: u32 = TEXELS_PER_MATRIX * 4;
+
 /// Texels per morph delta: (position xyz, slot), (normal xyz, 0).
 pub const MORPH_DELTA_TEXELS: u32 = 2;
 

@@ -61,7 +61,7 @@ pub fn use_model(model: throng_core::BakedModel, time: f32) -> bool {
     let clips = handle.model().clips.len();
     let mut crowd = Crowd::new();
     let m = crowd.add_model(&handle);
-    let mut palette = Vec::new();
+    let (mut palette, mut weights) = (Vec::new(), Vec::new());
     let camera = Camera::framing(&handle.model().bounds, glam::Vec3::ONE, 0.8, 1.5);
     let view = DrawView {
         layers: true,
@@ -84,8 +84,12 @@ pub fn use_model(model: throng_core::BakedModel, time: f32) -> bool {
             .palette(id, &mut palette)
             .expect("a live instance has a palette");
         assert_eq!(palette.len(), bones, "one palette entry a bone");
+        crowd
+            .morph_weights(id, &mut weights)
+            .expect("a live instance has weights");
+        assert_eq!(weights.len() as u32, handle.model().morphs.slot_count());
         for lod in 0..handle.model().lods.len() {
-            let _ = throng_core::baked::skin_lod_with(handle.model(), lod, &palette);
+            let _ = throng_core::baked::skin_lod_with(handle.model(), lod, &palette, &weights);
         }
     }
     true

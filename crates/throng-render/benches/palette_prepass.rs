@@ -24,8 +24,8 @@ fn benches(c: &mut Criterion) {
     let upper = BoneMask::subtrees(&skeleton, &["b_Spine01_02"]).unwrap();
     let tables = PaletteTables::new(
         &gpu.device,
-        &skeleton.gpu_table(),
-        &upper.gpu_entries().collect::<Vec<_>>(),
+        &skeleton,
+        &upper.gpu_entries(&skeleton).collect::<Vec<_>>(),
     );
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
     let pass = PalettePass::new(&gpu.device);

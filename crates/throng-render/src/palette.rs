@@ -1,12 +1,16 @@
 //! The palette pre-pass on the GPU (`shaders/palette.wgsl`): per instance,
 //! its base pose and up to [`MAX_EXTRA_LAYERS`](throng_core::layers::MAX_EXTRA_LAYERS)
-//! animation layers evaluated once per bone into a palette buffer, the
-//! twin of [`throng_core::layers::layered_palette`]. [`PalettePass::evaluate`]
-//! runs it for a list of layer sets and reads the palettes back (tests,
-//! tools).
+//! animation layers evaluated once per bone into a palette buffer, then its
+//! layered morph weights after the bones' matrices — the twin of
+//! [`throng_core::layers::layered_palette`] and
+//! [`layered_weights`](throng_core::layers::layered_weights).
+//! [`PalettePass::evaluate`] runs it for a list of layer sets and reads the
+//! palettes and weights back (tests, tools).
 
 use glam::Vec4;
 use throng_core::gpu::{GpuBone, GpuLayerSet, PaletteParams};
+use throng_core::layers::Skeleton;
+use throng_core::limits::PALETTE_WEIGHTS_PER_MATRIX;
 use throng_core::math::Rows3x4;
 use wgpu::util::DeviceExt;
 
@@ -43,13 +47,25 @@ pub struct PaletteTables {
     skeleton: wgpu::Buffer,
     masks: wgpu::Buffer,
     bone_count: u32,
+    slot_count: u32,
+}
+
+/// One instance's evaluated pose, read back ([`PalettePass::evaluate`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayeredPose {
+    /// One matrix per bone.
+    pub palette: Vec<Rows3x4>,
+    /// One weight per morph slot.
+    pub weights: Vec<f32>,
 }
 
 impl PaletteTables {
-    /// Uploads a skeleton table ([`throng_core::layers::Skeleton::gpu_table`])
-    /// and a mask table (the masks' [`gpu_entries`](throng_core::layers::BoneMask::gpu_entries)
+    /// Uploads `skeleton`'s table ([`Skeleton::gpu_table`]) and a mask
+    /// table (the masks' [`gpu_entries`](throng_core::layers::BoneMask::gpu_entries)
     /// one after the other; empty if there are none).
-    pub fn new(device: &wgpu::Device, skeleton: &[GpuBone], masks: &[[f32; 2]]) -> Self {
+    pub fn new(device: &wgpu::Device, skeleton: &Skeleton, masks: &[[f32; 2]]) -> Self {
+        let slot_count = skeleton.slot_bones().len() as u32;
+        let skeleton: Vec<GpuBone> = skeleton.gpu_table();
         let init = |label, bytes: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -60,9 +76,10 @@ impl PaletteTables {
         // A binding is never empty: one unused entry stands in.
         let masks: &[[f32; 2]] = if masks.is_empty() { &[[0.0; 2]] } else { masks };
         Self {
-            skeleton: init("throng skeleton table", bytemuck::cast_slice(skeleton)),
+            skeleton: init("throng skeleton table", bytemuck::cast_slice(&skeleton)),
             masks: init("throng mask table", bytemuck::cast_slice(masks)),
             bone_count: skeleton.len() as u32,
+            slot_count,
         }
     }
 }
@@ -145,7 +162,8 @@ impl PalettePass {
         pass.dispatch_workgroups(job.count.div_ceil(64), 1, 1);
     }
 
-    /// Evaluates `sets` and reads the palettes back: `result[set][bone]`.
+    /// Evaluates `sets` and reads the palettes and weights back, one
+    /// [`LayeredPose`] a set.
     pub fn evaluate(
         &self,
         device: &wgpu::Device,
@@ -153,14 +171,16 @@ impl PalettePass {
         model: &GpuModel,
         tables: &PaletteTables,
         sets: &[GpuLayerSet],
-    ) -> Result<Vec<Vec<Rows3x4>>, RenderError> {
+    ) -> Result<Vec<LayeredPose>, RenderError> {
         if sets.is_empty() {
             return Ok(Vec::new());
         }
         let bones = tables.bone_count as u64;
+        let slots = tables.slot_count as usize;
+        let entries = bones + u64::from(tables.slot_count.div_ceil(PALETTE_WEIGHTS_PER_MATRIX));
         let matrices = sets
             .iter()
-            .map(|s| s.palette as u64 + bones)
+            .map(|s| s.palette as u64 + entries)
             .max()
             .unwrap_or(0);
         let size = matrices * PALETTE_MATRIX_BYTES;
@@ -204,19 +224,26 @@ impl PalettePass {
         queue.submit([encoder.finish()]);
         let bytes = map_read(device, &readback)?;
         let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
+        let floats: &[f32] = bytemuck::cast_slice(&rows);
         Ok(sets
             .iter()
             .map(|s| {
-                (0..bones as usize)
+                let first = s.palette as usize;
+                let palette = (0..bones as usize)
                     .map(|b| {
-                        let m = (s.palette as usize + b) * 3;
+                        let m = (first + b) * 3;
                         [
                             Vec4::from(rows[m]),
                             Vec4::from(rows[m + 1]),
                             Vec4::from(rows[m + 2]),
                         ]
                     })
-                    .collect()
+                    .collect();
+                let at = (first + bones as usize) * PALETTE_WEIGHTS_PER_MATRIX as usize;
+                LayeredPose {
+                    palette,
+                    weights: floats[at..at + slots].to_vec(),
+                }
             })
             .collect())
     }

@@ -37,7 +37,7 @@ use throng_core::gpu::{
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{
     MAX_INFLUENCES, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH, MORPH_WEIGHTS_PER_TEXEL,
-    PACKAGE_WIDTH, REST_FRAME, TEXELS_PER_MATRIX,
+    PACKAGE_WIDTH, PALETTE_WEIGHTS_PER_MATRIX, REST_FRAME, TEXELS_PER_MATRIX,
 };
 use throng_core::model::BakedVertex;
 use throng_core::motion::MotionKind;
@@ -169,6 +169,7 @@ pub fn prelude() -> String {
          const MORPH_TEXTURE_WIDTH: u32 = {MORPH_TEXTURE_WIDTH}u;\n\
          const MORPH_WEIGHTS_PER_TEXEL: u32 = {MORPH_WEIGHTS_PER_TEXEL}u;\n\
          const MORPH_DELTA_TEXELS: u32 = {MORPH_DELTA_TEXELS}u;\n\
+         const PALETTE_WEIGHTS_PER_MATRIX: u32 = {PALETTE_WEIGHTS_PER_MATRIX}u;\n\
          const REST_FRAME: u32 = {REST_FRAME}u;\n\
          const TICKS_PER_SECOND: u32 = {TICKS_PER_SECOND}u;\n\
          const WRAP_LOOP: u32 = {}u;\n\

@@ -11,6 +11,11 @@
 //! * On the unbounded and the GPU-driven paths (where the cull pass leaves
 //!   layered instances to the CPU's lists).
 //! * The packaged (downlevel) path shows the base pose.
+//! * Morph weights are layered too (`morph_bar`, whose clip "blink" moves
+//!   weights only): a full override layer playing "blink" over "talk" draws
+//!   as "blink" alone, a weightless one as "talk" — on the unbounded and
+//!   GPU-driven paths, where the vertex stage morphs with the palette's
+//!   weights.
 
 use throng_tests::golden as common;
 
@@ -137,6 +142,46 @@ fn on_the_gpu_driven_path() {
         PathChoice::GpuDriven,
         RecordPath::GpuDriven,
     );
+}
+
+fn morph_layers_draw_as_their_clips(path: PathChoice) {
+    let gpu = require_gpu("layers_draw morphs");
+    let scene = throng_bake::import_slice(&throng_tests::morph_models::morph_bar(), None, "bar")
+        .unwrap()
+        .scene;
+    let (model, _) =
+        throng_bake::bake(&scene, &throng_bake::BakeOptions::default(), &|_, _| {}).unwrap();
+    let handle = ModelHandle::new(model).unwrap();
+    let dir = golden();
+    let (talk_t, blink_t) = (0.35, 0.6);
+    let (talk, _) = render(&gpu, &handle, path, "talk", talk_t, &[], false);
+    let (blink, _) = render(&gpu, &handle, path, "blink", blink_t, &[], false);
+    // The two clips look apart, so the equalities below say something.
+    let (d, fraction) = common::compare("talk vs blink", &talk, &blink);
+    assert!(
+        fraction > 0.002 && d.mean > 0.05,
+        "talk and blink draw alike ({fraction} of pixels differ)"
+    );
+    let layer = |weight| Layer {
+        time: blink_t,
+        speed: 0.0,
+        weight,
+        ..Layer::new(handle.model().clip_index("blink").unwrap())
+    };
+    let (full, _) = render(&gpu, &handle, path, "talk", talk_t, &[layer(1.0)], false);
+    common::assert_images_match("layers_morph_full_override", &blink, &full, &dir);
+    let (none, _) = render(&gpu, &handle, path, "talk", talk_t, &[layer(0.0)], false);
+    common::assert_images_match("layers_morph_weightless", &talk, &none, &dir);
+}
+
+#[test]
+fn morph_layers_on_the_unbounded_path() {
+    morph_layers_draw_as_their_clips(PathChoice::Unbounded);
+}
+
+#[test]
+fn morph_layers_on_the_gpu_driven_path() {
+    morph_layers_draw_as_their_clips(PathChoice::GpuDriven);
 }
 
 #[test]

@@ -1,21 +1,26 @@
 //! The palette pre-pass on the GPU (`shaders/palette.wgsl`) equals its CPU
-//! twin (`throng_core::layers::layered_palette`): LOD 0 skinned by the
-//! read-back palettes is within `GPU_TOLERANCE × bounding radius` of LOD 0
-//! skinned by the CPU's, for instances with 2, 3 and 4 layers (the base
-//! pose, cross-faded or not, plus override and additive layers with and
-//! without masks, between baked frames), on Fox, CesiumMan and Woman, each
-//! instance at its own place in the palette buffer. (The CPU twin is
-//! checked against the source glTF in `tests/tests/layers.rs`.)
+//! twin (`throng_core::layers::layered_palette` and `layered_weights`):
+//! LOD 0 morphed and skinned by the read-back palettes and weights is
+//! within `GPU_TOLERANCE × bounding radius` of LOD 0 by the CPU's, and each
+//! weight within `WEIGHT_TOLERANCE`, for instances with 2, 3 and 4 layers
+//! (the base pose, cross-faded or not, plus override and additive layers
+//! with and without masks, between baked frames), on Fox, CesiumMan and
+//! Woman, and on the two morph models (`throng_tests::morph_models`), whose
+//! layers move morph weights too — each instance at its own place in the
+//! palette buffer. (The CPU twin is checked against the source glTF in
+//! `tests/tests/layers.rs`.)
 
 use throng_tests::golden as common;
 
-use glam::Vec3;
-use throng_core::baked::blend_matrix;
+use throng_core::baked::skin_lod_with;
 use throng_core::gpu::{FrameBlend, GpuLayer, GpuLayerSet};
-use throng_core::layers::{BoneMask, LayerMode, LayerPose, Skeleton, layered_palette};
+use throng_core::layers::{
+    BoneMask, LayerMode, LayerPose, Skeleton, layered_palette, layered_weights, palette_entries,
+};
 use throng_core::layout::FramePair;
-use throng_core::math::{Rows3x4, rows_transform_point};
+use throng_core::math::Rows3x4;
 use throng_core::model::BakedModel;
+use throng_crowd::crowd::ModelHandle;
 use throng_render::palette::{PalettePass, PaletteTables};
 use throng_render::{GpuModel, require_gpu};
 
@@ -23,27 +28,35 @@ use throng_render::{GpuModel, require_gpu};
 /// another order of operations, as in `gpu_readback.rs`.
 const GPU_TOLERANCE: f32 = 1e-5;
 
+/// Largest GPU-vs-CPU morph weight difference: the same few f32
+/// operations in the same order, rounded alike.
+const WEIGHT_TOLERANCE: f32 = 1e-6;
+
 /// Frames `u` of the way through clip `c` (between baked frames).
 fn frames(model: &BakedModel, c: usize, u: f32) -> FramePair {
     let clip = &model.clips[c % model.clips.len()];
     clip.frames_at(u * clip.duration)
 }
 
-/// Worst distance between LOD 0 skinned by two palettes.
-fn worst(model: &BakedModel, a: &[Rows3x4], b: &[Rows3x4]) -> f32 {
+/// Worst distance between LOD 0 morphed and skinned by two poses.
+fn worst(model: &BakedModel, a: (&[Rows3x4], &[f32]), b: (&[Rows3x4], &[f32])) -> f32 {
+    let skinned = |(palette, weights)| skin_lod_with(model, 0, palette, weights);
     let mut worst = 0.0f32;
-    for v in &model.lods[0].vertices {
-        let p = Vec3::from(v.position);
-        let pa = rows_transform_point(&blend_matrix(v, |j| a[j as usize]), p);
-        let pb = rows_transform_point(&blend_matrix(v, |j| b[j as usize]), p);
-        worst = worst.max((pa - pb).length());
+    for (pa, pb) in skinned(a).iter().zip(&skinned(b)) {
+        for (x, y) in pa.positions.iter().zip(&pb.positions) {
+            worst = worst.max((*x - *y).length());
+        }
     }
     worst
 }
 
 fn run_model(name: &str) {
-    let gpu = require_gpu("layers_readback");
     let (_, handle) = common::baked(name);
+    run_handle(name, &handle);
+}
+
+fn run_handle(name: &str, handle: &ModelHandle) {
+    let gpu = require_gpu("layers_readback");
     let model = handle.model();
     let radius = model.bounding_radius;
     let skeleton = Skeleton::new(model);
@@ -56,10 +69,14 @@ fn run_model(name: &str) {
     let ramp =
         BoneMask::from_weights(&skeleton, (0..n).map(|b| (b % 5) as f32 / 4.0).collect()).unwrap();
     let masks = [&upper, &ramp];
-    let mask_table: Vec<[f32; 2]> = masks.iter().flat_map(|m| m.gpu_entries()).collect();
+    let mask_table: Vec<[f32; 2]> = masks
+        .iter()
+        .flat_map(|m| m.gpu_entries(&skeleton))
+        .collect();
+    let slots = model.morphs.slot_count() as usize;
     let mask_at = |m: &BoneMask| {
         let i = masks.iter().position(|x| std::ptr::eq(*x, m)).unwrap();
-        (i * n) as u32
+        (i * (n + slots)) as u32
     };
 
     let cross_fade = FrameBlend {
@@ -128,8 +145,9 @@ fn run_model(name: &str) {
         ("1 layer: the base alone", cross_fade, Vec::new()),
     ];
 
-    // Each instance at its own place, with a gap, so that a wrong offset
-    // shows.
+    // Each instance at its own place (its bones' matrices, then its
+    // weights), with a gap, so that a wrong offset shows.
+    let entries = palette_entries(model);
     let sets: Vec<GpuLayerSet> = cases
         .iter()
         .enumerate()
@@ -138,32 +156,61 @@ fn run_model(name: &str) {
                 .iter()
                 .map(|l| GpuLayer::new(l, l.mask.map_or(GpuLayer::NO_MASK, mask_at)))
                 .collect();
-            GpuLayerSet::new(base, &gpu_layers, (i * (n + 3)) as u32)
+            GpuLayerSet::new(base, &gpu_layers, (i as u64 * (entries + 3)) as u32)
         })
         .collect();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
-    let tables = PaletteTables::new(&gpu.device, &skeleton.gpu_table(), &mask_table);
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, handle).unwrap();
+    let tables = PaletteTables::new(&gpu.device, &skeleton, &mask_table);
     let pass = PalettePass::new(&gpu.device);
     let got = pass
         .evaluate(&gpu.device, &gpu.queue, &gpu_model, &tables, &sets)
         .unwrap();
 
     let mut failures = Vec::new();
-    let mut cpu = Vec::new();
-    for ((label, base, layers), palette) in cases.iter().zip(&got) {
+    let (mut cpu, mut cpu_weights, mut unlayered) = (Vec::new(), Vec::new(), Vec::new());
+    // How far the layers moved a weight from the base pose's, in any case:
+    // the comparison is not of weights no layer touched.
+    let mut moved = 0.0f32;
+    for ((label, base, layers), pose) in cases.iter().zip(&got) {
         layered_palette(model, &skeleton, base, layers, &mut cpu);
-        let w = worst(model, &cpu, palette);
+        layered_weights(model, &skeleton, base, layers, &mut cpu_weights);
+        layered_weights(model, &skeleton, base, &[], &mut unlayered);
+        moved = cpu_weights
+            .iter()
+            .zip(&unlayered)
+            .fold(moved, |m, (a, b)| m.max((a - b).abs()));
+        let w = worst(model, (&cpu, &cpu_weights), (&pose.palette, &pose.weights));
+        let worst_weight = cpu_weights
+            .iter()
+            .zip(&pose.weights)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
         eprintln!(
-            "{name} {label}: worst {w:.3e} ({:.2e} × radius)",
-            w / radius
+            "{name} {label}: worst {w:.3e} ({:.2e} × radius); {} weights, worst {worst_weight:.1e}",
+            w / radius,
+            cpu_weights.len()
         );
         if w > GPU_TOLERANCE * radius {
             failures.push(format!(
                 "{label}: worst vertex {w} > {GPU_TOLERANCE} × radius {radius}"
             ));
         }
+        if pose.weights.len() != cpu_weights.len() || worst_weight > WEIGHT_TOLERANCE {
+            failures.push(format!(
+                "{label}: {} GPU weights against {} CPU, worst difference {worst_weight}",
+                pose.weights.len(),
+                cpu_weights.len()
+            ));
+        }
     }
     assert!(failures.is_empty(), "{name}: {failures:#?}");
+    if slots > 0 {
+        eprintln!("{name}: the layers moved a weight by up to {moved:.3}");
+        assert!(
+            moved > 0.05,
+            "{name}: no layer moved a morph weight ({moved})"
+        );
+    }
 }
 
 #[test]
@@ -179,4 +226,30 @@ fn cesium_man_layers_on_the_gpu_equal_the_cpu() {
 #[test]
 fn woman_layers_on_the_gpu_equal_the_cpu() {
     run_model("gszauer_Woman.gltf");
+}
+
+/// A morph model baked as `throng bake` would, its weights layered too.
+fn morph_model(bytes: &[u8], name: &str) -> ModelHandle {
+    let scene = throng_bake::import_slice(bytes, None, name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .scene;
+    let (model, _) = throng_bake::bake(&scene, &throng_bake::BakeOptions::default(), &|_, _| {})
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(model.morphs.slot_count() > 0, "{name} has morph targets");
+    ModelHandle::new(model).unwrap()
+}
+
+#[test]
+fn morph_bar_layers_move_weights_on_the_gpu_as_on_the_cpu() {
+    let bar = morph_model(&throng_tests::morph_models::morph_bar(), "morph_bar");
+    run_handle("morph_bar", &bar);
+}
+
+#[test]
+fn simple_skin_morph_layers_move_weights_on_the_gpu_as_on_the_cpu() {
+    let skin = morph_model(
+        &throng_tests::morph_models::simple_skin_with_morph(),
+        "simple_skin_with_morph",
+    );
+    run_handle("simple_skin_with_morph", &skin);
 }

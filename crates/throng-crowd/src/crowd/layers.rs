@@ -16,14 +16,15 @@
 
 use std::sync::Arc;
 
-use throng_core::gpu::GpuLayer;
+use throng_core::gpu::{FrameBlend, GpuLayer};
 use throng_core::layers::{
     BoneMask, LayerError, LayerMode, LayerPose, check_layer_count, check_weight, layered_palette,
+    layered_weights,
 };
 use throng_core::math::Rows3x4;
 
 use super::anim::{Playback, blend_of};
-use super::{Change, Crowd, CrowdError, InstanceId, ModelId, WrapMode};
+use super::{Change, Crowd, CrowdError, InstanceId, ModelHandle, ModelId, WrapMode};
 
 /// A bone mask registered with a crowd, for one model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -233,6 +234,26 @@ impl Crowd {
     /// bone, in model space (`throng_core::layers::layered_palette`; without
     /// layers, the plain path's blended palette).
     pub fn palette(&self, id: InstanceId, out: &mut Vec<Rows3x4>) -> Result<(), CrowdError> {
+        self.with_layers(id, |handle, base, poses| {
+            layered_palette(handle.model(), handle.skeleton(), base, poses, out)
+        })
+    }
+
+    /// The morph weights an instance shows now, layers included: one per
+    /// slot (`throng_core::layers::layered_weights`; without layers, the
+    /// plain path's blended weights). Empty for a model without targets.
+    pub fn morph_weights(&self, id: InstanceId, out: &mut Vec<f32>) -> Result<(), CrowdError> {
+        self.with_layers(id, |handle, base, poses| {
+            layered_weights(handle.model(), handle.skeleton(), base, poses, out)
+        })
+    }
+
+    /// Calls `f` with instance `id`'s model, base pose and layers now.
+    fn with_layers<R>(
+        &self,
+        id: InstanceId,
+        f: impl FnOnce(&ModelHandle, &FrameBlend, &[LayerPose]) -> R,
+    ) -> Result<R, CrowdError> {
         let d = self.dense(id)?;
         let model = self.metas[d].model;
         let rt = &self.models[model as usize];
@@ -251,8 +272,7 @@ impl Crowd {
                 self.layer_pose(rt, p, ticks, mask)
             })
             .collect();
-        layered_palette(rt.handle.model(), rt.handle.skeleton(), &base, &poses, out);
-        Ok(())
+        Ok(f(&rt.handle, &base, &poses))
     }
 
     /// Whether some instance has animation layers.
@@ -274,15 +294,16 @@ impl Crowd {
     }
 
     /// `model`'s masks for the palette pre-pass: each mask's
-    /// `(weight, reaches)` per bone, in the order they were added (a
+    /// `(weight, reaches)` per bone and weight per morph slot
+    /// ([`BoneMask::gpu_entries`]), in the order they were added (a
     /// layer's [`GpuLayer::mask`] is its mask's first entry).
     pub fn mask_table(&self, model: ModelId) -> Result<Vec<[f32; 2]>, CrowdError> {
-        self.model_handle(model)?;
+        let skeleton = self.model_handle(model)?.skeleton();
         Ok(self
             .masks
             .iter()
             .filter(|m| m.model as u32 == model.0)
-            .flat_map(|m| m.mask.gpu_entries())
+            .flat_map(|m| m.mask.gpu_entries(skeleton))
             .collect())
     }
 

@@ -1,6 +1,7 @@
 //! Animation layers on the renderer's CPU-list (unbounded) path: each
 //! frame, every record of a layered group ([`DrawGroup::layered`]) gets a
-//! place in the palette buffer (its `frame0` then points there), the
+//! place in the palette buffer (its `frame0` then points there: its bones'
+//! matrices, then its layered morph weights), the
 //! frame's layer sets go to the GPU, and the palette pre-pass
 //! ([`PalettePass`]) evaluates them — one dispatch per (crowd, model, LOD)
 //! group, submitted before the frame's draws, which read the palettes at
@@ -76,7 +77,7 @@ impl LayerDraws {
                 let Ok(model) = crowds[c].model(group.model) else {
                     continue;
                 };
-                let bones = model.bones.len() as u64;
+                let entries = throng_core::layers::palette_entries(model);
                 let first = self.sets.len() as u32;
                 let range = group.first as usize..(group.first + group.count) as usize;
                 for rec in &mut records[range] {
@@ -85,7 +86,7 @@ impl LayerDraws {
                     };
                     set.palette = self.matrices as u32;
                     rec.frame0 = set.palette;
-                    self.matrices += bones;
+                    self.matrices += entries;
                     self.sets.push(set);
                 }
                 self.dispatches.push(Dispatch {
@@ -149,8 +150,7 @@ impl LayerDraws {
                 else {
                     continue;
                 };
-                let skeleton = handle.skeleton().gpu_table();
-                tables.push((key, PaletteTables::new(device, &skeleton, &masks)));
+                tables.push((key, PaletteTables::new(device, handle.skeleton(), &masks)));
             }
             let (_, t) = tables.iter().find(|(k, _)| *k == key).expect("added above");
             let job = PaletteJob {
