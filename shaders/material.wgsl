@@ -66,6 +66,27 @@ fn base_texel(uv: vec2<f32>) -> vec4<f32> {
     return textureSample(base_texture, base_sampler, slot_uv(SLOT_BASE_COLOR, uv));
 }
 
+// The vertex tangent `t` (on the surface of unit normal `n`) turned to
+// follow `slot`'s KHR_texture_transform. The map's x is ∂p/∂u' and its y
+// −∂p/∂v' (up the image; glTF's bitangent B = cross(n, T) · w is −∂p/∂v)
+// for uv' = M uv, so with M = [a b; c d]: T' = (d T + c B) / det M and
+// B' = (a B + b T) / det M, w the sign that makes cross(n, T') · w point
+// along B'. The frame is unchanged where M only scales by positive
+// factors (the common case).
+fn slot_tangent(slot: u32, n: vec3<f32>, t: vec4<f32>) -> vec4<f32> {
+    let r0 = material.uv_rows[2u * slot];
+    let r1 = material.uv_rows[2u * slot + 1u];
+    if (r0.y == 0.0 && r1.x == 0.0 && r0.x > 0.0 && r1.y > 0.0) {
+        return t;
+    }
+    let tangent = normalize(t.xyz - n * dot(n, t.xyz));
+    let bitangent = cross(n, tangent) * t.w;
+    let det = r0.x * r1.y - r0.y * r1.x;
+    let tu = (tangent * r1.y + bitangent * r1.x) / det;
+    let bv = (bitangent * r0.x + tangent * r0.y) / det;
+    return vec4<f32>(tu, select(-1.0, 1.0, dot(cross(n, tu), bv) >= 0.0));
+}
+
 // The material at a fragment: vertex UV `uv`, world position `p`, unit
 // geometric normal `n` (already facing the eye's side) and the record's
 // colour `tint` (tint × palette). Alpha mask is left to the caller. Call
@@ -86,7 +107,9 @@ fn material_surface_tangent(uv: vec2<f32>, p: vec3<f32>, n: vec3<f32>, t: vec4<f
     let glow = textureSample(emissive_texture, emissive_sampler, slot_uv(SLOT_EMISSIVE, uv)).rgb;
     let scaled = vec3<f32>(tn.xy * material.normal_scale, tn.z);
     let derived = perturb_normal(n, p, slot_uv(SLOT_NORMAL, uv), scaled);
-    let mapped = select(derived, tangent_normal(n, t, scaled), dot(t.xyz, t.xyz) > 0.0);
+    let has_tangent = dot(t.xyz, t.xyz) > 0.0;
+    let turned = select(t, slot_tangent(SLOT_NORMAL, n, t), has_tangent);
+    let mapped = select(derived, tangent_normal(n, turned, scaled), has_tangent);
     let has_normal_map = (material.textures & (1u << SLOT_NORMAL)) != 0u;
     var s: Surface;
     s.base = base;

@@ -14,11 +14,15 @@
 //!   what orients the map.
 //! - A normal-mapped LOD with tangents is not pose-cached: every path
 //!   skins it per vertex.
+//! - A `KHR_texture_transform` rotation of the normal map turns the frame
+//!   it is read in, as turning the map's texels and vectors does.
 
 use glam::{Mat4, Quat, Vec3};
 use image::RgbaImage;
 use throng_bake::{BakeOptions, bake};
 use throng_core::BakedModel;
+use throng_core::material::TextureSlot;
+use throng_core::texture_codec::TextureCodec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
@@ -136,5 +140,71 @@ fn tangents_orient_the_normal_map_like_the_derivative_frame() {
                 "{path:?}: {what} tangents are as near the derivative frame ({off:.2}) as the baked ones ({near:.2})"
             );
         }
+    }
+}
+
+/// `bumps` turned a quarter turn in its texels, as a 90° `KHR_texture_
+/// transform` rotation samples it (uv' = (v, −u)): texel (x, y) is the
+/// original's (y, W − 1 − x), and the vector it holds turned with the axes
+/// (the original's x is −B on the surface and its y is T, so (x, y) becomes
+/// (y, −x)).
+fn turned(map: &RgbaImage) -> RgbaImage {
+    let w = map.width();
+    assert_eq!(w, map.height());
+    RgbaImage::from_fn(w, w, |x, y| {
+        let p = map.get_pixel(y, w - 1 - x).0;
+        image::Rgba([p[1], 255 - p[0], p[2], p[3]])
+    })
+}
+
+/// A sphere whose normal map is `map` sampled through `rotation`, stored
+/// as RGBA8 (BC7 blocks of a turned map are not the turned blocks of the
+/// map: their error differs by a few levels).
+fn sphere_with(map: &RgbaImage, rotation: f32, tangents: bool) -> ModelHandle {
+    let mut scene = normal_mapped_sphere(map);
+    if let Some(t) = scene.materials[0].textures[TextureSlot::Normal as usize].as_mut() {
+        t.transform.rotation = rotation;
+    }
+    let opts = BakeOptions {
+        texture_codec: TextureCodec::Rgba8,
+        ..BakeOptions::default()
+    };
+    let (mut model, _) = bake(&scene, &opts, &|_, _| {}).unwrap();
+    model.lods.truncate(1);
+    if !tangents {
+        return with_tangents(&model, |_| [0; 4]);
+    }
+    ModelHandle::new(model).unwrap()
+}
+
+/// A `KHR_texture_transform` rotation of the normal map turns the frame
+/// the map is read in: the sphere whose map is turned 90° by the transform
+/// draws as the sphere whose map is turned in its texels (and the vectors
+/// they hold, [`turned`]), within the golden tolerances, with the vertex
+/// tangents and with the derivative frame (which follows the transformed
+/// UVs by itself, and so checks [`turned`]) — and differs from the sphere
+/// whose transform is ignored.
+#[test]
+fn a_rotated_normal_map_turns_its_tangent_frame() {
+    let gpu = require_gpu("tangents rotated");
+    let quarter = std::f32::consts::FRAC_PI_2;
+    let dir = std::env::temp_dir().join("throng-tangents");
+    for tangents in [false, true] {
+        let by_transform = sphere_with(&bumps(), quarter, tangents);
+        let by_texels = sphere_with(&turned(&bumps()), 0.0, tangents);
+        let unturned = sphere_with(&bumps(), 0.0, tangents);
+        let path = PathChoice::Unbounded;
+        let (a, _) = picture(&gpu, path, &by_texels);
+        let (b, _) = picture(&gpu, path, &by_transform);
+        let (c, _) = picture(&gpu, path, &unturned);
+        let apart = diff(&a, &c).mean;
+        println!("tangents {tangents}: turned vs unturned map: mean {apart:.2} levels");
+        assert!(apart > 1.0, "turning the map changes nothing ({apart})");
+        throng_tests::golden::assert_images_match(
+            &format!("rotated-normal-map-tangents-{tangents}"),
+            &a,
+            &b,
+            &dir,
+        );
     }
 }
