@@ -199,8 +199,30 @@ fn texel(
     texture.create_view(&Default::default())
 }
 
+/// Whether an image stored in `codec` goes to `device` as its blocks, as
+/// `textures` says (else it is decoded to RGBA8 at load).
+pub(crate) fn uploads_blocks(
+    device: &wgpu::Device,
+    textures: TextureUpload,
+    codec: TextureCodec,
+) -> bool {
+    // A CPU rasteriser (lavapipe, llvmpipe) decodes a BC block at every
+    // fetch: there RGBA8 decoded once here draws faster (the Fox's default
+    // bake's impostor capture: 0.45 s against 1.11 s).
+    let wanted = match textures {
+        TextureUpload::Auto => device.adapter_info().device_type != wgpu::DeviceType::Cpu,
+        TextureUpload::Blocks => true,
+        TextureUpload::Decoded => false,
+    };
+    wanted
+        && codec.is_block()
+        && device
+            .features()
+            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+}
+
 /// The GPU format of an image stored in `codec`, sampled as sRGB or not.
-fn format_of(codec: TextureCodec, srgb: bool) -> wgpu::TextureFormat {
+pub(crate) fn format_of(codec: TextureCodec, srgb: bool) -> wgpu::TextureFormat {
     use wgpu::TextureFormat as F;
     match (codec, srgb) {
         (TextureCodec::Rgba8, s) => rgba8(s),
@@ -242,21 +264,8 @@ fn upload_image(
         )));
     };
     let (w, h) = img.level_size(first);
-    // A CPU rasteriser (lavapipe, llvmpipe) decodes a BC block at every
-    // fetch: there RGBA8 decoded once here draws faster (the Fox's default
-    // bake's impostor capture: 0.45 s against 1.11 s).
-    let wanted = match textures {
-        TextureUpload::Auto => device.adapter_info().device_type != wgpu::DeviceType::Cpu,
-        TextureUpload::Blocks => true,
-        TextureUpload::Decoded => false,
-    };
-    let blocks = wanted
-        && img.codec.is_block()
-        && device
-            .features()
-            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
-        && img.codec.fits(w)
-        && img.codec.fits(h);
+    let blocks =
+        uploads_blocks(device, textures, img.codec) && img.codec.fits(w) && img.codec.fits(h);
     let codec = if blocks {
         img.codec
     } else {

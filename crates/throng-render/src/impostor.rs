@@ -15,6 +15,7 @@ use wgpu::util::DeviceExt;
 
 use crate::bind_groups;
 use crate::error::RenderError;
+use crate::gpu_material::{TextureUpload, format_of, uploads_blocks};
 use crate::model::bone_texture_layers;
 use crate::options::RecordPath;
 use crate::pipeline::PassPipeline;
@@ -95,6 +96,7 @@ impl GpuImpostor {
         queue: &wgpu::Queue,
         model: &BakedModel,
         palette: &wgpu::TextureView,
+        textures: TextureUpload,
     ) -> Option<Self> {
         let lod = model.impostor_lod()?;
         let atlas = model.impostor.as_ref()?;
@@ -102,14 +104,19 @@ impl GpuImpostor {
         let name = &model.name;
         let mut gpu_bytes = 0;
         let layers = bone_texture_layers(device.adapter_info().backend, plan.layers);
-        // BC7 is sampled as is where the device has BC textures, else
-        // decoded to RGBA8 here (the same texels either way: BC7's decoding
-        // is exact).
-        let bc7 = plan.codec == TextureCodec::Bc7
-            && device
-                .features()
-                .contains(wgpu::Features::TEXTURE_COMPRESSION_BC);
-        let (block, block_bytes) = if bc7 { (4, 16) } else { (1, 4) };
+        // BC3 or BC7 blocks go as they are where `textures` says so (by
+        // default where the device samples them natively), else decoded to
+        // RGBA8 here: the same texels but for the rounding of BC3's
+        // interpolated colours, which decoders may do apart (on lavapipe,
+        // 3 of 76,800 pixels of a 16-impostor picture differ by more than 3
+        // levels; `impostor_draw.rs`).
+        let blocks = uploads_blocks(device, textures, plan.codec);
+        let codec = if blocks {
+            plan.codec
+        } else {
+            TextureCodec::Rgba8
+        };
+        let (block_row_bytes, block_rows) = codec.rows(plan.layer_size, plan.layer_size);
         let mut image = |what: &str, format, data: &[u8]| {
             let size = wgpu::Extent3d {
                 width: plan.layer_size,
@@ -131,43 +138,30 @@ impl GpuImpostor {
                 data,
                 wgpu::TexelCopyBufferLayout {
                     offset: 0,
-                    bytes_per_row: Some(plan.layer_size / block * block_bytes),
-                    rows_per_image: Some(plan.layer_size / block),
+                    bytes_per_row: Some(block_row_bytes),
+                    rows_per_image: Some(block_rows),
                 },
                 wgpu::Extent3d {
                     depth_or_array_layers: plan.layers,
                     ..size
                 },
             );
-            gpu_bytes +=
-                (plan.layer_size as u64 / block as u64).pow(2) * block_bytes as u64 * layers as u64;
+            gpu_bytes += codec.image_bytes(plan.layer_size, layers);
             texture.create_view(&wgpu::TextureViewDescriptor {
                 label: Some(&format!("{name} impostor {what} view")),
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
                 ..Default::default()
             })
         };
-        let (colour, normal) = if bc7 {
+        let (colour, normal) = if blocks {
             (
-                image(
-                    "colour",
-                    wgpu::TextureFormat::Bc7RgbaUnormSrgb,
-                    &atlas.colour,
-                ),
-                image("normal", wgpu::TextureFormat::Bc7RgbaUnorm, &atlas.normal),
+                image("colour", format_of(codec, true), &atlas.colour),
+                image("normal", format_of(codec, false), &atlas.normal),
             )
         } else {
             (
-                image(
-                    "colour",
-                    wgpu::TextureFormat::Rgba8UnormSrgb,
-                    &atlas.colour_rgba8(),
-                ),
-                image(
-                    "normal",
-                    wgpu::TextureFormat::Rgba8Unorm,
-                    &atlas.normal_rgba8(),
-                ),
+                image("colour", format_of(codec, true), &atlas.colour_rgba8()),
+                image("normal", format_of(codec, false), &atlas.normal_rgba8()),
             )
         };
 

@@ -305,7 +305,7 @@ impl GpuModel {
                 has_tangents: lod.vertices.iter().any(|v| v.tangent != [0; 4]),
             });
         }
-        let impostor = GpuImpostor::upload(device, queue, model, &palette);
+        let impostor = GpuImpostor::upload(device, queue, model, &palette, textures);
         gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
         Ok(Self {
             key: handle.key(),
