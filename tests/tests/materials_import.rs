@@ -5,6 +5,8 @@
 //! and a warning for a texture that asks for another UV set. Then through
 //! a bake and the file format unchanged; and a glTF material without
 //! `pbrMetallicRoughness` takes glTF's defaults (metallic 1, roughness 1).
+//! An image that cannot be read, decoded, or is larger than
+//! `MAX_IMAGE_SIDE` (read from its header) is dropped with a warning.
 
 use glam::{Vec2, Vec3, Vec4};
 use serde_json::json;
@@ -139,4 +141,61 @@ fn a_material_without_pbr_takes_gltfs_defaults_and_an_unreadable_image_is_droppe
         "{:?}",
         imported.warnings
     );
+}
+
+/// A PNG whose signature is right but whose data is not, and one whose
+/// header claims more than `MAX_IMAGE_SIDE` texels a side (its pixels are
+/// never decoded: the size is read first), are dropped with a warning that
+/// names the image and why; the material keeps its factors.
+#[test]
+fn a_corrupt_or_oversized_image_is_dropped_with_a_warning() {
+    use throng_core::limits::MAX_IMAGE_SIDE;
+    // An IHDR of (MAX_IMAGE_SIDE + 1) × 1, then an IDAT of two bytes and
+    // the IEND, each with a valid CRC: a header to read, no pixels.
+    let huge = {
+        let chunk = |kind: &[u8], data: &[u8]| {
+            let body = [kind, data].concat();
+            let mut c = (data.len() as u32).to_be_bytes().to_vec();
+            c.extend(&body);
+            c.extend(crc32fast::hash(&body).to_be_bytes());
+            c
+        };
+        let mut ihdr = (MAX_IMAGE_SIDE + 1).to_be_bytes().to_vec();
+        ihdr.extend(1u32.to_be_bytes());
+        ihdr.extend([8, 6, 0, 0, 0]);
+        [
+            b"\x89PNG\r\n\x1a\n".to_vec(),
+            chunk(b"IHDR", &ihdr),
+            chunk(b"IDAT", &[0x78, 0x9c]),
+            chunk(b"IEND", &[]),
+        ]
+        .concat()
+    };
+    let mut corrupt = b"\x89PNG\r\n\x1a\n".to_vec();
+    corrupt.extend((0..200u32).map(|i| (i * 37) as u8));
+    for (case, bytes, why) in [
+        ("corrupt", corrupt, "cannot be decoded"),
+        ("oversized", huge, "outside the 1..=8192 texels a side"),
+    ] {
+        let path = with_material(
+            case,
+            json!({ "name": case, "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 }, "baseColorFactor": [0.5, 0.5, 0.5, 1.0] } }),
+        );
+        std::fs::write(path.with_file_name("tex.png"), bytes).unwrap();
+        let imported = import_file(&path).unwrap_or_else(|e| panic!("{case}: {e}"));
+        let m = &imported.scene.materials[0];
+        assert!(m.texture(TextureSlot::BaseColor).is_none(), "{case}");
+        assert_eq!(m.base_color_factor, Vec4::new(0.5, 0.5, 0.5, 1.0), "{case}");
+        assert!(imported.scene.images.is_empty(), "{case}");
+        println!("{case}: {:?}", imported.warnings);
+        assert!(
+            imported.warnings.iter().any(|w| w.contains("images[0]")
+                && w.contains(why)
+                && w.contains("drawn without it")),
+            "{case}: {:?}",
+            imported.warnings
+        );
+        // And the model still bakes.
+        bake(&imported.scene, &BakeOptions::default(), &|_, _| {}).unwrap();
+    }
 }
