@@ -150,6 +150,15 @@ fn layered_weight(slot: u32, s: GpuLayerSet, count: u32, base: Frames) -> f32 {
     var w = frames_weight(slot, base);
     for (var l = 0u; l < count; l++) {
         let layer = s.layers[l];
+        if (layer.mode == LAYER_WEIGHTS) {
+            // The preset's (weight, set) at the slot; none without one.
+            let e = mask_entry(layer, model.bone_count + slot);
+            let m = layer.weight * e.y;
+            if (layer.mask != NO_MASK && m > 0.0) {
+                w = w + (e.x - w) * m;
+            }
+            continue;
+        }
         let m = layer.weight * mask_entry(layer, model.bone_count + slot).x;
         if (m <= 0.0) {
             continue;
@@ -178,7 +187,8 @@ fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
         let entry = skeleton_bone(bone);
         var reached = false;
         for (var l = 0u; l < count; l++) {
-            reached = reached || (s.layers[l].weight > 0.0 && mask_entry(s.layers[l], bone).y > 0.0);
+            let layer = s.layers[l];
+            reached = reached || (layer.mode != LAYER_WEIGHTS && layer.weight > 0.0 && mask_entry(layer, bone).y > 0.0);
         }
         let out = min(s.palette + bone, last);
         if (!reached) {
@@ -189,7 +199,7 @@ fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
         for (var l = 0u; l < count; l++) {
             let layer = s.layers[l];
             let w = layer.weight * mask_entry(layer, bone).x;
-            if (w <= 0.0) {
+            if (w <= 0.0 || layer.mode == LAYER_WEIGHTS) {
                 continue;
             }
             let sampled = local_of(bone, entry.parent, single(layer.frame0, layer.frame1, layer.t));

@@ -527,3 +527,108 @@ fn layered_morph_weights_equal_a_blend_of_the_source_weights() {
         "blink and talk weigh alike: {blink_w:?} against {base_w:?}"
     );
 }
+
+/// A weights layer moves the slots its morph preset sets toward the
+/// preset's weights by the layer's weight, leaves the other slots and every
+/// bone as they were, and is refused without a preset (or a preset on
+/// another layer), for a slot past the model's and for a weight that is
+/// not finite — on the CPU (`layered_weights`) and through a crowd
+/// instance (`Crowd::morph_weights`, `Crowd::palette`).
+#[test]
+fn a_morph_preset_layer_sets_the_weights_game_code_asks_for() {
+    use throng_core::layers::{LayerError, layered_weights};
+    use throng_crowd::crowd::{Crowd, CrowdError, Layer, ModelHandle, Spawn};
+    let bytes = throng_tests::morph_models::morph_bar();
+    let scene = throng_bake::import_slice(&bytes, None, "morph_bar")
+        .unwrap()
+        .scene;
+    let (model, _) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
+    let skeleton = Skeleton::new(&model);
+    let slots = model.morphs.slot_count();
+    assert!(slots >= 2, "morph_bar has {slots} slots");
+    let preset = BoneMask::morph_preset(&skeleton, &[(0, 1.5), (slots - 1, -0.25)]).unwrap();
+    let talk = &model.clips[model.clip_index("talk").unwrap()];
+    let base = FrameBlend::single(talk.frames_at(0.4 * talk.duration));
+    let layer = |weight, mask| LayerPose {
+        frames: talk.frames_at(0.0),
+        weight,
+        mode: LayerMode::Weights,
+        mask,
+    };
+    let (mut plain, mut got) = (Vec::new(), Vec::new());
+    layered_weights(&model, &skeleton, &base, &[], &mut plain);
+    layered_weights(
+        &model,
+        &skeleton,
+        &base,
+        &[layer(0.5, Some(&preset))],
+        &mut got,
+    );
+    let last = slots as usize - 1;
+    for (s, (&w, &p)) in got.iter().zip(&plain).enumerate() {
+        let expected = match s {
+            0 => p + (1.5 - p) * 0.5,
+            s if s == last => p + (-0.25 - p) * 0.5,
+            _ => p,
+        };
+        assert_eq!(w, expected, "slot {s}");
+    }
+    // No bone moves.
+    let (mut bones, mut layered_bones) = (Vec::new(), Vec::new());
+    layered_palette(&model, &skeleton, &base, &[], &mut bones);
+    layered_palette(
+        &model,
+        &skeleton,
+        &base,
+        &[layer(1.0, Some(&preset))],
+        &mut layered_bones,
+    );
+    assert_eq!(bones, layered_bones, "a weights layer moved a bone");
+    // What is refused, and says so.
+    assert!(matches!(
+        validate(&[layer(1.0, None)]),
+        Err(LayerError::Preset { layer: 0, .. })
+    ));
+    let over = LayerPose {
+        mode: LayerMode::Override,
+        ..layer(1.0, Some(&preset))
+    };
+    assert!(matches!(validate(&[over]), Err(LayerError::Preset { .. })));
+    let past = BoneMask::morph_preset(&skeleton, &[(slots, 1.0)]).unwrap_err();
+    assert!(
+        past.to_string().contains(&format!("no morph slot {slots}")),
+        "{past}"
+    );
+    let nan = BoneMask::morph_preset(&skeleton, &[(0, f32::NAN)]).unwrap_err();
+    assert!(nan.to_string().contains("morph slot 0's preset"), "{nan}");
+
+    // Through a crowd instance, as game code sets it.
+    let handle = ModelHandle::new(model.clone()).unwrap();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let id = crowd
+        .spawn(
+            m,
+            Spawn {
+                clip: Some(model.clip_index("talk").unwrap()),
+                time: 0.4 * talk.duration,
+                ..Spawn::default()
+            },
+        )
+        .unwrap();
+    let smile = crowd
+        .add_morph_preset(m, &[(0, 1.5), (slots - 1, -0.25)])
+        .unwrap();
+    let mut before = Vec::new();
+    crowd.morph_weights(id, &mut before).unwrap();
+    crowd.set_layers(id, &[Layer::weights(smile, 0.5)]).unwrap();
+    let mut after = Vec::new();
+    crowd.morph_weights(id, &mut after).unwrap();
+    assert_eq!(after[0], before[0] + (1.5 - before[0]) * 0.5);
+    let upper = crowd.mask_subtrees(m, &[&model.bones[0].name]).unwrap();
+    let wrong = crowd.set_layers(id, &[Layer::weights(upper, 1.0)]);
+    assert!(
+        matches!(wrong, Err(CrowdError::Layer(LayerError::Preset { .. }))),
+        "{wrong:?}"
+    );
+}

@@ -518,7 +518,7 @@ pub struct GpuLayer {
     pub ref1: u32,
     /// Weight of `ref1`.
     pub ref_t: f32,
-    /// [`GpuLayer::OVERRIDE`] or [`GpuLayer::ADDITIVE`].
+    /// [`GpuLayer::OVERRIDE`], [`GpuLayer::ADDITIVE`] or [`GpuLayer::WEIGHTS`].
     pub mode: u32,
     /// First entry of the layer's mask in the mask table, or
     /// [`GpuLayer::NO_MASK`].
@@ -532,6 +532,8 @@ impl GpuLayer {
     pub const OVERRIDE: u32 = 0;
     /// `mode` of an additive layer.
     pub const ADDITIVE: u32 = 1;
+    /// `mode` of a weights layer (its mask a morph preset).
+    pub const WEIGHTS: u32 = 2;
     /// `mask` of a layer on every bone.
     pub const NO_MASK: u32 = u32::MAX;
 }

@@ -71,6 +71,22 @@ pub enum LayerError {
         /// Weights given.
         got: usize,
     },
+    /// A morph slot past the model's.
+    #[error("no morph slot {slot} (the model has {slots})")]
+    UnknownSlot {
+        /// The slot asked for.
+        slot: u32,
+        /// Slots of the model.
+        slots: usize,
+    },
+    /// A weights layer without a morph preset, or another layer with one.
+    #[error("layer {layer}: {what}")]
+    Preset {
+        /// The layer's index.
+        layer: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A weight outside `[0, 1]` or not finite.
     #[error("{what} weight {value} is not in [0, 1]")]
     Weight {
@@ -248,6 +264,9 @@ impl Skeleton {
 pub struct BoneMask {
     weights: Vec<f32>,
     reach: Vec<bool>,
+    /// A morph preset's weight per slot (`None`: the slot is not set);
+    /// `None` for a mask of bones.
+    targets: Option<Vec<Option<f32>>>,
 }
 
 impl BoneMask {
@@ -267,7 +286,43 @@ impl BoneMask {
             let p = skeleton.parent(b);
             reach[b as usize] = weights[b as usize] > 0.0 || (p != NO_PARENT && reach[p as usize]);
         }
-        Ok(Self { weights, reach })
+        Ok(Self {
+            weights,
+            reach,
+            targets: None,
+        })
+    }
+
+    /// A morph preset: the weights `(slot, weight)` a
+    /// [`LayerMode::Weights`] layer moves those slots toward (by its
+    /// weight); it moves no bone. Slots are `skeleton`'s model's; a weight
+    /// must be finite (glTF allows weights outside `[0, 1]`).
+    pub fn morph_preset(skeleton: &Skeleton, weights: &[(u32, f32)]) -> Result<Self, LayerError> {
+        let slots = skeleton.slot_bones().len();
+        let mut targets = vec![None; slots];
+        for &(slot, w) in weights {
+            let Some(t) = targets.get_mut(slot as usize) else {
+                return Err(LayerError::UnknownSlot { slot, slots });
+            };
+            if !w.is_finite() {
+                return Err(LayerError::Weight {
+                    what: format!("morph slot {slot}'s preset"),
+                    value: w,
+                });
+            }
+            *t = Some(w);
+        }
+        Ok(Self {
+            weights: vec![0.0; skeleton.bone_count()],
+            reach: vec![false; skeleton.bone_count()],
+            targets: Some(targets),
+        })
+    }
+
+    /// A morph preset's weight per slot (`None` where it sets none);
+    /// `None` for a mask of bones.
+    pub fn targets(&self) -> Option<&[Option<f32>]> {
+        self.targets.as_deref()
     }
 
     /// Weight 1 on the subtrees rooted at the bones named `roots`, 0
@@ -325,6 +380,11 @@ pub enum LayerMode {
         /// The reference pose's frames.
         reference: FramePair,
     },
+    /// Move the morph weights its mask's preset sets
+    /// ([`BoneMask::morph_preset`]) toward the preset's, by the layer's
+    /// weight: game code's weights (a face, a body shape) over the clips'.
+    /// It moves no bone, and its frames are not read.
+    Weights,
 }
 
 /// One layer as sampled at one moment: which frames it shows, how much and
@@ -342,14 +402,20 @@ pub struct LayerPose<'a> {
 }
 
 impl LayerPose<'_> {
-    /// The layer's weight at `bone`: `weight · mask`.
+    /// The layer's weight at `bone`: `weight · mask` (0 for a weights
+    /// layer, which moves no bone).
     fn weight_at(&self, bone: u32) -> f32 {
+        if self.mode == LayerMode::Weights {
+            return 0.0;
+        }
         self.weight * self.mask.map_or(1.0, |m| m.weight(bone))
     }
 
-    /// Whether the layer moves `bone`.
+    /// Whether the layer moves `bone` (a weights layer moves none).
     fn reaches(&self, bone: u32) -> bool {
-        self.weight > 0.0 && self.mask.is_none_or(|m| m.reaches(bone))
+        self.mode != LayerMode::Weights
+            && self.weight > 0.0
+            && self.mask.is_none_or(|m| m.reaches(bone))
     }
 }
 
@@ -402,6 +468,8 @@ pub fn layered_palette(
                     let r = local(model, skeleton, bone, &FrameBlend::single(reference));
                     blend_additive(&pose, &r, &sampled, w)
                 }
+                // weight_at is 0 for it: never here.
+                LayerMode::Weights => pose,
             };
         }
         let parent = skeleton.parent(bone);
@@ -442,6 +510,18 @@ pub fn layered_weights(
     out.extend((0..morphs.slot_count()).map(|slot| {
         let mut w = morphs.blended_weight(slot, base);
         for layer in layers {
+            if layer.mode == LayerMode::Weights {
+                let target = layer
+                    .mask
+                    .and_then(BoneMask::targets)
+                    .and_then(|t| t.get(slot as usize).copied().flatten());
+                if let Some(target) = target
+                    && layer.weight > 0.0
+                {
+                    w += (target - w) * layer.weight;
+                }
+                continue;
+            }
             let m = layer.weight_at(skeleton.slot_bone(slot));
             if m <= 0.0 {
                 continue;
@@ -453,6 +533,7 @@ pub fn layered_weights(
                     let r = morphs.blended_weight(slot, &FrameBlend::single(reference));
                     w + (sampled - r) * m
                 }
+                LayerMode::Weights => w,
             };
         }
         w
@@ -465,8 +546,30 @@ pub fn validate(layers: &[LayerPose]) -> Result<(), LayerError> {
     check_layer_count(layers.len())?;
     for (i, l) in layers.iter().enumerate() {
         check_weight(l.weight, || format!("layer {i}'s"))?;
+        check_preset(i, l.mode == LayerMode::Weights, l.mask)?;
     }
     Ok(())
+}
+
+/// A weights layer (`weights`) has a morph preset for its mask, and no
+/// other layer has one.
+pub fn check_preset(
+    layer: usize,
+    weights: bool,
+    mask: Option<&BoneMask>,
+) -> Result<(), LayerError> {
+    let preset = mask.is_some_and(|m| m.targets().is_some());
+    match (weights, preset) {
+        (true, false) => Err(LayerError::Preset {
+            layer,
+            what: "a weights layer needs a morph preset as its mask",
+        }),
+        (false, true) => Err(LayerError::Preset {
+            layer,
+            what: "a morph preset is the mask of a weights layer only",
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// At most [`MAX_EXTRA_LAYERS`] layers.
@@ -509,6 +612,8 @@ impl BoneMask {
     /// The mask's entries in the pre-pass's mask table: `(weight, reaches)`
     /// per bone, `reaches` 1 or 0; then `(weight, 0)` per morph slot of
     /// `skeleton`, the weight at the slot's bone ([`Skeleton::slot_bone`]).
+    /// A morph preset's entries are `(0, 0)` per bone, then `(weight, 1)`
+    /// per slot it sets and `(0, 0)` per slot it does not.
     pub fn gpu_entries<'a>(
         &'a self,
         skeleton: &'a Skeleton,
@@ -521,7 +626,11 @@ impl BoneMask {
         let slots = skeleton
             .slot_bones()
             .iter()
-            .map(|&b| [self.weights.get(b as usize).copied().unwrap_or(0.0), 0.0]);
+            .enumerate()
+            .map(|(s, &b)| match self.targets() {
+                Some(t) => t.get(s).copied().flatten().map_or([0.0, 0.0], |w| [w, 1.0]),
+                None => [self.weights.get(b as usize).copied().unwrap_or(0.0), 0.0],
+            });
         bones.chain(slots)
     }
 }
@@ -533,6 +642,7 @@ impl GpuLayer {
         let (mode, reference) = match pose.mode {
             LayerMode::Override => (GpuLayer::OVERRIDE, pose.frames),
             LayerMode::Additive { reference } => (GpuLayer::ADDITIVE, reference),
+            LayerMode::Weights => (GpuLayer::WEIGHTS, pose.frames),
         };
         Self {
             frame0: pose.frames.frame0,

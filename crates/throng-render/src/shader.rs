@@ -190,6 +190,7 @@ pub fn prelude() -> String {
          const NO_MASK: u32 = {}u;\n\
          const LAYER_OVERRIDE: u32 = {}u;\n\
          const LAYER_ADDITIVE: u32 = {}u;\n\
+         const LAYER_WEIGHTS: u32 = {}u;\n\
          const INSTANCE_LAYERED: u32 = {}u;\n\
          const MOTION_STILL: u32 = {}u;\n\
          const MOTION_VELOCITY: u32 = {}u;\n\
@@ -216,6 +217,7 @@ pub fn prelude() -> String {
         GpuLayer::NO_MASK,
         GpuLayer::OVERRIDE,
         GpuLayer::ADDITIVE,
+        GpuLayer::WEIGHTS,
         GpuInstance::LAYERED,
         MotionKind::Still.code(),
         MotionKind::Velocity.code(),

@@ -4,7 +4,8 @@
 //! within `GPU_TOLERANCE × bounding radius` of LOD 0 by the CPU's, and each
 //! weight within `WEIGHT_TOLERANCE`, for instances with 2, 3 and 4 layers
 //! (the base pose, cross-faded or not, plus override and additive layers
-//! with and without masks, between baked frames), on Fox, CesiumMan and
+//! with and without masks, between baked frames, and a weights layer of a
+//! morph preset), on Fox, CesiumMan and
 //! Woman, and on the two morph models (`throng_tests::morph_models`), whose
 //! layers move morph weights too — each instance at its own place in the
 //! palette buffer. (The CPU twin is checked against the source glTF in
@@ -68,7 +69,15 @@ fn run_handle(name: &str, handle: &ModelHandle) {
     let upper = BoneMask::subtrees(&skeleton, &[model.bones[root as usize].name.as_str()]).unwrap();
     let ramp =
         BoneMask::from_weights(&skeleton, (0..n).map(|b| (b % 5) as f32 / 4.0).collect()).unwrap();
-    let masks = [&upper, &ramp];
+    // A morph preset (its first slot to 0.8, the last to −0.3; none on a
+    // model without targets), for a weights layer.
+    let slot_count = model.morphs.slot_count();
+    let set: Vec<(u32, f32)> = match slot_count {
+        0 => Vec::new(),
+        n => vec![(0, 0.8), (n - 1, -0.3)],
+    };
+    let preset = BoneMask::morph_preset(&skeleton, &set).unwrap();
+    let masks = [&upper, &ramp, &preset];
     let mask_table: Vec<[f32; 2]> = masks
         .iter()
         .flat_map(|m| m.gpu_entries(&skeleton))
@@ -143,6 +152,24 @@ fn run_handle(name: &str, handle: &ModelHandle) {
             ],
         ),
         ("1 layer: the base alone", cross_fade, Vec::new()),
+        (
+            "3 layers: override, then a morph preset's weights",
+            cross_fade,
+            vec![
+                LayerPose {
+                    frames: frames(model, 2, 0.4),
+                    weight: 0.6,
+                    mode: LayerMode::Override,
+                    mask: None,
+                },
+                LayerPose {
+                    frames: frames(model, 0, 0.0),
+                    weight: 0.7,
+                    mode: LayerMode::Weights,
+                    mask: Some(&preset),
+                },
+            ],
+        ),
     ];
 
     // Each instance at its own place (its bones' matrices, then its

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use throng_core::gpu::{FrameBlend, GpuLayer};
 use throng_core::layers::{
-    BoneMask, LayerError, LayerMode, LayerPose, check_layer_count, check_weight, layered_palette,
-    layered_weights,
+    BoneMask, LayerError, LayerMode, LayerPose, check_layer_count, check_preset, check_weight,
+    layered_palette, layered_weights,
 };
 use throng_core::math::Rows3x4;
 
@@ -40,6 +40,11 @@ pub enum LayerBlend {
         /// The reference pose's time in the layer's clip (seconds).
         reference_time: f32,
     },
+    /// Moves the morph weights its mask, a morph preset
+    /// ([`Crowd::add_morph_preset`]), sets toward the preset's by its
+    /// weight: weights from game code (a face, a body shape) over the
+    /// clips'. It moves no bone; its clip only needs to exist.
+    Weights,
 }
 
 /// One animation layer as given to [`Crowd::set_layers`].
@@ -62,6 +67,17 @@ pub struct Layer {
 }
 
 impl Layer {
+    /// The morph weights of `preset` ([`Crowd::add_morph_preset`]) at
+    /// `weight` ([`LayerBlend::Weights`]; its clip is the model's first).
+    pub fn weights(preset: MaskId, weight: f32) -> Self {
+        Self {
+            weight,
+            blend: LayerBlend::Weights,
+            mask: Some(preset),
+            ..Self::new(0)
+        }
+    }
+
     /// `clip` from time 0, looping at speed 1, full weight, override, no
     /// mask.
     pub fn new(clip: usize) -> Self {
@@ -120,6 +136,21 @@ impl Crowd {
         Ok(MaskId(self.masks.len() as u32 - 1))
     }
 
+    /// Registers a morph preset for `model`: the weights `(slot, weight)`
+    /// that a [`Layer::weights`] layer moves those slots toward, per
+    /// instance and set by game code (a blink, a smile, a body shape); slots
+    /// it does not name keep their clips' weights. Presets are masks of the
+    /// model's mask table (their entries give the weights), so an instance
+    /// layers them as it layers clips, on the palette pre-pass.
+    pub fn add_morph_preset(
+        &mut self,
+        model: ModelId,
+        weights: &[(u32, f32)],
+    ) -> Result<MaskId, CrowdError> {
+        let preset = BoneMask::morph_preset(self.model_handle(model)?.skeleton(), weights)?;
+        self.add_mask(model, preset)
+    }
+
     /// Registers a mask of the subtrees rooted at the bones named `roots`
     /// (`["b_Spine01_02"]`: the Fox's upper body).
     pub fn mask_subtrees(&mut self, model: ModelId, roots: &[&str]) -> Result<MaskId, CrowdError> {
@@ -151,16 +182,18 @@ impl Crowd {
             {
                 return Err(CrowdError::NotFinite("layer reference time"));
             }
-            if let Some(mask) = layer.mask {
-                match self.masks.get(mask.0 as usize) {
-                    Some(m) if m.model == model => {}
+            let mask = match layer.mask {
+                Some(mask) => match self.masks.get(mask.0 as usize) {
+                    Some(m) if m.model == model => Some(&*m.mask),
                     _ => {
                         return Err(CrowdError::Incompatible(format!(
                             "layer {i}'s mask {mask:?} is not a mask of this instance's model"
                         )));
                     }
-                }
-            }
+                },
+                None => None,
+            };
+            check_preset(i, layer.blend == LayerBlend::Weights, mask)?;
             playing.push(Playing {
                 layer: *layer,
                 playback: Playback::new(
@@ -282,10 +315,12 @@ impl Crowd {
 
     /// The clips of instance `d`'s layers.
     pub(super) fn layer_clips(&self, d: usize) -> impl Iterator<Item = usize> + '_ {
-        self.layers
-            .get(&self.slot_of[d])
-            .into_iter()
-            .flat_map(|s| s.layers.iter().map(|p| p.layer.clip))
+        self.layers.get(&self.slot_of[d]).into_iter().flat_map(|s| {
+            s.layers
+                .iter()
+                .filter(|p| p.layer.blend != LayerBlend::Weights)
+                .map(|p| p.layer.clip)
+        })
     }
 
     /// Whether instance `d` has layers.
@@ -342,6 +377,7 @@ impl Crowd {
                 LayerBlend::Additive { reference_time } => LayerMode::Additive {
                     reference: map.frames_at(reference_time.clamp(0.0, map.duration)),
                 },
+                LayerBlend::Weights => LayerMode::Weights,
             },
             mask,
         }
