@@ -80,20 +80,36 @@ pub fn bake_images(
 pub fn bake_image(src: &SourceImage, content: ImageContent, codec: TextureCodec) -> Image {
     let codec = codec.for_size(src.width, src.height);
     let (w, h) = (src.width, src.height);
-    let mut texels = to_float(&src.rgba, content);
     let mut levels = Vec::with_capacity(mip_levels(w, h) as usize);
-    for l in 0..mip_levels(w, h) {
-        let (lw, lh) = mip_size(w, h, l);
-        if l > 0 {
-            texels = downsample(&texels, mip_size(w, h, l - 1), (lw, lh), content);
-        }
-        // Level 0 is the image as it is; the rest are filtered.
-        let rgba = if l == 0 {
-            src.rgba.clone()
+    // Level 0 is the image as it is; level 1 is filtered from its bytes
+    // and each level after from the one before, in floats (a quarter of
+    // the image's texels at most: an 8192² image never needs its 1 GiB
+    // as floats).
+    levels.push(encode(codec, &src.rgba, w));
+    let lut = lut(content);
+    let alpha = |b: u8| b as f32 / 255.0;
+    let mut texels: Vec<[f32; 4]> = Vec::new();
+    for l in 1..mip_levels(w, h) {
+        let (from, to) = (mip_size(w, h, l - 1), mip_size(w, h, l));
+        texels = if l == 1 {
+            downsample(
+                |i| {
+                    let t = &src.rgba[4 * i..4 * i + 4];
+                    [
+                        lut[t[0] as usize],
+                        lut[t[1] as usize],
+                        lut[t[2] as usize],
+                        alpha(t[3]),
+                    ]
+                },
+                from,
+                to,
+                content,
+            )
         } else {
-            from_float(&texels, content)
+            downsample(|i| texels[i], from, to, content)
         };
-        levels.push(encode(codec, &rgba, lw));
+        levels.push(encode(codec, &from_float(&texels, content), to.0));
     }
     Image {
         name: src.name.clone(),
@@ -119,31 +135,19 @@ fn encode(codec: TextureCodec, rgba: &[u8], w: u32) -> Vec<u8> {
         .collect()
 }
 
-/// Texels as the filter averages them: a normal as a vector in −1..1,
+/// An RGB byte as the filter averages it: a normal's component in −1..1,
 /// colour and data as stored (0–1).
-fn to_float(rgba: &[u8], content: ImageContent) -> Vec<[f32; 4]> {
-    let lut: Vec<f32> = (0..256)
-        .map(|v| {
-            let c = v as f32 / 255.0;
-            match content {
-                ImageContent::Colour | ImageContent::Data => c,
-                ImageContent::Normal => c * 2.0 - 1.0,
-            }
-        })
-        .collect();
-    rgba.chunks_exact(4)
-        .map(|t| {
-            [
-                lut[t[0] as usize],
-                lut[t[1] as usize],
-                lut[t[2] as usize],
-                t[3] as f32 / 255.0,
-            ]
-        })
-        .collect()
+fn lut(content: ImageContent) -> [f32; 256] {
+    std::array::from_fn(|v| {
+        let c = v as f32 / 255.0;
+        match content {
+            ImageContent::Colour | ImageContent::Data => c,
+            ImageContent::Normal => c * 2.0 - 1.0,
+        }
+    })
 }
 
-/// [`to_float`] undone, rounded to the nearest RGBA8 texel.
+/// [`lut`] undone, rounded to the nearest RGBA8 texel.
 fn from_float(texels: &[[f32; 4]], content: ImageContent) -> Vec<u8> {
     let q = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
     texels
@@ -183,10 +187,11 @@ fn taps(x: usize, from: usize, to: usize) -> Vec<(usize, f32)> {
     out
 }
 
-/// The next level of `src` (`from` in size): each texel a tent-filtered
+/// The next level of the one `src` reads (texel `i` in row order, `from`
+/// in size): each texel a tent-filtered
 /// mean of the texels around it ([`taps`]), as [`ImageContent`] says.
 fn downsample(
-    src: &[[f32; 4]],
+    src: impl Fn(usize) -> [f32; 4],
     from: (u32, u32),
     to: (u32, u32),
     content: ImageContent,
@@ -203,7 +208,7 @@ fn downsample(
             let mut weight = 0.0;
             for &(sy, wy) in &rows {
                 for &(sx, wx) in column {
-                    let t = src[sy * fw + sx];
+                    let t = src(sy * fw + sx);
                     let w = wy * wx;
                     // Colour is weighted by alpha as well; an all-empty
                     // footprint keeps the plain mean of its colours.
