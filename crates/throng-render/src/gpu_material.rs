@@ -3,9 +3,10 @@
 //! uploaded once per (image, colour space), sRGB for base colour and
 //! emissive, linear for metallic-roughness, normal and occlusion, each with
 //! the mip chain the bake made (BC blocks as stored where the device
-//! samples them, else decoded to RGBA8 here); an empty slot samples a 1 × 1 neutral texel
-//! (white, or a flat normal) — and its constants, which each submesh's bind
-//! group completes with its look ([`crate::look`]).
+//! samples them, else decoded to RGBA8 here: [`TextureUpload`]); an empty
+//! slot samples a 1 × 1 neutral texel (white, or a flat normal) — and its
+//! constants, which each submesh's bind group completes with its look
+//! ([`crate::look`]).
 
 use std::collections::HashMap;
 
