@@ -616,8 +616,17 @@ fn a_morph_preset_layer_sets_the_weights_game_code_asks_for() {
             },
         )
         .unwrap();
+    // Slots by their targets' names, as game code knows them.
+    let first = crowd.morph_slot(m, &model.morphs.slots[0].name).unwrap();
+    assert_eq!(first, 0);
+    let unknown = crowd.morph_slot(m, "frown").unwrap_err().to_string();
+    assert!(
+        unknown.contains("no morph target named \"frown\"")
+            && unknown.contains(&model.morphs.slots[0].name),
+        "{unknown}"
+    );
     let smile = crowd
-        .add_morph_preset(m, &[(0, 1.5), (slots - 1, -0.25)])
+        .add_morph_preset(m, &[(first, 1.5), (slots - 1, -0.25)])
         .unwrap();
     let mut before = Vec::new();
     crowd.morph_weights(id, &mut before).unwrap();

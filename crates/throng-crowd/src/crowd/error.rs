@@ -34,6 +34,16 @@ pub enum CrowdError {
         /// Clip names.
         available: String,
     },
+    /// No morph slot with that name.
+    #[error("model {model:?} has no morph target named {name:?}; its slots: {available}")]
+    UnknownMorphTarget {
+        /// Model.
+        model: String,
+        /// Requested name.
+        name: String,
+        /// Slot names (none: the model has no morph targets).
+        available: String,
+    },
     /// A variant past the model's palette rows.
     #[error(
         "variant {variant} is out of range: model {model:?} has {rows} palette rows (ModelHandle::with_palette)"

@@ -236,6 +236,31 @@ impl Crowd {
         })
     }
 
+    /// The morph slot of the target named `name` in `model` (the first, if
+    /// meshes shown twice make two): what [`Crowd::add_morph_preset`]
+    /// takes.
+    pub fn morph_slot(&self, model: ModelId, name: &str) -> Result<u32, CrowdError> {
+        let m = self.model(model)?;
+        let slots = &m.morphs.slots;
+        slots
+            .iter()
+            .position(|s| s.name == name)
+            .map(|s| s as u32)
+            .ok_or_else(|| CrowdError::UnknownMorphTarget {
+                model: m.name.clone(),
+                name: name.to_owned(),
+                available: if slots.is_empty() {
+                    "none".to_owned()
+                } else {
+                    slots
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+            })
+    }
+
     pub(super) fn duration(&self, model: u16, clip: u16) -> f32 {
         self.models[model as usize].maps[clip as usize].duration
     }
