@@ -12,6 +12,18 @@ use throng_bake::Scene;
 use throng_bake::{BakeOptions, bake, import_file};
 use throng_crowd::crowd::ModelHandle;
 
+/// Asserts that `gpu`'s device samples BC textures (lavapipe's and
+/// llvmpipe GL's do): a test of the block path means nothing without them.
+pub fn require_bc_textures(gpu: &throng_render::Gpu) {
+    assert!(
+        gpu.device
+            .features()
+            .contains(throng_render::wgpu::Features::TEXTURE_COMPRESSION_BC),
+        "{}: no BC textures, so the block path cannot be checked here",
+        gpu.adapter_summary()
+    );
+}
+
 /// Imports and bakes a bundled model with default options.
 pub fn baked(name: &str) -> (Scene, ModelHandle) {
     let imported = import_file(&asset(name)).unwrap_or_else(|e| panic!("{name}: {e}"));

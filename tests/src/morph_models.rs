@@ -19,6 +19,17 @@ use serde_json::{Value, json};
 
 use crate::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
 
+/// `bytes` (one of this module's models) imported and baked with the
+/// default options, as `throng bake` would without LODs or impostor.
+pub fn baked(bytes: &[u8], name: &str) -> throng_core::BakedModel {
+    let scene = throng_bake::import_slice(bytes, None, name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .scene;
+    throng_bake::bake(&scene, &throng_bake::BakeOptions::default(), &|_, _| {})
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .0
+}
+
 /// The builder-made morph model, as `.gltf` bytes.
 pub fn morph_bar() -> Vec<u8> {
     morph_bar_builder().to_gltf()

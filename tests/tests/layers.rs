@@ -538,11 +538,8 @@ fn layered_morph_weights_equal_a_blend_of_the_source_weights() {
 fn a_morph_preset_layer_sets_the_weights_game_code_asks_for() {
     use throng_core::layers::{LayerError, layered_weights};
     use throng_crowd::crowd::{Crowd, CrowdError, Layer, ModelHandle, Spawn};
-    let bytes = throng_tests::morph_models::morph_bar();
-    let scene = throng_bake::import_slice(&bytes, None, "morph_bar")
-        .unwrap()
-        .scene;
-    let (model, _) = bake(&scene, &BakeOptions::default(), &|_, _| {}).unwrap();
+    let model =
+        throng_tests::morph_models::baked(&throng_tests::morph_models::morph_bar(), "morph_bar");
     let skeleton = Skeleton::new(&model);
     let slots = model.morphs.slot_count();
     assert!(slots >= 2, "morph_bar has {slots} slots");

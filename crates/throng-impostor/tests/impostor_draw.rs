@@ -310,6 +310,24 @@ fn a_zoom_sweep_does_not_jump_at_lod_switches() {
 /// lavapipe.
 const DECODED_BOUND: u8 = 3;
 
+/// The 16 impostors the atlas-upload tests draw, and the camera they are
+/// seen from.
+fn atlas_scene(model: &throng_core::BakedModel) -> (ModelHandle, Crowd, Camera) {
+    let imp = variant(model, Some(1.0));
+    let crowd = grid(&imp, 4, 2.5);
+    let r = model.bounding_radius;
+    let camera = Camera::look_at(
+        Vec3::new(0.0, 0.5, 0.866) * r * 12.0,
+        Vec3::ZERO,
+        Vec3::Y,
+        0.6,
+        4.0 / 3.0,
+        r,
+        r * 50.0,
+    );
+    (imp, crowd, camera)
+}
+
 #[test]
 fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
     let gpu = require_gpu("impostor atlas decoded on the CPU");
@@ -337,18 +355,7 @@ fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
         "BC textures on the test device: {}",
         gpu.device.features().contains(bc)
     );
-    let imp = variant(model, Some(1.0));
-    let crowd = grid(&imp, 4, 2.5);
-    let r = model.bounding_radius;
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 0.5, 0.866) * r * 12.0,
-        Vec3::ZERO,
-        Vec3::Y,
-        0.6,
-        4.0 / 3.0,
-        r,
-        r * 50.0,
-    );
+    let (imp, crowd, camera) = atlas_scene(model);
     let path = paths(&gpu)[0];
     let (a, sa) = render(&gpu, path, (320, 240), &camera, &imp, &crowd);
     let (b, sb) = render(&plain, path, (320, 240), &camera, &imp, &crowd);
@@ -375,27 +382,10 @@ fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
 #[test]
 fn bc3_atlas_blocks_and_decoded_levels_draw_the_same_impostors() {
     let gpu = require_gpu("impostor atlas blocks");
-    assert!(
-        gpu.device
-            .features()
-            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC),
-        "{}: no BC textures, so the block path cannot be checked here",
-        gpu.adapter_summary()
-    );
-    let imp = variant(fox(&gpu), Some(1.0));
+    throng_tests::golden::require_bc_textures(&gpu);
+    let (imp, crowd, camera) = atlas_scene(fox(&gpu));
     let plan = imp.model().impostor.as_ref().unwrap().plan;
     assert_eq!(plan.codec, TextureCodec::Bc3);
-    let crowd = grid(&imp, 4, 2.5);
-    let r = imp.model().bounding_radius;
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 0.5, 0.866) * r * 30.0,
-        Vec3::ZERO,
-        Vec3::Y,
-        0.6,
-        4.0 / 3.0,
-        r,
-        r * 200.0,
-    );
     let upload = |how| GpuModel::upload_with(&gpu.device, &gpu.queue, &imp, how).unwrap();
     let (blocks, decoded) = (
         upload(TextureUpload::Blocks),

@@ -107,9 +107,10 @@ impl GpuImpostor {
         // BC3 or BC7 blocks go as they are where `textures` says so (by
         // default where the device samples them natively), else decoded to
         // RGBA8 here: the same texels but for the rounding of BC3's
-        // interpolated colours, which decoders may do apart (on lavapipe,
-        // 3 of 76,800 pixels of a 16-impostor picture differ by more than 3
-        // levels; `impostor_draw.rs`).
+        // interpolated colours, which decoders may do apart, and where that
+        // moves alpha across the cutoff a pixel flips (on lavapipe, 17 of
+        // 76,800 pixels of a 16-impostor picture differ by more than 3
+        // levels, the worst by 188; `impostor_draw.rs`).
         let blocks = uploads_blocks(device, textures, plan.codec);
         let codec = if blocks {
             plan.codec

@@ -146,11 +146,7 @@ fn on_the_gpu_driven_path() {
 
 fn morph_layers_draw_as_their_clips(path: PathChoice) {
     let gpu = require_gpu("layers_draw morphs");
-    let scene = throng_bake::import_slice(&throng_tests::morph_models::morph_bar(), None, "bar")
-        .unwrap()
-        .scene;
-    let (model, _) =
-        throng_bake::bake(&scene, &throng_bake::BakeOptions::default(), &|_, _| {}).unwrap();
+    let model = throng_tests::morph_models::baked(&throng_tests::morph_models::morph_bar(), "bar");
     let handle = ModelHandle::new(model).unwrap();
     let dir = golden();
     let (talk_t, blink_t) = (0.35, 0.6);

@@ -257,11 +257,7 @@ fn woman_layers_on_the_gpu_equal_the_cpu() {
 
 /// A morph model baked as `throng bake` would, its weights layered too.
 fn morph_model(bytes: &[u8], name: &str) -> ModelHandle {
-    let scene = throng_bake::import_slice(bytes, None, name)
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-        .scene;
-    let (model, _) = throng_bake::bake(&scene, &throng_bake::BakeOptions::default(), &|_, _| {})
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let model = throng_tests::morph_models::baked(bytes, name);
     assert!(model.morphs.slot_count() > 0, "{name} has morph targets");
     ModelHandle::new(model).unwrap()
 }

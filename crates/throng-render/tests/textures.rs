@@ -50,13 +50,7 @@ fn bc7_blocks_and_decoded_levels_draw_the_same_fox_near_and_far() {
         TextureCodec::Bc7,
         "the default bake stores BC7"
     );
-    assert!(
-        gpu.device
-            .features()
-            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC),
-        "{}: no BC textures, so the block path cannot be checked here",
-        gpu.adapter_summary()
-    );
+    common::require_bc_textures(&gpu);
     let upload = |how| GpuModel::upload_with(&gpu.device, &gpu.queue, &fox, how).unwrap();
     let (blocks, decoded, auto) = (
         upload(TextureUpload::Blocks),
