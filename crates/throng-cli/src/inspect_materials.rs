@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use throng_bake::images::contents;
 use throng_bake::scene::SourceImage;
-use throng_core::material::{Image, Material, TextureSlot, TextureWrap};
+use throng_core::material::{Image, ImageContent, Material, TextureSlot, TextureWrap};
 use throng_core::texture_codec::{DEFAULT_IMAGE_CODEC, TextureCodec, mip_levels};
 
 use crate::util::bytes;
@@ -64,44 +64,45 @@ pub fn materials_json(materials: &[Material]) -> Value {
 pub fn images_json(images: &[Image]) -> Value {
     images
         .iter()
-        .map(|img| {
-            json!({
-                "name": img.name,
-                "width": img.width,
-                "height": img.height,
-                "content": img.content.name(),
-                "codec": img.codec.name(),
-                "levels": img.levels.len(),
-                "bytes": img.bytes(),
-                "gpu_bytes": img.bytes(),
-                "gpu_bytes_decoded": TextureCodec::Rgba8.chain_bytes(img.width, img.height),
-            })
-        })
+        .map(|img| image_json(&img.name, img.width, img.height, img.content, img.codec))
         .collect()
 }
 
-/// A glTF's images as JSON: the size decoded, its RGBA8 bytes, and what
-/// a default bake stores (what the materials use it as, the codec, the
-/// bytes of its mip chain).
+/// A glTF's images as JSON: the size decoded, and what a default bake
+/// stores (what the materials use it as, the codec, the bytes of its mip
+/// chain).
 pub fn source_images_json(images: &[SourceImage], materials: &[Material]) -> Value {
     images
         .iter()
         .zip(contents(images.len(), materials))
         .map(|(img, content)| {
             let codec = DEFAULT_IMAGE_CODEC.for_size(img.width, img.height);
-            json!({
-                "name": img.name,
-                "width": img.width,
-                "height": img.height,
-                "content": content.name(),
-                "codec": codec.name(),
-                "levels": mip_levels(img.width, img.height),
-                "bytes": codec.chain_bytes(img.width, img.height),
-                "gpu_bytes": codec.chain_bytes(img.width, img.height),
-                "gpu_bytes_decoded": TextureCodec::Rgba8.chain_bytes(img.width, img.height),
-            })
+            image_json(&img.name, img.width, img.height, content, codec)
         })
         .collect()
+}
+
+/// One image's entry: a `width` × `height` image with its full mip chain
+/// stored in `codec` (a validated model's images have exactly that).
+fn image_json(
+    name: &str,
+    width: u32,
+    height: u32,
+    content: ImageContent,
+    codec: TextureCodec,
+) -> Value {
+    let bytes = codec.chain_bytes(width, height);
+    json!({
+        "name": name,
+        "width": width,
+        "height": height,
+        "content": content.name(),
+        "codec": codec.name(),
+        "levels": mip_levels(width, height),
+        "bytes": bytes,
+        "gpu_bytes": bytes,
+        "gpu_bytes_decoded": TextureCodec::Rgba8.chain_bytes(width, height),
+    })
 }
 
 /// The text lines of `v["materials"]` and `v["images"]`.
