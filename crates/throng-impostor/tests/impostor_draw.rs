@@ -302,14 +302,6 @@ fn a_zoom_sweep_does_not_jump_at_lod_switches() {
     assert!(failures.is_empty(), "{}", failures.join("; "));
 }
 
-/// Largest difference, in 8-bit levels on any channel of any pixel,
-/// between an impostor crowd drawn from its BC3 blocks sampled by the
-/// device and from the same blocks decoded to RGBA8 on the CPU at upload
-/// (a device without `TEXTURE_COMPRESSION_BC`). BC1's colour interpolation
-/// may round differently in hardware (Direct3D allows it); measured 0 on
-/// lavapipe.
-const DECODED_BOUND: u8 = 3;
-
 /// The 16 impostors the atlas-upload tests draw, and the camera they are
 /// seen from.
 fn atlas_scene(model: &throng_core::BakedModel) -> (ModelHandle, Crowd, Camera) {
@@ -328,6 +320,14 @@ fn atlas_scene(model: &throng_core::BakedModel) -> (ModelHandle, Crowd, Camera) 
     (imp, crowd, camera)
 }
 
+/// A device without `TEXTURE_COMPRESSION_BC` must decode the BC3 atlas at
+/// upload (`TextureUpload::Auto`; making a BC texture there is a validation
+/// error), and draw what a device sampling the blocks draws, within the
+/// golden tolerances: decoders round BC3's interpolated alpha differently,
+/// and where that crosses the coverage cutoff a pixel flips (the blocks
+/// against decoded texels on one device, `bc3_atlas_blocks_…`, measure 17
+/// such pixels of 76,800). Where the test's device has no BC textures
+/// either, both sides decode.
 #[test]
 fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
     let gpu = require_gpu("impostor atlas decoded on the CPU");
@@ -351,31 +351,51 @@ fn a_device_without_bc_textures_draws_the_decoded_atlas_alike() {
         device,
         queue,
     };
-    println!(
-        "BC textures on the test device: {}",
-        gpu.device.features().contains(bc)
-    );
+    let has_bc = gpu.device.features().contains(bc);
+    println!("BC textures on the test device: {has_bc}");
     let (imp, crowd, camera) = atlas_scene(model);
-    let path = paths(&gpu)[0];
-    let (a, sa) = render(&gpu, path, (320, 240), &camera, &imp, &crowd);
-    let (b, sb) = render(&plain, path, (320, 240), &camera, &imp, &crowd);
-    assert_eq!(sa.impostors, 16);
-    assert_eq!(sb.impostors, 16);
-    let (mut worst, mut differing) = (0u8, 0usize);
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let d = (0..4).map(|c| pa[c].abs_diff(pb[c])).max().unwrap();
-        worst = worst.max(d);
-        differing += (d > 0) as usize;
-    }
-    let covered = covered(&a).iter().filter(|&&c| c).count();
-    println!(
-        "{}: {covered} pixels covered; {differing} differ, by at most {worst} levels (bound {DECODED_BOUND})",
-        path.name()
+    let upload =
+        |gpu: &Gpu, how| GpuModel::upload_with(&gpu.device, &gpu.queue, &imp, how).unwrap();
+    let sampled = upload(
+        &gpu,
+        if has_bc {
+            TextureUpload::Blocks
+        } else {
+            TextureUpload::Auto
+        },
     );
+    let fallback = upload(&plain, TextureUpload::Auto);
+    let decoded_bytes = upload(&gpu, TextureUpload::Decoded).gpu_bytes;
+    assert_eq!(
+        fallback.gpu_bytes, decoded_bytes,
+        "without BC textures the upload holds {} bytes, decoded texels {decoded_bytes}",
+        fallback.gpu_bytes
+    );
+    let path = paths(&gpu)[0];
+    let draw = |gpu: &Gpu, model: &GpuModel| {
+        let mut renderer = Renderer::headless(
+            gpu,
+            RendererOptions {
+                path,
+                ..RendererOptions::default()
+            },
+        )
+        .unwrap();
+        renderer
+            .render_image(gpu, (320, 240), &camera, &[&crowd], &[model])
+            .unwrap()
+    };
+    let ((a, sa), (b, sb)) = (draw(&gpu, &sampled), draw(&plain, &fallback));
+    assert_eq!(sa.impostors, 16, "{sa:?}");
+    assert_eq!(sb.impostors, 16, "{sb:?}");
+    let covered = covered(&a).iter().filter(|&&c| c).count();
+    println!("{}: {covered} pixels covered", path.name());
     assert!(covered > 1000, "the crowd covers only {covered} pixels");
-    assert!(
-        worst <= DECODED_BOUND,
-        "sampled blocks and CPU-decoded texels differ by {worst} levels at worst ({differing} pixels)"
+    throng_tests::golden::assert_images_match(
+        "impostor-atlas-without-bc",
+        &a,
+        &b,
+        &std::env::temp_dir().join("throng-impostor-without-bc"),
     );
 }
 
