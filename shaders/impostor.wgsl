@@ -15,9 +15,13 @@
 // the quad's, and this keeps them registered).
 //
 // Per fragment: 3 views × 2 captures of colour (premultiplied by coverage)
-// and normal (octahedral, in the view's basis) blended by weight; alpha
-// tested at half coverage; lit like the meshes (draw.wgsl's shade) from the
-// blended normal, tinted by the record's tint.
+// and normal (octahedral, in the view's basis), and the surface where the
+// atlas has it, blended by weight; alpha tested at half coverage; lit like
+// the meshes (draw.wgsl's shade) from the blended normal, tinted by the
+// record's tint. Without the surface image the impostor is one material of
+// the model's means and its palette row's mean colour; with it, metalness,
+// roughness and glow are the blended texels', and the material under the
+// heaviest view's texel picks the row's colour and its emission.
 
 // #import draw
 // #import shadow_receive
@@ -33,12 +37,17 @@ struct ImpostorParams {
     cells_per_layer: u32,
     frame_count: u32,
     clip_count: u32,
-    // The model's area-weighted mean metalness and roughness.
+    // The model's area-weighted mean metalness and roughness, used
+    // without the surface image.
     metallic: f32,
     roughness: f32,
-    pad0: u32,
-    pad1: u32,
-    // Its area-weighted mean emission.
+    // 1: the atlas has the surface image (per texel metalness, roughness,
+    // glow and material), and the table's per-material emission follows
+    // its cells.
+    surface: u32,
+    // Materials the surface image's codes spread over.
+    materials: u32,
+    // Its area-weighted mean emission, used without the surface image.
     emissive: vec3<f32>,
 }
 
@@ -54,8 +63,18 @@ struct ImpostorParams {
 // (throng_render::look).
 @group(1) @binding(13) var impostor_palette: texture_2d<f32>;
 
-// The record's tint times its palette row's mean colour, packed.
+// Metalness, roughness, glow and material code per texel
+// (throng_core::impostor::ImpostorAtlas::surface), premultiplied by
+// coverage; a one-texel stand-in where impostor.surface is 0.
+@group(1) @binding(14) var impostor_surface: texture_2d_array<f32>;
+
+// The record's tint times its palette row's mean colour, packed; with the
+// surface image, the tint alone (the fragment stage picks the colour of
+// each texel's material).
 fn impostor_tint(rec: InstanceRecord) -> u32 {
+    if impostor.surface != 0u {
+        return rec.tint;
+    }
     let size = textureDimensions(impostor_palette);
     let mean = textureLoad(impostor_palette, vec2<u32>(size.x - 1u, min(rec.look.x, size.y - 1u)), 0);
     return pack4x8unorm(unpack4x8unorm(rec.tint) * mean);
@@ -66,9 +85,15 @@ fn cell_count() -> u32 {
     return impostor.clip_count * impostor.frames * impostor.views * impostor.views;
 }
 
+// Texels of the frame table: the frames, the clips' spheres, the cells'
+// rectangles and, with the surface image, each material's emission.
+fn table_len() -> u32 {
+    return impostor.frame_count + impostor.clip_count + cell_count() + select(0u, impostor.materials, impostor.surface != 0u);
+}
+
 // Texel `i` of the frame table, clamped into it.
 fn table_texel(i: u32) -> vec4<f32> {
-    let n = max(impostor.frame_count + impostor.clip_count + cell_count(), 1u);
+    let n = max(table_len(), 1u);
     let j = min(i, n - 1u);
     return textureLoad(impostor_table, vec2<u32>(j % IMPOSTOR_TABLE_WIDTH, j / IMPOSTOR_TABLE_WIDTH), 0);
 }
@@ -254,7 +279,8 @@ struct ImpostorOut {
     // the sphere's radius in world units.
     @location(2) coords2: vec4<f32>,
     @location(3) @interpolate(flat) weights: vec3<f32>,
-    @location(4) @interpolate(flat) views: vec3<u32>,
+    // The three views, and the record's palette row.
+    @location(4) @interpolate(flat) views: vec4<u32>,
     // Base cells of the two captures, the tint, and the LOD cross-fade
     // level (0: none; else the impostor keeps the pixels whose dither rank
     // is at least it).
@@ -295,7 +321,7 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
     );
     out.coords2 = vec4<f32>(cell_coords(blend.views.z, offset, q.sphere.w), q.frame_weight, q.sphere.w * max_scale(q.world));
     out.weights = blend.weights;
-    out.views = blend.views;
+    out.views = vec4<u32>(blend.views, rec.look.x);
     out.cells = vec4<u32>(q.cells, impostor_tint(rec), record_lod_dither(rec));
     out.right = transform_normal(q.world, q.basis[0]);
     out.up = transform_normal(q.world, q.basis[1]);
@@ -303,14 +329,17 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
     return out;
 }
 
-// Colour and normal samples blended over the views and captures.
+// Colour, normal and surface samples blended over the views and
+// captures, and where the heaviest view's nearer capture was read.
 struct Blended {
     colour: vec4<f32>,
     normal: vec4<f32>,
+    surface: vec4<f32>,
+    probe: AtlasAt,
 }
 
 fn blended(in: ImpostorOut) -> Blended {
-    var out = Blended(vec4<f32>(0.0), vec4<f32>(0.0));
+    var out = Blended(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), AtlasAt(vec2<f32>(0.0), 0u));
     let coords = array<vec2<f32>, 3>(in.coords01.xy, in.coords01.zw, in.coords2.xy);
     let views = array<u32, 3>(in.views.x, in.views.y, in.views.z);
     let weights = array<f32, 3>(in.weights.x, in.weights.y, in.weights.z);
@@ -326,6 +355,7 @@ fn blended(in: ImpostorOut) -> Blended {
         k0 = 2u;
     }
     let probe = atlas_at(select(in.cells.x, in.cells.y, fw >= 0.5) + views[k0], coords[k0]);
+    out.probe = probe;
     if textureSampleLevel(impostor_colour, impostor_sampler, probe.uv, probe.layer, 0.0).a < IMPOSTOR_EMPTY {
         return out;
     }
@@ -338,27 +368,57 @@ fn blended(in: ImpostorOut) -> Blended {
             let at = atlas_at(select(in.cells.x, in.cells.y, f == 1u) + views[k], coords[k]);
             out.colour += w * textureSampleLevel(impostor_colour, impostor_sampler, at.uv, at.layer, 0.0);
             out.normal += w * textureSampleLevel(impostor_normal, impostor_sampler, at.uv, at.layer, 0.0);
+            if impostor.surface != 0u {
+                out.surface += w * textureSampleLevel(impostor_surface, impostor_sampler, at.uv, at.layer, 0.0);
+            }
         }
     }
     return out;
 }
 
+// The material (palette column) under the probe's texel: its code over
+// its coverage (both read unfiltered there, so neighbouring materials do
+// not blend into a third), the inverse of
+// throng_core::impostor::surface_id_code.
+fn surface_material(probe: AtlasAt) -> u32 {
+    let last = max(impostor.materials, 1u) - 1u;
+    let size = max(impostor.layer_size, 1u);
+    let texel = min(vec2<u32>(probe.uv * f32(size)), vec2<u32>(size - 1u));
+    let code = textureLoad(impostor_surface, texel, probe.layer, 0).a;
+    let coverage = textureLoad(impostor_colour, texel, probe.layer, 0).a;
+    let id = round(clamp(code / max(coverage, 1.0 / 255.0), 0.0, 1.0) * f32(last));
+    return min(u32(id), last);
+}
+
 // The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
 // ambient hemisphere, then fogged, like draw.wgsl's shade: its captured
-// colour and (normal-mapped) normal as one material of the model's mean
-// metalness, roughness and emission (no occlusion: the atlas holds none).
+// colour and (normal-mapped) normal, with the surface image's metalness,
+// roughness, glow and material, or as one material of the model's means
+// without it (no occlusion either way: the atlas holds none).
 fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let rgb = b.colour.rgb / b.colour.a;
     let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
     let nv = oct_decode(e);
     let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
-    let base = rgb * unpack4x8unorm(in.cells.z).rgb;
+    var base = rgb * unpack4x8unorm(in.cells.z).rgb;
+    var metallic = impostor.metallic;
+    var roughness = impostor.roughness;
+    var emissive = impostor.emissive;
+    if impostor.surface != 0u {
+        let m = b.surface / b.colour.a;
+        let id = surface_material(b.probe);
+        let size = textureDimensions(impostor_palette);
+        base *= textureLoad(impostor_palette, vec2<u32>(min(id, size.x - 1u), min(in.views.w, size.y - 1u)), 0).rgb;
+        metallic = clamp(m.r, 0.0, 1.0);
+        roughness = clamp(m.g, 0.0, 1.0);
+        emissive = table_texel(impostor.frame_count + impostor.clip_count + cell_count() + id).rgb * max(m.b, 0.0);
+    }
     let lights = frame_lights(shadow);
     var lit: vec3<f32>;
     if (frame.shading == SHADING_LAMBERT) {
         lit = lambert_shade(base, n, lights);
     } else {
-        let s = Surface(vec4<f32>(base, 1.0), impostor.metallic, impostor.roughness, n, 1.0, impostor.emissive);
+        let s = Surface(vec4<f32>(base, 1.0), metallic, roughness, n, 1.0, emissive);
         lit = pbr_shade(s, lights, normalize(frame.eye.xyz - in.world_position));
     }
     return vec4<f32>(fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz), 1.0);

@@ -222,7 +222,7 @@ fn documented_tables_match_the_structs() {
         ("EventRecord", layout!(EventRecord: clip, time, name, data)),
         (
             "ImpostorRecord",
-            layout!(ImpostorRecord: views, frames, cell, layer_size, layers, clips, screen_size, codec),
+            layout!(ImpostorRecord: views, frames, cell, layer_size, layers, clips, screen_size, codec, images, reserved),
         ),
         (
             "ProvenanceRecord",

@@ -121,8 +121,9 @@ fn fixture() -> &'static Fixture {
         model.lods[0].screen_size = 0.25; // sizes never increase from LOD to LOD
         lod1.screen_size = 0.0;
         model.lods.push(lod1);
-        // A tiny impostor: 2 × 2 views, 1 frame, 4² texels, one 8² layer.
-        let plan = AtlasPlan::layout(2, 1, 4, 1);
+        // A tiny impostor: 2 × 2 views, 1 frame, 4² texels, one 8² layer,
+        // with the surface image (three images of 256 bytes).
+        let plan = AtlasPlan::layout(2, 1, 4, 1).with_surface(true);
         let image = ImpostorAtlas::image_bytes(&plan) as usize;
         model.impostor = Some(ImpostorAtlas {
             plan,
@@ -130,6 +131,7 @@ fn fixture() -> &'static Fixture {
             spheres: vec![[0.0, 0.5, 0.0, 1.5]],
             colour: (0..image).map(|i| i as u8).collect(),
             normal: (0..image).map(|i| (i * 7) as u8).collect(),
+            surface: (0..image).map(|i| (i * 3) as u8).collect(),
         });
         let bytes = write_model(&model).unwrap();
         let dir = Directory::parse(&bytes).unwrap();
@@ -1241,19 +1243,19 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     c.check(
         "impostor images a record short",
         Corrupt,
-        &["impostor images hold 508 bytes", "needs 512"],
-        |f, b| put(b, entry(f, tags::IMPOSTOR_DATA, length), 508u64),
+        &["impostor images hold 764 bytes", "needs 768"],
+        |f, b| put(b, entry(f, tags::IMPOSTOR_DATA, length), 764u64),
     );
     c.check(
         "impostor plan of two layers",
         Corrupt,
-        &["impostor images hold 512 bytes", "needs 1024"],
+        &["impostor images hold 768 bytes", "needs 1536"],
         |f, b| put(b, impo(f, offset_of!(ImpostorRecord, layers)), 2u32),
     );
     c.check(
         "impostor layer of u32::MAX texels",
         Corrupt,
-        &["impostor images hold 512 bytes"],
+        &["impostor images hold 768 bytes"],
         |f, b| {
             put(b, impo(f, offset_of!(ImpostorRecord, layer_size)), u32::MAX);
             put(b, impo(f, offset_of!(ImpostorRecord, layers)), u32::MAX);
@@ -1286,8 +1288,30 @@ fn each_structural_rule_behind_the_checksum_gives_its_own_error() {
     c.check(
         "impostor RGBA8 images read as BC3",
         Corrupt,
-        &["impostor images hold 512 bytes", "twice bc3", "needs 128"],
+        &[
+            "impostor images hold 768 bytes",
+            "3 images in bc3",
+            "needs 192",
+        ],
         |f, b| put(b, impo(f, offset_of!(ImpostorRecord, codec)), 2u32),
+    );
+    c.check(
+        "impostor of 4 images",
+        Corrupt,
+        &["impostor of 4 images, expected 2", "or 3"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, images)), 4u32),
+    );
+    c.check(
+        "impostor of 2 images holding 3",
+        Corrupt,
+        &["impostor images hold 768 bytes", "2 images", "needs 512"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, images)), 2u32),
+    );
+    c.check(
+        "impostor plan's reserved word set",
+        Corrupt,
+        &["reserved impostor plan fields are not zero"],
+        |f, b| put(b, impo(f, offset_of!(ImpostorRecord, reserved)) + 8, 1u32),
     );
     c.check(
         "impostor screen size of infinity",

@@ -56,6 +56,7 @@ fn impostor(clips: u32) -> ImpostorAtlas {
         spheres: vec![[0.0, 0.5, 0.0, 1.5]; clips as usize],
         colour: vec![0x80; bytes],
         normal: vec![0x80; bytes],
+        surface: Vec::new(),
     }
 }
 

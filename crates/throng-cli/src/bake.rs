@@ -207,6 +207,8 @@ pub fn settings(args: &Args) -> Settings {
                 frames: args.impostor_frames,
                 cell: args.impostor_size,
                 codec: args.impostor_codec.codec(),
+                // Decided per model, by its materials (`with_impostor`).
+                surface: false,
             },
             screen_size: args.impostor_screen_size,
         }),
@@ -295,7 +297,7 @@ pub fn run(args: Args) -> Result<()> {
         use std::fmt::Write;
         let _ = writeln!(
             text,
-            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} (colour and normal, {}), below {:.3} of the screen height; captured in {:.0} ms",
+            "  impostor    {}×{} views, {} frames a clip, {}² texels a cell: {} layer{} of {}², {} ({}, {}), below {:.3} of the screen height; captured in {:.0} ms",
             p.views.side,
             p.views.side,
             p.frames,
@@ -304,6 +306,11 @@ pub fn run(args: Args) -> Result<()> {
             if p.layers == 1 { "" } else { "s" },
             p.layer_size,
             bytes(p.bytes()),
+            if p.surface {
+                "colour, normal and surface"
+            } else {
+                "colour and normal"
+            },
             p.codec.name().to_uppercase(),
             atlas.screen_size,
             seconds * 1000.0

@@ -93,11 +93,25 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
             "layer_size": a.plan.layer_size, "layers": a.plan.layers, "codec": a.plan.codec.name(),
             "bytes": a.plan.bytes(),
+            "images": if a.plan.surface { ["colour", "normal", "surface"].as_slice() } else { &["colour", "normal"] },
         })),
         "provenance": m.provenance.as_ref().map(|p| json!({
             "inputs_blake3": p.inputs_hex(), "files": p.files, "options": p.options, "baker": p.baker,
         })),
     })
+}
+
+/// `["colour", "normal"]` as "colour and normal", and so on.
+fn image_list(names: &Value) -> String {
+    let names: Vec<&str> = names
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// JSON summary of an imported glTF scene.
@@ -172,7 +186,7 @@ fn text(v: &Value) -> String {
         if i.is_object() {
             let _ = writeln!(
                 s,
-                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}, {}",
+                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}, {} ({})",
                 i["views"],
                 i["views"],
                 i["frames"],
@@ -180,7 +194,8 @@ fn text(v: &Value) -> String {
                 i["layers"],
                 i["layer_size"],
                 i["codec"].as_str().unwrap_or("?").to_uppercase(),
-                bytes(n(&i["bytes"]))
+                bytes(n(&i["bytes"])),
+                image_list(&i["images"])
             );
         } else {
             let _ = writeln!(s, "  impostor  none");

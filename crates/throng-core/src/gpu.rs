@@ -484,16 +484,22 @@ pub struct ImpostorParams {
     /// Clips.
     pub clip_count: u32,
     /// The model's metalness, its materials' mean weighted by surface
-    /// area: the atlas holds colour and normal only, so the impostor is
-    /// shaded as one material.
+    /// area: without the surface image the atlas holds colour and normal
+    /// only, and the impostor is shaded as one material.
     pub metallic: f32,
     /// Its roughness, likewise.
     pub roughness: f32,
-    /// Padding to 16 bytes.
-    pub pad: [u32; 2],
-    /// Its emission (factor × strength, linear RGB), likewise: the atlas
-    /// holds no emission, so an emissive part glows over the whole
-    /// impostor at its share of the surface.
+    /// 1: the atlas has the surface image
+    /// (`crate::impostor::ImpostorAtlas::surface`), which replaces the
+    /// means per texel, and the table's per-material emission follows its
+    /// cells (`crate::impostor::surface_emission`); 0: it has not.
+    pub surface: u32,
+    /// Materials (palette columns) the surface image's codes spread over
+    /// (`crate::impostor::surface_id_code`).
+    pub materials: u32,
+    /// Its emission (factor × strength, linear RGB), likewise: without the
+    /// surface image an emissive part glows over the whole impostor at its
+    /// share of the surface.
     pub emissive: [f32; 3],
     /// Padding to 16 bytes.
     pub pad1: u32,

@@ -23,9 +23,11 @@
 //! view), packed row by row into square 2D-array layers of at most
 //! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Two images:
 //! colour with coverage, and the view-space normal with a depth offset and
-//! coverage; stored in the plan's [`TextureCodec`] (BC7 by default, one byte
-//! a texel an image; cells are then multiples of the 4-texel block, so no
-//! block straddles two cells).
+//! coverage; and a third, the surface (metalness, roughness, glow and
+//! material), where the model's materials vary over its surface
+//! ([`captures_surface`]). Stored in the plan's [`TextureCodec`] (BC7 by
+//! default, one byte a texel an image; cells are then multiples of the
+//! 4-texel block, so no block straddles two cells).
 
 use glam::{Vec2, Vec3};
 
@@ -160,6 +162,9 @@ pub struct AtlasPlan {
     pub layers: u32,
     /// How the images are stored.
     pub codec: TextureCodec,
+    /// Whether the atlas holds the surface image
+    /// ([`ImpostorAtlas::surface`]) besides colour and normal.
+    pub surface: bool,
 }
 
 /// What the caller fixes of a plan; the rest is chosen within the budget.
@@ -173,6 +178,9 @@ pub struct PlanRequest {
     pub cell: Option<u32>,
     /// How the images are stored (`--impostor-codec`; default BC7).
     pub codec: TextureCodec,
+    /// Whether the surface image is captured ([`captures_surface`] of the
+    /// model; it takes its share of the budget).
+    pub surface: bool,
 }
 
 /// Why no plan fits.
@@ -221,16 +229,27 @@ impl AtlasPlan {
         (self.layer_size / self.cell).pow(2)
     }
 
-    /// Bytes of the atlas, both images (every layer whole).
+    /// Images the atlas holds: colour and normal, and the surface where
+    /// [`Self::surface`].
+    pub fn images(&self) -> u32 {
+        2 + self.surface as u32
+    }
+
+    /// Bytes of the atlas, every image (every layer whole).
     pub fn bytes(&self) -> u64 {
         self.codec
             .image_bytes(self.layer_size, self.layers)
-            .saturating_mul(2)
+            .saturating_mul(self.images() as u64)
     }
 
     /// This layout stored in `codec`.
     pub fn with_codec(self, codec: TextureCodec) -> Self {
         Self { codec, ..self }
+    }
+
+    /// This layout with the surface image, or without.
+    pub fn with_surface(self, surface: bool) -> Self {
+        Self { surface, ..self }
     }
 
     /// The layer and texel origin of cell `(clip, frame, view)`.
@@ -250,7 +269,8 @@ impl AtlasPlan {
     /// The layout of `views`, `frames` and `cell` for `clips` clips: the
     /// smallest square layer that holds every cell (at most
     /// [`MAX_LAYER_SIZE`] texels a side), and as many such layers
-    /// as needed; stored as [`TextureCodec::Rgba8`] ([`Self::with_codec`]).
+    /// as needed; stored as [`TextureCodec::Rgba8`] ([`Self::with_codec`]),
+    /// without the surface image ([`Self::with_surface`]).
     pub fn layout(views: u32, frames: u32, cell: u32, clips: u32) -> Self {
         let grid = ViewGrid { side: views };
         let cells = clips as u64 * frames as u64 * grid.count() as u64;
@@ -270,6 +290,7 @@ impl AtlasPlan {
             layer_size: side * cell,
             layers: cells.div_ceil(per_layer).max(1) as u32,
             codec: TextureCodec::Rgba8,
+            surface: false,
         }
     }
 
@@ -330,7 +351,8 @@ impl AtlasPlan {
         let mut stage = 0;
         loop {
             let plan = Self::layout(value[views], value[frames], value[cell], clips)
-                .with_codec(request.codec);
+                .with_codec(request.codec)
+                .with_surface(request.surface);
             if plan.bytes() <= budget {
                 return Ok(plan);
             }
@@ -384,10 +406,17 @@ pub struct ImpostorAtlas {
     /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
     /// premultiplied by coverage; laid out and stored as `colour`.
     pub normal: Vec<u8>,
+    /// Where the plan has it ([`AtlasPlan::surface`]; else empty): the
+    /// surface as the mesh's material decodes it, RGBA8 linear,
+    /// premultiplied by coverage, laid out and stored as `colour`: R
+    /// metalness, G perceptual roughness, B glow (the largest channel of
+    /// the emissive texture's texel, which scales its material's
+    /// [`surface_emission`]), A the material ([`surface_id_code`]).
+    pub surface: Vec<u8>,
 }
 
 impl ImpostorAtlas {
-    /// Bytes of each of the two images.
+    /// Bytes of each image.
     pub fn image_bytes(plan: &AtlasPlan) -> u64 {
         plan.codec.image_bytes(plan.layer_size, plan.layers)
     }
@@ -401,6 +430,12 @@ impl ImpostorAtlas {
     /// The normal image as RGBA8, as [`Self::colour_rgba8`].
     pub fn normal_rgba8(&self) -> std::borrow::Cow<'_, [u8]> {
         decoded(&self.plan, &self.normal)
+    }
+
+    /// The surface image as RGBA8, as [`Self::colour_rgba8`] (empty
+    /// without one).
+    pub fn surface_rgba8(&self) -> std::borrow::Cow<'_, [u8]> {
+        decoded(&self.plan, &self.surface)
     }
 
     /// Per cell, in cell order, the rectangle of its covered texels (any
@@ -473,7 +508,9 @@ impl ImpostorAtlas {
                 p.clips
             ));
         }
-        let want = AtlasPlan::layout(p.views.side, p.frames, p.cell, p.clips).with_codec(p.codec);
+        let want = AtlasPlan::layout(p.views.side, p.frames, p.cell, p.clips)
+            .with_codec(p.codec)
+            .with_surface(p.surface);
         if !p.codec.fits(p.cell) {
             return Err(format!(
                 "impostor cells of {} texels are not whole {} blocks",
@@ -488,7 +525,12 @@ impl ImpostorAtlas {
             ));
         }
         let bytes = Self::image_bytes(p);
-        for (what, image) in [("colour", &self.colour), ("normal", &self.normal)] {
+        let surface = if p.surface { bytes } else { 0 };
+        for (what, image, bytes) in [
+            ("colour", &self.colour, bytes),
+            ("normal", &self.normal, bytes),
+            ("surface", &self.surface, surface),
+        ] {
             if image.len() as u64 != bytes {
                 return Err(format!(
                     "impostor {what} image holds {} bytes, its plan {bytes}",
@@ -530,6 +572,65 @@ fn decoded<'a>(plan: &AtlasPlan, image: &'a [u8]) -> std::borrow::Cow<'a, [u8]> 
                 .unwrap_or_default(),
         ),
     }
+}
+
+/// Whether an impostor of `model` captures the surface image: where its
+/// materials vary over its surface, so that one area-weighted mean (what
+/// the impostor is shaded with otherwise) would show a different picture.
+/// That is more than one material (a variant palette may colour them
+/// apart, and each has its own factors), or a metallic-roughness or
+/// emissive texture. Occlusion is not captured (an impostor's ambient is
+/// unoccluded).
+pub fn captures_surface(model: &crate::model::BakedModel) -> bool {
+    use crate::material::TextureSlot;
+    model.materials.len() > 1
+        || model.materials.iter().any(|m| {
+            m.texture(TextureSlot::MetallicRoughness).is_some()
+                || m.texture(TextureSlot::Emissive).is_some()
+        })
+}
+
+/// The surface image's alpha for material (palette column) `id` of a model
+/// with `materials` materials (at least 1): the ids spread over the whole
+/// 0–1 range, so that coverage, filtering and block compression, which move
+/// a code by a level or two, still round to the right id (exact for up to
+/// 256 materials; `impostor.wgsl`'s `surface_material` is the inverse).
+pub fn surface_id_code(id: u32, materials: u32) -> f32 {
+    let last = materials.max(1) - 1;
+    if last == 0 {
+        0.0
+    } else {
+        id.min(last) as f32 / last as f32
+    }
+}
+
+/// Per material (palette column), the emission the surface image's glow
+/// scales, linear RGB (`impostor.wgsl` reads it after the frame table's
+/// cells): the factor × strength, times the hue of the emissive texture
+/// where there is one (its mean colour, from its last mip level, over its
+/// largest channel; the glow carries the texel's brightness). One entry for
+/// a model without materials.
+pub fn surface_emission(model: &crate::model::BakedModel) -> Vec<[f32; 4]> {
+    use crate::material::TextureSlot;
+    if model.materials.is_empty() {
+        return vec![[0.0; 4]];
+    }
+    model
+        .materials
+        .iter()
+        .map(|m| {
+            let hue = m
+                .texture(TextureSlot::Emissive)
+                .and_then(|t| model.images.get(t.image as usize))
+                .and_then(|image| image.mean_colour())
+                .map(|c| {
+                    let top = c.max_element();
+                    if top > 0.0 { c / top } else { Vec3::ZERO }
+                })
+                .unwrap_or(Vec3::ONE);
+            (m.emissive * hue).extend(0.0).to_array()
+        })
+        .collect()
 }
 
 /// The impostor's frame table (see [`crate::gpu::ImpostorParams`]): per
@@ -580,6 +681,7 @@ mod tests {
             spheres: vec![[0.0, 0.0, 0.0, 1.0]],
             colour: vec![0; bytes],
             normal: vec![0; bytes],
+            surface: Vec::new(),
         };
         // Cell 1 (view 1): texels (1, 2) and (2, 3) covered (x, row).
         let (layer, x0, y0) = plan.cell_origin(0, 0, 1);
@@ -693,6 +795,7 @@ mod tests {
             frames: Some(8),
             cell: Some(32),
             codec: TextureCodec::Rgba8,
+            surface: false,
         };
         let plan = AtlasPlan::choose(3, 1 << 30, fixed).unwrap();
         assert_eq!((plan.views.side, plan.frames, plan.cell), (9, 8, 32));

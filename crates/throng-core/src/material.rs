@@ -255,8 +255,8 @@ impl Material {
 /// filtered at bake and how it is sampled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ImageContent {
-    /// sRGB-encoded colour (base colour, emissive): mips averaged in
-    /// linear light.
+    /// sRGB-encoded colour (base colour, emissive): mips averaged as
+    /// sRGB codes, weighted by alpha (`throng_bake::images`).
     #[default]
     Colour = 0,
     /// Linear data (metallic-roughness, occlusion): mips averaged as
@@ -320,6 +320,26 @@ impl Image {
     pub fn decoded_level(&self, level: u32) -> Option<Vec<u8>> {
         let (w, h) = self.level_size(level);
         decode_level(self.codec, self.levels.get(level as usize)?, w, h)
+    }
+
+    /// The image's mean colour, linear RGB as a material samples it: its
+    /// last mip level (the chain's 1 × 1 average) decoded, its RGB read as
+    /// sRGB where the image holds colour. `None` if that level is missing
+    /// or the wrong size.
+    pub fn mean_colour(&self) -> Option<glam::Vec3> {
+        let last = self.levels.len().checked_sub(1)? as u32;
+        let texel = self.decoded_level(last)?;
+        let [r, g, b] = [texel[0], texel[1], texel[2]].map(|c| {
+            let v = c as f32 / 255.0;
+            if self.content != ImageContent::Colour {
+                v
+            } else if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        });
+        Some(glam::Vec3::new(r, g, b))
     }
 
     /// Checks the validity rule of images: a size within

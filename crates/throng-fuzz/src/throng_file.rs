@@ -40,8 +40,12 @@ pub fn use_model(model: throng_core::BakedModel, time: f32) -> bool {
     if let Some(atlas) = &model.impostor {
         let colour = atlas.colour_rgba8();
         let normal = atlas.normal_rgba8();
-        assert_eq!(colour.len(), normal.len(), "the atlas's two images differ");
+        assert_eq!(colour.len(), normal.len(), "the atlas's images differ");
+        let surface = atlas.surface_rgba8();
+        let expected = if atlas.plan.surface { colour.len() } else { 0 };
+        assert_eq!(surface.len(), expected, "the surface image's size");
         let _ = atlas.cell_rects();
+        let _ = throng_core::impostor::surface_emission(&model);
     }
     for lod in 0..model.lods.len() {
         let _ = throng_core::baked::frame_bounds(&model, lod);

@@ -50,7 +50,8 @@ pub fn capture_lod(model: &BakedModel, plan: &throng_core::impostor::AtlasPlan) 
 }
 
 /// `model` with an impostor planned within `budget` bytes for what
-/// `request` fixes, switched to below `screen_size` (default:
+/// `request` fixes (with the surface image where
+/// [`throng_core::impostor::captures_surface`]), switched to below `screen_size` (default:
 /// [`throng_core::impostor::default_screen_size`] of the cell), captured
 /// from [`capture_lod`] on a headless adapter. The plan is checked before
 /// any GPU is asked for.
@@ -68,6 +69,10 @@ pub fn with_impostor(
     {
         return Err(AttachError::ScreenSize(s));
     }
+    let request = PlanRequest {
+        surface: throng_core::impostor::captures_surface(&model),
+        ..request
+    };
     let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;
     let gpu = Gpu::headless().map_err(CaptureError::Render)?;
     let mut atlas = capture_from(&gpu, &model, capture_lod(&model, &plan), &plan)?;

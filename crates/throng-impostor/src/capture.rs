@@ -6,12 +6,13 @@
 //! looking down −Z sees it from its cell's view direction, scaled so that
 //! its clip's bounding sphere fills the cell ([`cell_transform`]). One
 //! render per layer, with the crowd's skinning and the fragment stage of
-//! `capture.wgsl` writing two targets at once: unlit colour, and the normal
-//! in the view's basis (octahedral) with the depth across the sphere (each
-//! vertex skinned and each triangle rasterised once for both images). Both
-//! are multisampled over a transparent clear, so each texel is
-//! premultiplied by its coverage, which alpha holds. Both are then stored
-//! in the plan's codec (`encode.rs`: BC7 by default).
+//! `capture.wgsl` writing its targets at once: unlit colour, the normal in
+//! the view's basis (octahedral) with the depth across the sphere, and,
+//! where the plan has it, the surface (metalness, roughness, glow and
+//! material; [`ImpostorAtlas::surface`]), each vertex skinned and each
+//! triangle rasterised once for every image. All are multisampled over a
+//! transparent clear, so each texel is premultiplied by its coverage. All
+//! are then stored in the plan's codec (`encode.rs`).
 
 use glam::{Mat3, Mat4, Vec3};
 use throng_core::impostor::{AtlasPlan, ImpostorAtlas, TextureCodec, view_basis};
@@ -165,6 +166,9 @@ pub fn capture(
         });
     }
     let linear = wgpu::TextureFormat::Rgba8Unorm;
+    let extra = if plan.surface { 2 } else { 1 };
+    // The surface's material codes spread over the model's palette columns.
+    let materials = throng_core::variety::column_count(handle.model());
     let options = |path| RendererOptions {
         path,
         sample_count: SAMPLES,
@@ -172,10 +176,15 @@ pub fn capture(
         shadows: None,
         fragment: Some(CustomFragment {
             file: "capture.wgsl".into(),
-            source: CAPTURE_WGSL.into(),
-            entry: "fs_capture".into(),
+            source: format!("{CAPTURE_WGSL}\nconst SURFACE_MATERIALS: u32 = {materials}u;\n"),
+            entry: if plan.surface {
+                "fs_capture_surface"
+            } else {
+                "fs_capture"
+            }
+            .into(),
         }),
-        extra_targets: vec![linear],
+        extra_targets: vec![linear; extra],
         ..RendererOptions::default()
     };
     let new = |path| {
@@ -196,22 +205,19 @@ pub fn capture(
         other => other?,
     };
     let size = (plan.layer_size, plan.layer_size);
-    let colour_target = Offscreen::new(&gpu.device, size)?;
-    let normal_target = Offscreen::with_format(&gpu.device, size, linear)?;
+    // Colour (sRGB), normal, and the surface where the plan has it.
+    let mut targets = vec![Offscreen::new(&gpu.device, size)?];
+    for _ in 0..extra {
+        targets.push(Offscreen::with_format(&gpu.device, size, linear)?);
+    }
+    let views: Vec<&wgpu::TextureView> = targets.iter().map(|t| &t.view).collect();
     let camera = layer_camera(plan);
-    let rgba8 = plan.with_codec(TextureCodec::Rgba8);
-    let mut colour = Vec::with_capacity((rgba8.bytes() / 2) as usize);
-    let mut normal = Vec::with_capacity((rgba8.bytes() / 2) as usize);
+    let image_bytes = TextureCodec::Rgba8.image_bytes(plan.layer_size, plan.layers) as usize;
+    let mut images = vec![Vec::with_capacity(image_bytes); targets.len()];
     for layer in 0..plan.layers {
         let crowd = layer_crowd(handle, plan, layer)?;
-        renderer.render_targets(
-            &[&colour_target.view, &normal_target.view],
-            size,
-            &camera,
-            &[&crowd],
-            &[model],
-        )?;
-        for (target, out) in [(&colour_target, &mut colour), (&normal_target, &mut normal)] {
+        renderer.render_targets(&views, size, &camera, &[&crowd], &[model])?;
+        for (target, out) in targets.iter().zip(&mut images) {
             out.extend_from_slice(target.read(&gpu.device, &gpu.queue)?.as_raw());
         }
     }
@@ -219,7 +225,13 @@ pub fn capture(
         crate::encode::encode(plan.codec, image, plan.layer_size, plan.layers)
             .ok_or(CaptureError::Codec(*plan))
     };
-    let (colour, normal) = (encode(&colour)?, encode(&normal)?);
+    let mut encoded = images
+        .iter()
+        .map(|i| encode(i))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter();
+    let (colour, normal) = (encoded.next().unwrap(), encoded.next().unwrap());
+    let surface = encoded.next().unwrap_or_default();
     Ok(ImpostorAtlas {
         plan: *plan,
         screen_size: throng_core::impostor::default_screen_size(plan.cell),
@@ -232,5 +244,6 @@ pub fn capture(
             .collect(),
         colour,
         normal,
+        surface,
     })
 }

@@ -1,7 +1,7 @@
 // The impostor capture's fragment stage, composed with Throng's draw
 // program (its skinning vertex stage and material bindings). The capture
 // camera looks down -Z with no rotation, so the world normal here is the
-// normal in the captured view's basis. One pass writes both images.
+// normal in the captured view's basis. One pass writes every image.
 
 // #import draw
 // #import octahedral
@@ -13,6 +13,15 @@ struct CaptureOut {
     // octahedral in RG, and the depth across the cell's sphere in B (0
     // nearest the camera); A is coverage.
     @location(1) normal: vec4<f32>,
+}
+
+// With the surface image (throng_core::impostor::ImpostorAtlas::surface).
+struct SurfaceOut {
+    @location(0) colour: vec4<f32>,
+    @location(1) normal: vec4<f32>,
+    // Metalness, roughness, glow (the emissive texel's largest channel)
+    // and the material's code (throng_core::impostor::surface_id_code).
+    @location(2) surface: vec4<f32>,
 }
 
 // Alpha-mask cutoff as the crowd's own shading applies it (on the base
@@ -29,5 +38,26 @@ fn fs_capture(in: VertexOut, @builtin(front_facing) front_facing: bool) -> Captu
     var out: CaptureOut;
     out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
     out.normal = vec4<f32>(oct_encode(mapped) * 0.5 + 0.5, in.clip_position.z, 1.0);
+    return out;
+}
+
+// fs_capture with the surface image. SURFACE_MATERIALS, the model's
+// material count, is appended to this source by capture.rs.
+@fragment
+fn fs_capture_surface(in: VertexOut, @builtin(front_facing) front_facing: bool) -> SurfaceOut {
+    let base = material.base_color * base_texel(in.uv);
+    if (material.alpha_mode == ALPHA_MASK && base.a < material.alpha_cutoff) {
+        discard;
+    }
+    let n = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
+    let t = in.world_tangent * vec4<f32>(1.0, 1.0, 1.0, select(-1.0, 1.0, front_facing));
+    let s = material_surface_tangent(in.uv, in.world_position, n, t, in.tint);
+    let glow = textureSample(emissive_texture, emissive_sampler, slot_uv(SLOT_EMISSIVE, in.uv)).rgb;
+    let last = max(SURFACE_MATERIALS, 1u) - 1u;
+    let code = select(f32(min(material.palette_column, last)) / f32(last), 0.0, last == 0u);
+    var out: SurfaceOut;
+    out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
+    out.normal = vec4<f32>(oct_encode(s.normal) * 0.5 + 0.5, in.clip_position.z, 1.0);
+    out.surface = vec4<f32>(s.metallic, s.roughness, max(max(glow.r, glow.g), glow.b), code);
     return out;
 }

@@ -7,20 +7,25 @@
 //! colour difference where both cover. A control, the gold sphere's
 //! impostor against the rough dielectric's mesh, must fail them.
 //!
-//! The impostor holds the albedo and the normal-mapped normal per texel and
-//! shades them with the model's mean metalness, roughness and emission
-//! (docs/CHARACTERS.md); the alpha-blended material is left out: an
-//! impostor is drawn opaque (its half-transparent sphere would be a
-//! different picture by design).
+//! Each sphere wears one material, so its impostor has no surface image
+//! and is shaded with the material's own metalness, roughness and
+//! emission; the alpha-blended material is left out: an impostor is drawn
+//! opaque (its half-transparent sphere would be a different picture by
+//! design). `two_material_spheres_far_match_near` dresses the halves of
+//! one sphere apart, with a variant palette, where the surface image
+//! (per-texel metalness, roughness, glow and material) must carry the
+//! difference (docs/CHARACTERS.md).
 
 mod common;
 
 use common::{compare, paths, variant};
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasPlan, TextureCodec};
-use throng_core::material::AlphaMode;
+use throng_core::impostor::{AtlasPlan, TextureCodec, captures_surface};
+use throng_core::material::{AlphaMode, Material};
+use throng_core::model::Submesh;
+use throng_core::variety::{Look, Palette};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_impostor::{capture_from, capture_lod};
@@ -49,11 +54,18 @@ const MASK_COUNT_BOUND: f64 = 0.08;
 const SIDE: usize = 4;
 const CELL: u32 = 32;
 
-fn dressed(sphere: &BakedModel, m: throng_core::material::Material, gpu: &Gpu) -> BakedModel {
+fn dressed(sphere: &BakedModel, m: Material, gpu: &Gpu) -> BakedModel {
     let mut model = sphere.clone();
     model.materials = vec![m];
+    with_atlas(model, gpu)
+}
+
+/// `model` with its impostor captured as `throng bake` would (the surface
+/// image where its materials call for it).
+fn with_atlas(model: BakedModel, gpu: &Gpu) -> BakedModel {
     let plan = AtlasPlan::layout(12, 8, CELL, model.clips.len() as u32)
-        .with_codec(TextureCodec::default());
+        .with_codec(TextureCodec::default())
+        .with_surface(captures_surface(&model));
     let atlas = capture_from(gpu, &model, capture_lod(&model, &plan), &plan).unwrap();
     BakedModel {
         impostor: Some(atlas),
@@ -61,8 +73,10 @@ fn dressed(sphere: &BakedModel, m: throng_core::material::Material, gpu: &Gpu) -
     }
 }
 
-/// A grid of spinning spheres at varied times and headings.
+/// A grid of spinning spheres at varied times and headings, wearing their
+/// palette's rows in turn.
 fn grid(handle: &ModelHandle) -> Crowd {
+    let rows = handle.palette().map_or(1, |p| p.rows());
     let mut crowd = Crowd::new();
     let id = crowd.add_model(handle);
     let r = handle.model().bounding_radius;
@@ -77,6 +91,10 @@ fn grid(handle: &ModelHandle) -> Crowd {
             clip: Some(0),
             time: i as f32 * 0.37,
             speed: 0.0,
+            look: Look {
+                variant: (i % rows) as u32,
+                hidden: 0,
+            },
             ..Spawn::default()
         };
         crowd.spawn(id, spawn).unwrap();
@@ -102,18 +120,13 @@ fn render(gpu: &Gpu, path: PathChoice, camera: &Camera, handle: &ModelHandle) ->
     image
 }
 
-#[test]
-fn material_spheres_far_match_near() {
-    let gpu = require_gpu("material impostors");
-    let sphere = spinning_sphere(&BakeOptions {
-        lod_ratios: vec![],
-        ..BakeOptions::default()
-    });
+/// The camera at the default chain's switch distance for `sphere`.
+fn switch_camera(sphere: &BakedModel) -> Camera {
     let r = sphere.bounding_radius;
     let fov = 0.6f32;
     let distance = r * 240.0 / (CELL as f32 * (fov * 0.5).tan());
     let dir = Vec3::new(0.0, 0.5, 0.866);
-    let camera = Camera::look_at(
+    Camera::look_at(
         dir * distance,
         Vec3::ZERO,
         Vec3::Y,
@@ -121,7 +134,17 @@ fn material_spheres_far_match_near() {
         4.0 / 3.0,
         r,
         distance * 4.0,
-    );
+    )
+}
+
+#[test]
+fn material_spheres_far_match_near() {
+    let gpu = require_gpu("material impostors");
+    let sphere = spinning_sphere(&BakeOptions {
+        lod_ratios: vec![],
+        ..BakeOptions::default()
+    });
+    let camera = switch_camera(&sphere);
     let all = materials();
     let opaque: Vec<_> = all
         .iter()
@@ -232,5 +255,131 @@ fn material_spheres_far_match_near() {
         "the count cannot tell the mask's holes: {:.3}",
         c.count
     );
+    assert!(failures.is_empty(), "{}", failures.join("; "));
+}
+
+/// `sphere` with its upper half (triangles whose centroid is above the
+/// equator) in material 0 and its lower half in material 1, two submeshes
+/// of the one primitive.
+fn halves(sphere: &BakedModel, upper: Material, lower: Material) -> BakedModel {
+    let mut model = sphere.clone();
+    let lod = &mut model.lods[0];
+    let sub = lod.submeshes[0].clone();
+    let at = |i: u32| lod.vertices[(sub.base_vertex + i) as usize].position[1];
+    let tris = &lod.indices[sub.first_index as usize..][..sub.index_count as usize];
+    let (mut top, mut bottom) = (Vec::new(), Vec::new());
+    for t in tris.chunks(3) {
+        let y: f32 = t.iter().map(|&i| at(i)).sum();
+        if y > 0.0 { &mut top } else { &mut bottom }.extend_from_slice(t);
+    }
+    assert!(!top.is_empty() && !bottom.is_empty());
+    let first = sub.first_index;
+    lod.indices.splice(
+        first as usize..(first + sub.index_count) as usize,
+        top.iter().chain(&bottom).copied(),
+    );
+    lod.submeshes = vec![
+        Submesh {
+            material: Some(0),
+            index_count: top.len() as u32,
+            ..sub
+        },
+        Submesh {
+            material: Some(1),
+            first_index: first + top.len() as u32,
+            index_count: bottom.len() as u32,
+            ..sub
+        },
+    ];
+    model.materials = vec![upper, lower];
+    model
+}
+
+/// A sphere whose halves differ in every channel the surface image holds
+/// (metalness, roughness, emission, and a palette colour per material for
+/// the instances of row 1), near against far with the single-material
+/// bounds, on every record path. The control, the same atlas without its
+/// surface image (one material of the area-weighted means, and each row's
+/// mean colour: what format 8 drew), must fail them.
+#[test]
+fn two_material_spheres_far_match_near() {
+    let gpu = require_gpu("two-material impostors");
+    let sphere = spinning_sphere(&BakeOptions {
+        lod_ratios: vec![],
+        ..BakeOptions::default()
+    });
+    let camera = switch_camera(&sphere);
+    let upper = Material {
+        name: "metal".into(),
+        base_color_factor: Vec4::new(0.9, 0.85, 0.8, 1.0),
+        metallic_factor: 1.0,
+        roughness_factor: 0.3,
+        ..Default::default()
+    };
+    let lower = Material {
+        name: "glow".into(),
+        base_color_factor: Vec4::new(0.3, 0.6, 0.3, 1.0),
+        metallic_factor: 0.0,
+        roughness_factor: 0.9,
+        emissive: Vec3::new(0.8, 0.3, 0.0),
+        ..Default::default()
+    };
+    let model = with_atlas(halves(&sphere, upper, lower), &gpu);
+    let atlas = model.impostor.as_ref().unwrap();
+    assert!(
+        atlas.plan.surface,
+        "two materials capture the surface image"
+    );
+    let palette = Palette::new(
+        2,
+        &[
+            Vec4::ONE,
+            Vec4::ONE,
+            Vec4::new(1.0, 0.35, 0.3, 1.0),
+            Vec4::new(0.3, 0.5, 1.0, 1.0),
+        ],
+    )
+    .unwrap();
+    let dress =
+        |m: &BakedModel, impostor| variant(m, impostor).with_palette(palette.clone()).unwrap();
+    let mut without = model.clone();
+    {
+        let a = without.impostor.as_mut().unwrap();
+        a.plan.surface = false;
+        a.surface.clear();
+    }
+    let mut failures = Vec::new();
+    let mut control = Vec::new();
+    for path in paths(&gpu) {
+        let near = render(&gpu, path, &camera, &dress(&model, None));
+        let far = render(&gpu, path, &camera, &dress(&model, Some(1.0)));
+        let means = render(&gpu, path, &camera, &dress(&without, Some(1.0)));
+        let (c, m) = (compare(&near, &far), compare(&near, &means));
+        println!(
+            "{}: {} pixels; surface image: coverage mismatch {:.3} (bound {COVERAGE_BOUND}), MAD {:.1} (bound {MAD_BOUND}); means only: MAD {:.1}",
+            path.name(),
+            c.covered,
+            c.coverage_mismatch,
+            c.mad,
+            m.mad
+        );
+        assert!(c.covered > 500, "{path:?}: only {} pixels", c.covered);
+        if c.coverage_mismatch > COVERAGE_BOUND || c.mad > MAD_BOUND {
+            failures.push(format!(
+                "{}: coverage mismatch {:.3}, MAD {:.1}",
+                path.name(),
+                c.coverage_mismatch,
+                c.mad
+            ));
+        }
+        control.push((path, m.mad));
+    }
+    for (path, mad) in control {
+        assert!(
+            mad > MAD_BOUND,
+            "{}: the comparison cannot tell the means from the surface image: MAD {mad:.1}",
+            path.name()
+        );
+    }
     assert!(failures.is_empty(), "{}", failures.join("; "));
 }

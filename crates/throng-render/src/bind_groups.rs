@@ -8,7 +8,7 @@
 //! | group | contents |
 //! |-------|----------|
 //! | 0     | frame uniforms (draw) / compute vertex words, output, params (skinning readback, pose-cache fill) / the palette pre-pass: params, layer sets, skeleton table, mask table, palettes |
-//! | 1     | model: bone texture array + `ModelParams`, the morph texture (4); on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams` |
+//! | 1     | model: bone texture array + `ModelParams`, the morph texture (4); on the storage paths' draw and shadow programs, per (model, LOD), also its pose cache (2) and `PoseCacheParams` (3); for impostors, from binding 8: the atlas's colour and normal arrays, their sampler, the frame table, `ImpostorParams`, the variant palette, the surface array (14) |
 //! | 2     | submesh: base-colour texture, sampler, `MaterialUniforms`, variant palette |
 //! | 3     | instance records: a uniform package (dynamic offset) or a storage array, and the shadow bindings; for the CPU-skinned baseline, binding 1: one character's header and palette (storage, dynamic offset) |
 
@@ -167,9 +167,12 @@ pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 
 /// Group 1 of the impostor programs, from binding 8 (clear of the bone
 /// texture's bindings, which the skinning module the impostor shader
-/// imports declares): the atlas's colour (8) and normal (9) arrays and
-/// their sampler (10), read by the fragment stage; the frame table (11) and
-/// `ImpostorParams` (12), read by both stages.
+/// imports declares): the atlas's colour (8), normal (9) and surface (14)
+/// arrays and their sampler (10), read by the fragment stage; the frame
+/// table (11), `ImpostorParams` (12) and the variant palette (13), read by
+/// both stages (the fragment stage reads the table's per-material emission
+/// and the palette's per-material colours where the atlas has the surface
+/// image).
 pub fn impostor_entries() -> Entries {
     let f = wgpu::ShaderStages::FRAGMENT;
     let atlas = |binding| wgpu::BindGroupLayoutEntry {
@@ -193,7 +196,7 @@ pub fn impostor_entries() -> Entries {
         },
         wgpu::BindGroupLayoutEntry {
             binding: 11,
-            visibility: wgpu::ShaderStages::VERTEX,
+            visibility: wgpu::ShaderStages::VERTEX | f,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: false },
                 view_dimension: wgpu::TextureViewDimension::D2,
@@ -207,7 +210,8 @@ pub fn impostor_entries() -> Entries {
             std::mem::size_of::<throng_core::gpu::ImpostorParams>(),
             false,
         ),
-        palette_entry(13, wgpu::ShaderStages::VERTEX),
+        palette_entry(13, wgpu::ShaderStages::VERTEX | f),
+        atlas(14),
     ]
 }
 

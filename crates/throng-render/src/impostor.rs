@@ -1,9 +1,11 @@
 //! [`GpuImpostor`]: a model's animated impostor on the GPU, the far end of
 //! its LOD chain (`shaders/impostor.wgsl` draws it).
 //!
-//! The atlas's two images become 2D-array textures (colour as sRGB, so the
-//! shader reads linear premultiplied colour; normals as linear RGBA8), the
-//! frame table an `Rgba32Float` texture of
+//! The atlas's images become 2D-array textures (colour as sRGB, so the
+//! shader reads linear premultiplied colour; normals and the surface, or a
+//! one-texel stand-in for an atlas without one, as linear RGBA8), the
+//! frame table (and, with the surface image, each material's emission
+//! after it) an `Rgba32Float` texture of
 //! [`IMPOSTOR_TABLE_WIDTH`] texels a row (textures, not storage buffers, so
 //! the downlevel path reads them too), and one 6-index buffer makes the
 //! quad (its corners come from the vertex index; no vertex buffer).
@@ -81,7 +83,13 @@ pub fn check_limits(
 }
 
 fn table_rows(model: &BakedModel, atlas: &ImpostorAtlas) -> u32 {
-    let texels = model.frame_count() as u64 + atlas.plan.clips as u64 + atlas.plan.cells();
+    let emission = if atlas.plan.surface {
+        throng_core::variety::column_count(model) as u64
+    } else {
+        0
+    };
+    let texels =
+        model.frame_count() as u64 + atlas.plan.clips as u64 + atlas.plan.cells() + emission;
     texels
         .div_ceil(IMPOSTOR_TABLE_WIDTH as u64)
         .clamp(1, u32::MAX as u64) as u32
@@ -165,8 +173,16 @@ impl GpuImpostor {
                 image("normal", format_of(codec, false), &atlas.normal_rgba8()),
             )
         };
+        let surface_view = match (plan.surface, blocks) {
+            (true, true) => image("surface", format_of(codec, false), &atlas.surface),
+            (true, false) => image("surface", format_of(codec, false), &atlas.surface_rgba8()),
+            (false, _) => no_surface(device, queue, name),
+        };
 
         let mut table = frame_table(model, atlas);
+        if plan.surface {
+            table.extend(throng_core::impostor::surface_emission(model));
+        }
         let rows = table_rows(model, atlas);
         table.resize((rows * IMPOSTOR_TABLE_WIDTH) as usize, [0.0; 4]);
         let table_texture = crate::model::texel_table(
@@ -190,7 +206,8 @@ impl GpuImpostor {
             clip_count: plan.clips,
             metallic: surface.metallic,
             roughness: surface.roughness,
-            pad: [0; 2],
+            surface: plan.surface as u32,
+            materials: throng_core::variety::column_count(model) as u32,
             emissive: surface.emissive.to_array(),
             pad1: 0,
         };
@@ -233,6 +250,10 @@ impl GpuImpostor {
                 wgpu::BindGroupEntry {
                     binding: 13,
                     resource: wgpu::BindingResource::TextureView(palette),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 14,
+                    resource: wgpu::BindingResource::TextureView(&surface_view),
                 },
             ],
         });
@@ -357,6 +378,38 @@ impl ImpostorPipelines {
             }),
         );
     }
+}
+
+/// The surface image's stand-in for an atlas without one: one texel, never
+/// read (`impostor.surface` is 0), in as many layers as the backend needs
+/// for an array.
+fn no_surface(device: &wgpu::Device, queue: &wgpu::Queue, name: &str) -> wgpu::TextureView {
+    let layers = bone_texture_layers(device.adapter_info().backend, 1);
+    device
+        .create_texture_with_data(
+            queue,
+            &wgpu::TextureDescriptor {
+                label: Some(&format!("{name} impostor surface (none)")),
+                size: wgpu::Extent3d {
+                    width: 1,
+                    height: 1,
+                    depth_or_array_layers: layers,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &vec![0; 4 * layers as usize],
+        )
+        .create_view(&wgpu::TextureViewDescriptor {
+            label: Some(&format!("{name} impostor surface (none) view")),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        })
 }
 
 /// The model's metalness, roughness and emission, its materials' (glTF's

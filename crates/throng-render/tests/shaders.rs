@@ -567,8 +567,8 @@ fn impostor_params_match_their_rust_twin() {
                 offset_of!(ImpostorParams, clip_count),
                 offset_of!(ImpostorParams, metallic),
                 offset_of!(ImpostorParams, roughness),
-                offset_of!(ImpostorParams, pad),
-                offset_of!(ImpostorParams, pad) + 4,
+                offset_of!(ImpostorParams, surface),
+                offset_of!(ImpostorParams, materials),
                 offset_of!(ImpostorParams, emissive),
             ],
         );

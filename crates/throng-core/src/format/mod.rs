@@ -32,7 +32,7 @@ pub use write::{write_file, write_model};
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -196,7 +196,7 @@ pub struct MorphSlotRecord {
     pub target: u32,
 }
 
-/// `IMPO`: the animated impostor's plan (32 bytes; the section holds none
+/// `IMPO`: the animated impostor's plan (48 bytes; the section holds none
 /// when the model has no impostor).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -216,8 +216,12 @@ pub struct ImpostorRecord {
     /// Projected size (fraction of the screen height) below which the
     /// impostor replaces the meshes; 0: never.
     pub screen_size: f32,
-    /// How both images are stored (`TextureCodec`): 0 RGBA8, 1 BC7.
+    /// How the images are stored (`TextureCodec`): 0 RGBA8, 1 BC7, 2 BC3.
     pub codec: u32,
+    /// Images in `IMPD`: 2 (colour, normal) or 3 (and the surface).
+    pub images: u32,
+    /// Zero.
+    pub reserved: [u32; 3],
 }
 
 /// `LODS`: one level of detail (32 bytes). Ranges index `VERT`, `INDX`, `SUBM`.
@@ -396,7 +400,8 @@ pub mod tags {
     pub const IMPOSTOR: [u8; 4] = *b"IMPO";
     /// The impostor's framing spheres, one per clip.
     pub const IMPOSTOR_SPHERES: [u8; 4] = *b"IMPS";
-    /// The impostor's images: colour, then normal.
+    /// The impostor's images: colour, normal, then the surface where the
+    /// plan has it.
     pub const IMPOSTOR_DATA: [u8; 4] = *b"IMPD";
     /// Morph slots ([`super::MorphSlotRecord`]; none without morph targets).
     pub const MORPH_SLOTS: [u8; 4] = *b"MSLT";
@@ -420,7 +425,7 @@ const _: () = {
     assert!(std::mem::size_of::<crate::morph::MorphDelta>() == 32);
     assert!(std::mem::size_of::<EventRecord>() == 24);
     assert!(std::mem::size_of::<RootMotionKey>() == 16);
-    assert!(std::mem::size_of::<ImpostorRecord>() == 32);
+    assert!(std::mem::size_of::<ImpostorRecord>() == 48);
     assert!(std::mem::size_of::<ProvenanceRecord>() == 64);
 };
 

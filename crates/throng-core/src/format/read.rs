@@ -689,10 +689,15 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
     };
     let codec = TextureCodec::from_u32(r.codec).ok_or_else(|| {
         FormatError::corrupt(format!(
-            "impostor images in codec {}, known are 0 (RGBA8) and 1 (BC7)",
+            "impostor images in codec {}, known are 0 (RGBA8), 1 (BC7) and 2 (BC3)",
             r.codec
         ))
     })?;
+    if r.reserved != [0; 3] {
+        return Err(FormatError::corrupt(
+            "reserved impostor plan fields are not zero",
+        ));
+    }
     let plan = AtlasPlan {
         views: ViewGrid { side: r.views },
         frames: r.frames,
@@ -701,24 +706,36 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
         layer_size: r.layer_size,
         layers: r.layers,
         codec,
+        surface: match r.images {
+            2 => false,
+            3 => true,
+            n => {
+                return Err(FormatError::corrupt(format!(
+                    "impostor of {n} images, expected 2 (colour, normal) or 3 (and the surface)"
+                )));
+            }
+        },
     };
     let image = ImpostorAtlas::image_bytes(&plan);
-    if data.len() as u64 != image.saturating_mul(2) {
+    let images = plan.images();
+    if data.len() as u64 != image.saturating_mul(images as u64) {
         return Err(FormatError::corrupt(format!(
-            "impostor images hold {} bytes, the plan ({}² texels × {} layers, twice {}) needs {}",
+            "impostor images hold {} bytes, the plan ({}² texels × {} layers, {images} images in {}) needs {}",
             data.len(),
             r.layer_size,
             r.layers,
             codec.name(),
-            image.saturating_mul(2)
+            image.saturating_mul(images as u64)
         )));
     }
-    let (colour, normal) = data.split_at(image as usize);
+    let (colour, rest) = data.split_at(image as usize);
+    let (normal, surface) = rest.split_at(image as usize);
     Ok(Some(ImpostorAtlas {
         plan,
         screen_size: r.screen_size,
         spheres,
         colour: colour.to_vec(),
         normal: normal.to_vec(),
+        surface: surface.to_vec(),
     }))
 }

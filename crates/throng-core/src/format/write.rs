@@ -168,9 +168,11 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
                     clips: a.plan.clips,
                     screen_size: a.screen_size,
                     codec: a.plan.codec.to_u32(),
+                    images: a.plan.images(),
+                    reserved: [0; 3],
                 }],
                 &a.spheres,
-                [a.colour.as_slice(), a.normal.as_slice()].concat(),
+                [a.colour.as_slice(), &a.normal, &a.surface].concat(),
             ),
             None => (Vec::new(), &[], Vec::new()),
         };

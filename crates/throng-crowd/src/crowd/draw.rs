@@ -483,6 +483,7 @@ mod tests {
             spheres: vec![[0.0, 0.0, 0.0, 1.0]; model.clips.len()],
             colour: vec![0; bytes],
             normal: vec![0; bytes],
+            surface: Vec::new(),
         });
         let handle = super::super::ModelHandle::new(model).unwrap();
         let mut crowd = Crowd::new();
