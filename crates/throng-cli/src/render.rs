@@ -54,7 +54,9 @@ pub struct Args {
     /// An animation layer over every instance's clip (up to 3, bottom
     /// first):
     /// `CLIP[,time=S][,speed=X][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`,
-    /// e.g. `Survey,mask=b_Spine01_02`. The packaged path shows the base pose.
+    /// e.g. `Survey,mask=b_Spine01_02`; or a morph preset,
+    /// `morph=TARGET:W[+TARGET:W][,weight=W]`, e.g. `morph=blink:1`. The
+    /// packaged path shows the base pose.
     #[arg(long = "layer", value_parser = throng_cli::args::layer::parse)]
     pub layers: Vec<throng_cli::args::layer::LayerSpec>,
     /// Where the camera stands: `framing` (the whole grid from the

@@ -46,7 +46,8 @@ pub struct Args {
     pub source: Source,
     /// An animation layer over the clip (up to 3; `--source baked` only):
     /// `CLIP[,time=S][,weight=W][,mode=override|additive][,reference=S][,mask=BONE+BONE]`.
-    /// A layer shows its clip at its own `time`.
+    /// A layer shows its clip at its own `time`. Or a morph preset:
+    /// `morph=TARGET:W[+TARGET:W][,weight=W]` (targets by name or slot).
     #[arg(long = "layer", value_parser = throng_cli::args::layer::parse)]
     pub layers: Vec<throng_cli::args::layer::LayerSpec>,
     /// Output JSON file, *.json [default: standard output].

@@ -77,3 +77,73 @@ fn inspect_lists_morphs_and_sample_includes_them() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--layer morph=…` on `throng sample --source baked`: a preset layer at
+/// full weight moves the bar by about its target's deltas, at half weight
+/// it samples as the midpoint of none and full (morphing and skinning are
+/// linear in the weights), a slot index reads as the target's name, and an
+/// unknown target is refused with the model's list.
+#[test]
+fn a_morph_preset_layer_moves_its_targets_weights() {
+    let dir = scratch_dir().join("preset");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("morph_bar.gltf");
+    std::fs::write(&src, throng_tests::morph_models::morph_bar()).unwrap();
+    let out = dir.join("morph_bar.throng");
+    let out_s = out.to_str().unwrap().to_owned();
+    throng(&[
+        "bake",
+        src.to_str().unwrap(),
+        "-o",
+        &out_s,
+        "--no-impostors",
+    ]);
+    let info = json(&["inspect", &out_s, "--json"]);
+    let radius = info["bounding_radius"].as_f64().unwrap();
+    let slots = info["morphs"]["slots"].as_array().expect("morph slots");
+    let bulge = slots
+        .iter()
+        .position(|s| s["name"] == "bulge")
+        .expect("a bulge slot");
+    let base = ["sample", &out_s, "--source", "baked", "--clip", "talk"];
+    let at = |layer: Option<&str>| {
+        let mut args = base.to_vec();
+        args.extend(["--times", "0"]);
+        if let Some(l) = layer {
+            args.extend(["--layer", l]);
+        }
+        positions(&json(&args))
+    };
+    let none = at(None);
+    let full = at(Some("morph=bulge:1"));
+    let half = at(Some("morph=bulge:1,weight=0.5"));
+    let by_slot = at(Some(&format!("morph={bulge}:1")));
+    let mid: Vec<[f64; 3]> = none
+        .iter()
+        .zip(&full)
+        .map(|(a, b)| [0, 1, 2].map(|i| (a[i] + b[i]) * 0.5))
+        .collect();
+    let moved = worst_distance(&full, &none) / radius;
+    let off = worst_distance(&half, &mid) / radius;
+    println!("bulge preset: moved {moved:.3} × radius; half weight from the midpoint {off:.2e}");
+    assert!(moved > 0.01, "the preset moved the bar by only {moved}");
+    assert!(
+        off < 1e-5,
+        "half weight is {off:e} × radius from the midpoint"
+    );
+    assert_eq!(
+        worst_distance(&by_slot, &full),
+        0.0,
+        "slot {bulge} is bulge"
+    );
+
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(base)
+        .args(["--times", "0", "--layer", "morph=wink:1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "an unknown target was accepted");
+    assert!(err.contains("wink") && err.contains("bulge"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
