@@ -156,7 +156,13 @@ pub struct Args {
     /// multiples of 4 is stored as RGBA8.
     #[arg(long, value_enum, default_value_t = Codec::Bc7)]
     pub texture_codec: Codec,
-    /// Memory budget of the impostor atlas (both images, as stored): bytes,
+    /// Never capture the impostor's surface image (per-texel metalness,
+    /// roughness, glow and material, which models whose materials vary
+    /// over their surface get by default): a third fewer atlas bytes, and
+    /// the impostor shaded as one material of the model's means.
+    #[arg(long, conflicts_with = "no_impostors")]
+    pub no_impostor_surface: bool,
+    /// Memory budget of the impostor atlas (every image, as stored): bytes,
     /// or a number with KiB, MiB or GiB [default: 1MiB].
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value_t = DEFAULT_BUDGET_BYTES, hide_default_value = true, conflicts_with = "no_impostors")]
     pub impostor_budget: u64,
@@ -207,8 +213,8 @@ pub fn settings(args: &Args) -> Settings {
                 frames: args.impostor_frames,
                 cell: args.impostor_size,
                 codec: args.impostor_codec.codec(),
-                // Decided per model, by its materials (`with_impostor`).
-                surface: false,
+                // Else decided per model, by its materials (`with_impostor`).
+                surface: args.no_impostor_surface.then_some(false),
             },
             screen_size: args.impostor_screen_size,
         }),

@@ -127,6 +127,54 @@ fn no_impostors_and_no_lods_leave_them_out() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A model whose material has a metallic-roughness map (the textured fuzz
+/// seed) captures the surface image by default and is reported so;
+/// `--no-impostor-surface` leaves it out, which the output's provenance
+/// records, so the second bake is not skipped as up to date.
+#[test]
+fn the_surface_image_is_captured_where_materials_vary_unless_refused() {
+    drop(throng_render::require_gpu("impostor surface bake"));
+    let dir = scratch("surface");
+    let out = dir.join("textured.throng");
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/gltf/textured_skin.gltf");
+    let bake = |extra: &[&str]| {
+        let mut args = vec![
+            "bake",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--no-lods",
+            "--impostor-budget",
+            "64KiB",
+        ];
+        args.extend_from_slice(extra);
+        let run = throng(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        (text(&run.stdout), read_file(&out).unwrap())
+    };
+    let (report, model) = bake(&[]);
+    let atlas = model.impostor.expect("an impostor");
+    assert!(atlas.plan.surface, "{:?}", atlas.plan);
+    assert_eq!(atlas.surface.len(), atlas.colour.len());
+    assert!(
+        report.contains("(colour, normal and surface, BC3)"),
+        "{report}"
+    );
+    let (report, model) = bake(&["--no-impostor-surface"]);
+    let atlas = model.impostor.expect("an impostor");
+    assert!(!atlas.plan.surface && atlas.surface.is_empty(), "{report}");
+    assert!(report.contains("(colour and normal, BC3)"), "{report}");
+    let refused = throng(&[
+        "bake",
+        src.to_str().unwrap(),
+        "--no-impostors",
+        "--no-impostor-surface",
+    ]);
+    assert!(!refused.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn impostor_options_are_refused_with_no_impostors_out_of_range_or_over_budget() {
     let dir = scratch("refused");

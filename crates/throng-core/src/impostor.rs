@@ -178,9 +178,12 @@ pub struct PlanRequest {
     pub cell: Option<u32>,
     /// How the images are stored (`--impostor-codec`; default BC7).
     pub codec: TextureCodec,
-    /// Whether the surface image is captured ([`captures_surface`] of the
-    /// model; it takes its share of the budget).
-    pub surface: bool,
+    /// Whether the surface image is captured (`--no-impostor-surface`:
+    /// `Some(false)`); `None` leaves it to the model's materials
+    /// ([`captures_surface`]; `throng_impostor::with_impostor` decides),
+    /// which [`AtlasPlan::choose`] alone reads as no. It takes its share
+    /// of the budget.
+    pub surface: Option<bool>,
 }
 
 /// Why no plan fits.
@@ -352,7 +355,7 @@ impl AtlasPlan {
         loop {
             let plan = Self::layout(value[views], value[frames], value[cell], clips)
                 .with_codec(request.codec)
-                .with_surface(request.surface);
+                .with_surface(request.surface.unwrap_or(false));
             if plan.bytes() <= budget {
                 return Ok(plan);
             }
@@ -795,7 +798,7 @@ mod tests {
             frames: Some(8),
             cell: Some(32),
             codec: TextureCodec::Rgba8,
-            surface: false,
+            surface: None,
         };
         let plan = AtlasPlan::choose(3, 1 << 30, fixed).unwrap();
         assert_eq!((plan.views.side, plan.frames, plan.cell), (9, 8, 32));

@@ -50,8 +50,8 @@ pub fn capture_lod(model: &BakedModel, plan: &throng_core::impostor::AtlasPlan) 
 }
 
 /// `model` with an impostor planned within `budget` bytes for what
-/// `request` fixes (with the surface image where
-/// [`throng_core::impostor::captures_surface`]), switched to below `screen_size` (default:
+/// `request` fixes (with the surface image where it says so, or else
+/// where [`throng_core::impostor::captures_surface`]), switched to below `screen_size` (default:
 /// [`throng_core::impostor::default_screen_size`] of the cell), captured
 /// from [`capture_lod`] on a headless adapter. The plan is checked before
 /// any GPU is asked for.
@@ -70,7 +70,11 @@ pub fn with_impostor(
         return Err(AttachError::ScreenSize(s));
     }
     let request = PlanRequest {
-        surface: throng_core::impostor::captures_surface(&model),
+        surface: Some(
+            request
+                .surface
+                .unwrap_or_else(|| throng_core::impostor::captures_surface(&model)),
+        ),
         ..request
     };
     let plan = AtlasPlan::choose(model.clips.len() as u32, budget, request)?;

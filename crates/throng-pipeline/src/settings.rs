@@ -70,12 +70,17 @@ impl Settings {
         let impostor = match &self.impostor {
             None => "none".to_owned(),
             Some(i) => format!(
-                "budget={} views={:?} frames={:?} cell={:?} codec={} screen_size={:?} asked={}",
+                "budget={} views={:?} frames={:?} cell={:?} codec={} surface={} screen_size={:?} asked={}",
                 i.budget,
                 i.request.views,
                 i.request.frames,
                 i.request.cell,
                 i.request.codec.name(),
+                match i.request.surface {
+                    None => "auto",
+                    Some(true) => "on",
+                    Some(false) => "off",
+                },
                 i.screen_size,
                 self.impostor_asked
             ),
