@@ -15,7 +15,8 @@
 // the quad's, and this keeps them registered).
 //
 // Per fragment: 3 views × 2 captures of colour (premultiplied by coverage)
-// and normal (octahedral, in the view's basis), and the surface where the
+// and normal (octahedral, in the view's basis, with the ambient
+// occlusion), and the surface where the
 // atlas has it, blended by weight; alpha tested at half coverage; lit like
 // the meshes (draw.wgsl's shade) from the blended normal, tinted by the
 // record's tint. Without the surface image the impostor is one material of
@@ -391,13 +392,14 @@ fn surface_material(probe: AtlasAt) -> u32 {
 }
 
 // The impostor lit by the frame's light scaled by `shadow` (1: lit) and the
-// ambient hemisphere, then fogged, like draw.wgsl's shade: its captured
-// colour and (normal-mapped) normal, with the surface image's metalness,
-// roughness, glow and material, or as one material of the model's means
-// without it (no occlusion either way: the atlas holds none).
+// ambient hemisphere (by the captured occlusion), then fogged, like
+// draw.wgsl's shade: its captured colour and (normal-mapped) normal, with
+// the surface image's metalness, roughness, glow and material, or as one
+// material of the model's means without it.
 fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     let rgb = b.colour.rgb / b.colour.a;
     let e = b.normal.rg / max(b.normal.a, 1e-4) * 2.0 - 1.0;
+    let occlusion = clamp(b.normal.b / max(b.normal.a, 1e-4), 0.0, 1.0);
     let nv = oct_decode(e);
     let n = normalize(nv.x * in.right + nv.y * in.up + nv.z * in.toward);
     var base = rgb * unpack4x8unorm(in.cells.z).rgb;
@@ -418,7 +420,7 @@ fn shade_impostor(in: ImpostorOut, b: Blended, shadow: f32) -> vec4<f32> {
     if (frame.shading == SHADING_LAMBERT) {
         lit = lambert_shade(base, n, lights);
     } else {
-        let s = Surface(vec4<f32>(base, 1.0), metallic, roughness, n, 1.0, emissive);
+        let s = Surface(vec4<f32>(base, 1.0), metallic, roughness, n, occlusion, emissive);
         lit = pbr_shade(s, lights, normalize(frame.eye.xyz - in.world_position));
     }
     return vec4<f32>(fog_apply(frame.fog, lit, frame.eye.xyz, in.world_position, frame.light_dir.xyz), 1.0);

@@ -22,8 +22,8 @@
 //! **Atlas.** Cells of `cell × cell` texels, in the order (clip, frame,
 //! view), packed row by row into square 2D-array layers of at most
 //! [`MAX_LAYER_SIZE`] texels a side, as the bone texture is. Two images:
-//! colour with coverage, and the view-space normal with a depth offset and
-//! coverage; and a third, the surface (metalness, roughness, glow and
+//! colour with coverage, and the view-space normal with the ambient
+//! occlusion and coverage; and a third, the surface (metalness, roughness, glow and
 //! material), where the model's materials vary over its surface
 //! ([`captures_surface`]). Stored in the plan's [`TextureCodec`] (BC7 by
 //! default, one byte a texel an image; cells are then multiples of the
@@ -405,9 +405,10 @@ pub struct ImpostorAtlas {
     /// Colour, RGBA8 sRGB, premultiplied by coverage (alpha), layer after
     /// layer, rows top to bottom; stored in the plan's codec.
     pub colour: Vec<u8>,
-    /// Normal in the cell's view basis, octahedral in RG, depth across the
-    /// sphere in B (0 nearest the camera), coverage in A; RGBA8 linear,
-    /// premultiplied by coverage; laid out and stored as `colour`.
+    /// Normal in the cell's view basis, octahedral in RG, the ambient
+    /// occlusion in B (1 unoccluded: the material's occlusion map by its
+    /// strength), coverage in A; RGBA8 linear, premultiplied by coverage;
+    /// laid out and stored as `colour`.
     pub normal: Vec<u8>,
     /// Where the plan has it ([`AtlasPlan::surface`]; else empty): the
     /// surface as the mesh's material decodes it, RGBA8 linear,
@@ -582,8 +583,8 @@ fn decoded<'a>(plan: &AtlasPlan, image: &'a [u8]) -> std::borrow::Cow<'a, [u8]> 
 /// the impostor is shaded with otherwise) would show a different picture.
 /// That is more than one material (a variant palette may colour them
 /// apart, and each has its own factors), or a metallic-roughness or
-/// emissive texture. Occlusion is not captured (an impostor's ambient is
-/// unoccluded).
+/// emissive texture. (Occlusion travels in the normal image, for every
+/// model.)
 pub fn captures_surface(model: &crate::model::BakedModel) -> bool {
     use crate::material::TextureSlot;
     model.materials.len() > 1

@@ -7,7 +7,7 @@
 //! its clip's bounding sphere fills the cell ([`cell_transform`]). One
 //! render per layer, with the crowd's skinning and the fragment stage of
 //! `capture.wgsl` writing its targets at once: unlit colour, the normal in
-//! the view's basis (octahedral) with the depth across the sphere, and,
+//! the view's basis (octahedral) with the ambient occlusion, and,
 //! where the plan has it, the surface (metalness, roughness, glow and
 //! material; [`ImpostorAtlas::surface`]), each vertex skinned and each
 //! triangle rasterised once for every image. All are multisampled over a

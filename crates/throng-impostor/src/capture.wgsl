@@ -10,8 +10,8 @@ struct CaptureOut {
     // Unlit colour with coverage: base colour × texture × tint.
     @location(0) colour: vec4<f32>,
     // The view-space normal (normal-mapped, as the mesh is shaded),
-    // octahedral in RG, and the depth across the cell's sphere in B (0
-    // nearest the camera); A is coverage.
+    // octahedral in RG, and the ambient occlusion in B (1 unoccluded: the
+    // occlusion map by its strength); A is coverage.
     @location(1) normal: vec4<f32>,
 }
 
@@ -34,10 +34,10 @@ fn fs_capture(in: VertexOut, @builtin(front_facing) front_facing: bool) -> Captu
     }
     let n = normalize(in.world_normal) * select(-1.0, 1.0, front_facing);
     let t = in.world_tangent * vec4<f32>(1.0, 1.0, 1.0, select(-1.0, 1.0, front_facing));
-    let mapped = material_surface_tangent(in.uv, in.world_position, n, t, in.tint).normal;
+    let s = material_surface_tangent(in.uv, in.world_position, n, t, in.tint);
     var out: CaptureOut;
     out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
-    out.normal = vec4<f32>(oct_encode(mapped) * 0.5 + 0.5, in.clip_position.z, 1.0);
+    out.normal = vec4<f32>(oct_encode(s.normal) * 0.5 + 0.5, s.occlusion, 1.0);
     return out;
 }
 
@@ -57,7 +57,7 @@ fn fs_capture_surface(in: VertexOut, @builtin(front_facing) front_facing: bool) 
     let code = select(f32(min(material.palette_column, last)) / f32(last), 0.0, last == 0u);
     var out: SurfaceOut;
     out.colour = vec4<f32>((base * in.tint).rgb, 1.0);
-    out.normal = vec4<f32>(oct_encode(s.normal) * 0.5 + 0.5, in.clip_position.z, 1.0);
+    out.normal = vec4<f32>(oct_encode(s.normal) * 0.5 + 0.5, s.occlusion, 1.0);
     out.surface = vec4<f32>(s.metallic, s.roughness, max(max(glow.r, glow.g), glow.b), code);
     return out;
 }

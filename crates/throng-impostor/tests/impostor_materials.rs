@@ -23,7 +23,7 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
 use throng_core::impostor::{AtlasPlan, TextureCodec, captures_surface};
-use throng_core::material::{AlphaMode, Material};
+use throng_core::material::{AlphaMode, Material, TextureRef, TextureSlot};
 use throng_core::model::Submesh;
 use throng_core::variety::{Look, Palette};
 use throng_crowd::camera::Camera;
@@ -380,6 +380,76 @@ fn two_material_spheres_far_match_near() {
             "{}: the comparison cannot tell the means from the surface image: MAD {mad:.1}",
             path.name()
         );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("; "));
+}
+
+/// A sphere whose occlusion map darkens bands of its ambient light
+/// (occlusion 0.1 in every other band of 8 texels, strength 1), near
+/// against far with the single-material bounds, on every record path. Its
+/// impostor carries the occlusion in the normal image; the control, the
+/// impostor of the same sphere without the map (what format 8 drew: no
+/// occlusion in the atlas), must be farther from the mesh.
+#[test]
+fn an_occluded_sphere_far_matches_near() {
+    let gpu = require_gpu("occluded impostors");
+    let mut sphere = spinning_sphere(&BakeOptions {
+        lod_ratios: vec![],
+        ..BakeOptions::default()
+    });
+    let camera = switch_camera(&sphere);
+    let bands = image::RgbaImage::from_fn(16, 64, |_, y| {
+        let ao = if (y / 8) % 2 == 0 { 255 } else { 26 };
+        image::Rgba([ao, ao, ao, 255])
+    });
+    sphere.images.push(throng_bake::images::bake_image(
+        &throng_tests::material_models::source("bands", &bands),
+        throng_core::material::ImageContent::Data,
+        TextureCodec::default(),
+    ));
+    let plain = Material {
+        name: "occluded".into(),
+        base_color_factor: Vec4::new(0.7, 0.6, 0.5, 1.0),
+        roughness_factor: 0.8,
+        ..Default::default()
+    };
+    let mut textures = [None; 5];
+    textures[TextureSlot::Occlusion as usize] =
+        Some(TextureRef::new(sphere.images.len() as u32 - 1));
+    let occluded = dressed(
+        &sphere,
+        Material {
+            textures,
+            occlusion_strength: 1.0,
+            ..plain.clone()
+        },
+        &gpu,
+    );
+    let unoccluded = dressed(&sphere, plain, &gpu);
+    let mut failures = Vec::new();
+    for path in paths(&gpu) {
+        let near = render(&gpu, path, &camera, &variant(&occluded, None));
+        let far = render(&gpu, path, &camera, &variant(&occluded, Some(1.0)));
+        let without = render(&gpu, path, &camera, &variant(&unoccluded, Some(1.0)));
+        let (c, w) = (compare(&near, &far), compare(&near, &without));
+        println!(
+            "{}: {} pixels; coverage mismatch {:.3} (bound {COVERAGE_BOUND}), MAD {:.1} (bound {MAD_BOUND}); impostor without occlusion: MAD {:.1}",
+            path.name(),
+            c.covered,
+            c.coverage_mismatch,
+            c.mad,
+            w.mad
+        );
+        assert!(c.covered > 500, "{path:?}: only {} pixels", c.covered);
+        if c.coverage_mismatch > COVERAGE_BOUND || c.mad > MAD_BOUND || c.mad >= w.mad {
+            failures.push(format!(
+                "{}: coverage mismatch {:.3}, MAD {:.1} (without occlusion {:.1})",
+                path.name(),
+                c.coverage_mismatch,
+                c.mad,
+                w.mad
+            ));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("; "));
 }
