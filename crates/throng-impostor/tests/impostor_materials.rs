@@ -14,7 +14,8 @@
 //! design). `two_material_spheres_far_match_near` dresses the halves of
 //! one sphere apart, with a variant palette, where the surface image
 //! (per-texel metalness, roughness, glow and material) must carry the
-//! difference (docs/CHARACTERS.md).
+//! difference; `an_occluded_sphere_far_matches_near` gives one an
+//! occlusion map, which the normal image carries (docs/CHARACTERS.md).
 
 mod common;
 
