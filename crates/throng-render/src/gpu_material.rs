@@ -234,6 +234,15 @@ pub(crate) fn format_of(codec: TextureCodec, srgb: bool) -> wgpu::TextureFormat 
     }
 }
 
+/// The first mip level of `img` whose sides fit `max` texels (the level
+/// an upload starts at: larger ones are left out), if any.
+pub(crate) fn first_level(img: &throng_core::material::Image, max: u32) -> Option<u32> {
+    (0..img.levels.len() as u32).find(|&l| {
+        let (w, h) = img.level_size(l);
+        w <= max && h <= max
+    })
+}
+
 /// Uploads image `i` (sRGB or linear) with its baked mip chain: BC blocks
 /// as they are or each level decoded to RGBA8 here, as `textures` says.
 /// Levels larger than the device's textures are left out (the chain starts
@@ -255,10 +264,7 @@ fn upload_image(
     };
     let max = device.limits().max_texture_dimension_2d;
     let levels = img.levels.len() as u32;
-    let Some(first) = (0..levels).find(|&l| {
-        let (w, h) = img.level_size(l);
-        w <= max && h <= max
-    }) else {
+    let Some(first) = first_level(img, max) else {
         return Err(err(format!(
             "no mip level of {}×{} fits {max} texels a side",
             img.width, img.height

@@ -456,10 +456,17 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         )?;
     }
     for img in &model.images {
-        // Each level is one `write_texture`, staged in a buffer.
+        // Each level uploaded is one `write_texture`, staged in a buffer;
+        // levels larger than the device's textures are left out (and an
+        // image with none that fits is refused by the upload, naming it).
+        let Some(first) = crate::gpu_material::first_level(img, limits.max_texture_dimension_2d)
+        else {
+            continue;
+        };
+        let (w, h) = img.level_size(first);
         too_big(
-            "image level 0 bytes as RGBA8",
-            throng_core::texture_codec::TextureCodec::Rgba8.level_bytes(img.width, img.height),
+            &format!("image level {first} bytes as RGBA8"),
+            throng_core::texture_codec::TextureCodec::Rgba8.level_bytes(w, h),
             limits.max_buffer_size,
         )?;
     }

@@ -144,6 +144,55 @@ fn an_image_larger_than_the_device_uploads_from_the_first_mip_level_that_fits() 
     );
 }
 
+/// The buffer that stages an image's upload is checked for the first level
+/// the device takes, not for level 0, which it leaves out: on a device of
+/// 2,048-texel textures and 40,000-byte buffers, a 4 × 3,000 map (48,000
+/// bytes as RGBA8) uploads from level 1 (12,000).
+#[test]
+fn the_staging_limit_is_checked_for_the_first_level_uploaded() {
+    let gpu = require_gpu("bad input: staging limit");
+    let (_, skin) = common::baked("khronos_SimpleSkin.gltf");
+    let tall = throng_bake::scene::SourceImage {
+        name: "bumps.png".into(),
+        width: 4,
+        height: 3000,
+        rgba: (0..4 * 3000 * 4).map(|i| (i % 251) as u8).collect(),
+    };
+    let mut m = skin.model().clone();
+    m.images = vec![throng_bake::images::bake_image(
+        &tall,
+        throng_core::material::ImageContent::Normal,
+        throng_core::texture_codec::TextureCodec::Bc7,
+    )];
+    let mut material = throng_core::material::Material::default();
+    material.textures[throng_core::material::TextureSlot::Normal as usize] =
+        Some(throng_core::material::TextureRef::new(0));
+    m.materials = vec![material];
+    for s in &mut m.lods[0].submeshes {
+        s.material = Some(0);
+    }
+    let handle = ModelHandle::new(m).unwrap();
+    let limits = wgpu::Limits {
+        max_texture_dimension_2d: 2048,
+        max_buffer_size: 40_000,
+        max_storage_buffer_binding_size: 40_000,
+        ..wgpu::Limits::downlevel_defaults()
+    };
+    let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("small-buffers test device"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("a device with lower limits");
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    GpuModel::upload(&device, &queue, &handle)
+        .expect("the map uploads from level 1, whose 12,000 bytes fit the staging buffer");
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "no validation error"
+    );
+}
+
 #[test]
 fn zero_instances_draw_only_the_background() {
     let gpu = require_gpu("bad input: zero instances");
