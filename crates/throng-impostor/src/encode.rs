@@ -1,9 +1,12 @@
 //! [`encode`]: an atlas image in its [`TextureCodec`], on the CPU, in
-//! strips of block rows on rayon's threads. BC7 blocks are independent, so
-//! the output does not depend on the thread count (nor on the adapter the
-//! images were captured on, given the same captured texels).
+//! strips of block rows on rayon's threads, each strip encoded by the
+//! contract's [`encode_level`] (the one BC encoder, which the bake's images
+//! use too; BC7's opaque profile for a strip with no transparent texel).
+//! Blocks are independent, so the output does not depend on the thread
+//! count (nor on the adapter the images were captured on, given the same
+//! captured texels).
 
-use throng_core::texture_codec::{BLOCK, TextureCodec};
+use throng_core::texture_codec::{BLOCK, TextureCodec, encode_level};
 
 /// Block rows encoded as one task.
 const STRIP_BLOCK_ROWS: usize = 8;
@@ -16,14 +19,12 @@ pub fn encode(codec: TextureCodec, rgba: &[u8], side: u32, layers: u32) -> Optio
     if rgba.len() as u64 != TextureCodec::Rgba8.image_bytes(side, layers) || !codec.fits(side) {
         return None;
     }
-    let Some(variant) = codec.variant() else {
+    if !codec.is_block() {
         return Some(rgba.to_vec());
-    };
+    }
     let side = side as usize;
     let strip_rows = STRIP_BLOCK_ROWS * BLOCK as usize;
-    // Whole layers are a whole number of strips' worth of rows: a strip
-    // never spans two layers when the side is a multiple of a strip, and
-    // otherwise strips are cut per layer.
+    // Strips are cut per layer, so a strip never spans two layers.
     let mut out = vec![0u8; codec.image_bytes(side as u32, layers) as usize];
     let layer_in = side * side * 4;
     let layer_out = side * side;
@@ -34,14 +35,9 @@ pub fn encode(codec: TextureCodec, rgba: &[u8], side: u32, layers: u32) -> Optio
                 .zip(rgba.par_chunks(strip_rows * side * 4))
                 .for_each(|(blocks, texels)| {
                     let rows = (texels.len() / (side * 4)) as u32;
-                    block_compression::encode::compress_rgba8(
-                        variant,
-                        texels,
-                        blocks,
-                        side as u32,
-                        rows,
-                        side as u32 * 4,
-                    );
+                    let encoded = encode_level(codec, texels, side as u32, rows)
+                        .expect("a strip holds whole rows of whole blocks");
+                    blocks.copy_from_slice(&encoded);
                 });
         });
     Some(out)
