@@ -177,27 +177,15 @@ fn texel(
     rgba: [u8; 4],
     srgb: bool,
 ) -> wgpu::TextureView {
-    use wgpu::util::DeviceExt;
-    let texture = device.create_texture_with_data(
+    crate::model::sampled_texture(
+        device,
         queue,
-        &wgpu::TextureDescriptor {
-            label: Some("throng neutral texel"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: rgba8(srgb),
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
+        "throng neutral texel",
+        (1, 1, 1),
+        rgba8(srgb),
         &rgba,
-    );
-    texture.create_view(&Default::default())
+    )
+    .create_view(&Default::default())
 }
 
 /// Whether an image stored in `codec` goes to `device` as its blocks, as

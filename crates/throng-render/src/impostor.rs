@@ -385,31 +385,19 @@ impl ImpostorPipelines {
 /// for an array.
 fn no_surface(device: &wgpu::Device, queue: &wgpu::Queue, name: &str) -> wgpu::TextureView {
     let layers = bone_texture_layers(device.adapter_info().backend, 1);
-    device
-        .create_texture_with_data(
-            queue,
-            &wgpu::TextureDescriptor {
-                label: Some(&format!("{name} impostor surface (none)")),
-                size: wgpu::Extent3d {
-                    width: 1,
-                    height: 1,
-                    depth_or_array_layers: layers,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &vec![0; 4 * layers as usize],
-        )
-        .create_view(&wgpu::TextureViewDescriptor {
-            label: Some(&format!("{name} impostor surface (none) view")),
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        })
+    crate::model::sampled_texture(
+        device,
+        queue,
+        &format!("{name} impostor surface (none)"),
+        (1, 1, layers),
+        wgpu::TextureFormat::Rgba8Unorm,
+        &vec![0; 4 * layers as usize],
+    )
+    .create_view(&wgpu::TextureViewDescriptor {
+        label: Some(&format!("{name} impostor surface (none) view")),
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    })
 }
 
 /// The model's metalness, roughness and emission, its materials' (glTF's

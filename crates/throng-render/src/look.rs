@@ -36,23 +36,12 @@ pub(crate) fn palette_view(
         Some(p) => p.texels(handle.model()),
         None => (1, 1, vec![u32::MAX]),
     };
-    let texture = device.create_texture_with_data(
+    let texture = crate::model::sampled_texture(
+        device,
         queue,
-        &wgpu::TextureDescriptor {
-            label: Some(&format!("{} variant palette", handle.model().name)),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
+        &format!("{} variant palette", handle.model().name),
+        (width, height, 1),
+        wgpu::TextureFormat::Rgba8Unorm,
         bytemuck::cast_slice(&texels),
     );
     (

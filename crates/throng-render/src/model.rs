@@ -358,24 +358,45 @@ pub(crate) fn texel_table(
     rows: u32,
     texels: &[[f32; 4]],
 ) -> wgpu::Texture {
+    sampled_texture(
+        device,
+        queue,
+        label,
+        (width, rows, 1),
+        wgpu::TextureFormat::Rgba32Float,
+        bytemuck::cast_slice(texels),
+    )
+}
+
+/// A 2D (array) texture of one mip level, `(width, height, layers)`, in
+/// `format`, filled with `data` (layer after layer), for the shaders to
+/// read: the tables above, the palette, neutral texels and stand-ins.
+pub(crate) fn sampled_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    (width, height, layers): (u32, u32, u32),
+    format: wgpu::TextureFormat,
+    data: &[u8],
+) -> wgpu::Texture {
     device.create_texture_with_data(
         queue,
         &wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {
                 width,
-                height: rows,
-                depth_or_array_layers: 1,
+                height,
+                depth_or_array_layers: layers,
             },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba32Float,
+            format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         },
         wgpu::util::TextureDataOrder::LayerMajor,
-        bytemuck::cast_slice(texels),
+        data,
     )
 }
 

@@ -95,24 +95,29 @@ fn a_texture_beyond_the_device_limits_is_a_clear_error() {
     GpuModel::upload(&gpu.device, &gpu.queue, &layered).expect("a multi-layer texture uploads");
 }
 
-#[test]
-fn an_image_larger_than_the_device_uploads_from_the_first_mip_level_that_fits() {
-    let gpu = require_gpu("bad input: texture images");
-    let (_, fox) = common::baked("khronos_Fox.glb");
-    // Image 1, used by the normal slot: 4 texels wide and 3,000 tall (BC7
-    // where the device has BC textures), for a device whose textures stop
-    // at 2,048 (the Fox's own 1,024² texture fits).
+/// A normal map 4 texels wide and 3,000 tall, baked with its mips (BC7,
+/// decoded at upload where the device has no BC textures).
+fn tall_map() -> throng_core::material::Image {
     let tall = throng_bake::scene::SourceImage {
         name: "bumps.png".into(),
         width: 4,
         height: 3000,
         rgba: (0..4 * 3000 * 4).map(|i| (i % 251) as u8).collect(),
     };
-    let tall = throng_bake::images::bake_image(
+    throng_bake::images::bake_image(
         &tall,
         throng_core::material::ImageContent::Normal,
         throng_core::texture_codec::TextureCodec::Bc7,
-    );
+    )
+}
+
+#[test]
+fn an_image_larger_than_the_device_uploads_from_the_first_mip_level_that_fits() {
+    let gpu = require_gpu("bad input: texture images");
+    let (_, fox) = common::baked("khronos_Fox.glb");
+    // Image 1, used by the normal slot, for a device whose textures stop at
+    // 2,048 (the Fox's own 1,024² texture fits).
+    let tall = tall_map();
     // The small device has no BC textures: its levels are decoded, RGBA8.
     let expected: u64 = (1..tall.levels.len() as u32)
         .map(|l| {
@@ -152,18 +157,8 @@ fn an_image_larger_than_the_device_uploads_from_the_first_mip_level_that_fits() 
 fn the_staging_limit_is_checked_for_the_first_level_uploaded() {
     let gpu = require_gpu("bad input: staging limit");
     let (_, skin) = common::baked("khronos_SimpleSkin.gltf");
-    let tall = throng_bake::scene::SourceImage {
-        name: "bumps.png".into(),
-        width: 4,
-        height: 3000,
-        rgba: (0..4 * 3000 * 4).map(|i| (i % 251) as u8).collect(),
-    };
     let mut m = skin.model().clone();
-    m.images = vec![throng_bake::images::bake_image(
-        &tall,
-        throng_core::material::ImageContent::Normal,
-        throng_core::texture_codec::TextureCodec::Bc7,
-    )];
+    m.images = vec![tall_map()];
     let mut material = throng_core::material::Material::default();
     material.textures[throng_core::material::TextureSlot::Normal as usize] =
         Some(throng_core::material::TextureRef::new(0));
