@@ -10,15 +10,17 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
 
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("throng-morphs-cli-{}", std::process::id()));
+/// A scratch folder of test `name` (each test its own: one removes its
+/// folder when done while the other may still run).
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("throng-morphs-cli-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 #[test]
 fn inspect_lists_morphs_and_sample_includes_them() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("inspect");
     let src = dir.join("morph_bar.gltf");
     std::fs::write(&src, throng_tests::morph_models::morph_bar()).unwrap();
     let out = dir.join("morph_bar.throng");
@@ -85,8 +87,7 @@ fn inspect_lists_morphs_and_sample_includes_them() {
 /// unknown target is refused with the model's list.
 #[test]
 fn a_morph_preset_layer_moves_its_targets_weights() {
-    let dir = scratch_dir().join("preset");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("preset");
     let src = dir.join("morph_bar.gltf");
     std::fs::write(&src, throng_tests::morph_models::morph_bar()).unwrap();
     let out = dir.join("morph_bar.throng");
