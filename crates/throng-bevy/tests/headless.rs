@@ -36,9 +36,11 @@ const SIZE: (u32, u32) = (256, 160);
 /// The clear colour, sRGB.
 const CLEAR: (f32, f32, f32) = (0.30, 0.40, 0.52);
 
-/// A scratch folder holding the Fox baked by this build, and a corrupt file.
-fn assets() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("throng-bevy-{}", std::process::id()));
+/// A scratch folder of test `test` holding the Fox baked by this build, and
+/// a corrupt file (each test its own: a test removes its folder when done,
+/// while another may still be loading from its own).
+fn assets(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("throng-bevy-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
     let opts = throng_bake::BakeOptions {
@@ -342,7 +344,7 @@ fn assert_crowd_matches(
 
 #[test]
 fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground() {
-    let dir = assets();
+    let dir = assets("pass");
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let spots = foxes();
@@ -385,7 +387,7 @@ fn a_crowd_in_bevys_pass_matches_throngs_picture_and_is_hidden_by_bevys_ground()
 
 #[test]
 fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
-    let dir = assets();
+    let dir = assets("shadow");
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let world = app.world_mut();
@@ -415,7 +417,7 @@ fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
 
 #[test]
 fn the_cameras_distance_fog_fogs_the_crowd_as_bevys_formulas_do() {
-    let dir = assets();
+    let dir = assets("fog");
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let spots = foxes();
@@ -513,7 +515,7 @@ fn record_transparent_order(
 
 #[test]
 fn alpha_blended_foxes_sort_among_bevys_transparent_meshes_and_show_the_ground_through() {
-    let dir = assets();
+    let dir = assets("blend");
     let mut app = app(&dir);
     let order = TransparentOrder::default();
     app.sub_app_mut(bevy::render::RenderApp)
@@ -609,7 +611,7 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
     use bevy::core_pipeline::prepass::{
         DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
     };
-    let dir = assets();
+    let dir = assets("prepass");
     let mut app = app(&dir);
     let handle = standing(&mut app);
     let spots = foxes();
@@ -640,7 +642,7 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
 
 #[test]
 fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing() {
-    let dir = assets();
+    let dir = assets("corrupt");
     let mut app = app(&dir);
     app.world_mut().spawn(ThrongCrowd::default());
     app.update();
@@ -685,7 +687,7 @@ fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing(
 
 #[test]
 fn with_marked_cameras_only_a_marked_camera_draws_the_crowd() {
-    let dir = assets();
+    let dir = assets("marked");
     let mut app = app(&dir);
     app.insert_resource(ThrongCameras::Marked);
     standing(&mut app);
