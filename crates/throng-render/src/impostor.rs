@@ -10,6 +10,8 @@
 //! the downlevel path reads them too), and one 6-index buffer makes the
 //! quad (its corners come from the vertex index; no vertex buffer).
 
+use std::borrow::Cow;
+
 use throng_core::BakedModel;
 use throng_core::gpu::{IMPOSTOR_TABLE_WIDTH, ImpostorParams};
 use throng_core::impostor::{ImpostorAtlas, TextureCodec, frame_table};
@@ -162,21 +164,22 @@ impl GpuImpostor {
                 ..Default::default()
             })
         };
-        let (colour, normal) = if blocks {
-            (
-                image("colour", format_of(codec, true), &atlas.colour),
-                image("normal", format_of(codec, false), &atlas.normal),
-            )
+        // The stored images, or their texels decoded here.
+        let [colour, normal, surface]: [Cow<[u8]>; 3] = if blocks {
+            [&atlas.colour, &atlas.normal, &atlas.surface].map(|i| i.as_slice().into())
         } else {
-            (
-                image("colour", format_of(codec, true), &atlas.colour_rgba8()),
-                image("normal", format_of(codec, false), &atlas.normal_rgba8()),
-            )
+            [
+                atlas.colour_rgba8(),
+                atlas.normal_rgba8(),
+                atlas.surface_rgba8(),
+            ]
         };
-        let surface_view = match (plan.surface, blocks) {
-            (true, true) => image("surface", format_of(codec, false), &atlas.surface),
-            (true, false) => image("surface", format_of(codec, false), &atlas.surface_rgba8()),
-            (false, _) => no_surface(device, queue, name),
+        let colour = image("colour", format_of(codec, true), &colour);
+        let normal = image("normal", format_of(codec, false), &normal);
+        let surface_view = if plan.surface {
+            image("surface", format_of(codec, false), &surface)
+        } else {
+            no_surface(device, queue, name)
         };
 
         let mut table = frame_table(model, atlas);
