@@ -23,7 +23,7 @@ use common::{COVERAGE_BOUND, MAD_BOUND, compare, draw, paths, variant};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
-use throng_core::impostor::{AtlasPlan, TextureCodec, captures_surface};
+use throng_core::impostor::{AtlasPlan, TextureCodec, captures_surface, surface_id_code};
 use throng_core::material::{AlphaMode, Material, TextureRef, TextureSlot};
 use throng_core::model::Submesh;
 use throng_core::variety::{Look, Palette};
@@ -312,6 +312,35 @@ fn two_material_spheres_far_match_near() {
     assert!(
         atlas.plan.surface,
         "two materials capture the surface image"
+    );
+    // Where a texel is fully covered, its material code (the surface
+    // image's alpha, as capture.wgsl writes it and BC3 stores it) is near
+    // one material's `surface_id_code`, but where the texel straddles the
+    // two halves (its samples average the codes): both materials are seen,
+    // and off their codes by more than a quarter step are at most
+    // STRADDLING of the texels.
+    const STRADDLING: f64 = 0.05;
+    let (colour, surface) = (atlas.colour_rgba8(), atlas.surface_rgba8());
+    let (mut seen, mut off) = ([0usize; 2], 0usize);
+    for (c, t) in colour.chunks(4).zip(surface.chunks(4)) {
+        if c[3] == 255 {
+            let code = t[3] as f32 / 255.0;
+            let id = (code.round() as u32).min(1);
+            seen[id as usize] += 1;
+            off += ((code - surface_id_code(id, 2)).abs() > 0.25) as usize;
+        }
+    }
+    let share = off as f64 / (seen[0] + seen[1]) as f64;
+    println!(
+        "material codes: texels per material {seen:?}, {share:.4} off their codes (bound {STRADDLING})"
+    );
+    assert!(
+        seen.iter().all(|&n| n > 100),
+        "texels per material {seen:?}"
+    );
+    assert!(
+        share <= STRADDLING,
+        "{share} of the texels are off their material's code"
     );
     let palette = Palette::new(
         2,
