@@ -182,6 +182,7 @@ fn kind(e: &FormatError) -> &'static str {
         FormatError::Checksum { .. } => "Checksum",
         FormatError::Corrupt(_) => "Corrupt",
         FormatError::Invalid(_) => "Invalid",
+        FormatError::Input(_) => "Input",
         FormatError::Write(_) => "Write",
     }
 }

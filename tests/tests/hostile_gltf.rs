@@ -6,7 +6,11 @@
 //!   with the JSON path and the URI; `allow_outside_uris` reads them.
 //! * URIs naming special files (a FIFO, `/dev/zero`, a directory) are refused
 //!   without blocking or reading; buffers are read up to their
-//!   `byteLength`, images up to `MAX_IMAGE_BYTES`.
+//!   `byteLength`, images up to `MAX_IMAGE_BYTES`. The provenance hash
+//!   (run before the import, on the model, its buffers and images, the
+//!   events file and LOD files) and the up-to-date check's read of an
+//!   existing output open none of them either: each special kind in each
+//!   of those places is hashed as unreadable, or refused by name.
 //! * The bake budget: a clip of 10⁶ s, or 70,000 clips, is refused before
 //!   anything is sampled, naming the clip.
 //! * Accessors without a `bufferView` read as zeros, then their sparse
@@ -244,6 +248,102 @@ fn special_files_are_refused_without_blocking_or_reading() {
         &msg,
         &["buffers[0].uri", "/dev/zero", "model's folder"],
     );
+}
+
+/// Runs `f` on a thread, failing the test if it takes longer than
+/// [`HANG_GUARD`].
+fn guarded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(HANG_GUARD)
+        .unwrap_or_else(|_| panic!("{what}: blocked"))
+}
+
+/// Makes a file of `kind` at `path` (a socket's listener is returned: the
+/// socket lives while it does).
+#[cfg(unix)]
+fn make_special(kind: &str, path: &Path) -> Option<std::os::unix::net::UnixListener> {
+    match kind {
+        "a FIFO" => mkfifo(path),
+        "a socket" => return Some(std::os::unix::net::UnixListener::bind(path).unwrap()),
+        "a directory" => std::fs::create_dir(path).unwrap(),
+        "a character device" => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+        _ => unreachable!("{kind}"),
+    }
+    None
+}
+
+/// The provenance hash and the up-to-date check's read of an existing
+/// output, with each special kind in each place they open a file: nothing
+/// blocks, the special file is hashed as not read (the hash differs from a
+/// missing file's), and the output's provenance read is refused by name.
+#[cfg(unix)]
+#[test]
+fn provenance_and_the_up_to_date_check_open_no_special_file() {
+    use throng_bake::provenance::provenance;
+    use throng_core::format::peek_provenance;
+    for kind in ["a FIFO", "a socket", "a directory", "a character device"] {
+        let (_, folder) = folders(&format!("provenance-{}", kind.replace(' ', "-")));
+        let special = folder.join("special");
+        // A model naming the special file as its buffer and its image.
+        let mut doc = with_image_uri("special");
+        doc["buffers"][0]["uri"] = json!("special");
+        let model = write_model(&folder, &doc);
+        let places: [(&str, PathBuf, BakeOptions); 4] = [
+            ("the model", special.clone(), BakeOptions::default()),
+            (
+                "a buffer and an image URI",
+                model.clone(),
+                BakeOptions {
+                    allow_outside_uris: true,
+                    ..BakeOptions::default()
+                },
+            ),
+            (
+                "the events file",
+                model.clone(),
+                BakeOptions {
+                    events_file: Some(special.clone()),
+                    ..BakeOptions::default()
+                },
+            ),
+            (
+                "a LOD file",
+                model.clone(),
+                BakeOptions {
+                    lod_files: vec![special.clone()],
+                    ..BakeOptions::default()
+                },
+            ),
+        ];
+        for (place, path, opts) in places {
+            let case = format!("{kind} as {place}");
+            let listener = make_special(kind, &special);
+            let (p, o) = (path.clone(), opts.clone());
+            let with_special = guarded(&case, move || provenance(&p, &o, String::new()));
+            if kind == "a directory" {
+                std::fs::remove_dir(&special).unwrap();
+            } else {
+                std::fs::remove_file(&special).unwrap();
+            }
+            drop(listener);
+            let absent = provenance(&path, &opts, String::new());
+            println!("{case}: {} files hashed", with_special.files);
+            assert_eq!(with_special.files, absent.files, "{case}: read");
+            assert_ne!(
+                with_special.inputs, absent.inputs,
+                "{case}: hashed as if missing"
+            );
+        }
+        let _listener = make_special(kind, &special);
+        let s = special.clone();
+        let e = guarded(&format!("{kind}: peek_provenance"), move || {
+            peek_provenance(&s).expect_err("a special output")
+        });
+        assert_mentions(kind, &e.to_string(), &[kind, "not a regular file"]);
+    }
 }
 
 #[test]

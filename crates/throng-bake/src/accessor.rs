@@ -1,7 +1,8 @@
 //! Bounds-checked glTF accessor reading.
 //!
 //! The `gltf` crate's own reader trusts the file (it slices with computed
-//! ranges and `debug_assert`s element types), so Throng reads accessors here:
+//! ranges and `debug_assert`s element types), so Throng reads accessors here,
+//! as [`crate::gltf_doc`] resolved them (every index already checked):
 //! every byte range is checked against its buffer view and buffer, element
 //! types are checked against what the semantic allows, sparse accessors are
 //! applied with their indices checked, and integers are normalised per the glTF
@@ -14,10 +15,10 @@
 
 use std::cell::Cell;
 
-use gltf::accessor::{DataType, Dimensions};
 use throng_core::limits::MAX_UNBACKED_COMPONENTS;
 
 use crate::error::ImportError;
+use crate::gltf_doc::{Accessor, DataType, Dimensions, View, to_usize};
 
 /// Loaded buffer contents, indexed like `gltf.buffers`.
 pub(crate) struct Buffers {
@@ -121,49 +122,50 @@ impl Buffers {
     }
 
     /// Byte slice of a buffer view, checked against its buffer.
-    fn view_bytes(
+    pub(crate) fn view(
         &self,
-        view: &gltf::buffer::View,
+        view: &View,
         path: &dyn Fn() -> String,
     ) -> Result<&[u8], ImportError> {
         let buffer = self
             .data
-            .get(view.buffer().index())
+            .get(view.buffer)
             .ok_or_else(|| ImportError::Accessor {
                 path: path(),
-                msg: format!("buffer view {} names a missing buffer", view.index()),
+                msg: format!("buffer view {} names a missing buffer", view.index),
             })?;
-        let start = view.offset();
-        let end = start
-            .checked_add(view.length())
-            .filter(|&e| e <= buffer.len());
-        let Some(end) = end else {
+        let range = usize::try_from(view.offset).ok().and_then(|start| {
+            let end = start.checked_add(usize::try_from(view.length).ok()?)?;
+            (end <= buffer.len()).then_some(start..end)
+        });
+        let Some(range) = range else {
             return Err(ImportError::Accessor {
                 path: path(),
                 msg: format!(
                     "bufferViews[{}] spans bytes {}..{} but buffers[{}] has {} bytes",
-                    view.index(),
-                    start,
-                    start as u128 + view.length() as u128,
-                    view.buffer().index(),
+                    view.index,
+                    view.offset,
+                    view.offset as u128 + view.length as u128,
+                    view.buffer,
                     buffer.len()
                 ),
             });
         };
-        Ok(&buffer[start..end])
+        Ok(&buffer[range])
     }
 
     /// `count` elements of `elem` bytes at `offset` with `stride` inside `view`.
     fn elements(
         &self,
-        view: &gltf::buffer::View,
-        offset: usize,
+        view: &View,
+        offset: u64,
         count: usize,
         elem: usize,
         path: &dyn Fn() -> String,
     ) -> Result<(Vec<&[u8]>, usize), ImportError> {
-        let data = self.view_bytes(view, path)?;
-        let stride = view.stride().unwrap_or(elem);
+        let data = self.view(view, path)?;
+        let offset = to_usize(offset);
+        let stride = view.stride.unwrap_or(elem);
         if stride < elem {
             return Err(ImportError::Accessor {
                 path: path(),
@@ -183,7 +185,7 @@ impl Buffers {
                     msg: format!(
                         "{count} elements of {elem} bytes (stride {stride}) at offset {offset} do not fit in the {}-byte bufferViews[{}]",
                         data.len(),
-                        view.index()
+                        view.index
                     ),
                 });
             }
@@ -199,29 +201,26 @@ impl Buffers {
     /// Reads an accessor, checking it against `expect`.
     pub(crate) fn read(
         &self,
-        acc: &gltf::Accessor,
+        acc: &Accessor,
         expect: Expect,
         path: &dyn Fn() -> String,
     ) -> Result<Components, ImportError> {
-        let dims = acc.dimensions();
-        let data_type = acc.data_type();
+        let (dims, data_type) = (acc.dims, acc.data_type);
         if !expect.dims.contains(&dims) || !expect.types.contains(&data_type) {
             return Err(ImportError::Accessor {
                 path: path(),
                 msg: format!(
                     "accessors[{}] is {dims:?} of {data_type:?}; expected {:?} of {:?}",
-                    acc.index(),
-                    expect.dims,
-                    expect.types
+                    acc.index, expect.dims, expect.types
                 ),
             });
         }
-        if data_type != DataType::F32 && acc.normalized() != expect.normalized_ints {
+        if data_type != DataType::F32 && acc.normalized != expect.normalized_ints {
             return Err(ImportError::Accessor {
                 path: path(),
                 msg: format!(
                     "accessors[{}] must {}be normalized",
-                    acc.index(),
+                    acc.index,
                     if expect.normalized_ints { "" } else { "not " }
                 ),
             });
@@ -229,19 +228,19 @@ impl Buffers {
         let n = dims_count(dims);
         let csize = type_size(data_type);
         let elem = n * csize;
-        let count = acc.count();
+        let count = to_usize(acc.count);
         if count == 0 {
             return Err(ImportError::Accessor {
                 path: path(),
                 msg: format!(
                     "accessors[{}] has count 0 (glTF requires at least 1)",
-                    acc.index()
+                    acc.index
                 ),
             });
         }
-        let mut values = match acc.view() {
+        let mut values = match &acc.view {
             Some(view) => {
-                let (elems, _) = self.elements(&view, acc.offset(), count, elem, path)?;
+                let (elems, _) = self.elements(view, acc.offset, count, elem, path)?;
                 let mut out = Vec::with_capacity(count * n);
                 for e in elems {
                     for c in 0..n {
@@ -262,12 +261,8 @@ impl Buffers {
                         path: path(),
                         msg: format!(
                             "{}accessors[{}] without a bufferView declares {count} elements of {n} components; with the {before} components of such accessors read before it, that is over the limit of {MAX_UNBACKED_COMPONENTS} zero-filled components per file",
-                            if acc.sparse().is_some() {
-                                "sparse "
-                            } else {
-                                ""
-                            },
-                            acc.index()
+                            if acc.sparse.is_some() { "sparse " } else { "" },
+                            acc.index
                         ),
                     });
                 };
@@ -275,24 +270,23 @@ impl Buffers {
                 vec![0.0; count * n]
             }
         };
-        if let Some(sparse) = acc.sparse() {
-            let k = sparse.count();
+        if let Some(sparse) = &acc.sparse {
+            let k = to_usize(sparse.count);
             if k == 0 || k > count {
                 return Err(ImportError::Accessor {
                     path: path(),
                     msg: format!("sparse count {k} is outside 1..={count}"),
                 });
             }
-            let idx = sparse.indices();
-            let itype = match idx.index_type() {
-                gltf::accessor::sparse::IndexType::U8 => DataType::U8,
-                gltf::accessor::sparse::IndexType::U16 => DataType::U16,
-                gltf::accessor::sparse::IndexType::U32 => DataType::U32,
-            };
-            let (ielems, _) =
-                self.elements(&idx.view(), idx.offset(), k, type_size(itype), path)?;
-            let vals = sparse.values();
-            let (velems, _) = self.elements(&vals.view(), vals.offset(), k, elem, path)?;
+            let itype = sparse.index_type;
+            let (ielems, _) = self.elements(
+                &sparse.indices,
+                sparse.indices_offset,
+                k,
+                type_size(itype),
+                path,
+            )?;
+            let (velems, _) = self.elements(&sparse.values, sparse.values_offset, k, elem, path)?;
             let mut last: Option<usize> = None;
             for (ib, vb) in ielems.iter().zip(velems) {
                 let i = read_component(itype, ib) as usize;
@@ -313,7 +307,7 @@ impl Buffers {
         if data_type == DataType::F32 && values.iter().any(|v| !v.is_finite()) {
             return Err(ImportError::Accessor {
                 path: path(),
-                msg: format!("accessors[{}] contains NaN or infinity", acc.index()),
+                msg: format!("accessors[{}] contains NaN or infinity", acc.index),
             });
         }
         Ok(Components {

@@ -51,15 +51,10 @@ pub enum ImportError {
         /// File path.
         path: String,
     },
-    /// The file could not be read.
-    #[error("cannot read {path}")]
-    Io {
-        /// File path.
-        path: String,
-        /// Cause.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file could not be opened as an input: not a regular file (a
+    /// FIFO, device, socket, directory), larger than the limit, missing.
+    #[error(transparent)]
+    Input(#[from] throng_core::InputError),
     /// The glTF crate rejected the file (bad JSON, bad GLB, failed validation).
     #[error("{path}: not a valid glTF 2.0 file")]
     Gltf {
@@ -96,6 +91,28 @@ pub enum ImportError {
         path: String,
         /// What went wrong.
         msg: String,
+    },
+    /// An index in the file names no object of its list.
+    #[error("{path}: names {what}[{index}], but the file has {len} {what}")]
+    BadIndex {
+        /// JSON path of the property holding the index.
+        path: String,
+        /// The list it indexes (`accessors`, `bufferViews`, `images`, …).
+        what: &'static str,
+        /// The index.
+        index: usize,
+        /// The list's length.
+        len: usize,
+    },
+    /// An object breaks one of glTF 2.0's rules: a required field missing,
+    /// two fields that must (or must not) come together, a value the
+    /// specification does not define.
+    #[error("{path}: {rule}")]
+    BrokenRule {
+        /// JSON path of the object or property.
+        path: String,
+        /// The rule, as broken.
+        rule: String,
     },
     /// The file uses something glTF allows but that cannot be baked.
     #[error("{path}: {msg}")]

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crate::scene::Scene;
 use serde_json::Value;
+use throng_core::limits::MAX_EVENTS_FILE_BYTES;
 use throng_core::model::ClipEvent;
 
 use crate::error::BakeError;
@@ -51,7 +52,8 @@ pub fn parse_event(v: &Value, clip: u32, at: &str) -> Result<ClipEvent, String> 
 /// Reads a sidecar file and adds its events to `scene`.
 pub fn add_sidecar(scene: &mut Scene, path: &Path) -> Result<usize, BakeError> {
     let fail = |msg: String| BakeError::Events(format!("{}: {msg}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let text = throng_core::input_file::read_text(path, MAX_EVENTS_FILE_BYTES)
+        .map_err(|e| BakeError::Events(throng_core::error::Chain(&e).to_string()))?;
     let json: Value =
         serde_json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
     let map = json

@@ -16,6 +16,7 @@ pub mod bake;
 mod budget;
 pub mod error;
 pub mod events;
+mod gltf_doc;
 pub mod images;
 pub mod import;
 mod inputs;

@@ -7,16 +7,22 @@
 //! length, so that neither renaming the folder nor moving bytes between
 //! files goes unnoticed or forces a re-bake for nothing.
 //!
-//! Only the glTF's JSON is parsed here (no buffer is decoded), so checking
-//! whether a bake is up to date costs reading its inputs once. A reference
-//! that cannot be resolved (refused by the URI policy, missing) is hashed as
-//! such: the bake itself then fails with the import's own message.
+//! Only the glTF's JSON is parsed here (no buffer is decoded, no object
+//! looked up: the URIs are listed from the JSON through
+//! `gltf_doc::Doc`), so checking whether a bake is up to date costs
+//! reading its inputs once. Every file is opened through
+//! [`throng_core::input_file`]: a FIFO, device, socket or directory is never
+//! opened, and no file over [`MAX_FILE_SIZE`] is read. A reference that
+//! cannot be resolved or read (refused by the URI policy, missing, not a
+//! regular file) is hashed as such: the bake itself then fails with the
+//! import's own message.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use throng_core::limits::MAX_FILE_SIZE;
 use throng_core::provenance::Provenance;
 
+use crate::gltf_doc::Doc;
 use crate::options::BakeOptions;
 use crate::uri::UriReader;
 
@@ -68,11 +74,7 @@ impl InputHasher {
     /// Hashes a file's length and bytes, or a "missing" marker.
     fn file(&mut self, role: &str, name: &str, path: &Path) -> Option<Vec<u8>> {
         self.tag(role, name);
-        match std::fs::File::open(path).and_then(|mut f| {
-            let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes)?;
-            Ok(bytes)
-        }) {
+        match throng_core::input_file::read(path, MAX_FILE_SIZE) {
             Ok(bytes) => {
                 self.hasher.update(b"present");
                 self.hasher.update(&(bytes.len() as u64).to_le_bytes());
@@ -82,7 +84,7 @@ impl InputHasher {
             }
             Err(e) => {
                 self.hasher.update(b"missing");
-                self.hasher.update(format!("{:?}", e.kind()).as_bytes());
+                self.hasher.update(e.reason().as_bytes());
                 None
             }
         }
@@ -117,20 +119,13 @@ fn references(
     path: &Path,
     allow_outside: bool,
 ) -> Vec<(&'static str, String, Result<PathBuf, String>)> {
-    let Ok(gltf) = gltf::Gltf::from_slice_without_validation(bytes) else {
+    let Ok(gltf::Gltf { document, .. }) = gltf::Gltf::from_slice_without_validation(bytes) else {
         return Vec::new();
     };
+    let root = document.into_json();
     let reader = UriReader::new(path.parent(), allow_outside);
-    let buffers = gltf.document.buffers().filter_map(|b| match b.source() {
-        gltf::buffer::Source::Uri(uri) => Some(("buffer", uri)),
-        gltf::buffer::Source::Bin => None,
-    });
-    let images = gltf.document.images().filter_map(|i| match i.source() {
-        gltf::image::Source::Uri { uri, .. } => Some(("image", uri)),
-        gltf::image::Source::View { .. } => None,
-    });
-    buffers
-        .chain(images)
+    Doc::new(&root)
+        .external_uris()
         .filter(|(_, uri)| !uri.starts_with("data:"))
         .map(|(kind, uri)| {
             (

@@ -18,7 +18,6 @@
 //! and accepts `file:` URIs (for trusted files that share data with
 //! siblings); rule 4 always holds.
 
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
 use base64::Engine as _;
@@ -207,27 +206,25 @@ fn check_relative(decoded: &str) -> Result<(), UriError> {
     Ok(())
 }
 
-/// Rule 4: reads at most `limit` bytes of `path` if it is a regular file.
-/// The type is checked before opening (opening a FIFO would block) and again
-/// on the open file.
+/// Rule 4: reads at most `limit` bytes of `path` if it is a regular file,
+/// through [`throng_core::input_file`] (the kind checked before opening and
+/// on the open file, which never blocks).
 fn read_regular_file(path: &Path, limit: u64, longer: Longer) -> Result<Vec<u8>, UriError> {
-    let unreadable =
-        |e: std::io::Error| UriError::Unreadable(format!("cannot read {}: {e}", path.display()));
-    let meta = std::fs::metadata(path).map_err(unreadable)?;
-    check_regular(path, &meta)?;
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    let meta = file.metadata().map_err(unreadable)?;
-    check_regular(path, &meta)?;
-    check_length(meta.len(), limit, longer)?;
-    // One byte more than the limit tells a file that grew, or whose size
-    // was not to be trusted, from one that fits.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    check_length(bytes.len() as u64, limit, longer)?;
-    bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    Ok(bytes)
+    use throng_core::InputError;
+    let read = match longer {
+        Longer::Refuse => throng_core::input_file::read(path, limit),
+        Longer::Truncate => throng_core::input_file::read_prefix(path, limit),
+    };
+    read.map_err(|e| match e {
+        InputError::NotRegular { path, kind } => UriError::Refused(format!(
+            "names {}, which is {kind}, not a regular file",
+            path.display()
+        )),
+        InputError::TooLarge { len, limit, .. } => UriError::TooLong { len, limit },
+        InputError::Io { path, source } => {
+            UriError::Unreadable(format!("cannot read {}: {source}", path.display()))
+        }
+    })
 }
 
 /// Refuses `len` bytes over `limit` if `longer` says so.
@@ -236,43 +233,6 @@ fn check_length(len: u64, limit: u64, longer: Longer) -> Result<(), UriError> {
         return Err(UriError::TooLong { len, limit });
     }
     Ok(())
-}
-
-fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), UriError> {
-    let ty = meta.file_type();
-    if ty.is_file() {
-        return Ok(());
-    }
-    let kind = if ty.is_dir() {
-        "a directory"
-    } else {
-        special_kind(&ty)
-    };
-    Err(UriError::Refused(format!(
-        "names {}, which is {kind}, not a regular file",
-        path.display()
-    )))
-}
-
-#[cfg(unix)]
-fn special_kind(ty: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    if ty.is_fifo() {
-        "a FIFO"
-    } else if ty.is_char_device() {
-        "a character device"
-    } else if ty.is_block_device() {
-        "a block device"
-    } else if ty.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
 }
 
 /// Decodes what follows `data:` (only base64 payloads).

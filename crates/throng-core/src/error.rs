@@ -22,6 +22,52 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// A file Throng reads could not be opened or read
+/// ([`crate::input_file`]).
+#[derive(Debug, Error)]
+pub enum InputError {
+    /// It is not a regular file: a FIFO, device, socket or directory, which
+    /// could block, never end or hold no data.
+    #[error("{}: is {kind}, not a regular file", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is, in words (`"a FIFO"`, `"a directory"`, …).
+        kind: &'static str,
+    },
+    /// It is larger than what its reader accepts.
+    #[error("{}: is {len} bytes, more than the {limit}-byte limit", path.display())]
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The file system said no (missing, unreadable, not UTF-8 text).
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl InputError {
+    /// The failure in a few stable words, without the path: what an input
+    /// hash records of a file it could not read (`missing`, `a FIFO`, …).
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::NotRegular { kind, .. } => format!("not a regular file: {kind}"),
+            InputError::TooLarge { len, .. } => format!("too large: {len} bytes"),
+            InputError::Io { source, .. } => format!("{:?}", source.kind()),
+        }
+    }
+}
+
 /// Why an output path is refused before any work ([`crate::fsio::check_output`]).
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -41,6 +87,18 @@ pub enum OutputError {
     /// The output is an existing directory.
     #[error("the output {} is a directory", .0.display())]
     IsDirectory(PathBuf),
+    /// The output exists and is neither a regular file nor a directory: a
+    /// FIFO, device or socket, which a write would replace (or block on).
+    #[error(
+        "the output {} is {kind}, not a regular file; remove it or choose another output path",
+        output.display()
+    )]
+    NotRegular {
+        /// The output path.
+        output: PathBuf,
+        /// What it is, in words.
+        kind: &'static str,
+    },
     /// The output's extension is not the format written.
     #[error(
         "{}: this command writes a .{extension} file, and Throng tells files apart by their extension; name the output *.{extension}",
@@ -124,6 +182,10 @@ pub enum FormatError {
     /// The model itself is inconsistent (after the structure parsed).
     #[error("invalid model: {0}")]
     Invalid(String),
+    /// The file could not be opened as an input (not a regular file, over
+    /// the size limit, missing).
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// The file could not be written (the old one is untouched).
     #[error(transparent)]
     Write(#[from] WriteError),

@@ -79,7 +79,8 @@ pub fn check_output(output: &Path, extension: &str, inputs: &[&Path]) -> Result<
 }
 
 /// Refuses an output path that names one of `inputs` (by file identity,
-/// [`same_file`], not by spelling) or an existing directory.
+/// [`same_file`], not by spelling), an existing directory, or an existing
+/// FIFO, device or socket.
 pub fn check_not_input(output: &Path, inputs: &[&Path]) -> Result<(), OutputError> {
     if let Some(input) = inputs.iter().find(|i| same_file(output, i)) {
         return Err(OutputError::IsInput {
@@ -89,6 +90,16 @@ pub fn check_not_input(output: &Path, inputs: &[&Path]) -> Result<(), OutputErro
     }
     if output.is_dir() {
         return Err(OutputError::IsDirectory(output.to_path_buf()));
+    }
+    if let Some(kind) = std::fs::metadata(output)
+        .ok()
+        .as_ref()
+        .and_then(crate::input_file::special_kind)
+    {
+        return Err(OutputError::NotRegular {
+            output: output.to_path_buf(),
+            kind,
+        });
     }
     Ok(())
 }

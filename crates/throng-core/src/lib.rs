@@ -15,6 +15,7 @@
 //! * [`material`]: materials and images as the baked model carries them.
 //! * [`mod@format`]: the versioned `.throng` file (see `docs/FORMAT.md`).
 //! * [`fsio`]: atomic output writes (temporary file, sync, rename).
+//! * [`input_file`]: the one checked way to open what Throng reads (regular files only, size-capped).
 //! * [`clock`]: the crowd clock and analytic clip playback in fixed point, as the GPU computes it.
 //! * [`motion`]: analytic locomotion (velocity, paths, root motion) evaluated from the clock, as the GPU evaluates it.
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
@@ -37,6 +38,7 @@ pub mod fsio;
 pub mod gpu;
 pub mod host_memory;
 pub mod impostor;
+pub mod input_file;
 pub mod layers;
 pub mod layout;
 pub mod limits;
@@ -52,7 +54,7 @@ pub mod simulation;
 pub mod texture_codec;
 pub mod variety;
 
-pub use error::{FormatError, WriteError};
+pub use error::{FormatError, InputError, WriteError};
 pub use model::BakedModel;
 
 /// Re-export so downstream crates use the same glam.

@@ -81,8 +81,12 @@ pub const MAX_MORPH_SLOTS: u32 = 4096;
 pub const REST_FRAME: u32 = 0;
 
 /// Largest `.throng` file the reader accepts (4 GiB): a corrupted length can
-/// never make the loader allocate without bound.
+/// never make the loader allocate without bound. Also the largest glTF or
+/// GLB file, and the largest file the provenance hash reads.
 pub const MAX_FILE_SIZE: u64 = 4 << 30;
+
+/// Largest events sidecar file (JSON) the bake reads.
+pub const MAX_EVENTS_FILE_BYTES: u64 = 64 << 20;
 
 /// Largest image file (PNG or JPEG, encoded) a glTF may name: 64 MiB. The
 /// importer reads no more than this from an image URI and refuses a larger

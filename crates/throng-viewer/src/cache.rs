@@ -8,7 +8,10 @@
 //! missing, older than its source, or fails to load (a newer format version,
 //! a truncated write). Writes go to a temporary file renamed into place, so
 //! two viewers starting at once never read half a file. A cache that cannot
-//! be written is not an error: the model is used from memory.
+//! be written is not an error: the model is used from memory. Something
+//! other than a regular file at the cache's path (a FIFO, socket, device,
+//! directory) is neither read — every read goes through
+//! [`throng_core::input_file`] — nor replaced.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -233,6 +236,7 @@ fn add_impostor(model: BakedModel, log: &mut dyn FnMut(&str)) -> BakedModel {
 fn write_atomically(model: &BakedModel, path: &Path) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    throng_core::fsio::check_not_input(path, &[])?;
     Ok(throng_core::format::write_file(model, path)?)
 }
 
@@ -289,6 +293,48 @@ mod tests {
             "{lines:?}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A FIFO, socket, directory or device where the cache's file should
+    /// be: the viewer neither blocks on it nor replaces it, and shows the
+    /// model baked now.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_at_the_cache_path_are_neither_read_nor_replaced() {
+        let source = repo_root().join("assets/khronos_SimpleSkin.gltf");
+        for kind in ["a FIFO", "a socket", "a directory", "a character device"] {
+            let dir = temp_dir(&format!("special-{}", kind.replace(' ', "-")));
+            let cached = cache_path(&dir, &source);
+            let _listener;
+            match kind {
+                "a FIFO" => {
+                    let ok = std::process::Command::new("mkfifo")
+                        .arg(&cached)
+                        .status()
+                        .unwrap();
+                    assert!(ok.success());
+                }
+                "a socket" => {
+                    _listener = std::os::unix::net::UnixListener::bind(&cached).unwrap();
+                }
+                "a directory" => std::fs::create_dir(&cached).unwrap(),
+                _ => std::os::unix::fs::symlink("/dev/zero", &cached).unwrap(),
+            }
+            let mut lines = Vec::new();
+            let (model, origin) =
+                load_model(&source, &dir, &mut |l| lines.push(l.to_owned())).unwrap();
+            assert_eq!(origin, Origin::Baked(None), "{kind}: {lines:?}");
+            assert!(!model.clips.is_empty());
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.contains("not caching") && l.contains(kind)),
+                "{kind}: {lines:?}"
+            );
+            let still = std::fs::symlink_metadata(&cached).unwrap().file_type();
+            assert!(!still.is_file(), "{kind}: replaced by a file");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]

@@ -5,20 +5,20 @@ use std::collections::BTreeMap;
 
 use crate::scene::{Channel, Clip, Interpolation, Property, WeightChannel};
 use glam::{Vec3, Vec4};
-use gltf::accessor::{DataType, Dimensions};
 use throng_core::model::ClipEvent;
 
 use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_NORM};
 use crate::error::ImportError;
+use crate::gltf_doc::{self, AnimSampler, DataType, Dimensions};
 
 use super::*;
 
 /// A sampler's interpolation as the scene names it.
-fn interpolation(sampler: &gltf::animation::Sampler) -> Interpolation {
-    match sampler.interpolation() {
-        gltf::animation::Interpolation::Step => Interpolation::Step,
-        gltf::animation::Interpolation::Linear => Interpolation::Linear,
-        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+fn interpolation(sampler: &AnimSampler) -> Interpolation {
+    match sampler.interpolation {
+        gltf_doc::Interpolation::Step => Interpolation::Step,
+        gltf_doc::Interpolation::Linear => Interpolation::Linear,
+        gltf_doc::Interpolation::CubicSpline => Interpolation::CubicSpline,
     }
 }
 
@@ -31,28 +31,26 @@ impl Ctx<'_> {
         let mut clips: Vec<Clip> = Vec::new();
         let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut next_suffix: BTreeMap<String, usize> = BTreeMap::new();
-        for anim in self.doc.animations() {
-            let a = anim.index();
+        for (a, anim) in self.doc.json().animations.iter().enumerate() {
             let mut channels: Vec<Channel> = Vec::new();
             let mut weights: Vec<WeightChannel> = Vec::new();
-            for ch in anim.channels() {
-                let c = ch.index();
+            for c in 0..anim.channels.len() {
                 let at = format!("animations[{a}].channels[{c}]");
-                let target = ch.target();
-                let property = match target.property() {
-                    gltf::animation::Property::Translation => Property::Translation,
-                    gltf::animation::Property::Rotation => Property::Rotation,
-                    gltf::animation::Property::Scale => Property::Scale,
-                    gltf::animation::Property::MorphTargetWeights => {
-                        if let Some(ch) = self.weight_channel(&ch, &at, w)? {
+                let ch = self.doc.channel(a, c)?;
+                let property = match ch.property {
+                    gltf_doc::Property::Translation => Property::Translation,
+                    gltf_doc::Property::Rotation => Property::Rotation,
+                    gltf_doc::Property::Scale => Property::Scale,
+                    gltf_doc::Property::MorphTargetWeights => {
+                        if let Some(ch) = self.weight_channel(a, &ch, &at, w)? {
                             weights.retain(|x: &WeightChannel| x.node != ch.node);
                             weights.push(ch);
                         }
                         continue;
                     }
                 };
-                let sampler = ch.sampler();
-                let s = sampler.index();
+                let sampler = ch.sampler;
+                let s = sampler.index;
                 let sp = format!("animations[{a}].samplers[{s}]");
                 let interpolation = interpolation(&sampler);
                 let times = self.key_times(&sampler, &sp)?;
@@ -61,7 +59,7 @@ impl Ctx<'_> {
                     _ => (&[Dimensions::Vec3], FLOAT_ONLY),
                 };
                 let out = self.buffers.read(
-                    &sampler.output(),
+                    &sampler.output,
                     Expect {
                         dims,
                         types,
@@ -97,7 +95,7 @@ impl Ctx<'_> {
                         }
                     })
                     .collect();
-                let node = target.node().index() as u32;
+                let node = ch.node as u32;
                 if let Some(dup) = channels
                     .iter()
                     .position(|x| x.node == node && x.property == property)
@@ -121,10 +119,7 @@ impl Ctx<'_> {
                 ));
                 continue;
             }
-            let base = anim
-                .name()
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("animation{a}"));
+            let base = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
             // Linear in the clip count: names are looked up in a set, and a
             // repeated base name resumes at the next free suffix.
             let mut name = base.clone();
@@ -145,7 +140,7 @@ impl Ctx<'_> {
                 channels,
                 weights,
             };
-            if let Some(raw) = anim.extras() {
+            if let Some(raw) = &anim.extras {
                 self.extras_events(a, clips.len() as u32, &clip, raw.get(), &mut events)?;
             }
             clips.push(clip);
@@ -157,32 +152,28 @@ impl Ctx<'_> {
     /// `None` (with a warning) for a node that shows no mesh with targets.
     fn weight_channel(
         &self,
-        ch: &gltf::animation::Channel,
+        a: usize,
+        ch: &gltf_doc::Channel,
         at: &str,
         w: &mut Warnings,
     ) -> Result<Option<WeightChannel>, ImportError> {
-        let node = ch.target().node();
-        let targets = node
-            .mesh()
-            .and_then(|m| m.primitives().next())
-            .map_or(0, |p| p.morph_targets().len());
+        let node = ch.node;
+        let targets = match self.doc.node_mesh(node)? {
+            (Some(m), _) => self.doc.mesh_target_count(m),
+            (None, _) => 0,
+        };
         if targets == 0 {
             w.add(format!(
-                "{at}: animates the morph weights of node {}, which shows no mesh with morph targets; skipped",
-                node.index()
+                "{at}: animates the morph weights of node {node}, which shows no mesh with morph targets; skipped"
             ));
             return Ok(None);
         }
-        let sampler = ch.sampler();
-        let sp = format!(
-            "animations[{}].samplers[{}]",
-            ch.animation().index(),
-            sampler.index()
-        );
+        let sampler = ch.sampler;
+        let sp = format!("animations[{a}].samplers[{}]", sampler.index);
         let interpolation = interpolation(&sampler);
         let times = self.key_times(&sampler, &sp)?;
         let out = self.buffers.read(
-            &sampler.output(),
+            &sampler.output,
             Expect {
                 dims: &[Dimensions::Scalar],
                 types: FLOAT_OR_NORM,
@@ -219,7 +210,7 @@ impl Ctx<'_> {
             ));
         }
         Ok(Some(WeightChannel {
-            node: node.index() as u32,
+            node: node as u32,
             interpolation,
             times,
             values,
@@ -228,15 +219,11 @@ impl Ctx<'_> {
     }
 
     /// A sampler's key times: non-negative, strictly increasing.
-    fn key_times(
-        &self,
-        sampler: &gltf::animation::Sampler,
-        sp: &str,
-    ) -> Result<Vec<f32>, ImportError> {
+    fn key_times(&self, sampler: &AnimSampler, sp: &str) -> Result<Vec<f32>, ImportError> {
         let times = self
             .buffers
             .read(
-                &sampler.input(),
+                &sampler.input,
                 Expect {
                     dims: &[Dimensions::Scalar],
                     types: FLOAT_ONLY,

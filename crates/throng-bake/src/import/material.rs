@@ -13,32 +13,39 @@ use std::collections::BTreeMap;
 
 use crate::scene::{AlphaMode, Material, SourceImage, TextureWrap};
 use glam::{Vec2, Vec3, Vec4};
+use gltf::json::material::AlphaMode as JsonAlphaMode;
 use throng_core::limits::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 use throng_core::material::{TextureRef, TextureSlot, UvTransform};
 
 use crate::error::ImportError;
+use crate::gltf_doc::{ImageSource, WrappingMode};
 use crate::uri::{Longer, UriError, shown_uri};
 
 use super::*;
 
-/// What a `textureInfo` says.
-fn info(t: gltf::texture::Info<'_>) -> SlotSource<'_> {
-    SlotSource {
-        tex_coord: t.tex_coord(),
-        transform: t.texture_transform().map(|x| UvTransform {
-            offset: Vec2::from(x.offset()),
-            rotation: x.rotation(),
-            scale: Vec2::from(x.scale()),
-        }),
-        texture: t.texture(),
-    }
-}
-
 /// What a glTF texture reference says, whichever kind it is.
-struct SlotSource<'a> {
-    texture: gltf::Texture<'a>,
+struct SlotSource {
+    /// Index in `textures` (checked when the slot is read).
+    texture: usize,
     tex_coord: u32,
     transform: Option<UvTransform>,
+}
+
+/// What a `textureInfo` says.
+fn info(t: &gltf::json::texture::Info) -> SlotSource {
+    SlotSource {
+        texture: t.index.value(),
+        tex_coord: t.tex_coord,
+        transform: t
+            .extensions
+            .as_ref()
+            .and_then(|e| e.texture_transform.as_ref())
+            .map(|x| UvTransform {
+                offset: Vec2::from(x.offset.0),
+                rotation: x.rotation.0,
+                scale: Vec2::from(x.scale.0),
+            }),
+    }
 }
 
 impl Ctx<'_> {
@@ -49,50 +56,71 @@ impl Ctx<'_> {
         let mut images = Vec::new();
         let mut image_map: BTreeMap<usize, Option<u32>> = BTreeMap::new();
         let mut out = Vec::new();
-        for mat in self.doc.materials() {
-            let i = mat.index().unwrap_or(0);
-            let pbr = mat.pbr_metallic_roughness();
-            let strength = mat.emissive_strength().unwrap_or(1.0);
+        for (i, mat) in self.doc.json().materials.iter().enumerate() {
+            let pbr = &mat.pbr_metallic_roughness;
+            let strength = mat
+                .extensions
+                .as_ref()
+                .and_then(|e| e.emissive_strength.as_ref())
+                .map_or(1.0, |s| s.emissive_strength.0);
             let mut m = Material {
-                name: mat
-                    .name()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("material{i}")),
-                base_color_factor: Vec4::from_array(pbr.base_color_factor()),
-                metallic_factor: pbr.metallic_factor().clamp(0.0, 1.0),
-                roughness_factor: pbr.roughness_factor().clamp(0.0, 1.0),
-                normal_scale: mat.normal_texture().map_or(1.0, |t| t.scale()),
+                name: mat.name.clone().unwrap_or_else(|| format!("material{i}")),
+                base_color_factor: Vec4::from_array(pbr.base_color_factor.0),
+                metallic_factor: pbr.metallic_factor.0.clamp(0.0, 1.0),
+                roughness_factor: pbr.roughness_factor.0.clamp(0.0, 1.0),
+                normal_scale: mat.normal_texture.as_ref().map_or(1.0, |t| t.scale),
                 occlusion_strength: mat
-                    .occlusion_texture()
-                    .map_or(1.0, |t| t.strength().clamp(0.0, 1.0)),
-                emissive: Vec3::from_array(mat.emissive_factor()) * strength.max(0.0),
-                alpha_mode: match mat.alpha_mode() {
-                    gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
-                    gltf::material::AlphaMode::Mask => AlphaMode::Mask,
-                    gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+                    .occlusion_texture
+                    .as_ref()
+                    .map_or(1.0, |t| t.strength.0.clamp(0.0, 1.0)),
+                emissive: Vec3::from_array(mat.emissive_factor.0) * strength.max(0.0),
+                alpha_mode: match crate::gltf_doc::checked(&mat.alpha_mode, || {
+                    format!("materials[{i}].alphaMode")
+                })? {
+                    JsonAlphaMode::Opaque => AlphaMode::Opaque,
+                    JsonAlphaMode::Mask => AlphaMode::Mask,
+                    JsonAlphaMode::Blend => AlphaMode::Blend,
                 },
-                alpha_cutoff: mat.alpha_cutoff().unwrap_or(0.5),
-                double_sided: mat.double_sided(),
+                alpha_cutoff: mat.alpha_cutoff.map_or(0.5, |c| c.0),
+                double_sided: mat.double_sided,
                 ..Material::default()
             };
             let sources = [
-                pbr.base_color_texture().map(info),
-                pbr.metallic_roughness_texture().map(info),
-                mat.normal_texture().map(|t| SlotSource {
-                    tex_coord: t.tex_coord(),
-                    transform: transform_value(t.extension_value("KHR_texture_transform")),
-                    texture: t.texture(),
+                pbr.base_color_texture.as_ref().map(info),
+                pbr.metallic_roughness_texture.as_ref().map(info),
+                mat.normal_texture.as_ref().map(|t| SlotSource {
+                    texture: t.index.value(),
+                    tex_coord: t.tex_coord,
+                    transform: transform_value(
+                        t.extensions
+                            .as_ref()
+                            .and_then(|e| e.others.get("KHR_texture_transform")),
+                    ),
                 }),
-                mat.occlusion_texture().map(|t| SlotSource {
-                    tex_coord: t.tex_coord(),
-                    transform: transform_value(t.extension_value("KHR_texture_transform")),
-                    texture: t.texture(),
+                mat.occlusion_texture.as_ref().map(|t| SlotSource {
+                    texture: t.index.value(),
+                    tex_coord: t.tex_coord,
+                    transform: transform_value(
+                        t.extensions
+                            .as_ref()
+                            .and_then(|e| e.others.get("KHR_texture_transform")),
+                    ),
                 }),
-                mat.emissive_texture().map(info),
+                mat.emissive_texture.as_ref().map(info),
             ];
             for (slot, source) in TextureSlot::ALL.into_iter().zip(sources) {
                 let Some(source) = source else { continue };
                 let here = || format!("materials[{i}].{}", slot.name());
+                let texture = match self
+                    .doc
+                    .texture(source.texture, || format!("{}.index", here()))
+                {
+                    Ok(texture) => texture,
+                    Err(why) => {
+                        w.add(format!("{why}; the material is drawn without it"));
+                        continue;
+                    }
+                };
                 if source.tex_coord != 0 {
                     w.add(format!(
                         "{}: uses TEXCOORD_{}; TEXCOORD_0 is used instead",
@@ -107,12 +135,11 @@ impl Ctx<'_> {
                         here()
                     ));
                 }
-                let sampler = source.texture.sampler();
-                let src = source.texture.source().index();
+                let src = texture.image;
                 let slot_image = match image_map.get(&src) {
                     Some(slot) => *slot,
                     None => {
-                        let loaded = match self.image(src)? {
+                        let loaded = match self.image(src, w)? {
                             Ok(img) => {
                                 images.push(img);
                                 Some(images.len() as u32 - 1)
@@ -130,7 +157,7 @@ impl Ctx<'_> {
                 };
                 m.textures[slot as usize] = slot_image.map(|image| TextureRef {
                     image,
-                    wrap: [wrap(sampler.wrap_s()), wrap(sampler.wrap_t())],
+                    wrap: texture.wrap.map(wrap),
                     transform: if transform.is_finite() {
                         transform
                     } else {
@@ -144,60 +171,57 @@ impl Ctx<'_> {
     }
 
     /// Loads and decodes image `i`; the inner `Err` is a reason to skip it
-    /// (unsupported format, missing file, undecodable bytes, a size over
+    /// (an image object that breaks glTF's rules — neither `uri` nor
+    /// `bufferView`, a view out of range or past its buffer —, an
+    /// unsupported format, a missing file, undecodable bytes, a size over
     /// [`MAX_IMAGE_SIDE`] — read from the header before any texel is
-    /// decoded), the outer one a broken file or a URI the policy refuses
-    /// (outside the folder, not a regular file, larger than
-    /// [`MAX_IMAGE_BYTES`]).
-    pub(super) fn image(&self, i: usize) -> Result<Result<SourceImage, String>, ImportError> {
-        let json = &self.doc.as_json().images[i];
+    /// decoded), the outer one a URI the policy refuses (outside the
+    /// folder, not a regular file, larger than [`MAX_IMAGE_BYTES`]).
+    pub(super) fn image(
+        &self,
+        i: usize,
+        w: &mut Warnings,
+    ) -> Result<Result<SourceImage, String>, ImportError> {
+        let json = &self.doc.json().images[i];
         let name = json
             .name
             .clone()
             .or_else(|| json.uri.clone().filter(|u| !u.starts_with("data:")))
             .unwrap_or_else(|| format!("image{i}"));
-        let bytes = if let Some(view_index) = &json.buffer_view {
-            let Some(view) = self.doc.views().nth(view_index.value()) else {
-                return Err(bad_value(
-                    format!("images[{i}].bufferView"),
-                    "is out of range",
-                ));
-            };
-            let path = || format!("images[{i}].bufferView");
-            let data = self
-                .buffers
-                .data
-                .get(view.buffer().index())
-                .ok_or_else(|| bad_value(path(), "names a missing buffer"))?;
-            let end = view
-                .offset()
-                .checked_add(view.length())
-                .filter(|&e| e <= data.len());
-            let Some(end) = end else {
-                return Err(bad_value(path(), "runs past the end of its buffer"));
-            };
-            data[view.offset()..end].to_vec()
-        } else if let Some(uri) = &json.uri {
-            let refused = |msg| ImportError::Uri {
-                path: format!("images[{i}].uri"),
-                uri: shown_uri(uri),
-                msg,
-            };
-            match self.uris.read(uri, MAX_IMAGE_BYTES, Longer::Refuse) {
-                Ok(bytes) => bytes,
-                Err(UriError::Refused(msg)) => return Err(refused(msg)),
-                Err(UriError::TooLong { len, limit }) => {
-                    return Err(refused(format!(
-                        "is {len} bytes, more than the {limit}-byte limit for an image"
-                    )));
+        let source = match self.doc.image(i) {
+            Ok((source, note)) => {
+                if let Some(note) = note {
+                    w.add(note);
                 }
-                Err(UriError::Unreadable(msg)) => return Ok(Err(msg)),
+                source
             }
-        } else {
-            return Err(bad_value(
-                format!("images[{i}]"),
-                "has neither uri nor bufferView",
-            ));
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let bytes = match source {
+            ImageSource::View(view) => {
+                let path = || format!("images[{i}].bufferView");
+                match self.buffers.view(&view, &path) {
+                    Ok(bytes) => bytes.to_vec(),
+                    Err(e) => return Ok(Err(e.to_string())),
+                }
+            }
+            ImageSource::Uri(uri) => {
+                let refused = |msg| ImportError::Uri {
+                    path: format!("images[{i}].uri"),
+                    uri: shown_uri(uri),
+                    msg,
+                };
+                match self.uris.read(uri, MAX_IMAGE_BYTES, Longer::Refuse) {
+                    Ok(bytes) => bytes,
+                    Err(UriError::Refused(msg)) => return Err(refused(msg)),
+                    Err(UriError::TooLong { len, limit }) => {
+                        return Err(refused(format!(
+                            "is {len} bytes, more than the {limit}-byte limit for an image"
+                        )));
+                    }
+                    Err(UriError::Unreadable(msg)) => return Ok(Err(msg)),
+                }
+            }
         };
         let format = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
             image::ImageFormat::Png
@@ -242,11 +266,11 @@ fn decode(name: String, bytes: &[u8], format: image::ImageFormat) -> Result<Sour
     })
 }
 
-pub(super) fn wrap(mode: gltf::texture::WrappingMode) -> TextureWrap {
+pub(super) fn wrap(mode: WrappingMode) -> TextureWrap {
     match mode {
-        gltf::texture::WrappingMode::ClampToEdge => TextureWrap::ClampToEdge,
-        gltf::texture::WrappingMode::MirroredRepeat => TextureWrap::MirroredRepeat,
-        gltf::texture::WrappingMode::Repeat => TextureWrap::Repeat,
+        WrappingMode::ClampToEdge => TextureWrap::ClampToEdge,
+        WrappingMode::MirroredRepeat => TextureWrap::MirroredRepeat,
+        WrappingMode::Repeat => TextureWrap::Repeat,
     }
 }
 

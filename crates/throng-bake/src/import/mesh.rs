@@ -3,10 +3,10 @@
 
 use crate::scene::{Mesh, MorphTarget, Primitive};
 use glam::Vec2;
-use gltf::accessor::Dimensions;
 
 use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_UNORM, SMALL_UINTS, UINTS};
 use crate::error::ImportError;
+use crate::gltf_doc::{self, Dimensions, Mode, Semantic};
 
 use super::*;
 
@@ -14,13 +14,12 @@ impl Ctx<'_> {
     pub(super) fn primitive(
         &self,
         m: usize,
-        prim: &gltf::Primitive,
+        p: usize,
         w: &mut Warnings,
     ) -> Result<Option<Primitive>, ImportError> {
-        use gltf::mesh::{Mode, Semantic};
-        let p = prim.index();
+        let prim = self.doc.primitive(m, p)?;
         let at = format!("meshes[{m}].primitives[{p}]");
-        let mode = prim.mode();
+        let mode = prim.mode;
         if matches!(
             mode,
             Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
@@ -165,7 +164,7 @@ impl Ctx<'_> {
                 weights.extend_from_slice(&ws[v * 4..v * 4 + 4]);
             }
         }
-        let raw_indices: Vec<u32> = match prim.indices() {
+        let raw_indices: Vec<u32> = match prim.indices {
             Some(acc) => {
                 let path = || format!("{at}.indices");
                 let idx = self
@@ -212,7 +211,7 @@ impl Ctx<'_> {
                 v
             }
         };
-        let targets = self.morph_targets(prim, &at, n, vec3f)?;
+        let targets = self.morph_targets(&prim, &at, n, vec3f)?;
         if targets.iter().any(|t| t.normals.is_some()) && normals.is_none() {
             w.add(format!(
                 "{at}: morph targets move normals the primitive lacks; the generated normals are not morphed"
@@ -229,7 +228,7 @@ impl Ctx<'_> {
             joints,
             weights,
             indices,
-            material: prim.material().index().map(|i| i as u32),
+            material: prim.material.map(|i| i as u32),
         }))
     }
 }
@@ -239,14 +238,14 @@ impl Ctx<'_> {
     /// vertex (TANGENT offsets are not read: tangents are not baked yet).
     fn morph_targets(
         &self,
-        prim: &gltf::Primitive,
+        prim: &gltf_doc::Primitive,
         at: &str,
         n: usize,
         vec3f: Expect,
     ) -> Result<Vec<MorphTarget>, ImportError> {
         let mut out = Vec::new();
-        for (t, target) in prim.morph_targets().enumerate() {
-            let read = |acc: Option<gltf::Accessor>, name: &str| -> Result<_, ImportError> {
+        for (t, target) in prim.targets.iter().enumerate() {
+            let read = |acc: Option<gltf_doc::Accessor>, name: &str| -> Result<_, ImportError> {
                 let Some(acc) = acc else { return Ok(None) };
                 let path = || format!("{at}.targets[{t}].{name}");
                 let v = to_vec3(&self.buffers.read(&acc, vec3f, &path)?.to_f32());
@@ -258,8 +257,8 @@ impl Ctx<'_> {
                 }
                 Ok(Some(v))
             };
-            let positions = read(target.positions(), "POSITION")?;
-            let normals = read(target.normals(), "NORMAL")?;
+            let positions = read(target.positions, "POSITION")?;
+            let normals = read(target.normals, "NORMAL")?;
             out.push(MorphTarget {
                 positions: positions.unwrap_or_else(|| vec![glam::Vec3::ZERO; n]),
                 normals,

@@ -9,8 +9,11 @@
 //! What is dropped, with a warning: point and line primitives, morph
 //! targets' tangent offsets, cameras, lights.
 //!
-//! Every accessor is read through the `accessor` module, which checks it against
-//! its buffer; errors carry the glTF JSON path of the offending property.
+//! Every object is reached through `gltf_doc::Doc`, whose lookups
+//! check each index and required field (the `gltf` crate's wrappers
+//! `unwrap` them), and every accessor is read through the `accessor` module,
+//! which checks it against its buffer; errors carry the glTF JSON path of
+//! the offending property.
 //! External buffers and images are read through the `uri` module: inside the
 //! model's folder only (unless [`ImportOptions::allow_outside_uris`]), regular
 //! files only, and never more bytes than a buffer's `byteLength` or
@@ -21,10 +24,11 @@ use std::path::Path;
 
 use crate::scene::{Mesh, MeshInstance, Primitive, Scene};
 use glam::Vec3;
-use throng_core::limits::MAX_CLIPS;
+use throng_core::limits::{MAX_CLIPS, MAX_FILE_SIZE};
 
 use crate::accessor::Buffers;
 use crate::error::ImportError;
+use crate::gltf_doc::Doc;
 use crate::uri::{Longer, UriError, UriReader, shown_uri};
 
 mod anim;
@@ -88,10 +92,7 @@ pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
 
 /// [`import_file`] with options.
 pub fn import_file_with(path: &Path, opts: &ImportOptions) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let bytes = throng_core::input_file::read(path, MAX_FILE_SIZE)?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     import_slice_with(&bytes, path.parent(), name, opts).map_err(|e| match e {
         ImportError::Gltf { source, .. } => ImportError::Gltf {
@@ -124,10 +125,13 @@ pub fn import_slice_with(
         source,
     };
     check_glb_header(bytes).map_err(gltf_error)?;
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
-    check_position_indices(gltf.document.as_json())?;
-    validate_json(&gltf.document).map_err(gltf_error)?;
-    let animations = gltf.document.animations().len();
+    let gltf::Gltf { document, blob } =
+        gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
+    let root = document.into_json();
+    check_position_indices(&root)?;
+    validate_json(&root).map_err(gltf_error)?;
+    let doc = Doc::new(&root);
+    let animations = root.animations.len();
     if animations > MAX_CLIPS as usize {
         return Err(ImportError::Unsupported {
             path: "animations".into(),
@@ -138,12 +142,8 @@ pub fn import_slice_with(
     }
     let mut w = Warnings::default();
     let uris = UriReader::new(base_dir, opts.allow_outside_uris);
-    let buffers = load_buffers(&gltf, &uris)?;
-    let ctx = Ctx {
-        doc: &gltf.document,
-        buffers,
-        uris,
-    };
+    let buffers = load_buffers(&root, blob, &uris)?;
+    let ctx = Ctx { doc, buffers, uris };
     let scene = ctx.build(name, &mut w)?;
     scene.validate()?;
     Ok(Imported {
@@ -198,10 +198,9 @@ fn check_position_indices(root: &gltf::json::Root) -> Result<(), ImportError> {
 
 /// glTF schema validation (what `gltf::Gltf::from_slice` does after parsing),
 /// reporting every error with its JSON path.
-fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
+fn validate_json(root: &gltf::json::Root) -> Result<(), gltf::Error> {
     use gltf::json::Path;
     use gltf::json::validation::Validate;
-    let root = doc.as_json();
     let mut errors = Vec::new();
     let mut report = |path: &dyn Fn() -> Path, error| errors.push((path(), error));
     root.validate(root, Path::new, &mut report);
@@ -232,6 +231,11 @@ fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
                 .and_then(|rest| rest.strip_suffix("].bufferView"))
                 .is_some_and(|i| i.parse::<usize>().is_ok()))
     });
+    // A broken texture — an image, texture or sampler object, or a
+    // material's reference to a texture — drops that texture with a warning
+    // (`material.rs`, through `crate::gltf_doc`'s checked lookups), as an
+    // image that does not decode does: it does not make the model unbakeable.
+    errors.retain(|(path, _)| !in_a_texture(path.as_str()));
     if errors.is_empty() {
         Ok(())
     } else {
@@ -239,24 +243,38 @@ fn validate_json(doc: &gltf::Document) -> Result<(), gltf::Error> {
     }
 }
 
+/// Whether a validation error's JSON path lies in what only a texture
+/// reads: `images[…]`, `textures[…]`, `samplers[…]`, or a material's
+/// `…Texture.index`.
+fn in_a_texture(path: &str) -> bool {
+    ["images[", "textures[", "samplers["]
+        .iter()
+        .any(|p| path.starts_with(p))
+        || (path.starts_with("materials[") && path.ends_with("Texture.index"))
+}
+
 /// Loads every buffer, each cut to its declared `byteLength` (glTF allows a
 /// longer file or chunk, e.g. padding; a shorter one is an error).
-fn load_buffers(gltf: &gltf::Gltf, uris: &UriReader) -> Result<Buffers, ImportError> {
+fn load_buffers(
+    root: &gltf::json::Root,
+    blob: Option<Vec<u8>>,
+    uris: &UriReader,
+) -> Result<Buffers, ImportError> {
     let mut out = Vec::new();
-    for buffer in gltf.document.buffers() {
-        let index = buffer.index();
-        let mut data = match buffer.source() {
-            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| ImportError::Buffer {
+    for (index, buffer) in root.buffers.iter().enumerate() {
+        let length = crate::gltf_doc::to_usize(buffer.byte_length.0);
+        let mut data = match &buffer.uri {
+            None => blob.clone().ok_or_else(|| ImportError::Buffer {
                 index,
                 msg: "refers to the GLB binary chunk, but the file has none".into(),
             })?,
-            gltf::buffer::Source::Uri(uri) => {
+            Some(uri) => {
                 let uri_error = |msg| ImportError::Uri {
                     path: format!("buffers[{index}].uri"),
                     uri: shown_uri(uri),
                     msg,
                 };
-                uris.read(uri, buffer.length() as u64, Longer::Truncate)
+                uris.read(uri, buffer.byte_length.0, Longer::Truncate)
                     .map_err(|e| {
                         uri_error(match e {
                             UriError::Refused(msg) | UriError::Unreadable(msg) => msg,
@@ -267,24 +285,24 @@ fn load_buffers(gltf: &gltf::Gltf, uris: &UriReader) -> Result<Buffers, ImportEr
                     })?
             }
         };
-        if data.len() < buffer.length() {
+        if data.len() < length {
             return Err(ImportError::Buffer {
                 index,
                 msg: format!(
                     "has {} bytes but declares byteLength {}",
                     data.len(),
-                    buffer.length()
+                    buffer.byte_length.0
                 ),
             });
         }
-        data.truncate(buffer.length());
+        data.truncate(length);
         out.push(data);
     }
     Ok(Buffers::new(out))
 }
 
 struct Ctx<'a> {
-    doc: &'a gltf::Document,
+    doc: Doc<'a>,
     buffers: Buffers,
     uris: UriReader<'a>,
 }
@@ -296,53 +314,44 @@ impl Ctx<'_> {
         let skins = self.skins()?;
         let (materials, images) = self.materials(w)?;
         let mut meshes = Vec::new();
-        for mesh in self.doc.meshes() {
+        for (m, mesh) in self.doc.json().meshes.iter().enumerate() {
             let mut primitives = Vec::new();
-            for prim in mesh.primitives() {
-                if let Some(p) = self.primitive(mesh.index(), &prim, w)? {
-                    primitives.push(p);
+            for p in 0..mesh.primitives.len() {
+                if let Some(prim) = self.primitive(m, p, w)? {
+                    primitives.push(prim);
                 }
             }
-            let (target_names, weights) = mesh_targets(&mesh, &primitives, w);
+            let (target_names, weights) = mesh_targets(m, mesh, &primitives, w);
             meshes.push(Mesh {
-                name: mesh
-                    .name()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("mesh{}", mesh.index())),
+                name: mesh.name.clone().unwrap_or_else(|| format!("mesh{m}")),
                 primitives,
                 target_names,
                 weights,
             });
         }
         let mut instances = Vec::new();
-        for node in self.doc.nodes() {
-            let Some(mesh) = node.mesh() else { continue };
-            if !reachable[node.index()] {
+        for (n, &reached) in reachable.iter().enumerate() {
+            let (Some(mesh), skin) = self.doc.node_mesh(n)? else {
+                continue;
+            };
+            if !reached {
                 continue;
             }
-            let mut skin = node.skin().map(|s| s.index() as u32);
-            let prims = &meshes[mesh.index()].primitives;
+            let mut skin = skin.map(|s| s as u32);
+            let prims = &meshes[mesh].primitives;
             if skin.is_some() && prims.iter().any(|p| p.influence_sets == 0) {
                 w.add(format!(
-                    "nodes[{}] has a skin but meshes[{}] lacks JOINTS_0/WEIGHTS_0: drawn rigidly",
-                    node.index(),
-                    mesh.index()
+                    "nodes[{n}] has a skin but meshes[{mesh}] lacks JOINTS_0/WEIGHTS_0: drawn rigidly"
                 ));
                 skin = None;
             }
             if let Some(s) = skin {
                 let joint_count = skins[s as usize].joints.len();
-                sanitize_joints(
-                    &mut meshes[mesh.index()],
-                    node.index(),
-                    mesh.index(),
-                    joint_count,
-                    w,
-                )?;
+                sanitize_joints(&mut meshes[mesh], n, mesh, joint_count, w)?;
             }
             instances.push(MeshInstance {
-                node: node.index() as u32,
-                mesh: mesh.index() as u32,
+                node: n as u32,
+                mesh: mesh as u32,
                 skin,
             });
         }
@@ -366,13 +375,14 @@ impl Ctx<'_> {
 /// the target count of its first primitive: a primitive with another count
 /// fails the scene's rule 6 with both counts.
 fn mesh_targets(
-    mesh: &gltf::Mesh,
+    m: usize,
+    mesh: &gltf::json::Mesh,
     prims: &[Primitive],
     w: &mut Warnings,
 ) -> (Vec<String>, Vec<f32>) {
     let n = prims.first().map_or(0, |p| p.targets.len());
     let listed: Option<Vec<String>> = mesh
-        .extras()
+        .extras
         .as_ref()
         .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
         .and_then(|v| {
@@ -386,15 +396,14 @@ fn mesh_targets(
         Some(names) if names.len() == n => names,
         Some(names) => {
             w.add(format!(
-                "meshes[{}].extras.targetNames lists {} names for {n} targets; numbered instead",
-                mesh.index(),
+                "meshes[{m}].extras.targetNames lists {} names for {n} targets; numbered instead",
                 names.len()
             ));
             (0..n).map(|i| format!("target{i}")).collect()
         }
         None => (0..n).map(|i| format!("target{i}")).collect(),
     };
-    let weights = mesh.weights().map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
+    let weights = mesh.weights.clone().unwrap_or_else(|| vec![0.0; n]);
     (names, weights)
 }
 

@@ -4,34 +4,30 @@
 
 use crate::scene::{LocalTransform, SceneNode, Skin};
 use glam::{Mat4, Quat, Vec3, Vec4};
-use gltf::accessor::Dimensions;
 use throng_core::math::Trs;
 
 use crate::accessor::{Expect, FLOAT_ONLY};
 use crate::error::ImportError;
+use crate::gltf_doc::Dimensions;
 
 use super::*;
 
 impl Ctx<'_> {
     pub(super) fn nodes(&self) -> Result<Vec<SceneNode>, ImportError> {
         let mut out: Vec<SceneNode> = Vec::new();
-        for node in self.doc.nodes() {
-            let i = node.index();
-            let rest = match node.transform() {
-                gltf::scene::Transform::Matrix { matrix } => {
-                    let m = Mat4::from_cols_array_2d(&matrix);
+        for (i, node) in self.doc.json().nodes.iter().enumerate() {
+            let rest = match node.matrix {
+                Some(m) => {
+                    let m = Mat4::from_cols_array(&m);
                     if !m.is_finite() {
                         return Err(bad_value(format!("nodes[{i}].matrix"), "is not finite"));
                     }
                     LocalTransform::Matrix(m)
                 }
-                gltf::scene::Transform::Decomposed {
-                    translation,
-                    rotation,
-                    scale,
-                } => {
-                    let q = Vec4::from_array(rotation);
-                    let (t, s) = (Vec3::from_array(translation), Vec3::from_array(scale));
+                None => {
+                    let q = Vec4::from_array(node.rotation.unwrap_or_default().0);
+                    let t = Vec3::from_array(node.translation.unwrap_or([0.0; 3]));
+                    let s = Vec3::from_array(node.scale.unwrap_or([1.0; 3]));
                     if !q.is_finite() || !t.is_finite() || !s.is_finite() {
                         return Err(bad_value(
                             format!("nodes[{i}]"),
@@ -52,27 +48,23 @@ impl Ctx<'_> {
                 }
             };
             out.push(SceneNode {
-                name: node
-                    .name()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("node{i}")),
+                name: node.name.clone().unwrap_or_else(|| format!("node{i}")),
                 parent: None,
                 rest,
-                weights: node.weights().map(<[f32]>::to_vec),
+                weights: node.weights.clone(),
             });
         }
-        for node in self.doc.nodes() {
-            for child in node.children() {
-                let c = child.index();
-                if out[c].parent.is_some() || c == node.index() {
+        for n in 0..out.len() {
+            for c in self.doc.children(n)? {
+                if out[c].parent.is_some() || c == n {
                     return Err(ImportError::Unsupported {
-                        path: format!("nodes[{}].children", node.index()),
+                        path: format!("nodes[{n}].children"),
                         msg: format!(
                             "node {c} has more than one parent (or is its own child); the hierarchy must be a forest"
                         ),
                     });
                 }
-                out[c].parent = Some(node.index() as u32);
+                out[c].parent = Some(n as u32);
             }
         }
         check_acyclic(&out)?;
@@ -82,12 +74,9 @@ impl Ctx<'_> {
     /// Nodes reachable from the default scene (or the first scene; or every
     /// root when the file has no scene).
     pub(super) fn reachable(&self, nodes: &[SceneNode]) -> Result<Vec<bool>, ImportError> {
-        let scene = self
-            .doc
-            .default_scene()
-            .or_else(|| self.doc.scenes().next());
+        let scene = self.doc.scene_roots()?;
         let roots: Vec<usize> = match &scene {
-            Some(s) => s.nodes().map(|n| n.index()).collect(),
+            Some((_, roots)) => roots.clone(),
             None => (0..nodes.len())
                 .filter(|&i| nodes[i].parent.is_none())
                 .collect(),
@@ -97,7 +86,7 @@ impl Ctx<'_> {
         for r in roots {
             if nodes[r].parent.is_some() {
                 return Err(ImportError::Unsupported {
-                    path: format!("scenes[{}].nodes", scene.map(|s| s.index()).unwrap_or(0)),
+                    path: format!("scenes[{}].nodes", scene.as_ref().map_or(0, |s| s.0)),
                     msg: format!("root node {r} has a parent"),
                 });
             }
@@ -107,31 +96,25 @@ impl Ctx<'_> {
             if std::mem::replace(&mut reach[n], true) {
                 continue;
             }
-            stack.extend(
-                self.doc
-                    .nodes()
-                    .nth(n)
-                    .into_iter()
-                    .flat_map(|node| node.children().map(|c| c.index())),
-            );
+            stack.extend(self.doc.children(n)?);
         }
         Ok(reach)
     }
 
     pub(super) fn skins(&self) -> Result<Vec<Skin>, ImportError> {
         let mut out = Vec::new();
-        for skin in self.doc.skins() {
-            let s = skin.index();
-            let joints: Vec<u32> = skin.joints().map(|j| j.index() as u32).collect();
+        for (s, json) in self.doc.json().skins.iter().enumerate() {
+            let skin = self.doc.skin(s)?;
+            let joints: Vec<u32> = skin.joints.iter().map(|&j| j as u32).collect();
             if joints.is_empty() {
                 return Err(bad_value(format!("skins[{s}].joints"), "is empty"));
             }
-            let inverse_binds = match skin.inverse_bind_matrices() {
+            let inverse_binds = match &skin.inverse_binds {
                 None => vec![Mat4::IDENTITY; joints.len()],
                 Some(acc) => {
                     let path = || format!("skins[{s}].inverseBindMatrices");
                     let c = self.buffers.read(
-                        &acc,
+                        acc,
                         Expect {
                             dims: &[Dimensions::Mat4],
                             types: FLOAT_ONLY,
@@ -148,15 +131,12 @@ impl Ctx<'_> {
                     c.to_f32()
                         .chunks_exact(16)
                         .take(joints.len())
-                        .map(|m| Mat4::from_cols_slice(m))
+                        .map(Mat4::from_cols_slice)
                         .collect()
                 }
             };
             out.push(Skin {
-                name: skin
-                    .name()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("skin{s}")),
+                name: json.name.clone().unwrap_or_else(|| format!("skin{s}")),
                 joints,
                 inverse_binds,
             });

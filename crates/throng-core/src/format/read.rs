@@ -23,17 +23,7 @@ use crate::texture_codec::{mip_levels, mip_size};
 
 /// Reads and validates a model from `path`.
 pub fn read_file(path: &Path) -> Result<BakedModel, FormatError> {
-    let io = |source| FormatError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let len = std::fs::metadata(path).map_err(io)?.len();
-    if len > MAX_FILE_SIZE {
-        return Err(FormatError::corrupt(format!(
-            "file is {len} bytes, more than the {MAX_FILE_SIZE}-byte limit"
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = crate::input_file::read(path, MAX_FILE_SIZE)?;
     read_model(&bytes)
 }
 
@@ -585,13 +575,8 @@ pub fn peek_provenance(path: &Path) -> Result<Option<Provenance>, FormatError> {
         path: path.display().to_string(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len > MAX_FILE_SIZE {
-        return Err(FormatError::corrupt(format!(
-            "file is {len} bytes, more than the {MAX_FILE_SIZE}-byte limit"
-        )));
-    }
+    let crate::input_file::InputFile { mut file, len } =
+        crate::input_file::open(path, MAX_FILE_SIZE)?;
     // Zeroed (untouched pages), with only what is read filled in.
     let mut bytes = vec![0u8; len as usize];
     let mut fill = |at: u64, n: u64, bytes: &mut [u8]| -> Result<(), FormatError> {
