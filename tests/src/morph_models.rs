@@ -13,6 +13,12 @@
 //!   channel on its existing clip's key times, as an exporter would write
 //!   them: the bundled model's skinning, animation and file layout, with
 //!   morphs on top.
+//! * [`morph_waves`]: a skinned strip whose three targets' weights follow
+//!   sine waves, for the bake's error bound: "breathe" moves only the
+//!   weights (dense LINEAR keys, no bone moves, so only morph displacement
+//!   can raise its rate), "talk" moves them faster on CUBICSPLINE keys
+//!   while the tip turns, "sway" slower on LINEAR keys at uneven times
+//!   while the tip turns back and forth.
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -248,4 +254,150 @@ pub fn simple_skin_with_morph() -> Vec<u8> {
         "sampler": sampler, "target": { "node": 0, "path": "weights" },
     }));
     serde_json::to_vec(&doc).expect("serialise")
+}
+
+/// The sine-wave morph model (module docs), as `.gltf` bytes.
+pub fn morph_waves() -> Vec<u8> {
+    use std::f32::consts::TAU;
+    let mut b = GltfBuilder::new();
+    let root = b.node(Node::new("root"));
+    let tip = b.node(Node::new("tip").translation([0.0, 1.0, 0.0]));
+    b.add_child(root, tip);
+    // Nine rows of two vertices from y = 0 to y = 2.
+    let rows = 9;
+    let (mut positions, mut joints, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..rows {
+        let y = 2.0 * r as f32 / (rows - 1) as f32;
+        let w_tip = (y - 0.5).clamp(0.0, 1.0);
+        for x in [-0.25f32, 0.25] {
+            positions.push([x, y, 0.0]);
+            joints.push([0u16, 1, 0, 0]);
+            weights.push([1.0 - w_tip, w_tip, 0.0, 0.0]);
+        }
+    }
+    let normals = vec![[0.0, 0.0, 1.0]; positions.len()];
+    let mut indices = Vec::new();
+    for r in 0..rows - 1 {
+        let (a, b2, c, d) = (2 * r, 2 * r + 1, 2 * r + 2, 2 * r + 3);
+        indices.extend([a, b2, d, a, d, c]);
+    }
+    // Three targets of comparable size to the strip: the top widens, the
+    // middle comes forward, the bottom leans sideways.
+    let target = |f: &dyn Fn([f32; 3]) -> [f32; 3]| -> Vec<[f32; 3]> {
+        positions.iter().map(|p| f(*p)).collect()
+    };
+    let widen = target(&|p| {
+        if p[1] > 1.2 {
+            [p[0] * 2.0, 0.0, 0.0]
+        } else {
+            [0.0; 3]
+        }
+    });
+    let forward = target(&|p| {
+        if (0.5..1.5).contains(&p[1]) {
+            [0.0, 0.0, 0.6]
+        } else {
+            [0.0; 3]
+        }
+    });
+    let lean = target(&|p| {
+        if p[1] < 0.8 {
+            [0.5, 0.0, 0.0]
+        } else {
+            [0.0; 3]
+        }
+    });
+    let strip = b.mesh(
+        "strip",
+        vec![
+            Primitive::new(&positions)
+                .normals(&normals)
+                .indices(&indices)
+                .skin_set(&joints, &weights)
+                .target(&widen, None)
+                .target(&forward, None)
+                .target(&lean, None),
+        ],
+    );
+    b.mesh_weights(strip, &[0.0; 3], Some(&["widen", "forward", "lean"]));
+    let skin = b.skin(
+        "strip",
+        &[root, tip],
+        Some(&[
+            glam::Mat4::IDENTITY,
+            glam::Mat4::from_translation(glam::Vec3::new(0.0, -1.0, 0.0)),
+        ]),
+    );
+    let body = b.node(Node::new("body").mesh(strip).skin(skin));
+    b.scene(&[root, body]);
+    // Target t's weight at time x: a sine of `cycles` per second, phased
+    // apart per target, between 0 and 1.
+    let wave = |cycles: f32, x: f32, t: usize| 0.5 - 0.5 * (TAU * cycles * x + t as f32).cos();
+    let turn = |deg: f32| glam::Quat::from_rotation_z(deg.to_radians()).to_array();
+    // "breathe": 1.5 s, 61 LINEAR keys (40 a second, off the 30 fps base
+    // rate's grid) of a 1.5 Hz wave; the bones never move.
+    let times: Vec<f32> = (0..61).map(|k| k as f32 * 1.5 / 60.0).collect();
+    let values: Vec<f32> = times
+        .iter()
+        .flat_map(|&x| (0..3).map(move |t| wave(1.5, x, t)))
+        .collect();
+    b.animation(
+        "breathe",
+        vec![Channel::weights(
+            body,
+            Interpolation::Linear,
+            &times,
+            &values,
+        )],
+    );
+    // "talk": 1 s, a 3 Hz wave on CUBICSPLINE keys every 1/12 s with the
+    // wave's own slopes as tangents (in-tangents, values, out-tangents per
+    // key, each three targets wide), while the tip turns.
+    let times: Vec<f32> = (0..13).map(|k| k as f32 / 12.0).collect();
+    let dt = 1.0 / 12.0;
+    let slope = |x: f32, t: usize| 0.5 * TAU * 3.0 * (TAU * 3.0 * x + t as f32).sin() * dt;
+    let mut values = Vec::new();
+    for &x in &times {
+        values.extend((0..3).map(|t| slope(x, t)));
+        values.extend((0..3).map(|t| wave(3.0, x, t)));
+        values.extend((0..3).map(|t| slope(x, t)));
+    }
+    b.animation(
+        "talk",
+        vec![
+            Channel::weights(body, Interpolation::CubicSpline, &times, &values),
+            Channel::rotation(
+                tip,
+                Interpolation::Linear,
+                &[0.0, 0.5, 1.0],
+                &[turn(0.0), turn(25.0), turn(0.0)],
+            ),
+        ],
+    );
+    // "sway": 2 s, LINEAR keys of a 0.75 Hz wave at uneven times (a grid no
+    // frame count lands on: the curve kinks between frames), while the tip
+    // turns back and forth.
+    let times: Vec<f32> = (0..40)
+        .map(|k| {
+            let u = k as f32 / 39.0;
+            2.0 * (u + 0.03 * (TAU * 3.0 * u).sin())
+        })
+        .collect();
+    let values: Vec<f32> = times
+        .iter()
+        .flat_map(|&x| (0..3).map(move |t| wave(0.75, x, t)))
+        .collect();
+    b.animation(
+        "sway",
+        vec![
+            Channel::weights(body, Interpolation::Linear, &times, &values),
+            Channel::rotation(
+                tip,
+                Interpolation::Linear,
+                &[0.0, 1.0, 2.0],
+                &[turn(-20.0), turn(20.0), turn(-20.0)],
+            ),
+        ],
+    );
+    b.to_gltf()
 }

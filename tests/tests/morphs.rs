@@ -15,6 +15,11 @@
 //!   frames and at seeded random times, and normals at frame times; the
 //!   same comparison with the morph weights left out fails by far, so the
 //!   check can fail.
+//! * Morph displacement is in the bake's error bound: on `morph_waves`
+//!   (sine-wave weights, three targets, three clips, one of them moving no
+//!   bone), each clip's stored between-frame error is at least what its
+//!   midpoints are off by and at most the bound, and the clip that moves
+//!   only weights was given more frames than its base rate for them.
 //! * The file keeps slots, weights and deltas; generated LODs keep every
 //!   vertex's deltas.
 //! * Bad input: target counts that disagree, offsets with too few elements,
@@ -31,7 +36,9 @@ use throng_core::gpu::FrameBlend;
 use throng_core::layout::frame_time;
 use throng_core::limits::DEFAULT_MAX_ERROR;
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive, glb_bytes};
-use throng_tests::morph_models::{morph_bar, morph_bar_builder, simple_skin_with_morph};
+use throng_tests::morph_models::{
+    morph_bar, morph_bar_builder, morph_waves, simple_skin_with_morph,
+};
 use throng_tests::rng::Rng;
 
 /// Hand-worked positions against evaluated ones: f32 rounding only.
@@ -233,6 +240,60 @@ fn morph_bar_baked_equals_the_reference() {
 #[test]
 fn simple_skin_with_a_morph_baked_equals_the_reference() {
     check_against_reference(&simple_skin_with_morph(), "simple_skin_morph");
+}
+
+#[test]
+fn sine_wave_weights_baked_equal_the_reference() {
+    check_against_reference(&morph_waves(), "morph_waves");
+}
+
+/// The bake's rate search and measurement count what morph weights move:
+/// the stored between-frame error bounds every midpoint's (morphed and
+/// skinned, evaluated the shader's way against the reference), is within
+/// the default bound, and the clip that moves only weights needed more
+/// frames than its base rate gives.
+#[test]
+fn morph_displacement_is_in_the_stored_error_bound() {
+    let bytes = morph_waves();
+    let scene = import(&bytes, "morph_waves");
+    let opts = BakeOptions::default();
+    let (model, report) = bake(&scene, &opts, &|_, _| {}).expect("morph_waves bakes");
+    let radius = model.bounding_radius;
+    for (c, clip) in model.clips.iter().enumerate() {
+        let n = clip.frame_count;
+        let base = report.clips[c].base_frames;
+        let stored = clip.error.between_frames;
+        let (mut worst_mid, mut at) = (0.0f32, 0.0f32);
+        for k in 0..n - 1 {
+            let t = (frame_time(k, n, clip.duration) + frame_time(k + 1, n, clip.duration)) / 2.0;
+            let expected = reference::sample(&scene, Some(c), t);
+            let found = skin_lod(&model, 0, &FrameBlend::single(clip.frames_at(t)));
+            let w = throng_tests::worst_difference(&expected, &found);
+            if w.dist / radius > worst_mid {
+                (worst_mid, at) = (w.dist / radius, t);
+            }
+        }
+        println!(
+            "{}: {n} frames (base {base}), stored between-frame error {stored:.3e}, worst midpoint {worst_mid:.3e} at {at:.4} s",
+            clip.name
+        );
+        assert!(
+            worst_mid <= stored,
+            "{}: the midpoint at {at} s is off by {worst_mid:e} × radius, more than the stored {stored:e}",
+            clip.name
+        );
+        assert!(
+            stored <= DEFAULT_MAX_ERROR,
+            "{}: stored {stored:e} > the bound {DEFAULT_MAX_ERROR:e}",
+            clip.name
+        );
+        if clip.name == "breathe" {
+            assert!(
+                n > base && stored > 0.0,
+                "breathe moves only morph weights: {n} frames for a base of {base}, error {stored:e}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //!
 //! The search is cheap: it samples poses and skins only a few probe
 //! vertices ([`ErrorProbes`]: each bone's extreme vertices, with their real
-//! weights), whose interpolation error `|Σ wᵢ (lerp(P₀, P₁, s) − P(t))ᵢ p|`
-//! stands for the mesh's. That estimate is
+//! weights, and each morph slot's most displaced vertices, with their
+//! deltas), whose interpolation error — the baked vertex, morphed by the
+//! interpolated weights and skinned by the interpolated matrices, against
+//! the source's at the same time — stands for the mesh's. That estimate is
 //! evaluated at the [between-frame samples](between_samples) of a candidate
 //! frame count; candidates grow by the ~1/n² law of linear interpolation,
 //! and, when the source keys lie on a uniform grid, only frame counts that put
@@ -18,7 +20,7 @@
 //! samples (`measure.rs`); this module's estimate only chooses.
 
 use crate::sample::PoseEvaluator;
-use crate::scene::Clip;
+use crate::scene::{Clip, Scene};
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use throng_core::baked::blend_matrix;
@@ -26,6 +28,7 @@ use throng_core::layout::{FrameMap, frame_time};
 use throng_core::limits::MAX_KEY_SAMPLES_PER_INTERVAL;
 use throng_core::math::{Aabb, Rows3x4, mat4_to_rows, rows_lerp, rows_transform_point};
 use throng_core::model::BakedVertex;
+use throng_core::morph::Morphs;
 
 use crate::root_motion::{RootExtractor, clip_globals};
 
@@ -48,6 +51,9 @@ const NOT_WORTH_IT: f32 = 1.1;
 /// first within it.
 const BISECTION_STEPS: usize = 5;
 
+/// Vertices taken as probes per morph slot: those its delta moves furthest.
+const PROBES_PER_MORPH_SLOT: usize = 4;
+
 /// Directions along which each bone's extreme vertices are taken as probes:
 /// the axes and the cube's diagonals (each used both ways).
 const PROBE_DIRECTIONS: [[f32; 3]; 7] = [
@@ -62,12 +68,19 @@ const PROBE_DIRECTIONS: [[f32; 3]; 7] = [
 
 /// The vertices whose interpolation error stands for the whole mesh's: for
 /// every palette bone, its influenced vertices that lie furthest along ±
-/// each of [`PROBE_DIRECTIONS`], with their real weights.
+/// each of [`PROBE_DIRECTIONS`], with their real weights; and for every
+/// morph slot, the [`PROBES_PER_MORPH_SLOT`] vertices its delta moves
+/// furthest, with all their deltas.
 ///
-/// The error of a vertex is `|Σ wᵢ Eᵢ p|` with `Eᵢ = lerp(P₀, P₁, s) − P(t)`
-/// for each influence. For one bone, `|E p|` is convex in `p`, so over the
-/// bone's vertices it peaks on their convex hull, which the extremes sample;
-/// evaluating real vertices with their real weights keeps the cancellation
+/// The error of a vertex at clip time `t` between frames 0 and 1 is
+/// `(M̃ − M)(p̃, 1) + M (p̃ − p, 0)`, where `M = Σ wᵢ Pᵢ(t)` is the source's
+/// blended matrix, `M̃` the same blend of `lerp(P₀, P₁, s)`, `p` the vertex
+/// morphed by the source's weights at `t` and `p̃` by the weights
+/// interpolated between the frames (the shader's arithmetic; without
+/// morphs the second term is zero). For one bone, `|E p|` is convex in
+/// `p`, so over the bone's vertices it peaks on their convex hull, which
+/// the extremes sample; the morph term is largest where the deltas are.
+/// Evaluating real vertices with their real weights keeps the cancellation
 /// between neighbouring bones that a per-bone worst case ignores (which
 /// overestimated the error 3–10× and baked 2× the frames needed). It is an
 /// estimate, not a bound: the bake measures every vertex afterwards and
@@ -75,14 +88,19 @@ const PROBE_DIRECTIONS: [[f32; 3]; 7] = [
 #[derive(Clone, Debug)]
 pub(crate) struct ErrorProbes {
     vertices: Vec<BakedVertex>,
+    /// Per probe: its morph deltas, `(slot, position offset)`.
+    deltas: Vec<Vec<(u32, Vec3)>>,
 }
 
 impl ErrorProbes {
-    /// Probes of `bones` palette entries over `vertices`.
-    pub(crate) fn of(vertices: &[BakedVertex], bones: usize) -> Self {
+    /// Probes of `bones` palette entries and of `morphs`' slots over
+    /// `vertices`.
+    pub(crate) fn of(vertices: &[BakedVertex], bones: usize, morphs: &Morphs) -> Self {
         let slots = PROBE_DIRECTIONS.len() * 2;
         // Per bone and slot: (score, vertex index).
         let mut best = vec![(f32::NEG_INFINITY, usize::MAX); bones * slots];
+        // Per morph slot: its most displaced vertices, (|delta|, index).
+        let mut moved = vec![Vec::<(f32, usize)>::new(); morphs.slots.len()];
         for (i, v) in vertices.iter().enumerate() {
             let p = Vec3::from(v.position);
             for (j, w) in v.joints.iter().zip(v.weights) {
@@ -99,40 +117,91 @@ impl ErrorProbes {
                     }
                 }
             }
+            for d in morphs.deltas_of(v) {
+                let Some(top) = moved.get_mut(d.slot as usize) else {
+                    continue;
+                };
+                let len = Vec3::from(d.position).length();
+                top.push((len, i));
+                if top.len() > PROBES_PER_MORPH_SLOT {
+                    // Keep the largest (ties: the first vertex), in order.
+                    top.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    top.truncate(PROBES_PER_MORPH_SLOT);
+                }
+            }
         }
         let mut picked: Vec<usize> = best
             .into_iter()
             .filter(|s| s.1 != usize::MAX)
             .map(|s| s.1)
+            .chain(moved.into_iter().flatten().map(|m| m.1))
             .collect();
         picked.sort_unstable();
         picked.dedup();
         Self {
+            deltas: picked
+                .iter()
+                .map(|&i| {
+                    morphs
+                        .deltas_of(&vertices[i])
+                        .iter()
+                        .map(|d| (d.slot, Vec3::from(d.position)))
+                        .collect()
+                })
+                .collect(),
             vertices: picked.into_iter().map(|i| vertices[i]).collect(),
         }
     }
 
-    /// The probes skinned with `rows` (one 3×4 matrix per bone) the way the
-    /// shader skins a vertex ([`blend_matrix`]).
-    fn skin<'a>(&'a self, rows: &'a [Rows3x4]) -> impl Iterator<Item = Vec3> + 'a {
-        self.vertices.iter().map(move |v| {
-            let m = blend_matrix(v, |b| rows[b as usize]);
-            rows_transform_point(&m, Vec3::from(v.position))
-        })
+    /// Probe `i`'s position morphed by `weights` (one per slot).
+    fn morphed(&self, i: usize, weights: &[f32]) -> Vec3 {
+        self.deltas[i]
+            .iter()
+            .fold(Vec3::from(self.vertices[i].position), |p, (slot, d)| {
+                p + *d * weights.get(*slot as usize).copied().unwrap_or(0.0)
+            })
     }
 
-    /// Grows `bounds` by the probes skinned with `palette`.
-    fn add_to(&self, palette: &[Rows3x4], bounds: &mut Aabb) {
-        for q in self.skin(palette) {
-            bounds.add_point(q);
+    /// Grows `bounds` by the probes morphed by `weights` and skinned with
+    /// `palette` the way the shader skins a vertex ([`blend_matrix`]).
+    fn add_to(&self, palette: &[Rows3x4], weights: &[f32], bounds: &mut Aabb) {
+        for (i, v) in self.vertices.iter().enumerate() {
+            let m = blend_matrix(v, |b| palette[b as usize]);
+            bounds.add_point(rows_transform_point(&m, self.morphed(i, weights)));
         }
     }
 
-    /// Largest probe displacement, where `errors[b]` is bone `b`'s matrix
-    /// error (skinning with the errors gives each probe's displacement).
-    fn worst(&self, errors: &[Rows3x4]) -> f32 {
-        self.skin(errors).map(Vec3::length).fold(0.0, f32::max)
+    /// Largest probe displacement between the baked vertex and the source's
+    /// (see the type's formula): `errors[b]` is bone `b`'s matrix error
+    /// `lerp(P₀, P₁, s) − P(t)`, `exact` its source matrix, and the weights
+    /// the interpolated and the source's.
+    fn worst(&self, errors: &[Rows3x4], exact: &[Rows3x4], weights: Weights) -> f32 {
+        let mut worst = 0.0f32;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let m_err = blend_matrix(v, |b| errors[b as usize]);
+            let baked = self.morphed(i, weights.interpolated);
+            let mut e = rows_transform_point(&m_err, baked);
+            if !self.deltas[i].is_empty() {
+                let m = blend_matrix(v, |b| exact[b as usize]);
+                let moved = baked - self.morphed(i, weights.source);
+                e += Vec3::new(
+                    m[0].truncate().dot(moved),
+                    m[1].truncate().dot(moved),
+                    m[2].truncate().dot(moved),
+                );
+            }
+            worst = worst.max(e.length());
+        }
+        worst
     }
+}
+
+/// The morph weights at a between-frame sample: interpolated between the
+/// frames (as baked) and the source's at that time.
+#[derive(Clone, Copy)]
+struct Weights<'a> {
+    interpolated: &'a [f32],
+    source: &'a [f32],
 }
 
 /// The rate stage's output: the bound on the error between frames in model
@@ -156,10 +225,11 @@ impl ErrorTarget {
         clips: &[(ClipSource, u32)],
         vertices: &[BakedVertex],
         bones: usize,
+        morphs: &Morphs,
         rest_bounds: Aabb,
         max_error: f32,
     ) -> Self {
-        let probes = ErrorProbes::of(vertices, bones);
+        let probes = ErrorProbes::of(vertices, bones, morphs);
         let search_bounds = clips
             .par_iter()
             .map(|(source, n)| source.probe_bounds(*n, &probes))
@@ -173,12 +243,14 @@ impl ErrorTarget {
 }
 
 /// The source's key times of `clip` strictly inside `(0, duration)`, sorted,
-/// without repeats.
+/// without repeats: its transform channels' and its morph weight channels'
+/// (a weight key is where a LINEAR weight curve kinks).
 pub(crate) fn key_times(clip: &Clip, duration: f32) -> Vec<f32> {
     let mut t: Vec<f32> = clip
         .channels
         .iter()
         .flat_map(|c| c.times.iter().copied())
+        .chain(clip.weights.iter().flat_map(|w| w.times.iter().copied()))
         .filter(|&x| x > 0.0 && x < duration)
         .collect();
     t.sort_by(f32::total_cmp);
@@ -222,6 +294,8 @@ pub(crate) fn between_samples(n: u32, duration: f32, keys: &[f32]) -> Vec<(u32, 
 
 /// What the rate search needs of a clip.
 pub(crate) struct ClipSource<'a> {
+    /// The scene (its morph weights).
+    pub scene: &'a Scene,
     /// Pose evaluator of the scene.
     pub eval: &'a PoseEvaluator,
     /// The clip.
@@ -264,23 +338,31 @@ impl ClipSource<'_> {
     pub(crate) fn probe_bounds(&self, n: u32, probes: &ErrorProbes) -> Aabb {
         let mut bounds = Aabb::EMPTY;
         let mut scratch = (Vec::new(), Vec::new());
-        let mut palette = Vec::new();
+        let (mut palette, mut weights) = (Vec::new(), Vec::new());
         let mut extractor = None;
         for k in 0..n {
             let t = frame_time(k, n, self.duration);
             self.palette(t, &mut extractor, &mut scratch, &mut palette);
-            probes.add_to(&palette, &mut bounds);
+            self.weights(t, &mut weights);
+            probes.add_to(&palette, &weights, &mut bounds);
         }
         bounds
     }
 
-    /// The largest per-bone interpolation bound over the between-frame
-    /// samples of a bake with `n` frames, in model units.
+    /// The source's morph weights at clip time `t`, one per slot.
+    fn weights(&self, t: f32, out: &mut Vec<f32>) {
+        crate::morph::weights_at(self.scene, Some(self.clip), t, out);
+    }
+
+    /// The largest probe error over the between-frame samples of a bake
+    /// with `n` frames, in model units.
     pub(crate) fn estimate(&self, n: u32, probes: &ErrorProbes) -> f32 {
         let map = FrameMap::new(0, n, self.duration);
         let samples = between_samples(n, self.duration, self.keys);
         let mut scratch = (Vec::new(), Vec::new());
         let (mut p0, mut p1, mut pt, mut errors) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut w0, mut w1, mut wt, mut wl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let morphing = !probes.deltas.iter().all(Vec::is_empty);
         let mut extractor = None;
         self.palette(0.0, &mut extractor, &mut scratch, &mut p0);
         let mut at = 0u32; // p0 holds frame `at`, `extractor` its state
@@ -314,7 +396,18 @@ impl ClipSource<'_> {
                 let l = rows_lerp(a, b, s);
                 [l[0] - exact[0], l[1] - exact[1], l[2] - exact[2]]
             }));
-            worst = worst.max(probes.worst(&errors));
+            if morphing {
+                self.weights(frame_time(k, n, self.duration), &mut w0);
+                self.weights(frame_time(k + 1, n, self.duration), &mut w1);
+                self.weights(t, &mut wt);
+                wl.clear();
+                wl.extend(w0.iter().zip(&w1).map(|(a, b)| a + (b - a) * s));
+            }
+            let weights = Weights {
+                interpolated: &wl,
+                source: &wt,
+            };
+            worst = worst.max(probes.worst(&errors, &pt, weights));
         }
         worst
     }

@@ -93,6 +93,7 @@ impl Sampler<'_> {
     /// What the rate search needs of `clip`, with its key times `keys`.
     fn source<'s>(&'s self, clip: &'s Clip, keys: &'s [f32]) -> ClipSource<'s> {
         ClipSource {
+            scene: self.scene,
             eval: self.eval,
             clip,
             duration: clip.duration(),
@@ -162,6 +163,7 @@ impl Sampler<'_> {
             &clips,
             &self.meshes.lod0.vertices,
             self.meshes.bone_count() as usize,
+            &self.meshes.morphs,
             rest.bounds,
             max_error,
         )

@@ -148,3 +148,34 @@ fn a_morph_preset_layer_moves_its_targets_weights() {
     assert!(err.contains("wink") && err.contains("bulge"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `throng inspect` of a bake whose clip moves only morph weights reports
+/// a between-frame error for it (morph displacement is measured), within
+/// the bound, with more frames than the base rate.
+#[test]
+fn inspect_reports_the_error_morph_weights_cause() {
+    let dir = scratch_dir("waves");
+    let src = dir.join("morph_waves.gltf");
+    std::fs::write(&src, throng_tests::morph_models::morph_waves()).unwrap();
+    let out = dir.join("morph_waves.throng");
+    let path = |p: &Path| p.to_str().unwrap().to_owned();
+    throng(&["bake", &path(&src), "-o", &path(&out), "--no-impostors"]);
+    let info = json(&["inspect", &path(&out), "--json"]);
+    let breathe = info["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "breathe")
+        .expect("a breathe clip");
+    println!("{breathe}");
+    let between = breathe["error_between_frames_rel"].as_f64().unwrap();
+    let bound = breathe["max_error_rel"].as_f64().unwrap();
+    let frames = breathe["frames"].as_u64().unwrap();
+    assert!(
+        between > 0.0 && between <= bound,
+        "breathe's between-frame error {between:e} (bound {bound:e})"
+    );
+    // 1.5 s at the default 30 fps base rate is 46 frames.
+    assert!(frames > 46, "breathe has {frames} frames");
+    let _ = std::fs::remove_dir_all(&dir);
+}
