@@ -3,7 +3,8 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]
 #
-# Runs each target (default: all of throng_file gltf cli_args wgsl) for
+# Runs each target (default: all of throng_file gltf provenance cli_args
+# wgsl) for
 # SECONDS (default 600), one after another, from the committed seeds
 # (fuzz/seeds/TARGET) into a working corpus (fuzz/corpus/TARGET, not
 # committed) that later runs start from. Builds on the stable toolchain
@@ -21,7 +22,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(throng_file gltf cli_args wgsl)
+    targets=(throng_file gltf provenance cli_args wgsl)
 fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
@@ -31,9 +32,10 @@ max_len() {
     case $1 in
         throng_file) echo 49152 ;;
         gltf) echo 65536 ;;
+        provenance) echo 16384 ;;
         cli_args) echo 512 ;;
         wgsl) echo 8192 ;;
-        *) echo "unknown target $1 (throng_file, gltf, cli_args, wgsl)" >&2; exit 2 ;;
+        *) echo "unknown target $1 (throng_file, gltf, provenance, cli_args, wgsl)" >&2; exit 2 ;;
     esac
 }
 

@@ -11,6 +11,7 @@
 
 pub mod cli_args;
 pub mod gltf;
+pub mod provenance;
 pub mod throng_file;
 pub mod wgsl;
 
@@ -19,9 +20,10 @@ pub mod wgsl;
 pub type Target = (&'static str, fn(&[u8]) -> bool);
 
 /// Every target, by name.
-pub const TARGETS: [Target; 4] = [
+pub const TARGETS: [Target; 5] = [
     ("throng_file", throng_file::run),
     ("gltf", gltf::run),
+    ("provenance", provenance::run),
     ("cli_args", cli_args::run),
     ("wgsl", wgsl::run),
 ];
