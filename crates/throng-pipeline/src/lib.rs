@@ -31,11 +31,13 @@ pub mod jobs;
 pub mod many;
 pub mod observe;
 pub mod one;
+pub mod outcome;
 pub mod settings;
 
 pub use error::PipelineError;
 pub use jobs::{Job, Plan, plan};
 pub use many::{JobResult, bake_all, bake_dir};
 pub use observe::{Observer, Phase};
-pub use one::{Baked, Outcome, bake_one, up_to_date};
+pub use one::{bake_one, up_to_date};
+pub use outcome::{Baked, Outcome};
 pub use settings::{DEFAULT_LOD_RATIOS, ImpostorSettings, Settings};

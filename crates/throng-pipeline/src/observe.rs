@@ -3,7 +3,7 @@
 //! Every method has an empty default; `()` observes nothing.
 
 use crate::jobs::Job;
-use crate::one::Outcome;
+use crate::outcome::Outcome;
 
 /// What runs now in a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

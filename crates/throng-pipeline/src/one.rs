@@ -12,43 +12,8 @@ use throng_impostor::{AttachError, CaptureError};
 use crate::error::PipelineError;
 use crate::jobs::Job;
 use crate::observe::{Observer, Phase};
+pub use crate::outcome::{Baked, Outcome};
 use crate::settings::{ImpostorSettings, Settings};
-use throng_bake::BakeReport;
-
-/// A bake that ran.
-#[derive(Debug)]
-pub struct Baked {
-    /// The model written.
-    pub model: BakedModel,
-    /// Its report.
-    pub report: BakeReport,
-    /// Bytes written.
-    pub file_bytes: u64,
-    /// Seconds from start to written.
-    pub seconds: f64,
-    /// Seconds the impostor capture took, if one was captured.
-    pub impostor_seconds: Option<f64>,
-}
-
-impl Baked {
-    /// The worst measured error, relative to the bounding radius: at the
-    /// frames or between them.
-    pub fn worst_error(&self) -> f32 {
-        self.report.error.rel.max(self.report.error_between.rel)
-    }
-}
-
-/// How a job ended, when it did not fail.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Baked and written.
-    Baked(Box<Baked>),
-    /// The output is up to date: nothing baked or written.
-    UpToDate {
-        /// Size of the existing output.
-        file_bytes: u64,
-    },
-}
 
 /// The size of the `.throng` at `output` if it records exactly `wanted` as
 /// its provenance (a missing, unreadable, malformed or older file is not
