@@ -1,283 +1,21 @@
-//! The source scene: a glTF model's animation-relevant content, free of the
-//! glTF crate.
+//! [`Scene::validate`]: the validity rules of the scene model, listed in
+//! [`crate::scene`]'s docs, rule 6 (morph targets and weights) included.
 //!
-//! `throng-bake` imports a glTF file into a [`Scene`]; the baker turns it into
-//! a [`throng_core::model::BakedModel`] and the CPU reference ([`crate::reference`])
-//! evaluates it with glTF's own semantics. The scene keeps glTF's structure
-//! (nodes, skins, meshes, node→mesh instances, animation channels), not the
-//! baked palette form, so the reference stays independent of the palette
-//! construction it checks.
-//!
-//! # Validity rules ([`Scene::validate`])
-//! 1. Every node's parent index is in range and the hierarchy has no cycle.
-//! 2. Every skin has as many inverse binds as joints; joints are valid nodes.
-//! 3. Every instance names a valid node, mesh and (optional) skin.
-//! 4. Every primitive's attribute arrays have one entry per vertex, its indices
-//!    are below its vertex count and a multiple of 3 long, its joint indices
-//!    are below the skin's joint count (checked per instance), and every float
-//!    is finite.
-//! 5. Every channel targets a valid node, has at least one key, strictly
-//!    increasing finite non-negative times and finite values, with 1 value per
-//!    key (3 for cubic spline).
-//! 6. Morph targets and weights agree in count everywhere and are finite
-//!    ([`crate::morph::validate`]).
-//! 7. Every material's image exists; every image is 1..=`MAX_IMAGE_SIDE`
-//!    texels a side and holds its RGBA8 texels.
+//! # Rule 6 in full ([`morph_rules`])
+//! Every primitive of a mesh has as many targets as the mesh has target
+//! names and default weights; every target has one offset per vertex (and
+//! normals, if any, likewise), all finite. A node's `weights` has the
+//! count of its mesh's targets. A weight channel names a node that shows
+//! a mesh with targets, has strictly increasing finite non-negative key
+//! times and `keys × (1 or 3) × targets` finite values.
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use throng_core::limits::{MAX_IMAGE_SIDE, MAX_MORPH_SLOTS};
 
+use super::targets::{first_slots, target_count};
+use super::{Channel, Clip, Interpolation, LocalTransform, Primitive, Scene, WeightChannel};
 use crate::error::SceneError;
-pub use crate::morph::{MorphTarget, WeightChannel};
-use throng_core::limits::MAX_IMAGE_SIDE;
-pub use throng_core::material::{AlphaMode, Material, TextureWrap};
-use throng_core::math::Trs;
-
-/// An image as the glTF gave it, decoded to RGBA8 (rows top to bottom);
-/// the bake makes its mip chain and stores it in the file's codec
-/// (`throng_bake::images`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SourceImage {
-    /// Image name or URI.
-    pub name: String,
-    /// Width in texels.
-    pub width: u32,
-    /// Height in texels.
-    pub height: u32,
-    /// `width × height` RGBA8 texels.
-    pub rgba: Vec<u8>,
-}
-
-/// A node's rest-pose local transform.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum LocalTransform {
-    /// Given as translation/rotation/scale (animatable).
-    Trs(Trs),
-    /// Given as a matrix. glTF forbids animating such nodes; if a clip does,
-    /// the sampler decomposes the matrix.
-    Matrix(Mat4),
-}
-
-impl LocalTransform {
-    /// The local matrix.
-    pub fn to_mat4(&self) -> Mat4 {
-        match self {
-            Self::Trs(trs) => trs.to_mat4(),
-            Self::Matrix(m) => *m,
-        }
-    }
-
-    /// The local transform as TRS (decomposing a matrix).
-    pub fn to_trs(&self) -> Trs {
-        match self {
-            Self::Trs(trs) => *trs,
-            Self::Matrix(m) => Trs::from_mat4(m),
-        }
-    }
-}
-
-/// One node of the hierarchy.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SceneNode {
-    /// Node name (glTF `name`, or `node{index}` when absent).
-    pub name: String,
-    /// Parent node index; `None` for a scene root.
-    pub parent: Option<u32>,
-    /// Rest-pose local transform.
-    pub rest: LocalTransform,
-    /// Its mesh's morph weights (glTF `node.weights`), overriding the mesh's.
-    pub weights: Option<Vec<f32>>,
-}
-
-/// A glTF skin: joints and their inverse bind matrices.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Skin {
-    /// Skin name.
-    pub name: String,
-    /// Joint node indices.
-    pub joints: Vec<u32>,
-    /// One inverse bind matrix per joint (identity where the file gives none).
-    pub inverse_binds: Vec<Mat4>,
-}
-
-/// Index topology of a primitive (after conversion to triangle lists).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Primitive {
-    /// Index of this primitive in its glTF mesh.
-    pub index: u32,
-    /// Positions, in the mesh's own (bind-pose) space.
-    pub positions: Vec<Vec3>,
-    /// Normals; `None` if the file had none (the baker then computes them).
-    pub normals: Option<Vec<Vec3>>,
-    /// Tangents (xyz, w the bitangent's sign); `None` if the file had none
-    /// (the baker generates MikkTSpace tangents where a normal map needs
-    /// them). A zero-length one is kept: the bake stores it as "none".
-    pub tangents: Option<Vec<Vec4>>,
-    /// First texture coordinate set.
-    pub uvs: Option<Vec<Vec2>>,
-    /// Number of 4-wide influence sets (JOINTS_n/WEIGHTS_n pairs); 0 if unskinned.
-    pub influence_sets: u32,
-    /// Joint indices (into the skin's joints), vertex-major:
-    /// `joints[(v * influence_sets + s) * 4 + k]`.
-    pub joints: Vec<u16>,
-    /// Weights, laid out like [`Self::joints`].
-    pub weights: Vec<f32>,
-    /// Triangle-list indices.
-    pub indices: Vec<u32>,
-    /// Material index, if any.
-    pub material: Option<u32>,
-    /// Morph targets (as many as the mesh's [`Mesh::target_names`]).
-    pub targets: Vec<MorphTarget>,
-}
-
-impl Primitive {
-    /// Number of vertices.
-    pub fn vertex_count(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// Influences of vertex `v` as `(joint, weight)` pairs, all sets.
-    pub fn influences(&self, v: usize) -> impl Iterator<Item = (u16, f32)> + '_ {
-        let n = self.influence_sets as usize * 4;
-        let range = v * n..(v + 1) * n;
-        self.joints[range.clone()]
-            .iter()
-            .copied()
-            .zip(self.weights[range].iter().copied())
-    }
-}
-
-/// A glTF mesh.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mesh {
-    /// Mesh name.
-    pub name: String,
-    /// Its primitives, in file order (points and lines already dropped).
-    pub primitives: Vec<Primitive>,
-    /// Names of its morph targets (`extras.targetNames`, or `target{i}`).
-    pub target_names: Vec<String>,
-    /// Default morph weights, one per target (zeros where the file has none).
-    pub weights: Vec<f32>,
-}
-
-/// A node that draws a mesh (glTF `node.mesh`), optionally skinned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MeshInstance {
-    /// The node holding the mesh.
-    pub node: u32,
-    /// The mesh.
-    pub mesh: u32,
-    /// The skin, if the node has one and the mesh carries joints and weights.
-    pub skin: Option<u32>,
-}
-
-/// The animated property of a channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Property {
-    /// Translation (`Vec3` in xyz).
-    Translation,
-    /// Rotation (quaternion xyzw).
-    Rotation,
-    /// Scale (`Vec3` in xyz).
-    Scale,
-}
-
-/// Keyframe interpolation (glTF §3.11).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Interpolation {
-    /// Hold the value of the previous key.
-    Step,
-    /// Linear (spherical linear, shortest path, for rotations).
-    Linear,
-    /// Cubic Hermite spline with in/out tangents.
-    CubicSpline,
-}
-
-/// One animated property of one node.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Channel {
-    /// Target node.
-    pub node: u32,
-    /// Target property.
-    pub property: Property,
-    /// Interpolation.
-    pub interpolation: Interpolation,
-    /// Key times in seconds, strictly increasing.
-    pub times: Vec<f32>,
-    /// Values: one per key, or `(in_tangent, value, out_tangent)` per key for
-    /// cubic splines. Vec3 properties use xyz (w = 0).
-    pub values: Vec<Vec4>,
-}
-
-/// An animation clip.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Clip {
-    /// Clip name (glTF `name`, or `clip{index}` when absent).
-    pub name: String,
-    /// Channels. Nodes without a channel keep their rest value.
-    pub channels: Vec<Channel>,
-    /// Morph weight channels. Nodes without one keep their default weights.
-    pub weights: Vec<WeightChannel>,
-}
-
-impl Clip {
-    /// Duration: the latest key time over all channels (clips start at 0).
-    pub fn duration(&self) -> f32 {
-        self.channels
-            .iter()
-            .filter_map(|c| c.times.last().copied())
-            .chain(self.weights.iter().map(WeightChannel::duration))
-            .fold(0.0, f32::max)
-    }
-}
-
-/// A whole source model.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Scene {
-    /// Model name (file stem).
-    pub name: String,
-    /// Nodes in file order.
-    pub nodes: Vec<SceneNode>,
-    /// Skins in file order.
-    pub skins: Vec<Skin>,
-    /// Meshes in file order.
-    pub meshes: Vec<Mesh>,
-    /// Mesh instances in node order (the order of [`crate::reference`] output
-    /// and of baked submeshes).
-    pub instances: Vec<MeshInstance>,
-    /// Clips in file order.
-    pub clips: Vec<Clip>,
-    /// Materials in file order.
-    pub materials: Vec<Material>,
-    /// Images in file order, decoded.
-    pub images: Vec<SourceImage>,
-    /// Named events on clips (from glTF animation extras or a sidecar file).
-    pub events: Vec<throng_core::model::ClipEvent>,
-}
 
 impl Scene {
-    /// Node indices ordered so that every parent comes before its children.
-    ///
-    /// Requires rule 1 ([`Self::validate`]); on a cyclic hierarchy the nodes
-    /// on the cycle are left out.
-    pub fn topological_order(&self) -> Vec<u32> {
-        let n = self.nodes.len();
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut order = Vec::with_capacity(n);
-        for (i, node) in self.nodes.iter().enumerate() {
-            match node.parent {
-                Some(p) if (p as usize) < n => children[p as usize].push(i as u32),
-                _ => order.push(i as u32),
-            }
-        }
-        let mut head = 0;
-        while head < order.len() {
-            let i = order[head] as usize;
-            order.extend_from_slice(&children[i]);
-            head += 1;
-        }
-        order
-    }
-
     /// Checks the validity rules in the module docs.
     pub fn validate(&self) -> Result<(), SceneError> {
         let node_count = self.nodes.len();
@@ -361,7 +99,7 @@ impl Scene {
                 validate_channel(c, clip, k, ch, node_count)?;
             }
         }
-        crate::morph::validate(self)?;
+        morph_rules(self)?;
         for (i, e) in self.events.iter().enumerate() {
             let Some(clip) = self.clips.get(e.clip as usize) else {
                 return Err(SceneError::BadIndex {
@@ -536,6 +274,142 @@ fn validate_channel(
     }
     if ch.values.iter().any(|v| !v.is_finite()) {
         return Err(SceneError::NotFinite(format!("key values of {}", at())));
+    }
+    Ok(())
+}
+
+/// Rule 6 of [`Scene::validate`], morph targets and weights (module
+/// docs of [`crate::scene`]); `throng_bake::morph::validate`.
+pub fn morph_rules(scene: &Scene) -> Result<(), SceneError> {
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let n = target_count(mesh);
+        let at = || format!("mesh {m} ({})", mesh.name);
+        if mesh.weights.len() != n {
+            return Err(SceneError::Length {
+                what: "default morph weights",
+                at: at(),
+                expected: n,
+                found: mesh.weights.len(),
+            });
+        }
+        if mesh.weights.iter().any(|w| !w.is_finite()) {
+            return Err(SceneError::NotFinite(format!(
+                "default morph weights of {}",
+                at()
+            )));
+        }
+        for prim in &mesh.primitives {
+            let at = || format!("mesh {m} primitive {}", prim.index);
+            if prim.targets.len() != n {
+                return Err(SceneError::Length {
+                    what: "morph targets",
+                    at: at(),
+                    expected: n,
+                    found: prim.targets.len(),
+                });
+            }
+            let verts = prim.vertex_count();
+            for (t, target) in prim.targets.iter().enumerate() {
+                let what = |x: &str| format!("{x} of morph target {t} of {}", at());
+                if target.positions.len() != verts
+                    || target.normals.as_ref().is_some_and(|v| v.len() != verts)
+                {
+                    return Err(SceneError::Invalid(format!(
+                        "{}: {} position and {} normal offsets for {verts} vertices",
+                        what("offsets"),
+                        target.positions.len(),
+                        target.normals.as_ref().map_or(0, Vec::len)
+                    )));
+                }
+                let finite = target.positions.iter().all(|v| v.is_finite())
+                    && target
+                        .normals
+                        .as_ref()
+                        .is_none_or(|n| n.iter().all(|v| v.is_finite()));
+                if !finite {
+                    return Err(SceneError::NotFinite(what("offsets")));
+                }
+            }
+        }
+    }
+    let (_, total) = first_slots(scene);
+    if total > MAX_MORPH_SLOTS {
+        return Err(SceneError::Invalid(format!(
+            "{total} morph slots (targets over mesh instances), more than {MAX_MORPH_SLOTS}"
+        )));
+    }
+    for (i, node) in scene.nodes.iter().enumerate() {
+        let Some(w) = &node.weights else { continue };
+        let at = format!("node {i} ({})", node.name);
+        if w.iter().any(|x| !x.is_finite()) {
+            return Err(SceneError::NotFinite(format!("morph weights of {at}")));
+        }
+        for inst in scene.instances.iter().filter(|x| x.node as usize == i) {
+            let n = target_count(&scene.meshes[inst.mesh as usize]);
+            if w.len() != n {
+                return Err(SceneError::Length {
+                    what: "morph weights",
+                    at,
+                    expected: n,
+                    found: w.len(),
+                });
+            }
+        }
+    }
+    for (c, clip) in scene.clips.iter().enumerate() {
+        for (k, ch) in clip.weights.iter().enumerate() {
+            validate_weight_channel(scene, c, clip, k, ch)?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_weight_channel(
+    scene: &Scene,
+    c: usize,
+    clip: &Clip,
+    k: usize,
+    ch: &WeightChannel,
+) -> Result<(), SceneError> {
+    let at = || format!("clip {c} ({}) weight channel {k}", clip.name);
+    let Some(inst) = scene.instances.iter().find(|i| i.node == ch.node) else {
+        return Err(SceneError::Invalid(format!(
+            "{}: node {} shows no mesh",
+            at(),
+            ch.node
+        )));
+    };
+    let n = target_count(&scene.meshes[inst.mesh as usize]);
+    if n == 0 || ch.targets as usize != n {
+        return Err(SceneError::Length {
+            what: "morph weights per key",
+            at: at(),
+            expected: n,
+            found: ch.targets as usize,
+        });
+    }
+    validate_key_times(&ch.times, &at)?;
+    let per_key = if ch.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    let expected = ch.times.len() * per_key * n;
+    if ch.values.len() != expected {
+        return Err(SceneError::Length {
+            what: "morph weight values",
+            at: at(),
+            expected,
+            found: ch.values.len(),
+        });
+    }
+    if let Some(i) = ch.values.iter().position(|v| !v.is_finite()) {
+        return Err(SceneError::NotFinite(format!(
+            "morph weight {} of key {} of {}",
+            i % n,
+            i / (per_key * n),
+            at()
+        )));
     }
     Ok(())
 }
