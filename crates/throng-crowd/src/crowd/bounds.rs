@@ -7,7 +7,7 @@
 use glam::{Vec3, Vec4};
 
 use super::Crowd;
-use super::anim::{Anim, Playback};
+use super::anim_state::{Anim, Playback};
 use super::models::ModelRt;
 use throng_core::math::Aabb;
 

@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4};
 
-use super::anim::{Anim, blend_of};
+use super::anim_state::{Anim, blend_of};
 use super::bounds::{sphere_union, world_sphere};
 use super::models::ModelRt;
 use super::{Crowd, ModelId};

@@ -1,7 +1,7 @@
 //! Animation events: [`CrowdEvent`]s, the events an instance's playback
 //! crosses during an update, collected per step and drained by the caller.
 
-use super::anim::Traversed;
+use super::anim_state::Traversed;
 use super::models::ModelRt;
 use super::{Crowd, InstanceId, ModelId};
 use crate::playback::crossings;

@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec4};
 
 use super::Change;
-use super::anim::{Anim, Playback};
+use super::anim_state::{Anim, Playback};
 use super::{Crowd, CrowdError, ModelId, WrapMode};
 use throng_core::gpu::{InstanceRecord, pack_tint};
 use throng_core::math::rows_to_mat4;
@@ -71,12 +71,15 @@ pub(super) struct Meta {
     pub(super) active: u32,
     /// Has animation layers (`Crowd::set_layers`).
     pub(super) layered: bool,
-    /// The path it walks (index), or [`super::motion::NO_PATH`].
+    /// The path it walks (index), or [`NO_PATH`].
     pub(super) path: u32,
 }
 
 /// [`Meta::active`] of an instance not stepped by updates.
 pub(super) const NOT_ACTIVE: u32 = u32::MAX;
+
+/// [`Meta::path`] of an instance on no path.
+pub(super) const NO_PATH: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
@@ -233,7 +236,7 @@ impl Crowd {
             parent: false,
             active: NOT_ACTIVE,
             layered: false,
-            path: super::motion::NO_PATH,
+            path: NO_PATH,
         });
         self.tints.push(pack_tint(spawn.tint));
         self.looks.push(spawn.look);

@@ -23,7 +23,7 @@ use throng_core::layers::{
 };
 use throng_core::math::Rows3x4;
 
-use super::anim::{Playback, blend_of};
+use super::anim_state::{Playback, blend_of};
 use super::{Change, Crowd, CrowdError, InstanceId, ModelHandle, ModelId, WrapMode};
 
 /// A bone mask registered with a crowd, for one model.

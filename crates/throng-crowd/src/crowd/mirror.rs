@@ -9,7 +9,7 @@
 use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, NO_IMPOSTOR};
 
 use super::Crowd;
-use super::anim::Playback;
+use super::anim_state::Playback;
 
 /// The crowd's tables for a GPU cull pass.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -61,6 +61,7 @@
 //! [`FrameMap`]: throng_core::layout::FrameMap
 
 mod anim;
+mod anim_state;
 mod attach;
 mod bounds;
 mod changes;
@@ -94,7 +95,7 @@ pub use crate::playback::WrapMode;
 
 use glam::Vec4;
 
-use anim::Anim;
+use anim_state::Anim;
 use attach::Follower;
 use changes::ChangeLog;
 use instances::{Meta, Slot};

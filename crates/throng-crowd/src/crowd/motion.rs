@@ -27,7 +27,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::instances::mat4_of;
+use super::instances::{NO_PATH, mat4_of};
 use super::{Change, Crowd, CrowdError, InstanceId, ModelId};
 use throng_core::clock::WrapMode;
 use throng_core::motion::{GpuMotion, MotionKind, PathPoint, RootKey, motion_rows, path_points};
@@ -157,9 +157,6 @@ impl PathSlot {
         self.users = 0;
     }
 }
-
-/// [`super::instances::Meta::path`] of an instance on no path.
-pub(super) const NO_PATH: u32 = u32::MAX;
 
 fn bad(what: &str) -> CrowdError {
     CrowdError::BadMotion(what.to_owned())

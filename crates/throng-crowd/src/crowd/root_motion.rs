@@ -3,7 +3,7 @@
 //! motion is analytic ([`super::Motion::RootMotion`], `motion.rs`); across a
 //! cross-fade the two clips' deltas are blended step by step here.
 
-use super::anim::Traversed;
+use super::anim_state::Traversed;
 use super::models::ModelRt;
 use super::{Crowd, CrowdError, InstanceId};
 use crate::playback::{RootDelta, root_delta};

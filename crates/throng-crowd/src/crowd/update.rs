@@ -6,7 +6,7 @@
 //! building the draw list.
 
 use super::Change;
-use super::anim::{Playback, Traversed};
+use super::anim_state::{Playback, Traversed};
 use super::draw::{DrawList, DrawView};
 use super::events::push_crossed;
 use super::instances::{NOT_ACTIVE, mat4_of, rows_of};
