@@ -1,19 +1,15 @@
-//! Bounding spheres for culling: each clip's model-space sphere, the union
-//! of two clips' spheres during a fade (and of the layers' clips' for an
-//! instance with animation layers), and the world sphere cached per
-//! instance (recomputed only when its transform or clips change; a moved
-//! instance's from its cached model-space sphere, one transform).
+//! Bounding spheres for culling: each clip's model-space sphere (made once
+//! per model, `models.rs`), the union of two clips' spheres during a fade
+//! (and of the layers' clips' for an instance with animation layers), and
+//! the world sphere cached per instance (recomputed only when its transform
+//! or clips change; a moved instance's from its cached model-space sphere,
+//! one transform).
 
 use glam::{Vec3, Vec4};
 
 use super::Crowd;
 use super::anim_state::{Anim, Playback};
 use super::models::ModelRt;
-use throng_core::math::Aabb;
-
-pub(super) fn sphere_of(b: &Aabb) -> Vec4 {
-    b.center().extend(b.radius())
-}
 
 /// The smallest sphere holding both.
 pub(super) fn sphere_union(a: Vec4, b: Vec4) -> Vec4 {

@@ -37,9 +37,12 @@
 //! One job per file, each an `impl Crowd` block where it needs the crowd:
 //! * `models.rs`: model handles and ids, per-model runtime data, clip lookup.
 //! * `instances.rs`: ids, dense storage, spawn/despawn/clear, reserve,
-//!   transform and tint.
-//! * `anim.rs`: the animation state and its control (play, cross-fade,
-//!   speed, wrap, time, pause) and what an instance shows.
+//!   transform and tint; below animation control, motion and bounds.
+//! * `anim_state.rs`: the animation state an instance stores (two tracks
+//!   and a fade, analytic) and the frames it shows at a tick; below the
+//!   instance table that holds it.
+//! * `anim.rs`: the animation control (play, cross-fade, speed, wrap,
+//!   time, pause) and what an instance shows.
 //! * `update.rs`: advancing the clock (`update`, `tick`) and the set of
 //!   instances stepped every update.
 //! * `changes.rs`: the change log GPU mirrors read.
@@ -52,7 +55,10 @@
 //! * `bounds.rs`: bounding spheres for culling.
 //! * `layers.rs`: animation layers over an instance's base pose, bone
 //!   masks, and the palette an instance shows with them.
-//! * `draw.rs`: culling, LOD selection and the per-frame draw list.
+//! * `lod.rs`: LOD choice with hysteresis, the mesh–impostor band, LOD
+//!   tints; below the models and the draw lists.
+//! * `draw/`: culling, LOD selection and the per-frame draw list (the
+//!   list's types in `mod.rs`, the pass that fills it in `pass.rs`).
 //! * `error.rs`: [`CrowdError`].
 //!
 //! [`BakedModel`]: throng_core::model::BakedModel
@@ -72,6 +78,7 @@ mod events;
 mod fixtures;
 mod instances;
 mod layers;
+mod lod;
 mod mirror;
 mod models;
 mod motion;
@@ -82,11 +89,12 @@ mod variety;
 pub use anim::InstanceState;
 pub use attach::Attachment;
 pub use changes::{Change, ChangeCursor, Changes};
-pub use draw::{DrawGroup, DrawList, DrawView, LOD_HYSTERESIS, LOD_TINTS, select_lod};
+pub use draw::{DrawGroup, DrawList, DrawView};
 pub use error::CrowdError;
 pub use events::CrowdEvent;
 pub use instances::{InstanceId, Spawn};
 pub use layers::{Layer, LayerBlend, MaskId};
+pub use lod::{LOD_HYSTERESIS, LOD_TINTS, select_lod};
 pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
 pub use motion::{MAX_MOTION_SPEED, MAX_PATH_POINTS, MAX_YAW_RATE, Motion, PathEnd, PathId};

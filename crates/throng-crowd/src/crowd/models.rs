@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Mat4, Vec4};
 
-use super::bounds::sphere_of;
+use super::lod::LOD_HYSTERESIS;
 use super::{Crowd, CrowdError};
 use throng_core::layers::Skeleton;
 use throng_core::layout::FrameMap;
 use throng_core::limits::REST_FRAME;
+use throng_core::math::Aabb;
 use throng_core::model::BakedModel;
 use throng_core::variety::{Palette, PaletteError};
 
@@ -119,7 +120,7 @@ impl ImpostorLevel {
         let lod = m.impostor_lod()?;
         let size = m.impostor.as_ref()?.screen_size;
         let sizes = m.lod_sizes();
-        let top = size * (1.0 + super::draw::LOD_HYSTERESIS);
+        let top = size * (1.0 + LOD_HYSTERESIS);
         let mesh_lod = sizes[..lod]
             .iter()
             .position(|&t| top >= t)
@@ -160,6 +161,11 @@ pub(super) struct ModelRt {
     pub(super) bucket: u32,
     /// Its first key in the crowd's root-key table.
     pub(super) root_base: u32,
+}
+
+/// A box's bounding sphere (centre, radius): a clip's, kept per model.
+fn sphere_of(b: &Aabb) -> Vec4 {
+    b.center().extend(b.radius())
 }
 
 impl Crowd {

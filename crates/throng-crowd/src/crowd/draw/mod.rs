@@ -1,18 +1,21 @@
 //! Per-frame draw lists: culling each instance's cached sphere against the
 //! view's frustum, selecting its LOD (with hysteresis), and grouping the
-//! 96-byte records by (model, LOD, cross-fading) for the renderer.
+//! 96-byte records by (model, LOD, cross-fading) for the renderer. This
+//! file holds what a caller sees — [`DrawList`], [`DrawView`],
+//! [`DrawGroup`] and [`Crowd::build_draw_list`] — and `pass.rs` the pass
+//! that fills a list, instance by instance.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
-use super::anim_state::{Anim, blend_of};
-use super::bounds::{sphere_union, world_sphere};
-use super::models::ModelRt;
 use super::{Crowd, ModelId};
 use crate::camera::{Camera, Frustum};
-use throng_core::gpu::{GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
+use throng_core::gpu::{GpuLayerSet, InstanceRecord};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::math::Aabb;
-use throng_core::variety::Look;
+
+mod pass;
+
+use pass::DrawPass;
 
 /// Records of one frame, grouped by (model, LOD).
 #[derive(Clone, Debug, Default)]
@@ -96,48 +99,6 @@ impl From<Option<&Frustum>> for DrawView {
     }
 }
 
-/// Relative band around each LOD threshold inside which an instance keeps
-/// its LOD (avoids popping back and forth at the boundary).
-pub const LOD_HYSTERESIS: f32 = 0.15;
-
-/// Record tints (RGBA8, `r | g << 8 | b << 16 | a << 24`) showing LOD 0, 1,
-/// 2, 3+ when [`DrawView::lod_tints`] is on: green, blue, magenta, red.
-pub const LOD_TINTS: [u32; 4] = [0xff4c_ff4c, 0xffff_8c59, 0xffe6_4cff, 0xff40_40ff];
-
-/// The cross-fade between a model's last mesh LOD and its impostor, for an
-/// instance of projected size `size` and the switch at `threshold`: across
-/// the hysteresis band (`threshold · (1 ± LOD_HYSTERESIS)`) the fraction
-/// drawn as the mesh, in [`LOD_DITHER_LEVELS`] steps: 0 below the band
-/// (impostor only), [`LOD_DITHER_LEVELS`] above it (mesh only), both
-/// halves in between ([`InstanceRecord::with_lod_dither`]).
-pub fn impostor_fade_level(size: f32, threshold: f32) -> u32 {
-    let low = threshold * (1.0 - LOD_HYSTERESIS);
-    let f = (size - low) / (2.0 * LOD_HYSTERESIS * threshold);
-    let levels = LOD_DITHER_LEVELS as f32;
-    (f * levels).round().clamp(0.0, levels) as u32
-}
-
-/// LOD for a projected size, given the previous LOD and each LOD's smallest
-/// screen size (see [`throng_core::model::Lod::screen_size`]).
-pub fn select_lod(size: f32, sizes: &[f32], current: usize) -> usize {
-    let last = sizes.len().saturating_sub(1);
-    let first_at = |scale: f32| {
-        sizes
-            .iter()
-            .position(|&t| size >= t * scale)
-            .unwrap_or(last)
-    };
-    let finer = first_at(1.0 + LOD_HYSTERESIS);
-    let coarser = first_at(1.0 - LOD_HYSTERESIS);
-    if finer < current {
-        finer
-    } else if coarser > current {
-        coarser
-    } else {
-        current.min(last)
-    }
-}
-
 /// A contiguous run of records of one model and LOD.
 ///
 /// A (model, LOD) pair yields up to two groups: first the instances that are
@@ -202,270 +163,14 @@ impl Crowd {
     }
 }
 
-/// Kinds of records within a (model, LOD) bucket, in group order.
-const KINDS: usize = 3;
-/// Not fading, no layers.
-const PLAIN: usize = 0;
-/// Mid-cross-fade.
-const FADING: usize = 1;
-/// With animation layers.
-const LAYERED: usize = 2;
-
-/// What the draw pass reads of one instance.
-pub(super) struct Visited<'a> {
-    anim: &'a Anim,
-    rows: &'a [Vec4; 3],
-    sphere: &'a Vec4,
-    tint: u32,
-    look: Look,
-    /// Its layers, when the view draws them.
-    layers: Option<&'a [GpuLayer]>,
-}
-
-/// Record building for one frame: culling, LOD selection, then records into
-/// per-(model, LOD, kind) buckets. Scratch list `KINDS * bucket + kind`
-/// holds a bucket's records; with one (model, LOD) bucket (`single`), plain
-/// records go straight into the output and only fading or layered ones take
-/// the detour through scratch.
-pub(super) struct DrawPass<'a> {
-    out: &'a mut DrawList,
-    view: DrawView,
-    single: bool,
-    /// The crowd's clock.
-    now: u64,
-}
-
-impl Crowd {
-    /// Culls instance `d` (dense slot) and, if visible, adds its record to
-    /// `pass`.
-    pub(super) fn visit_instance(&self, pass: &mut DrawPass<'_>, d: usize) {
-        let layers = if pass.view.layers && self.metas[d].layered {
-            self.gpu_layers(d)
-        } else {
-            None
-        };
-        // A moving instance's transform and sphere are of the frame.
-        let (rows, sphere);
-        let (rows, sphere) = if self.moving(d) {
-            rows = self.world_rows(d);
-            sphere = self.sphere_at(d, &rows);
-            (&rows, &sphere)
-        } else {
-            (&self.rows[d], &self.spheres[d])
-        };
-        let instance = Visited {
-            anim: &self.anims[d],
-            rows,
-            sphere,
-            tint: self.tints[d],
-            look: self.looks[d],
-            layers: layers.as_deref(),
-        };
-        pass.visit(d, &self.models[self.metas[d].model as usize], instance);
-    }
-}
-
-impl<'a> DrawPass<'a> {
-    pub(super) fn new(
-        models: &[ModelRt],
-        instances: usize,
-        view: &DrawView,
-        now: u64,
-        out: &'a mut DrawList,
-    ) -> Self {
-        out.records.clear();
-        out.groups.clear();
-        out.layer_sets.clear();
-        out.instances = instances as u32;
-        out.bounds = Aabb::EMPTY;
-        let buckets = models
-            .last()
-            .map_or(0, |m| m.bucket as usize + m.lod_sizes.len());
-        let single = buckets <= 1;
-        if single {
-            out.records.reserve(instances);
-        }
-        out.scratch.resize_with(KINDS * buckets.max(1), Vec::new);
-        for s in &mut out.scratch {
-            s.clear();
-        }
-        out.lod_state.resize(instances, 0);
-        Self {
-            out,
-            view: *view,
-            single,
-            now,
-        }
-    }
-
-    #[inline]
-    pub(super) fn visit(&mut self, d: usize, rt: &ModelRt, instance: Visited<'_>) {
-        let Visited {
-            anim: a,
-            rows,
-            sphere,
-            tint,
-            look,
-            layers,
-        } = instance;
-        let blend = blend_of(a, &rt.maps, self.now);
-        // While fading, the bounds are the union of both clips' (rare:
-        // computed here rather than cached).
-        let fading_sphere;
-        let sphere = if blend.fade < 1.0 {
-            // With layers, the cached sphere holds their clips too.
-            let both = world_sphere(rt, a, rows, true);
-            fading_sphere = match layers {
-                Some(_) => sphere_union(both, *sphere),
-                None => both,
-            };
-            &fading_sphere
-        } else {
-            sphere
-        };
-        if let Some(f) = &self.view.frustum {
-            // Branch-free: the smallest signed distance over the six planes.
-            let c = sphere.truncate().extend(1.0);
-            let p = &f.planes;
-            let d = p[0]
-                .dot(c)
-                .min(p[1].dot(c))
-                .min(p[2].dot(c))
-                .min(p[3].dot(c))
-                .min(p[4].dot(c))
-                .min(p[5].dot(c));
-            if d < -sphere.w {
-                return;
-            }
-        }
-        let r = Vec3::splat(sphere.w);
-        self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
-        self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
-        let mut lod = 0;
-        let mut cross_fade = None;
-        if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
-            let dist = (sphere.truncate() - self.view.eye)
-                .length()
-                .max(sphere.w)
-                .max(f32::MIN_POSITIVE);
-            let size = sphere.w * self.view.lod_scale / dist;
-            lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
-            self.out.lod_state[d] = lod as u8;
-            // Within the band around the switch to the impostor, both.
-            if let Some(imp) = rt.impostor
-                && lod >= imp.mesh_lod as usize
-            {
-                let level = impostor_fade_level(size, imp.size);
-                if level > 0 && level < LOD_DITHER_LEVELS {
-                    cross_fade = Some((imp.mesh_lod as usize, imp.lod as usize, level));
-                }
-            }
-        }
-        let lod_tints = self.view.lod_tints;
-        let tint_of = |lod: usize| {
-            if lod_tints {
-                LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
-            } else {
-                tint
-            }
-        };
-        let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod)).with_look(look);
-        let kind = if rec.fade < 1.0 { FADING } else { PLAIN };
-        // A mesh record of an instance with layers: its pose comes from the
-        // pre-pass; `frame0` names its layer set.
-        let is_impostor = |lod: usize| rt.impostor.is_some_and(|i| i.lod as usize == lod);
-        let mesh_record =
-            |pass: &mut Self, lod: usize, rec: InstanceRecord, level: u32| match layers {
-                Some(layers) if !is_impostor(lod) => {
-                    let index = pass.out.layer_sets.len() as u32;
-                    pass.out
-                        .layer_sets
-                        .push(GpuLayerSet::new(&blend, layers, 0));
-                    let layered = InstanceRecord {
-                        frame0: index,
-                        fade: 1.0,
-                        ..rec
-                    }
-                    .with_lod_dither(level);
-                    pass.push(rt, lod, LAYERED, layered);
-                }
-                _ => pass.push(rt, lod, kind, rec.with_lod_dither(level)),
-            };
-        if let Some((mesh_lod, imp, level)) = cross_fade {
-            let mesh = InstanceRecord {
-                tint: tint_of(mesh_lod),
-                ..rec
-            };
-            mesh_record(self, mesh_lod, mesh, level);
-            rec = InstanceRecord {
-                tint: tint_of(imp),
-                ..rec
-            }
-            .with_lod_dither(level);
-            lod = imp;
-            self.push(rt, lod, kind, rec);
-        } else {
-            mesh_record(self, lod, rec, 0);
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, rt: &ModelRt, lod: usize, kind: usize, rec: InstanceRecord) {
-        if self.single && kind == PLAIN {
-            self.out.records.push(rec);
-        } else {
-            self.out.scratch[KINDS * (rt.bucket as usize + lod) + kind].push(rec);
-        }
-    }
-
-    pub(super) fn finish(self, models: &[ModelRt]) {
-        let out = self.out;
-        // Records already in the output (single bucket, not fading).
-        let mut direct = out.records.len() as u32;
-        for (m, model) in models.iter().enumerate() {
-            for lod in 0..model.lod_sizes.len() {
-                let bucket = model.bucket as usize + lod;
-                for kind in [PLAIN, FADING, LAYERED] {
-                    let first = out.records.len() as u32 - std::mem::take(&mut direct);
-                    out.records
-                        .extend_from_slice(&out.scratch[KINDS * bucket + kind]);
-                    let count = out.records.len() as u32 - first;
-                    if count == 0 {
-                        continue;
-                    }
-                    out.groups.push(DrawGroup {
-                        model: ModelId(m as u32),
-                        model_key: model.handle.key(),
-                        lod: lod as u32,
-                        cross_fade: kind == FADING,
-                        layered: kind == LAYERED,
-                        first,
-                        count,
-                    });
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use glam::Mat4;
+    use throng_core::gpu::LOD_DITHER_LEVELS;
 
     use super::super::Spawn;
     use super::super::fixtures::{at, test_model};
     use super::*;
-
-    #[test]
-    fn the_impostor_fade_spans_the_hysteresis_band() {
-        let t = 0.1;
-        assert_eq!(impostor_fade_level(t * (1.0 - LOD_HYSTERESIS) * 0.99, t), 0);
-        assert_eq!(impostor_fade_level(t, t), LOD_DITHER_LEVELS / 2);
-        assert_eq!(
-            impostor_fade_level(t * (1.0 + LOD_HYSTERESIS) * 1.01, t),
-            LOD_DITHER_LEVELS
-        );
-    }
 
     /// An instance inside the band around the impostor's switch is drawn
     /// twice, as its mesh and as its impostor, both records carrying the
@@ -637,18 +342,5 @@ mod tests {
         // A fade unions both clips' bounds; without culling everything is drawn.
         crowd.build_draw_list(None, &mut list);
         assert_eq!(list.visible(), 4);
-    }
-
-    #[test]
-    fn lod_selection_has_hysteresis() {
-        let sizes = [0.25, 0.1, 0.0];
-        assert_eq!(select_lod(0.5, &sizes, 0), 0);
-        assert_eq!(select_lod(0.24, &sizes, 0), 0, "inside the band: stays");
-        assert_eq!(select_lod(0.2, &sizes, 0), 1, "below the band: coarser");
-        assert_eq!(select_lod(0.26, &sizes, 1), 1, "inside the band: stays");
-        assert_eq!(select_lod(0.3, &sizes, 1), 0, "above the band: finer");
-        assert_eq!(select_lod(0.001, &sizes, 0), 2, "straight to the coarsest");
-        assert_eq!(select_lod(0.9, &sizes, 2), 0, "straight to the finest");
-        assert_eq!(select_lod(0.5, &[0.0], 0), 0, "one LOD");
     }
 }
