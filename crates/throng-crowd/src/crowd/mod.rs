@@ -49,7 +49,7 @@
 //! * `mirror.rs`: each instance's GPU state and the crowd's tables, for
 //!   the GPU-driven path's cull pass.
 //! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
-//! * `motion.rs`: analytic locomotion (velocity, paths, root motion)
+//! * `motion/`: analytic locomotion (velocity, paths, root motion)
 //!   evaluated from the clock, and the crowd's path table.
 //! * `attach.rs`: props and skinned attachments following a parent.
 //! * `bounds.rs`: bounding spheres for culling.

@@ -65,7 +65,8 @@ pub struct DrawView {
     /// radius r at distance d is `r · lod_scale / d`. 0 disables LOD
     /// selection (LOD 0 everywhere).
     pub lod_scale: f32,
-    /// Tint every record by its LOD ([`LOD_TINTS`]) instead of its own tint.
+    /// Tint every record by its LOD ([`LOD_TINTS`](super::LOD_TINTS))
+    /// instead of its own tint.
     pub lod_tints: bool,
     /// Put the mesh records of instances with animation layers in groups of
     /// their own ([`DrawGroup::layered`]), for a renderer with the palette

@@ -24,13 +24,24 @@
 //! * Speed matching ([`Crowd::set_motion_matched`]) sets the clip's playback
 //!   speed to the motion's speed over the clip's own ground speed once,
 //!   when the motion is set: feet do not slide, and nothing is per frame.
+//!
+//! # Files
+//! This file holds [`Motion`], its checks, its hand-over and evaluation;
+//! `paths.rs` the crowd's tables that motions index (shared paths, root
+//! keys); `anchor.rs` the re-anchoring when an instance's animation or
+//! transform changes under its motion.
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::instances::{NO_PATH, mat4_of};
+use super::instances::mat4_of;
 use super::{Change, Crowd, CrowdError, InstanceId, ModelId};
 use throng_core::clock::WrapMode;
-use throng_core::motion::{GpuMotion, MotionKind, PathPoint, RootKey, motion_rows, path_points};
+use throng_core::motion::{GpuMotion, MotionKind, motion_rows};
+
+mod anchor;
+mod paths;
+
+pub(super) use paths::PathSlot;
 
 /// Fastest motion accepted, world units per second: faster is a mistake
 /// (or a unit error), not a crowd.
@@ -137,166 +148,11 @@ impl Motion {
     }
 }
 
-/// One path: its points in the crowd's table, open and closed.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct PathSlot {
-    generation: u32,
-    /// First point; `count` points open, `count + 1` closed.
-    base: u32,
-    count: u32,
-    length_open: f32,
-    length_closed: f32,
-    /// Instances walking it.
-    users: u32,
-    live: bool,
-}
-
-impl PathSlot {
-    /// Forgets its walkers (the crowd was cleared).
-    pub(super) fn release_all(&mut self) {
-        self.users = 0;
-    }
-}
-
 fn bad(what: &str) -> CrowdError {
     CrowdError::BadMotion(what.to_owned())
 }
 
 impl Crowd {
-    /// Adds a path through `points` (world positions, at least two, not
-    /// all at one place, finite).
-    pub fn add_path(&mut self, points: &[Vec3]) -> Result<PathId, CrowdError> {
-        if points.len() < 2 {
-            return Err(bad(&format!(
-                "a path needs at least 2 points, got {}",
-                points.len()
-            )));
-        }
-        if points.len() > MAX_PATH_POINTS {
-            return Err(bad(&format!(
-                "a path has at most {MAX_PATH_POINTS} points, got {}",
-                points.len()
-            )));
-        }
-        if let Some(i) = points.iter().position(|p| !p.is_finite()) {
-            return Err(bad(&format!("path point {i} is not finite: {}", points[i])));
-        }
-        let base = self.points.len() as u32;
-        let (count, length_open) = path_points(points, false, &mut self.points);
-        self.points.truncate(base as usize);
-        let (_, length_closed) = path_points(points, true, &mut self.points);
-        if !(length_open > 0.0 && length_closed.is_finite()) {
-            self.points.truncate(base as usize);
-            return Err(bad("a path's points are all at one place (length 0)"));
-        }
-        self.points_generation += 1;
-        let slot = PathSlot {
-            generation: 0,
-            base,
-            count,
-            length_open,
-            length_closed,
-            users: 0,
-            live: true,
-        };
-        let index = match self.free_paths.pop() {
-            Some(i) => {
-                let generation = self.paths[i as usize].generation;
-                self.paths[i as usize] = PathSlot { generation, ..slot };
-                i
-            }
-            None => {
-                self.paths.push(slot);
-                self.paths.len() as u32 - 1
-            }
-        };
-        Ok(PathId {
-            index,
-            generation: self.paths[index as usize].generation,
-        })
-    }
-
-    fn path_slot(&self, path: PathId) -> Result<&PathSlot, CrowdError> {
-        match self.paths.get(path.index as usize) {
-            Some(p) if p.live && p.generation == path.generation => Ok(p),
-            _ => Err(bad(&format!("path {path:?} does not exist (removed?)"))),
-        }
-    }
-
-    /// Removes a path no instance walks; its points are reclaimed when
-    /// removed paths hold more than half of the point table.
-    pub fn remove_path(&mut self, path: PathId) -> Result<(), CrowdError> {
-        let users = self.path_slot(path)?.users;
-        if users > 0 {
-            return Err(bad(&format!(
-                "path {path:?} is walked by {users} instances; give them another motion first"
-            )));
-        }
-        let p = &mut self.paths[path.index as usize];
-        p.live = false;
-        p.generation = p.generation.wrapping_add(1);
-        self.free_paths.push(path.index);
-        let live: usize = self
-            .paths
-            .iter()
-            .filter(|p| p.live)
-            .map(|p| p.count as usize + 1)
-            .sum();
-        if self.points.len() > 1024 && live * 2 < self.points.len() {
-            self.compact_points();
-        }
-        Ok(())
-    }
-
-    /// Moves live paths' points together and re-points the motions on
-    /// them (logged, so mirrors upload them again).
-    fn compact_points(&mut self) {
-        let mut points = Vec::with_capacity(self.points.len() / 2);
-        let mut moved = vec![u32::MAX; self.paths.len()];
-        for (i, p) in self.paths.iter_mut().enumerate() {
-            if p.live {
-                let n = p.count as usize + 1;
-                let start = points.len() as u32;
-                points.extend_from_slice(&self.points[p.base as usize..p.base as usize + n]);
-                moved[i] = start;
-                p.base = start;
-            }
-        }
-        self.points = points;
-        self.points_generation += 1;
-        for d in 0..self.metas.len() {
-            let path = self.metas[d].path;
-            if path != NO_PATH {
-                self.motions[d].base = moved[path as usize];
-                self.touch(Change::motion(d));
-            }
-        }
-    }
-
-    /// The crowd's path points, every path's after another (what
-    /// [`GpuMotion::base`] of a path motion indexes).
-    pub fn path_points(&self) -> &[PathPoint] {
-        &self.points
-    }
-
-    /// The crowd's root-motion keys, every model's after another (what
-    /// [`GpuMotion::base`] of a root motion indexes).
-    pub fn root_keys(&self) -> &[RootKey] {
-        &self.root_keys
-    }
-
-    /// Changes whenever [`Self::path_points`] or [`Self::root_keys`]
-    /// change.
-    pub fn motion_tables_generation(&self) -> u64 {
-        self.points_generation
-    }
-
-    /// Each instance's motion, in dense slot order (empty while no instance
-    /// ever moved).
-    pub fn gpu_motions(&self) -> &[GpuMotion] {
-        &self.motions
-    }
-
     /// Sets how an instance moves, from where it is now.
     pub fn set_motion(&mut self, id: InstanceId, motion: Motion) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
@@ -570,127 +426,11 @@ impl Crowd {
         self.touch(Change::all(d));
     }
 
-    /// Anchors dense slot `d`'s root motion at the clock, from where it is
-    /// now, if it follows root motion: analytic while one clip plays, still
-    /// (stepped on the CPU) during a fade or paused. Called after every
-    /// change of its animation.
-    pub(super) fn refresh_root_motion(&mut self, d: usize) {
-        let meta = self.metas[d];
-        if !meta.root_motion {
-            return;
-        }
-        self.ensure_motions();
-        let here = self.world_rows(d);
-        self.rows[d] = here;
-        let anchor = here.map(|v| v.to_array());
-        let now = self.clock;
-        let rt = &self.models[meta.model as usize];
-        let a = &mut self.anims[d];
-        let analytic = a.current.is_some()
-            && rt.root_clips[a.current.clip as usize]
-            && !a.fading(now)
-            && !meta.paused;
-        self.motions[d] = if analytic {
-            // The motion shares the animation's anchor.
-            a.rebase(now, &rt.maps, true);
-            let p = a.current;
-            let map = rt.maps[p.clip as usize];
-            let keys = &rt.handle.model().root_motion;
-            let last = keys[(map.first_frame + map.frame_count - 1) as usize];
-            GpuMotion::root_motion(
-                anchor,
-                now,
-                &p.track,
-                p.wrap,
-                rt.root_base + map.first_frame,
-                map.frame_count,
-                map.duration,
-                map.frames_per_second,
-                RootKey {
-                    translation: last.translation,
-                    yaw: last.yaw,
-                },
-            )
-        } else {
-            GpuMotion::still(anchor)
-        };
-        self.touch(Change::all(d));
-    }
-
-    /// Re-anchors dense slot `d`'s motion at transform `rows` (after
-    /// [`Crowd::set_transform`]).
-    pub(super) fn reanchor_motion(&mut self, d: usize, rows: [Vec4; 3]) {
-        let Some(m) = self.motion_of(d).copied() else {
-            return;
-        };
-        let anchor = rows.map(|v| v.to_array());
-        let now = self.clock;
-        match m.motion_kind() {
-            MotionKind::Velocity => {
-                // Keep the speed along the heading it has turned to.
-                let turned = motion_rows(&m, now, &[], &[]);
-                let anchor_heading = Vec3::new(m.anchor_rows[0][2], 0.0, m.anchor_rows[2][2]);
-                let heading = Vec3::new(turned[0].z, 0.0, turned[2].z);
-                let yaw = heading.x.atan2(heading.z) - anchor_heading.x.atan2(anchor_heading.z);
-                let v = glam::Quat::from_rotation_y(yaw) * Vec3::new(m.a[0], m.a[1], m.a[2]);
-                self.motions[d] = GpuMotion::velocity(anchor, now, v, m.a[3]);
-            }
-            MotionKind::Path => {
-                let track = m.track();
-                let rebased = track.rebased(now.saturating_sub(m.anchor()), m.wrap(), track.rate);
-                let mut n = m;
-                n.anchor_rows = anchor;
-                n.anchor_lo = now as u32;
-                n.anchor_hi = (now >> 32) as u32;
-                n.track = [
-                    rebased.phase as u32,
-                    (rebased.phase >> 32) as u32,
-                    m.track[2],
-                    m.track[3],
-                ];
-                self.motions[d] = n;
-            }
-            MotionKind::RootMotion => {
-                self.motions[d] = GpuMotion::still(anchor);
-                self.rows[d] = rows;
-                self.refresh_root_motion(d);
-            }
-            MotionKind::Simulated => {
-                let v = Vec3::new(m.a[0], m.a[1], m.a[2]);
-                self.motions[d] = self.simulated_motion(d, anchor, v, m.a[3]);
-            }
-            MotionKind::Still => {}
-        }
-    }
-
     /// Where an instance is now (its motion evaluated); a simulated one's
     /// is the GPU's ([`CrowdError::GpuAuthority`]).
     pub fn world_transform(&self, id: InstanceId) -> Result<Mat4, CrowdError> {
         let d = self.authoritative(id)?;
         Ok(mat4_of(&self.world_rows(d)))
-    }
-
-    /// Drops dense slot `d`'s path use and its place among the simulated
-    /// (before it is despawned or given another motion).
-    pub(super) fn release_path(&mut self, d: usize) {
-        if self.is_simulated(d) {
-            self.simulated -= 1;
-        }
-        let path = std::mem::replace(&mut self.metas[d].path, NO_PATH);
-        if path != NO_PATH {
-            self.paths[path as usize].users -= 1;
-        }
-    }
-
-    /// Appends `model`'s root keys to the crowd's table; returns its base.
-    pub(super) fn add_root_keys(&mut self, keys: &[throng_core::model::RootMotionKey]) -> u32 {
-        let base = self.root_keys.len() as u32;
-        self.root_keys.extend(keys.iter().map(|k| RootKey {
-            translation: k.translation,
-            yaw: k.yaw,
-        }));
-        self.points_generation += 1;
-        base
     }
 }
 
