@@ -38,16 +38,13 @@ use thiserror::Error;
 use crate::baked::blended_bone_rows;
 use crate::gpu::{FrameBlend, GpuBone, GpuLayer, GpuLayerSet};
 use crate::layout::FramePair;
+pub use crate::limits::MAX_EXTRA_LAYERS;
 use crate::limits::PALETTE_WEIGHTS_PER_MATRIX;
 use crate::math::{Rows3x4, mat4_to_rows};
 use crate::model::BakedModel;
 use crate::pose::{
     LocalPose, blend_additive, blend_override, compose, decompose, rows_inverse, rows_mul,
 };
-
-/// Layers an instance can have over its base pose (with the base's two
-/// cross-faded clips, up to 5 clips in all).
-pub const MAX_EXTRA_LAYERS: usize = 3;
 
 /// The parent of a root bone in [`Skeleton`]'s tables and on the GPU.
 pub const NO_PARENT: u32 = u32::MAX;

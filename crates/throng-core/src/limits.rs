@@ -69,6 +69,10 @@ pub const MORPH_WEIGHTS_PER_TEXEL: u32 = 4;
 /// weights packed this many to a matrix ([`crate::layers::palette_entries`]).
 pub const PALETTE_WEIGHTS_PER_MATRIX: u32 = TEXELS_PER_MATRIX * 4;
 
+/// Layers an instance can have over its base pose (with the base's two
+/// cross-faded clips, up to 5 clips in all).
+pub const MAX_EXTRA_LAYERS: usize = 3;
+
 /// Texels per morph delta: (position xyz, slot), (normal xyz, 0).
 pub const MORPH_DELTA_TEXELS: u32 = 2;
 

@@ -16,32 +16,12 @@
 //! shows every submesh and multiplies its picture by its row's mean colour
 //! (each material weighted by its surface area, [`Palette::texels`]).
 
-use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4};
 
+pub use crate::gpu::Look;
 use crate::gpu::pack_tint;
 use crate::limits::{MAX_PALETTE_ROWS, TOGGLEABLE_SUBMESHES};
 use crate::model::BakedModel;
-
-/// An instance's look: the palette row it wears and the submeshes it hides.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Pod, Zeroable)]
-pub struct Look {
-    /// Row of its model's [`Palette`] (0 when the model has none; a row
-    /// past the last reads the last).
-    pub variant: u32,
-    /// Bit `i` hides submesh `i` of the finest LOD, and what the coarser
-    /// LODs keep of it ([`submesh_bits`]).
-    pub hidden: u32,
-}
-
-impl Look {
-    /// Row 0, every submesh shown.
-    pub const DEFAULT: Look = Look {
-        variant: 0,
-        hidden: 0,
-    };
-}
 
 /// Why a palette is refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

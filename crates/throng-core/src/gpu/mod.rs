@@ -1,0 +1,29 @@
+//! `#[repr(C)]` structs shared with WGSL. Each mirrors a WGSL struct field for
+//! field; a CPU-only test in `throng-render` checks offsets and sizes against
+//! naga's layout of the shaders.
+//!
+//! The ground floor of the crate's features: these files import only the
+//! limits, the frame layout and the clock, never a feature (the model,
+//! layers, variety, motion), so that every feature may use them. One file
+//! per reader: the record paths (`record.rs`), per-model parameters
+//! (`model.rs`), the GPU-driven path's mirror (`mirror.rs`), cull and light
+//! fit (`cull.rs`) and motion pass (`motion.rs`), and the palette pre-pass
+//! (`palette.rs`); all are re-exported here.
+
+mod cull;
+mod mirror;
+mod model;
+mod motion;
+mod palette;
+mod record;
+
+pub use cull::{
+    CullView, DRAWN_WORDS, DrawSpec, GpuClip, GpuModelInfo, LightFit, LightFitParams, NO_IMPOSTOR,
+};
+pub use mirror::{
+    GpuInstance, GpuTrack, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,
+};
+pub use model::{IMPOSTOR_TABLE_WIDTH, ImpostorParams, ModelParams, PoseCacheParams};
+pub use motion::{GpuMotion, MotionParams};
+pub use palette::{GpuBone, GpuLayer, GpuLayerSet, PaletteParams};
+pub use record::{FrameBlend, InstanceRecord, LOD_DITHER_LEVELS, Look, pack_tint};
