@@ -37,7 +37,7 @@ use crate::gpu::FrameBlend;
 use crate::limits::{
     MAX_MORPH_SLOTS, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH, MORPH_WEIGHTS_PER_TEXEL,
 };
-use crate::model::{BakedVertex, Lod};
+use crate::model::mesh::{BakedVertex, Lod};
 
 /// What a slot animates: target `target` of glTF mesh `mesh` shown by node
 /// `node`.
