@@ -28,7 +28,6 @@
 //! ([`captures_surface`]). Stored in the plan's [`TextureCodec`] (BC7 by
 //! default, one byte a texel an image; cells are then multiples of the
 //! 4-texel block, so no block straddles two cells).
-
 //!
 //! One file per concern: the views (`views.rs`), the plan (`plan.rs`), the
 //! captured atlas (`atlas.rs`, below the model that holds it) and what an

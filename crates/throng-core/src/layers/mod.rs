@@ -30,7 +30,6 @@
 //! bone ([`Skeleton::slot_bone`]: the bone that carries most of the
 //! vertices the slot moves), so a mask on the head takes the face's
 //! targets with it.
-
 //!
 //! One file per concern: what layers refuse (`error.rs`), the skeleton and
 //! its masks (`skeleton.rs`), the layered pose (`blend.rs`); all
