@@ -20,13 +20,17 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::model::{BakedVertex, RootMotionKey, Submesh};
 
+mod directory;
 mod material;
+mod provenance;
 mod read;
 mod write;
 
 pub use material::{MaterialRecord, TextureSlotRecord};
 
-pub use read::{Directory, aligned_copy, peek_provenance, read_file, read_model, read_provenance};
+pub use directory::{Directory, aligned_copy};
+pub use provenance::{peek_provenance, read_provenance};
+pub use read::{read_file, read_model};
 pub use write::{write_file, write_model};
 
 /// The first 8 bytes of every `.throng` file.

@@ -1,13 +1,18 @@
 //! Reading a `.throng` file: every check of the module's list, in order, so
 //! that a damaged file is an error, never a panic or an allocation beyond
-//! its own size.
+//! its own size. The header, directory and sections are viewed through
+//! `directory.rs`, the `PROV` section read by `provenance.rs`.
 
 use std::path::Path;
 
-use bytemuck::Pod;
 use glam::{Mat4, Vec3};
 
-use super::*;
+use super::directory::{Directory, Strings, one_record, records};
+use super::provenance::provenance_section;
+use super::{
+    BoneRecord, CLIP_ROOT_MOTION, ClipRecord, EventRecord, ImageRecord, ImpostorRecord, LodRecord,
+    MaterialRecord, ModelRecord, MorphSlotRecord, SubmeshRecord, opt_index, tags,
+};
 use crate::error::FormatError;
 use crate::impostor::{AtlasPlan, ImpostorAtlas, TextureCodec, ViewGrid};
 use crate::limits::{MAX_FILE_SIZE, MAX_IMAGE_SIDE};
@@ -18,246 +23,12 @@ use crate::model::{
     TexelFormat, Texels,
 };
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
-use crate::provenance::{MAX_PROVENANCE_TEXT, Provenance};
 use crate::texture_codec::{mip_levels, mip_size};
 
 /// Reads and validates a model from `path`.
 pub fn read_file(path: &Path) -> Result<BakedModel, FormatError> {
     let bytes = crate::input_file::read(path, MAX_FILE_SIZE)?;
     read_model(&bytes)
-}
-
-/// Copies `bytes` into a 16-byte-aligned buffer (so sections can be viewed in
-/// place) and returns it; the returned slice has the same bytes.
-pub fn aligned_copy(bytes: &[u8]) -> Vec<u128> {
-    let mut buf = vec![0u128; bytes.len().div_ceil(16)];
-    bytemuck::cast_slice_mut::<u128, u8>(&mut buf)[..bytes.len()].copy_from_slice(bytes);
-    buf
-}
-
-/// Validated header and directory of a file: the zero-copy view layer.
-#[derive(Clone, Debug)]
-pub struct Directory {
-    /// The header.
-    pub header: Header,
-    /// Directory entries, in file order.
-    pub entries: Vec<SectionEntry>,
-}
-
-impl Directory {
-    /// Parses and checks the header, checksum and directory of `bytes`.
-    pub fn parse(bytes: &[u8]) -> Result<Self, FormatError> {
-        Self::parse_with(bytes, true)
-    }
-
-    /// [`Self::parse`], the checksum checked only if `checksum`.
-    fn parse_with(bytes: &[u8], checksum: bool) -> Result<Self, FormatError> {
-        let len = bytes.len() as u64;
-        if bytes.len() < HEADER_SIZE {
-            return Err(FormatError::Truncated {
-                what: "header".into(),
-                needed: HEADER_SIZE as u64,
-                len,
-            });
-        }
-        let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
-        if header.magic != MAGIC {
-            return Err(FormatError::BadMagic {
-                found: header.magic.to_vec(),
-            });
-        }
-        if header.version != VERSION {
-            return Err(FormatError::UnsupportedVersion {
-                found: header.version,
-                supported: VERSION,
-            });
-        }
-        if header.header_size as usize != HEADER_SIZE {
-            return Err(FormatError::corrupt(format!(
-                "header size {} (expected {HEADER_SIZE})",
-                header.header_size
-            )));
-        }
-        if header.flags != 0 || header.reserved != [0; 7] {
-            return Err(FormatError::corrupt("reserved header fields are not zero"));
-        }
-        if header.file_size > len {
-            return Err(FormatError::Truncated {
-                what: "file (per its header)".into(),
-                needed: header.file_size,
-                len,
-            });
-        }
-        if header.file_size < len {
-            return Err(FormatError::corrupt(format!(
-                "{} bytes after the {}-byte file the header declares",
-                len - header.file_size,
-                header.file_size
-            )));
-        }
-        let computed = if checksum {
-            crc32fast::hash(&bytes[HEADER_SIZE..])
-        } else {
-            header.checksum
-        };
-        if computed != header.checksum {
-            return Err(FormatError::Checksum {
-                stored: header.checksum,
-                computed,
-            });
-        }
-        if header.section_count > MAX_SECTIONS {
-            return Err(FormatError::corrupt(format!(
-                "{} sections (at most {MAX_SECTIONS})",
-                header.section_count
-            )));
-        }
-        let dir_end = HEADER_SIZE + header.section_count as usize * SECTION_ENTRY_SIZE;
-        if dir_end as u64 > len {
-            return Err(FormatError::Truncated {
-                what: "section directory".into(),
-                needed: dir_end as u64,
-                len,
-            });
-        }
-        let entries: Vec<SectionEntry> = bytemuck::pod_collect_to_vec(&bytes[HEADER_SIZE..dir_end]);
-        let mut spans: Vec<(u64, u64, [u8; 4])> = Vec::new();
-        for e in &entries {
-            let name = tag_name(e.tag);
-            let end = e
-                .offset
-                .checked_add(e.length)
-                .filter(|&end| end <= len)
-                .ok_or_else(|| {
-                    FormatError::corrupt(format!(
-                        "section {name} at {}+{} runs past the end of the {len}-byte file",
-                        e.offset, e.length
-                    ))
-                })?;
-            if e.offset % SECTION_ALIGN as u64 != 0 || e.offset < dir_end as u64 {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} offset {} is misaligned or inside the directory",
-                    e.offset
-                )));
-            }
-            if e.record_size == 0 || e.length % e.record_size as u64 != 0 {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} length {} is not a whole number of {}-byte records",
-                    e.length, e.record_size
-                )));
-            }
-            if let Some(expected) = expected_record_size(e.tag)
-                && expected != 0
-                && expected != e.record_size as usize
-            {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} declares {}-byte records, expected {expected}",
-                    e.record_size
-                )));
-            }
-            if spans.iter().any(|s| s.2 == e.tag) {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} appears twice"
-                )));
-            }
-            spans.push((e.offset, end, e.tag));
-        }
-        spans.sort();
-        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
-            return Err(FormatError::corrupt(format!(
-                "sections {} and {} overlap",
-                tag_name(w[0].2),
-                tag_name(w[1].2)
-            )));
-        }
-        Ok(Self { header, entries })
-    }
-
-    /// The entry for `tag`, if present.
-    pub fn entry(&self, tag: [u8; 4]) -> Option<&SectionEntry> {
-        self.entries.iter().find(|e| e.tag == tag)
-    }
-
-    /// Bytes of a required section.
-    pub fn section<'a>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [u8], FormatError> {
-        let e = self.entry(tag).ok_or_else(|| {
-            FormatError::corrupt(format!("required section {} is missing", tag_name(tag)))
-        })?;
-        // `parse` checked the span lies inside `bytes`.
-        Ok(&bytes[e.offset as usize..(e.offset + e.length) as usize])
-    }
-
-    /// Views a required section as records of `T` without copying. Fails if
-    /// `bytes` is not aligned for `T` (see [`aligned_copy`]).
-    pub fn view<'a, T: Pod>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [T], FormatError> {
-        let s = self.section(bytes, tag)?;
-        bytemuck::try_cast_slice(s).map_err(|e| {
-            FormatError::corrupt(format!(
-                "section {} cannot be viewed in place: {e:?}",
-                tag_name(tag)
-            ))
-        })
-    }
-}
-
-fn tag_name(tag: [u8; 4]) -> String {
-    tag.iter()
-        .map(|&b| if b.is_ascii_graphic() { b as char } else { '?' })
-        .collect()
-}
-
-/// Records of `T` from a section, copied out (works at any alignment).
-fn records<T: Pod>(dir: &Directory, bytes: &[u8], tag: [u8; 4]) -> Result<Vec<T>, FormatError> {
-    let s = dir.section(bytes, tag)?;
-    match bytemuck::try_cast_slice::<u8, T>(s) {
-        Ok(v) => Ok(v.to_vec()),
-        Err(_) => Ok(bytemuck::pod_collect_to_vec(s)),
-    }
-}
-
-fn one_record<T: Pod>(dir: &Directory, bytes: &[u8], tag: [u8; 4]) -> Result<T, FormatError> {
-    let v: Vec<T> = records(dir, bytes, tag)?;
-    match v.as_slice() {
-        [one] => Ok(*one),
-        _ => Err(FormatError::corrupt(format!(
-            "section {} holds {} records, expected 1",
-            tag_name(tag),
-            v.len()
-        ))),
-    }
-}
-
-/// The string table, and how many of its bytes the strings read so far take:
-/// the writer never shares bytes between strings, so more than the table's
-/// length means references overlap (which could otherwise make a small file
-/// allocate without bound).
-struct Strings<'a>(&'a [u8], std::cell::Cell<u64>);
-
-impl Strings<'_> {
-    fn get(&self, r: StrRef, what: &dyn Fn() -> String) -> Result<String, FormatError> {
-        let end = r.offset as u64 + r.len as u64;
-        let slice = self.0.get(r.offset as usize..end as usize).ok_or_else(|| {
-            FormatError::corrupt(format!(
-                "{}: string {}+{} is outside the {}-byte string table",
-                what(),
-                r.offset,
-                r.len,
-                self.0.len()
-            ))
-        })?;
-        let used = self.1.get() + r.len as u64;
-        if used > self.0.len() as u64 {
-            return Err(FormatError::corrupt(format!(
-                "{}: strings take {used} bytes, more than the {}-byte string table (strings may not share bytes)",
-                what(),
-                self.0.len()
-            )));
-        }
-        self.1.set(used);
-        std::str::from_utf8(slice)
-            .map(str::to_owned)
-            .map_err(|_| FormatError::corrupt(format!("{}: string is not UTF-8", what())))
-    }
 }
 
 fn aabb(min: [f32; 3], max: [f32; 3]) -> Aabb {
@@ -550,104 +321,6 @@ fn read_morphs(dir: &Directory, bytes: &[u8], strings: &Strings) -> Result<Morph
         weights: records(dir, bytes, tags::MORPH_WEIGHTS)?,
         deltas: records::<MorphDelta>(dir, bytes, tags::MORPH_DELTAS)?,
     })
-}
-
-/// The provenance of the `.throng` file `bytes` (`None`: the file has no
-/// `PROV` section), with the header, checksum and directory checked but no
-/// other section read: what `throng bake` reads to decide whether an
-/// output is up to date, without decoding the model.
-pub fn read_provenance(bytes: &[u8]) -> Result<Option<Provenance>, FormatError> {
-    let dir = Directory::parse(bytes)?;
-    let strings = Strings(dir.section(bytes, tags::STRINGS)?, Default::default());
-    provenance_section(&dir, bytes, &strings)
-}
-
-/// The provenance of the `.throng` file at `path`, reading only its header,
-/// directory, `STRS` and `PROV` (a few kilobytes of a file of tens of
-/// megabytes): the header, the directory and those sections are checked
-/// as [`read_provenance`] checks them, but not the checksum over the rest,
-/// which would mean reading it all. What `throng bake` uses to skip an up-to-date
-/// output: a file damaged elsewhere is still refused when it is loaded
-/// (and `--force` re-bakes it).
-pub fn peek_provenance(path: &Path) -> Result<Option<Provenance>, FormatError> {
-    use std::io::{Read, Seek, SeekFrom};
-    let io = |source| FormatError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let crate::input_file::InputFile { mut file, len } =
-        crate::input_file::open(path, MAX_FILE_SIZE)?;
-    // Zeroed (untouched pages), with only what is read filled in.
-    let mut bytes = vec![0u8; len as usize];
-    let mut fill = |at: u64, n: u64, bytes: &mut [u8]| -> Result<(), FormatError> {
-        let end = at.checked_add(n).filter(|&e| e <= len).ok_or_else(|| {
-            FormatError::corrupt(format!(
-                "a section at {at}+{n} runs past the {len}-byte file"
-            ))
-        })?;
-        file.seek(SeekFrom::Start(at)).map_err(io)?;
-        file.read_exact(&mut bytes[at as usize..end as usize])
-            .map_err(io)
-    };
-    fill(0, (HEADER_SIZE as u64).min(len), &mut bytes)?;
-    if bytes.len() >= HEADER_SIZE {
-        let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
-        let dir = (header.section_count.min(MAX_SECTIONS) as u64) * SECTION_ENTRY_SIZE as u64;
-        fill(
-            HEADER_SIZE as u64,
-            dir.min(len - HEADER_SIZE as u64),
-            &mut bytes,
-        )?;
-    }
-    let dir = Directory::parse_with(&bytes, false)?;
-    for tag in [tags::STRINGS, tags::PROVENANCE] {
-        if let Some(e) = dir.entry(tag) {
-            fill(e.offset, e.length, &mut bytes)?;
-        }
-    }
-    let strings = Strings(dir.section(&bytes, tags::STRINGS)?, Default::default());
-    provenance_section(&dir, &bytes, &strings)
-}
-
-/// The optional `PROV` section: absent or empty, or one record.
-fn provenance_section(
-    dir: &Directory,
-    bytes: &[u8],
-    strings: &Strings,
-) -> Result<Option<Provenance>, FormatError> {
-    if dir.entry(tags::PROVENANCE).is_none() {
-        return Ok(None);
-    }
-    let records: Vec<ProvenanceRecord> = records(dir, bytes, tags::PROVENANCE)?;
-    let r = match records.as_slice() {
-        [] => return Ok(None),
-        [r] => r,
-        more => {
-            return Err(FormatError::corrupt(format!(
-                "section PROV holds {} records, expected 0 or 1",
-                more.len()
-            )));
-        }
-    };
-    if r.reserved != [0; 3] {
-        return Err(FormatError::corrupt(
-            "reserved provenance fields are not zero",
-        ));
-    }
-    for (what, s) in [("options", r.options), ("baker", r.baker)] {
-        if s.len as usize > MAX_PROVENANCE_TEXT {
-            return Err(FormatError::corrupt(format!(
-                "provenance {what} text is {} bytes, more than {MAX_PROVENANCE_TEXT}",
-                s.len
-            )));
-        }
-    }
-    Ok(Some(Provenance {
-        inputs: r.inputs,
-        files: r.files,
-        options: strings.get(r.options, &|| "provenance options".into())?,
-        baker: strings.get(r.baker, &|| "provenance baker".into())?,
-    }))
 }
 
 /// The impostor sections: none, or a plan whose images are exactly the

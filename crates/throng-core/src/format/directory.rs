@@ -1,0 +1,253 @@
+//! The zero-copy view layer of a `.throng` file: its header, checksum and
+//! directory checked ([`Directory`]), sections viewed in place or copied
+//! out as records, and the string table read without overlaps. Below the
+//! model reader (`read.rs`) and the provenance peek (`provenance.rs`).
+
+use bytemuck::Pod;
+
+use super::{
+    HEADER_SIZE, Header, MAGIC, MAX_SECTIONS, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry,
+    StrRef, VERSION, expected_record_size,
+};
+use crate::error::FormatError;
+
+/// Copies `bytes` into a 16-byte-aligned buffer (so sections can be viewed in
+/// place) and returns it; the returned slice has the same bytes.
+pub fn aligned_copy(bytes: &[u8]) -> Vec<u128> {
+    let mut buf = vec![0u128; bytes.len().div_ceil(16)];
+    bytemuck::cast_slice_mut::<u128, u8>(&mut buf)[..bytes.len()].copy_from_slice(bytes);
+    buf
+}
+
+/// Validated header and directory of a file: the zero-copy view layer.
+#[derive(Clone, Debug)]
+pub struct Directory {
+    /// The header.
+    pub header: Header,
+    /// Directory entries, in file order.
+    pub entries: Vec<SectionEntry>,
+}
+
+impl Directory {
+    /// Parses and checks the header, checksum and directory of `bytes`.
+    pub fn parse(bytes: &[u8]) -> Result<Self, FormatError> {
+        Self::parse_with(bytes, true)
+    }
+
+    /// [`Self::parse`], the checksum checked only if `checksum`.
+    pub(super) fn parse_with(bytes: &[u8], checksum: bool) -> Result<Self, FormatError> {
+        let len = bytes.len() as u64;
+        if bytes.len() < HEADER_SIZE {
+            return Err(FormatError::Truncated {
+                what: "header".into(),
+                needed: HEADER_SIZE as u64,
+                len,
+            });
+        }
+        let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
+        if header.magic != MAGIC {
+            return Err(FormatError::BadMagic {
+                found: header.magic.to_vec(),
+            });
+        }
+        if header.version != VERSION {
+            return Err(FormatError::UnsupportedVersion {
+                found: header.version,
+                supported: VERSION,
+            });
+        }
+        if header.header_size as usize != HEADER_SIZE {
+            return Err(FormatError::corrupt(format!(
+                "header size {} (expected {HEADER_SIZE})",
+                header.header_size
+            )));
+        }
+        if header.flags != 0 || header.reserved != [0; 7] {
+            return Err(FormatError::corrupt("reserved header fields are not zero"));
+        }
+        if header.file_size > len {
+            return Err(FormatError::Truncated {
+                what: "file (per its header)".into(),
+                needed: header.file_size,
+                len,
+            });
+        }
+        if header.file_size < len {
+            return Err(FormatError::corrupt(format!(
+                "{} bytes after the {}-byte file the header declares",
+                len - header.file_size,
+                header.file_size
+            )));
+        }
+        let computed = if checksum {
+            crc32fast::hash(&bytes[HEADER_SIZE..])
+        } else {
+            header.checksum
+        };
+        if computed != header.checksum {
+            return Err(FormatError::Checksum {
+                stored: header.checksum,
+                computed,
+            });
+        }
+        if header.section_count > MAX_SECTIONS {
+            return Err(FormatError::corrupt(format!(
+                "{} sections (at most {MAX_SECTIONS})",
+                header.section_count
+            )));
+        }
+        let dir_end = HEADER_SIZE + header.section_count as usize * SECTION_ENTRY_SIZE;
+        if dir_end as u64 > len {
+            return Err(FormatError::Truncated {
+                what: "section directory".into(),
+                needed: dir_end as u64,
+                len,
+            });
+        }
+        let entries: Vec<SectionEntry> = bytemuck::pod_collect_to_vec(&bytes[HEADER_SIZE..dir_end]);
+        let mut spans: Vec<(u64, u64, [u8; 4])> = Vec::new();
+        for e in &entries {
+            let name = tag_name(e.tag);
+            let end = e
+                .offset
+                .checked_add(e.length)
+                .filter(|&end| end <= len)
+                .ok_or_else(|| {
+                    FormatError::corrupt(format!(
+                        "section {name} at {}+{} runs past the end of the {len}-byte file",
+                        e.offset, e.length
+                    ))
+                })?;
+            if e.offset % SECTION_ALIGN as u64 != 0 || e.offset < dir_end as u64 {
+                return Err(FormatError::corrupt(format!(
+                    "section {name} offset {} is misaligned or inside the directory",
+                    e.offset
+                )));
+            }
+            if e.record_size == 0 || e.length % e.record_size as u64 != 0 {
+                return Err(FormatError::corrupt(format!(
+                    "section {name} length {} is not a whole number of {}-byte records",
+                    e.length, e.record_size
+                )));
+            }
+            if let Some(expected) = expected_record_size(e.tag)
+                && expected != 0
+                && expected != e.record_size as usize
+            {
+                return Err(FormatError::corrupt(format!(
+                    "section {name} declares {}-byte records, expected {expected}",
+                    e.record_size
+                )));
+            }
+            if spans.iter().any(|s| s.2 == e.tag) {
+                return Err(FormatError::corrupt(format!(
+                    "section {name} appears twice"
+                )));
+            }
+            spans.push((e.offset, end, e.tag));
+        }
+        spans.sort();
+        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+            return Err(FormatError::corrupt(format!(
+                "sections {} and {} overlap",
+                tag_name(w[0].2),
+                tag_name(w[1].2)
+            )));
+        }
+        Ok(Self { header, entries })
+    }
+
+    /// The entry for `tag`, if present.
+    pub fn entry(&self, tag: [u8; 4]) -> Option<&SectionEntry> {
+        self.entries.iter().find(|e| e.tag == tag)
+    }
+
+    /// Bytes of a required section.
+    pub fn section<'a>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [u8], FormatError> {
+        let e = self.entry(tag).ok_or_else(|| {
+            FormatError::corrupt(format!("required section {} is missing", tag_name(tag)))
+        })?;
+        // `parse` checked the span lies inside `bytes`.
+        Ok(&bytes[e.offset as usize..(e.offset + e.length) as usize])
+    }
+
+    /// Views a required section as records of `T` without copying. Fails if
+    /// `bytes` is not aligned for `T` (see [`aligned_copy`]).
+    pub fn view<'a, T: Pod>(&self, bytes: &'a [u8], tag: [u8; 4]) -> Result<&'a [T], FormatError> {
+        let s = self.section(bytes, tag)?;
+        bytemuck::try_cast_slice(s).map_err(|e| {
+            FormatError::corrupt(format!(
+                "section {} cannot be viewed in place: {e:?}",
+                tag_name(tag)
+            ))
+        })
+    }
+}
+
+pub(super) fn tag_name(tag: [u8; 4]) -> String {
+    tag.iter()
+        .map(|&b| if b.is_ascii_graphic() { b as char } else { '?' })
+        .collect()
+}
+
+/// Records of `T` from a section, copied out (works at any alignment).
+pub(super) fn records<T: Pod>(
+    dir: &Directory,
+    bytes: &[u8],
+    tag: [u8; 4],
+) -> Result<Vec<T>, FormatError> {
+    let s = dir.section(bytes, tag)?;
+    match bytemuck::try_cast_slice::<u8, T>(s) {
+        Ok(v) => Ok(v.to_vec()),
+        Err(_) => Ok(bytemuck::pod_collect_to_vec(s)),
+    }
+}
+
+pub(super) fn one_record<T: Pod>(
+    dir: &Directory,
+    bytes: &[u8],
+    tag: [u8; 4],
+) -> Result<T, FormatError> {
+    let v: Vec<T> = records(dir, bytes, tag)?;
+    match v.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(FormatError::corrupt(format!(
+            "section {} holds {} records, expected 1",
+            tag_name(tag),
+            v.len()
+        ))),
+    }
+}
+
+/// The string table, and how many of its bytes the strings read so far take:
+/// the writer never shares bytes between strings, so more than the table's
+/// length means references overlap (which could otherwise make a small file
+/// allocate without bound).
+pub(super) struct Strings<'a>(pub(super) &'a [u8], pub(super) std::cell::Cell<u64>);
+
+impl Strings<'_> {
+    pub(super) fn get(&self, r: StrRef, what: &dyn Fn() -> String) -> Result<String, FormatError> {
+        let end = r.offset as u64 + r.len as u64;
+        let slice = self.0.get(r.offset as usize..end as usize).ok_or_else(|| {
+            FormatError::corrupt(format!(
+                "{}: string {}+{} is outside the {}-byte string table",
+                what(),
+                r.offset,
+                r.len,
+                self.0.len()
+            ))
+        })?;
+        let used = self.1.get() + r.len as u64;
+        if used > self.0.len() as u64 {
+            return Err(FormatError::corrupt(format!(
+                "{}: strings take {used} bytes, more than the {}-byte string table (strings may not share bytes)",
+                what(),
+                self.0.len()
+            )));
+        }
+        self.1.set(used);
+        std::str::from_utf8(slice)
+            .map(str::to_owned)
+            .map_err(|_| FormatError::corrupt(format!("{}: string is not UTF-8", what())))
+    }
+}
