@@ -1,7 +1,9 @@
 //! Shared helpers of Throng's integration tests, whichever crate they live
 //! in: paths of the bundled assets, comparison with named tolerances, a glTF
-//! builder ([`gltf_builder`]), the material test model ([`material_models`]), models with morph targets ([`morph_models`]), golden images ([`golden`]) and WGSL checks
-//! ([`wgsl`]).
+//! builder ([`gltf_builder`]), the material test model ([`material_models`]),
+//! models with morph targets ([`morph_models`]), golden images
+//! ([`golden`]), the render tests' scenes ([`scenes`]), reading GPU results
+//! back ([`readback`]) and WGSL checks ([`wgsl`]).
 
 use std::path::PathBuf;
 
@@ -9,7 +11,9 @@ pub mod gltf_builder;
 pub mod golden;
 pub mod material_models;
 pub mod morph_models;
+pub mod readback;
 pub mod rng;
+pub mod scenes;
 pub mod walker;
 pub mod wgsl;
 

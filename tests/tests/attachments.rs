@@ -8,8 +8,9 @@ use glam::{Mat4, Quat, Vec3};
 use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake, bake_file, bake_skinned_attachment, import_slice};
 use throng_crowd::crowd::{Attachment, Crowd, DrawList, ModelHandle, Spawn};
-use throng_render::{GpuModel, SkinCompute, require_gpu};
+use throng_render::require_gpu;
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
+use throng_tests::readback::skin_on_gpu;
 
 /// A 0.2-unit box prop with no skin (a rigid, static model).
 fn prop() -> ModelHandle {
@@ -104,10 +105,7 @@ fn a_prop_on_the_hand_follows_it_on_every_instance_on_the_gpu() {
         .expect("props are drawn in their own group");
     assert_eq!(group.count, 2, "a prop on each instance");
     let records = &list.records[group.first as usize..(group.first + group.count) as usize];
-    let gpu_prop = GpuModel::upload(&gpu.device, &gpu.queue, &prop).unwrap();
-    let out = SkinCompute::new(&gpu.device)
-        .run(&gpu.device, &gpu.queue, &gpu_prop, 0, records)
-        .unwrap();
+    let out = skin_on_gpu(&gpu, &prop, records);
 
     let mut worst = 0.0f32;
     for (parent, child) in [(a, pa), (b, pb)] {

@@ -21,7 +21,8 @@ use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
 use throng_render::cull::{CullList, CullPass, CullRequest};
 use throng_render::mirror::{CrowdMirror, SyncStats};
-use throng_render::{Gpu, require_gpu, wgpu};
+use throng_render::{Gpu, require_gpu};
+use throng_tests::readback::read_buffer;
 use throng_tests::rng::Rng;
 
 /// Largest difference allowed in a frame or fade weight.
@@ -78,22 +79,6 @@ fn random_crowd(rng: &mut Rng, handle: &ModelHandle, n: usize) -> Crowd {
         }
     }
     crowd
-}
-
-fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
-    let size = bytes.max(4).div_ceil(4) * 4;
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-    gpu.queue.submit([encoder.finish()]);
-    let mut data = throng_render::offscreen::map_read(&gpu.device, &staging).unwrap();
-    data.truncate(bytes as usize);
-    data
 }
 
 /// One frame of the GPU-driven path's compute work for `crowd`: the
@@ -243,17 +228,17 @@ fn gpu_cull_equals_the_cpu_draw_list() {
             }
 
             let header = DRAWN_WORDS as usize;
-            let counts: Vec<u32> = bytemuck::cast_slice::<u8, u32>(&read_back(
+            let counts: Vec<u32> = bytemuck::cast_slice::<u8, u32>(&read_buffer(
                 &gpu,
                 list.counts(),
                 (header as u64 + tables.group_count as u64) * 4,
             ))[header..]
                 .to_vec();
             let args: Vec<[u32; 5]> =
-                bytemuck::cast_slice(&read_back(&gpu, list.indirect(), draws.len() as u64 * 20))
+                bytemuck::cast_slice(&read_buffer(&gpu, list.indirect(), draws.len() as u64 * 20))
                     .to_vec();
             let total: u32 = counts.iter().sum();
-            let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(
+            let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_buffer(
                 &gpu,
                 list.records(),
                 total as u64 * std::mem::size_of::<InstanceRecord>() as u64,
@@ -380,7 +365,7 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
         DrawView::default(),
         &[],
     );
-    let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_back(
+    let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_buffer(
         &gpu,
         list.records(),
         ids.len() as u64 * std::mem::size_of::<InstanceRecord>() as u64,
@@ -638,7 +623,7 @@ fn lod_hysteresis_survives_the_crowd_growing() {
     let mut list = CullList::new(&gpu.device);
     let gpu_lods = |list: &CullList| -> Vec<u32> {
         let header = DRAWN_WORDS as usize;
-        let words = read_back(&gpu, list.counts(), (header + draws.len()) as u64 * 4);
+        let words = read_buffer(&gpu, list.counts(), (header + draws.len()) as u64 * 4);
         let counts: &[u32] = bytemuck::cast_slice(&words);
         // Groups are 2·LOD + fading.
         (0..3).map(|lod| counts[header + 2 * lod]).collect()
@@ -750,7 +735,7 @@ fn the_gpu_light_fit_equals_the_cpu_one() {
         gpu.queue.submit([encoder.finish()]);
         list.after_submit(&gpu.device);
         let drawn = list.wait_drawn(&gpu.device).unwrap().cloned().unwrap();
-        let fit: LightFit = bytemuck::pod_read_unaligned(&read_back(
+        let fit: LightFit = bytemuck::pod_read_unaligned(&read_buffer(
             &gpu,
             fit_pass.fit(),
             std::mem::size_of::<LightFit>() as u64,

@@ -16,7 +16,8 @@ use throng_bake::reference::{self, SkinnedPrimitive};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::{FramePair, frame_time};
-use throng_render::{GpuModel, SkinCompute, SkinnedVertex, require_gpu};
+use throng_render::{SkinnedVertex, require_gpu};
+use throng_tests::readback::skin_on_gpu;
 
 /// Largest GPU-vs-CPU position difference, as a fraction of the model's
 /// bounding radius. f32 arithmetic in a different order (GPU dot products vs
@@ -133,16 +134,7 @@ fn run_model(name: &str) {
         .iter()
         .map(|c| InstanceRecord::new(&Mat4::IDENTITY, &c.blend, u32::MAX))
         .collect();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).expect("upload");
-    let compute = SkinCompute::new(&gpu.device);
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let out: Vec<Vec<SkinnedVertex>> = compute
-        .run(&gpu.device, &gpu.queue, &gpu_model, 0, &records)
-        .expect("compute readback");
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "wgpu validation error"
-    );
+    let out: Vec<Vec<SkinnedVertex>> = skin_on_gpu(&gpu, &handle, &records);
     assert_eq!(out.len(), cases.len());
 
     let mut failures = Vec::new();
@@ -256,10 +248,7 @@ fn matrices_straddling_rows_and_layers_read_back_within_tolerance() {
             )
         })
         .collect();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
-    let out = SkinCompute::new(&gpu.device)
-        .run(&gpu.device, &gpu.queue, &gpu_model, 0, &records)
-        .unwrap();
+    let out = skin_on_gpu(&gpu, &handle, &records);
     let mut worst = 0.0f32;
     for (r, verts) in records.iter().zip(&out) {
         let (cpu, _) = flatten(&skin_lod(model, 0, &r.blend()));

@@ -13,6 +13,7 @@ use throng_core::gpu::ImpostorParams;
 use throng_core::impostor::{ViewGrid, view_basis};
 use throng_render::shader::compose;
 use throng_render::{RecordPath, require_gpu, wgpu};
+use throng_tests::readback::read_buffer;
 use wgpu::util::DeviceExt;
 
 const TOLERANCE: f32 = 1e-5;
@@ -117,12 +118,6 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
@@ -153,9 +148,8 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
             pass.set_bind_group(1, &group1, &[]);
             pass.dispatch_workgroups((dirs.len() as u32).div_ceil(64), 1, 1);
         }
-        encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
         gpu.queue.submit([encoder.finish()]);
-        let bytes = throng_render::offscreen::map_read(device, &readback).unwrap();
+        let bytes = read_buffer(&gpu, &output, size);
         let got: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
 
         let grid = ViewGrid { side };

@@ -16,29 +16,14 @@ use throng_crowd::crowd::{
 };
 use throng_render::cull::CullPass;
 use throng_render::mirror::CrowdMirror;
-use throng_render::{Gpu, require_gpu, wgpu};
+use throng_render::{Gpu, require_gpu};
+use throng_tests::readback::read_buffer;
 use throng_tests::rng::Rng;
 use throng_tests::walker::bake_walker;
 
 /// Largest difference between a GPU and a CPU transform element, relative
 /// to the larger of 1 and the instance's distance from the origin.
 const RELATIVE_EPS: f32 = 1e-5;
-
-fn read_back(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: u64) -> Vec<u8> {
-    let size = bytes.max(4).div_ceil(4) * 4;
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-    gpu.queue.submit([encoder.finish()]);
-    let mut data = throng_render::offscreen::map_read(&gpu.device, &staging).unwrap();
-    data.truncate(bytes as usize);
-    data
-}
 
 fn random_path(rng: &mut Rng, crowd: &mut Crowd) -> PathId {
     let n = 2 + rng.below(6);
@@ -133,7 +118,7 @@ fn compare(gpu: &Gpu, pass: &CullPass, mirror: &mut CrowdMirror, crowd: &Crowd) 
     gpu.queue.submit([encoder.finish()]);
     let bytes = crowd.len() as u64 * std::mem::size_of::<GpuTransform>() as u64;
     let got: Vec<GpuTransform> =
-        bytemuck::cast_slice(&read_back(gpu, mirror.transforms(), bytes)).to_vec();
+        bytemuck::cast_slice(&read_buffer(gpu, mirror.transforms(), bytes)).to_vec();
     let mut worst = (0.0f32, String::new());
     for (d, id) in crowd.ids().enumerate() {
         let want = crowd.world_transform(id).unwrap().transpose();
