@@ -8,15 +8,14 @@
 //!   as it is without fog and paints the far row the fog's colour: the
 //!   distance is measured from the eye, per fragment.
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use image::RgbaImage;
-use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_diff::PIXEL_LEVEL_TOLERANCE;
 use throng_render::{
-    Fog, FogFalloff, Gpu, GpuModel, Lighting, Offscreen, PathChoice, Renderer, RendererOptions,
-    require_gpu,
+    Fog, FogFalloff, Gpu, GpuModel, Lighting, PathChoice, RendererOptions, require_gpu,
 };
+use throng_tests::scenes::{self, EVERY_PATH, Row, View};
 
 mod common;
 
@@ -27,47 +26,37 @@ const FOG: Vec3 = Vec3::new(0.8, 0.3, 0.1);
 /// row farther, every part of them.
 const BETWEEN: f32 = 900.0;
 
+/// A crowd of the Fox in the near row of three, the far row of seven, or
+/// both. Each Fox's clip and time by its place in its row, so a row poses
+/// alike drawn alone or with the other.
 fn crowd(fox: &ModelHandle, near: bool, far: bool) -> Crowd {
-    let mut crowd = Crowd::new();
-    let m = crowd.add_model(fox);
-    // Each Fox's clip and time by its place in its row, so a row poses
-    // alike drawn alone or with the other.
-    let mut spots = Vec::new();
-    if near {
-        spots.extend((0..3).map(|i| (i, Vec3::new(i as f32 * 80.0 - 80.0, 0.0, 0.0))));
-    }
-    if far {
-        spots.extend((0..7).map(|i| (i, Vec3::new(i as f32 * 110.0 - 330.0, 0.0, -1400.0))));
-    }
-    for (i, at) in spots {
-        let spawn = Spawn {
-            transform: Mat4::from_translation(at),
-            clip: Some(i % fox.model().clips.len()),
-            time: 0.1 * i as f32,
-            ..Spawn::default()
-        };
-        crowd.spawn(m, spawn).unwrap();
-    }
-    crowd.update(0.0);
-    crowd
+    let clips = fox.model().clips.len();
+    let near_row = Row {
+        first: Vec3::new(-80.0, 0.0, 0.0),
+        step: Vec3::new(80.0, 0.0, 0.0),
+        clips,
+        time_step: 0.1,
+    };
+    let far_row = Row {
+        first: Vec3::new(-330.0, 0.0, -1400.0),
+        step: Vec3::new(110.0, 0.0, 0.0),
+        ..near_row
+    };
+    let near = near_row.of(fox, if near { 3 } else { 0 });
+    scenes::crowd_of(near.chain(far_row.of(fox, if far { 7 } else { 0 })))
 }
 
-fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 90.0, 320.0),
-        Vec3::new(0.0, 40.0, -300.0),
-        Vec3::Y,
-        40f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        1.0,
-        10_000.0,
-    )
-}
+/// Both rows, from the near one's front and above.
+const VIEW: View = View {
+    eye: Vec3::new(0.0, 90.0, 320.0),
+    target: Vec3::new(0.0, 40.0, -300.0),
+    fov_degrees: 40.0,
+    depth: (1.0, 10_000.0),
+};
 
 struct Scene<'a> {
     gpu: &'a Gpu,
     model: GpuModel,
-    target: Offscreen,
 }
 
 impl Scene<'_> {
@@ -81,12 +70,14 @@ impl Scene<'_> {
             },
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::headless(self.gpu, options).unwrap();
-        let mut stats = renderer
-            .render(&self.target.view, SIZE, &camera(), &[crowd], &[&self.model])
-            .unwrap();
-        renderer.wait_gpu_stats(&mut stats).unwrap();
-        let picture = self.target.read(&self.gpu.device, &self.gpu.queue).unwrap();
+        let (picture, stats) = scenes::draw(
+            &mut scenes::renderer(self.gpu, options),
+            self.gpu,
+            SIZE,
+            &VIEW.camera(SIZE),
+            &[crowd],
+            &[&self.model],
+        );
         (picture, stats.impostors)
     }
 }
@@ -147,7 +138,6 @@ fn fog_paints_the_crowd_by_distance_from_the_eye_on_every_path() {
     let scene = Scene {
         gpu: &gpu,
         model: GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap(),
-        target: Offscreen::new(&gpu.device, SIZE).unwrap(),
     };
     let both = crowd(&fox, true, true);
     let fog_level = [srgb(FOG.x), srgb(FOG.y), srgb(FOG.z)];
@@ -167,11 +157,7 @@ fn fog_paints_the_crowd_by_distance_from_the_eye_on_every_path() {
         start: BETWEEN,
         end: BETWEEN + 1.0,
     });
-    for path in [
-        PathChoice::Packaged,
-        PathChoice::Unbounded,
-        PathChoice::GpuDriven,
-    ] {
+    for path in EVERY_PATH {
         let (clear, impostors) = scene.draw(path, None, &both);
         let all = covered(&clear);
         assert!(

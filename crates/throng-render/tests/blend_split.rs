@@ -9,16 +9,16 @@
 //!   nothing and hidden by what stands behind them).
 //! - `has_blended` says which crowd has blended draws.
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use image::RgbaImage;
 use throng_core::BakedModel;
 use throng_core::material::AlphaMode;
-use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_diff::diff;
 use throng_render::renderer::DEPTH_FORMAT;
-use throng_render::{Gpu, GpuModel, Offscreen, PathChoice, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::scenes::{self, EVERY_PATH, Row, View};
 
 const SIZE: (u32, u32) = (160, 96);
 
@@ -32,42 +32,32 @@ fn glassy(fox: &ModelHandle) -> ModelHandle {
     ModelHandle::new(m).unwrap()
 }
 
+/// The opaque Foxes: four, at the back.
+const BACK: Row = Row {
+    first: Vec3::new(-90.0, 0.0, -80.0),
+    step: Vec3::new(60.0, 0.0, 0.0),
+    clips: 3,
+    time_step: 0.2,
+};
+
+/// The glassy Foxes: three, in front.
+const FRONT: Row = Row {
+    first: Vec3::new(-60.0, 0.0, 40.0),
+    ..BACK
+};
+
+/// Both rows from the front and above.
+const VIEW: View = View {
+    eye: Vec3::new(0.0, 110.0, 300.0),
+    target: Vec3::new(0.0, 30.0, -20.0),
+    fov_degrees: 45.0,
+    depth: (1.0, 5000.0),
+};
+
 /// Opaque Foxes in a back row, glassy ones in front of them (if `glass`).
 fn crowd(fox: &ModelHandle, glass: Option<&ModelHandle>) -> Crowd {
-    let mut crowd = Crowd::new();
-    let opaque = crowd.add_model(fox);
-    let glass = glass.map(|g| crowd.add_model(g));
-    let mut put = |model, at: Vec3, i: usize| {
-        let spawn = Spawn {
-            transform: Mat4::from_translation(at),
-            clip: Some(i % 3),
-            time: 0.2 * i as f32,
-            ..Spawn::default()
-        };
-        crowd.spawn(model, spawn).unwrap();
-    };
-    for i in 0..4 {
-        put(opaque, Vec3::new(i as f32 * 60.0 - 90.0, 0.0, -80.0), i);
-    }
-    if let Some(g) = glass {
-        for i in 0..3 {
-            put(g, Vec3::new(i as f32 * 60.0 - 60.0, 0.0, 40.0), i);
-        }
-    }
-    crowd.update(0.0);
-    crowd
-}
-
-fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 110.0, 300.0),
-        Vec3::new(0.0, 30.0, -20.0),
-        Vec3::Y,
-        45f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        1.0,
-        5000.0,
-    )
+    let front = glass.into_iter().flat_map(|g| FRONT.of(g, 3));
+    scenes::crowd_of(BACK.of(fox, 4).chain(front))
 }
 
 /// The crowd drawn into a pass of the test's own, by `draw`.
@@ -78,7 +68,9 @@ fn own_pass(
     models: &[&GpuModel],
     draw: impl FnOnce(&Renderer, &mut throng_render::wgpu::RenderPass<'_>),
 ) -> RgbaImage {
-    renderer.prepare_draws(&camera(), &[crowd], models).unwrap();
+    renderer
+        .prepare_draws(&VIEW.camera(SIZE), &[crowd], models)
+        .unwrap();
     let target = Offscreen::new(&gpu.device, SIZE).unwrap();
     let depth = gpu
         .device
@@ -142,16 +134,12 @@ fn the_opaque_and_blended_halves_draw_what_draw_draws() {
     let opaque_only = crowd(&fox, None);
     let mixed = crowd(&fox, Some(&glass));
     let dir = std::env::temp_dir().join("throng-blend-split");
-    for path in [
-        PathChoice::Packaged,
-        PathChoice::Unbounded,
-        PathChoice::GpuDriven,
-    ] {
+    for path in EVERY_PATH {
         let options = RendererOptions {
             path,
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::headless(&gpu, options).unwrap();
+        let mut renderer = scenes::renderer(&gpu, options);
         let alone = own_pass(&gpu, &mut renderer, &opaque_only, &models, |r, p| r.draw(p));
         assert!(
             !renderer.has_blended(),

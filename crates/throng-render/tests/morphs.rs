@@ -22,15 +22,14 @@ use throng_core::baked::skin_lod;
 use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::FramePair;
 use throng_core::limits::DEFAULT_MAX_ERROR;
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{
-    GpuModel, PathChoice, Renderer, RendererOptions, SkinCompute, SkinnedVertex, require_gpu,
-};
+use throng_render::{PathChoice, RendererOptions, SkinnedVertex, require_gpu};
 use throng_tests::golden as common;
 use throng_tests::morph_models::{morph_bar, simple_skin_with_morph};
+use throng_tests::readback::skin_on_gpu;
 use throng_tests::rng::Rng;
+use throng_tests::scenes::{self, Row, View};
 
 /// GPU against the CPU mirror, × bounding radius: f32 rounding in another
 /// order only (as `gpu_readback.rs`).
@@ -98,22 +97,13 @@ fn mirror_cases(model: &BakedModel) -> Vec<(String, FrameBlend)> {
     cases
 }
 
-fn read_back(handle: &ModelHandle, blends: &[FrameBlend]) -> Vec<Vec<SkinnedVertex>> {
-    let gpu = require_gpu("morphs");
+/// LOD 0 of `handle`'s model skinned by the GPU at each of `blends`.
+fn skinned(handle: &ModelHandle, blends: &[FrameBlend]) -> Vec<Vec<SkinnedVertex>> {
     let records: Vec<InstanceRecord> = blends
         .iter()
         .map(|b| InstanceRecord::new(&Mat4::IDENTITY, b, u32::MAX))
         .collect();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, handle).expect("upload");
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let out = SkinCompute::new(&gpu.device)
-        .run(&gpu.device, &gpu.queue, &gpu_model, 0, &records)
-        .expect("compute readback");
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "wgpu validation error"
-    );
-    out
+    skin_on_gpu(&require_gpu("morphs"), handle, &records)
 }
 
 fn gpu_equals_mirror_and_reference(bytes: &[u8], name: &str) {
@@ -124,7 +114,7 @@ fn gpu_equals_mirror_and_reference(bytes: &[u8], name: &str) {
     // Against the CPU mirror.
     let cases = mirror_cases(model);
     let blends: Vec<FrameBlend> = cases.iter().map(|c| c.1).collect();
-    let out = read_back(&handle, &blends);
+    let out = skinned(&handle, &blends);
     let (mut worst, mut worst_at, mut worst_normal) = (0.0f32, String::new(), 0.0f32);
     for ((label, blend), gpu_verts) in cases.iter().zip(&out) {
         let (pos, normals) = flatten(&skin_lod(model, 0, blend));
@@ -153,7 +143,7 @@ fn gpu_equals_mirror_and_reference(bytes: &[u8], name: &str) {
         .iter()
         .map(|&(c, t)| FrameBlend::single(model.clips[c].frames_at(t)))
         .collect();
-    let out = read_back(&handle, &blends);
+    let out = skinned(&handle, &blends);
     let mut worst_ref = (0.0f32, String::new());
     for (&(c, t), gpu_verts) in times.iter().zip(&out) {
         let (pos, _) = flatten(&reference::sample(&scene, Some(c), t));
@@ -199,41 +189,38 @@ fn simple_skin_with_a_morph_gpu_equals_cpu() {
 
 const SIZE: (u32, u32) = (160, 96);
 
-/// Three bars: "talk" at 0.3 s (bulge near 1), at 0.7 s (lift near 1) and
-/// "blink" at 0.4 s.
+/// Where the bars stand, 1.6 apart (their clips and times are their own).
+const BARS: Row = Row {
+    first: Vec3::new(-1.6, 0.0, 0.0),
+    step: Vec3::new(1.6, 0.0, 0.0),
+    clips: 1,
+    time_step: 0.0,
+};
+
+/// The bars from the front, a little to the right and above.
+const VIEW: View = View {
+    eye: Vec3::new(0.6, 1.6, 4.2),
+    target: Vec3::new(0.3, 1.0, 0.0),
+    fov_degrees: 45.0,
+    depth: (0.1, 100.0),
+};
+
+/// Three bars, held still: "talk" at 0.3 s (bulge near 1), at 0.7 s (lift
+/// near 1) and "blink" at 0.4 s.
 fn bars(handle: &ModelHandle) -> Crowd {
-    let mut crowd = Crowd::new();
-    let model = crowd.add_model(handle);
     let m = handle.model();
     let talk = m.clip_index("talk").unwrap();
     let blink = m.clip_index("blink").unwrap();
-    for (i, (clip, time)) in [(talk, 0.3), (talk, 0.7), (blink, 0.4)]
-        .into_iter()
-        .enumerate()
-    {
+    let poses = [(talk, 0.3), (talk, 0.7), (blink, 0.4)];
+    scenes::crowd_of(poses.into_iter().enumerate().map(|(i, (clip, time))| {
         let spawn = Spawn {
-            transform: Mat4::from_translation(Vec3::new(i as f32 * 1.6 - 1.6, 0.0, 0.0)),
             clip: Some(clip),
             time,
             speed: 0.0,
-            ..Spawn::default()
+            ..BARS.spawn(i)
         };
-        crowd.spawn(model, spawn).unwrap();
-    }
-    crowd.update(0.0);
-    crowd
-}
-
-fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.6, 1.6, 4.2),
-        Vec3::new(0.3, 1.0, 0.0),
-        Vec3::Y,
-        45f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        0.1,
-        100.0,
-    )
+        (handle, spawn)
+    }))
 }
 
 /// `model` with its morph targets removed: what the pictures would be if
@@ -271,17 +258,15 @@ fn morphing_bars_match_their_golden_on_every_path() {
             },
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::headless(&gpu, options).unwrap();
+        println!("{label}:");
+        let mut renderer = scenes::renderer(&gpu, options);
         let mut draw = |h: &ModelHandle| {
-            let model = GpuModel::upload(&gpu.device, &gpu.queue, h).unwrap();
-            renderer
-                .render_image(&gpu, SIZE, &camera(), &[&bars(h)], &[&model])
-                .unwrap_or_else(|e| panic!("{label}: {e}"))
-                .0
+            let model = &scenes::upload(&gpu, &[h])[0];
+            let camera = VIEW.camera(SIZE);
+            scenes::draw(&mut renderer, &gpu, SIZE, &camera, &[&bars(h)], &[model]).0
         };
         let image = draw(&handle);
         let without = draw(&plain);
-        println!("{label}:");
         common::check_golden(&golden, "morph_bars", &image);
         let d = diff(&image, &without);
         assert!(

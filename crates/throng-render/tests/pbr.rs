@@ -27,13 +27,12 @@ use image::RgbaImage;
 use throng_core::BakedModel;
 use throng_core::material::{TextureSlot, UvTransform};
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_crowd::crowd::{ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{
-    Gpu, GpuModel, Lighting, PathChoice, Renderer, RendererOptions, Shading, require_gpu,
-};
+use throng_render::{Gpu, Lighting, PathChoice, RendererOptions, Shading, require_gpu};
 use throng_tests::golden::{self as common, assert_images_match};
 use throng_tests::material_models::{baked_sphere, models};
+use throng_tests::scenes::{self, EVERY_PATH, FOX_ROW, FOX_ROW_VIEW, View};
 
 const SIZE: (u32, u32) = (256, 192);
 const COLUMNS: usize = 4;
@@ -45,46 +44,33 @@ fn place(i: usize) -> Vec3 {
     Vec3::new((c - 1.5) * SPACING, (1.0 - r) * SPACING, 0.0)
 }
 
+/// The grid from the front.
+const GRID_VIEW: View = View {
+    eye: Vec3::new(0.0, 0.0, 11.0),
+    target: Vec3::ZERO,
+    fov_degrees: 45.0,
+    depth: (0.1, 100.0),
+};
+
 fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 0.0, 11.0),
-        Vec3::ZERO,
-        Vec3::Y,
-        45f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        0.1,
-        100.0,
-    )
+    GRID_VIEW.camera(SIZE)
 }
 
 /// The grid on `path` under `lighting`.
 fn picture(gpu: &Gpu, path: PathChoice, handles: &[ModelHandle], lighting: Lighting) -> RgbaImage {
-    let mut crowd = Crowd::new();
-    for (i, h) in handles.iter().enumerate() {
-        let m = crowd.add_model(h);
-        let spawn = Spawn {
-            transform: Mat4::from_translation(place(i)),
-            ..Spawn::default()
-        };
-        crowd.spawn(m, spawn).unwrap();
-    }
-    crowd.update(0.0);
-    let gpu_models: Vec<GpuModel> = handles
-        .iter()
-        .map(|h| GpuModel::upload(&gpu.device, &gpu.queue, h).unwrap())
-        .collect();
-    let refs: Vec<&GpuModel> = gpu_models.iter().collect();
+    let at = |i| Spawn {
+        transform: Mat4::from_translation(place(i)),
+        ..Spawn::default()
+    };
+    let crowd = scenes::crowd_of(handles.iter().enumerate().map(|(i, h)| (h, at(i))));
     let options = RendererOptions {
         path,
         sample_count: 4,
         lighting,
         ..RendererOptions::default()
     };
-    let mut renderer = Renderer::headless(gpu, options).unwrap();
-    renderer
-        .render_image(gpu, SIZE, &camera(), &[&crowd], &refs)
-        .unwrap()
-        .0
+    let handles: Vec<&ModelHandle> = handles.iter().collect();
+    scenes::picture(gpu, options, SIZE, &camera(), &[&crowd], &handles).0
 }
 
 /// Half the side of the square that holds a sphere on screen (its radius
@@ -236,38 +222,15 @@ fn fox_with(fox: &ModelHandle, transform: Option<UvTransform>, factor: Vec4) -> 
     ModelHandle::new(m).unwrap()
 }
 
+/// Three of `handle`'s Fox in a row on `path`.
 fn fox_row(gpu: &Gpu, path: PathChoice, handle: &ModelHandle) -> RgbaImage {
-    let mut crowd = Crowd::new();
-    let model = crowd.add_model(handle);
-    for i in 0..3 {
-        let spawn = Spawn {
-            transform: Mat4::from_translation(Vec3::new(i as f32 * 90.0 - 90.0, 0.0, 0.0)),
-            clip: Some(i % 3),
-            time: 0.3 * i as f32,
-            ..Spawn::default()
-        };
-        crowd.spawn(model, spawn).unwrap();
-    }
-    crowd.update(0.0);
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 80.0, 260.0),
-        Vec3::new(0.0, 35.0, 0.0),
-        Vec3::Y,
-        45f32.to_radians(),
-        ROW_SIZE.0 as f32 / ROW_SIZE.1 as f32,
-        1.0,
-        5000.0,
-    );
+    let crowd = scenes::crowd_of(FOX_ROW.of(handle, 3));
     let options = RendererOptions {
         path,
         ..RendererOptions::default()
     };
-    let mut renderer = Renderer::headless(gpu, options).unwrap();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, handle).unwrap();
-    renderer
-        .render_image(gpu, ROW_SIZE, &camera, &[&crowd], &[&gpu_model])
-        .unwrap()
-        .0
+    let camera = FOX_ROW_VIEW.camera(ROW_SIZE);
+    scenes::picture(gpu, options, ROW_SIZE, &camera, &[&crowd], &[handle]).0
 }
 
 fn srgb_to_linear(c: u8) -> f32 {
@@ -317,11 +280,7 @@ fn the_base_colour_texture_transform_is_applied() {
         Vec4::ONE,
     );
     let dir = std::env::temp_dir().join("throng-pbr");
-    for path in [
-        PathChoice::Packaged,
-        PathChoice::Unbounded,
-        PathChoice::GpuDriven,
-    ] {
+    for path in EVERY_PATH {
         let a = fox_row(&gpu, path, &squeezed);
         let b = fox_row(&gpu, path, &flat);
         assert_images_match(&format!("one-texel-{path:?}"), &b, &a, &dir);

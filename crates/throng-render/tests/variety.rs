@@ -15,16 +15,16 @@
 //!   Foxes in the demo's generated palette, sizes and a toggle, the same
 //!   within the golden tolerances on every record path.
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::Vec4;
 use image::RgbaImage;
 use throng_bench::demo::{GridOptions, demo_variety, dressed, framing_camera, grid_crowd};
 use throng_core::BakedModel;
 use throng_core::variety::{Look, Palette};
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::scenes::{self, EVERY_PATH, FOX_ROW, FOX_ROW_VIEW};
 
 const SIZE: (u32, u32) = (192, 96);
 
@@ -65,33 +65,14 @@ fn halves(fox: &ModelHandle, keep: [bool; 2]) -> ModelHandle {
 /// Three Foxes in a row, each of model `models[i]` with look `looks[i]`
 /// and tint `tints[i]`, all at the same times.
 fn row(models: &[&ModelHandle], looks: &[Look], tints: &[Vec4]) -> Crowd {
-    let mut crowd = Crowd::new();
-    for (i, handle) in models.iter().enumerate() {
-        let model = crowd.add_model(handle);
+    scenes::crowd_of(models.iter().enumerate().map(|(i, &handle)| {
         let spawn = Spawn {
-            transform: Mat4::from_translation(Vec3::new(i as f32 * 90.0 - 90.0, 0.0, 0.0)),
-            clip: Some(i % 3),
-            time: 0.3 * i as f32,
             tint: tints[i],
             look: looks[i],
-            ..Spawn::default()
+            ..FOX_ROW.spawn(i)
         };
-        crowd.spawn(model, spawn).unwrap();
-    }
-    crowd.update(0.0);
-    crowd
-}
-
-fn camera() -> Camera {
-    Camera::look_at(
-        Vec3::new(0.0, 80.0, 260.0),
-        Vec3::new(0.0, 35.0, 0.0),
-        Vec3::Y,
-        45f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        1.0,
-        5000.0,
-    )
+        (handle, spawn)
+    }))
 }
 
 /// Every record path's picture of `crowds`.
@@ -102,20 +83,16 @@ struct Pictures<'a> {
 
 impl<'a> Pictures<'a> {
     fn new(gpu: &'a Gpu) -> Self {
-        let renderers = [
-            PathChoice::Packaged,
-            PathChoice::Unbounded,
-            PathChoice::GpuDriven,
-        ]
-        .into_iter()
-        .map(|path| {
-            let options = RendererOptions {
-                path,
-                ..RendererOptions::default()
-            };
-            (path, Renderer::headless(gpu, options).unwrap())
-        })
-        .collect();
+        let renderers = EVERY_PATH
+            .into_iter()
+            .map(|path| {
+                let options = RendererOptions {
+                    path,
+                    ..RendererOptions::default()
+                };
+                (path, scenes::renderer(gpu, options))
+            })
+            .collect();
         Self { gpu, renderers }
     }
 
@@ -124,17 +101,13 @@ impl<'a> Pictures<'a> {
         crowds: &[&Crowd],
         handles: &[&ModelHandle],
     ) -> Vec<(PathChoice, RgbaImage)> {
-        let models: Vec<GpuModel> = handles
-            .iter()
-            .map(|h| GpuModel::upload(&self.gpu.device, &self.gpu.queue, h).unwrap())
-            .collect();
+        let models = scenes::upload(self.gpu, handles);
         let models: Vec<&GpuModel> = models.iter().collect();
+        let camera = FOX_ROW_VIEW.camera(SIZE);
         self.renderers
             .iter_mut()
             .map(|(path, r)| {
-                let (image, _) = r
-                    .render_image(self.gpu, SIZE, &camera(), crowds, &models)
-                    .unwrap_or_else(|e| panic!("{path:?}: {e}"));
+                let (image, _) = scenes::draw(r, self.gpu, SIZE, &camera, crowds, &models);
                 (*path, image)
             })
             .collect()
@@ -278,10 +251,8 @@ fn a_varied_crowd_matches_its_golden_on_every_path() {
             sample_count: 4,
             ..RendererOptions::default()
         };
-        let mut renderer = Renderer::headless(&gpu, options).unwrap();
-        let (image, stats) = renderer
-            .render_image(&gpu, size, &camera, &[&crowd], &[&model])
-            .unwrap();
+        let mut renderer = scenes::renderer(&gpu, options);
+        let (image, stats) = scenes::draw(&mut renderer, &gpu, size, &camera, &[&crowd], &[&model]);
         assert_eq!(stats.visible, 16, "{path:?}");
         println!("{path:?}:");
         common::check_golden(&golden, "varied_crowd", &image);
