@@ -7,70 +7,59 @@
 //! indirect draws; the CPU uploads only what changed), unbounded (one record
 //! per visible instance built on the CPU, one draw per group) or packaged
 //! (the downlevel path: one draw per package of at most
-//! [`throng_core::limits::PACKAGE_WIDTH`] records). The WGSL vertex shader samples, interpolates and
-//! cross-fades baked frames; [`SkinCompute`] runs the same skinning function
-//! in a compute pass for exact comparison with the CPU.
+//! [`throng_core::limits::PACKAGE_WIDTH`] records). The WGSL vertex shader
+//! samples, interpolates and cross-fades baked frames; [`SkinCompute`] runs
+//! the same skinning function in a compute pass for exact comparison with
+//! the CPU.
 //!
-//! Modules: [`context`] (getting a device), [`model`], [`renderer`],
-//! [`impostor`] (a model's animated impostor on the GPU), [`compute`], [`palette`] (the palette pre-pass: animation layers evaluated once per bone), [`mirror`] (the GPU-driven path's crowd on the GPU,
-//! uploading only what changed), [`motion`] (its motion pass: moving
-//! instances' transforms of the frame from their analytic motions),
-//! [`simulation`] (the GPU simulation hook: a user's WGSL steering the
-//! crowd's simulated instances), [`readback`] (chosen instances' poses
-//! back from the GPU, asynchronously), [`cull`] (its cull pass: GPU-built draw
-//! lists and indirect draw arguments, which the [`Renderer`] draws on its
-//! GPU-driven path), [`offscreen`] (headless targets and readback),
-//! [`image_file`] (image outputs: format by extension, atomic writes),
-//! [`fog`] (distance fog, part of the lighting),
-//! [`image_diff`] (how far apart two pictures are, with the golden tolerances),
-//! [`device_loss`] (a lost device as an error, and how to recover), [`shader`]
-//! (WGSL sources and the generated prelude), [`bind_groups`], [`uniforms`],
-//! [`error`].
+//! The crate is a house of floors; a module imports only from its own floor's
+//! lower files and from the floors below (ARCHITECTURE.md draws it, and
+//! `tools/floors.py` checks it):
+//!
+//! | floor | folder | what lives there |
+//! |---|---|---|
+//! | 6 | [`renderer`] | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
+//! | 5 | [`draw`] | draw items and their layout, the shadow map, the impostors' pipelines, depth and MSAA targets |
+//! | 4 | [`passes`] | compute passes: motion, the crowd's mirror, cull, light fit, simulation, pose readback, palette pre-pass, compute skinning |
+//! | 3 | [`model`] | a model on the GPU: materials, look, impostor, [`GpuModel`], the pose cache |
+//! | 2 | [`program`] | bind-group and pipeline layouts, the pipeline kit |
+//! | 1 | [`device`] | a device and its loss, timing, buffers, small textures, offscreen targets, image files |
+//! | 0 | [`base`] | uniforms, fog, options, WGSL composition, errors |
+//!
+//! The floors' modules are re-exported here under their own names
+//! (`throng_render::cull`, `throng_render::model`, …), so callers need not
+//! know the floor a module lives on.
 
-pub mod bind_groups;
-pub mod compute;
-pub mod context;
-pub mod cull;
-pub mod device_loss;
-mod draw_items;
-pub mod error;
-pub mod fog;
-pub mod gpu_material;
-pub mod image_diff;
-pub mod image_file;
-pub mod impostor;
-pub mod light_fit;
-pub mod look;
-pub mod map_state;
-pub mod mirror;
+pub mod base;
+pub mod device;
+pub mod draw;
 pub mod model;
-pub mod motion;
-pub mod offscreen;
-pub mod options;
-pub mod palette;
-pub mod pipeline;
-pub mod pose_cache;
-pub mod readback;
+pub mod passes;
+pub mod program;
 pub mod renderer;
-pub mod shader;
-pub mod shadow;
-pub mod simulation;
-pub mod targets;
-pub mod timer;
-pub mod uniforms;
 
-pub use compute::{SkinCompute, SkinnedVertex};
-pub use context::{Gpu, adapter_summary, require_gpu};
-pub use error::RenderError;
-pub use fog::{Fog, FogFalloff};
-pub use gpu_material::TextureUpload;
-pub use model::GpuModel;
-pub use offscreen::{OFFSCREEN_FORMAT, Offscreen};
-pub use pipeline::PassPipeline;
-pub use readback::{PoseReadback, ReadPose};
+pub use base::{error, fog, options, shader, uniforms};
+pub use device::{context, device_loss, image_diff, image_file, map_state, offscreen, timer};
+pub use draw::{shadow, targets};
+pub use model::{impostor, look, pose_cache};
+pub use passes::{compute, cull, light_fit, mirror, motion, palette, readback, simulation};
+pub use program::{bind_groups, pipeline};
+
+/// A model's materials on the GPU (`model::material`, under its former name).
+pub use model::material as gpu_material;
+
+pub use base::error::RenderError;
+pub use base::fog::{Fog, FogFalloff};
+pub use device::context::{Gpu, adapter_summary, require_gpu};
+pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
+pub use model::gpu_model::GpuModel;
+pub use model::material::TextureUpload;
+pub use passes::compute::{SkinCompute, SkinnedVertex};
+pub use passes::readback::{PoseReadback, ReadPose};
+pub use passes::simulation::{Simulation, SimulationHook};
+pub use program::pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PipelineKey,
     PoseCacheOptions, RecordPath, Renderer, RendererOptions, Shading, Targets,
 };
-pub use simulation::{Simulation, SimulationHook};
 pub use wgpu;

@@ -5,7 +5,7 @@
 //! `Transparent3d`).
 
 use super::Renderer;
-use crate::draw_items::DrawItem;
+use crate::draw::items::DrawItem;
 
 impl Renderer {
     /// Records the prepared frame's crowd draws into `pass`, a render pass

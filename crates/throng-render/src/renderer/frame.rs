@@ -7,8 +7,8 @@ use throng_crowd::camera::Camera;
 use throng_crowd::crowd::Crowd;
 
 use super::{FrameStats, Renderer};
-use crate::error::RenderError;
-use crate::model::GpuModel;
+use crate::base::error::RenderError;
+use crate::model::gpu_model::GpuModel;
 
 impl Renderer {
     /// Records the prepared frame's render pass into `encoder`, drawing into
@@ -108,7 +108,7 @@ impl Renderer {
             )));
         }
         let device = self.device.clone();
-        crate::context::catch_device_errors(&device, "drawing a frame", || {
+        crate::device::context::catch_device_errors(&device, "drawing a frame", || {
             let mut stats = self.prepare(size, camera, crowds, models)?;
             let mut encoder = self
                 .device

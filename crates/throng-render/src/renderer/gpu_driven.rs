@@ -19,20 +19,20 @@ use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, GpuTables};
 
 use super::Renderer;
-use crate::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
-use crate::draw_items::DrawItem;
-use crate::draw_items::find_model_by_key;
-use crate::error::RenderError;
-use crate::impostor::{QUAD_INDICES, QUAD_VERTICES};
-use crate::light_fit::{self, LightFitPass};
-use crate::mirror::CrowdMirror;
-use crate::model::GpuModel;
-use crate::offscreen::map_read;
-use crate::options::FrameStats;
-use crate::pipeline::PipelineKey;
-use crate::pose_cache::PoseCache;
-use crate::simulation::Simulation;
-use crate::timer::GpuTimer;
+use crate::base::error::RenderError;
+use crate::base::options::FrameStats;
+use crate::device::offscreen::map_read;
+use crate::device::timer::GpuTimer;
+use crate::draw::items::DrawItem;
+use crate::draw::items::find_model_by_key;
+use crate::model::gpu_model::GpuModel;
+use crate::model::impostor::{QUAD_INDICES, QUAD_VERTICES};
+use crate::model::pose_cache::PoseCache;
+use crate::passes::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::passes::light_fit::{self, LightFitPass};
+use crate::passes::mirror::crowd_mirror::CrowdMirror;
+use crate::passes::simulation::Simulation;
+use crate::program::pipeline::PipelineKey;
 use throng_core::material::AlphaMode;
 
 /// True if the adapter and device can run the GPU-driven path: storage
@@ -72,7 +72,7 @@ pub(super) struct GpuDriven {
 /// vertices and impostors into `stats`.
 fn count_drawn(
     stats: &mut FrameStats,
-    drawn: &crate::cull::Drawn,
+    drawn: &crate::passes::cull::Drawn,
     specs: &[DrawSpec],
     planned: &[Planned],
 ) {
@@ -482,7 +482,7 @@ impl Renderer {
         };
         if let Some(sh) = &mut self.shadow {
             let size = std::mem::size_of::<LightFit>() as u64;
-            let readback = crate::cull::readback_buffer(&device, size);
+            let readback = crate::device::buffers::readback_buffer(&device, size);
             let mut encoder = device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(gd.light_fit.fit(), 0, &readback, 0, size);
             self.queue.submit([encoder.finish()]);

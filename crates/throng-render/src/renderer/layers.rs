@@ -14,9 +14,9 @@ use throng_core::gpu::GpuLayerSet;
 use throng_crowd::crowd::{Crowd, DrawList, ModelId};
 use wgpu::util::DeviceExt;
 
-use crate::error::RenderError;
-use crate::model::GpuModel;
-use crate::palette::{PALETTE_MATRIX_BYTES, PaletteJob, PalettePass, PaletteTables};
+use crate::base::error::RenderError;
+use crate::model::gpu_model::GpuModel;
+use crate::passes::palette::{PALETTE_MATRIX_BYTES, PaletteJob, PalettePass, PaletteTables};
 
 /// One pre-pass dispatch: a layered group's sets.
 struct Dispatch {

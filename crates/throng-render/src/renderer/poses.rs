@@ -5,11 +5,11 @@
 //! instance-rate vertex attributes.
 
 use super::Renderer;
-use crate::draw_items::DrawItem;
-use crate::error::RenderError;
-use crate::model::GpuModel;
-use crate::options::{FrameStats, RecordPath};
-use crate::pose_cache::PoseCache;
+use crate::base::error::RenderError;
+use crate::base::options::{FrameStats, RecordPath};
+use crate::draw::items::DrawItem;
+use crate::model::gpu_model::GpuModel;
+use crate::model::pose_cache::PoseCache;
 
 impl Renderer {
     /// `item`, of LOD `lod` of `model`, reading the pose cache where it can

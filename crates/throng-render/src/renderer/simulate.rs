@@ -1,5 +1,5 @@
 //! The renderer's side of the GPU simulation hook
-//! ([`crate::simulation`]): a [`Simulation`] per crowd index on the
+//! ([`crate::passes::simulation`]): a [`Simulation`] per crowd index on the
 //! GPU-driven path, stepped after the crowd's mirror is synced and before
 //! its cull; readbacks of chosen instances' poses; and the refusal of the
 //! CPU paths, which cannot draw instances whose pose only the GPU knows.
@@ -7,9 +7,9 @@
 use throng_crowd::crowd::{Crowd, InstanceId};
 
 use super::{RecordPath, Renderer};
-use crate::error::RenderError;
-use crate::readback::PoseReadback;
-use crate::simulation::Simulation;
+use crate::base::error::RenderError;
+use crate::passes::readback::PoseReadback;
+use crate::passes::simulation::Simulation;
 
 impl Renderer {
     /// Steps `simulation` every frame over the crowd at `crowd_index` of
@@ -39,7 +39,7 @@ impl Renderer {
     /// Starts reading back `ids`' poses (transform, animation state, agent)
     /// as the GPU-driven path's frame last prepared left them, for the
     /// crowd at `crowd_index` (which must be `crowd`); see
-    /// [`crate::readback`] for the latency.
+    /// [`crate::passes::readback`] for the latency.
     pub fn read_poses(
         &self,
         crowd_index: usize,

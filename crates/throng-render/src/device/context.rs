@@ -1,0 +1,168 @@
+//! Getting a GPU: a headless device for tests, the CLI and benchmarks.
+//!
+//! `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` select the backend and adapter.
+//! [`RenderError::NoAdapter`] is a failure, never a reason to skip a test;
+//! [`require_gpu`] encodes that rule for tests. Software adapters (lavapipe,
+//! llvmpipe GL) and what they need: docs/design/software-gpu.md#software-adapters.
+
+use crate::base::error::RenderError;
+
+/// An adapter, its device and queue.
+#[derive(Clone, Debug)]
+pub struct Gpu {
+    /// The instance.
+    pub instance: wgpu::Instance,
+    /// The adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device (all the adapter's limits requested).
+    pub device: wgpu::Device,
+    /// The queue.
+    pub queue: wgpu::Queue,
+    /// The device's loss, watched from its creation
+    /// ([`crate::device::device_loss`]); [`crate::Renderer::headless`] hands it to
+    /// the renderer.
+    pub loss: crate::device::device_loss::DeviceLoss,
+}
+
+impl Gpu {
+    /// A device with no surface, honouring `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+    pub fn headless() -> Result<Self, RenderError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+            &instance, None,
+        ))
+        .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
+        let (device, queue) = pollster::block_on(request_device(&adapter))?;
+        let loss = crate::device::device_loss::DeviceLoss::watch(&device);
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+            loss,
+        })
+    }
+
+    /// One line naming the adapter: name, backend, device type.
+    pub fn adapter_summary(&self) -> String {
+        adapter_summary(&self.adapter)
+    }
+}
+
+/// One line naming an adapter.
+pub fn adapter_summary(adapter: &wgpu::Adapter) -> String {
+    let i = adapter.get_info();
+    format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+}
+
+/// Requests a device with every limit and the optional features Throng uses
+/// (timestamp queries; indirect draws with a first instance, for the
+/// GPU-driven path; BC textures, for impostor atlases stored as BC7) that
+/// the adapter has.
+pub async fn request_device(
+    adapter: &wgpu::Adapter,
+) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
+    let wanted = wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::INDIRECT_FIRST_INSTANCE
+        | wgpu::Features::TEXTURE_COMPRESSION_BC;
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("throng device"),
+        required_features: adapter.features() & wanted,
+        required_limits: adapter.limits(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    };
+    adapter
+        .request_device(&desc)
+        .await
+        .map_err(|e| RenderError::Device(e.to_string()))
+}
+
+/// Runs `f` and turns any error the device raises meanwhile — out of
+/// memory, validation, internal — into [`RenderError::Gpu`] naming `what`,
+/// instead of leaving it to wgpu's uncaptured-error handler, which panics.
+/// Error scopes are per thread: `f` must do its GPU work on this thread.
+pub fn catch_device_errors<T>(
+    device: &wgpu::Device,
+    what: &str,
+    f: impl FnOnce() -> T,
+) -> Result<T, RenderError> {
+    let out_of_memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let value = f();
+    // Popped in reverse order of pushing, as wgpu requires.
+    let internal = pollster::block_on(internal.pop());
+    let validation = pollster::block_on(validation.pop());
+    let out_of_memory = pollster::block_on(out_of_memory.pop());
+    // Running out of memory is the cause; validation errors that follow it
+    // (using the resource that could not be made) are its consequences.
+    match out_of_memory.or(internal).or(validation) {
+        None => Ok(value),
+        Some(e) => Err(RenderError::Gpu {
+            what: what.to_owned(),
+            message: describe(&e),
+        }),
+    }
+}
+
+/// wgpu's own words for an error: the description of a validation or
+/// internal error (it lists the causes), or "Out of Memory" with its source.
+fn describe(e: &wgpu::Error) -> String {
+    match e {
+        wgpu::Error::Validation { description, .. } | wgpu::Error::Internal { description, .. } => {
+            description.trim().to_owned()
+        }
+        wgpu::Error::OutOfMemory { source } => format!("{e}: {source}"),
+    }
+}
+
+/// `Ok` unless the adapter draws with host memory (a software adapter such
+/// as lavapipe or llvmpipe) and `needed` bytes exceed what the host can
+/// still give: then the allocation would end in the kernel's out-of-memory
+/// killer, not in an error. Hardware adapters report running out through
+/// [`catch_device_errors`].
+pub fn check_host_memory(
+    device: &wgpu::Device,
+    what: &str,
+    needed: u64,
+) -> Result<(), RenderError> {
+    if device.adapter_info().device_type != wgpu::DeviceType::Cpu {
+        return Ok(());
+    }
+    throng_core::host_memory::check(needed).map_err(|available| RenderError::OutOfMemory {
+        what: what.to_owned(),
+        needed,
+        available,
+        note: " (this adapter renders in software: its GPU memory is host memory)",
+    })
+}
+
+/// For tests: a GPU, or a panic that says how to get one.
+///
+/// A GPU test never passes without having run: with no adapter it fails,
+/// in CI and on a developer's machine alike, and the message names the
+/// packages that give a software adapter. `WGPU_BACKEND` chooses the
+/// backend (the test script runs the GPU tests on Vulkan and on GL); the
+/// adapter found is printed so that a test log says what it ran on.
+///
+/// # Panics
+///
+/// When no adapter of the requested backend exists or it refuses a device.
+pub fn require_gpu(test: &str) -> Gpu {
+    match Gpu::headless() {
+        Ok(gpu) => {
+            eprintln!("{test}: on {}", gpu.adapter_summary());
+            gpu
+        }
+        Err(e) => panic!(
+            "{test}: this GPU test needs an adapter and found none ({e}). \
+             Run ./tools/test.sh, which installs Mesa's software drivers \
+             (mesa-vulkan-drivers libvulkan1 for Vulkan; libegl1 libegl-mesa0 \
+             libgl1-mesa-dri for GL), or install them yourself."
+        ),
+    }
+}

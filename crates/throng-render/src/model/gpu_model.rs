@@ -1,0 +1,418 @@
+//! [`GpuModel`]: a baked model on the GPU.
+//!
+//! Upload checks the model against the device's limits first (texture side
+//! and layers, buffer sizes) and fails with [`RenderError::TooBig`] rather
+//! than letting wgpu raise a validation error. The bone texture is a
+//! `texture_2d_array` of `Rgba32Float` or `Rgba16Float`, read with integer
+//! `textureLoad` only. Materials and their images are uploaded by
+//! [`crate::model::material`].
+//! The impostor, if any, is uploaded by [`crate::model::impostor`].
+
+use throng_core::BakedModel;
+use throng_core::gpu::ModelParams;
+use throng_core::limits::MORPH_TEXTURE_WIDTH;
+use throng_core::model::TexelFormat;
+use throng_crowd::crowd::ModelHandle;
+use wgpu::util::DeviceExt;
+
+use crate::base::error::RenderError;
+use crate::device::textures::{bone_texture_layers, texel_table};
+use crate::model::impostor::GpuImpostor;
+pub use crate::model::material::GpuMaterial;
+use crate::model::material::TextureUpload;
+use crate::program::bind_groups;
+
+/// A submesh ready to draw.
+#[derive(Clone, Debug)]
+pub struct GpuSubmesh {
+    /// First index in the LOD's index buffer.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// Base vertex.
+    pub base_vertex: i32,
+    /// Vertices (from the base vertex on) its indices use.
+    pub vertex_count: u32,
+    /// Material slot in [`GpuModel::materials`] (the last slot is the default).
+    pub material: usize,
+    /// Shade flat (the baker generated the normals).
+    pub flat: bool,
+    /// Group 2 bind group: its material, palette column and toggle bit
+    /// ([`crate::model::look`]).
+    pub bind_group: wgpu::BindGroup,
+}
+
+/// One LOD's buffers.
+#[derive(Debug)]
+pub struct GpuLod {
+    /// Vertex buffer of `BakedVertex` (also bound as storage for compute).
+    pub vertex_buffer: wgpu::Buffer,
+    /// Index buffer (u32).
+    pub index_buffer: wgpu::Buffer,
+    /// Submeshes.
+    pub submeshes: Vec<GpuSubmesh>,
+    /// Vertex count.
+    pub vertex_count: u32,
+    /// Some vertex has a tangent: the pose cache (which holds positions and
+    /// normals only) leaves this LOD to per-vertex skinning, so that its
+    /// normal maps are oriented by the tangents on every path.
+    pub has_tangents: bool,
+}
+
+/// A baked model on the GPU. Identified by the [`ModelHandle`] key it was
+/// uploaded from.
+#[derive(Debug)]
+pub struct GpuModel {
+    key: u64,
+    name: String,
+    /// Group 1 bind group (bone texture + params).
+    pub bind_group: wgpu::BindGroup,
+    /// The bone texture.
+    pub bone_texture: wgpu::Texture,
+    /// Its view and the `ModelParams` uniform: group 1's bindings 0 and 1,
+    /// which the pose cache's per-LOD groups repeat.
+    pub(crate) bone_view: wgpu::TextureView,
+    pub(crate) params_buffer: wgpu::Buffer,
+    /// The morph texture's view (group 1's binding 4; a one-texel stand-in
+    /// without morph targets), which the pose cache's groups repeat too.
+    pub(crate) morph_view: wgpu::TextureView,
+    /// Frames in the global frame table (`ModelParams::frame_count`).
+    pub frame_count: u32,
+    /// LODs.
+    pub lods: Vec<GpuLod>,
+    /// Materials, plus a default one last.
+    pub materials: Vec<GpuMaterial>,
+    /// Triangles per instance, per LOD.
+    pub triangles: Vec<u64>,
+    /// The animated impostor after the last LOD, if the model has one that
+    /// is ever drawn.
+    pub impostor: Option<GpuImpostor>,
+    /// Bytes uploaded.
+    pub gpu_bytes: u64,
+}
+
+impl GpuModel {
+    /// The identity key ([`ModelHandle::key`]).
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Model name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The impostor, if level `lod` of the LOD chain is it.
+    pub fn impostor_at(&self, lod: usize) -> Option<&GpuImpostor> {
+        self.impostor.as_ref().filter(|i| i.lod == lod)
+    }
+
+    /// Uploads a model, checking it against the device's limits first; an
+    /// error the device raises during the upload (out of memory, say) is
+    /// returned, never a panic.
+    pub fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+    ) -> Result<Self, RenderError> {
+        Self::upload_with(device, queue, handle, TextureUpload::Auto)
+    }
+
+    /// [`Self::upload`], its block-compressed images uploaded as `textures`
+    /// says.
+    pub fn upload_with(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+        textures: TextureUpload,
+    ) -> Result<Self, RenderError> {
+        let model = handle.model();
+        check_limits(device, model)?;
+        crate::device::context::catch_device_errors(
+            device,
+            &format!("uploading model {:?}", model.name),
+            || Self::upload_checked(device, queue, handle, textures),
+        )?
+    }
+
+    /// [`Self::upload_with`] after the limits were checked.
+    fn upload_checked(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+        textures: TextureUpload,
+    ) -> Result<Self, RenderError> {
+        let model = handle.model();
+        let name = model.name.clone();
+        let mut gpu_bytes = 0u64;
+
+        // Bone texture.
+        let tex = &model.texture;
+        let format = match tex.texels.format() {
+            TexelFormat::F32 => wgpu::TextureFormat::Rgba32Float,
+            TexelFormat::F16 => wgpu::TextureFormat::Rgba16Float,
+        };
+        let texel_size = tex.texels.format().texel_size();
+        let size = wgpu::Extent3d {
+            width: tex.width,
+            height: tex.width,
+            depth_or_array_layers: tex.layers,
+        };
+        let allocated_layers = bone_texture_layers(device.adapter_info().backend, tex.layers);
+        let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(&format!("{name} bone texture")),
+            size: wgpu::Extent3d {
+                depth_or_array_layers: allocated_layers,
+                ..size
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        // Texels are stored tightly; the tail of the last layer is zero-filled.
+        let data = tex.texels.as_bytes();
+        let capacity = tex.layout().capacity() as usize * texel_size;
+        let padded;
+        let bytes = if data.len() == capacity {
+            data
+        } else {
+            let mut v = vec![0u8; capacity];
+            v[..data.len()].copy_from_slice(data);
+            padded = v;
+            &padded
+        };
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &bone_texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(tex.width * texel_size as u32),
+                rows_per_image: Some(tex.width),
+            },
+            size,
+        );
+        gpu_bytes += capacity as u64 / tex.layers.max(1) as u64 * allocated_layers as u64;
+        let morphs = &model.morphs;
+        let frames = model.frame_count();
+        let (morph_view, morph_bytes) = upload_morphs(device, queue, model);
+        gpu_bytes += morph_bytes;
+        let params = ModelParams {
+            bone_count: model.bone_count(),
+            frame_count: frames,
+            texture_width: tex.width,
+            texture_layers: tex.layers,
+            morph_slots: morphs.slot_count(),
+            morph_frame_texels: morphs.texels_per_frame(),
+            morph_delta_base: morphs.delta_base(frames) as u32,
+            morph_delta_count: morphs.deltas.len() as u32,
+        };
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} model params")),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bone_view = bone_texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(&format!("{name} bone texture view")),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("{name} model bind group")),
+            layout: &bind_groups::model(device),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&bone_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: params_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: bind_groups::MORPH_TEXTURE_BINDING,
+                    resource: wgpu::BindingResource::TextureView(&morph_view),
+                },
+            ],
+        });
+
+        // Materials (the default one last).
+        let material_layout = bind_groups::material(device);
+        let (materials, material_bytes) =
+            crate::model::material::upload(device, queue, model, textures)?;
+        gpu_bytes += material_bytes;
+        let default_material = materials.len() - 1;
+        let (palette, palette_bytes) = crate::model::look::palette_view(device, queue, handle);
+        gpu_bytes += palette_bytes;
+
+        // LODs.
+        let mut lods = Vec::with_capacity(model.lods.len());
+        let mut triangles = Vec::with_capacity(model.lods.len());
+        for (l, lod) in model.lods.iter().enumerate() {
+            let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(&format!("{name} LOD {l} vertices")),
+                contents: bytemuck::cast_slice(&lod.vertices),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
+            });
+            let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(&format!("{name} LOD {l} indices")),
+                contents: bytemuck::cast_slice(&lod.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            gpu_bytes += vertex_buffer.size() + index_buffer.size();
+            let bits = throng_core::variety::submesh_bits(model, l);
+            let submeshes = lod
+                .submeshes
+                .iter()
+                .zip(bits)
+                .enumerate()
+                .map(|(i, (s, bit))| {
+                    let material = s.material.map_or(default_material, |m| m as usize);
+                    let bind_group = crate::model::look::submesh_bind_group(
+                        device,
+                        &material_layout,
+                        &materials[material],
+                        &palette,
+                        crate::model::look::SubmeshLook {
+                            column: throng_core::variety::column_of(s.material),
+                            bit,
+                        },
+                        &format!("{name} LOD {l} submesh {i}"),
+                    );
+                    GpuSubmesh {
+                        first_index: s.first_index,
+                        index_count: s.index_count,
+                        base_vertex: s.base_vertex as i32,
+                        vertex_count: s.vertex_count,
+                        material,
+                        flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
+                        bind_group,
+                    }
+                })
+                .collect();
+            triangles.push(lod.indices.len() as u64 / 3);
+            lods.push(GpuLod {
+                vertex_buffer,
+                index_buffer,
+                submeshes,
+                vertex_count: lod.vertices.len() as u32,
+                has_tangents: lod.vertices.iter().any(|v| v.tangent != [0; 4]),
+            });
+        }
+        let impostor = GpuImpostor::upload(device, queue, model, &palette, textures);
+        gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
+        Ok(Self {
+            key: handle.key(),
+            name,
+            bind_group,
+            bone_texture,
+            bone_view,
+            params_buffer,
+            morph_view,
+            frame_count: params.frame_count,
+            lods,
+            materials,
+            triangles,
+            impostor,
+            gpu_bytes,
+        })
+    }
+}
+
+/// The morph texture (`throng_core::morph`, "On the GPU"): RGBA32F rows of
+/// [`MORPH_TEXTURE_WIDTH`] texels; one zero texel for a model without
+/// morph targets (never read: no vertex has deltas). Its height was checked against the device's limit by
+/// [`check_limits`]. Returns the view and the bytes uploaded.
+fn upload_morphs(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &BakedModel,
+) -> (wgpu::TextureView, u64) {
+    let frames = model.frame_count();
+    let (texels, width, rows) = if model.morphs.is_empty() {
+        (vec![[0.0f32; 4]], 1, 1)
+    } else {
+        let rows = model.morphs.texture_rows(frames) as u32;
+        (model.morphs.texels(frames), MORPH_TEXTURE_WIDTH, rows)
+    };
+    let label = format!("{} morph texture", model.name);
+    let texture = texel_table(device, queue, &label, width, rows, &texels);
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    (view, std::mem::size_of_val(texels.as_slice()) as u64)
+}
+
+/// Checks every size the upload will need against the device's limits.
+pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), RenderError> {
+    let limits = device.limits();
+    let too_big = |what: &str, needed: u64, limit: u64| {
+        if needed > limit {
+            Err(RenderError::TooBig {
+                model: model.name.clone(),
+                what: what.to_owned(),
+                needed,
+                limit,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    too_big(
+        "bone texture side",
+        model.texture.width as u64,
+        limits.max_texture_dimension_2d as u64,
+    )?;
+    too_big(
+        "bone texture layers",
+        bone_texture_layers(device.adapter_info().backend, model.texture.layers) as u64,
+        limits.max_texture_array_layers as u64,
+    )?;
+    too_big(
+        "morph texture rows",
+        model.morphs.texture_rows(model.frame_count()),
+        limits.max_texture_dimension_2d as u64,
+    )?;
+    if let Some(atlas) = &model.impostor {
+        crate::model::impostor::check_limits(device, model, atlas)?;
+    }
+    for (l, lod) in model.lods.iter().enumerate() {
+        let vb = std::mem::size_of_val(lod.vertices.as_slice()) as u64;
+        too_big(
+            &format!("LOD {l} vertex buffer bytes"),
+            vb,
+            limits.max_buffer_size,
+        )?;
+        too_big(
+            &format!("LOD {l} vertex buffer as storage"),
+            vb,
+            limits.max_storage_buffer_binding_size,
+        )?;
+        too_big(
+            &format!("LOD {l} index buffer bytes"),
+            lod.indices.len() as u64 * 4,
+            limits.max_buffer_size,
+        )?;
+    }
+    for img in &model.images {
+        // Each level uploaded is one `write_texture`, staged in a buffer;
+        // levels larger than the device's textures are left out (and an
+        // image with none that fits is refused by the upload, naming it).
+        let Some(first) = crate::model::material::first_level(img, limits.max_texture_dimension_2d)
+        else {
+            continue;
+        };
+        let (w, h) = img.level_size(first);
+        too_big(
+            &format!("image level {first} bytes as RGBA8"),
+            throng_core::texture_codec::TextureCodec::Rgba8.level_bytes(w, h),
+            limits.max_buffer_size,
+        )?;
+    }
+    Ok(())
+}

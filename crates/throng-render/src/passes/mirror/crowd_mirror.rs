@@ -1,0 +1,469 @@
+//! [`CrowdMirror`]: a crowd's instances and tables on the GPU, synced from
+//! the crowd's change log, and what a sync uploaded ([`SyncStats`]).
+
+use throng_core::gpu::{
+    GpuInstance, GpuMotion, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,
+};
+use throng_crowd::crowd::{Change, ChangeCursor, Changes, Crowd, GpuTables};
+use wgpu::util::StagingBelt;
+
+use crate::base::error::RenderError;
+use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
+use crate::passes::mirror::changes::{Slots, Upload};
+use crate::passes::mirror::pipelines::MirrorPipelines;
+
+/// Bytes of each staging belt chunk: changes of a frame share chunks of
+/// this size (a larger write gets a chunk of its own size, reused later).
+const BELT_CHUNK: u64 = 1 << 20;
+
+/// A crowd's instances and tables on the GPU: each instance's state
+/// ([`GpuInstance`]) and transform ([`GpuTransform`]) in two streams, so a
+/// moved instance uploads its 48-byte transform alone.
+pub struct CrowdMirror {
+    cursor: ChangeCursor,
+    states: Grown,
+    transforms: Grown,
+    models: Grown,
+    clips: Grown,
+    lod_sizes: Grown,
+    state_updates: Grown,
+    transform_updates: Grown,
+    motions: Grown,
+    motion_updates: Grown,
+    points: Grown,
+    root_keys: Grown,
+    /// The crowd key and generation of the path and root-key tables
+    /// uploaded.
+    motion_tables: Option<(u64, u64)>,
+    motion_params: wgpu::Buffer,
+    params: wgpu::Buffer,
+    tables: GpuTables,
+    /// Keys of the models the tables were built for: another crowd, or
+    /// the same number of other models, rebuilds them.
+    model_keys: Vec<u64>,
+    len: u32,
+    state_slots: Slots,
+    transform_slots: Slots,
+    motion_slots: Slots,
+    /// The crowd had motions at the last sync (the motion pass runs).
+    moving: bool,
+    /// Staging for changes: mapped buffers reused frame after frame.
+    belt: StagingBelt,
+}
+
+/// What one [`CrowdMirror::sync`] uploaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncStats {
+    /// Instance states written (changed ones; more slots may be rewritten
+    /// where runs join).
+    pub states: u64,
+    /// Instance transforms written (likewise).
+    pub transforms: u64,
+    /// Instance motions written (likewise).
+    pub motions: u64,
+    /// Bytes written (states, transforms and tables).
+    pub bytes: u64,
+    /// `write_buffer` calls.
+    pub writes: u32,
+    /// True if some changes went through a scattered upload.
+    pub scattered: bool,
+}
+
+impl CrowdMirror {
+    /// An empty mirror; the first [`Self::sync`] uploads everything.
+    pub fn new(device: &wgpu::Device) -> Self {
+        Self {
+            cursor: ChangeCursor::default(),
+            // COPY_SRC: states and positions are read back from them
+            // (crate::passes::readback, tests).
+            states: Grown::new(
+                device,
+                "throng instance states",
+                STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            transforms: Grown::new(
+                device,
+                "throng instance transforms",
+                STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            models: Grown::new(device, "throng cull models", STORAGE),
+            clips: Grown::new(device, "throng cull clips", STORAGE),
+            lod_sizes: Grown::new(device, "throng cull LOD sizes", STORAGE),
+            state_updates: Grown::new(device, "throng instance state updates", STORAGE),
+            transform_updates: Grown::new(device, "throng instance transform updates", STORAGE),
+            motions: Grown::new(device, "throng instance motions", STORAGE),
+            motion_updates: Grown::new(device, "throng instance motion updates", STORAGE),
+            points: Grown::new(device, "throng path points", STORAGE),
+            root_keys: Grown::new(device, "throng root-motion keys", STORAGE),
+            motion_tables: None,
+            motion_params: crate::passes::motion::MotionPass::params_buffer(device),
+            params: make(
+                device,
+                "throng mirror params",
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                std::mem::size_of::<MirrorParams>() as u64,
+            ),
+            tables: GpuTables::default(),
+            model_keys: Vec::new(),
+            len: 0,
+            state_slots: Slots::default(),
+            transform_slots: Slots::default(),
+            motion_slots: Slots::default(),
+            moving: false,
+            belt: StagingBelt::new(device.clone(), BELT_CHUNK),
+        }
+    }
+
+    /// Instances mirrored.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True if no instance is mirrored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The crowd's tables as last uploaded.
+    pub fn tables(&self) -> &GpuTables {
+        &self.tables
+    }
+
+    /// Instance states, [`GpuInstance`] per dense slot.
+    pub fn states(&self) -> &wgpu::Buffer {
+        &self.states.buffer
+    }
+
+    /// Instance transforms, [`GpuTransform`] per dense slot.
+    pub fn transforms(&self) -> &wgpu::Buffer {
+        &self.transforms.buffer
+    }
+
+    /// Instance motions, [`GpuMotion`] per dense slot (meaningful while
+    /// the crowd has motions).
+    pub fn motions(&self) -> &wgpu::Buffer {
+        &self.motions.buffer
+    }
+
+    /// The models table (`GpuModelInfo`).
+    pub fn models(&self) -> &wgpu::Buffer {
+        &self.models.buffer
+    }
+
+    /// The clips table (`GpuClip`).
+    pub fn clips(&self) -> &wgpu::Buffer {
+        &self.clips.buffer
+    }
+
+    /// The LOD screen sizes table (`f32`).
+    pub fn lod_sizes(&self) -> &wgpu::Buffer {
+        &self.lod_sizes.buffer
+    }
+
+    /// Brings the mirror up to `crowd`: the tables when its models changed,
+    /// and the states and transforms its change log names (all of them the
+    /// first time, or when a buffer grew). Per stream, changed slots less
+    /// than 8 apart make one run; up to 16 runs are copied in place (a run
+    /// of transforms straight from the crowd's storage), more go packed
+    /// with their slots into one buffer that a compute dispatch scatters.
+    /// Changes are staged in the mirror's belt and copied by commands
+    /// recorded into `encoder`, which must be submitted before the cull
+    /// pass, and its device polled now and then (the renderer's
+    /// [`crate::passes::cull::CullList::after_submit`] does) so the belt's buffers
+    /// come back; a full upload goes through the queue.
+    pub fn sync(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pipelines: &impl AsRef<MirrorPipelines>,
+        crowd: &Crowd,
+    ) -> Result<SyncStats, RenderError> {
+        let pass = pipelines.as_ref();
+        let mut stats = SyncStats::default();
+        let len = crowd.len();
+        let state_size = std::mem::size_of::<GpuInstance>() as u64;
+        let transform_size = std::mem::size_of::<GpuTransform>() as u64;
+        let motion_size = std::mem::size_of::<GpuMotion>() as u64;
+        let grew = self.states.reserve(device, len as u64 * state_size)?
+            | self
+                .transforms
+                .reserve(device, len as u64 * transform_size)?;
+        let all_motions = crowd.gpu_motions();
+        let moving = !all_motions.is_empty();
+        // Motions appear (or a buffer grew): all of them once.
+        let motions_grew = moving
+            && (self.motions.reserve(device, len as u64 * motion_size)? || !self.moving || grew);
+        self.moving = moving;
+        if moving {
+            let tables = (crowd.identity(), crowd.motion_tables_generation());
+            if self.motion_tables != Some(tables) {
+                for (buf, bytes) in [
+                    (&mut self.points, bytemuck::cast_slice(crowd.path_points())),
+                    (&mut self.root_keys, bytemuck::cast_slice(crowd.root_keys())),
+                ] {
+                    let bytes: &[u8] = bytes;
+                    buf.reserve(device, bytes.len() as u64)?;
+                    if !bytes.is_empty() {
+                        queue.write_buffer(&buf.buffer, 0, bytes);
+                        stats.bytes += bytes.len() as u64;
+                        stats.writes += 1;
+                    }
+                }
+                self.motion_tables = Some(tables);
+            }
+        }
+        if !crowd
+            .models()
+            .map(|m| m.key())
+            .eq(self.model_keys.iter().copied())
+        {
+            self.model_keys = crowd.models().map(|m| m.key()).collect();
+            self.tables = crowd.gpu_tables();
+            for (buf, bytes) in [
+                (&mut self.models, bytemuck::cast_slice(&self.tables.models)),
+                (&mut self.clips, bytemuck::cast_slice(&self.tables.clips)),
+                (
+                    &mut self.lod_sizes,
+                    bytemuck::cast_slice(&self.tables.lod_sizes),
+                ),
+            ] {
+                let bytes: &[u8] = bytes;
+                buf.reserve(device, bytes.len() as u64)?;
+                if !bytes.is_empty() {
+                    queue.write_buffer(&buf.buffer, 0, bytes);
+                    stats.bytes += bytes.len() as u64;
+                    stats.writes += 1;
+                }
+            }
+        }
+        self.len = len as u32;
+        // Everything after a fresh buffer or when the log says so.
+        let (states, transforms, motions) = (
+            &mut self.state_slots,
+            &mut self.transform_slots,
+            &mut self.motion_slots,
+        );
+        let full = match crowd.changes(&mut self.cursor) {
+            Changes::Slots(changes) if !grew => {
+                states.collect(changes, len, Change::has_state);
+                transforms.collect(changes, len, Change::has_transform);
+                if motions_grew {
+                    motions.all(len);
+                } else if moving {
+                    motions.collect(changes, len, Change::has_motion);
+                } else {
+                    motions.clear();
+                }
+                false
+            }
+            _ => {
+                states.all(len);
+                transforms.all(len);
+                if moving {
+                    motions.all(len);
+                } else {
+                    motions.clear();
+                }
+                true
+            }
+        };
+        stats.states = states.slots.len() as u64;
+        stats.transforms = transforms.slots.len() as u64;
+        stats.motions = motions.slots.len() as u64;
+        let mut upload = if full {
+            Upload::Queue(queue)
+        } else {
+            Upload::Belt(&mut self.belt, encoder)
+        };
+
+        // Direct runs.
+        if states.direct() {
+            for &(first, last) in &states.runs {
+                let count = (last - first + 1) as usize;
+                stats.bytes += upload.items::<GpuInstance, { std::mem::size_of::<GpuInstance>() }>(
+                    &self.states.buffer,
+                    first as u64 * state_size,
+                    count,
+                    (first..=last).map(|d| crowd.gpu_instance(d as usize)),
+                );
+                stats.writes += 1;
+            }
+        }
+        if transforms.direct() {
+            let all = crowd.gpu_transforms();
+            for &(first, last) in &transforms.runs {
+                let run = &all[first as usize..=last as usize];
+                stats.bytes += upload.bytes(
+                    &self.transforms.buffer,
+                    first as u64 * transform_size,
+                    bytemuck::cast_slice(run),
+                );
+                stats.writes += 1;
+            }
+        }
+
+        if motions.direct() {
+            for &(first, last) in &motions.runs {
+                let run = &all_motions[first as usize..=last as usize];
+                stats.bytes += upload.bytes(
+                    &self.motions.buffer,
+                    first as u64 * motion_size,
+                    bytemuck::cast_slice(run),
+                );
+                stats.writes += 1;
+            }
+        }
+
+        // Scattered: the changes, each with its slot, packed in one upload
+        // per stream and scattered by one dispatch each.
+        let mut params = MirrorParams {
+            state_count: 0,
+            transform_count: 0,
+            instance_count: len as u32,
+            motion_count: 0,
+        };
+        if !motions.direct() {
+            let n = motions.slots.len();
+            self.motion_updates
+                .reserve(device, (n * std::mem::size_of::<MotionUpdate>()) as u64)?;
+            stats.bytes += upload.items::<MotionUpdate, { std::mem::size_of::<MotionUpdate>() }>(
+                &self.motion_updates.buffer,
+                0,
+                n,
+                motions.slots.iter().map(|&d| MotionUpdate {
+                    slot: d,
+                    pad: [0; 3],
+                    motion: all_motions[d as usize],
+                }),
+            );
+            stats.writes += 1;
+            params.motion_count = n as u32;
+        }
+        if !states.direct() {
+            let n = states.slots.len();
+            self.state_updates
+                .reserve(device, (n * std::mem::size_of::<StateUpdate>()) as u64)?;
+            stats.bytes += upload.items::<StateUpdate, { std::mem::size_of::<StateUpdate>() }>(
+                &self.state_updates.buffer,
+                0,
+                n,
+                states.slots.iter().map(|&d| StateUpdate {
+                    slot: d,
+                    pad: [0; 3],
+                    state: crowd.gpu_instance(d as usize),
+                }),
+            );
+            stats.writes += 1;
+            params.state_count = n as u32;
+        }
+        if !transforms.direct() {
+            let n = transforms.slots.len();
+            let all = crowd.gpu_transforms();
+            self.transform_updates
+                .reserve(device, (n * std::mem::size_of::<TransformUpdate>()) as u64)?;
+            stats.bytes += upload
+                .items::<TransformUpdate, { std::mem::size_of::<TransformUpdate>() }>(
+                    &self.transform_updates.buffer,
+                    0,
+                    n,
+                    transforms.slots.iter().map(|&d| TransformUpdate {
+                        slot: d,
+                        pad: [0; 3],
+                        transform: all[d as usize],
+                    }),
+                );
+            stats.writes += 1;
+            params.transform_count = n as u32;
+        }
+        if !full {
+            // The belt's chunks are mapped again once this encoder has run.
+            self.belt.finish_and_recall_on_submit(encoder);
+        }
+        if states.direct() && transforms.direct() && motions.direct() {
+            self.pose(device, queue, encoder, pass, crowd);
+            return Ok(stats);
+        }
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        stats.writes += 1;
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng mirror upload"),
+            layout: &pass.apply,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.state_updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: self.states.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: self.transform_updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: self.transforms.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: self.motion_updates.buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: self.motions.buffer.as_entire_binding(),
+                },
+            ],
+        });
+        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng mirror upload"),
+            timestamp_writes: None,
+        });
+        cpass.set_bind_group(0, &group, &[]);
+        for (count, pipeline) in [
+            (params.state_count, &pass.apply_states),
+            (params.transform_count, &pass.apply_transforms),
+            (params.motion_count, &pass.apply_motions),
+        ] {
+            if count > 0 {
+                let (x, y) = dispatch_size(count.div_ceil(WORKGROUP));
+                cpass.set_pipeline(pipeline);
+                cpass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        drop(cpass);
+        stats.bytes += std::mem::size_of::<MirrorParams>() as u64;
+        stats.scattered = true;
+        self.pose(device, queue, encoder, pass, crowd);
+        Ok(stats)
+    }
+
+    /// Records the motion pass: the moving instances' transforms at the
+    /// crowd's clock, over what the uploads wrote.
+    fn pose(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &MirrorPipelines,
+        crowd: &Crowd,
+    ) {
+        if !self.moving {
+            return;
+        }
+        let bindings = crate::passes::motion::MotionBindings {
+            params: &self.motion_params,
+            motions: &self.motions.buffer,
+            points: &self.points.buffer,
+            keys: &self.root_keys.buffer,
+            transforms: &self.transforms.buffer,
+        };
+        pass.motion
+            .encode(device, queue, encoder, &bindings, crowd.clock(), self.len);
+    }
+}

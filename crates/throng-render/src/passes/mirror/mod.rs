@@ -1,0 +1,22 @@
+//! A crowd's instances on the GPU for the GPU-driven path: [`CrowdMirror`]
+//! keeps each instance's state ([`GpuInstance`]) and transform
+//! ([`GpuTransform`]) in two storage buffers and the crowd's model, clip and
+//! LOD tables beside them, and re-uploads only what the crowd's change log
+//! names, of a moved instance only its transform. Changes go through a
+//! staging belt (mapped buffers reused frame after frame) as runs written in
+//! place, or, when scattered, packed with their slots and placed by
+//! `shaders/mirror.wgsl`. Instances' analytic motions are a third stream,
+//! with the crowd's path points and root-motion keys beside it; after the
+//! uploads, the motion pass ([`crate::passes::motion`]) writes the moving instances'
+//! transforms of the frame. The cull pass ([`crate::passes::cull`]) reads the
+//! mirror.
+//!
+//! Files: the mirror (`crowd_mirror`), its pipelines (`pipelines`), and the
+//! bookkeeping of what a sync writes (`changes`).
+
+pub mod changes;
+pub mod crowd_mirror;
+pub mod pipelines;
+
+pub use crowd_mirror::{CrowdMirror, SyncStats};
+pub use pipelines::MirrorPipelines;

@@ -1,0 +1,126 @@
+//! Which group each program reads at which index ([`program_groups`]),
+//! the storage buffers the storage paths' draw program binds in the vertex
+//! stage, and each program's pipeline layout.
+
+use crate::base::shader::program::Program;
+use crate::program::bind_groups::compute::*;
+use crate::program::bind_groups::draw::*;
+use crate::program::bind_groups::entries::{Entries, create};
+
+/// The bind groups a program's pipelines bind, by group index (`None`: the
+/// group is unused). `shadows`: the crowd's draw programs receive shadows
+/// (their records group then holds the shadow bindings too).
+pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
+    let receive = if shadows {
+        ShadowBindings::Receive
+    } else {
+        ShadowBindings::None
+    };
+    match program {
+        Program::DrawPackaged => [
+            Some(frame_entries()),
+            Some(model_entries()),
+            Some(material_entries()),
+            Some(records_entries(true, receive)),
+        ],
+        Program::DrawUnbounded => [
+            Some(frame_entries()),
+            Some(pose_model_entries()),
+            Some(material_entries()),
+            Some(records_entries(false, receive)),
+        ],
+        Program::ShadowPackaged => [
+            None,
+            Some(model_entries()),
+            Some(material_entries()),
+            Some(records_entries(true, ShadowBindings::Cast)),
+        ],
+        Program::ShadowUnbounded => [
+            None,
+            Some(pose_model_entries()),
+            Some(material_entries()),
+            Some(records_entries(false, ShadowBindings::Cast)),
+        ],
+        Program::PoseFill => [Some(pose_fill_entries()), Some(model_entries()), None, None],
+        Program::ComputeSkin => [
+            Some(compute_io_entries()),
+            Some(model_entries()),
+            None,
+            Some(records_storage_entries(wgpu::ShaderStages::COMPUTE)),
+        ],
+        Program::CpuSkinned => [
+            Some(frame_entries()),
+            None,
+            Some(material_entries()),
+            Some(character_palette_entries()),
+        ],
+        Program::ImpostorPackaged | Program::ImpostorUnbounded => [
+            Some(frame_entries()),
+            Some(impostor_entries()),
+            None,
+            Some(records_entries(
+                program == Program::ImpostorPackaged,
+                receive,
+            )),
+        ],
+        Program::ImpostorCastPackaged | Program::ImpostorCastUnbounded => [
+            None,
+            Some(impostor_entries()),
+            None,
+            Some(records_entries(
+                program == Program::ImpostorCastPackaged,
+                ShadowBindings::Cast,
+            )),
+        ],
+        Program::Cull => [Some(cull_entries(None)), None, None, None],
+        Program::Mirror => [Some(mirror_entries()), None, None, None],
+        Program::Motion => [Some(motion_entries()), None, None, None],
+        Program::Simulation => [Some(simulation_entries(None)), None, None, None],
+        Program::LightFit => [Some(light_fit_entries()), None, None, None],
+        Program::Palette => [Some(palette_entries()), Some(model_entries()), None, None],
+    }
+}
+
+/// Storage buffers the storage paths' draw program binds in the vertex
+/// stage (records, the pre-pass's palettes, the pose cache): the least
+/// `max_storage_buffers_per_shader_stage` those paths need.
+pub fn vertex_storage_buffers() -> u32 {
+    program_groups(Program::DrawUnbounded, true)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.visibility.contains(wgpu::ShaderStages::VERTEX)
+                && matches!(
+                    e.ty,
+                    wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { .. },
+                        ..
+                    }
+                )
+        })
+        .count() as u32
+}
+
+/// The pipeline layout of `program` ([`program_groups`]).
+pub fn pipeline_layout(
+    device: &wgpu::Device,
+    program: Program,
+    shadows: bool,
+) -> wgpu::PipelineLayout {
+    let groups = program_groups(program, shadows);
+    let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            g.as_ref()
+                .map(|e| create(device, &format!("{} group {i}", program.label()), e))
+        })
+        .collect();
+    let refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Option::as_ref).collect();
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(program.label()),
+        bind_group_layouts: &refs,
+        immediate_size: 0,
+    })
+}

@@ -1,0 +1,243 @@
+//! Making a [`Renderer`]: its record path from the adapter and the
+//! options, its programs, buffers and bind groups, and its colour
+//! pipelines, one per [`PipelineKey`] (made when a frame first needs it).
+
+use std::collections::HashMap;
+
+use crate::base::error::RenderError;
+use crate::base::options::{PathChoice, RecordPath, RendererOptions};
+use crate::base::shader::program::Program;
+use crate::draw::impostor::ImpostorPipelines;
+use crate::draw::shadow::Shadow;
+use crate::model::pose_cache::PoseCache;
+use crate::program::bind_groups::{self, PACKAGE_BYTES};
+use crate::program::pipeline::{ColorPipeline, PipelineKey};
+
+use super::gpu_driven::supports_gpu_driven;
+use super::{Renderer, supports_unbounded};
+
+impl Renderer {
+    /// A renderer drawing into targets of `color_format`.
+    pub fn new(
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+        options: RendererOptions,
+    ) -> Result<Self, RenderError> {
+        let unbounded_ok = supports_unbounded(adapter, device);
+        let gpu_driven_ok = supports_gpu_driven(adapter, device);
+        let path = match options.path {
+            PathChoice::Auto if gpu_driven_ok => RecordPath::GpuDriven,
+            PathChoice::GpuDriven if gpu_driven_ok => RecordPath::GpuDriven,
+            PathChoice::GpuDriven => {
+                return Err(RenderError::Unsupported(format!(
+                    "the GPU-driven path needs compute shaders, indirect draws with a first instance and vertex-stage storage buffers; {} lacks one",
+                    crate::device::context::adapter_summary(adapter)
+                )));
+            }
+            PathChoice::Auto if unbounded_ok => RecordPath::Unbounded,
+            PathChoice::Auto | PathChoice::Packaged => RecordPath::Packaged,
+            PathChoice::Unbounded if unbounded_ok => RecordPath::Unbounded,
+            PathChoice::Unbounded => {
+                return Err(RenderError::Unsupported(format!(
+                    "the unbounded record path needs vertex-stage storage buffers, which {} lacks",
+                    crate::device::context::adapter_summary(adapter)
+                )));
+            }
+        };
+        if !options.extra_targets.is_empty() {
+            let most = device.limits().max_color_attachments as usize;
+            if options.fragment.is_none() {
+                return Err(RenderError::Unsupported(
+                    "extra colour targets need a custom fragment stage to write them".into(),
+                ));
+            }
+            if options.extra_targets.len() + 1 > most {
+                return Err(RenderError::Unsupported(format!(
+                    "{} colour targets; the device takes at most {most}",
+                    options.extra_targets.len() + 1
+                )));
+            }
+        }
+        if !matches!(options.sample_count, 1 | 4) {
+            return Err(RenderError::Unsupported(format!(
+                "MSAA sample count {} (1 or 4)",
+                options.sample_count
+            )));
+        }
+        if path == RecordPath::Packaged
+            && (device.limits().max_uniform_buffer_binding_size as usize) < PACKAGE_BYTES
+        {
+            return Err(RenderError::Unsupported(format!(
+                "uniform bindings of {} bytes are too small for a package of {PACKAGE_BYTES}",
+                device.limits().max_uniform_buffer_binding_size
+            )));
+        }
+        let program = Program::draw(path);
+        let module = match &options.fragment {
+            None => device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(program.label()),
+                source: wgpu::ShaderSource::Wgsl(program.source().into()),
+            }),
+            Some(custom) => {
+                let source = crate::base::shader::compose::compose(
+                    &custom.file,
+                    &custom.source,
+                    Some(path),
+                )?;
+                if !source.contains("\n// ---- draw.wgsl\n") {
+                    return Err(RenderError::Shader(
+                        crate::base::shader::compose::ShaderError::MissingImport {
+                            file: custom.file.clone(),
+                            name: "draw".into(),
+                        },
+                    ));
+                }
+                crate::device::context::catch_device_errors(
+                    device,
+                    &format!("compiling the custom fragment shader {}", custom.file),
+                    || {
+                        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(&custom.file),
+                            source: wgpu::ShaderSource::Wgsl(source.into()),
+                        })
+                    },
+                )?
+            }
+        };
+        let packaged = path == RecordPath::Packaged;
+        let receive = if options.shadows.is_some() {
+            bind_groups::ShadowBindings::Receive
+        } else {
+            bind_groups::ShadowBindings::None
+        };
+        let records_layout = bind_groups::records(device, packaged, receive);
+        let pipeline_layout =
+            bind_groups::pipeline_layout(device, Program::draw(path), options.shadows.is_some());
+        let (frame_buffer, frame_bind_group) =
+            bind_groups::frame_binding(device, "throng frame uniforms");
+        let align = device.limits().min_uniform_buffer_offset_alignment as u64;
+        let (options_pose_cache, skinning) = (options.pose_cache, options.skinning);
+        let shadow = match options.shadows {
+            Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
+            None => None,
+        };
+        let mut renderer = Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            color_format,
+            options,
+            path,
+            module,
+            pipeline_layout,
+            records_layout,
+            pipelines: HashMap::new(),
+            frame_buffer,
+            frame_bind_group,
+            records_buffer: None,
+            records_bind_group: None,
+            package_stride: (PACKAGE_BYTES as u64).next_multiple_of(align.max(1)),
+            staging: Vec::new(),
+            draw_lists: Vec::new(),
+            items: Vec::new(),
+            targets: None,
+            timer: crate::device::timer::GpuTimer::new(device, queue),
+            shadow,
+            gpu: (path == RecordPath::GpuDriven)
+                .then(|| super::gpu_driven::GpuDriven::new(device, queue)),
+            impostors: ImpostorPipelines::new(path),
+            layers: super::layers::LayerDraws::new(device),
+            records_generation: 0,
+            // The static floor (no skinning) and the packaged path never
+            // cache.
+            poses: PoseCache::new(
+                device,
+                options_pose_cache.filter(|_| path != RecordPath::Packaged && skinning),
+            ),
+            loss: None,
+        };
+        let custom = renderer.options.fragment.as_ref().map(|custom| {
+            format!(
+                "creating a pipeline with the custom fragment entry point {:?} of {}",
+                custom.entry, custom.file
+            )
+        });
+        if let Some(what) = custom {
+            // Build the commonest pipeline now, so that an entry point that
+            // is missing or does not fit the layout is an error here rather
+            // than a panic in the first frame.
+            crate::device::context::catch_device_errors(device, &what, || {
+                renderer.pipeline(PipelineKey {
+                    flat: false,
+                    double_sided: false,
+                    blend: false,
+                    cross_fade: false,
+                    palettes: false,
+                    pose_cache: false,
+                });
+            })?;
+        }
+        Ok(renderer)
+    }
+
+    pub(super) fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
+        let mut vertex_constants = vec![
+            ("SKINNING", if self.options.skinning { 1.0 } else { 0.0 }),
+            ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
+        ];
+        // Only the storage records module has these.
+        if key.palettes {
+            vertex_constants.push(("PALETTES", 1.0));
+        }
+
+        let desc = ColorPipeline {
+            label: "throng draw pipeline",
+            layout: &self.pipeline_layout,
+            module: &self.module,
+            vertex_entry: "vs_main",
+            vertex_constants: &vertex_constants,
+            fragment_entry: match (&self.options.fragment, &self.shadow) {
+                (Some(custom), _) => &custom.entry,
+                (None, Some(_)) => "fs_shadowed",
+                (None, None) => "fs_main",
+            },
+            format: self.color_format,
+            samples: self.options.sample_count,
+            extra_targets: &self.options.extra_targets,
+            instance_records: self.path != RecordPath::Packaged,
+            depth_compare: self.options.depth.compare(),
+        };
+        let device = &self.device;
+        self.pipelines
+            .entry(key)
+            .or_insert_with(|| desc.create(device, key))
+    }
+
+    /// Creates the pipelines the planned draws need.
+    pub(super) fn ensure_pipelines(&mut self) {
+        let keys: Vec<PipelineKey> = self
+            .items
+            .iter()
+            .filter(|i| !i.impostor)
+            .map(|i| i.key)
+            .collect();
+        for key in keys {
+            self.pipeline(key);
+        }
+        if self.items.iter().any(|i| i.impostor) {
+            self.impostors.colour_pipeline(
+                &self.device,
+                self.color_format,
+                self.options.sample_count,
+                self.shadow.is_some(),
+                self.options.depth.compare(),
+            );
+        }
+        if let Some(sh) = &self.shadow
+            && sh.items.iter().any(|i| i.impostor)
+        {
+            self.impostors.cast_pipeline(&self.device);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! [`Renderer`]: draws crowds of baked models.
+//!
+//! Per frame: every crowd builds its draw list (one 96-byte record per
+//! visible instance, grouped by model and LOD); all records of the frame are
+//! written to one buffer with one upload; then each group is drawn, either in
+//! packages of at most [`PACKAGE_WIDTH`] records bound as a uniform buffer
+//! with a dynamic offset ([`RecordPath::Packaged`], works on every adapter
+//! including downlevel/WebGL2), or as one draw per group over a storage
+//! buffer ([`RecordPath::Unbounded`], where the vertex stage can read storage
+//! buffers). [`PathChoice::Auto`] picks the unbounded path when available.
+//!
+//! The same [`Renderer::render`] serves the viewer, the CLI and the tests.
+//!
+//! A frame is [`Renderer::prepare`] (CPU work and the renderer's own depth
+//! and MSAA targets), then [`Renderer::encode`] or [`Renderer::encode_with`]
+//! (the shadow pass and a crowd pass Throng begins). An application with a
+//! render pass of its own embeds the crowd in it instead:
+//! [`Renderer::prepare_draws`] (no targets), [`Renderer::encode_shadows`]
+//! into its encoder, then [`Renderer::draw`] inside its pass (see the
+//! `throng-examples` package). [`RendererOptions::fragment`] replaces
+//! Throng's fragment stage with the user's own ([`CustomFragment`]).
+//!
+//! On adapters with compute shaders and indirect draws,
+//! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
+//! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`).
+//!
+//! Beside this file: the options (`options.rs`), the pipeline kit
+//! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
+//! shadow map (`shadow.rs`) and the layout of draw lists into draws
+//! (`draw_items.rs`); beside it in `renderer/`, the GPU-driven path, the
+//! animation layers' palettes and the pose cache's part of planning
+//! (`poses.rs`).
+
+use std::collections::HashMap;
+
+use throng_crowd::crowd::DrawList;
+
+use crate::base::error::RenderError;
+pub use crate::base::options::{
+    CustomFragment, DEPTH_FORMAT, DepthConvention, FrameStats, Lighting, PathChoice,
+    PoseCacheOptions, RecordPath, RendererOptions, Shading, ShadowOptions,
+};
+use crate::device::device_loss::DeviceLoss;
+use crate::draw::impostor::ImpostorPipelines;
+use crate::draw::items::DrawItem;
+use crate::draw::shadow::Shadow;
+pub use crate::draw::shadow::ShadowReceiver;
+pub use crate::draw::targets::Targets;
+use crate::model::pose_cache::PoseCache;
+use crate::program::bind_groups::{self};
+pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
+
+mod build;
+mod draw;
+mod frame;
+mod gpu_driven;
+mod headless;
+mod layers;
+mod poses;
+mod prepare;
+mod records;
+mod shadows;
+mod simulate;
+pub use gpu_driven::supports_gpu_driven;
+
+/// Draws crowds. See the module docs.
+pub struct Renderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    color_format: wgpu::TextureFormat,
+    options: RendererOptions,
+    path: RecordPath,
+    module: wgpu::ShaderModule,
+    pipeline_layout: wgpu::PipelineLayout,
+    records_layout: wgpu::BindGroupLayout,
+    pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
+    frame_buffer: wgpu::Buffer,
+    frame_bind_group: wgpu::BindGroup,
+    records_buffer: Option<wgpu::Buffer>,
+    records_bind_group: Option<wgpu::BindGroup>,
+    package_stride: u64,
+    staging: Vec<u8>,
+    draw_lists: Vec<DrawList>,
+    items: Vec<DrawItem>,
+    targets: Option<Targets>,
+    timer: Option<crate::device::timer::GpuTimer>,
+    shadow: Option<Shadow>,
+    /// The GPU-driven path's mirrors, cull lists and pipelines.
+    gpu: Option<gpu_driven::GpuDriven>,
+    /// The impostors' programs and pipelines.
+    impostors: ImpostorPipelines,
+    /// Animation layers on the CPU-list path: the palettes and pre-pass.
+    layers: layers::LayerDraws,
+    /// The `layers.generation` the records bind groups were made with.
+    records_generation: u64,
+    /// The storage paths' per-(model, LOD) group 1 and pose caches
+    /// (empty and unused on the packaged path).
+    poses: PoseCache,
+    /// The device's loss, where it is watched ([`Self::set_device_loss`]).
+    loss: Option<DeviceLoss>,
+}
+
+/// True if the adapter can read storage buffers in the vertex stage, as
+/// many as the storage paths' draw program binds there
+/// ([`bind_groups::vertex_storage_buffers`]: records, palettes, pose cache).
+pub fn supports_unbounded(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
+    adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        && device.limits().max_storage_buffers_per_shader_stage
+            >= bind_groups::vertex_storage_buffers()
+}
+
+impl Renderer {
+    /// Watches `loss` (the device's, [`DeviceLoss::watch`]): after it, every
+    /// frame is [`RenderError::DeviceLost`] ([`crate::device::device_loss`]).
+    /// [`Self::headless`] does this with the [`crate::Gpu`]'s.
+    pub fn set_device_loss(&mut self, loss: DeviceLoss) {
+        self.loss = Some(loss);
+    }
+
+    /// [`RenderError::DeviceLost`] if the watched device was lost (every
+    /// frame checks this first; an application can ask before it advances
+    /// its own state for a frame). wgpu runs the lost callback in a poll:
+    /// this polls without blocking (a check of the queue's fences).
+    pub fn check_device(&self) -> Result<(), RenderError> {
+        match &self.loss {
+            Some(loss) => {
+                let _ = self.device.poll(wgpu::PollType::Poll);
+                loss.check()
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `e`, or [`RenderError::DeviceLost`] if the device was lost meanwhile.
+    pub(crate) fn lost_or(&self, e: RenderError) -> RenderError {
+        match self.loss.as_ref().and_then(DeviceLoss::lost) {
+            Some(why) => RenderError::DeviceLost(why),
+            None => e,
+        }
+    }
+
+    /// The record path in use.
+    pub fn path(&self) -> RecordPath {
+        self.path
+    }
+
+    /// The options.
+    pub fn options(&self) -> &RendererOptions {
+        &self.options
+    }
+
+    /// Changes lighting and clear colour (the path and MSAA are fixed).
+    pub fn set_lighting(&mut self, lighting: Lighting, clear_color: wgpu::Color) {
+        self.options.lighting = lighting;
+        self.options.clear_color = clear_color;
+    }
+
+    /// Enables or disables frustum culling.
+    pub fn set_frustum_culling(&mut self, on: bool) {
+        self.options.frustum_culling = on;
+    }
+
+    /// Tints instances by LOD (or not).
+    pub fn set_lod_tints(&mut self, on: bool) {
+        self.options.lod_tints = on;
+    }
+
+    /// Draw lists of the last prepared frame, one per crowd.
+    pub fn draw_lists(&self) -> &[DrawList] {
+        &self.draw_lists
+    }
+}

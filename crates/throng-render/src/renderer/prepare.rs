@@ -1,0 +1,265 @@
+//! The CPU work of a frame: the renderer's own targets, each crowd's draw
+//! list (or, on the GPU-driven path, its mirror and cull), and the plan of
+//! draws laid out into packages or groups.
+
+use throng_core::material::AlphaMode;
+use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
+use throng_crowd::crowd::{Crowd, DrawList, DrawView};
+
+use crate::base::error::RenderError;
+use crate::base::options::{FrameStats, RecordPath};
+use crate::base::uniforms::FrameUniforms;
+use crate::draw::items::DrawItem;
+use crate::draw::items::find_model;
+use crate::draw::items::lay_out;
+use crate::draw::targets::Targets;
+use crate::model::gpu_model::GpuModel;
+use crate::model::impostor::QUAD_VERTICES;
+use crate::program::pipeline::PipelineKey;
+
+use super::Renderer;
+
+impl Renderer {
+    pub(super) fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
+        Targets::ensure_with(
+            &mut self.targets,
+            &self.device,
+            size,
+            self.options.sample_count,
+            self.color_format,
+            &self.options.extra_targets,
+            "throng",
+        )?;
+        if let Some(t) = &mut self.targets {
+            t.depth_clear = self.options.depth.clear();
+        }
+        Ok(())
+    }
+
+    /// CPU work of a frame: makes sure the renderer's own depth (and MSAA)
+    /// targets are of `size`, then [`Self::prepare_draws`]. Use before
+    /// [`Self::encode`] / [`Self::encode_with`], which draw into those
+    /// targets.
+    pub fn prepare(
+        &mut self,
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        self.ensure_targets(size)?;
+        self.prepare_draws(camera, crowds, models)
+    }
+
+    /// CPU work of a frame, without render targets of the renderer's own:
+    /// culls, builds and uploads records (both passes), writes the frame's
+    /// uniforms and plans the draws. `models` must hold a [`GpuModel`] for
+    /// every model the crowds use. Use before [`Self::encode_shadows`] and
+    /// [`Self::draw`], when the caller owns the pass and its targets; the
+    /// viewport's aspect ratio is the camera's.
+    pub fn prepare_draws(
+        &mut self,
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        // Calls on a lost device do nothing and raise nothing: say so.
+        self.check_device()?;
+        let l = &self.options.lighting;
+        let frame = FrameUniforms::new(camera, l);
+        self.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+
+        let view = DrawView {
+            lod_tints: self.options.lod_tints,
+            // The storage paths draw layers with the palette pre-pass; the
+            // packaged one shows their base pose.
+            layers: self.path != RecordPath::Packaged,
+            ..DrawView::from_camera(camera, self.options.frustum_culling)
+        };
+        // The storage paths bind each (model, LOD)'s group 1 from the pose
+        // cache, filled here for models met for the first time.
+        let pose_fill_ms = match self.path {
+            RecordPath::Packaged => 0.0,
+            _ => self.poses.ensure(&self.device, &self.queue, models)?,
+        };
+        let mut stats = match self.gpu.take() {
+            Some(mut gd) => {
+                let result = self.prepare_gpu_driven(&mut gd, view, crowds, models);
+                self.gpu = Some(gd);
+                result?
+            }
+            None => self.prepare_lists(view, crowds, models)?,
+        };
+        stats.pose_fill_ms = pose_fill_ms;
+        stats.cached_poses = self.poses.poses();
+        stats.pose_cache_bytes = self.poses.bytes();
+        Ok(stats)
+    }
+
+    /// [`Self::prepare_draws`] on the paths whose draw lists the CPU builds
+    /// (frame uniforms written, pose cache ensured).
+    pub(super) fn prepare_lists(
+        &mut self,
+        view: DrawView,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<FrameStats, RenderError> {
+        super::simulate::refuse_simulated(self.path, crowds)?;
+        self.draw_lists.resize_with(crowds.len(), DrawList::default);
+        for (crowd, list) in crowds.iter().zip(&mut self.draw_lists) {
+            crowd.build_draw_list(view, list);
+        }
+
+        // Shadows: fit the light to what the camera sees, then cull casters
+        // against the light's volume (not the camera's: an instance out of
+        // view still casts into it).
+        if let Some(sh) = &mut self.shadow {
+            let receivers = self
+                .draw_lists
+                .iter()
+                .fold(Aabb::EMPTY, |a, l| a.union(&l.bounds));
+            sh.lists.resize_with(crowds.len(), DrawList::default);
+            let direction = self.options.lighting.direction;
+            match sh.fit_light(&self.queue, direction, &receivers, &view) {
+                Some(light_view) => {
+                    for (crowd, list) in crowds.iter().zip(&mut sh.lists) {
+                        crowd.build_draw_list(light_view, list);
+                    }
+                }
+                None => sh.lists.iter_mut().for_each(|l| *l = DrawList::default()),
+            }
+        }
+
+        let mut stats = FrameStats {
+            instances: self.draw_lists.iter().map(|l| l.instances).sum(),
+            ..FrameStats::default()
+        };
+        self.items.clear();
+        if let Some(sh) = &mut self.shadow {
+            sh.items.clear();
+        }
+        self.plan_lists(crowds, models, &mut stats)?;
+        self.ensure_pipelines();
+        Ok(stats)
+    }
+
+    /// From the frame's draw lists (`self.draw_lists`, and the shadow's):
+    /// the palettes of instances with animation layers, the records laid
+    /// out and uploaded, and the planned draws appended to the items (both
+    /// passes; opaque first, blended last).
+    pub(super) fn plan_lists(
+        &mut self,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
+        // Palettes of the instances with animation layers, evaluated now
+        // (their records then point at them).
+        self.layers.clear();
+        if self.path != RecordPath::Packaged {
+            self.layers.place(&mut self.draw_lists, crowds);
+            if let Some(sh) = &mut self.shadow {
+                self.layers.place(&mut sh.lists, crowds);
+            }
+            self.layers.run(&self.device, &self.queue, crowds, models)?;
+        }
+
+        // Lay out every record of the frame, both passes, in one staging buffer.
+        self.staging.clear();
+        let slices = lay_out(
+            &mut self.staging,
+            &self.draw_lists,
+            self.path,
+            self.package_stride,
+        );
+        let shadow_slices = match &self.shadow {
+            Some(sh) => lay_out(&mut self.staging, &sh.lists, self.path, self.package_stride),
+            None => Vec::new(),
+        };
+        for list in &self.draw_lists {
+            stats.visible += list.visible();
+        }
+        stats.packages += slices.len() as u32;
+        stats.record_bytes += self.staging.len() as u64;
+        self.upload_records()?;
+
+        // Plan the draws: opaque first, blended last; shadow casters opaque.
+        let mut blended = Vec::new();
+        for slice in &slices {
+            let group = self.draw_lists[slice.list].groups[slice.group];
+            let model = find_model(models, crowds[slice.list], &group)?;
+            if let Some(imp) = model.impostor_at(group.lod as usize) {
+                self.items.push(DrawItem::impostor(imp, slice));
+                stats.draws += 1;
+                stats.impostors += slice.count;
+                stats.triangles += 2 * slice.count as u64;
+                stats.vertices += QUAD_VERTICES as u64 * slice.count as u64;
+                continue;
+            }
+            let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
+            for sub in &lod.submeshes {
+                let material = &model.materials[sub.material];
+                let key = PipelineKey {
+                    flat: sub.flat,
+                    double_sided: material.double_sided,
+                    blend: material.alpha_mode == AlphaMode::Blend,
+                    cross_fade: group.cross_fade,
+                    palettes: group.layered,
+                    pose_cache: false,
+                };
+                let item = DrawItem::new(key, model, lod, sub, slice);
+                let item = Self::poses_of(self.path, &self.poses, item, model, group.lod, stats)?;
+                stats.draws += 1;
+                stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
+                stats.vertices += sub.vertex_count as u64 * slice.count as u64;
+                if key.blend {
+                    blended.push(item)
+                } else {
+                    self.items.push(item)
+                }
+            }
+        }
+        self.items.append(&mut blended);
+        if let Some(sh) = &mut self.shadow {
+            for slice in &shadow_slices {
+                let group = sh.lists[slice.list].groups[slice.group];
+                let model = find_model(models, crowds[slice.list], &group)?;
+                stats.shadow_casters += slice.count;
+                if let Some(imp) = model.impostor_at(group.lod as usize) {
+                    sh.items.push(DrawItem::impostor(imp, slice));
+                    stats.shadow_draws += 1;
+                    continue;
+                }
+                let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
+                for sub in &lod.submeshes {
+                    let material = &model.materials[sub.material];
+                    if material.alpha_mode == AlphaMode::Blend {
+                        continue; // transparent surfaces cast no shadow
+                    }
+                    let key = PipelineKey {
+                        flat: false,
+                        double_sided: true,
+                        blend: false,
+                        cross_fade: group.cross_fade,
+                        palettes: group.layered,
+                        pose_cache: false,
+                    };
+                    let item = DrawItem::new(key, model, lod, sub, slice);
+                    sh.items.push(Self::poses_of(
+                        self.path,
+                        &self.poses,
+                        item,
+                        model,
+                        group.lod,
+                        stats,
+                    )?);
+                    stats.shadow_draws += 1;
+                }
+            }
+        }
+        self.bind_instance_records();
+        Ok(())
+    }
+}
