@@ -101,15 +101,17 @@ struct Args {
     no_variety: bool,
 }
 
-/// Parses `WIDTHxHEIGHT`.
+/// The largest window side the viewer asks for.
+const MAX_WINDOW_SIDE: u32 = 16384;
+
+/// Parses a window size: `WIDTHxHEIGHT` as `throng`'s `--size` reads it
+/// (`throng_cli::args::size`), each side at most [`MAX_WINDOW_SIDE`].
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
-    let w: u32 = w.trim().parse().map_err(|_| format!("{s:?}: bad width"))?;
-    let h: u32 = h.trim().parse().map_err(|_| format!("{s:?}: bad height"))?;
-    if w == 0 || h == 0 || w > 16384 || h > 16384 {
-        return Err(format!("{s:?}: width and height must be in 1..=16384"));
+    let (w, h) = throng_cli::args::size::parse_size(s)?;
+    if w > MAX_WINDOW_SIDE || h > MAX_WINDOW_SIDE {
+        return Err(format!(
+            "{s:?}: width and height must be at most {MAX_WINDOW_SIDE}"
+        ));
     }
     Ok((w, h))
 }
@@ -217,9 +219,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_parse() {
+    fn window_sizes_parse_as_the_cli_reads_them_up_to_the_largest_side() {
         assert_eq!(parse_size("320x240").unwrap(), (320, 240));
-        assert_eq!(parse_size("64X64").unwrap(), (64, 64));
+        assert_eq!(parse_size("16384X64").unwrap(), (16384, 64));
+        assert!(parse_size("64x16385").is_err());
         assert!(parse_size("0x5").is_err());
         assert!(parse_size("big").is_err());
     }
