@@ -14,9 +14,10 @@
 use glam::Vec3;
 use throng_core::morph::MorphSlot;
 
-pub use crate::scene::targets::{MorphTarget, WeightChannel, first_slots, target_count};
+pub use crate::scene::targets::{first_slots, target_count};
 pub use crate::scene::validate::morph_rules as validate;
 use crate::scene::{Clip, Interpolation, Primitive, Scene};
+pub use crate::scene::{MorphTarget, WeightChannel};
 
 impl WeightChannel {
     /// Writes the weights at time `t` into `out` (`targets` long).

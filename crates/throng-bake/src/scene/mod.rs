@@ -32,8 +32,6 @@ use throng_core::math::Trs;
 pub(crate) mod targets;
 pub(crate) mod validate;
 
-pub use targets::{MorphTarget, WeightChannel};
-
 /// An image as the glTF gave it, decoded to RGBA8 (rows top to bottom);
 /// the bake makes its mip chain and stores it in the file's codec
 /// (`throng_bake::images`).
@@ -145,6 +143,38 @@ impl Primitive {
             .iter()
             .copied()
             .zip(self.weights[range].iter().copied())
+    }
+}
+
+/// One morph target of a primitive: per-vertex offsets in the mesh's space.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MorphTarget {
+    /// Position offsets, one per vertex.
+    pub positions: Vec<Vec3>,
+    /// Normal offsets, one per vertex (`None`: the target moves no normal).
+    pub normals: Option<Vec<Vec3>>,
+}
+
+/// The morph weights of one node, animated (glTF `weights` path).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightChannel {
+    /// Target node (it shows a mesh with morph targets).
+    pub node: u32,
+    /// Interpolation.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times: Vec<f32>,
+    /// Weights per key, `targets` at a time; for cubic splines
+    /// `(in-tangents, values, out-tangents)` per key.
+    pub values: Vec<f32>,
+    /// Weights per key value (the mesh's target count).
+    pub targets: u32,
+}
+
+impl WeightChannel {
+    /// The last key time.
+    pub fn duration(&self) -> f32 {
+        self.times.last().copied().unwrap_or(0.0)
     }
 }
 
