@@ -1,21 +1,21 @@
 //! Per-frame draw lists: culling each instance's cached sphere against the
 //! view's frustum, selecting its LOD (with hysteresis), and grouping the
 //! 96-byte records by (model, LOD, cross-fading) for the renderer. This
-//! file holds what a caller sees — [`DrawList`], [`DrawView`],
-//! [`DrawGroup`] and [`Crowd::build_draw_list`] — and `pass.rs` the pass
-//! that fills a list, instance by instance.
+//! file holds the types a caller sees — [`DrawList`], [`DrawView`],
+//! [`DrawGroup`] — and `pass.rs`, above them, [`Crowd::build_draw_list`]
+//! and the pass that fills a list, instance by instance.
+//!
+//! [`Crowd::build_draw_list`]: super::Crowd::build_draw_list
 
 use glam::Vec3;
 
-use super::{Crowd, ModelId};
+use super::ModelId;
 use crate::camera::{Camera, Frustum};
 use throng_core::gpu::{GpuLayerSet, InstanceRecord};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_core::math::Aabb;
 
 mod pass;
-
-use pass::DrawPass;
 
 /// Records of one frame, grouped by (model, LOD).
 #[derive(Clone, Debug, Default)]
@@ -139,38 +139,13 @@ impl DrawGroup {
     }
 }
 
-impl Crowd {
-    /// Builds this frame's records: one per instance whose animated bounds
-    /// intersect the view's frustum (all instances without one), at the LOD
-    /// its projected size selects, grouped by (model, LOD). Reuses `out`'s
-    /// allocations and keeps its per-instance LOD hysteresis. An
-    /// `Option<&Frustum>` converts into a view with culling and no LOD.
-    pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
-        let view = view.into();
-        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
-        if view.layered_only {
-            // Only the layered ones, found through their layers' slots:
-            // the cost follows their number, not the crowd's.
-            for &slot in self.layers.keys() {
-                let d = self.slots[slot as usize].dense as usize;
-                self.visit_instance(&mut pass, d);
-            }
-        } else {
-            for d in 0..self.anims.len() {
-                self.visit_instance(&mut pass, d);
-            }
-        }
-        pass.finish(&self.models);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use glam::Mat4;
     use throng_core::gpu::LOD_DITHER_LEVELS;
 
-    use super::super::Spawn;
     use super::super::fixtures::{at, test_model};
+    use super::super::{Crowd, Spawn};
     use super::*;
 
     /// An instance inside the band around the impostor's switch is drawn

@@ -1,7 +1,7 @@
-//! One frame's draw pass ([`DrawPass`]): what it reads of each instance,
-//! the culling, the LOD choice ([`crate::crowd::lod`]'s), the records put
-//! into per-(model, LOD, kind) buckets, and the buckets gathered into the
-//! [`DrawList`]'s groups.
+//! [`Crowd::build_draw_list`] and the draw pass it runs ([`DrawPass`]):
+//! what it reads of each instance, the culling, the LOD choice
+//! ([`crate::crowd::lod`]'s), the records put into per-(model, LOD, kind)
+//! buckets, and the buckets gathered into the [`DrawList`]'s groups.
 
 use glam::{Vec3, Vec4};
 
@@ -14,6 +14,31 @@ use super::{DrawGroup, DrawList, DrawView};
 use throng_core::gpu::{GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
 use throng_core::math::Aabb;
 use throng_core::variety::Look;
+
+impl Crowd {
+    /// Builds this frame's records: one per instance whose animated bounds
+    /// intersect the view's frustum (all instances without one), at the LOD
+    /// its projected size selects, grouped by (model, LOD). Reuses `out`'s
+    /// allocations and keeps its per-instance LOD hysteresis. An
+    /// `Option<&Frustum>` converts into a view with culling and no LOD.
+    pub fn build_draw_list(&self, view: impl Into<DrawView>, out: &mut DrawList) {
+        let view = view.into();
+        let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
+        if view.layered_only {
+            // Only the layered ones, found through their layers' slots:
+            // the cost follows their number, not the crowd's.
+            for &slot in self.layers.keys() {
+                let d = self.slots[slot as usize].dense as usize;
+                self.visit_instance(&mut pass, d);
+            }
+        } else {
+            for d in 0..self.anims.len() {
+                self.visit_instance(&mut pass, d);
+            }
+        }
+        pass.finish(&self.models);
+    }
+}
 
 /// Kinds of records within a (model, LOD) bucket, in group order.
 const KINDS: usize = 3;

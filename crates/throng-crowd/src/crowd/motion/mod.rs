@@ -33,7 +33,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::instances::mat4_of;
+use super::instances::{NO_PATH, mat4_of};
 use super::{Change, Crowd, CrowdError, InstanceId, ModelId};
 use throng_core::clock::WrapMode;
 use throng_core::motion::{GpuMotion, MotionKind, motion_rows};
@@ -42,6 +42,8 @@ mod anchor;
 mod paths;
 
 pub(super) use paths::PathSlot;
+use paths::bad;
+pub use paths::{MAX_PATH_POINTS, PathId};
 
 /// Fastest motion accepted, world units per second: faster is a mistake
 /// (or a unit error), not a crowd.
@@ -49,9 +51,6 @@ pub const MAX_MOTION_SPEED: f32 = 1.0e4;
 
 /// Fastest yaw rate accepted, radians per second.
 pub const MAX_YAW_RATE: f32 = 1.0e3;
-
-/// Most points of one path.
-pub const MAX_PATH_POINTS: usize = 1 << 16;
 
 /// What an instance does at the end of a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -73,13 +72,6 @@ impl PathEnd {
             PathEnd::PingPong => WrapMode::PingPong,
         }
     }
-}
-
-/// A path of a crowd ([`Crowd::add_path`]), generational like instances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PathId {
-    index: u32,
-    generation: u32,
 }
 
 /// How an instance moves.
@@ -146,10 +138,6 @@ impl Motion {
             Motion::Simulated { velocity, .. } => Some(velocity.length()),
         }
     }
-}
-
-fn bad(what: &str) -> CrowdError {
-    CrowdError::BadMotion(what.to_owned())
 }
 
 impl Crowd {
@@ -424,6 +412,24 @@ impl Crowd {
         self.refresh_active(d);
         self.refresh_sphere(d);
         self.touch(Change::all(d));
+    }
+
+    /// Each instance's motion, in dense slot order (empty while no instance
+    /// ever moved).
+    pub fn gpu_motions(&self) -> &[GpuMotion] {
+        &self.motions
+    }
+
+    /// Drops dense slot `d`'s path use and its place among the simulated
+    /// (before it is despawned or given another motion).
+    pub(in crate::crowd) fn release_path(&mut self, d: usize) {
+        if self.is_simulated(d) {
+            self.simulated -= 1;
+        }
+        let path = std::mem::replace(&mut self.metas[d].path, NO_PATH);
+        if path != NO_PATH {
+            self.paths[path as usize].users -= 1;
+        }
     }
 
     /// Where an instance is now (its motion evaluated); a simulated one's

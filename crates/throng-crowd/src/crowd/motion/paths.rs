@@ -1,14 +1,30 @@
-//! The crowd's motion tables: shared paths ([`PathId`], their points and
-//! who walks them: adding, removing, compacting) and every model's
-//! root-motion keys, which a [`GpuMotion`] indexes, with the generation a
-//! GPU mirror watches to upload them again.
+//! The crowd's motion tables, below the motions that index them: shared
+//! paths ([`PathId`], their points and who walks them: adding, removing,
+//! compacting) and every model's root-motion keys, which a [`GpuMotion`]
+//! indexes, with the generation a GPU mirror watches to upload them again.
+//!
+//! [`GpuMotion`]: throng_core::motion::GpuMotion
 
 use glam::Vec3;
 
 use super::super::instances::NO_PATH;
 use super::super::{Change, Crowd, CrowdError};
-use super::{MAX_PATH_POINTS, PathId, bad};
-use throng_core::motion::{GpuMotion, PathPoint, RootKey, path_points};
+use throng_core::motion::{PathPoint, RootKey, path_points};
+
+/// Most points of one path.
+pub const MAX_PATH_POINTS: usize = 1 << 16;
+
+/// A path of a crowd ([`Crowd::add_path`]), generational like instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PathId {
+    pub(super) index: u32,
+    generation: u32,
+}
+
+/// A motion or a path refused, saying why.
+pub(super) fn bad(what: &str) -> CrowdError {
+    CrowdError::BadMotion(what.to_owned())
+}
 
 /// One path: its points in the crowd's table, open and closed.
 #[derive(Clone, Copy, Debug)]
@@ -144,12 +160,16 @@ impl Crowd {
 
     /// The crowd's path points, every path's after another (what
     /// [`GpuMotion::base`] of a path motion indexes).
+    ///
+    /// [`GpuMotion::base`]: throng_core::motion::GpuMotion::base
     pub fn path_points(&self) -> &[PathPoint] {
         &self.points
     }
 
     /// The crowd's root-motion keys, every model's after another (what
     /// [`GpuMotion::base`] of a root motion indexes).
+    ///
+    /// [`GpuMotion::base`]: throng_core::motion::GpuMotion::base
     pub fn root_keys(&self) -> &[RootKey] {
         &self.root_keys
     }
@@ -158,24 +178,6 @@ impl Crowd {
     /// change.
     pub fn motion_tables_generation(&self) -> u64 {
         self.points_generation
-    }
-
-    /// Each instance's motion, in dense slot order (empty while no instance
-    /// ever moved).
-    pub fn gpu_motions(&self) -> &[GpuMotion] {
-        &self.motions
-    }
-
-    /// Drops dense slot `d`'s path use and its place among the simulated
-    /// (before it is despawned or given another motion).
-    pub(in crate::crowd) fn release_path(&mut self, d: usize) {
-        if self.is_simulated(d) {
-            self.simulated -= 1;
-        }
-        let path = std::mem::replace(&mut self.metas[d].path, NO_PATH);
-        if path != NO_PATH {
-            self.paths[path as usize].users -= 1;
-        }
     }
 
     /// Appends `model`'s root keys to the crowd's table; returns its base.
