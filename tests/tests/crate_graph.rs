@@ -3,6 +3,10 @@
 //! depends on the offline side (glTF import, the source `Scene`, baking).
 //! The compiler enforces it only as long as nobody adds the dependency; this
 //! test fails when someone does, naming the path through the graph.
+//!
+//! Inside each crate, imports between files run down too: no two files
+//! reach each other, and none climbs a floor ARCHITECTURE.md declares
+//! (`tools/floors.py`, which this test runs; it names the files).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -102,4 +106,34 @@ fn the_path_finder_finds_a_known_dependency() {
     assert!(path(&graph, "throng-bake", "gltf").is_some());
     let p = path(&graph, "throng-cli", "throng-core").expect("cli → core");
     assert_eq!(p.first().map(String::as_str), Some("throng-cli"));
+}
+
+/// `tools/floors.py` finds no import circle between the files of a crate
+/// and no import that climbs a declared floor.
+#[test]
+fn imports_between_files_run_down_their_floors() {
+    let root = throng_tests::repo_root();
+    let floors = |arg: &std::path::Path| {
+        Command::new("python3")
+            .arg(root.join("tools/floors.py"))
+            .arg(arg)
+            .output()
+            .expect("python3 runs tools/floors.py (Debian: apt-get install python3)")
+    };
+    // The checker finds the circle and the climbing import it plants in a
+    // made-up tree, so a pass below means something.
+    let planted = floors(std::path::Path::new("--self-test"));
+    assert!(
+        planted.status.success(),
+        "tools/floors.py --self-test: {}",
+        String::from_utf8_lossy(&planted.stderr)
+    );
+    let out = floors(&root);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "tools/floors.py failed:\n{text}");
 }

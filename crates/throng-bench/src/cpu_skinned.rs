@@ -336,18 +336,14 @@ impl CpuSkinnedRenderer {
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        Targets::ensure(
+        Targets::ensure_for(
             &mut self.targets,
             &self.device,
             size,
-            self.options.sample_count,
+            &self.options,
             self.color_format,
             "throng palette-skinned",
-        )?;
-        if let Some(t) = &mut self.targets {
-            t.depth_clear = self.options.depth.clear();
-        }
-        Ok(())
+        )
     }
 
     /// CPU work of a frame: culls the characters, samples and evaluates each

@@ -1,6 +1,6 @@
-//! GPU buffers the passes share: growable storage buffers ([`Grown`]),
+//! GPU buffers the passes share: growable storage buffers (`Grown`),
 //! the storage-binding limit they grow within, readback buffers, and the
-//! dispatch size of the per-instance compute stages ([`WORKGROUP`]
+//! dispatch size of the per-instance compute stages (`WORKGROUP`
 //! invocations a workgroup, as `shaders/cull.wgsl` declares it).
 
 use crate::base::error::RenderError;

@@ -33,29 +33,40 @@ pub(crate) fn sampled_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     label: &str,
-    (width, height, layers): (u32, u32, u32),
+    size: (u32, u32, u32),
     format: wgpu::TextureFormat,
     data: &[u8],
 ) -> wgpu::Texture {
     device.create_texture_with_data(
         queue,
-        &wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: layers,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        },
+        &descriptor(label, size, format),
         wgpu::util::TextureDataOrder::LayerMajor,
         data,
     )
+}
+
+/// A sampled 2D (array) texture of one mip level, `(width, height,
+/// layers)`, written with copies: what every texture the shaders read is
+/// made from.
+pub(crate) fn descriptor(
+    label: &str,
+    (width, height, layers): (u32, u32, u32),
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: layers,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    }
 }
 
 /// Array layers to allocate for a bone texture of `layers` layers.

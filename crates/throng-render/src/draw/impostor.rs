@@ -1,4 +1,4 @@
-//! The impostors' pipelines ([`ImpostorPipelines`]): a renderer's colour
+//! The impostors' pipelines (`ImpostorPipelines`): a renderer's colour
 //! and shadow-casting pipelines for drawing models' animated impostors
 //! (`shaders/impostor.wgsl`), made when a frame first draws one. The
 //! impostors themselves, per model, are uploaded on the model floor
@@ -7,7 +7,7 @@
 use crate::base::options::RecordPath;
 use crate::base::shader::program::Program;
 use crate::program::bind_groups;
-use crate::program::pipeline::{PassPipeline, cast_depth_state, crowd_buffers};
+use crate::program::pipeline::{PassPipeline, cast_depth_state, cast_primitive, crowd_buffers};
 
 /// A renderer's impostor pipelines, made when a frame first draws an
 /// impostor: the colour pass's (`vs_impostor` with `fs_impostor`, or
@@ -95,11 +95,7 @@ impl ImpostorPipelines {
                     compilation_options: Default::default(),
                     buffers: &crowd_buffers(None, self.path != RecordPath::Packaged),
                 },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
-                    ..Default::default()
-                },
+                primitive: cast_primitive(),
                 depth_stencil: Some(cast_depth_state()),
                 multisample: Default::default(),
                 fragment: Some(wgpu::FragmentState {

@@ -54,7 +54,7 @@ impl DrawItem {
     }
 
     /// A draw of `sub` with no instances yet.
-    fn of_submesh(
+    pub(crate) fn of_submesh(
         key: PipelineKey,
         model: &GpuModel,
         lod: &crate::model::gpu_model::GpuLod,
@@ -86,16 +86,9 @@ impl DrawItem {
     }
 
     /// A draw of `impostor`'s quads with no instances yet.
-    fn of_impostor(impostor: &GpuImpostor) -> Self {
+    pub(crate) fn of_impostor(impostor: &GpuImpostor) -> Self {
         Self {
-            key: PipelineKey {
-                flat: false,
-                double_sided: true,
-                blend: false,
-                cross_fade: false,
-                palettes: false,
-                pose_cache: false,
-            },
+            key: PipelineKey::IMPOSTOR,
             impostor: true,
             vertex_buffer: None,
             index_buffer: impostor.index_buffer.clone(),
@@ -110,34 +103,17 @@ impl DrawItem {
         }
     }
 
-    /// [`Self::impostor`] with the instance count and first instance the
-    /// GPU wrote at `offset` of `args`.
-    pub(crate) fn impostor_indirect(
-        impostor: &GpuImpostor,
+    /// This draw with the instance count and first instance the GPU wrote
+    /// at `offset` of `args`, reading the records bound by `records`.
+    pub(crate) fn with_indirect(
+        self,
         args: &wgpu::Buffer,
         offset: u64,
         records: wgpu::BindGroup,
     ) -> Self {
         Self {
             indirect: Some((args.clone(), offset, records)),
-            ..Self::of_impostor(impostor)
-        }
-    }
-
-    /// A draw whose instance count and first instance the GPU wrote at
-    /// `offset` of `args`, reading the records bound by `records`.
-    pub(crate) fn indirect(
-        key: PipelineKey,
-        model: &GpuModel,
-        lod: &crate::model::gpu_model::GpuLod,
-        sub: &crate::model::gpu_model::GpuSubmesh,
-        args: &wgpu::Buffer,
-        offset: u64,
-        records: wgpu::BindGroup,
-    ) -> Self {
-        Self {
-            indirect: Some((args.clone(), offset, records)),
-            ..Self::of_submesh(key, model, lod, sub)
+            ..self
         }
     }
 

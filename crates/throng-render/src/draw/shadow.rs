@@ -12,8 +12,9 @@ use crate::base::options::ShadowOptions;
 use crate::base::shader::program::Program;
 use crate::base::uniforms::ShadowUniforms;
 use crate::draw::items::DrawItem;
+use crate::program::bind_groups::entries::bind_group;
 use crate::program::bind_groups::{self};
-use crate::program::pipeline::{VERTEX_ATTRIBUTES, cast_depth_state};
+use crate::program::pipeline::{VERTEX_ATTRIBUTES, cast_depth_state, cast_primitive};
 
 /// The shadow map and what the shadow pass draws.
 pub(crate) struct Shadow {
@@ -109,24 +110,16 @@ impl Shadow {
         records: &wgpu::Buffer,
         palettes: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng shadow records bind group (GPU-driven)"),
-            layout: &self.cast_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: records.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: self.uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: palettes.as_entire_binding(),
-                },
+        bind_group(
+            device,
+            "throng shadow records bind group (GPU-driven)",
+            &self.cast_layout,
+            &[
+                (0, records.as_entire_binding()),
+                (2, self.uniform.as_entire_binding()),
+                (5, palettes.as_entire_binding()),
             ],
-        })
+        )
     }
 
     pub(crate) fn new(
@@ -230,11 +223,7 @@ impl Shadow {
                             &vertex_buffers
                         },
                     },
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        cull_mode: None,
-                        ..Default::default()
-                    },
+                    primitive: cast_primitive(),
                     depth_stencil: Some(cast_depth_state()),
                     multisample: Default::default(),
                     fragment: None,
@@ -244,24 +233,16 @@ impl Shadow {
             })
             .collect();
         let receiver_layout = bind_groups::shadow_receiver(device);
-        let receiver_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng shadow receiver"),
-            layout: &receiver_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(&sampler),
-                },
+        let receiver_group = bind_group(
+            device,
+            "throng shadow receiver",
+            &receiver_layout,
+            &[
+                (0, uniform.as_entire_binding()),
+                (1, wgpu::BindingResource::TextureView(&view)),
+                (2, wgpu::BindingResource::Sampler(&sampler)),
             ],
-        });
+        );
         Ok(Self {
             options,
             map,

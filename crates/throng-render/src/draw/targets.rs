@@ -2,7 +2,7 @@
 //! one target size, and the pass that draws through them.
 
 use crate::base::error::RenderError;
-use crate::base::options::DEPTH_FORMAT;
+use crate::base::options::{DEPTH_FORMAT, RendererOptions};
 
 /// Depth (and MSAA colour) attachments of one target size.
 pub struct Targets {
@@ -89,6 +89,32 @@ impl Targets {
     }
 
     /// Keeps `targets` when they are of `size`, else makes new ones (an
+    /// error for a size the device cannot hold), with the sample count,
+    /// further colour targets and depth convention of `options`.
+    pub fn ensure_for(
+        targets: &mut Option<Targets>,
+        device: &wgpu::Device,
+        size: (u32, u32),
+        options: &RendererOptions,
+        color_format: wgpu::TextureFormat,
+        label: &str,
+    ) -> Result<(), RenderError> {
+        Self::ensure_with(
+            targets,
+            device,
+            size,
+            options.sample_count,
+            color_format,
+            &options.extra_targets,
+            label,
+        )?;
+        if let Some(t) = targets {
+            t.depth_clear = options.depth.clear();
+        }
+        Ok(())
+    }
+
+    /// Keeps `targets` when they are of `size`, else makes new ones (an
     /// error for a size the device cannot hold).
     pub fn ensure(
         targets: &mut Option<Targets>,
@@ -101,8 +127,9 @@ impl Targets {
         Self::ensure_with(targets, device, size, samples, color_format, &[], label)
     }
 
-    /// [`Self::ensure`] with further colour formats (their MSAA colour
-    /// when MSAA is on).
+    /// Keeps `targets` when they are of `size`, else makes new ones (an
+    /// error for a size the device cannot hold) of `samples` and with
+    /// further colour formats (their MSAA colour when MSAA is on).
     pub fn ensure_with(
         targets: &mut Option<Targets>,
         device: &wgpu::Device,

@@ -21,6 +21,7 @@ use crate::model::impostor::GpuImpostor;
 pub use crate::model::material::GpuMaterial;
 use crate::model::material::TextureUpload;
 use crate::program::bind_groups;
+use crate::program::bind_groups::entries::bind_group;
 
 /// A submesh ready to draw.
 #[derive(Clone, Debug)]
@@ -159,19 +160,12 @@ impl GpuModel {
             depth_or_array_layers: tex.layers,
         };
         let allocated_layers = bone_texture_layers(device.adapter_info().backend, tex.layers);
-        let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(&format!("{name} bone texture")),
-            size: wgpu::Extent3d {
-                depth_or_array_layers: allocated_layers,
-                ..size
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        let label = format!("{name} bone texture");
+        let bone_texture = device.create_texture(&crate::device::textures::descriptor(
+            &label,
+            (tex.width, tex.width, allocated_layers),
             format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
+        ));
         // Texels are stored tightly; the tail of the last layer is zero-filled.
         let data = tex.texels.as_bytes();
         let capacity = tex.layout().capacity() as usize * texel_size;
@@ -224,24 +218,19 @@ impl GpuModel {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&format!("{name} model bind group")),
-            layout: &bind_groups::model(device),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&bone_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: bind_groups::MORPH_TEXTURE_BINDING,
-                    resource: wgpu::BindingResource::TextureView(&morph_view),
-                },
+        let bind_group = bind_group(
+            device,
+            &format!("{name} model bind group"),
+            &bind_groups::model(device),
+            &[
+                (0, wgpu::BindingResource::TextureView(&bone_view)),
+                (1, params_buffer.as_entire_binding()),
+                (
+                    bind_groups::MORPH_TEXTURE_BINDING,
+                    wgpu::BindingResource::TextureView(&morph_view),
+                ),
             ],
-        });
+        );
 
         // Materials (the default one last).
         let material_layout = bind_groups::material(device);

@@ -21,6 +21,7 @@ use crate::base::error::RenderError;
 use crate::device::textures::bone_texture_layers;
 use crate::model::material::{TextureUpload, format_of, uploads_blocks};
 use crate::program::bind_groups;
+use crate::program::bind_groups::entries::bind_group;
 
 /// Indices of the quad's two triangles (corner `k` is `(k & 1, k >> 1)`),
 /// counter-clockwise seen from the viewer.
@@ -131,16 +132,12 @@ impl GpuImpostor {
                 height: plan.layer_size,
                 depth_or_array_layers: layers,
             };
-            let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(&format!("{name} impostor {what}")),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
+            let label = format!("{name} impostor {what}");
+            let texture = device.create_texture(&crate::device::textures::descriptor(
+                &label,
+                (size.width, size.height, layers),
                 format,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
+            ));
             queue.write_texture(
                 texture.as_image_copy(),
                 data,
@@ -223,40 +220,20 @@ impl GpuImpostor {
             ..Default::default()
         });
         let table_view = table_texture.create_view(&Default::default());
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&format!("{name} impostor bind group")),
-            layout: &bind_groups::impostor(device),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 8,
-                    resource: wgpu::BindingResource::TextureView(&colour),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 9,
-                    resource: wgpu::BindingResource::TextureView(&normal),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 10,
-                    resource: wgpu::BindingResource::Sampler(&sampler),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 11,
-                    resource: wgpu::BindingResource::TextureView(&table_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 12,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 13,
-                    resource: wgpu::BindingResource::TextureView(palette),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 14,
-                    resource: wgpu::BindingResource::TextureView(&surface_view),
-                },
+        let bind_group = bind_group(
+            device,
+            &format!("{name} impostor bind group"),
+            &bind_groups::impostor(device),
+            &[
+                (8, wgpu::BindingResource::TextureView(&colour)),
+                (9, wgpu::BindingResource::TextureView(&normal)),
+                (10, wgpu::BindingResource::Sampler(&sampler)),
+                (11, wgpu::BindingResource::TextureView(&table_view)),
+                (12, params_buffer.as_entire_binding()),
+                (13, wgpu::BindingResource::TextureView(palette)),
+                (14, wgpu::BindingResource::TextureView(&surface_view)),
             ],
-        });
+        );
         let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(&format!("{name} impostor quad")),
             contents: bytemuck::cast_slice(&QUAD_INDICES),

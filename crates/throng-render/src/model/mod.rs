@@ -1,7 +1,7 @@
 //! Floor 3, models: what lives on the GPU per baked model — its materials
 //! (`material`), its variety palette and per-submesh bind groups (`look`),
 //! its animated impostor (`impostor`), the model itself
-//! ([`GpuModel`](gpu_model::GpuModel): bones, vertices, morphs, LODs;
+//! ([`GpuModel`]: bones, vertices, morphs, LODs;
 //! `gpu_model`), and each (model, LOD)'s cached poses (`pose_cache`).
 //! Imports the floors below.
 

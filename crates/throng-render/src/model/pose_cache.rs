@@ -54,6 +54,7 @@ use crate::base::shader::program::Program;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
+use crate::program::bind_groups::entries::bind_group;
 
 /// Invocations per fill workgroup (`pose_fill.wgsl`'s `@workgroup_size`).
 const FILL_WORKGROUP: u32 = 64;
@@ -262,35 +263,30 @@ impl PoseCache {
                 (buffer, params)
             });
             let (cache, params_buffer) = cache.unzip();
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(&format!("{name} LOD {l} model + pose cache")),
-                layout: &self.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&model.bone_view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: model.params_buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: crate::program::bind_groups::MORPH_TEXTURE_BINDING,
-                        resource: wgpu::BindingResource::TextureView(&model.morph_view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: cache.as_ref().unwrap_or(&self.stand_in).as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: params_buffer
+            let group = bind_group(
+                device,
+                &format!("{name} LOD {l} model + pose cache"),
+                &self.layout,
+                &[
+                    (0, wgpu::BindingResource::TextureView(&model.bone_view)),
+                    (1, model.params_buffer.as_entire_binding()),
+                    (
+                        crate::program::bind_groups::MORPH_TEXTURE_BINDING,
+                        wgpu::BindingResource::TextureView(&model.morph_view),
+                    ),
+                    (
+                        2,
+                        cache.as_ref().unwrap_or(&self.stand_in).as_entire_binding(),
+                    ),
+                    (
+                        3,
+                        params_buffer
                             .as_ref()
                             .unwrap_or(&self.stand_in_params)
                             .as_entire_binding(),
-                    },
+                    ),
                 ],
-            });
+            );
             entry.lods.push(LodPoses { group, cache });
         }
         entry
@@ -309,24 +305,16 @@ impl PoseCache {
     ) {
         let (pipeline, layout) = self.fill.get_or_insert_with(|| fill_pipeline(device));
         let gl = &model.lods[lod];
-        let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng pose fill io"),
+        let io = bind_group(
+            device,
+            "throng pose fill io",
             layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: gl.vertex_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: cache.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: params.as_entire_binding(),
-                },
+            &[
+                (0, gl.vertex_buffer.as_entire_binding()),
+                (1, cache.as_entire_binding()),
+                (2, params.as_entire_binding()),
             ],
-        });
+        );
         let invocations = gl.vertex_count as u64 * model.frame_count as u64;
         let (x, y) = fill_grid(
             invocations,

@@ -12,6 +12,7 @@ use crate::base::uniforms::ComputeParams;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
+use crate::program::bind_groups::entries::bind_group;
 
 /// A compute pipeline that skins a model's vertices on the GPU.
 pub struct SkinCompute {
@@ -109,32 +110,22 @@ impl SkinCompute {
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
-        let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng compute io"),
-            layout: &self.io_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: lod.vertex_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: output.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: params_buffer.as_entire_binding(),
-                },
+        let io = bind_group(
+            device,
+            "throng compute io",
+            &self.io_layout,
+            &[
+                (0, lod.vertex_buffer.as_entire_binding()),
+                (1, output.as_entire_binding()),
+                (2, params_buffer.as_entire_binding()),
             ],
-        });
-        let recs = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng compute records"),
-            layout: &self.records_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: records_buffer.as_entire_binding(),
-            }],
-        });
+        );
+        let recs = bind_group(
+            device,
+            "throng compute records",
+            &self.records_layout,
+            &[(0, records_buffer.as_entire_binding())],
+        );
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng compute skinning"),
         });

@@ -13,6 +13,7 @@ use crate::base::error::RenderError;
 use crate::base::shader::program::Program;
 use crate::device::buffers::{Grown, STORAGE, make};
 use crate::passes::cull::CullList;
+use crate::program::bind_groups::entries::bind_group;
 use crate::program::bind_groups::light_fit_entries;
 
 /// Where the fitted light's planes are in [`LightFitPass::fit`]: the bytes
@@ -117,24 +118,16 @@ impl LightFitPass {
             pad: [0; 3],
         };
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(Program::LightFit.label()),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.receivers.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: self.fit.as_entire_binding(),
-                },
+        let group = bind_group(
+            device,
+            Program::LightFit.label(),
+            &self.layout,
+            &[
+                (0, self.params.as_entire_binding()),
+                (1, self.receivers.buffer.as_entire_binding()),
+                (2, self.fit.as_entire_binding()),
             ],
-        });
+        );
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(Program::LightFit.label()),
             timestamp_writes: None,

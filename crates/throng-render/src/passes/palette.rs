@@ -19,6 +19,7 @@ use crate::base::shader::program::Program;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
+use crate::program::bind_groups::entries::bind_group;
 
 /// Bytes of one palette matrix (3 rows of 4 floats).
 pub const PALETTE_MATRIX_BYTES: u64 = 48;
@@ -126,32 +127,18 @@ impl PalettePass {
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng palette pre-pass"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: job.sets.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: tables.skeleton.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: tables.masks.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: job.palettes.as_entire_binding(),
-                },
+        let group = bind_group(
+            device,
+            "throng palette pre-pass",
+            &self.layout,
+            &[
+                (0, params.as_entire_binding()),
+                (1, job.sets.as_entire_binding()),
+                (2, tables.skeleton.as_entire_binding()),
+                (3, tables.masks.as_entire_binding()),
+                (4, job.palettes.as_entire_binding()),
             ],
-        });
+        );
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng palette pre-pass"),
             timestamp_writes: None,

@@ -171,6 +171,19 @@ pub struct PipelineKey {
     pub pose_cache: bool,
 }
 
+impl PipelineKey {
+    /// The key of an impostor's quads: double-sided, opaque, nothing else
+    /// (impostors have their own program; the key only groups their draws).
+    pub const IMPOSTOR: PipelineKey = PipelineKey {
+        flat: false,
+        double_sided: true,
+        blend: false,
+        cross_fade: false,
+        palettes: false,
+        pose_cache: false,
+    };
+}
+
 /// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.
 pub struct ColorPipeline<'a> {
     /// Debug label prefix.
@@ -308,5 +321,15 @@ pub(crate) fn cast_depth_state() -> wgpu::DepthStencilState {
             slope_scale: 2.0,
             clamp: 0.0,
         },
+    }
+}
+
+/// The primitive state of every shadow-casting pipeline: triangles, both
+/// faces (a crowd's thin parts cast from either side).
+pub(crate) fn cast_primitive() -> wgpu::PrimitiveState {
+    wgpu::PrimitiveState {
+        topology: wgpu::PrimitiveTopology::TriangleList,
+        cull_mode: None,
+        ..Default::default()
     }
 }

@@ -124,13 +124,14 @@ impl Planned {
         stats: &mut FrameStats,
     ) -> Result<DrawItem, RenderError> {
         if let Some(imp) = model.impostor_at(self.lod).filter(|_| self.impostor) {
-            let item = DrawItem::impostor_indirect(imp, args, offset, records.clone());
+            let item = DrawItem::of_impostor(imp).with_indirect(args, offset, records.clone());
             return Ok(item.with_records(buffer));
         }
         let lod_index = self.lod.min(model.lods.len() - 1);
         let lod = &model.lods[lod_index];
         let sub = &lod.submeshes[self.sub];
-        let item = DrawItem::indirect(key, model, lod, sub, args, offset, records.clone())
+        let item = DrawItem::of_submesh(key, model, lod, sub)
+            .with_indirect(args, offset, records.clone())
             .with_records(buffer);
         let (item, fallback) = item.with_poses(poses, model, lod_index)?;
         stats.pose_fallback_draws += fallback as u32;
@@ -208,14 +209,7 @@ fn plan(
                         base_vertex: 0,
                     });
                     planned.push(Planned {
-                        key: PipelineKey {
-                            flat: false,
-                            double_sided: true,
-                            blend: false,
-                            cross_fade: false,
-                            palettes: false,
-                            pose_cache: false,
-                        },
+                        key: PipelineKey::IMPOSTOR,
                         model: index,
                         lod,
                         sub: 0,

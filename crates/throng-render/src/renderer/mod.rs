@@ -3,7 +3,7 @@
 //! Per frame: every crowd builds its draw list (one 96-byte record per
 //! visible instance, grouped by model and LOD); all records of the frame are
 //! written to one buffer with one upload; then each group is drawn, either in
-//! packages of at most [`PACKAGE_WIDTH`] records bound as a uniform buffer
+//! packages of at most [`PACKAGE_WIDTH`](throng_core::limits::PACKAGE_WIDTH) records bound as a uniform buffer
 //! with a dynamic offset ([`RecordPath::Packaged`], works on every adapter
 //! including downlevel/WebGL2), or as one draw per group over a storage
 //! buffer ([`RecordPath::Unbounded`], where the vertex stage can read storage

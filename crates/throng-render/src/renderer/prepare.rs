@@ -22,19 +22,14 @@ use super::Renderer;
 
 impl Renderer {
     pub(super) fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        Targets::ensure_with(
+        Targets::ensure_for(
             &mut self.targets,
             &self.device,
             size,
-            self.options.sample_count,
+            &self.options,
             self.color_format,
-            &self.options.extra_targets,
             "throng",
-        )?;
-        if let Some(t) = &mut self.targets {
-            t.depth_clear = self.options.depth.clear();
-        }
-        Ok(())
+        )
     }
 
     /// CPU work of a frame: makes sure the renderer's own depth (and MSAA)

@@ -25,7 +25,7 @@ impl Renderer {
     /// An error unless a frame in which `instances` instances are visible
     /// (and cast shadows, when shadows are on) fits this device's record
     /// buffer; cheap, so callers can refuse an absurd crowd before spawning
-    /// it. The host-memory side is [`Crowd::try_reserve`].
+    /// it. The host-memory side is [`Crowd::try_reserve`](throng_crowd::crowd::Crowd::try_reserve).
     pub fn check_capacity(&self, instances: u64) -> Result<(), RenderError> {
         let passes = 1 + self.shadow.is_some() as u64;
         let per_pass = match self.path {

@@ -9,19 +9,19 @@
 //! ```
 //!
 //! (a comment, so every file stays valid WGSL for editors and tools).
-//! [`compose`] resolves the imports depth first and emits each module once,
+//! [`compose()`] resolves the imports depth first and emits each module once,
 //! dependencies before dependants; an unknown module or an import cycle is an
 //! error naming the file and line. Two names are virtual:
 //!
 //! * `prelude`: the constants shared with Rust, generated from
-//!   `throng_core::limits` and `BakedVertex`'s layout ([`prelude`]) so that
+//!   `throng_core::limits` and `BakedVertex`'s layout ([`prelude()`]) so that
 //!   none is written twice;
 //! * `records`: where instance records come from, `records_uniform` or
 //!   `records_storage`. The choice is made in one place,
-//!   [`records_module`], from the renderer's [`RecordPath`].
+//!   [`records_module`], from the renderer's [`RecordPath`](crate::base::options::RecordPath).
 //!
 //! A [`Program`] is an entry module and a record path. Users compose their
-//! own WGSL with Throng's modules the same way ([`compose`] takes any source
+//! own WGSL with Throng's modules the same way ([`compose()`] takes any source
 //! whose imports name them), e.g. a fragment shader of their own over
 //! Throng's skinned vertex stage.
 //!

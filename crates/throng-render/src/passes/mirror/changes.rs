@@ -1,9 +1,13 @@
 //! What a sync writes: the changed slots of a stream and the runs they
-//! make ([`Slots`]), and where the bytes go — the queue for a full upload,
-//! the staging belt for changes ([`Upload`]).
+//! make (`Slots`), and where the bytes go — the queue for a full upload,
+//! the staging belt for changes (`Upload`), and what a sync uploaded
+//! ([`SyncStats`]).
 
 use throng_crowd::crowd::Change;
 use wgpu::util::StagingBelt;
+
+use crate::base::error::RenderError;
+use crate::device::buffers::Grown;
 
 /// Runs of changed slots a sync writes one by one, per stream (states,
 /// transforms); more go through the scattered upload (one buffer write and
@@ -130,6 +134,24 @@ impl Upload<'_> {
         size.get()
     }
 
+    /// Packs one update per slot of `slots` (`update` makes it) into
+    /// `buffer`, grown to fit, for the scattered upload to place; counts the
+    /// bytes and the write in `stats`. Returns the number of updates.
+    pub(super) fn updates<T: bytemuck::Pod, const N: usize>(
+        &mut self,
+        device: &wgpu::Device,
+        buffer: &mut Grown,
+        slots: &[u32],
+        stats: &mut SyncStats,
+        update: impl Fn(u32) -> T,
+    ) -> Result<u32, RenderError> {
+        buffer.reserve(device, (slots.len() * N) as u64)?;
+        let it = slots.iter().map(|&d| update(d));
+        stats.bytes += self.items::<T, N>(&buffer.buffer, 0, slots.len(), it);
+        stats.writes += 1;
+        Ok(slots.len() as u32)
+    }
+
     /// Writes `bytes` into `buffer` at `offset`. Returns the bytes.
     pub(super) fn bytes(&mut self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> u64 {
         let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else {
@@ -143,4 +165,22 @@ impl Upload<'_> {
         }
         size.get()
     }
+}
+
+/// What one [`CrowdMirror::sync`](super::CrowdMirror::sync) uploaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncStats {
+    /// Instance states written (changed ones; more slots may be rewritten
+    /// where runs join).
+    pub states: u64,
+    /// Instance transforms written (likewise).
+    pub transforms: u64,
+    /// Instance motions written (likewise).
+    pub motions: u64,
+    /// Bytes written (states, transforms and tables).
+    pub bytes: u64,
+    /// `write_buffer` calls.
+    pub writes: u32,
+    /// True if some changes went through a scattered upload.
+    pub scattered: bool,
 }

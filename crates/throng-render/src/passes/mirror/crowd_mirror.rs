@@ -1,5 +1,5 @@
 //! [`CrowdMirror`]: a crowd's instances and tables on the GPU, synced from
-//! the crowd's change log, and what a sync uploaded ([`SyncStats`]).
+//! the crowd's change log.
 
 use throng_core::gpu::{
     GpuInstance, GpuMotion, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,
@@ -9,8 +9,9 @@ use wgpu::util::StagingBelt;
 
 use crate::base::error::RenderError;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
-use crate::passes::mirror::changes::{Slots, Upload};
+use crate::passes::mirror::changes::{Slots, SyncStats, Upload};
 use crate::passes::mirror::pipelines::MirrorPipelines;
+use crate::program::bind_groups::entries::bind_group;
 
 /// Bytes of each staging belt chunk: changes of a frame share chunks of
 /// this size (a larger write gets a chunk of its own size, reused later).
@@ -49,24 +50,6 @@ pub struct CrowdMirror {
     moving: bool,
     /// Staging for changes: mapped buffers reused frame after frame.
     belt: StagingBelt,
-}
-
-/// What one [`CrowdMirror::sync`] uploaded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SyncStats {
-    /// Instance states written (changed ones; more slots may be rewritten
-    /// where runs join).
-    pub states: u64,
-    /// Instance transforms written (likewise).
-    pub transforms: u64,
-    /// Instance motions written (likewise).
-    pub motions: u64,
-    /// Bytes written (states, transforms and tables).
-    pub bytes: u64,
-    /// `write_buffer` calls.
-    pub writes: u32,
-    /// True if some changes went through a scattered upload.
-    pub scattered: bool,
 }
 
 impl CrowdMirror {
@@ -323,59 +306,41 @@ impl CrowdMirror {
             instance_count: len as u32,
             motion_count: 0,
         };
-        if !motions.direct() {
-            let n = motions.slots.len();
-            self.motion_updates
-                .reserve(device, (n * std::mem::size_of::<MotionUpdate>()) as u64)?;
-            stats.bytes += upload.items::<MotionUpdate, { std::mem::size_of::<MotionUpdate>() }>(
-                &self.motion_updates.buffer,
-                0,
-                n,
-                motions.slots.iter().map(|&d| MotionUpdate {
-                    slot: d,
-                    pad: [0; 3],
-                    motion: all_motions[d as usize],
-                }),
-            );
-            stats.writes += 1;
-            params.motion_count = n as u32;
-        }
-        if !states.direct() {
-            let n = states.slots.len();
-            self.state_updates
-                .reserve(device, (n * std::mem::size_of::<StateUpdate>()) as u64)?;
-            stats.bytes += upload.items::<StateUpdate, { std::mem::size_of::<StateUpdate>() }>(
-                &self.state_updates.buffer,
-                0,
-                n,
-                states.slots.iter().map(|&d| StateUpdate {
-                    slot: d,
-                    pad: [0; 3],
-                    state: crowd.gpu_instance(d as usize),
-                }),
-            );
-            stats.writes += 1;
-            params.state_count = n as u32;
-        }
-        if !transforms.direct() {
-            let n = transforms.slots.len();
-            let all = crowd.gpu_transforms();
-            self.transform_updates
-                .reserve(device, (n * std::mem::size_of::<TransformUpdate>()) as u64)?;
-            stats.bytes += upload
-                .items::<TransformUpdate, { std::mem::size_of::<TransformUpdate>() }>(
-                    &self.transform_updates.buffer,
-                    0,
-                    n,
-                    transforms.slots.iter().map(|&d| TransformUpdate {
-                        slot: d,
+        // Each stream: its changes packed as `Update { slot, pad, field }`.
+        macro_rules! scatter {
+            ($slots:expr, $buffer:expr, $update:ident, $field:ident, $value:expr) => {
+                if !$slots.direct() {
+                    const N: usize = std::mem::size_of::<$update>();
+                    let value = $value;
+                    let make = |slot: u32| $update {
+                        slot,
                         pad: [0; 3],
-                        transform: all[d as usize],
-                    }),
-                );
-            stats.writes += 1;
-            params.transform_count = n as u32;
+                        $field: value(slot),
+                    };
+                    upload.updates::<_, N>(device, &mut $buffer, &$slots.slots, &mut stats, make)?
+                } else {
+                    0
+                }
+            };
         }
+        params.motion_count = scatter!(
+            motions,
+            self.motion_updates,
+            MotionUpdate,
+            motion,
+            |s: u32| all_motions[s as usize]
+        );
+        params.state_count = scatter!(states, self.state_updates, StateUpdate, state, |s: u32| {
+            crowd.gpu_instance(s as usize)
+        });
+        let all = crowd.gpu_transforms();
+        params.transform_count = scatter!(
+            transforms,
+            self.transform_updates,
+            TransformUpdate,
+            transform,
+            |s: u32| all[s as usize]
+        );
         if !full {
             // The belt's chunks are mapped again once this encoder has run.
             self.belt.finish_and_recall_on_submit(encoder);
@@ -386,40 +351,20 @@ impl CrowdMirror {
         }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         stats.writes += 1;
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng mirror upload"),
-            layout: &pass.apply,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.state_updates.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: self.states.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: self.transform_updates.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: self.transforms.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: self.motion_updates.buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: self.motions.buffer.as_entire_binding(),
-                },
+        let group = bind_group(
+            device,
+            "throng mirror upload",
+            &pass.apply,
+            &[
+                (0, self.params.as_entire_binding()),
+                (1, self.state_updates.buffer.as_entire_binding()),
+                (2, self.states.buffer.as_entire_binding()),
+                (3, self.transform_updates.buffer.as_entire_binding()),
+                (4, self.transforms.buffer.as_entire_binding()),
+                (5, self.motion_updates.buffer.as_entire_binding()),
+                (6, self.motions.buffer.as_entire_binding()),
             ],
-        });
+        );
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng mirror upload"),
             timestamp_writes: None,

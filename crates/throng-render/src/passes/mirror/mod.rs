@@ -1,6 +1,6 @@
 //! A crowd's instances on the GPU for the GPU-driven path: [`CrowdMirror`]
-//! keeps each instance's state ([`GpuInstance`]) and transform
-//! ([`GpuTransform`]) in two storage buffers and the crowd's model, clip and
+//! keeps each instance's state ([`GpuInstance`](throng_core::gpu::GpuInstance)) and transform
+//! ([`GpuTransform`](throng_core::gpu::GpuTransform)) in two storage buffers and the crowd's model, clip and
 //! LOD tables beside them, and re-uploads only what the crowd's change log
 //! names, of a moved instance only its transform. Changes go through a
 //! staging belt (mapped buffers reused frame after frame) as runs written in
@@ -18,5 +18,6 @@ pub mod changes;
 pub mod crowd_mirror;
 pub mod pipelines;
 
-pub use crowd_mirror::{CrowdMirror, SyncStats};
+pub use changes::SyncStats;
+pub use crowd_mirror::CrowdMirror;
 pub use pipelines::MirrorPipelines;

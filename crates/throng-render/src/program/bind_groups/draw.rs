@@ -11,7 +11,7 @@ use throng_core::limits::PACKAGE_WIDTH;
 
 use crate::base::uniforms::{CharacterHeader, FrameUniforms, MaterialUniforms, ShadowUniforms};
 use crate::program::bind_groups::entries::{
-    Entries, create, palette_entry, shadow_map_entries, storage, uniform,
+    Entries, bind_group, create, palette_entry, shadow_map_entries, storage, uniform,
 };
 
 /// Group 1's binding of the morph texture (`shaders/skinning.wgsl`).
@@ -212,14 +212,12 @@ pub fn frame_binding(device: &wgpu::Device, label: &str) -> (wgpu::Buffer, wgpu:
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout: &frame(device),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    });
+    let group = bind_group(
+        device,
+        label,
+        &frame(device),
+        &[(0, buffer.as_entire_binding())],
+    );
     (buffer, group)
 }
 

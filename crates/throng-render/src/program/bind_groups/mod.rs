@@ -1,6 +1,6 @@
 //! Bind group layouts, created from fixed descriptors so that every creator
 //! gets the same (pooled, compatible) layout for a given device, and the
-//! pipeline layout of every [`Program`] ([`program_groups`],
+//! pipeline layout of every [`Program`](crate::base::shader::program::Program) ([`program_groups`],
 //! [`pipeline_layout`]): the one place that says which group a program reads
 //! at which index. `tests/shaders.rs` checks every binding an entry point
 //! uses against it (group, binding, kind and stage).
