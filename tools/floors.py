@@ -211,10 +211,13 @@ def check(repo):
         for comp in circles(list(mods.values()), edges):
             problems.append(f"{crate}: circle of {len(comp)}: {', '.join(map(rel, comp))}")
         order = floors.get(crate)
-        summary.append(
-            f"{crate}: {len(mods)} files"
-            + (f", floors {' < '.join(sorted(order, key=order.get))}" if order else "")
-        )
+        shown = ""
+        if order:
+            by_floor = defaultdict(list)
+            for name, i in order.items():
+                by_floor[i].append(name)
+            shown = ", floors " + " < ".join(", ".join(by_floor[i]) for i in sorted(by_floor))
+        summary.append(f"{crate}: {len(mods)} files{shown}")
         if order is None:
             continue
         top = {f: key[0] for key, f in mods.items() if key}
