@@ -10,7 +10,7 @@
 // Normals are not linear in the matrices (the cofactor is quadratic), so the
 // interpolated cached normal differs from the cofactor of the interpolated
 // matrix between frames by the angle between the two frames' normals squared
-// (docs/DESIGN.md, "The pose cache").
+// (docs/design/pose-cache.md).
 //
 // One vertex of one pose is a vec4<u32> (throng_core::pose_cache: 16 bytes):
 // xyz the model-space position's f32 bits, w the unit normal in octahedral

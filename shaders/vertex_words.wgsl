@@ -16,7 +16,7 @@ fn word_f32(i: u32) -> f32 {
 
 // The bind-pose vertex at `index` of the bound vertex buffer, clamped to
 // its last whole vertex: the callers' indices are in range by their
-// dispatch (docs/DESIGN.md, "Bounds on the GPU"), and a wrong one reads
+// dispatch (docs/design/gpu-bounds.md), and a wrong one reads
 // some vertex of this buffer, never past it.
 fn read_vertex(index: u32) -> SkinInput {
     let last = max(arrayLength(&vertex_words) / VERTEX_WORDS, 1u) - 1u;

@@ -37,7 +37,7 @@
 #                              modes; with shadows; walking; then 256x144 and
 #                              3840x2160 (is the frame vertex- or fragment-bound?)
 #   tools/bench.sh bake        the bake pipeline's figures (docs/BENCHMARKS.md,
-#                              "The bake pipeline"): default and --no-impostors
+#                              "Bake time and file size"): default and --no-impostors
 #                              bakes of the Fox, the Woman and CesiumMan (3 and
 #                              2 runs, time and file size), the error-bounded
 #                              Woman on 1 and 2 threads, and a folder of every

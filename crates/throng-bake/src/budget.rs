@@ -96,7 +96,7 @@ impl BakeEstimate {
 
 /// Estimates a bake's size in bytes at the base rate and refuses it if that exceeds
 /// `opts.max_bake_bytes`, naming the clip with the most frames
-/// (docs/DESIGN.md#frames-and-time) as the largest offender.
+/// (docs/design/math.md#frames-and-time) as the largest offender.
 pub(crate) fn check_budget(
     scene: &Scene,
     clip_ids: &[usize],

@@ -5,7 +5,7 @@
 //! bake (LOD 0) and by LODs and attachments from files (which drop morph
 //! targets).
 //!
-//! # Palette (docs/DESIGN.md#palette-matrices)
+//! # Palette (docs/design/math.md#palette-matrices)
 //! A palette entry is `(node, inverse_bind)`; its matrix at a frame is
 //! `G_node · inverse_bind`. Skin joints give entries with their skin's inverse
 //! binds; a mesh without a skin gives the entry `(node, G_node(rest)⁻¹)` and

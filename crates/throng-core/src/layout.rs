@@ -1,5 +1,5 @@
 //! Bake layout: frame counts and times, and the texel addressing of palette
-//! matrices in the bone texture (docs/DESIGN.md#texel-packing).
+//! matrices in the bone texture (docs/design/layout.md#texel-packing).
 //!
 //! ```text
 //! i = (g * bone_count + b) * 3 + r          // global frame g, bone b, row r

@@ -12,7 +12,7 @@ pub const MAX_INFLUENCES: usize = 4;
 /// RGBA texel each.
 pub const TEXELS_PER_MATRIX: u32 = 3;
 
-/// Largest bone-texture layer side (W ≤ 1024, docs/DESIGN.md#texel-packing).
+/// Largest bone-texture layer side (W ≤ 1024, docs/design/layout.md#texel-packing).
 pub const MAX_LAYER_SIZE: u32 = 1024;
 
 /// Default frames per second at which clips are baked.

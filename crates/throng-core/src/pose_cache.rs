@@ -7,7 +7,7 @@
 //! cached poses (four while cross-fading) instead of skinning with four
 //! bones' interpolated matrices. Positions are linear in the matrices, so
 //! this equals skinning up to float rounding; normals are not (see
-//! docs/DESIGN.md, "The pose cache").
+//! docs/design/pose-cache.md).
 
 use glam::{Vec2, Vec3};
 

@@ -1,7 +1,7 @@
 //! What a benchmark run reports: per-cell statistics, the machine, the
 //! adapter, the model and the settings, in the stable `throng-bench/1`
 //! schema that `--json` writes (field names documented in
-//! `docs/BENCHMARKS.md`).
+//! `docs/bench-data/README.md`, "JSON schema (`throng-bench/1`)").
 
 use serde::Serialize;
 

@@ -106,7 +106,7 @@ impl From<Option<&Frustum>> for DrawView {
 /// not cross-fading, then those that are (`cross_fade`). A renderer draws the
 /// first kind with a shader specialised to skip the previous clip's texel
 /// loads entirely, which a branch on `fade` does not achieve on every GPU
-/// (lavapipe pays for a never-taken branch's loads; see docs/BENCHMARKS.md).
+/// (lavapipe pays for a never-taken branch's loads; see docs/design/record-paths.md#draw-grouping).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawGroup {
     /// Model within the crowd.
