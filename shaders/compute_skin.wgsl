@@ -22,7 +22,7 @@ struct ComputeParams {
 @group(0) @binding(2) var<uniform> params: ComputeParams;
 @group(3) @binding(0) var<storage, read> records: array<InstanceRecord>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn skin_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
     let instance = id.y;

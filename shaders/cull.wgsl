@@ -16,6 +16,7 @@
 // buffers).
 
 // #import prelude
+// #import dispatch
 // #import instance_record
 // #import clock
 // #import gpu_instance
@@ -55,7 +56,6 @@ const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_LOD_TINTS: u32 = 4u;
 const NOT_DRAWN: u32 = 0xffffffffu;
-const WORKGROUP: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> view: CullView;
 @group(0) @binding(1) var<storage, read> instances: array<GpuInstance>;
@@ -213,8 +213,8 @@ fn select_lod(model: GpuModelInfo, size: f32, current: u32) -> u32 {
 
 // The instance of an invocation of a per-instance stage, or NOT_DRAWN past
 // the crowd's end.
-fn instance_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    let i = (wg.y * groups.x + wg.x) * WORKGROUP + local;
+fn instance_index(inv: Invocation) -> u32 {
+    let i = invocation_index(inv);
     if i >= view.instance_count || i >= arrayLength(&instances) || i >= arrayLength(&transforms) {
         return NOT_DRAWN;
     }
@@ -237,13 +237,9 @@ fn add_drawn(sphere: vec4<f32>) {
     atomicAdd(&counts[6], 1u);
 }
 
-@compute @workgroup_size(64)
-fn classify(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = instance_index(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn classify(inv: Invocation) {
+    let i = instance_index(inv);
     if i == NOT_DRAWN {
         return;
     }
@@ -325,13 +321,9 @@ fn lod_tint(lod: u32) -> u32 {
     }
 }
 
-@compute @workgroup_size(64)
-fn scatter(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = instance_index(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn scatter(inv: Invocation) {
+    let i = instance_index(inv);
     if i == NOT_DRAWN {
         return;
     }

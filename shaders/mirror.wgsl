@@ -4,6 +4,7 @@
 // each to its slot. Three dispatches at most however scattered the changes
 // are.
 
+// #import dispatch
 // #import gpu_instance
 
 // One changed state. Mirrors throng_core::gpu::StateUpdate.
@@ -49,17 +50,9 @@ struct MirrorParams {
 @group(0) @binding(5) var<storage, read> motion_updates: array<MotionUpdate>;
 @group(0) @binding(6) var<storage, read_write> motion_slots: array<GpuMotion>;
 
-fn update_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    return (wg.y * groups.x + wg.x) * 64u + local;
-}
-
-@compute @workgroup_size(64)
-fn apply_states(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = update_index(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn apply_states(inv: Invocation) {
+    let i = invocation_index(inv);
     if i >= params.state_count || i >= arrayLength(&state_updates) {
         return;
     }
@@ -69,13 +62,9 @@ fn apply_states(
     }
 }
 
-@compute @workgroup_size(64)
-fn apply_transforms(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = update_index(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn apply_transforms(inv: Invocation) {
+    let i = invocation_index(inv);
     if i >= params.transform_count || i >= arrayLength(&transform_updates) {
         return;
     }
@@ -85,13 +74,9 @@ fn apply_transforms(
     }
 }
 
-@compute @workgroup_size(64)
-fn apply_motions(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = update_index(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn apply_motions(inv: Invocation) {
+    let i = invocation_index(inv);
     if i >= params.motion_count || i >= arrayLength(&motion_updates) {
         return;
     }

@@ -5,6 +5,7 @@
 // throng_core::motion operation for operation (see its docs for the math).
 
 // #import clock
+// #import dispatch
 // #import gpu_instance
 
 // Mirrors throng_core::motion::PathPoint.
@@ -242,13 +243,9 @@ fn motion_rows(m: GpuMotion, since: vec2<u32>) -> GpuTransform {
 
 // The motion pass: one invocation per instance; a moving one's transform
 // of the frame.
-@compute @workgroup_size(64)
-fn pose_movers(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = (wg.y * groups.x + wg.x) * 64u + local;
+@compute @workgroup_size(WORKGROUP)
+fn pose_movers(inv: Invocation) {
+    let i = invocation_index(inv);
     if i >= motion_params.instance_count || i >= arrayLength(&motions) || i >= arrayLength(&posed) {
         return;
     }

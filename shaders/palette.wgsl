@@ -173,7 +173,7 @@ fn layered_weight(slot: u32, s: GpuLayerSet, count: u32, base: Frames) -> f32 {
     return w;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn evaluate(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.set_count) {
         return;

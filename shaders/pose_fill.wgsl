@@ -14,12 +14,12 @@
 // own parameters.
 @group(0) @binding(2) var<uniform> fill: PoseCacheParams;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn fill_poses(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let i = id.x + id.y * groups.x * 64u;
+    let i = id.x + id.y * groups.x * WORKGROUP;
     if (i >= fill.vertex_count * fill.frame_count || i >= arrayLength(&poses)) {
         return;
     }

@@ -22,6 +22,7 @@
 // Its result is sanitised: a non-finite agent keeps its previous state.
 
 // #import agent
+// #import dispatch
 // #import gpu_instance
 
 @group(0) @binding(0) var<uniform> sim: SimulationParams;
@@ -63,13 +64,9 @@ fn neighbour(k: u32) -> Neighbour {
     return sim_neighbours[min(k, arrayLength(&sim_neighbours) - 1u)];
 }
 
-@compute @workgroup_size(64)
-fn steer_agents(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let d = (wg.y * groups.x + wg.x) * 64u + local;
+@compute @workgroup_size(WORKGROUP)
+fn steer_agents(inv: Invocation) {
+    let d = invocation_index(inv);
     if d >= sim.instance_count || d >= arrayLength(&sim_motions) || d >= arrayLength(&sim_previous) {
         return;
     }

@@ -11,6 +11,7 @@
 //    following its speed, written over the mirror's streams for the cull.
 
 // #import agent
+// #import dispatch
 // #import gpu_instance
 
 @group(0) @binding(0) var<uniform> sim: SimulationParams;
@@ -33,10 +34,6 @@ const MAX_FOLLOW_SPEED: f32 = 16.0;
 // A rank meaning "not in the grid".
 const NOT_SIMULATED: u32 = 0xffffffffu;
 
-fn slot_of(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    return (wg.y * groups.x + wg.x) * 64u + local;
-}
-
 // Dense slot d is simulated and its agent within the agents' capacity.
 fn simulated(d: u32) -> bool {
     if d >= sim.instance_count || d >= arrayLength(&motions) {
@@ -54,13 +51,9 @@ fn fresh(m: GpuMotion) -> Agent {
     return Agent(p, yaw, m.a.xyz, m.b.x, vec4<f32>(0.0));
 }
 
-@compute @workgroup_size(64)
-fn resolve_agents(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let d = slot_of(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn resolve_agents(inv: Invocation) {
+    let d = invocation_index(inv);
     if d >= arrayLength(&ranks) || d >= arrayLength(&previous) {
         return;
     }
@@ -108,13 +101,9 @@ fn scan_cells(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-@compute @workgroup_size(64)
-fn fill_grid(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let d = slot_of(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn fill_grid(inv: Invocation) {
+    let d = invocation_index(inv);
     if d >= arrayLength(&ranks) || d >= arrayLength(&previous) || ranks[d] == NOT_SIMULATED {
         return;
     }
@@ -151,13 +140,9 @@ fn follow_speed(st: GpuInstance, clip: GpuClip, speed: f32, since: vec2<u32>) ->
     return t;
 }
 
-@compute @workgroup_size(64)
-fn apply_agents(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let d = slot_of(wg, groups, local);
+@compute @workgroup_size(WORKGROUP)
+fn apply_agents(inv: Invocation) {
+    let d = invocation_index(inv);
     if !simulated(d) || d >= arrayLength(&posed) || d >= arrayLength(&states) {
         return;
     }

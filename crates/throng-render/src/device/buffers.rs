@@ -1,13 +1,11 @@
 //! GPU buffers the passes share: growable storage buffers (`Grown`),
 //! the storage-binding limit they grow within, readback buffers, and the
 //! dispatch size of the per-instance compute stages (`WORKGROUP`
-//! invocations a workgroup, as `shaders/cull.wgsl` declares it).
+//! invocations a workgroup, the prelude's `WORKGROUP`).
 
 use crate::base::error::RenderError;
 
-/// Invocations per workgroup of the per-instance stages (`WORKGROUP` in
-/// `shaders/cull.wgsl`).
-pub(crate) const WORKGROUP: u32 = 64;
+pub(crate) use crate::base::shader::prelude::WORKGROUP;
 
 /// A 2D dispatch of `blocks` workgroups (past 65,535 in one dimension).
 pub(crate) fn dispatch_size(blocks: u32) -> (u32, u32) {

@@ -51,13 +51,11 @@ use wgpu::util::DeviceExt;
 use crate::base::error::RenderError;
 use crate::base::options::PoseCacheOptions;
 use crate::base::shader::program::Program;
+use crate::device::buffers::WORKGROUP;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
 use crate::program::bind_groups::entries::bind_group;
-
-/// Invocations per fill workgroup (`pose_fill.wgsl`'s `@workgroup_size`).
-const FILL_WORKGROUP: u32 = 64;
 
 /// One (model, LOD) as the storage paths' draw and shadow programs bind it.
 struct LodPoses {
@@ -417,7 +415,7 @@ fn fill_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGro
 /// most `max_per_dimension` (the shader's linear index is
 /// `id.x + id.y * x * 64`).
 fn fill_grid(invocations: u64, max_per_dimension: u32) -> (u32, u32) {
-    let groups = invocations.div_ceil(FILL_WORKGROUP as u64).max(1);
+    let groups = invocations.div_ceil(WORKGROUP as u64).max(1);
     let x = groups.min(max_per_dimension.max(1) as u64);
     (x as u32, groups.div_ceil(x) as u32)
 }
@@ -437,10 +435,10 @@ mod tests {
         ] {
             let (x, y) = fill_grid(n, max);
             assert!(x <= max, "{n} {max}: x {x}");
-            let covered = x as u64 * y as u64 * FILL_WORKGROUP as u64;
+            let covered = x as u64 * y as u64 * WORKGROUP as u64;
             assert!(covered >= n, "{n} {max}: {x}×{y} covers {covered}");
             assert!(
-                covered - n < x as u64 * FILL_WORKGROUP as u64,
+                covered - n < x as u64 * WORKGROUP as u64,
                 "{n} {max}: one row too many"
             );
         }

@@ -9,6 +9,7 @@ use wgpu::util::DeviceExt;
 use crate::base::error::RenderError;
 use crate::base::shader::program::Program;
 use crate::base::uniforms::ComputeParams;
+use crate::device::buffers::WORKGROUP;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
@@ -138,7 +139,7 @@ impl SkinCompute {
             pass.set_bind_group(0, &io, &[]);
             pass.set_bind_group(1, &model.bind_group, &[]);
             pass.set_bind_group(3, &recs, &[]);
-            pass.dispatch_workgroups(vertex_count.div_ceil(64), instances, 1);
+            pass.dispatch_workgroups(vertex_count.div_ceil(WORKGROUP), instances, 1);
         }
         encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, out_size);
         queue.submit([encoder.finish()]);

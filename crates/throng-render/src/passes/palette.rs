@@ -16,6 +16,7 @@ use wgpu::util::DeviceExt;
 
 use crate::base::error::RenderError;
 use crate::base::shader::program::Program;
+use crate::device::buffers::WORKGROUP;
 use crate::device::offscreen::map_read;
 use crate::model::gpu_model::GpuModel;
 use crate::program::bind_groups;
@@ -146,7 +147,7 @@ impl PalettePass {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &group, &[]);
         pass.set_bind_group(1, &model.bind_group, &[]);
-        pass.dispatch_workgroups(job.count.div_ceil(64), 1, 1);
+        pass.dispatch_workgroups(job.count.div_ceil(WORKGROUP), 1, 1);
     }
 
     /// Evaluates `sets` and reads the palettes and weights back, one

@@ -73,6 +73,11 @@ pub const INSTANCE_RECORD: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shaders/instance_record.wgsl"
 ));
+/// `shaders/dispatch.wgsl`: a per-item compute stage's invocation.
+pub const DISPATCH: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shaders/dispatch.wgsl"
+));
 /// `shaders/clock.wgsl`.
 pub const CLOCK: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -171,6 +176,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("cpu_skinned", CPU_SKINNED),
     ("instance_record", INSTANCE_RECORD),
     ("clock", CLOCK),
+    ("dispatch", DISPATCH),
     ("cull", CULL),
     ("gpu_instance", GPU_INSTANCE),
     ("mirror", MIRROR),
