@@ -23,17 +23,11 @@ fn rows_mul(a: Rows, b: Rows) -> Rows {
 }
 
 fn rows_inverse(m: Rows) -> Rows {
-    let p = m.r0.xyz;
-    let q = m.r1.xyz;
-    let r = m.r2.xyz;
-    let c0 = cross(q, r);
-    let c1 = cross(r, p);
-    let c2 = cross(p, q);
-    let det = dot(p, c0);
-    let inv_det = select(0.0, 1.0 / det, det != 0.0);
-    let a0 = vec3<f32>(c0.x, c1.x, c2.x) * inv_det;
-    let a1 = vec3<f32>(c0.y, c1.y, c2.y) * inv_det;
-    let a2 = vec3<f32>(c0.z, c1.z, c2.z) * inv_det;
+    let c = cofactor(m);
+    let inv_det = select(0.0, 1.0 / c.det, c.det != 0.0);
+    let a0 = vec3<f32>(c.c0.x, c.c1.x, c.c2.x) * inv_det;
+    let a1 = vec3<f32>(c.c0.y, c.c1.y, c.c2.y) * inv_det;
+    let a2 = vec3<f32>(c.c0.z, c.c1.z, c.c2.z) * inv_det;
     let t = vec3<f32>(m.r0.w, m.r1.w, m.r2.w);
     return Rows(vec4<f32>(a0, -dot(a0, t)), vec4<f32>(a1, -dot(a1, t)), vec4<f32>(a2, -dot(a2, t)));
 }

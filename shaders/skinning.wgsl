@@ -105,17 +105,29 @@ fn transform_point(m: Rows, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(dot(m.r0, h), dot(m.r1, h), dot(m.r2, h));
 }
 
-// Signed cofactor of the 3x3 part (|det| M^-T): correct under non-uniform
-// scale and mirroring. Returns `n` unchanged if the result is degenerate.
-fn transform_normal(m: Rows, n: vec3<f32>) -> vec3<f32> {
+// The rows of the cofactor matrix of m's 3x3 part (rows p, q, r): q×r,
+// r×p, p×q, and the determinant p·(q×r).
+struct Cofactor {
+    c0: vec3<f32>,
+    c1: vec3<f32>,
+    c2: vec3<f32>,
+    det: f32,
+}
+
+fn cofactor(m: Rows) -> Cofactor {
     let p = m.r0.xyz;
     let q = m.r1.xyz;
     let r = m.r2.xyz;
     let c0 = cross(q, r);
-    let c1 = cross(r, p);
-    let c2 = cross(p, q);
-    let s = select(1.0, -1.0, dot(p, c0) < 0.0);
-    let o = vec3<f32>(dot(c0, n), dot(c1, n), dot(c2, n)) * s;
+    return Cofactor(c0, cross(r, p), cross(p, q), dot(p, c0));
+}
+
+// Signed cofactor of the 3x3 part (|det| M^-T): correct under non-uniform
+// scale and mirroring. Returns `n` unchanged if the result is degenerate.
+fn transform_normal(m: Rows, n: vec3<f32>) -> vec3<f32> {
+    let c = cofactor(m);
+    let s = select(1.0, -1.0, c.det < 0.0);
+    let o = vec3<f32>(dot(c.c0, n), dot(c.c1, n), dot(c.c2, n)) * s;
     let len2 = dot(o, o);
     return select(n, o * inverseSqrt(len2), len2 > 0.0);
 }
