@@ -1,9 +1,9 @@
 // The application's ground: a checkered square at height 0, darkened where
-// the crowd's shadow map says the light is blocked. Throng's shadow filter
-// (free of bindings) comes by import; the shadow map is bound from
-// throng_render::Renderer::shadow_receiver().
+// the crowd's shadow map says the light is blocked. Throng's
+// shadow_receiver module declares the shadow map's bindings (group 1, bound
+// from throng_render::Renderer::shadow_receiver()) and filters it.
 
-// #import shadow_filter
+// #import shadow_receiver
 
 struct Ground {
     clip_from_world: mat4x4<f32>,
@@ -12,9 +12,6 @@ struct Ground {
 }
 
 @group(0) @binding(0) var<uniform> ground: Ground;
-@group(1) @binding(0) var<uniform> shadow: ShadowUniforms;
-@group(1) @binding(1) var shadow_map: texture_depth_2d;
-@group(1) @binding(2) var shadow_sampler: sampler_comparison;
 
 struct Out {
     @builtin(position) clip: vec4<f32>,
@@ -31,5 +28,5 @@ fn fs_ground(in: Out) -> @location(0) vec4<f32> {
     let cell = vec2<i32>(floor(in.world.xz / ground.cell.x));
     let dark = ((cell.x + cell.y) & 1) == 1;
     let color = select(vec3(0.36, 0.42, 0.30), vec3(0.30, 0.35, 0.25), dark);
-    return vec4(color * shadow_filter(shadow_map, shadow_sampler, shadow, in.world), 1.0);
+    return vec4(color * crowd_light(in.world), 1.0);
 }

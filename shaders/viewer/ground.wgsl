@@ -3,10 +3,10 @@
 // screen-space antialiasing, fading into the sky colour with distance so the
 // square's edge never shows, darkened where the crowd's shadow map says the
 // light is blocked. Then a faint elliptic contact blob under each instance
-// (one instanced quad each), blended over the ground. The shadow filter is
-// throng-render's, free of bindings.
+// (one instanced quad each), blended over the ground. The crowd's shadows
+// come through throng-render's shadow_receiver module (group 1).
 
-// #import shadow_filter
+// #import shadow_receiver
 
 struct Ground {
     clip_from_world: mat4x4<f32>,
@@ -27,10 +27,6 @@ struct Ground {
 
 @group(0) @binding(0) var<uniform> ground: Ground;
 
-// The crowd renderer's shadow map (throng_render::ShadowReceiver).
-@group(1) @binding(0) var<uniform> shadow: ShadowUniforms;
-@group(1) @binding(1) var shadow_map: texture_depth_2d;
-@group(1) @binding(2) var shadow_sampler: sampler_comparison;
 
 struct VertexOutput {
     @builtin(position) clip: vec4<f32>,
@@ -76,7 +72,7 @@ fn fs_main(in: VertexOutput) -> @location(0) vec4<f32> {
     // Fade lines out where cells shrink to a few pixels (no moiré).
     let detail = 1.0 - smoothstep(0.08, 0.3, max(width.x, width.y));
     var color = mix(ground.color.rgb, ground.line_color.rgb, line * detail * 0.6);
-    color *= shadow_filter(shadow_map, shadow_sampler, shadow, in.world);
+    color *= crowd_light(in.world);
     let d = distance(in.world.xz, ground.center.xz);
     let fog = smoothstep(ground.params.y, ground.params.z, d);
     color = mix(color, ground.fog_color.rgb, fog);

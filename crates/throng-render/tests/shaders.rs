@@ -43,11 +43,12 @@ fn every_shader_file_is_known_and_used() {
         on_disk, known,
         "shaders/ and throng_render::shader::MODULES disagree"
     );
-    // simulation.wgsl is validated composed with a hook (below).
+    // simulation.wgsl is validated composed with a hook, and
+    // shadow_receiver.wgsl with a receiving fragment stage (below).
     let used: BTreeSet<&str> = Program::ALL
         .iter()
         .flat_map(|p| p.modules())
-        .chain(["simulation"])
+        .chain(["simulation", "shadow_receiver"])
         .collect();
     for (name, text) in MODULES {
         assert!(
@@ -781,6 +782,23 @@ fn a_simulation_hook_composes_validates_and_binds_the_steering_layout() {
         None,
     ];
     check_bindings("idle hook", &module, &info, "steer_agents", &groups);
+}
+
+/// The smallest pipeline of a user's own that receives the crowd's
+/// shadows.
+const RECEIVER: &str = "// #import shadow_receiver\n@fragment\nfn fs(@location(0) world: vec3<f32>) -> @location(0) vec4<f32> {\n    return vec4<f32>(crowd_light(world));\n}\n";
+
+#[test]
+fn the_shadow_receiver_module_validates_and_binds_the_receiver_layout() {
+    let src = throng_render::shader::compose("receiver.wgsl", RECEIVER, None).unwrap();
+    let (module, info) = validated(&src);
+    let groups = [
+        None,
+        Some(bind_groups::shadow_receiver_entries()),
+        None,
+        None,
+    ];
+    check_bindings("shadow receiver", &module, &info, "fs", &groups);
 }
 
 #[test]

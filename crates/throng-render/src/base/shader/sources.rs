@@ -48,6 +48,12 @@ pub const SHADOW_COMMON: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shaders/shadow_common.wgsl"
 ));
+/// `shaders/shadow_receiver.wgsl`: the crowd's shadows in a pipeline of
+/// the user's own, bound at group 1.
+pub const SHADOW_RECEIVER: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shaders/shadow_receiver.wgsl"
+));
 /// `shaders/shadow_receive.wgsl`.
 pub const SHADOW_RECEIVE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -171,6 +177,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("shadow_filter", SHADOW_FILTER),
     ("shadow_common", SHADOW_COMMON),
     ("shadow_receive", SHADOW_RECEIVE),
+    ("shadow_receiver", SHADOW_RECEIVER),
     ("shadow_cast", SHADOW_CAST),
     ("compute_skin", COMPUTE_SKIN),
     ("cpu_skinned", CPU_SKINNED),

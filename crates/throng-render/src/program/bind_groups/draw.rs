@@ -292,8 +292,18 @@ pub fn records(
 /// shadows: `ShadowUniforms` (0), the shadow map (1), its comparison sampler
 /// (2). See `Renderer::shadow_receiver` and `shaders/shadow_filter.wgsl`.
 pub fn shadow_receiver(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    create(
+        device,
+        "throng shadow receiver layout",
+        &shadow_receiver_entries(),
+    )
+}
+
+/// The entries of [`shadow_receiver`]'s layout, as `shaders/
+/// shadow_receiver.wgsl` declares them.
+pub fn shadow_receiver_entries() -> Entries {
     let [map, sampler] = shadow_map_entries(1, 2);
-    let entries = [
+    vec![
         uniform(
             0,
             wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
@@ -302,8 +312,7 @@ pub fn shadow_receiver(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         ),
         map,
         sampler,
-    ];
-    create(device, "throng shadow receiver layout", &entries)
+    ]
 }
 
 /// Group 3 of the CPU-skinned baseline (`cpu_skinned.wgsl`): binding 1, one
