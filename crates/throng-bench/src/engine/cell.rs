@@ -9,7 +9,7 @@ use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, Lighting, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
+    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
     RenderError, Renderer, RendererOptions, Shading, wgpu,
 };
 
@@ -277,51 +277,36 @@ impl Bench<'_> {
             pose_cache: None,
             ..RendererOptions::default()
         };
-        let new_renderer = |options| Renderer::headless(gpu, options);
+        // Each baked mode: the base options with its path and what it
+        // changes of them.
+        let options = |path, change: &dyn Fn(&mut RendererOptions)| {
+            let mut o = RendererOptions {
+                path,
+                ..base.clone()
+            };
+            change(&mut o);
+            o
+        };
+        let baked = |options| -> Result<Drawer, CellError> {
+            Ok(Drawer::Baked(Box::new(Renderer::headless(gpu, options)?)))
+        };
+        let budget = plan
+            .pose_cache_budget
+            .unwrap_or(PoseCacheOptions::DEFAULT_BUDGET);
         let mut drawer = match mode {
-            Mode::GpuDriven | Mode::Varied => {
-                Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                    path: PathChoice::GpuDriven,
-                    ..base
-                })?))
+            Mode::GpuDriven | Mode::Varied => baked(options(PathChoice::GpuDriven, &|_| {}))?,
+            Mode::Lambert => baked(options(PathChoice::GpuDriven, &|o| {
+                o.lighting.shading = Shading::Lambert
+            }))?,
+            Mode::PoseCache => baked(options(PathChoice::GpuDriven, &|o| {
+                o.pose_cache = Some(PoseCacheOptions { budget })
+            }))?,
+            Mode::Baked => baked(options(PathChoice::Packaged, &|_| {}))?,
+            Mode::BakedUnbounded | Mode::Layered => baked(options(PathChoice::Unbounded, &|_| {}))?,
+            Mode::Static => baked(options(PathChoice::Packaged, &|o| o.skinning = false))?,
+            Mode::StaticGpuDriven => {
+                baked(options(PathChoice::GpuDriven, &|o| o.skinning = false))?
             }
-            Mode::Lambert => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::GpuDriven,
-                lighting: Lighting {
-                    shading: Shading::Lambert,
-                    ..base.lighting
-                },
-                ..base
-            })?)),
-            Mode::PoseCache => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::GpuDriven,
-                pose_cache: Some(PoseCacheOptions {
-                    budget: plan
-                        .pose_cache_budget
-                        .unwrap_or(PoseCacheOptions::DEFAULT_BUDGET),
-                }),
-                ..base
-            })?)),
-            Mode::Baked => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::Packaged,
-                ..base
-            })?)),
-            Mode::BakedUnbounded | Mode::Layered => {
-                Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                    path: PathChoice::Unbounded,
-                    ..base
-                })?))
-            }
-            Mode::Static => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::Packaged,
-                skinning: false,
-                ..base
-            })?)),
-            Mode::StaticGpuDriven => Drawer::Baked(Box::new(new_renderer(RendererOptions {
-                path: PathChoice::GpuDriven,
-                skinning: false,
-                ..base
-            })?)),
             Mode::CpuSkinned => {
                 let skin = skin.expect("checked before the run");
                 let renderer = CpuSkinnedRenderer::new(
