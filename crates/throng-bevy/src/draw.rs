@@ -29,13 +29,17 @@ use throng_render::Renderer;
 
 use crate::prepare::ThrongRenderState;
 
+/// Draws the crowds' opaque draws (`BLENDED` false) or their alpha-blended
+/// draws (`BLENDED` true) into the view's pass.
+pub struct DrawThrong<const BLENDED: bool>;
+
 /// Draws the crowds' opaque draws into the view's pass.
-pub struct DrawThrongCrowd;
+pub type DrawThrongCrowd = DrawThrong<false>;
 
 /// Draws the crowds' alpha-blended draws into the view's pass.
-pub struct DrawThrongBlended;
+pub type DrawThrongBlended = DrawThrong<true>;
 
-impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
+impl<P: PhaseItem, const BLENDED: bool> RenderCommand<P> for DrawThrong<BLENDED> {
     type Param = SRes<ThrongRenderState>;
     type ViewQuery = Read<ExtractedView>;
     type ItemQuery = ();
@@ -47,23 +51,12 @@ impl<P: PhaseItem> RenderCommand<P> for DrawThrongCrowd {
         state: SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
-        draw_view(view, state.into_inner(), pass, Renderer::draw_opaque)
-    }
-}
-
-impl<P: PhaseItem> RenderCommand<P> for DrawThrongBlended {
-    type Param = SRes<ThrongRenderState>;
-    type ViewQuery = Read<ExtractedView>;
-    type ItemQuery = ();
-
-    fn render<'w>(
-        _: &P,
-        view: ROQueryItem<'w, '_, Self::ViewQuery>,
-        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
-        state: SystemParamItem<'w, '_, Self::Param>,
-        pass: &mut TrackedRenderPass<'w>,
-    ) -> RenderCommandResult {
-        draw_view(view, state.into_inner(), pass, Renderer::draw_blended)
+        let draw: fn(&Renderer, &mut throng_render::wgpu::RenderPass<'_>) = if BLENDED {
+            Renderer::draw_blended
+        } else {
+            Renderer::draw_opaque
+        };
+        draw_view(view, state.into_inner(), pass, draw)
     }
 }
 

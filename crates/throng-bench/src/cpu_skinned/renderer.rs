@@ -1,44 +1,13 @@
-//! [`CpuSkinnedRenderer`]: the per-character baseline that
-//! `throng bench --mode cpu-skinned` measures Throng against: the way
-//! three.js and Bevy animate characters.
-//!
-//! Per frame, for every visible character, the CPU
-//! 1. samples the character's clip from the **source scene** at the
-//!    character's own time ([`PoseEvaluator::locals`]) and evaluates the node
-//!    hierarchy ([`PoseEvaluator::globals_from_locals`]), cross-fading two
-//!    clips when the character is fading;
-//! 2. computes the joint palette for the baked model's palette entries,
-//!    `P_b = G_node(b) · inverse_bind_b` (the bake's palette already holds the
-//!    rigid-mesh entries, so this is exactly the per-bone matrix the bone
-//!    texture stores), and writes it, behind a [`CharacterHeader`] with the
-//!    world matrix and tint, into a staging buffer at an offset aligned to
-//!    the device's storage-offset alignment.
-//!
-//! All characters' slices then go to the GPU with **one** `write_buffer`, and
-//! each character is drawn with one draw per submesh that binds its slice
-//! with a dynamic offset; `shaders/cpu_skinned.wgsl` blends the 4
-//! influences from that palette. Mesh, materials and fragment shading are the
-//! baked model's ([`GpuModel`], `draw.wgsl`'s `fs_main`), so the only
-//! difference from [`throng_render::Renderer`] is where the palette comes from and
-//! how many draws it takes.
-//!
-//! The sampler is throng-bake's plain reference evaluator (all nodes'
-//! locals, then all globals, per character), not a tuned one: a hand-tuned
-//! engine would sample faster, but does the same O(joints) work per
-//! character per frame.
-//!
-//! Needs vertex-stage storage buffers ([`supports`]); one model per frame.
+//! [`CpuSkinnedRenderer`]: the baseline's GPU side, one palette slice and
+//! one draw per submesh for every visible character.
 
 use std::collections::HashMap;
 
 use glam::Mat4;
-use thiserror::Error;
 use throng_bake::sample::PoseEvaluator;
-use throng_bake::scene::{AlphaMode, Scene};
-use throng_core::limits::REST_FRAME;
-use throng_core::math::{Aabb, Rows3x4, mat4_to_rows};
+use throng_bake::scene::AlphaMode;
+use throng_core::math::{Rows3x4, mat4_to_rows};
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{InstanceState, ModelHandle};
 
 use throng_render::bind_groups;
 use throng_render::error::RenderError;
@@ -49,163 +18,8 @@ use throng_render::timer::GpuTimer;
 use throng_render::uniforms::{CharacterHeader, FrameUniforms};
 use throng_render::wgpu;
 
-/// Errors of CPU palette skinning.
-#[derive(Debug, Error)]
-pub enum CpuSkinnedError {
-    /// The source scene is not the one the model was baked from.
-    #[error(
-        "the source scene does not match model {model:?}: {what}; pass the glTF file the model was baked from"
-    )]
-    SceneMismatch {
-        /// Model name.
-        model: String,
-        /// What did not match.
-        what: String,
-    },
-    /// A GPU-side error.
-    #[error(transparent)]
-    Render(#[from] RenderError),
-}
-
-/// True if the adapter can run CPU palette skinning (vertex-stage storage
-/// buffers, like [`throng_render::RecordPath::Unbounded`]).
-pub fn supports(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
-    throng_render::renderer::supports_unbounded(adapter, device)
-}
-
-/// A baked model together with the source scene it was baked from: what the
-/// CPU needs to sample and skin characters itself.
-#[derive(Debug)]
-pub struct CpuSkinnedModel {
-    key: u64,
-    name: String,
-    scene: Scene,
-    eval: PoseEvaluator,
-    /// Per baked clip: the scene clip of the same name.
-    clip_of: Vec<usize>,
-    /// Per palette entry: `(node, inverse_bind)`.
-    bones: Vec<(usize, Mat4)>,
-    /// Per baked clip: model-space bounds over all its frames.
-    clip_bounds: Vec<Aabb>,
-    rest_bounds: Aabb,
-}
-
-impl CpuSkinnedModel {
-    /// Pairs `handle`'s baked model with its source `scene`, checking that
-    /// every palette node exists in the scene and every baked clip has a
-    /// scene clip of the same name.
-    pub fn new(handle: &ModelHandle, scene: Scene) -> Result<Self, CpuSkinnedError> {
-        let model = handle.model();
-        let mismatch = |what: String| CpuSkinnedError::SceneMismatch {
-            model: model.name.clone(),
-            what,
-        };
-        scene
-            .validate()
-            .map_err(|e| mismatch(format!("the scene is invalid: {e}")))?;
-        let mut bones = Vec::with_capacity(model.bones.len());
-        for (b, bone) in model.bones.iter().enumerate() {
-            let node = bone.node as usize;
-            match scene.nodes.get(node) {
-                // The baker suffixes `#k` when several entries share a node.
-                Some(n)
-                    if bone.name == n.name
-                        || bone
-                            .name
-                            .strip_prefix(n.name.as_str())
-                            .is_some_and(|rest| rest.starts_with('#')) =>
-                {
-                    bones.push((node, bone.inverse_bind))
-                }
-                Some(n) => {
-                    return Err(mismatch(format!(
-                        "palette entry {b} is node {node} named {:?}, the scene's node {node} is {:?}",
-                        bone.name, n.name
-                    )));
-                }
-                None => {
-                    return Err(mismatch(format!(
-                        "palette entry {b} ({:?}) is node {node}, the scene has {} nodes",
-                        bone.name,
-                        scene.nodes.len()
-                    )));
-                }
-            }
-        }
-        let clip_of = model
-            .clips
-            .iter()
-            .map(|c| {
-                scene
-                    .clips
-                    .iter()
-                    .position(|s| s.name == c.name)
-                    .ok_or_else(|| mismatch(format!("the scene has no clip named {:?}", c.name)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self {
-            key: handle.key(),
-            name: model.name.clone(),
-            eval: PoseEvaluator::new(&scene),
-            scene,
-            clip_of,
-            bones,
-            clip_bounds: model.clips.iter().map(|c| c.bounds).collect(),
-            rest_bounds: model.frame_bounds[REST_FRAME as usize],
-        })
-    }
-
-    /// The identity key of the baked model ([`ModelHandle::key`]).
-    pub fn key(&self) -> u64 {
-        self.key
-    }
-
-    /// Palette entries per character.
-    pub fn bone_count(&self) -> usize {
-        self.bones.len()
-    }
-
-    /// Model-space bounds of a character over its clip(s).
-    fn bounds(&self, c: &Character) -> Aabb {
-        let of = |clip: Option<(usize, f32)>| {
-            clip.and_then(|(i, _)| self.clip_bounds.get(i).copied())
-                .unwrap_or(self.rest_bounds)
-        };
-        match c.previous {
-            Some(_) => of(c.current).union(&of(c.previous)),
-            None => of(c.current),
-        }
-    }
-}
-
-/// One character to draw: its animation state and placement.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Character {
-    /// Baked clip index (file order) and clip time in seconds, or `None` for
-    /// the rest pose.
-    pub current: Option<(usize, f32)>,
-    /// The clip faded from, during a cross-fade.
-    pub previous: Option<(usize, f32)>,
-    /// Weight of `current` (1 = no fade).
-    pub fade: f32,
-    /// `world_from_model`.
-    pub world_from_model: Mat4,
-    /// Packed RGBA8 tint ([`throng_core::gpu::pack_tint`]).
-    pub tint: u32,
-}
-
-impl Character {
-    /// A character showing what a crowd instance shows.
-    pub fn from_state(state: &InstanceState, tint: u32) -> Self {
-        Self {
-            current: state.current,
-            previous: state.previous,
-            fade: state.fade,
-            world_from_model: state.world_from_model,
-            tint,
-        }
-    }
-}
+use super::model::{Character, CpuSkinnedModel};
+use super::{CpuSkinnedError, supports};
 
 struct SubmeshDraw {
     key: PipelineKey,
@@ -349,7 +163,7 @@ impl CpuSkinnedRenderer {
     /// CPU work of a frame: culls the characters, samples and evaluates each
     /// visible one's pose, builds its palette, uploads all palettes with one
     /// write, and plans one draw per character and submesh. `model` must be
-    /// the upload of the same [`ModelHandle`] as `skin`.
+    /// the upload of the same [`ModelHandle`](throng_crowd::crowd::ModelHandle) as `skin`.
     pub fn prepare(
         &mut self,
         size: (u32, u32),
