@@ -152,6 +152,23 @@ impl Upload<'_> {
         Ok(slots.len() as u32)
     }
 
+    /// Writes each run of `slots` in place, straight from `all` (the
+    /// crowd's own contiguous stream), one write a run.
+    pub(super) fn runs<T: bytemuck::Pod>(
+        &mut self,
+        buffer: &wgpu::Buffer,
+        slots: &Slots,
+        all: &[T],
+        stats: &mut SyncStats,
+    ) {
+        let size = std::mem::size_of::<T>() as u64;
+        for &(first, last) in &slots.runs {
+            let run = &all[first as usize..=last as usize];
+            stats.bytes += self.bytes(buffer, first as u64 * size, bytemuck::cast_slice(run));
+            stats.writes += 1;
+        }
+    }
+
     /// Writes `bytes` into `buffer` at `offset`. Returns the bytes.
     pub(super) fn bytes(&mut self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> u64 {
         let Some(size) = wgpu::BufferSize::new(bytes.len() as u64) else {

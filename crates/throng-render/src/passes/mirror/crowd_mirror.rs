@@ -275,27 +275,10 @@ impl CrowdMirror {
         }
         if transforms.direct() {
             let all = crowd.gpu_transforms();
-            for &(first, last) in &transforms.runs {
-                let run = &all[first as usize..=last as usize];
-                stats.bytes += upload.bytes(
-                    &self.transforms.buffer,
-                    first as u64 * transform_size,
-                    bytemuck::cast_slice(run),
-                );
-                stats.writes += 1;
-            }
+            upload.runs(&self.transforms.buffer, transforms, all, &mut stats);
         }
-
         if motions.direct() {
-            for &(first, last) in &motions.runs {
-                let run = &all_motions[first as usize..=last as usize];
-                stats.bytes += upload.bytes(
-                    &self.motions.buffer,
-                    first as u64 * motion_size,
-                    bytemuck::cast_slice(run),
-                );
-                stats.writes += 1;
-            }
+            upload.runs(&self.motions.buffer, motions, all_motions, &mut stats);
         }
 
         // Scattered: the changes, each with its slot, packed in one upload
