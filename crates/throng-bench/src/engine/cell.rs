@@ -332,32 +332,25 @@ impl Bench<'_> {
             .map_err(|e| CellError::Failed(e.to_string()))?;
         let mut last = FrameStats::default();
         let mut fill_ms = 0f64;
-        for _ in 0..plan.warmup {
-            last = drawer
-                .frame(
-                    gpu,
-                    &mut crowd,
-                    target,
-                    &camera,
-                    gpu_model,
-                    &mut changes,
-                    &mut walkers,
-                )?
-                .0;
-            fill_ms = fill_ms.max(last.pose_fill_ms);
-        }
-        let mut samples = Vec::with_capacity(plan.frames as usize);
-        let started = Instant::now();
-        for _ in 0..plan.frames {
-            let (stats, sample) = drawer.frame(
+        let mut frame = |crowd: &mut Crowd| {
+            drawer.frame(
                 gpu,
-                &mut crowd,
+                crowd,
                 target,
                 &camera,
                 gpu_model,
                 &mut changes,
                 &mut walkers,
-            )?;
+            )
+        };
+        for _ in 0..plan.warmup {
+            last = frame(&mut crowd)?.0;
+            fill_ms = fill_ms.max(last.pose_fill_ms);
+        }
+        let mut samples = Vec::with_capacity(plan.frames as usize);
+        let started = Instant::now();
+        for _ in 0..plan.frames {
+            let (stats, sample) = frame(&mut crowd)?;
             last = stats;
             fill_ms = fill_ms.max(last.pose_fill_ms);
             samples.push(sample);
