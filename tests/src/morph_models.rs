@@ -41,94 +41,107 @@ pub fn morph_bar() -> Vec<u8> {
     morph_bar_builder().to_gltf()
 }
 
-/// [`morph_bar`]'s builder, for tests that break it.
-pub fn morph_bar_builder() -> GltfBuilder {
-    let mut b = GltfBuilder::new();
+/// The skeleton both strips hang on: `root`, and `tip` a unit above it.
+fn root_and_tip(b: &mut GltfBuilder) -> (usize, usize) {
     let root = b.node(Node::new("root"));
     let tip = b.node(Node::new("tip").translation([0.0, 1.0, 0.0]));
     b.add_child(root, tip);
-    // Seven rows of two vertices from y = 0 to y = 2.
-    let rows = 7;
-    let mut positions = Vec::new();
-    let mut joints = Vec::new();
-    let mut weights = Vec::new();
-    for r in 0..rows {
-        let y = 2.0 * r as f32 / (rows - 1) as f32;
-        let w_tip = (y - 0.5).clamp(0.0, 1.0);
-        for x in [-0.2f32, 0.2] {
-            positions.push([x, y, 0.0]);
-            joints.push([0u16, 1, 0, 0]);
-            weights.push([1.0 - w_tip, w_tip, 0.0, 0.0]);
-        }
-    }
-    let normals = vec![[0.0, 0.0, 1.0]; positions.len()];
-    let mut indices = Vec::new();
-    for r in 0..rows - 1 {
-        let (a, b2, c, d) = (2 * r, 2 * r + 1, 2 * r + 2, 2 * r + 3);
-        indices.extend([a, b2, d, a, d, c]);
-    }
-    // "bulge": the top two rows widen; "lift": rows 2..=4 come forward and
-    // their normals tilt up. Every other offset is zero (sparse).
-    let bulge: Vec<[f32; 3]> = positions
-        .iter()
-        .map(|p| {
-            if p[1] > 1.5 {
-                [p[0] * 1.5, 0.1, 0.0]
-            } else {
-                [0.0; 3]
-            }
-        })
-        .collect();
-    let bulge_n: Vec<[f32; 3]> = positions
-        .iter()
-        .map(|p| {
-            if p[1] > 1.5 {
-                [p[0].signum() * 0.5, 0.0, 0.0]
-            } else {
-                [0.0; 3]
-            }
-        })
-        .collect();
-    let lift: Vec<[f32; 3]> = positions
-        .iter()
-        .map(|p| {
-            if (0.6..1.4).contains(&p[1]) {
-                [0.0, 0.0, 0.3]
-            } else {
-                [0.0; 3]
-            }
-        })
-        .collect();
-    let lift_n: Vec<[f32; 3]> = positions
-        .iter()
-        .map(|p| {
-            if (0.6..1.4).contains(&p[1]) {
-                [0.0, 0.4, 0.0]
-            } else {
-                [0.0; 3]
-            }
-        })
-        .collect();
-    let strip = b.mesh(
-        "strip",
-        vec![
-            Primitive::new(&positions)
-                .normals(&normals)
-                .indices(&indices)
-                .skin_set(&joints, &weights)
-                .target(&bulge, Some(&bulge_n))
-                .target(&lift, Some(&lift_n)),
-        ],
-    );
-    b.mesh_weights(strip, &[0.25, 0.0], Some(&["bulge", "lift"]));
-    let skin = b.skin(
-        "bar",
+    (root, tip)
+}
+
+/// A skin `name` of `root` and `tip` as [`root_and_tip`] places them.
+fn root_and_tip_skin(b: &mut GltfBuilder, name: &str, (root, tip): (usize, usize)) -> usize {
+    b.skin(
+        name,
         &[root, tip],
         Some(&[
             glam::Mat4::IDENTITY,
             glam::Mat4::from_translation(glam::Vec3::new(0.0, -1.0, 0.0)),
         ]),
+    )
+}
+
+/// A strip facing +Z: `rows` rows of two vertices `half_width` either side
+/// of x = 0, from y = 0 to y = 2, on joints 0 (root) and 1 (tip), the tip's
+/// weight rising from 0 at y = 0.5 to 1 at y = 1.5.
+struct Strip {
+    positions: Vec<[f32; 3]>,
+    joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+}
+
+impl Strip {
+    fn new(rows: u32, half_width: f32) -> Self {
+        let (mut positions, mut joints, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+        for r in 0..rows {
+            let y = 2.0 * r as f32 / (rows - 1) as f32;
+            let w_tip = (y - 0.5).clamp(0.0, 1.0);
+            for x in [-half_width, half_width] {
+                positions.push([x, y, 0.0]);
+                joints.push([0u16, 1, 0, 0]);
+                weights.push([1.0 - w_tip, w_tip, 0.0, 0.0]);
+            }
+        }
+        let mut indices = Vec::new();
+        for r in 0..rows - 1 {
+            let (a, b2, c, d) = (2 * r, 2 * r + 1, 2 * r + 2, 2 * r + 3);
+            indices.extend([a, b2, d, a, d, c]);
+        }
+        Self {
+            positions,
+            joints,
+            weights,
+            indices,
+        }
+    }
+
+    /// A sparse target: `offset(p)` for each position `p` where `moves(p)`,
+    /// zero elsewhere.
+    fn target(
+        &self,
+        moves: impl Fn([f32; 3]) -> bool,
+        offset: impl Fn([f32; 3]) -> [f32; 3],
+    ) -> Vec<[f32; 3]> {
+        self.positions
+            .iter()
+            .map(|&p| if moves(p) { offset(p) } else { [0.0; 3] })
+            .collect()
+    }
+
+    /// The strip's primitive, normals +Z, skinned; targets to add.
+    fn primitive(&self) -> Primitive {
+        Primitive::new(&self.positions)
+            .normals(&vec![[0.0, 0.0, 1.0]; self.positions.len()])
+            .indices(&self.indices)
+            .skin_set(&self.joints, &self.weights)
+    }
+}
+
+/// [`morph_bar`]'s builder, for tests that break it.
+pub fn morph_bar_builder() -> GltfBuilder {
+    let mut b = GltfBuilder::new();
+    let (root, tip) = root_and_tip(&mut b);
+    // Seven rows of two vertices from y = 0 to y = 2.
+    let bar = Strip::new(7, 0.2);
+    // "bulge": the top two rows widen; "lift": rows 2..=4 come forward and
+    // their normals tilt up. Every other offset is zero (sparse).
+    let top = |p: [f32; 3]| p[1] > 1.5;
+    let middle = |p: [f32; 3]| (0.6..1.4).contains(&p[1]);
+    let bulge = bar.target(top, |p| [p[0] * 1.5, 0.1, 0.0]);
+    let bulge_n = bar.target(top, |p| [p[0].signum() * 0.5, 0.0, 0.0]);
+    let lift = bar.target(middle, |_| [0.0, 0.0, 0.3]);
+    let lift_n = bar.target(middle, |_| [0.0, 0.4, 0.0]);
+    let strip = b.mesh(
+        "strip",
+        vec![
+            bar.primitive()
+                .target(&bulge, Some(&bulge_n))
+                .target(&lift, Some(&lift_n)),
+        ],
     );
+    b.mesh_weights(strip, &[0.25, 0.0], Some(&["bulge", "lift"]));
+    let skin = root_and_tip_skin(&mut b, "bar", (root, tip));
     let body = b.node(Node::new("body").mesh(strip).skin(skin));
     // A rigid badge: rotated, scaled apart per axis, with one target.
     let tri = [[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.0, 0.3, 0.0]];
@@ -260,74 +273,26 @@ pub fn simple_skin_with_morph() -> Vec<u8> {
 pub fn morph_waves() -> Vec<u8> {
     use std::f32::consts::TAU;
     let mut b = GltfBuilder::new();
-    let root = b.node(Node::new("root"));
-    let tip = b.node(Node::new("tip").translation([0.0, 1.0, 0.0]));
-    b.add_child(root, tip);
+    let (root, tip) = root_and_tip(&mut b);
     // Nine rows of two vertices from y = 0 to y = 2.
-    let rows = 9;
-    let (mut positions, mut joints, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-    for r in 0..rows {
-        let y = 2.0 * r as f32 / (rows - 1) as f32;
-        let w_tip = (y - 0.5).clamp(0.0, 1.0);
-        for x in [-0.25f32, 0.25] {
-            positions.push([x, y, 0.0]);
-            joints.push([0u16, 1, 0, 0]);
-            weights.push([1.0 - w_tip, w_tip, 0.0, 0.0]);
-        }
-    }
-    let normals = vec![[0.0, 0.0, 1.0]; positions.len()];
-    let mut indices = Vec::new();
-    for r in 0..rows - 1 {
-        let (a, b2, c, d) = (2 * r, 2 * r + 1, 2 * r + 2, 2 * r + 3);
-        indices.extend([a, b2, d, a, d, c]);
-    }
+    let waves = Strip::new(9, 0.25);
     // Three targets of comparable size to the strip: the top widens, the
     // middle comes forward, the bottom leans sideways.
-    let target = |f: &dyn Fn([f32; 3]) -> [f32; 3]| -> Vec<[f32; 3]> {
-        positions.iter().map(|p| f(*p)).collect()
-    };
-    let widen = target(&|p| {
-        if p[1] > 1.2 {
-            [p[0] * 2.0, 0.0, 0.0]
-        } else {
-            [0.0; 3]
-        }
-    });
-    let forward = target(&|p| {
-        if (0.5..1.5).contains(&p[1]) {
-            [0.0, 0.0, 0.6]
-        } else {
-            [0.0; 3]
-        }
-    });
-    let lean = target(&|p| {
-        if p[1] < 0.8 {
-            [0.5, 0.0, 0.0]
-        } else {
-            [0.0; 3]
-        }
-    });
+    let widen = waves.target(|p| p[1] > 1.2, |p| [p[0] * 2.0, 0.0, 0.0]);
+    let forward = waves.target(|p| (0.5..1.5).contains(&p[1]), |_| [0.0, 0.0, 0.6]);
+    let lean = waves.target(|p| p[1] < 0.8, |_| [0.5, 0.0, 0.0]);
     let strip = b.mesh(
         "strip",
         vec![
-            Primitive::new(&positions)
-                .normals(&normals)
-                .indices(&indices)
-                .skin_set(&joints, &weights)
+            waves
+                .primitive()
                 .target(&widen, None)
                 .target(&forward, None)
                 .target(&lean, None),
         ],
     );
     b.mesh_weights(strip, &[0.0; 3], Some(&["widen", "forward", "lean"]));
-    let skin = b.skin(
-        "strip",
-        &[root, tip],
-        Some(&[
-            glam::Mat4::IDENTITY,
-            glam::Mat4::from_translation(glam::Vec3::new(0.0, -1.0, 0.0)),
-        ]),
-    );
+    let skin = root_and_tip_skin(&mut b, "strip", (root, tip));
     let body = b.node(Node::new("body").mesh(strip).skin(skin));
     b.scene(&[root, body]);
     // Target t's weight at time x: a sine of `cycles` per second, phased
