@@ -70,13 +70,7 @@ fn crowd(handle: &ModelHandle, n: u32, fading_percent: u32) -> (Crowd, Camera) {
 }
 
 fn benches(c: &mut Criterion) {
-    let (model, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    let handle = ModelHandle::new(model).unwrap();
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
     let mut g = c.benchmark_group("crowd frame: update + cull + records");
     g.sample_size(20);
     for (n, fading) in [(10_000, 30), (100_000, 30), (100_000, 50), (1_000_000, 30)] {

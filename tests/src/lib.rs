@@ -3,10 +3,12 @@
 //! builder ([`gltf_builder`]), the material test model ([`material_models`]),
 //! models with morph targets ([`morph_models`]), golden images
 //! ([`golden`]), the render tests' scenes ([`scenes`]), reading GPU results
-//! back ([`readback`]) and WGSL checks ([`wgsl`]).
+//! back ([`readback`]), the GPU-driven path's passes without a renderer
+//! ([`culling`]) and WGSL checks ([`wgsl`]).
 
 use std::path::PathBuf;
 
+pub mod culling;
 pub mod gltf_builder;
 pub mod golden;
 pub mod material_models;
@@ -28,6 +30,15 @@ pub fn repo_root() -> PathBuf {
 /// Path of a bundled asset.
 pub fn asset(name: &str) -> PathBuf {
     repo_root().join("assets").join(name)
+}
+
+/// A bundled model baked from its file with the default options, as
+/// `throng bake` bakes it (`throng_bake::bake_file`), ready for a crowd.
+pub fn bake_asset(name: &str) -> throng_crowd::crowd::ModelHandle {
+    let options = throng_bake::BakeOptions::default();
+    let (model, _) = throng_bake::bake_file(&asset(name), &options, &|_, _| {})
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    throng_crowd::crowd::ModelHandle::new(model).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// The eight bundled glTF models.

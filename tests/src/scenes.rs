@@ -3,13 +3,18 @@
 //! (clip by its place, time stepped along the row), gathered into a crowd
 //! ([`crowd_of`]), drawn by a headless renderer on a record path into a
 //! picture ([`picture`], or [`renderer`], [`upload`] and [`draw`] where a
-//! test keeps its renderer or models between pictures).
+//! test keeps its renderer or models between pictures); and the GPU-driven
+//! path checked against the CPU's, frame by frame ([`BesideCpu`]).
+
+use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
+use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+
+use crate::golden::assert_images_match;
 
 /// Every record path, cheapest first.
 pub const EVERY_PATH: [PathChoice; 3] = [
@@ -25,8 +30,8 @@ pub struct View {
     pub eye: Vec3,
     /// The point looked at.
     pub target: Vec3,
-    /// Vertical field of view, degrees.
-    pub fov_degrees: f32,
+    /// Vertical field of view, radians.
+    pub fov: f32,
     /// Near and far planes.
     pub depth: (f32, f32),
 }
@@ -38,7 +43,7 @@ impl View {
             self.eye,
             self.target,
             Vec3::Y,
-            self.fov_degrees.to_radians(),
+            self.fov,
             size.0 as f32 / size.1 as f32,
             self.depth.0,
             self.depth.1,
@@ -51,7 +56,7 @@ impl View {
 pub const FOX_ROW_VIEW: View = View {
     eye: Vec3::new(0.0, 80.0, 260.0),
     target: Vec3::new(0.0, 35.0, 0.0),
-    fov_degrees: 45.0,
+    fov: 45f32.to_radians(),
     depth: (1.0, 5000.0),
 };
 
@@ -171,4 +176,64 @@ pub fn picture(
         crowds,
         &models,
     )
+}
+
+/// The GPU-driven path beside the CPU's unbounded path, drawing the same
+/// frames: each frame's counts must be equal, and its pictures equal within
+/// the golden tolerance.
+pub struct BesideCpu {
+    gpu_driven: Renderer,
+    cpu: Renderer,
+    dir: PathBuf,
+}
+
+impl BesideCpu {
+    /// Both renderers, with `options` but for the path; panics unless the
+    /// adapter runs the GPU-driven path. A picture that differs is written
+    /// under the temporary folder `dir`.
+    pub fn new(gpu: &Gpu, options: RendererOptions, dir: &str) -> Self {
+        let on = |path| {
+            renderer(
+                gpu,
+                RendererOptions {
+                    path,
+                    ..options.clone()
+                },
+            )
+        };
+        let gpu_driven = on(PathChoice::GpuDriven);
+        assert_eq!(
+            gpu_driven.path(),
+            RecordPath::GpuDriven,
+            "the test adapter runs the GPU-driven path"
+        );
+        Self {
+            gpu_driven,
+            cpu: on(PathChoice::Unbounded),
+            dir: std::env::temp_dir().join(dir),
+        }
+    }
+
+    /// One frame drawn by both (`name` in failures): panics unless their
+    /// instance, visible and shadow-caster counts are equal and their
+    /// pictures alike; the GPU-driven path's picture and statistics.
+    pub fn frame(
+        &mut self,
+        gpu: &Gpu,
+        name: &str,
+        size: (u32, u32),
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> (RgbaImage, FrameStats) {
+        let (a, sa) = draw(&mut self.gpu_driven, gpu, size, camera, crowds, models);
+        let (b, sb) = draw(&mut self.cpu, gpu, size, camera, crowds, models);
+        assert_eq!(
+            (sa.instances, sa.visible, sa.shadow_casters),
+            (sb.instances, sb.visible, sb.shadow_casters),
+            "{name}: counts"
+        );
+        assert_images_match(name, &b, &a, &self.dir);
+        (a, sa)
+    }
 }

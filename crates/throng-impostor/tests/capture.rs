@@ -9,10 +9,9 @@
 //! texel each way, and a thin extremity may cover no centre at all).
 
 use glam::Vec3;
-use throng_bake::{BakeOptions, bake_file};
 use throng_core::baked::skin_lod;
 use throng_core::impostor::AtlasPlan;
-use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng_crowd::crowd::{Crowd, Spawn};
 use throng_impostor::{capture, cell_transform, frame_time};
 use throng_render::{GpuModel, require_gpu};
 
@@ -23,13 +22,7 @@ const EDGE_TEXELS: f32 = 1.5;
 #[test]
 fn captured_cells_hold_the_cpu_silhouettes() {
     let gpu = require_gpu("impostor capture");
-    let (model, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    let handle = ModelHandle::new(model).unwrap();
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
     let clips = handle.model().clips.len() as u32;
     let plan = AtlasPlan::layout(5, 2, 32, clips);

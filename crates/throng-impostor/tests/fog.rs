@@ -50,7 +50,7 @@ fn crowd(fox: &ModelHandle, near: bool, far: bool) -> Crowd {
 const VIEW: View = View {
     eye: Vec3::new(0.0, 90.0, 320.0),
     target: Vec3::new(0.0, 40.0, -300.0),
-    fov_degrees: 40.0,
+    fov: 40f32.to_radians(),
     depth: (1.0, 10_000.0),
 };
 

@@ -19,7 +19,8 @@
 mod common;
 
 use common::{
-    CELL, COVERAGE_BOUND, MAD_BOUND, compare, covered, draw, fox, grid, grid_at, paths, variant,
+    CELL, COVERAGE_BOUND, FOV, MAD_BOUND, compare, covered, draw, fox, grid, grid_at, paths,
+    switch_distance, variant, view_from,
 };
 use glam::Vec3;
 use throng_core::texture_codec::TextureCodec;
@@ -28,6 +29,7 @@ use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::{
     Gpu, GpuModel, PathChoice, Renderer, RendererOptions, TextureUpload, require_gpu, wgpu,
 };
+use throng_tests::scenes::View;
 
 /// Largest change from one zoom step to the next of the chain's distance
 /// from LOD 0's picture (8-bit levels where both cover, a pixel covered by
@@ -75,19 +77,10 @@ fn impostors_at_distance_match_the_meshes() {
     // The grid seen from 30° above, far enough that a sphere spans about a
     // cell's width of pixels at this height.
     let size = (320u32, 240u32);
-    let fov = 0.6f32;
     let r = model.bounding_radius;
-    let distance = r * size.1 as f32 / (CELL as f32 * (fov * 0.5).tan());
+    let distance = switch_distance(r, size.1);
     let dir = Vec3::new(0.0, 0.5, 0.866);
-    let camera = Camera::look_at(
-        dir * distance,
-        Vec3::ZERO,
-        Vec3::Y,
-        fov,
-        4.0 / 3.0,
-        r,
-        distance * 4.0,
-    );
+    let camera = view_from(dir, distance, r).camera(size);
     let mut failures = Vec::new();
     for path in paths(&gpu) {
         let (a, sa) = render(&gpu, path, size, &camera, &mesh, &mesh_crowd);
@@ -101,15 +94,11 @@ fn impostors_at_distance_match_the_meshes() {
         );
         if path == PathChoice::Packaged && std::env::var("THRONG_TEST_IMAGES").is_ok() {
             // Close-ups for people to judge: 3× nearer than the switch.
-            let near = Camera::look_at(
-                dir * distance / 3.0,
-                Vec3::ZERO,
-                Vec3::Y,
-                fov,
-                4.0 / 3.0,
-                r * 0.1,
-                distance * 4.0,
-            );
+            let near = View {
+                eye: dir * distance / 3.0,
+                ..view_from(dir, distance, r * 0.1)
+            }
+            .camera(size);
             for (name, handle, crowd) in
                 [("mesh", &mesh, &mesh_crowd), ("impostor", &imp, &imp_crowd)]
             {
@@ -198,11 +187,10 @@ fn a_zoom_sweep_does_not_jump_at_lod_switches() {
     let size = (256u32, 192u32);
     let chain = variant(model, Some(CELL as f32 / size.1 as f32));
     let reference = variant(model, None);
-    let fov = 0.6f32;
     let r = model.bounding_radius;
     let dir = Vec3::new(0.3, 0.4, 0.866).normalize();
     // From a sphere of 40 % of the height to 1 %, 6 % farther each step.
-    let near = r / (0.4 * (fov * 0.5).tan());
+    let near = r / (0.4 * (FOV * 0.5).tan());
     let steps = (40f32.ln() / 1.06f32.ln()).ceil() as usize;
     let mut failures = Vec::new();
     for path in paths(&gpu) {
@@ -213,15 +201,7 @@ fn a_zoom_sweep_does_not_jump_at_lod_switches() {
         let mut seen = Vec::new();
         for step in 0..=steps {
             let distance = near * 1.06f32.powi(step as i32);
-            let camera = Camera::look_at(
-                dir * distance,
-                Vec3::ZERO,
-                Vec3::Y,
-                fov,
-                size.0 as f32 / size.1 as f32,
-                r * 0.1,
-                distance * 4.0,
-            );
+            let camera = view_from(dir, distance, r * 0.1).camera(size);
             let (ia, sa) = a.frame(&gpu, size, &camera);
             let (ib, _) = b.frame(&gpu, size, &camera);
             seen.push(sa.impostors);

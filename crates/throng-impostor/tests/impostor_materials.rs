@@ -19,7 +19,9 @@
 
 mod common;
 
-use common::{COVERAGE_BOUND, MAD_BOUND, compare, draw, paths, variant};
+use common::{
+    CELL, COVERAGE_BOUND, MAD_BOUND, compare, draw, paths, switch_distance, variant, view_from,
+};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_bake::BakeOptions;
 use throng_core::BakedModel;
@@ -45,7 +47,6 @@ use throng_tests::material_models::{materials, spinning_sphere};
 const MASK_COUNT_BOUND: f64 = 0.08;
 
 const SIDE: usize = 4;
-const CELL: u32 = 32;
 
 fn dressed(sphere: &BakedModel, m: Material, gpu: &Gpu) -> BakedModel {
     let mut model = sphere.clone();
@@ -106,18 +107,8 @@ fn render(gpu: &Gpu, path: PathChoice, camera: &Camera, handle: &ModelHandle) ->
 /// The camera at the default chain's switch distance for `sphere`.
 fn switch_camera(sphere: &BakedModel) -> Camera {
     let r = sphere.bounding_radius;
-    let fov = 0.6f32;
-    let distance = r * 240.0 / (CELL as f32 * (fov * 0.5).tan());
     let dir = Vec3::new(0.0, 0.5, 0.866);
-    Camera::look_at(
-        dir * distance,
-        Vec3::ZERO,
-        Vec3::Y,
-        fov,
-        4.0 / 3.0,
-        r,
-        distance * 4.0,
-    )
+    view_from(dir, switch_distance(r, 240), r).camera((320, 240))
 }
 
 #[test]

@@ -16,9 +16,9 @@ use glam::{Mat4, Vec3};
 use throng_core::gpu::DrawSpec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawView, ModelHandle, Spawn};
-use throng_render::cull::{CullList, CullPass, CullRequest};
-use throng_render::mirror::CrowdMirror;
+use throng_render::cull::CullPass;
 use throng_render::{Gpu, wgpu};
+use throng_tests::culling::Culling;
 
 fn crowd(handle: &ModelHandle, n: u32) -> Crowd {
     let mut crowd = Crowd::new();
@@ -51,8 +51,7 @@ fn benches(c: &mut Criterion) {
     for n in [10_000u32, 100_000, 1_000_000] {
         let mut crowd = crowd(&handle, n);
         let ids: Vec<_> = crowd.ids().collect();
-        let mut mirror = CrowdMirror::new(&gpu.device);
-        let mut list = CullList::new(&gpu.device);
+        let mut culling = Culling::new(&gpu.device);
         let camera = Camera::look_at(
             Vec3::new(0.0, 50.0, -50.0),
             Vec3::ZERO,
@@ -78,22 +77,12 @@ fn benches(c: &mut Criterion) {
             }
             crowd.update(1.0 / 60.0);
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            mirror
-                .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, crowd)
-                .unwrap();
-            let request = CullRequest {
-                view,
-                now: crowd.clock(),
-                draws: &draws,
-            };
-            list.prepare(&gpu.device, &gpu.queue, &pass, &mirror, &request)
-                .unwrap();
-            list.encode(&mut encoder, &pass, None);
+            culling.encode(&gpu, &mut encoder, &pass, crowd, view, &draws);
             let commands = encoder.finish();
             let cpu = start.elapsed();
             gpu.queue.submit([commands]);
             let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-            list.after_submit(&gpu.device);
+            culling.list.after_submit(&gpu.device);
             cpu
         };
         let mut next = 0;
@@ -117,12 +106,12 @@ fn benches(c: &mut Criterion) {
                 (0..iters)
                     .map(|_| {
                         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                        list.encode(&mut encoder, &pass, None);
+                        culling.list.encode(&mut encoder, &pass, None);
                         let start = Instant::now();
                         gpu.queue.submit([encoder.finish()]);
                         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
                         let t = start.elapsed();
-                        list.after_submit(&gpu.device);
+                        culling.list.after_submit(&gpu.device);
                         t
                     })
                     .sum()

@@ -50,7 +50,7 @@ const FRONT: Row = Row {
 const VIEW: View = View {
     eye: Vec3::new(0.0, 110.0, 300.0),
     target: Vec3::new(0.0, 30.0, -20.0),
-    fov_degrees: 45.0,
+    fov: 45f32.to_radians(),
     depth: (1.0, 5000.0),
 };
 

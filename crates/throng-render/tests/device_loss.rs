@@ -16,13 +16,7 @@ use throng_render::{
 use throng_tests::golden::assert_images_match;
 
 fn fox() -> ModelHandle {
-    let (model, _) = throng_bake::bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &throng_bake::BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    ModelHandle::new(model).unwrap()
+    throng_tests::bake_asset("khronos_Fox.glb")
 }
 
 #[test]

@@ -19,11 +19,12 @@ use throng_bake::{BakeOptions, bake_file};
 use throng_core::gpu::{DRAWN_WORDS, DrawSpec, InstanceRecord};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn, WrapMode};
-use throng_render::cull::{CullList, CullPass, CullRequest};
-use throng_render::mirror::{CrowdMirror, SyncStats};
-use throng_render::{Gpu, require_gpu};
+use throng_render::cull::{CullList, CullPass};
+use throng_render::require_gpu;
+use throng_tests::culling::Culling;
 use throng_tests::readback::read_buffer;
 use throng_tests::rng::Rng;
+use throng_tests::scenes::{BesideCpu, View};
 
 /// Largest difference allowed in a frame or fade weight.
 const WEIGHT_EPS: f32 = 1e-4;
@@ -81,33 +82,6 @@ fn random_crowd(rng: &mut Rng, handle: &ModelHandle, n: usize) -> Crowd {
     crowd
 }
 
-/// One frame of the GPU-driven path's compute work for `crowd`: the
-/// mirror's upload, then `list`'s cull pass, submitted.
-fn cull_frame(
-    gpu: &Gpu,
-    pass: &CullPass,
-    mirror: &mut CrowdMirror,
-    list: &mut CullList,
-    crowd: &Crowd,
-    view: DrawView,
-    draws: &[DrawSpec],
-) -> SyncStats {
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let sync = mirror
-        .sync(&gpu.device, &gpu.queue, &mut encoder, pass, crowd)
-        .unwrap();
-    let request = CullRequest {
-        view,
-        now: crowd.clock(),
-        draws,
-    };
-    list.prepare(&gpu.device, &gpu.queue, pass, mirror, &request)
-        .unwrap();
-    list.encode(&mut encoder, pass, None);
-    gpu.queue.submit([encoder.finish()]);
-    sync
-}
-
 /// One indirect draw per draw group of `tables`, of a stand-in submesh.
 fn stand_in_draws(tables: &throng_crowd::crowd::GpuTables) -> Vec<DrawSpec> {
     (0..tables.group_count)
@@ -161,8 +135,7 @@ fn gpu_cull_equals_the_cpu_draw_list() {
     for scene in 0..4 {
         let n = [1, 37, 500, 2_000][scene];
         let mut crowd = random_crowd(&mut rng, &handle, n);
-        let mut mirror = CrowdMirror::new(&gpu.device);
-        let mut list = CullList::new(&gpu.device);
+        let mut culling = Culling::new(&gpu.device);
         let mut cpu = DrawList::default();
         let eye = Vec3::new(
             rng.range(-80.0, 80.0),
@@ -216,7 +189,7 @@ fn gpu_cull_equals_the_cpu_draw_list() {
             crowd.build_draw_list(view, &mut cpu);
             let tables = crowd.gpu_tables();
             let draws = stand_in_draws(&tables);
-            let sync = cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, view, &draws);
+            let sync = culling.frame(&gpu, &pass, &crowd, view, &draws);
             if frame > 0 {
                 assert_eq!(
                     (sync.states, sync.transforms),
@@ -230,17 +203,20 @@ fn gpu_cull_equals_the_cpu_draw_list() {
             let header = DRAWN_WORDS as usize;
             let counts: Vec<u32> = bytemuck::cast_slice::<u8, u32>(&read_buffer(
                 &gpu,
-                list.counts(),
+                culling.list.counts(),
                 (header as u64 + tables.group_count as u64) * 4,
             ))[header..]
                 .to_vec();
-            let args: Vec<[u32; 5]> =
-                bytemuck::cast_slice(&read_buffer(&gpu, list.indirect(), draws.len() as u64 * 20))
-                    .to_vec();
+            let args: Vec<[u32; 5]> = bytemuck::cast_slice(&read_buffer(
+                &gpu,
+                culling.list.indirect(),
+                draws.len() as u64 * 20,
+            ))
+            .to_vec();
             let total: u32 = counts.iter().sum();
             let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_buffer(
                 &gpu,
-                list.records(),
+                culling.list.records(),
                 total as u64 * std::mem::size_of::<InstanceRecord>() as u64,
             ))
             .to_vec();
@@ -354,20 +330,11 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
     }
     assert!(crowd.seconds() > 36_000.0);
     let pass = CullPass::new(&gpu.device);
-    let mut mirror = CrowdMirror::new(&gpu.device);
-    let mut list = CullList::new(&gpu.device);
-    cull_frame(
-        &gpu,
-        &pass,
-        &mut mirror,
-        &mut list,
-        &crowd,
-        DrawView::default(),
-        &[],
-    );
+    let mut culling = Culling::new(&gpu.device);
+    culling.frame(&gpu, &pass, &crowd, DrawView::default(), &[]);
     let records: Vec<InstanceRecord> = bytemuck::cast_slice(&read_buffer(
         &gpu,
-        list.records(),
+        culling.list.records(),
         ids.len() as u64 * std::mem::size_of::<InstanceRecord>() as u64,
     ))
     .to_vec();
@@ -400,54 +367,32 @@ fn ten_hours_later_the_gpu_clip_time_equals_the_cpu_one() {
 /// play), equal within the golden-image tolerance every frame.
 #[test]
 fn gpu_driven_pictures_equal_the_cpu_paths() {
-    use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+    use throng_render::{GpuModel, RendererOptions};
     let gpu = require_gpu("gpu_driven");
     let handle = fox_with_lods();
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut crowd = random_crowd(&mut rng, &handle, 300);
-    let renderer = |path| {
-        let options = RendererOptions {
-            path,
-            lod_tints: true,
-            ..RendererOptions::default()
-        };
-        Renderer::headless(&gpu, options).unwrap()
+    let options = RendererOptions {
+        lod_tints: true,
+        ..RendererOptions::default()
     };
-    let mut gpu_driven = renderer(PathChoice::GpuDriven);
-    assert_eq!(
-        gpu_driven.path(),
-        RecordPath::GpuDriven,
-        "the test adapter runs the GPU-driven path"
-    );
-    let mut cpu = renderer(PathChoice::Unbounded);
-    let dir = std::env::temp_dir().join("throng-gpu-driven");
+    let mut beside = BesideCpu::new(&gpu, options, "throng-gpu-driven");
     for frame in 0..4 {
-        let camera = Camera::look_at(
-            Vec3::new(40.0 - 15.0 * frame as f32, 25.0, 70.0),
-            Vec3::new(0.0, 0.0, 0.0),
-            Vec3::Y,
-            0.9,
-            1.0,
-            0.5,
-            300.0,
-        );
-        let (a, sa) = gpu_driven
-            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
-            .unwrap();
-        let (b, sb) = cpu
-            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
-            .unwrap();
-        assert_eq!(
-            (sa.instances, sa.visible, sa.shadow_casters),
-            (sb.instances, sb.visible, sb.shadow_casters),
-            "frame {frame}: counts"
-        );
+        // Further left, frame by frame.
+        let camera = View {
+            eye: Vec3::new(40.0 - 15.0 * frame as f32, 25.0, 70.0),
+            target: Vec3::ZERO,
+            fov: 0.9,
+            depth: (0.5, 300.0),
+        }
+        .camera((192, 192));
+        let name = format!("gpu_driven_{frame}");
+        let (_, sa) = beside.frame(&gpu, &name, (192, 192), &camera, &[&crowd], &[&model]);
         assert!(
             sa.visible > 0 && sa.visible < sa.instances,
             "frame {frame}: some culled"
         );
-        throng_tests::golden::assert_images_match(&format!("gpu_driven_{frame}"), &b, &a, &dir);
         // Changes before the next frame, which the mirror must pick up.
         crowd.update(0.3);
         let ids: Vec<_> = crowd.ids().collect();
@@ -479,16 +424,10 @@ fn gpu_driven_pictures_equal_the_cpu_paths() {
 /// on the CPU for the other.
 #[test]
 fn several_crowds_draw_as_on_the_cpu_paths() {
-    use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+    use throng_render::{GpuModel, RendererOptions};
     let gpu = require_gpu("gpu_driven");
     let with_lods = fox_with_lods();
-    let (plain, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    let plain = ModelHandle::new(plain).unwrap();
+    let plain = throng_tests::bake_asset("khronos_Fox.glb");
     let models = [
         GpuModel::upload(&gpu.device, &gpu.queue, &with_lods).unwrap(),
         GpuModel::upload(&gpu.device, &gpu.queue, &plain).unwrap(),
@@ -504,49 +443,23 @@ fn several_crowds_draw_as_on_the_cpu_paths() {
         b.set_transform(id, Mat4::from_translation(Vec3::new(90.0, 0.0, 0.0)) * m)
             .unwrap();
     }
-    let renderer = |path| {
-        let options = RendererOptions {
-            path,
-            ..RendererOptions::default()
-        };
-        Renderer::headless(&gpu, options).unwrap()
-    };
-    let mut gpu_driven = renderer(PathChoice::GpuDriven);
-    assert_eq!(gpu_driven.path(), RecordPath::GpuDriven);
-    let mut cpu = renderer(PathChoice::Unbounded);
-    let dir = std::env::temp_dir().join("throng-gpu-driven");
+    let mut beside = BesideCpu::new(&gpu, RendererOptions::default(), "throng-gpu-driven");
     let model_refs = [&models[0], &models[1]];
     for frame in 0..2 {
-        let camera = Camera::look_at(
-            Vec3::new(45.0, 60.0 - 20.0 * frame as f32, 110.0),
-            Vec3::new(45.0, 0.0, 0.0),
-            Vec3::Y,
-            0.9,
-            1.5,
-            0.5,
-            400.0,
-        );
+        // Lower, frame by frame.
+        let camera = View {
+            eye: Vec3::new(45.0, 60.0 - 20.0 * frame as f32, 110.0),
+            target: Vec3::new(45.0, 0.0, 0.0),
+            fov: 0.9,
+            depth: (0.5, 400.0),
+        }
+        .camera((240, 160));
         let crowds = [&a, &empty, &b];
-        let (ga, sa) = gpu_driven
-            .render_image(&gpu, (240, 160), &camera, &crowds, &model_refs)
-            .unwrap();
-        let (gb, sb) = cpu
-            .render_image(&gpu, (240, 160), &camera, &crowds, &model_refs)
-            .unwrap();
-        assert_eq!(
-            (sa.instances, sa.visible, sa.shadow_casters),
-            (sb.instances, sb.visible, sb.shadow_casters),
-            "frame {frame}: counts"
-        );
+        let name = format!("gpu_driven_crowds_{frame}");
+        let (_, sa) = beside.frame(&gpu, &name, (240, 160), &camera, &crowds, &model_refs);
         assert!(
             sa.visible > 0 && sa.shadow_casters > 0,
             "frame {frame}: something drawn"
-        );
-        throng_tests::golden::assert_images_match(
-            &format!("gpu_driven_crowds_{frame}"),
-            &gb,
-            &ga,
-            &dir,
         );
         a.update(0.25);
         b.update(0.25);
@@ -619,8 +532,7 @@ fn lod_hysteresis_survives_the_crowd_growing() {
 
     let tables = crowd.gpu_tables();
     let draws = stand_in_draws(&tables);
-    let mut mirror = CrowdMirror::new(&gpu.device);
-    let mut list = CullList::new(&gpu.device);
+    let mut culling = Culling::new(&gpu.device);
     let gpu_lods = |list: &CullList| -> Vec<u32> {
         let header = DRAWN_WORDS as usize;
         let words = read_buffer(&gpu, list.counts(), (header + draws.len()) as u64 * 4);
@@ -628,15 +540,15 @@ fn lod_hysteresis_survives_the_crowd_growing() {
         // Groups are 2·LOD + fading.
         (0..3).map(|lod| counts[header + 2 * lod]).collect()
     };
-    cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, far, &draws);
-    cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, band, &draws);
+    culling.frame(&gpu, &pass, &crowd, far, &draws);
+    culling.frame(&gpu, &pass, &crowd, band, &draws);
     let cpu = cpu_lods(&crowd, &mut cpu_list, band);
     assert_eq!(
         cpu,
         vec![0, n, 0],
         "the CPU keeps the coarser LOD in the band"
     );
-    assert_eq!(gpu_lods(&list), cpu, "GPU before growing");
+    assert_eq!(gpu_lods(&culling.list), cpu, "GPU before growing");
 
     // Grow the crowd well past the LOD state buffer, behind the camera.
     for i in 0..1000 {
@@ -647,14 +559,14 @@ fn lod_hysteresis_survives_the_crowd_growing() {
         };
         crowd.spawn(m, spawn).unwrap();
     }
-    cull_frame(&gpu, &pass, &mut mirror, &mut list, &crowd, band, &draws);
+    culling.frame(&gpu, &pass, &crowd, band, &draws);
     assert_eq!(
         cpu_lods(&crowd, &mut cpu_list, band),
         cpu,
         "the CPU after growing"
     );
     assert_eq!(
-        gpu_lods(&list),
+        gpu_lods(&culling.list),
         cpu,
         "the GPU after growing: LOD state carried into the grown buffer"
     );
@@ -709,32 +621,26 @@ fn the_gpu_light_fit_equals_the_cpu_one() {
                 rng.range(-1.0, 1.0),
             ),
         };
-        let mut mirror = CrowdMirror::new(&gpu.device);
-        let mut list = CullList::new(&gpu.device);
+        let mut culling = Culling::new(&gpu.device);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        mirror
-            .sync(&gpu.device, &gpu.queue, &mut encoder, &pass, &crowd)
-            .unwrap();
-        let request = CullRequest {
-            view,
-            now: crowd.clock(),
-            draws: &draws,
-        };
-        list.prepare(&gpu.device, &gpu.queue, &pass, &mirror, &request)
-            .unwrap();
-        list.encode(&mut encoder, &pass, None);
+        culling.encode(&gpu, &mut encoder, &pass, &crowd, view, &draws);
         fit_pass
             .encode(
                 &gpu.device,
                 &gpu.queue,
                 &mut encoder,
                 toward_light,
-                &[&list],
+                &[&culling.list],
             )
             .unwrap();
         gpu.queue.submit([encoder.finish()]);
-        list.after_submit(&gpu.device);
-        let drawn = list.wait_drawn(&gpu.device).unwrap().cloned().unwrap();
+        culling.list.after_submit(&gpu.device);
+        let drawn = culling
+            .list
+            .wait_drawn(&gpu.device)
+            .unwrap()
+            .cloned()
+            .unwrap();
         let fit: LightFit = bytemuck::pod_read_unaligned(&read_buffer(
             &gpu,
             fit_pass.fit(),

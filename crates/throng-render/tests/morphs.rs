@@ -201,7 +201,7 @@ const BARS: Row = Row {
 const VIEW: View = View {
     eye: Vec3::new(0.6, 1.6, 4.2),
     target: Vec3::new(0.3, 1.0, 0.0),
-    fov_degrees: 45.0,
+    fov: 45f32.to_radians(),
     depth: (0.1, 100.0),
 };
 

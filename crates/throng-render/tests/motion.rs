@@ -8,9 +8,7 @@
 //! the GPU-driven path equal the CPU path's within the golden tolerance.
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use throng_bake::{BakeOptions, bake_file};
 use throng_core::gpu::GpuTransform;
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{
     Crowd, InstanceId, ModelHandle, Motion, PathEnd, PathId, Spawn, WrapMode,
 };
@@ -19,6 +17,7 @@ use throng_render::mirror::CrowdMirror;
 use throng_render::{Gpu, require_gpu};
 use throng_tests::readback::read_buffer;
 use throng_tests::rng::Rng;
+use throng_tests::scenes::{BesideCpu, View};
 use throng_tests::walker::bake_walker;
 
 /// Largest difference between a GPU and a CPU transform element, relative
@@ -207,15 +206,9 @@ fn the_gpu_motion_pass_equals_the_cpu_twin_for_ten_hours() {
 /// frames with re-targets between them: equal within the golden tolerance.
 #[test]
 fn walking_pictures_equal_the_cpu_paths() {
-    use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
+    use throng_render::{GpuModel, RendererOptions};
     let gpu = require_gpu("motion");
-    let (fox, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    let handle = ModelHandle::new(fox).unwrap();
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut crowd = Crowd::new();
@@ -241,40 +234,18 @@ fn walking_pictures_equal_the_cpu_paths() {
         let motion = random_motion(&mut rng, &paths, false);
         crowd.set_motion_matched(id, motion, 1.2).unwrap();
     }
-    let renderer = |path| {
-        let options = RendererOptions {
-            path,
-            ..RendererOptions::default()
-        };
-        Renderer::headless(&gpu, options).unwrap()
-    };
-    let mut gpu_driven = renderer(PathChoice::GpuDriven);
-    assert_eq!(gpu_driven.path(), RecordPath::GpuDriven);
-    let mut cpu = renderer(PathChoice::Unbounded);
-    let dir = std::env::temp_dir().join("throng-motion");
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 30.0, 75.0),
-        Vec3::ZERO,
-        Vec3::Y,
-        0.9,
-        1.0,
-        0.5,
-        300.0,
-    );
+    let mut beside = BesideCpu::new(&gpu, RendererOptions::default(), "throng-motion");
+    let camera = View {
+        eye: Vec3::new(0.0, 30.0, 75.0),
+        target: Vec3::ZERO,
+        fov: 0.9,
+        depth: (0.5, 300.0),
+    }
+    .camera((192, 192));
     let mut first = None;
     for frame in 0..4 {
-        let (a, sa) = gpu_driven
-            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
-            .unwrap();
-        let (b, sb) = cpu
-            .render_image(&gpu, (192, 192), &camera, &[&crowd], &[&model])
-            .unwrap();
-        assert_eq!(
-            (sa.instances, sa.visible, sa.shadow_casters),
-            (sb.instances, sb.visible, sb.shadow_casters),
-            "frame {frame}: counts"
-        );
-        throng_tests::golden::assert_images_match(&format!("walking_{frame}"), &b, &a, &dir);
+        let name = format!("walking_{frame}");
+        let (a, _) = beside.frame(&gpu, &name, (192, 192), &camera, &[&crowd], &[&model]);
         match &first {
             None => first = Some(a),
             Some(f) => assert_ne!(f, &a, "frame {frame}: the crowd moved"),

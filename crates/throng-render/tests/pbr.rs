@@ -48,7 +48,7 @@ fn place(i: usize) -> Vec3 {
 const GRID_VIEW: View = View {
     eye: Vec3::new(0.0, 0.0, 11.0),
     target: Vec3::ZERO,
-    fov_degrees: 45.0,
+    fov: 45f32.to_radians(),
     depth: (0.1, 100.0),
 };
 

@@ -13,14 +13,13 @@
 //!   where, and the CPU paths refuse simulated crowds.
 
 use glam::{Mat4, Quat, Vec3};
-use throng_bake::{BakeOptions, bake_file};
 use throng_core::clock::TICKS_PER_SECOND;
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelHandle, Motion, Spawn};
 use throng_render::{
     GpuModel, PathChoice, RecordPath, RenderError, Renderer, RendererOptions, Simulation,
     SimulationHook, require_gpu, wgpu,
 };
+use throng_tests::scenes::View;
 
 /// Largest difference between a GPU agent's position and `p₀ + v·t`,
 /// relative to the larger of 1 and its distance from the origin (ten
@@ -45,13 +44,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
 const GROUND_SPEED: f32 = 1.2;
 
 fn fox() -> ModelHandle {
-    let (fox, _) = bake_file(
-        &throng_tests::asset("khronos_Fox.glb"),
-        &BakeOptions::default(),
-        &|_, _| {},
-    )
-    .unwrap();
-    ModelHandle::new(fox).unwrap()
+    throng_tests::bake_asset("khronos_Fox.glb")
 }
 
 fn renderer(gpu: &throng_render::Gpu, path: PathChoice) -> Renderer {
@@ -142,16 +135,14 @@ fn a_drifting_hook_moves_agents_exactly_and_playback_follows_their_speed() {
     assert_eq!(r.path(), RecordPath::GpuDriven);
     let sim = Simulation::new(&gpu.device, &hook("drift.wgsl", DRIFT)).unwrap();
     r.set_simulation(0, Some(sim)).unwrap();
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 25.0, 60.0),
-        Vec3::ZERO,
-        Vec3::Y,
-        0.9,
-        1.0,
-        0.5,
-        300.0,
-    );
     let size = (160, 160);
+    let camera = View {
+        eye: Vec3::new(0.0, 25.0, 60.0),
+        target: Vec3::ZERO,
+        fov: 0.9,
+        depth: (0.5, 300.0),
+    }
+    .camera(size);
     let (first, _) = r
         .render_image(&gpu, size, &camera, &[&crowd], &[&model])
         .unwrap();
@@ -371,17 +362,14 @@ fn steer(agent: Agent, slot: u32) -> Agent {
         let sim = Simulation::new(device, &hook("drift.wgsl", DRIFT)).unwrap();
         let e = r.set_simulation(0, Some(sim)).unwrap_err();
         assert!(matches!(e, RenderError::Simulation(_)), "{path:?}: {e}");
-        let camera = Camera::look_at(
-            Vec3::new(0.0, 5.0, 10.0),
-            Vec3::ZERO,
-            Vec3::Y,
-            0.9,
-            1.0,
-            0.1,
-            100.0,
-        );
+        let view = View {
+            eye: Vec3::new(0.0, 5.0, 10.0),
+            target: Vec3::ZERO,
+            fov: 0.9,
+            depth: (0.1, 100.0),
+        };
         let e = r
-            .render_image(&gpu, (32, 32), &camera, &[&crowd], &[&model])
+            .render_image(&gpu, (32, 32), &view.camera((32, 32)), &[&crowd], &[&model])
             .unwrap_err();
         assert!(
             e.to_string().contains("simulated on the GPU"),

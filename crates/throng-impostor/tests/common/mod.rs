@@ -13,13 +13,34 @@ use throng_core::impostor::{AtlasPlan, TextureCodec, default_screen_size};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_impostor::{capture_from, capture_lod};
-use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
+use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, RendererOptions};
+use throng_tests::scenes::{self, View};
 
 /// Impostor atlas of the tests: 12 × 12 views, 8 frames, 32² cells (what
 /// budgets of 8 MiB and more choose), stored in the default codec (BC3).
 pub const VIEWS: u32 = 12;
 pub const FRAMES: u32 = 8;
 pub const CELL: u32 = 32;
+
+/// The impostor tests' vertical field of view, radians.
+pub const FOV: f32 = 0.6;
+
+/// The impostor tests' view: from `dir`, `distance` from the origin,
+/// looking at it, seeing from `near` to four times the distance.
+pub fn view_from(dir: Vec3, distance: f32, near: f32) -> View {
+    View {
+        eye: dir * distance,
+        target: Vec3::ZERO,
+        fov: FOV,
+        depth: (near, distance * 4.0),
+    }
+}
+
+/// The distance at which a model of `radius` spans about a cell's width of
+/// pixels in a picture `height` pixels tall: the default chain's switch.
+pub fn switch_distance(radius: f32, height: u32) -> f32 {
+    radius * height as f32 / (CELL as f32 * (FOV * 0.5).tan())
+}
 
 /// The Fox with meshopt LODs (0.5, 0.2) and an impostor at the default
 /// switch, captured once for every test of this file.
@@ -207,15 +228,10 @@ pub fn draw(
     crowd: &Crowd,
     model: &GpuModel,
 ) -> (image::RgbaImage, FrameStats) {
-    let mut renderer = Renderer::headless(
-        gpu,
-        RendererOptions {
-            path,
-            ..RendererOptions::default()
-        },
-    )
-    .unwrap();
-    renderer
-        .render_image(gpu, size, camera, &[crowd], &[model])
-        .unwrap()
+    let options = RendererOptions {
+        path,
+        ..RendererOptions::default()
+    };
+    let mut renderer = scenes::renderer(gpu, options);
+    scenes::draw(&mut renderer, gpu, size, camera, &[crowd], &[model])
 }
