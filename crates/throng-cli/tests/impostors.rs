@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use throng_core::BakedModel;
 use throng_core::format::read_file;
 
 /// A fresh scratch directory.
@@ -33,33 +34,45 @@ fn text(out: &[u8]) -> String {
     String::from_utf8_lossy(out).into_owned()
 }
 
+/// `throng bake SOURCE -o OUT EXTRA…`.
+fn bake(source: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "bake",
+        source.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    throng(&args)
+}
+
+/// [`bake`], which must succeed: its report and the model it wrote.
+fn baked(source: &Path, out: &Path, extra: &[&str]) -> (String, BakedModel) {
+    let run = bake(source, out, extra);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    (text(&run.stdout), read_file(out).unwrap())
+}
+
 #[test]
 fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
     // The capture needs an adapter; in CI a missing one fails here.
     drop(throng_render::require_gpu("impostor bake"));
     let dir = scratch("bake");
     let out = dir.join("fox.throng");
-    let fox = fox();
-    let run = throng(&[
-        "bake",
-        fox.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
+    let plan = [
         "--impostor-views",
         "3",
         "--impostor-frames",
         "2",
         "--impostor-size",
         "16",
-    ]);
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    let summary = text(&run.stdout);
+    ];
+    let (summary, model) = baked(&fox(), &out, &plan);
     assert!(
         summary
             .contains("impostor    3×3 views, 2 frames a clip, 16² texels a cell: 1 layer of 128²"),
         "{summary}"
     );
-    let model = read_file(&out).unwrap();
     assert_eq!(model.lods.len(), 3, "LOD 0 and the default meshopt LODs");
     let atlas = model.impostor.as_ref().expect("an impostor in the file");
     assert_eq!(
@@ -106,22 +119,8 @@ fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
 fn no_impostors_and_no_lods_leave_them_out() {
     let dir = scratch("plain");
     let out = dir.join("fox.throng");
-    let fox = fox();
-    let run = throng(&[
-        "bake",
-        fox.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--no-impostors",
-        "--no-lods",
-    ]);
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    assert!(
-        !text(&run.stdout).contains("\n  impostor "),
-        "{}",
-        text(&run.stdout)
-    );
-    let model = read_file(&out).unwrap();
+    let (report, model) = baked(&fox(), &out, &["--no-impostors", "--no-lods"]);
+    assert!(!report.contains("\n  impostor "), "{report}");
     assert!(model.impostor.is_none());
     assert_eq!(model.lods.len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
@@ -138,22 +137,8 @@ fn the_surface_image_is_captured_where_materials_vary_unless_refused() {
     let out = dir.join("textured.throng");
     let src =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/gltf/textured_skin.gltf");
-    let bake = |extra: &[&str]| {
-        let mut args = vec![
-            "bake",
-            src.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--no-lods",
-            "--impostor-budget",
-            "64KiB",
-        ];
-        args.extend_from_slice(extra);
-        let run = throng(&args);
-        assert!(run.status.success(), "{}", text(&run.stderr));
-        (text(&run.stdout), read_file(&out).unwrap())
-    };
-    let (report, model) = bake(&[]);
+    let small = ["--no-lods", "--impostor-budget", "64KiB"];
+    let (report, model) = baked(&src, &out, &small);
     let atlas = model.impostor.expect("an impostor");
     assert!(atlas.plan.surface, "{:?}", atlas.plan);
     assert_eq!(atlas.surface.len(), atlas.colour.len());
@@ -161,7 +146,11 @@ fn the_surface_image_is_captured_where_materials_vary_unless_refused() {
         report.contains("(colour, normal and surface, BC3)"),
         "{report}"
     );
-    let (report, model) = bake(&["--no-impostor-surface"]);
+    let (report, model) = baked(
+        &src,
+        &out,
+        &[&small[..], &["--no-impostor-surface"]].concat(),
+    );
     let atlas = model.impostor.expect("an impostor");
     assert!(!atlas.plan.surface && atlas.surface.is_empty(), "{report}");
     assert!(report.contains("(colour and normal, BC3)"), "{report}");
@@ -180,23 +169,14 @@ fn impostor_options_are_refused_with_no_impostors_out_of_range_or_over_budget() 
     let dir = scratch("refused");
     let out = dir.join("fox.throng");
     let fox = fox();
-    let (fox, out) = (fox.to_str().unwrap(), out.to_str().unwrap());
-    let run = throng(&[
-        "bake",
-        fox,
-        "-o",
-        out,
-        "--no-impostors",
-        "--impostor-views",
-        "3",
-    ]);
+    let run = bake(&fox, &out, &["--no-impostors", "--impostor-views", "3"]);
     assert!(!run.status.success());
     assert!(
         text(&run.stderr).contains("--no-impostors"),
         "{}",
         text(&run.stderr)
     );
-    let run = throng(&["bake", fox, "-o", out, "--impostor-screen-size", "2"]);
+    let run = bake(&fox, &out, &["--impostor-screen-size", "2"]);
     assert!(!run.status.success());
     assert!(
         text(&run.stderr).contains("--impostor-screen-size 2 is not a fraction"),
@@ -204,23 +184,23 @@ fn impostor_options_are_refused_with_no_impostors_out_of_range_or_over_budget() 
         text(&run.stderr)
     );
     // Refused before any GPU is asked for: the plan is checked first.
-    let run = throng(&[
-        "bake",
-        fox,
-        "-o",
-        out,
-        "--impostor-size",
-        "64",
-        "--impostor-views",
-        "12",
-        "--impostor-frames",
-        "16",
-        "--impostor-budget",
-        "1MiB",
-    ]);
+    let run = bake(
+        &fox,
+        &out,
+        &[
+            "--impostor-size",
+            "64",
+            "--impostor-views",
+            "12",
+            "--impostor-frames",
+            "16",
+            "--impostor-budget",
+            "1MiB",
+        ],
+    );
     assert!(!run.status.success());
     let err = text(&run.stderr);
     assert!(err.contains("over the budget of 1048576"), "{err}");
-    assert!(!Path::new(out).exists(), "nothing written");
+    assert!(!out.exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }
