@@ -76,6 +76,42 @@ impl Fox {
     fn node(&self, bone: u32) -> usize {
         self.model.bones[bone as usize].node as usize
     }
+
+    /// The CPU's palette of `layers` over `base`.
+    fn layered(&self, base: &FrameBlend, layers: &[LayerPose]) -> Vec<Rows3x4> {
+        let mut palette = Vec::new();
+        layered_palette(&self.model, &self.skeleton, base, layers, &mut palette);
+        palette
+    }
+
+    /// Asserts that `got` skins LOD 0 within `BAKED_F32_TOLERANCE` × the
+    /// bounding radius of `expected`.
+    fn assert_skins_as(&self, expected: &[Rows3x4], got: &[Rows3x4]) {
+        let radius = self.model.bounding_radius;
+        let worst = self.worst(expected, got);
+        assert!(
+            worst <= BAKED_F32_TOLERANCE * radius,
+            "worst vertex {worst} (bound {} = {BAKED_F32_TOLERANCE} × radius {radius})",
+            BAKED_F32_TOLERANCE * radius
+        );
+    }
+
+    /// Asserts that every bone `b` of `palette` for which `keeps(b)` is
+    /// `base`'s bit for bit (no layer moved it).
+    fn assert_base_rows(
+        &self,
+        palette: &[Rows3x4],
+        base: &FrameBlend,
+        keeps: impl Fn(u32) -> bool,
+    ) {
+        for (b, rows) in palette.iter().enumerate() {
+            let b = b as u32;
+            if keeps(b) {
+                let plain = throng_core::baked::blended_bone_rows(&self.model, b, base);
+                assert_eq!(*rows, plain, "bone {b}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -91,9 +127,8 @@ fn a_masked_override_reattaches_the_layer_subtree_to_the_base_pose() {
         mode: LayerMode::Override,
         mask: Some(&mask),
     }];
-    let mut got = Vec::new();
     let base = FrameBlend::single(walk_frames);
-    layered_palette(&fox.model, &fox.skeleton, &base, &layers, &mut got);
+    let got = fox.layered(&base, &layers);
 
     // G_walk(parent R) · G_survey(parent R)⁻¹ · G_survey(bone) in the subtree.
     let ga = fox.globals(walk, walk_t);
@@ -108,20 +143,9 @@ fn a_masked_override_reattaches_the_layer_subtree_to_the_base_pose() {
             ga[n]
         }
     });
-    let radius = fox.model.bounding_radius;
-    let worst = fox.worst(&expected, &got);
-    assert!(
-        worst <= BAKED_F32_TOLERANCE * radius,
-        "worst vertex {worst} (bound {} = {BAKED_F32_TOLERANCE} × radius {radius})",
-        BAKED_F32_TOLERANCE * radius
-    );
+    fox.assert_skins_as(&expected, &got);
     // Bones outside the subtree keep the base palette bit for bit.
-    for b in 0..fox.skeleton.bone_count() as u32 {
-        if !fox.skeleton.is_under(b, root) {
-            let plain = throng_core::baked::blended_bone_rows(&fox.model, b, &base);
-            assert_eq!(got[b as usize], plain, "bone {b}");
-        }
-    }
+    fox.assert_base_rows(&got, &base, |b| !fox.skeleton.is_under(b, root));
     // And the layer moved what it covers: the head is far from the walk's.
     let head = fox.skeleton.bone("b_Head_05").unwrap() as usize;
     let plain = throng_core::baked::blended_bone_rows(&fox.model, head as u32, &base);
@@ -166,9 +190,8 @@ fn weighted_override_and_masked_additive_layers_equal_a_trs_blend_of_the_referen
             mask: Some(&neck),
         },
     ];
-    let mut got = Vec::new();
     let base = FrameBlend::single(walk_frames);
-    layered_palette(&fox.model, &fox.skeleton, &base, &layers, &mut got);
+    let got = fox.layered(&base, &layers);
 
     // The same definition with glam: per bone, parents first.
     let ga = fox.globals(walk, walk_t);
@@ -199,17 +222,10 @@ fn weighted_override_and_masked_additive_layers_equal_a_trs_blend_of_the_referen
         };
     }
     let expected = fox.palette(|b| globals[b]);
-    let radius = fox.model.bounding_radius;
-    let worst = fox.worst(&expected, &got);
-    assert!(
-        worst <= BAKED_F32_TOLERANCE * radius,
-        "worst vertex {worst} (bound {} = {BAKED_F32_TOLERANCE} × radius {radius})",
-        BAKED_F32_TOLERANCE * radius
-    );
+    fox.assert_skins_as(&expected, &got);
     // The additive layer did something: without it the head differs.
-    let mut without = Vec::new();
-    layered_palette(&fox.model, &fox.skeleton, &base, &layers[..1], &mut without);
-    let moved = fox.worst(&without, &got);
+    let radius = fox.model.bounding_radius;
+    let moved = fox.worst(&fox.layered(&base, &layers[..1]), &got);
     assert!(
         moved > 1e-2 * radius,
         "the additive layer moved vertices by {moved} only"
@@ -243,12 +259,7 @@ fn weightless_layers_leave_the_base_palette_bit_for_bit() {
             mask: None,
         },
     ];
-    let mut got = Vec::new();
-    layered_palette(&fox.model, &fox.skeleton, &base, &layers, &mut got);
-    for (b, rows) in got.iter().enumerate() {
-        let plain = throng_core::baked::blended_bone_rows(&fox.model, b as u32, &base);
-        assert_eq!(*rows, plain, "bone {b}");
-    }
+    fox.assert_base_rows(&fox.layered(&base, &layers), &base, |_| true);
 }
 
 #[test]
@@ -337,8 +348,7 @@ fn a_crowd_instance_plays_its_layers_and_answers_bone_queries_with_them() {
         mask: Some(&mask),
     }];
     let base = crowd.frame_blend(id).unwrap();
-    let mut expected = Vec::new();
-    layered_palette(&fox.model, &fox.skeleton, &base, &poses, &mut expected);
+    let expected = fox.layered(&base, &poses);
     let radius = fox.model.bounding_radius;
     let worst = fox.worst(&expected, &got);
     assert!(worst <= 1e-4 * radius, "palette differs by {worst}");
@@ -357,12 +367,7 @@ fn a_crowd_instance_plays_its_layers_and_answers_bone_queries_with_them() {
     crowd.set_layer_weight(id, 0, 0.0).unwrap();
     crowd.palette(id, &mut got).unwrap();
     let base = crowd.frame_blend(id).unwrap();
-    for (b, rows) in got.iter().enumerate() {
-        assert_eq!(
-            *rows,
-            throng_core::baked::blended_bone_rows(&fox.model, b as u32, &base)
-        );
-    }
+    fox.assert_base_rows(&got, &base, |_| true);
 
     // What is refused, and why.
     let err = crowd.mask_subtrees(m, &["Spine"]).unwrap_err();
