@@ -8,7 +8,7 @@ use throng_core::format::{HEADER_SIZE, Header, SectionEntry, VERSION, tags};
 
 use super::fixture::{Fixture, get, put};
 use super::table::Expect::*;
-use super::table::{Case, Runner, case, raw};
+use super::table::{Case, Runner, case};
 
 /// Field `field` (an `offset_of!` into `SectionEntry`) of `tag`'s entry.
 fn entry(f: &Fixture, tag: [u8; 4], field: usize) -> usize {
@@ -77,7 +77,7 @@ pub static HEADER: &[Case] = &[
         &["3 bytes after"],
         |_, b| b.extend_from_slice(&[0, 0, 0]),
     ),
-    raw(
+    case(
         "stored checksum off by one",
         Checksum,
         &["checksum"],
@@ -85,10 +85,12 @@ pub static HEADER: &[Case] = &[
             let at = offset_of!(Header, checksum);
             put(b, at, f.dir.header.checksum.wrapping_add(1))
         },
-    ),
-    raw("a section byte flipped", Checksum, &["checksum"], |f, b| {
+    )
+    .raw(),
+    case("a section byte flipped", Checksum, &["checksum"], |f, b| {
         b[f.section(tags::VERTICES) + 3] ^= 0x10
-    }),
+    })
+    .raw(),
     case(
         "section count 4294967295",
         Corrupt,
