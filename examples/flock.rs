@@ -35,9 +35,7 @@ fn main() -> Result<()> {
     if agents == 0 {
         bail!("--agents must be at least 1");
     }
-    let make: MakeScene = Box::new(move |adapter, device, queue, format, fox| {
-        Scene::flock(adapter, device, queue, format, fox, agents)
-    });
+    let make: MakeScene = Box::new(move |gpu, format, fox| Scene::flock(gpu, format, fox, agents));
     run_scene(
         &format!("Throng: a flock of {agents} on the GPU"),
         RunOptions {

@@ -218,7 +218,7 @@ impl Ground {
     }
 }
 
-/// The ground's WGSL: it imports Throng's binding-free shadow filter.
+/// The ground's WGSL: it imports Throng's `shadow_receiver` module.
 const GROUND_WGSL: &str = include_str!("ground.wgsl");
 
 fn buffer(device: &wgpu::Device, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
@@ -285,13 +285,23 @@ pub struct Scene {
     targets: Option<Targets>,
 }
 
+/// The application's GPU, as it made it for its window: the adapter, the
+/// device and its queue.
+#[derive(Clone, Copy)]
+pub struct AppGpu<'a> {
+    /// The adapter.
+    pub adapter: &'a wgpu::Adapter,
+    /// The device.
+    pub device: &'a wgpu::Device,
+    /// Its queue.
+    pub queue: &'a wgpu::Queue,
+}
+
 impl Scene {
     /// A `side × side` grid of `handle` on a ground, drawn into targets of
     /// `format` with Throng's shading or the `fragment` given.
     pub fn new(
-        adapter: &wgpu::Adapter,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: AppGpu,
         format: wgpu::TextureFormat,
         handle: &ModelHandle,
         side: u32,
@@ -306,17 +316,13 @@ impl Scene {
         };
         let crowd = fox_grid(handle, side)?;
         let (half, cell) = ground_size(handle, side);
-        Self::with_crowd(
-            adapter, device, queue, format, handle, crowd, half, cell, options,
-        )
+        Self::with_crowd(gpu, format, handle, crowd, half, cell, options)
     }
 
     /// A flock of `agents` Foxes steered on the GPU by `flock.wgsl`
     /// ([`flock`]), drawn like [`Self::new`]'s grid.
     pub fn flock(
-        adapter: &wgpu::Adapter,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: AppGpu,
         format: wgpu::TextureFormat,
         handle: &ModelHandle,
         agents: u32,
@@ -330,21 +336,17 @@ impl Scene {
         let flock::Flock { crowd, params, .. } = flock::flock_crowd(handle, agents)?;
         let cell = params.reach / 1.5;
         let half = params.world_radius * 1.4;
-        let mut scene = Self::with_crowd(
-            adapter, device, queue, format, handle, crowd, half, cell, options,
-        )?;
+        let mut scene = Self::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
         scene.camera.distance = params.world_radius * 0.5 + 8.0 * cell;
         scene.camera.pitch = 0.35;
-        let simulation = flock::flock_simulation(device, &params)?;
+        let simulation = flock::flock_simulation(gpu.device, &params)?;
         scene.renderer.set_simulation(0, Some(simulation))?;
         Ok(scene)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn with_crowd(
-        adapter: &wgpu::Adapter,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: AppGpu,
         format: wgpu::TextureFormat,
         handle: &ModelHandle,
         crowd: Crowd,
@@ -352,6 +354,11 @@ impl Scene {
         cell: f32,
         options: RendererOptions,
     ) -> Result<Self> {
+        let AppGpu {
+            adapter,
+            device,
+            queue,
+        } = gpu;
         let renderer = Renderer::new(adapter, device, queue, format, options)?;
         let model = GpuModel::upload(device, queue, handle)?;
         let ground = Ground::new(device, &renderer, format, half, cell)?;

@@ -15,17 +15,9 @@ use throng_render::device_loss::DeviceLoss;
 use throng_render::{CustomFragment, RenderError};
 
 /// Makes the scene a window draws, once its device exists.
-pub type MakeScene = Box<
-    dyn Fn(
-        &wgpu::Adapter,
-        &wgpu::Device,
-        &wgpu::Queue,
-        wgpu::TextureFormat,
-        &ModelHandle,
-    ) -> Result<Scene>,
->;
+pub type MakeScene = Box<dyn Fn(AppGpu, wgpu::TextureFormat, &ModelHandle) -> Result<Scene>>;
 
-use crate::{Scene, bake_fox};
+use crate::{AppGpu, Scene, bake_fox};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, EventLoop};
@@ -92,7 +84,12 @@ impl Gfx {
             .context("surface unsupported")?;
         let config = wgpu::SurfaceConfiguration { format, ..config };
         surface.configure(&device, &config);
-        let mut scene = make(&adapter, &device, &queue, format, fox)?;
+        let gpu = AppGpu {
+            adapter: &adapter,
+            device: &device,
+            queue: &queue,
+        };
+        let mut scene = make(gpu, format, fox)?;
         // Frames after a loss are `RenderError::DeviceLost` (see `App::recover`).
         scene.renderer.set_device_loss(DeviceLoss::watch(&device));
         Ok(Self {
@@ -232,9 +229,8 @@ impl ApplicationHandler for App {
 /// Bakes the Fox and runs the windowed example titled `title`, the crowd
 /// shaded by `fragment` (or Throng's own shading), until the window closes.
 pub fn run(title: &str, fragment: Option<CustomFragment>) -> Result<()> {
-    let make: MakeScene = Box::new(move |adapter, device, queue, format, fox| {
-        Scene::new(adapter, device, queue, format, fox, 8, fragment.clone())
-    });
+    let make: MakeScene =
+        Box::new(move |gpu, format, fox| Scene::new(gpu, format, fox, 8, fragment.clone()));
     run_scene(title, RunOptions::default(), make)
 }
 

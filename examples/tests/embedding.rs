@@ -42,9 +42,11 @@ fn validated<T>(gpu: &Gpu, f: impl FnOnce() -> T) -> T {
 
 fn scene(gpu: &Gpu, fragment: Option<CustomFragment>) -> Scene {
     Scene::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
+        throng_examples::AppGpu {
+            adapter: &gpu.adapter,
+            device: &gpu.device,
+            queue: &gpu.queue,
+        },
         OFFSCREEN_FORMAT,
         fox(),
         SIDE,

@@ -43,9 +43,11 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
     let gpu = require_gpu("flock");
     let fox = bake_fox().expect("the Fox bakes");
     let mut scene = Scene::flock(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
+        throng_examples::AppGpu {
+            adapter: &gpu.adapter,
+            device: &gpu.device,
+            queue: &gpu.queue,
+        },
         OFFSCREEN_FORMAT,
         &fox,
         AGENTS,

@@ -244,61 +244,26 @@ fn make_special(kind: &str, path: &Path) -> Option<std::os::unix::net::UnixListe
     }
 }
 
-/// Where a special file sits, and the bake's arguments for that place.
-struct Place {
-    name: &'static str,
-    /// The special file's name in the scratch folder.
-    file: &'static str,
-    /// Arguments after `bake`.
-    args: &'static [&'static str],
-    /// The model JSON to write as `model.gltf`: the textured model with
-    /// its buffer 0 or image 0 naming the special file, or as it is.
-    names: Option<&'static str>,
-}
+/// Where a special file sits: a name for the place, the special file's
+/// name in the scratch folder, the bake's arguments, and which list of the
+/// model's JSON (buffers or images) names it as its first entry's URI
+/// (the model is the textured one, written as `model.gltf`).
+type Place = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    Option<&'static str>,
+);
 
+#[rustfmt::skip]
 const PLACES: [Place; 7] = [
-    Place {
-        name: "the model",
-        file: "special.gltf",
-        args: &["special.gltf", "-o", "out.throng"],
-        names: None,
-    },
-    Place {
-        name: "a buffer URI",
-        file: "special.bin",
-        args: &["model.gltf", "-o", "out.throng"],
-        names: Some("buffers"),
-    },
-    Place {
-        name: "an image URI",
-        file: "special.png",
-        args: &["model.gltf", "-o", "out.throng"],
-        names: Some("images"),
-    },
-    Place {
-        name: "the events file",
-        file: "special.json",
-        args: &["model.gltf", "-o", "out.throng", "--events", "special.json"],
-        names: None,
-    },
-    Place {
-        name: "the events sidecar",
-        file: "model.events.json",
-        args: &["model.gltf", "-o", "out.throng"],
-        names: None,
-    },
-    Place {
-        name: "a LOD file",
-        file: "special.glb",
-        args: &["model.gltf", "-o", "out.throng", "--lod", "special.glb"],
-        names: None,
-    },
-    Place {
-        name: "the output the up-to-date check reads",
-        file: "out.throng",
-        args: &["model.gltf", "-o", "out.throng"],
-        names: None,
-    },
+    ("the model", "special.gltf", &["special.gltf", "-o", "out.throng"], None),
+    ("a buffer URI", "special.bin", &["model.gltf", "-o", "out.throng"], Some("buffers")),
+    ("an image URI", "special.png", &["model.gltf", "-o", "out.throng"], Some("images")),
+    ("the events file", "special.json", &["model.gltf", "-o", "out.throng", "--events", "special.json"], None),
+    ("the events sidecar", "model.events.json", &["model.gltf", "-o", "out.throng"], None),
+    ("a LOD file", "special.glb", &["model.gltf", "-o", "out.throng", "--lod", "special.glb"], None),
+    ("the output the up-to-date check reads", "out.throng", &["model.gltf", "-o", "out.throng"], None),
 ];
 
 /// Every special kind in every place the bake opens a file: a named
@@ -306,26 +271,26 @@ const PLACES: [Place; 7] = [
 #[cfg(unix)]
 #[test]
 fn special_files_are_refused_by_name_wherever_the_bake_opens_one() {
-    for place in &PLACES {
+    for &(place, file, place_args, names) in &PLACES {
         for kind in KINDS {
-            let case = format!("{kind} as {}", place.name);
+            let case = format!("{kind} as {place}");
             let dir = scratch(&case);
             let doc = textured(|d| {
-                if let Some(list) = place.names {
-                    d[list][0]["uri"] = json!(place.file);
+                if let Some(list) = names {
+                    d[list][0]["uri"] = json!(file);
                 }
             });
             std::fs::write(dir.join("model.gltf"), serde_json::to_vec(&doc).unwrap()).unwrap();
-            let special = dir.join(place.file);
+            let special = dir.join(file);
             let _listener = make_special(kind, &special);
-            let mut args = place.args.to_vec();
+            let mut args = place_args.to_vec();
             if kind == "a character device" {
                 args.push("--allow-outside-uris");
             }
             let run = bake(&case, &dir, &args);
             assert!(!run.status.success(), "{case}: the bake must fail");
             // A folder given as the model is a folder of models to bake.
-            let says = match (place.name, kind) {
+            let says = match (place, kind) {
                 ("the model", "a directory") => "holds no .gltf or .glb file",
                 _ => kind,
             };

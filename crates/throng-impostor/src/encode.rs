@@ -74,12 +74,7 @@ mod tests {
             let blocks = encode(codec, &rgba, side, layers).unwrap();
             assert_eq!(blocks.len(), rgba.len() / 4);
             let back = decode(codec, &blocks, side, layers).unwrap();
-            let worst = rgba
-                .iter()
-                .zip(&back)
-                .map(|(a, b)| a.abs_diff(*b))
-                .max()
-                .unwrap();
+            let worst = throng_core::texture_codec::worst_channel_difference(&rgba, &back);
             assert!(worst <= 12, "{codec:?}: worst channel difference {worst}");
             // Transparent texels stay transparent, opaque ones opaque.
             for (a, b) in rgba.chunks(4).zip(back.chunks(4)) {

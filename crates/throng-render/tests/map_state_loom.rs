@@ -31,14 +31,8 @@ impl StateCell for Cell {
         self.0.load(order)
     }
 
-    fn compare_exchange(
-        &self,
-        current: u8,
-        new: u8,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<u8, u8> {
-        self.0.compare_exchange(current, new, success, failure)
+    fn compare_exchange(&self, current: u8, new: u8) -> Result<u8, u8> {
+        (self.0).compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire)
     }
 }
 

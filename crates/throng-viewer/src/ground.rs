@@ -6,6 +6,7 @@
 
 use glam::{Mat4, Vec3};
 use throng_core::math::Aabb;
+use throng_render::bind_groups::entries;
 use throng_render::{Lighting, PassPipeline};
 
 /// The WGSL source (`shaders/viewer/ground.wgsl`).
@@ -120,21 +121,17 @@ impl Ground {
             label: Some("viewer ground shader"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("viewer ground bind group layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<GroundUniforms>() as u64
-                    ),
-                },
-                count: None,
-            }],
-        });
+        let uniforms = size_of::<GroundUniforms>();
+        let layout = entries::create(
+            device,
+            "viewer ground bind group layout",
+            &[entries::uniform(
+                0,
+                wgpu::ShaderStages::VERTEX_FRAGMENT,
+                uniforms,
+                false,
+            )],
+        );
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("viewer ground pipeline layout"),
             bind_group_layouts: &[Some(&layout), Some(shadows)],

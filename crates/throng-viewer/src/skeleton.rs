@@ -12,6 +12,7 @@ use throng_core::limits::REST_FRAME;
 use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, InstanceId};
 use throng_render::PassPipeline;
+use throng_render::bind_groups::entries;
 
 /// The WGSL source.
 pub const SHADER: &str = include_str!("../../../shaders/viewer/lines.wgsl");
@@ -133,21 +134,17 @@ impl LinePass {
             label: Some("viewer lines shader"),
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("viewer lines bind group layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<LineUniforms>() as u64
-                    ),
-                },
-                count: None,
-            }],
-        });
+        let uniforms = size_of::<LineUniforms>();
+        let layout = entries::create(
+            device,
+            "viewer lines bind group layout",
+            &[entries::uniform(
+                0,
+                wgpu::ShaderStages::VERTEX,
+                uniforms,
+                false,
+            )],
+        );
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("viewer lines pipeline layout"),
             bind_group_layouts: &[Some(&layout)],

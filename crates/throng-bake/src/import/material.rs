@@ -48,6 +48,42 @@ fn info(t: &gltf::json::texture::Info) -> SlotSource {
     }
 }
 
+/// What a normal or occlusion texture reference says (their typed form
+/// lacks `KHR_texture_transform`: it is read from the extension's JSON).
+fn other_info<E: HasOthers>(
+    index: gltf::json::Index<gltf::json::texture::Texture>,
+    tex_coord: u32,
+    extensions: &Option<E>,
+) -> SlotSource {
+    SlotSource {
+        texture: index.value(),
+        tex_coord,
+        transform: transform_value(
+            extensions
+                .as_ref()
+                .and_then(|e| e.others().get("KHR_texture_transform")),
+        ),
+    }
+}
+
+/// The extension objects of a normal and an occlusion texture reference,
+/// whose unknown members (`KHR_texture_transform`) are kept as JSON.
+trait HasOthers {
+    fn others(&self) -> &serde_json::Map<String, serde_json::Value>;
+}
+
+impl HasOthers for gltf::json::extensions::material::NormalTexture {
+    fn others(&self) -> &serde_json::Map<String, serde_json::Value> {
+        &self.others
+    }
+}
+
+impl HasOthers for gltf::json::extensions::material::OcclusionTexture {
+    fn others(&self) -> &serde_json::Map<String, serde_json::Value> {
+        &self.others
+    }
+}
+
 impl Ctx<'_> {
     pub(super) fn materials(
         &self,
@@ -88,24 +124,12 @@ impl Ctx<'_> {
             let sources = [
                 pbr.base_color_texture.as_ref().map(info),
                 pbr.metallic_roughness_texture.as_ref().map(info),
-                mat.normal_texture.as_ref().map(|t| SlotSource {
-                    texture: t.index.value(),
-                    tex_coord: t.tex_coord,
-                    transform: transform_value(
-                        t.extensions
-                            .as_ref()
-                            .and_then(|e| e.others.get("KHR_texture_transform")),
-                    ),
-                }),
-                mat.occlusion_texture.as_ref().map(|t| SlotSource {
-                    texture: t.index.value(),
-                    tex_coord: t.tex_coord,
-                    transform: transform_value(
-                        t.extensions
-                            .as_ref()
-                            .and_then(|e| e.others.get("KHR_texture_transform")),
-                    ),
-                }),
+                mat.normal_texture
+                    .as_ref()
+                    .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
+                mat.occlusion_texture
+                    .as_ref()
+                    .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
                 mat.emissive_texture.as_ref().map(info),
             ];
             for (slot, source) in TextureSlot::ALL.into_iter().zip(sources) {

@@ -20,15 +20,11 @@ pub trait StateCell: Send + Sync {
     fn new(v: u8) -> Self;
     /// The value.
     fn load(&self, order: Ordering) -> u8;
-    /// Replaces `current` with `new` if it holds `current`; the value
+    /// Replaces `current` with `new` if it holds `current` (`AcqRel` on
+    /// success, `Acquire` on failure: every step of the protocol publishes
+    /// what it did and sees what the previous one published); the value
     /// found either way.
-    fn compare_exchange(
-        &self,
-        current: u8,
-        new: u8,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<u8, u8>;
+    fn compare_exchange(&self, current: u8, new: u8) -> Result<u8, u8>;
 }
 
 impl StateCell for AtomicU8 {
@@ -40,14 +36,8 @@ impl StateCell for AtomicU8 {
         AtomicU8::load(self, order)
     }
 
-    fn compare_exchange(
-        &self,
-        current: u8,
-        new: u8,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<u8, u8> {
-        AtomicU8::compare_exchange(self, current, new, success, failure)
+    fn compare_exchange(&self, current: u8, new: u8) -> Result<u8, u8> {
+        AtomicU8::compare_exchange(self, current, new, Ordering::AcqRel, Ordering::Acquire)
     }
 }
 
@@ -96,27 +86,20 @@ impl<C: StateCell> MapState<C> {
     /// still in use (pending, mapped or taken), and then no map may be
     /// asked for.
     pub fn begin(&self) -> bool {
-        self.0
-            .compare_exchange(IDLE, PENDING, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
+        self.0.compare_exchange(IDLE, PENDING).is_ok()
     }
 
     /// The map callback: pending → mapped (`ok`) or failed. A callback for
     /// a state that is not pending changes nothing.
     pub fn complete(&self, ok: bool) {
         let to = if ok { MAPPED } else { FAILED };
-        let _ = self
-            .0
-            .compare_exchange(PENDING, to, Ordering::AcqRel, Ordering::Acquire);
+        let _ = self.0.compare_exchange(PENDING, to);
     }
 
     /// Mapped → taken for exactly one caller, who gets [`Take::Mapped`];
     /// anything else is reported as found.
     pub fn take(&self) -> Take {
-        match self
-            .0
-            .compare_exchange(MAPPED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
-        {
+        match self.0.compare_exchange(MAPPED, TAKEN) {
             Ok(_) => Take::Mapped,
             Err(IDLE) => Take::Idle,
             Err(PENDING) => Take::Pending,
@@ -129,11 +112,9 @@ impl<C: StateCell> MapState<C> {
     /// the failure was seen), so that [`Self::begin`] may map it again.
     /// True if it was released.
     pub fn release(&self) -> bool {
-        [TAKEN, FAILED].into_iter().any(|from| {
-            self.0
-                .compare_exchange(from, IDLE, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        })
+        [TAKEN, FAILED]
+            .into_iter()
+            .any(|from| self.0.compare_exchange(from, IDLE).is_ok())
     }
 }
 

@@ -181,18 +181,14 @@ impl CrowdMirror {
         if moving {
             let tables = (crowd.identity(), crowd.motion_tables_generation());
             if self.motion_tables != Some(tables) {
-                for (buf, bytes) in [
-                    (&mut self.points, bytemuck::cast_slice(crowd.path_points())),
-                    (&mut self.root_keys, bytemuck::cast_slice(crowd.root_keys())),
-                ] {
-                    let bytes: &[u8] = bytes;
-                    buf.reserve(device, bytes.len() as u64)?;
-                    if !bytes.is_empty() {
-                        queue.write_buffer(&buf.buffer, 0, bytes);
-                        stats.bytes += bytes.len() as u64;
-                        stats.writes += 1;
-                    }
-                }
+                let points: &[u8] = bytemuck::cast_slice(crowd.path_points());
+                let keys: &[u8] = bytemuck::cast_slice(crowd.root_keys());
+                write_tables(
+                    device,
+                    queue,
+                    &mut stats,
+                    [(&mut self.points, points), (&mut self.root_keys, keys)],
+                )?;
                 self.motion_tables = Some(tables);
             }
         }
@@ -203,22 +199,18 @@ impl CrowdMirror {
         {
             self.model_keys = crowd.models().map(|m| m.key()).collect();
             self.tables = crowd.gpu_tables();
-            for (buf, bytes) in [
-                (&mut self.models, bytemuck::cast_slice(&self.tables.models)),
-                (&mut self.clips, bytemuck::cast_slice(&self.tables.clips)),
-                (
-                    &mut self.lod_sizes,
-                    bytemuck::cast_slice(&self.tables.lod_sizes),
-                ),
-            ] {
-                let bytes: &[u8] = bytes;
-                buf.reserve(device, bytes.len() as u64)?;
-                if !bytes.is_empty() {
-                    queue.write_buffer(&buf.buffer, 0, bytes);
-                    stats.bytes += bytes.len() as u64;
-                    stats.writes += 1;
-                }
-            }
+            let t = &self.tables;
+            let (models, clips, sizes): (&[u8], &[u8], &[u8]) = (
+                bytemuck::cast_slice(&t.models),
+                bytemuck::cast_slice(&t.clips),
+                bytemuck::cast_slice(&t.lod_sizes),
+            );
+            let tables = [
+                (&mut self.models, models),
+                (&mut self.clips, clips),
+                (&mut self.lod_sizes, sizes),
+            ];
+            write_tables(device, queue, &mut stats, tables)?;
         }
         self.len = len as u32;
         // Everything after a fresh buffer or when the log says so.
@@ -291,14 +283,13 @@ impl CrowdMirror {
         };
         // Each stream: its changes packed as `Update { slot, pad, field }`.
         macro_rules! scatter {
-            ($slots:expr, $buffer:expr, $update:ident, $field:ident, $value:expr) => {
+            ($slots:expr, $buffer:expr, $update:ident, $field:ident) => {
                 if !$slots.direct() {
                     const N: usize = std::mem::size_of::<$update>();
-                    let value = $value;
                     let make = |slot: u32| $update {
                         slot,
                         pad: [0; 3],
-                        $field: value(slot),
+                        $field: $field(slot),
                     };
                     upload.updates::<_, N>(device, &mut $buffer, &$slots.slots, &mut stats, make)?
                 } else {
@@ -306,23 +297,17 @@ impl CrowdMirror {
                 }
             };
         }
-        params.motion_count = scatter!(
-            motions,
-            self.motion_updates,
-            MotionUpdate,
-            motion,
-            |s: u32| all_motions[s as usize]
-        );
-        params.state_count = scatter!(states, self.state_updates, StateUpdate, state, |s: u32| {
-            crowd.gpu_instance(s as usize)
-        });
         let all = crowd.gpu_transforms();
+        let motion = |s: u32| all_motions[s as usize];
+        let state = |s: u32| crowd.gpu_instance(s as usize);
+        let transform = |s: u32| all[s as usize];
+        params.motion_count = scatter!(motions, self.motion_updates, MotionUpdate, motion);
+        params.state_count = scatter!(states, self.state_updates, StateUpdate, state);
         params.transform_count = scatter!(
             transforms,
             self.transform_updates,
             TransformUpdate,
-            transform,
-            |s: u32| all[s as usize]
+            transform
         );
         if !full {
             // The belt's chunks are mapped again once this encoder has run.
@@ -394,4 +379,22 @@ impl CrowdMirror {
         pass.motion
             .encode(device, queue, encoder, &bindings, crowd.clock(), self.len);
     }
+}
+
+/// Writes each table whole through the queue, each buffer grown to fit.
+fn write_tables<const N: usize>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    stats: &mut SyncStats,
+    tables: [(&mut Grown, &[u8]); N],
+) -> Result<(), RenderError> {
+    for (buffer, bytes) in tables {
+        buffer.reserve(device, bytes.len() as u64)?;
+        if !bytes.is_empty() {
+            queue.write_buffer(&buffer.buffer, 0, bytes);
+            stats.bytes += bytes.len() as u64;
+            stats.writes += 1;
+        }
+    }
+    Ok(())
 }

@@ -7,7 +7,9 @@ use std::num::NonZeroU64;
 /// Entries of one bind group layout.
 pub type Entries = Vec<wgpu::BindGroupLayoutEntry>;
 
-pub(crate) fn uniform(
+/// A uniform buffer of at least `size` bytes at `binding`, seen by
+/// `visibility`, with a dynamic offset if `dynamic`.
+pub fn uniform(
     binding: u32,
     visibility: wgpu::ShaderStages,
     size: usize,
@@ -25,7 +27,9 @@ pub(crate) fn uniform(
     }
 }
 
-pub(crate) fn storage(
+/// A storage buffer of at least `min` bytes at `binding`, seen by
+/// `visibility`, read-only if `read_only`.
+pub fn storage(
     binding: u32,
     visibility: wgpu::ShaderStages,
     read_only: bool,
@@ -43,7 +47,8 @@ pub(crate) fn storage(
     }
 }
 
-pub(crate) fn create(
+/// A bind group layout labelled `label` with `entries`.
+pub fn create(
     device: &wgpu::Device,
     label: &str,
     entries: &[wgpu::BindGroupLayoutEntry],
