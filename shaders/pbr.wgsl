@@ -125,7 +125,7 @@ fn tangent_normal(n: vec3<f32>, t: vec4<f32>, m: vec3<f32>) -> vec3<f32> {
 // which turns his frame by 180° about n: the tangent (towards increasing
 // u) is the negated sum, and his bitangent (towards increasing v) negated
 // twice is what the map's +y needs, since texture v grows down the image
-// while the map's y grows up it. tests/tangents.rs holds this frame to
+// while the map's y grows up it. crates/throng-render/tests/render/tangents.rs holds this frame to
 // the vertex tangents' orientation.
 fn perturb_normal(n: vec3<f32>, p: vec3<f32>, uv: vec2<f32>, t: vec3<f32>) -> vec3<f32> {
     let dp1 = dpdx(p);

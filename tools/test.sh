@@ -17,6 +17,7 @@ for pkg in mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri; 
 done
 command -v xvfb-run >/dev/null || need+=(xvfb)
 command -v xauth >/dev/null || need+=(xauth)
+command -v python3 >/dev/null || need+=(python3)
 if ((${#need[@]})); then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -25,6 +26,25 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# Each step prints how long it took, and the run ends with the list.
+declare -a times=()
+step() {
+    local name=$1
+    shift
+    echo "tools/test.sh: == $name"
+    local start=$SECONDS
+    "$@"
+    local took=$((SECONDS - start))
+    times+=("$(printf '%5d s  %s' "$took" "$name")")
+    echo "tools/test.sh: == $name: ${took} s"
+}
+report_times() {
+    echo "tools/test.sh: step times"
+    printf '  %s\n' "${times[@]}"
+    echo "tools/test.sh: total $SECONDS s"
+}
+trap report_times EXIT
+
 export CI="${CI:-true}"
 # A fresh clone gains nothing from incremental state, and it doubles the
 # target folder (a CI run once ran out of disk).
@@ -32,34 +52,42 @@ export CI="${CI:-true}"
 # lavapipe complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets -- -D warnings
+step "format" cargo fmt --all -- --check
+# Imports between the files of each crate run one way, down their floors.
+step "floors" python3 tools/floors.py .
+step "clippy" cargo clippy --workspace --all-targets -- -D warnings
 # API docs build without warnings (broken or ambiguous intra-doc links).
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-cargo test --workspace
+step "docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# Integration tests are one binary per package (tests/<name>/main.rs with a
+# module per concern), so the build links a few binaries, not a hundred.
+step "tests (Vulkan)" cargo test --workspace
 
 # The GPU tests again on GL (llvmpipe through EGL, headless): the backend that
-# the packages of PACKAGE_WIDTH exist for. WGPU_BACKEND=gl makes an instance with the GL
-# backend alone, so these tests cannot silently run on Vulkan. (--workspace
-# keeps the build of the line above: selecting packages would resolve
-# features anew and rebuild the dependencies.)
-# shadows.rs is not among them: it checks the shadow map by copying the depth
-# texture to a buffer, a copy GL lacks (DownlevelFlags::DEPTH_TEXTURE_AND_
-# BUFFER_COPIES); the golden images, drawn with shadows on, cover GL's shadows.
-echo "tools/test.sh: GPU tests on the GL backend"
-gl_tests=(golden gpu_readback gpu_driven packages bad_input cpu_skinned attachments bench_smoke resource_limits embedding capture impostors impostor_draw impostor_wgsl layers_readback layers_draw pose_cache motion simulation flock walking_cli extra_targets threads device_loss worst_values smoke depth_convention fog blend_split variety pbr morphs impostor_materials tangents textures)
-WGPU_BACKEND=gl cargo test --workspace "${gl_tests[@]/#/--test=}"
+# the packages of PACKAGE_WIDTH exist for. WGPU_BACKEND=gl makes an instance
+# with the GL backend alone, so these tests cannot silently run on Vulkan.
+# (--workspace keeps the build of the tests above: selecting packages would
+# resolve features anew and rebuild the dependencies.) Modules are picked by
+# name (`golden::` and so on). render's shadows module is not among them: it
+# checks the shadow map by copying the depth texture to a buffer, a copy GL
+# lacks (DownlevelFlags::DEPTH_TEXTURE_AND_BUFFER_COPIES); the golden images,
+# drawn with shadows on, cover GL's shadows. Likewise impostor's shadows.
+gl_render=(golden gpu_readback gpu_driven packages bad_input layers_readback layers_draw pose_cache motion simulation extra_targets threads device_loss worst_values depth_convention blend_split variety pbr morphs tangents textures impostor_wgsl)
+gl() { WGPU_BACKEND=gl cargo test --workspace "$@"; }
+step "tests (GL): render" gl --test render -- "${gl_render[@]/%/::}"
+step "tests (GL): impostor" gl --test impostor -- capture:: impostor_draw:: impostor_materials:: fog::
+step "tests (GL): cli" gl --test cli -- bench_smoke:: resource_limits:: walking_cli:: impostors::
+step "tests (GL): integration" gl --test integration -- attachments:: morphs:: tangents::
+step "tests (GL): app, cpu_skinned, smoke" gl --test app --test cpu_skinned --test smoke
 
 # The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy
 # 0.20.1 declares rust-version 1.97.1 and this toolchain (1.95) builds it but
 # only with --ignore-rust-version; built into the same target folder, Bevy
 # with the few features the plugin needs. Its headless test runs on Vulkan:
 # on llvmpipe GL, Bevy's screenshot of an image target never completes
-# (docs/DESIGN.md, "Bevy").
-echo "tools/test.sh: the Bevy plugin"
+# (docs/BEVY.md).
 bevy=(--manifest-path crates/throng-bevy/Cargo.toml --ignore-rust-version --target-dir target)
-cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- --check
-cargo clippy "${bevy[@]}" --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc "${bevy[@]}" --no-deps --quiet
-cargo test "${bevy[@]}"
+step "bevy: format" cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- --check
+step "bevy: clippy" cargo clippy "${bevy[@]}" --all-targets -- -D warnings
+step "bevy: docs" env RUSTDOCFLAGS="-D warnings" cargo doc "${bevy[@]}" --no-deps --quiet
+step "bevy: tests" cargo test "${bevy[@]}"
 echo "tools/test.sh: target folder $(du -sh target | cut -f1)"

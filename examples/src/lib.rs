@@ -7,7 +7,7 @@
 //! shadow pass into the application's encoder and its crowd draws into the
 //! application's pass ([`Scene::render`]). The windowed examples
 //! (`embed.rs`, `custom_shading.rs`) and the headless test
-//! (`tests/embedding.rs`) all draw through [`Scene::render`].
+//! (`tests/app/embedding.rs`) all draw through [`Scene::render`].
 
 pub mod flock;
 pub mod window;

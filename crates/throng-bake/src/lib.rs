@@ -8,7 +8,7 @@
 //! ([`images`]); LODs and attachments ([`lod`]), events ([`events`]),
 //! the hash of a bake's inputs for up-to-date checks ([`provenance`]).
 //! The runtime crates never depend on this one (a test in
-//! `tests/tests/crate_graph.rs` holds them to it).
+//! `tests/tests/integration/crate_graph.rs` holds them to it).
 
 mod accessor;
 mod assemble;

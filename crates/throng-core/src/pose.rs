@@ -3,7 +3,7 @@
 //! (quaternion) and scale, and the blends animation layers use. Every
 //! function here has a WGSL twin in `shaders/pose.wgsl`, written with the
 //! same operations in the same order (checked on the GPU by
-//! `crates/throng-render/tests/layers_readback.rs`).
+//! `crates/throng-render/tests/render/layers_readback.rs`).
 //!
 //! Why quaternions and not matrices: layers blend *different* clips, whose
 //! local rotations can be far apart (an arm raised against an arm down).

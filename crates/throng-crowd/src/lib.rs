@@ -12,7 +12,7 @@
 //! * [`camera`]: cameras and frustum culling.
 //!
 //! It depends on the contract crate (`throng-core`) only; a test
-//! (`tests/tests/crate_graph.rs`) fails if it comes to depend on the offline
+//! (`tests/tests/integration/crate_graph.rs`) fails if it comes to depend on the offline
 //! crate or on glTF.
 
 pub mod camera;

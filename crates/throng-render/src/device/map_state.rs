@@ -7,7 +7,7 @@
 //! that race to take a mapped buffer exactly one gets it, and a take that
 //! sees [`Take::Mapped`] happens after everything the callback did
 //! (release/acquire). [`crate::passes::readback::PoseReadback`] and the cull pass's
-//! readback ring ([`crate::passes::cull`]) use it; `tests/map_state_loom.rs`
+//! readback ring ([`crate::passes::cull`]) use it; `tests/render/map_state_loom.rs`
 //! checks the protocol under every interleaving `loom` explores. The cell
 //! is generic ([`StateCell`]) only so that `loom`'s atomic can stand in
 //! for the standard one there.

@@ -6,7 +6,7 @@
 //!
 //! Equivalence with the CPU's [`throng_crowd::crowd::DrawList`] (same
 //! visible set, LODs, groups and records) is tested on lavapipe in
-//! `tests/gpu_driven.rs`.
+//! `tests/render/gpu_driven.rs`.
 
 use std::sync::Arc;
 

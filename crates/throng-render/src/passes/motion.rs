@@ -6,7 +6,7 @@
 //! motions are uploaded when they change, like its states.
 //!
 //! Equivalence with the CPU twin ([`throng_core::motion::motion_rows`]) is
-//! tested on lavapipe in `tests/motion.rs`.
+//! tested on lavapipe in `tests/render/motion.rs`.
 
 use throng_core::gpu::MotionParams;
 

@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
+use crate::common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
 
 /// A scratch folder of test `name` (each test its own: one removes its
 /// folder when done while the other may still run).

@@ -17,8 +17,6 @@ use throng_render::{
 };
 use throng_tests::scenes::{self, EVERY_PATH, Row, View};
 
-mod common;
-
 const SIZE: (u32, u32) = (200, 120);
 /// The fog's colour, linear.
 const FOG: Vec3 = Vec3::new(0.8, 0.3, 0.1);
@@ -134,7 +132,7 @@ fn fog_paints_the_crowd_by_distance_from_the_eye_on_every_path() {
     let gpu = require_gpu("fog");
     // The impostor takes over below a quarter of the screen's height: the
     // far row, not the near one.
-    let fox = common::variant(common::fox(&gpu), Some(0.25));
+    let fox = crate::common::variant(crate::common::fox(&gpu), Some(0.25));
     let scene = Scene {
         gpu: &gpu,
         model: GpuModel::upload(&gpu.device, &gpu.queue, &fox).unwrap(),

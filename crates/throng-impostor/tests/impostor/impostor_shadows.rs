@@ -3,9 +3,7 @@
 //! ([`SHADOW_BOUND`]), on every record path. Vulkan only: GL cannot copy a
 //! depth texture to a buffer (tools/test.sh).
 
-mod common;
-
-use common::{fox, grid, paths, variant};
+use crate::common::{fox, grid, paths, variant};
 use glam::Vec3;
 use throng_crowd::camera::Camera;
 use throng_render::{GpuModel, Renderer, RendererOptions, require_gpu};

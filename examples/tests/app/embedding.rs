@@ -219,7 +219,7 @@ fn a_user_fragment_is_composed_with_throngs_modules_and_used() {
     // pass, changes the image clearly.
     let toon = user(
         "custom_shading.wgsl",
-        include_str!("../custom_shading.wgsl"),
+        include_str!("../../custom_shading.wgsl"),
         "fs_toon",
     );
     let mut toon = scene(&gpu, Some(toon));

@@ -6,8 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
+use crate::common::{positions, throng_json as json, throng_stdout as throng, worst_distance};
 
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("throng-error-report-{}", std::process::id()));

@@ -17,9 +17,7 @@
 //! difference; `an_occluded_sphere_far_matches_near` gives one an
 //! occlusion map, which the normal image carries (docs/CHARACTERS.md).
 
-mod common;
-
-use common::{
+use crate::common::{
     CELL, COVERAGE_BOUND, MAD_BOUND, compare, draw, paths, switch_distance, variant, view_from,
 };
 use glam::{Mat4, Quat, Vec3, Vec4};

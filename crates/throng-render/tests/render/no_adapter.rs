@@ -23,7 +23,12 @@ fn child_gpu_test() {
 #[test]
 fn a_gpu_test_without_an_adapter_fails() {
     let output = Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", "child_gpu_test", "--ignored", "--nocapture"])
+        .args([
+            "--exact",
+            "no_adapter::child_gpu_test",
+            "--ignored",
+            "--nocapture",
+        ])
         // Metal exists only on Apple platforms: no adapter here.
         .env("WGPU_BACKEND", "metal")
         .output()

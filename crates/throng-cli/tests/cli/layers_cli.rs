@@ -7,8 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod common;
-use common::worst_distance;
+use crate::common::worst_distance;
 
 fn throng(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_throng"))
@@ -25,7 +24,7 @@ fn positions(args: &[&str]) -> Vec<[f64; 3]> {
         "throng {args:?} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    common::positions(&serde_json::from_slice::<Value>(&out.stdout).unwrap())
+    crate::common::positions(&serde_json::from_slice::<Value>(&out.stdout).unwrap())
 }
 
 /// Half the largest extent of the points: the scale tolerances are

@@ -16,9 +16,7 @@
 //!   gets) draw the same impostors within the golden tolerances, the blocks
 //!   in a quarter of the bytes.
 
-mod common;
-
-use common::{
+use crate::common::{
     CELL, COVERAGE_BOUND, FOV, MAD_BOUND, compare, covered, draw, fox, grid, grid_at, paths,
     switch_distance, variant, view_from,
 };
