@@ -21,4 +21,4 @@ pub mod engine;
 pub mod soak;
 pub mod walking;
 
-pub use cpu_skinned::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
+pub use cpu_skinned::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

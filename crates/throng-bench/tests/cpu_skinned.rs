@@ -10,11 +10,9 @@
 use throng_tests::golden as common;
 
 use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
-use throng_bench::{Character, CpuSkinnedModel, CpuSkinnedRenderer};
+use throng_bench::{Cast, Character, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_crowd::crowd::{Crowd, InstanceId};
-use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{FrameStats, Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
 
 const SIZE: (u32, u32) = (256, 256);
 const INSTANCES: u32 = 16;
@@ -41,14 +39,7 @@ fn draw_both(
         .render_image(gpu, SIZE, camera, &[crowd], &[model])
         .unwrap();
 
-    let mut cpu = CpuSkinnedRenderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options(),
-    )
-    .unwrap();
+    let mut cpu = CpuSkinnedRenderer::headless(gpu, options()).unwrap();
     let mut list = throng_crowd::crowd::DrawList::default();
     crowd.build_draw_list(None, &mut list);
     let ids: Vec<InstanceId> = crowd.ids().collect();
@@ -58,9 +49,12 @@ fn draw_both(
         .zip(&list.records)
         .map(|(id, r)| Character::from_state(&crowd.state(*id).unwrap(), r.tint))
         .collect();
-    let cpu_stats = cpu
-        .render(&target.view, SIZE, camera, &characters, skin, model)
-        .unwrap();
+    let cast = Cast {
+        characters: &characters,
+        skin,
+        model,
+    };
+    let cpu_stats = cpu.render(&target.view, SIZE, camera, cast).unwrap();
     let cpu_image = target.read(&gpu.device, &gpu.queue).unwrap();
     assert!(
         pollster::block_on(scope.pop()).is_none(),

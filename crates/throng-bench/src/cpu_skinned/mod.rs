@@ -40,7 +40,7 @@ mod model;
 mod renderer;
 
 pub use model::{Character, CpuSkinnedModel};
-pub use renderer::CpuSkinnedRenderer;
+pub use renderer::{Cast, CpuSkinnedRenderer};
 
 /// Errors of CPU palette skinning.
 #[derive(Debug, Error)]

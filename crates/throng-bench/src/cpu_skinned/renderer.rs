@@ -9,6 +9,7 @@ use throng_bake::scene::AlphaMode;
 use throng_core::math::{Rows3x4, mat4_to_rows};
 use throng_crowd::camera::Camera;
 
+use throng_render::Gpu;
 use throng_render::bind_groups;
 use throng_render::error::RenderError;
 use throng_render::model::GpuModel;
@@ -62,17 +63,28 @@ pub struct CpuSkinnedRenderer {
     timer: Option<GpuTimer>,
 }
 
+/// What a frame of the baseline draws: the characters, the source model
+/// their poses are sampled from, and the upload of its baked model (the
+/// same [`ModelHandle`](throng_crowd::crowd::ModelHandle)).
+#[derive(Clone, Copy)]
+pub struct Cast<'a> {
+    /// The characters.
+    pub characters: &'a [Character],
+    /// Their source model.
+    pub skin: &'a CpuSkinnedModel,
+    /// Its baked model on the GPU.
+    pub model: &'a GpuModel,
+}
+
 impl CpuSkinnedRenderer {
-    /// A renderer drawing into targets of `color_format`. Of `options` it
-    /// uses the MSAA sample count, clear colour, lighting and frustum
-    /// culling; `path` and `skinning` do not apply.
-    pub fn new(
-        adapter: &wgpu::Adapter,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        color_format: wgpu::TextureFormat,
-        options: RendererOptions,
-    ) -> Result<Self, CpuSkinnedError> {
+    /// A renderer on `gpu` drawing into
+    /// [`OFFSCREEN_FORMAT`](throng_render::OFFSCREEN_FORMAT) targets, as the
+    /// benchmark draws. Of `options` it uses the MSAA sample count, clear
+    /// colour, lighting and frustum culling; `path` and `skinning` do not
+    /// apply.
+    pub fn headless(gpu: &Gpu, options: RendererOptions) -> Result<Self, CpuSkinnedError> {
+        let (adapter, device, queue) = (&gpu.adapter, &gpu.device, &gpu.queue);
+        let color_format = throng_render::OFFSCREEN_FORMAT;
         if !supports(adapter, device) {
             return Err(RenderError::Unsupported(format!(
                 "CPU palette skinning needs vertex-stage storage buffers, which {} lacks",
@@ -168,10 +180,13 @@ impl CpuSkinnedRenderer {
         &mut self,
         size: (u32, u32),
         camera: &Camera,
-        characters: &[Character],
-        skin: &CpuSkinnedModel,
-        model: &GpuModel,
+        cast: Cast,
     ) -> Result<FrameStats, CpuSkinnedError> {
+        let Cast {
+            characters,
+            skin,
+            model,
+        } = cast;
         if model.key() != skin.key() {
             return Err(RenderError::MissingModel {
                 name: skin.name.clone(),
@@ -404,13 +419,11 @@ impl CpuSkinnedRenderer {
         target: &wgpu::TextureView,
         size: (u32, u32),
         camera: &Camera,
-        characters: &[Character],
-        skin: &CpuSkinnedModel,
-        model: &GpuModel,
+        cast: Cast,
     ) -> Result<FrameStats, CpuSkinnedError> {
         let device = self.device.clone();
         throng_render::context::catch_device_errors(&device, "drawing a CPU-skinned frame", || {
-            let stats = self.prepare(size, camera, characters, skin, model)?;
+            let stats = self.prepare(size, camera, cast)?;
             let mut encoder = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {

@@ -9,15 +9,15 @@ use throng_core::math::mat4_to_rows;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, PoseCacheOptions,
-    RenderError, Renderer, RendererOptions, Shading, wgpu,
+    FrameStats, Gpu, GpuModel, Offscreen, PathChoice, PoseCacheOptions, RenderError, Renderer,
+    RendererOptions, Shading, wgpu,
 };
 
 use super::report::{Cell, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
 use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid};
 use crate::walking::Walkers;
-use crate::{Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
+use crate::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
 /// One measured frame, milliseconds.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +138,12 @@ impl Drawer<'_> {
                         .map_err(|e| CellError::Failed(e.to_string()))?;
                     characters.push(Character::from_state(&state, tint));
                 }
-                renderer.render(&target.view, target.size, camera, characters, skin, model)?
+                let cast = Cast {
+                    characters,
+                    skin,
+                    model,
+                };
+                renderer.render(&target.view, target.size, camera, cast)?
             }
         };
         let submitted = Instant::now();
@@ -309,13 +314,7 @@ impl Bench<'_> {
             }
             Mode::CpuSkinned => {
                 let skin = skin.expect("checked before the run");
-                let renderer = CpuSkinnedRenderer::new(
-                    &gpu.adapter,
-                    &gpu.device,
-                    &gpu.queue,
-                    OFFSCREEN_FORMAT,
-                    base,
-                )?;
+                let renderer = CpuSkinnedRenderer::headless(gpu, base)?;
                 let ids: Vec<InstanceId> = crowd.ids().collect();
                 let tints = crowd_tints(&crowd, &ids);
                 Drawer::Cpu {
