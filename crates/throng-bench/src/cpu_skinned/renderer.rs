@@ -63,6 +63,9 @@ pub struct CpuSkinnedRenderer {
     timer: Option<GpuTimer>,
 }
 
+/// The label of the baseline's targets and pass.
+const LABEL: &str = "throng CPU-skinned pass";
+
 /// What a frame of the baseline draws: the characters, the source model
 /// their poses are sampled from, and the upload of its baked model (the
 /// same [`ModelHandle`](throng_crowd::crowd::ModelHandle)).
@@ -162,14 +165,8 @@ impl CpuSkinnedRenderer {
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        Targets::ensure_for(
-            &mut self.targets,
-            &self.device,
-            size,
-            &self.options,
-            self.color_format,
-            "throng palette-skinned",
-        )
+        let (o, format) = (&self.options, self.color_format);
+        Targets::ensure_for(&mut self.targets, &self.device, size, o, format, LABEL)
     }
 
     /// CPU work of a frame: culls the characters, samples and evaluates each
@@ -376,40 +373,41 @@ impl CpuSkinnedRenderer {
         let Some(targets) = &self.targets else { return };
         let timestamps = self.timer.as_ref().and_then(|t| t.pass_writes());
         let timed = timestamps.is_some();
-        let mut pass = targets.begin_pass(
-            encoder,
-            target,
-            "throng CPU-skinned pass",
-            self.options.clear_color,
-            timestamps,
-        );
-        if let (Some(plan), Some(palettes)) = (&self.plan, &self.palette_bind_group)
-            && !self.offsets.is_empty()
-        {
-            pass.set_bind_group(0, &self.frame_bind_group, &[]);
-            pass.set_vertex_buffer(0, plan.vertex_buffer.slice(..));
-            pass.set_index_buffer(plan.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-            let mut bound_key = None;
-            for blended in [false, true] {
-                if !plan.submeshes.iter().any(|s| s.key.blend == blended) {
-                    continue;
-                }
-                for &offset in &self.offsets {
-                    pass.set_bind_group(3, palettes, &[offset]);
-                    for sub in plan.submeshes.iter().filter(|s| s.key.blend == blended) {
-                        if bound_key != Some(sub.key) {
-                            pass.set_pipeline(&self.pipelines[&sub.key]);
-                            bound_key = Some(sub.key);
-                        }
-                        pass.set_bind_group(2, &sub.material_bind_group, &[]);
-                        pass.draw_indexed(sub.indices.clone(), sub.base_vertex, 0..1);
+        let clear = self.options.clear_color;
+        self.draw(&mut targets.begin_pass(encoder, target, LABEL, clear, timestamps));
+        if let Some(t) = self.timer.as_ref().filter(|_| timed) {
+            t.resolve(encoder);
+        }
+    }
+
+    /// Draws every visible character into `pass`: one draw per character
+    /// and submesh, opaque submeshes first.
+    fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let (Some(plan), Some(palettes)) = (&self.plan, &self.palette_bind_group) else {
+            return;
+        };
+        if self.offsets.is_empty() {
+            return;
+        }
+        pass.set_bind_group(0, &self.frame_bind_group, &[]);
+        pass.set_vertex_buffer(0, plan.vertex_buffer.slice(..));
+        pass.set_index_buffer(plan.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        let mut bound_key = None;
+        for blended in [false, true] {
+            if !plan.submeshes.iter().any(|s| s.key.blend == blended) {
+                continue;
+            }
+            for &offset in &self.offsets {
+                pass.set_bind_group(3, palettes, &[offset]);
+                for sub in plan.submeshes.iter().filter(|s| s.key.blend == blended) {
+                    if bound_key != Some(sub.key) {
+                        pass.set_pipeline(&self.pipelines[&sub.key]);
+                        bound_key = Some(sub.key);
                     }
+                    pass.set_bind_group(2, &sub.material_bind_group, &[]);
+                    pass.draw_indexed(sub.indices.clone(), sub.base_vertex, 0..1);
                 }
             }
-        }
-        drop(pass);
-        if timed && let Some(t) = &self.timer {
-            t.resolve(encoder);
         }
     }
 

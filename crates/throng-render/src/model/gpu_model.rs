@@ -129,20 +129,35 @@ impl GpuModel {
     ) -> Result<Self, RenderError> {
         let model = handle.model();
         check_limits(device, model)?;
-        crate::device::context::catch_device_errors(
+        let upload = Upload {
             device,
-            &format!("uploading model {:?}", model.name),
-            || Self::upload_checked(device, queue, handle, textures),
-        )?
+            queue,
+            handle,
+            textures,
+        };
+        let what = format!("uploading model {:?}", model.name);
+        crate::device::context::catch_device_errors(device, &what, || upload.run())?
     }
+}
 
-    /// [`Self::upload_with`] after the limits were checked.
-    fn upload_checked(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        handle: &ModelHandle,
-        textures: TextureUpload,
-    ) -> Result<Self, RenderError> {
+/// One model's upload, once its limits were checked ([`GpuModel::upload_with`]).
+struct Upload<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    handle: &'a ModelHandle,
+    textures: TextureUpload,
+}
+
+impl Upload<'_> {
+    /// Uploads everything: the bone texture, the morph texture, the
+    /// materials and palette, each LOD's buffers and looks, the impostor.
+    fn run(self) -> Result<GpuModel, RenderError> {
+        let Upload {
+            device,
+            queue,
+            handle,
+            textures,
+        } = self;
         let model = handle.model();
         let name = model.name.clone();
         let mut gpu_bytes = 0u64;
@@ -297,7 +312,7 @@ impl GpuModel {
         }
         let impostor = GpuImpostor::upload(device, queue, model, &palette, textures);
         gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
-        Ok(Self {
+        Ok(GpuModel {
             key: handle.key(),
             name,
             bind_group,

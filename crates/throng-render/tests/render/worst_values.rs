@@ -25,12 +25,11 @@
 
 use glam::{Mat4, Vec3};
 use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
-use throng_bench::{Character, CpuSkinnedModel, CpuSkinnedRenderer};
+use throng_bench::{Cast, Character, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_core::layers::MAX_EXTRA_LAYERS;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, InstanceId, Layer, ModelHandle, WrapMode};
 use throng_render::{
-    Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions,
-    require_gpu,
+    Gpu, GpuModel, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu,
 };
 use throng_tests::golden as common;
 
@@ -141,14 +140,7 @@ fn cpu_skinned(
     camera: &throng_crowd::camera::Camera,
 ) -> image::RgbaImage {
     let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-    let mut cpu = CpuSkinnedRenderer::new(
-        &gpu.adapter,
-        &gpu.device,
-        &gpu.queue,
-        OFFSCREEN_FORMAT,
-        options(PathChoice::Auto),
-    )
-    .unwrap();
+    let mut cpu = CpuSkinnedRenderer::headless(gpu, options(PathChoice::Auto)).unwrap();
     let mut list = DrawList::default();
     crowd.build_draw_list(None, &mut list);
     let characters: Vec<Character> = crowd
@@ -156,8 +148,12 @@ fn cpu_skinned(
         .zip(&list.records)
         .map(|(id, r)| Character::from_state(&crowd.state(id).unwrap(), r.tint))
         .collect();
-    cpu.render(&target.view, SIZE, camera, &characters, skin, model)
-        .unwrap();
+    let cast = Cast {
+        characters: &characters,
+        skin,
+        model,
+    };
+    cpu.render(&target.view, SIZE, camera, cast).unwrap();
     target.read(&gpu.device, &gpu.queue).unwrap()
 }
 
