@@ -1,0 +1,114 @@
+//! Cameras: with depth, normal and motion-vector prepasses or deferred
+//! shading the crowd draws alike; a corrupt asset is an asset error and a
+//! crowd without a camera draws nothing; with `ThrongCameras::Marked` only a
+//! marked camera draws the crowd.
+
+use bevy::asset::LoadState;
+use bevy::prelude::*;
+use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel};
+use throng_render::image_diff::diff;
+
+use super::{
+    app, assert_crowd_matches, assets, camera, capture, foxes, run_until, settle, spawn, standing,
+    throng_picture,
+};
+
+#[test]
+fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
+    use bevy::core_pipeline::prepass::{
+        DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
+    };
+    let dir = assets("prepass");
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let spots = foxes();
+    let throng = throng_picture(&mut app, &handle, &spots, false);
+    let camera = camera(&mut app);
+    // Each is added to what the camera had: depth, then normals and motion
+    // vectors (what SSAO and TAA ask for), then Bevy's deferred shading.
+    type Step = (&'static str, fn(&mut EntityWorldMut));
+    let steps: [Step; 3] = [
+        ("depth prepass", |e| {
+            e.insert(DepthPrepass);
+        }),
+        ("normal and motion-vector prepasses", |e| {
+            e.insert((NormalPrepass, MotionVectorPrepass));
+        }),
+        ("deferred prepass", |e| {
+            e.insert(DeferredPrepass);
+        }),
+    ];
+    for (what, add) in steps {
+        add(&mut app.world_mut().entity_mut(camera));
+        settle(&mut app);
+        let picture = capture(&mut app);
+        assert_crowd_matches(&picture, &throng, &dir, what);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing() {
+    let dir = assets("corrupt");
+    let mut app = app(&dir);
+    app.world_mut().spawn(ThrongCrowd::default());
+    app.update();
+    let broken: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("broken.throng");
+    run_until(&mut app, "loading broken.throng", |app| {
+        app.world()
+            .resource::<AssetServer>()
+            .load_state(&broken)
+            .is_failed()
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&broken) else {
+        unreachable!()
+    };
+    let text = error.to_string();
+    println!("{text}");
+    assert!(text.contains("broken.throng"), "{text}");
+    let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
+    run_until(&mut app, "loading fox.throng", |app| {
+        app.world()
+            .resource::<Assets<ThrongModel>>()
+            .get(&fox)
+            .is_some()
+    });
+    {
+        let world = app.world_mut();
+        let handle = world
+            .resource::<Assets<ThrongModel>>()
+            .get(&fox)
+            .unwrap()
+            .0
+            .clone();
+        let mut q = world.query::<&mut ThrongCrowd>();
+        let mut c = q.single_mut(world).unwrap();
+        let m = c.crowd.add_model(&handle);
+        spawn(&mut c.crowd, m, glam::Vec3::ZERO, 0, 0.0);
+    }
+    for _ in 0..5 {
+        app.update();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn with_marked_cameras_only_a_marked_camera_draws_the_crowd() {
+    let dir = assets("marked");
+    let mut app = app(&dir);
+    app.insert_resource(ThrongCameras::Marked);
+    standing(&mut app);
+    let unmarked = capture(&mut app);
+    let camera = camera(&mut app);
+    let world = app.world_mut();
+    world.entity_mut(camera).insert(ThrongCamera);
+    app.update();
+    let marked = capture(&mut app);
+    let d = diff(&unmarked, &marked);
+    println!("marking the camera changed {} pixels", d.differing);
+    assert!(
+        d.differing > 1000,
+        "the marked camera draws the crowd; the unmarked one did not"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
