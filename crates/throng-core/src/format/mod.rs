@@ -1,6 +1,6 @@
 //! The `.throng` file: one baked model, versioned, checksummed and validated
 //! on load. `docs/FORMAT.md` documents it byte by byte; the test
-//! `tests/tests/integration/format_doc.rs` checks the documented header fields at their offsets.
+//! `tests/tests/integration/format_doc/` checks the documented header fields at their offsets.
 //!
 //! Layout: a 64-byte [`Header`], a section directory of [`SectionEntry`]s,
 //! then sections, each starting at a multiple of [`SECTION_ALIGN`] bytes so

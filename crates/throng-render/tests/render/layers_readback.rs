@@ -9,7 +9,7 @@
 //! Woman, and on the two morph models (`throng_tests::morph_models`), whose
 //! layers move morph weights too — each instance at its own place in the
 //! palette buffer. (The CPU twin is checked against the source glTF in
-//! `tests/tests/integration/layers.rs`.)
+//! `tests/tests/integration/layers/`.)
 
 use throng_tests::golden as common;
 
