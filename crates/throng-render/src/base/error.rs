@@ -2,6 +2,10 @@
 
 use thiserror::Error;
 
+/// The extensions of the image files Throng writes
+/// (`device::image_file::ImageFormat`), for messages.
+pub const SUPPORTED_IMAGE_EXTENSIONS: &str = ".png, .jpg, .jpeg";
+
 /// A rendering or upload error.
 #[derive(Debug, Error)]
 pub enum RenderError {
@@ -70,16 +74,13 @@ pub enum RenderError {
     Readback(String),
     /// An image output's extension names no format Throng writes.
     #[error(
-        "{path}: cannot write an image with the extension {extension}; the supported extensions are {supported}"
+        "{path}: cannot write an image with the extension {extension}; the supported extensions are {SUPPORTED_IMAGE_EXTENSIONS}"
     )]
     ImageFormat {
         /// Output path.
         path: String,
         /// Its extension, with the dot, or `(none)`.
         extension: String,
-        /// The extensions Throng writes
-        /// ([`SUPPORTED_EXTENSIONS`](crate::device::image_file::SUPPORTED_EXTENSIONS)).
-        supported: &'static str,
     },
     /// An image could not be written (the old file is untouched).
     #[error(transparent)]

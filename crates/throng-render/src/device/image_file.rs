@@ -9,8 +9,9 @@ use image::{ExtendedColorType, ImageEncoder, RgbaImage};
 
 use crate::base::error::RenderError;
 
-/// The extensions [`ImageFormat::of`] accepts, for messages.
-pub const SUPPORTED_EXTENSIONS: &str = ".png, .jpg, .jpeg";
+/// The extensions [`ImageFormat::of`] accepts, for messages (defined with
+/// the error that names them).
+pub use crate::base::error::SUPPORTED_IMAGE_EXTENSIONS as SUPPORTED_EXTENSIONS;
 
 /// JPEG quality (1–100) of written `.jpg` images.
 pub const JPEG_QUALITY: u8 = 90;
@@ -35,7 +36,6 @@ impl ImageFormat {
             _ => Err(RenderError::ImageFormat {
                 path: path.display().to_string(),
                 extension: ext.map_or_else(|| "(none)".into(), |e| format!(".{e}")),
-                supported: SUPPORTED_EXTENSIONS,
             }),
         }
     }
