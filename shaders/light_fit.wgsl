@@ -44,7 +44,9 @@ fn normalized(v: vec3<f32>) -> vec3<f32> {
 
 @compute @workgroup_size(1)
 fn fit_light() {
-    let inf = bitcast<f32>(0x7f800000u);
+    // The largest finite f32 stands for infinity: browsers' WGSL compilers
+    // (Tint) refuse a constant expression whose value is infinite.
+    let inf = 0x1.fffffep+127f;
     var lo = vec3<f32>(inf);
     var hi = vec3<f32>(-inf);
     var visible = 0u;

@@ -51,12 +51,14 @@ pub fn write_atomic_with(
     }
     let mut out = BufWriter::new(file);
     write(&mut out).map_err(fail("write it"))?;
-    let file = out
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .map_err(fail("write it"))?;
-    file.sync_all().map_err(fail("flush it to disk"))?;
-    drop(file);
+    // The file is closed at the end of this block, before the rename.
+    {
+        let file = out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .map_err(fail("write it"))?;
+        file.sync_all().map_err(fail("flush it to disk"))?;
+    }
     std::fs::rename(temp, path).map_err(fail("rename the temporary file over it"))?;
     guard.0 = None;
     sync_parent(path);

@@ -50,7 +50,9 @@ pub use model::material as gpu_material;
 
 pub use base::error::RenderError;
 pub use base::fog::{Fog, FogFalloff};
-pub use device::context::{Gpu, adapter_summary, require_gpu};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::context::require_gpu;
+pub use device::context::{Gpu, adapter_summary};
 pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use model::gpu_model::GpuModel;
 pub use model::material::TextureUpload;

@@ -27,6 +27,18 @@ pub enum RecordPath {
     GpuDriven,
 }
 
+impl RecordPath {
+    /// The path's one-word name: `packaged`, `unbounded`, `gpu-driven`
+    /// (the web page's title contract).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordPath::Packaged => "packaged",
+            RecordPath::Unbounded => "unbounded",
+            RecordPath::GpuDriven => "gpu-driven",
+        }
+    }
+}
+
 impl std::fmt::Display for RecordPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -26,6 +26,9 @@ pub struct Gpu {
 
 impl Gpu {
     /// A device with no surface, honouring `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+    /// Native only: a page cannot block, so the web makes its instance and
+    /// adapter with its canvas and awaits [`Self::from_adapter`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn headless() -> Result<Self, RenderError> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -33,7 +36,16 @@ impl Gpu {
             &instance, None,
         ))
         .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
-        let (device, queue) = pollster::block_on(request_device(&adapter))?;
+        pollster::block_on(Self::from_adapter(instance, adapter))
+    }
+
+    /// A device on `adapter` (of `instance`) with every limit and the
+    /// optional features Throng uses ([`request_device`]), its loss watched.
+    pub async fn from_adapter(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+    ) -> Result<Self, RenderError> {
+        let (device, queue) = request_device(&adapter).await?;
         let loss = crate::device::device_loss::DeviceLoss::watch(&device);
         Ok(Self {
             instance,
@@ -85,19 +97,28 @@ pub async fn request_device(
 /// memory, validation, internal — into [`RenderError::Gpu`] naming `what`,
 /// instead of leaving it to wgpu's uncaptured-error handler, which panics.
 /// Error scopes are per thread: `f` must do its GPU work on this thread.
+///
+/// In a browser's WebGPU the scopes answer through promises that a frame
+/// cannot wait for: there `f` runs without scopes and errors reach the
+/// device's uncaptured-error handler, which the page installs
+/// (docs/WEB.md). WebGL2 goes through wgpu's own validation, whose scopes
+/// answer at once, so it keeps them.
 pub fn catch_device_errors<T>(
     device: &wgpu::Device,
     what: &str,
     f: impl FnOnce() -> T,
 ) -> Result<T, RenderError> {
+    if device.adapter_info().backend == wgpu::Backend::BrowserWebGpu {
+        return Ok(f());
+    }
     let out_of_memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
     let value = f();
     // Popped in reverse order of pushing, as wgpu requires.
-    let internal = pollster::block_on(internal.pop());
-    let validation = pollster::block_on(validation.pop());
-    let out_of_memory = pollster::block_on(out_of_memory.pop());
+    let internal = settle(internal.pop());
+    let validation = settle(validation.pop());
+    let out_of_memory = settle(out_of_memory.pop());
     // Running out of memory is the cause; validation errors that follow it
     // (using the resource that could not be made) are its consequences.
     match out_of_memory.or(internal).or(validation) {
@@ -106,6 +127,25 @@ pub fn catch_device_errors<T>(
             what: what.to_owned(),
             message: describe(&e),
         }),
+    }
+}
+
+/// A popped scope's error: waited for on native threads.
+#[cfg(not(target_arch = "wasm32"))]
+fn settle(pop: impl std::future::Future<Output = Option<wgpu::Error>>) -> Option<wgpu::Error> {
+    pollster::block_on(pop)
+}
+
+/// A popped scope's error on the web, where nothing may block: polled once.
+/// Only wgpu's own validation (WebGL2) gets here, and its scopes are ready
+/// when popped; one still pending would be reported as no error.
+#[cfg(target_arch = "wasm32")]
+fn settle(pop: impl std::future::Future<Output = Option<wgpu::Error>>) -> Option<wgpu::Error> {
+    let mut pop = std::pin::pin!(pop);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match pop.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(error) => error,
+        std::task::Poll::Pending => None,
     }
 }
 
@@ -152,6 +192,7 @@ pub fn check_host_memory(
 /// # Panics
 ///
 /// When no adapter of the requested backend exists or it refuses a device.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn require_gpu(test: &str) -> Gpu {
     match Gpu::headless() {
         Ok(gpu) => {

@@ -259,11 +259,19 @@ impl Upload<'_> {
         // LODs.
         let mut lods = Vec::with_capacity(model.lods.len());
         let mut triangles = Vec::with_capacity(model.lods.len());
+        // The compute passes (pose-cache fill, GPU-driven path) read the
+        // vertices as storage; a device without storage buffers (WebGL2)
+        // draws them as vertices only.
+        let vertex_usage = if has_storage_buffers(device) {
+            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE
+        } else {
+            wgpu::BufferUsages::VERTEX
+        };
         for (l, lod) in model.lods.iter().enumerate() {
             let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(&format!("{name} LOD {l} vertices")),
                 contents: bytemuck::cast_slice(&lod.vertices),
-                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
+                usage: vertex_usage,
             });
             let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(&format!("{name} LOD {l} indices")),
@@ -352,6 +360,13 @@ fn upload_morphs(
     (view, std::mem::size_of_val(texels.as_slice()) as u64)
 }
 
+/// True if the device has storage buffers at all (not so on WebGL2, which
+/// draws the packaged path only).
+fn has_storage_buffers(device: &wgpu::Device) -> bool {
+    let limits = device.limits();
+    limits.max_storage_buffers_per_shader_stage > 0 && limits.max_storage_buffer_binding_size > 0
+}
+
 /// Checks every size the upload will need against the device's limits.
 pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), RenderError> {
     let limits = device.limits();
@@ -392,11 +407,13 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
             vb,
             limits.max_buffer_size,
         )?;
-        too_big(
-            &format!("LOD {l} vertex buffer as storage"),
-            vb,
-            limits.max_storage_buffer_binding_size,
-        )?;
+        if has_storage_buffers(device) {
+            too_big(
+                &format!("LOD {l} vertex buffer as storage"),
+                vb,
+                limits.max_storage_buffer_binding_size,
+            )?;
+        }
         too_big(
             &format!("LOD {l} index buffer bytes"),
             lod.indices.len() as u64 * 4,

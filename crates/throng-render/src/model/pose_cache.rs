@@ -41,7 +41,7 @@
 //! blend of baked frames) and impostors their atlas.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::Vec3;
 use throng_core::gpu::PoseCacheParams;
@@ -80,19 +80,30 @@ struct ModelPoses {
 /// where a LOD is not cached). See the module docs.
 pub struct PoseCache {
     options: Option<PoseCacheOptions>,
-    layout: wgpu::BindGroupLayout,
+    /// Group 1's layout and stand-ins: storage paths only (a WebGL2-class
+    /// device, packaged, has no storage buffers to make them with).
+    bindings: Option<Bindings>,
     fill: Option<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
     models: HashMap<u64, ModelPoses>,
-    stand_in: wgpu::Buffer,
-    stand_in_params: wgpu::Buffer,
     binding_limit: u64,
     last_fill_ms: f64,
 }
 
+/// Group 1 of the storage paths and the one-vertex stand-in bound where a
+/// LOD is not cached.
+#[derive(Clone)]
+struct Bindings {
+    layout: wgpu::BindGroupLayout,
+    stand_in: wgpu::Buffer,
+    stand_in_params: wgpu::Buffer,
+}
+
 impl PoseCache {
     /// An empty cache; `None` caches nothing (every LOD gets the
-    /// stand-in).
-    pub fn new(device: &wgpu::Device, options: Option<PoseCacheOptions>) -> Self {
+    /// stand-in). `storage`: the renderer draws on a storage path, which
+    /// binds group 1 from here; the packaged path does not, and makes no
+    /// storage objects.
+    pub fn new(device: &wgpu::Device, options: Option<PoseCacheOptions>, storage: bool) -> Self {
         let init = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -105,11 +116,8 @@ impl PoseCache {
             frame_count: 1,
             pad: [0; 2],
         };
-        Self {
-            options,
+        let bindings = storage.then(|| Bindings {
             layout: bind_groups::pose_model(device),
-            fill: None,
-            models: HashMap::new(),
             stand_in: init(
                 "throng pose cache stand-in",
                 &[0u8; POSE_VERTEX_BYTES as usize],
@@ -120,6 +128,12 @@ impl PoseCache {
                 bytemuck::bytes_of(&stand_in_params),
                 wgpu::BufferUsages::UNIFORM,
             ),
+        });
+        Self {
+            options: options.filter(|_| storage),
+            bindings,
+            fill: None,
+            models: HashMap::new(),
             binding_limit: crate::device::buffers::storage_binding_limit(device),
             last_fill_ms: 0.0,
         }
@@ -142,6 +156,10 @@ impl PoseCache {
             .collect();
         fresh.sort_by_key(|m| m.key());
         fresh.dedup_by_key(|m| m.key());
+        // The packaged path binds nothing from here.
+        let Some(bindings) = self.bindings.clone() else {
+            return Ok(0.0);
+        };
         if fresh.is_empty() {
             return Ok(0.0);
         }
@@ -155,7 +173,7 @@ impl PoseCache {
             let entry = crate::device::context::catch_device_errors(
                 device,
                 &format!("filling the pose cache of model {:?}", model.name()),
-                || self.build(device, &mut encoder, model, &chosen),
+                || self.build(device, &mut encoder, model, &chosen, &bindings),
             )?;
             self.models.insert(model.key(), entry);
         }
@@ -227,6 +245,7 @@ impl PoseCache {
         encoder: &mut wgpu::CommandEncoder,
         model: &GpuModel,
         chosen: &[bool],
+        bindings: &Bindings,
     ) -> ModelPoses {
         let name = model.name();
         let mut entry = ModelPoses {
@@ -264,7 +283,7 @@ impl PoseCache {
             let group = bind_group(
                 device,
                 &format!("{name} LOD {l} model + pose cache"),
-                &self.layout,
+                &bindings.layout,
                 &[
                     (0, wgpu::BindingResource::TextureView(&model.bone_view)),
                     (1, model.params_buffer.as_entire_binding()),
@@ -274,13 +293,16 @@ impl PoseCache {
                     ),
                     (
                         2,
-                        cache.as_ref().unwrap_or(&self.stand_in).as_entire_binding(),
+                        cache
+                            .as_ref()
+                            .unwrap_or(&bindings.stand_in)
+                            .as_entire_binding(),
                     ),
                     (
                         3,
                         params_buffer
                             .as_ref()
-                            .unwrap_or(&self.stand_in_params)
+                            .unwrap_or(&bindings.stand_in_params)
                             .as_entire_binding(),
                     ),
                 ],

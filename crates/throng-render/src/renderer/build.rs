@@ -153,7 +153,8 @@ impl Renderer {
             // cache.
             poses: PoseCache::new(
                 device,
-                options_pose_cache.filter(|_| path != RecordPath::Packaged && skinning),
+                options_pose_cache.filter(|_| skinning),
+                path != RecordPath::Packaged,
             ),
             loss: None,
         };

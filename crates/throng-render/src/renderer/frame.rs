@@ -116,7 +116,7 @@ impl Renderer {
                     label: Some("throng frame"),
                 });
             self.encode_into(&mut encoder, views, |_| {});
-            let submitting = std::time::Instant::now();
+            let submitting = web_time::Instant::now();
             self.queue.submit([encoder.finish()]);
             stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
             self.after_submit();

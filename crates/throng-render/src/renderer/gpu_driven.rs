@@ -357,7 +357,7 @@ impl Renderer {
                 c.shadow.encode(&mut encoder, &gd.pass, None);
             }
         }
-        let submitting = std::time::Instant::now();
+        let submitting = web_time::Instant::now();
         queue.submit([encoder.finish()]);
         stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
         if let Some(t) = timer {
