@@ -10,6 +10,7 @@
 //! * [`playback`]: playback arithmetic on unwrapped clip time: wrap modes,
 //!   event crossings, root-motion deltas.
 //! * [`camera`]: cameras and frustum culling.
+//! * [`herd`]: where a crowd stands: a seeded, round, varied herd.
 //!
 //! It depends on the contract crate (`throng-core`) only; a test
 //! (`tests/tests/integration/crate_graph.rs`) fails if it comes to depend on the offline
@@ -17,6 +18,7 @@
 
 pub mod camera;
 pub mod crowd;
+pub mod herd;
 pub mod playback;
 
 pub use crowd::{

@@ -7,9 +7,9 @@
 //! renders N frames at a fixed time step, saves the last as a PNG and exits.
 //!
 //! Modules: [`app`] (the winit application and the frame), [`camera`]
-//! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`herd`] (where the
-//! crowd stands), [`cache`] (loading and bake caching), [`ground`],
-//! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`].
+//! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`cache`] (loading and bake caching), [`ground`],
+//! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`]. The crowd
+//! stands as `throng_crowd::herd` places it.
 //!
 //! Every failure (no display, no adapter, a model that does not load) ends
 //! with one `throng-viewer: …` line naming the cause chain and exit code 1.
@@ -18,11 +18,12 @@ mod app;
 mod cache;
 mod camera;
 mod ground;
-mod herd;
 mod hud;
 mod keys;
 mod props;
 mod skeleton;
+#[cfg(test)]
+mod test_model;
 mod upper_body;
 
 use std::path::PathBuf;

@@ -109,7 +109,7 @@ mod tests {
     fn the_hat_bakes_and_finds_a_head() {
         let hat = hat().unwrap();
         assert_eq!(hat.model().lods[0].indices.len() as u32, SEGMENTS * 6);
-        let fox = crate::herd::tests::fox();
+        let fox = crate::test_model::fox();
         let head = head_bone(fox.model());
         assert!(
             fox.model().bones[head].name.contains("Head"),

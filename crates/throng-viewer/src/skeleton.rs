@@ -247,7 +247,7 @@ impl LinePass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::herd::tests::fox;
+    use crate::test_model::fox;
     use throng_crowd::crowd::Spawn;
 
     #[test]

@@ -42,7 +42,7 @@ mod tests {
 
     #[test]
     fn the_fox_surveys_from_its_spine() {
-        let handle = crate::herd::tests::fox();
+        let handle = crate::test_model::fox();
         let model = handle.model();
         let skeleton = Skeleton::new(model);
         assert_eq!(model.bones[root(model, &skeleton)].name, "b_Spine01_02");

@@ -15,6 +15,7 @@ mod events;
 mod format_doc;
 mod format_robustness;
 mod gpu_index_bounds;
+mod herd;
 mod hostile_gltf;
 mod layers;
 mod lod;

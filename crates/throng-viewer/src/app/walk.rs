@@ -91,7 +91,7 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::herd::tests::fox;
+    use crate::test_model::fox;
 
     #[test]
     fn the_crowd_walks_and_stands_where_it_stopped_on_its_old_clips() {

@@ -11,10 +11,10 @@ use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId};
 use super::{FOV_Y_DEGREES, MAX_INSTANCES, SPEED_LIMITS};
 use crate::camera::{CROWD_FILL, CameraController, Mode, shrink_xz};
 use crate::ground::{BlobInstance, GroundPlacement};
-use crate::herd::{Rng, spawn_crowd};
 use crate::hud;
 use crate::keys::{Action, FADE_SECONDS, RANDOM_FRACTION, Target};
 use crate::skeleton::{self, LineVertex};
+use throng_crowd::herd::{Rng, spawn_crowd};
 
 /// The CPU side of the viewer. See the module docs.
 pub struct Scene {

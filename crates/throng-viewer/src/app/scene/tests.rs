@@ -2,7 +2,7 @@
 //! skeleton lines, and the upper-body layer through respawns.
 
 use super::*;
-use crate::herd::tests::fox;
+use crate::test_model::fox;
 
 fn scene(n: u32) -> Scene {
     Scene::new(fox(), n, 3, 16.0 / 9.0, true).unwrap()
