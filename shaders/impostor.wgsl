@@ -78,7 +78,14 @@ fn impostor_tint(rec: InstanceRecord) -> u32 {
     }
     let size = textureDimensions(impostor_palette);
     let mean = textureLoad(impostor_palette, vec2<u32>(size.x - 1u, min(rec.look.x, size.y - 1u)), 0);
-    return pack4x8unorm(unpack4x8unorm(rec.tint) * mean);
+    return pack_unorm4(unpack4x8unorm(rec.tint) * mean);
+}
+
+// pack4x8unorm as WGSL defines it, written out: GLSL ES 3.0 (WebGL2) has no
+// packUnorm4x8, and naga does not write one for it.
+fn pack_unorm4(v: vec4<f32>) -> u32 {
+    let b = vec4<u32>(floor(0.5 + 255.0 * clamp(v, vec4<f32>(0.0), vec4<f32>(1.0))));
+    return b.x | (b.y << 8u) | (b.z << 16u) | (b.w << 24u);
 }
 
 // Cells of the atlas.
