@@ -10,9 +10,8 @@
 //! (`tests/app/embedding.rs`) all draw through [`Scene::render`].
 
 pub mod flock;
+#[cfg(feature = "window")]
 pub mod window;
-
-use std::path::Path;
 
 use anyhow::{Context, Result};
 use glam::{Mat4, Vec3};
@@ -34,10 +33,11 @@ pub const SKY: wgpu::Color = wgpu::Color {
 /// MSAA samples of the application's targets (and so of Throng's pipelines).
 pub const SAMPLES: u32 = 4;
 
+#[cfg(feature = "bake")]
 /// Bakes the bundled Fox (a second or so in release): no `.throng` file to
 /// keep in step with the format, and the bake checks itself.
 pub fn bake_fox() -> Result<ModelHandle> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/khronos_Fox.glb");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/khronos_Fox.glb");
     let (model, _) = throng_bake::bake_file(&path, &Default::default(), &|_, _| {})
         .with_context(|| format!("baking {}", path.display()))?;
     Ok(ModelHandle::new(model)?)
@@ -344,8 +344,10 @@ impl Scene {
         Ok(scene)
     }
 
+    /// Any `crowd` of `handle`, drawn like [`Self::new`]'s grid with
+    /// `options` over a ground of half side `half` and checker `cell`.
     #[allow(clippy::too_many_arguments)]
-    fn with_crowd(
+    pub fn with_crowd(
         gpu: AppGpu,
         format: wgpu::TextureFormat,
         handle: &ModelHandle,

@@ -1,0 +1,120 @@
+//! The browser test's native side.
+//!
+//! `throng-web-reference render MODEL OUT.png WIDTH HEIGHT QUERY` draws the
+//! page's scene ([`throng_web::scene`]) for the page address's `QUERY`
+//! (`instances=…&time=…&seed=…`) natively, on the default adapter, into an
+//! sRGB image of the canvas's size, as the page would at that fixed time.
+//!
+//! `throng-web-reference compare EXPECTED.png ACTUAL.png DIFF.png` compares
+//! a browser's screenshot with it within the golden images' tolerance and
+//! prints the worst pixel and the count over the tolerance; exit 1 when
+//! over.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use throng_render::image_diff::{
+    MAX_DIFFERING_FRACTION, MAX_MEAN_LEVEL_DIFFERENCE, PIXEL_LEVEL_TOLERANCE, diff,
+};
+use throng_web::query::PageQuery;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("throng-web-reference: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<bool> {
+    match args {
+        [cmd, model, out, w, h, query] if cmd == "render" => {
+            let size = (w.parse().context("WIDTH")?, h.parse().context("HEIGHT")?);
+            render(
+                Path::new(model),
+                Path::new(out),
+                size,
+                &PageQuery::parse(query)?,
+            )?;
+            Ok(true)
+        }
+        [cmd, expected, actual, difference] if cmd == "compare" => compare(
+            Path::new(expected),
+            Path::new(actual),
+            Path::new(difference),
+        ),
+        _ => bail!(
+            "usage: throng-web-reference render MODEL OUT.png WIDTH HEIGHT QUERY | compare EXPECTED.png ACTUAL.png DIFF.png"
+        ),
+    }
+}
+
+fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Result<()> {
+    let gpu = throng_render::Gpu::headless()?;
+    let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
+    let handle = throng_web::scene::load_model(&bytes, &model.display().to_string())?;
+    let format = throng_render::OFFSCREEN_FORMAT;
+    let app = throng_examples::AppGpu {
+        adapter: &gpu.adapter,
+        device: &gpu.device,
+        queue: &gpu.queue,
+    };
+    let mut scene = throng_web::scene::build(app, format, &handle, query)?;
+    let target = throng_render::Offscreen::new(&gpu.device, size)?;
+    // The page's first frames fill the pose cache and the GPU-driven
+    // path's mirror; the picture compared is a later one.
+    for _ in 0..3 {
+        scene.render(&gpu.device, &gpu.queue, &target.view, size)?;
+    }
+    let image = target.read(&gpu.device, &gpu.queue)?;
+    throng_render::image_file::save(out, &image)?;
+    eprintln!(
+        "throng-web-reference: {} on {} ({} path)",
+        out.display(),
+        gpu.adapter_summary(),
+        scene.renderer.path()
+    );
+    Ok(())
+}
+
+fn compare(expected: &Path, actual: &Path, difference: &Path) -> Result<bool> {
+    let open = |p: &Path| {
+        image::open(p)
+            .with_context(|| format!("reading {}", p.display()))
+            .map(|i| i.to_rgba8())
+    };
+    let (expected_image, actual_image) = (open(expected)?, open(actual)?);
+    if expected_image.dimensions() != actual_image.dimensions() {
+        bail!(
+            "{} is {:?} pixels, {} {:?}",
+            actual.display(),
+            actual_image.dimensions(),
+            expected.display(),
+            expected_image.dimensions()
+        );
+    }
+    let d = diff(&expected_image, &actual_image);
+    throng_render::image_file::save(difference, &d.image)?;
+    let pixels = u64::from(expected_image.width()) * u64::from(expected_image.height());
+    let fraction = d.differing as f64 / pixels as f64;
+    let pass = fraction <= MAX_DIFFERING_FRACTION && d.mean <= MAX_MEAN_LEVEL_DIFFERENCE;
+    println!(
+        "{}: {} of {} pixels ({:.3} %, limit {:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} (limit {MAX_MEAN_LEVEL_DIFFERENCE}), worst {} levels at ({}, {}): {}",
+        actual.display(),
+        d.differing,
+        pixels,
+        fraction * 100.0,
+        MAX_DIFFERING_FRACTION * 100.0,
+        d.mean,
+        d.worst.2,
+        d.worst.0,
+        d.worst.1,
+        if pass { "pass" } else { "FAIL" }
+    );
+    Ok(pass)
+}

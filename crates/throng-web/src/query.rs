@@ -1,0 +1,199 @@
+//! The page's address parameters: what the user (or the browser test) asks
+//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S`. Bad values
+//! are errors that name the parameter; counts over the most the page draws
+//! are clamped, and the clamp is reported.
+
+use anyhow::{Result, bail};
+
+/// Instances drawn when `?instances=` is absent: the viewer's default crowd.
+pub const DEFAULT_INSTANCES: u32 = 1_000;
+
+/// The most instances the page draws; a larger `?instances=` is clamped.
+pub const MAX_INSTANCES: u32 = 1_000_000;
+
+/// The model drawn when `?model=` is absent: the baked Fox beside the page.
+pub const DEFAULT_MODEL: &str = "fox.throng";
+
+/// The herd's seed when `?seed=` is absent (the viewer's).
+pub const DEFAULT_SEED: u64 = 1;
+
+/// Which of the browser's backends to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// WebGPU where the browser gives an adapter, else WebGL2.
+    Auto,
+    /// WebGL2 only (`?backend=webgl2`).
+    WebGl2,
+    /// WebGPU only (`?backend=webgpu`): no fallback, an error without it.
+    WebGpu,
+}
+
+/// The page's parameters, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageQuery {
+    /// The `.throng` file's URL.
+    pub model: String,
+    /// Instances to draw (clamped to [`MAX_INSTANCES`]).
+    pub instances: u32,
+    /// The asked count, when it was clamped.
+    pub clamped_from: Option<u64>,
+    /// Backend choice.
+    pub backend: BackendChoice,
+    /// A fixed crowd time in seconds: every frame shows the crowd at this
+    /// time (the browser test's pictures). `None`: the crowd lives.
+    pub time: Option<f32>,
+    /// The herd's seed.
+    pub seed: u64,
+}
+
+impl Default for PageQuery {
+    fn default() -> Self {
+        Self {
+            model: DEFAULT_MODEL.to_owned(),
+            instances: DEFAULT_INSTANCES,
+            clamped_from: None,
+            backend: BackendChoice::Auto,
+            time: None,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+impl PageQuery {
+    /// Parses `search`, the address's query (`?a=1&b=2`, the `?` optional).
+    /// Unknown parameters are ignored, as pages do; a known one with a bad
+    /// value is an error naming it.
+    pub fn parse(search: &str) -> Result<Self> {
+        let mut q = Self::default();
+        for pair in search.trim_start_matches('?').split('&') {
+            if pair.is_empty() {
+                continue;
+            }
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = decode(value);
+            match key {
+                "model" if value.is_empty() => {
+                    bail!("?model= is empty: give the URL of a .throng file")
+                }
+                "model" => q.model = value,
+                "instances" => {
+                    let asked: u64 = value.parse().map_err(|_| {
+                        anyhow::anyhow!(
+                            "?instances={value} is not a count: give a whole number from 0 to {MAX_INSTANCES}"
+                        )
+                    })?;
+                    q.instances = asked.min(u64::from(MAX_INSTANCES)) as u32;
+                    q.clamped_from = (asked > u64::from(MAX_INSTANCES)).then_some(asked);
+                }
+                "backend" => {
+                    q.backend = match value.as_str() {
+                        "webgl2" | "gl" => BackendChoice::WebGl2,
+                        "webgpu" => BackendChoice::WebGpu,
+                        "auto" | "" => BackendChoice::Auto,
+                        other => bail!("?backend={other} is not a backend: webgpu, webgl2 or auto"),
+                    }
+                }
+                "time" => {
+                    let t: f32 = value
+                        .parse()
+                        .map_err(|_| anyhow::anyhow!("?time={value} is not a number of seconds"))?;
+                    if !(t.is_finite() && t >= 0.0) {
+                        bail!("?time={value}: the time must be finite and not negative");
+                    }
+                    q.time = Some(t);
+                }
+                "seed" => {
+                    q.seed = value
+                        .parse()
+                        .map_err(|_| anyhow::anyhow!("?seed={value} is not a whole number"))?;
+                }
+                _ => {}
+            }
+        }
+        Ok(q)
+    }
+}
+
+/// Percent-decoding of a query value (`%2F` → `/`, `+` → space); a broken
+/// escape stays as written.
+fn decode(value: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = match bytes.get(i..i + 3) {
+            Some([b'%', hi, lo]) => hex(*hi).zip(hex(*lo)).map(|(h, l)| h << 4 | l),
+            _ => None,
+        };
+        match (escaped, bytes[i]) {
+            (Some(b), _) => {
+                out.push(b);
+                i += 3;
+            }
+            (None, b'+') => {
+                out.push(b' ');
+                i += 1;
+            }
+            (None, b) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_values() {
+        assert_eq!(PageQuery::parse("").unwrap(), PageQuery::default());
+        let q = PageQuery::parse(
+            "?model=a%2Fb.throng&instances=10000&backend=webgl2&time=1.5&seed=7&x=y",
+        )
+        .unwrap();
+        assert_eq!(q.model, "a/b.throng");
+        assert_eq!(q.instances, 10_000);
+        assert_eq!(q.backend, BackendChoice::WebGl2);
+        assert_eq!(q.time, Some(1.5));
+        assert_eq!(q.seed, 7);
+        assert_eq!(q.clamped_from, None);
+    }
+
+    #[test]
+    fn bad_values_are_errors_that_name_the_parameter() {
+        for (query, names) in [
+            ("instances=-1", "?instances=-1"),
+            ("instances=lots", "?instances=lots"),
+            ("instances=", "?instances="),
+            ("time=-2", "?time=-2"),
+            ("time=NaN", "?time=NaN"),
+            ("time=inf", "?time=inf"),
+            ("backend=vulkan", "?backend=vulkan"),
+            ("model=", "?model="),
+            ("seed=x", "?seed=x"),
+        ] {
+            let e = PageQuery::parse(query).expect_err(query).to_string();
+            assert!(e.contains(names), "{query}: {e}");
+        }
+    }
+
+    #[test]
+    fn absurd_counts_are_clamped_and_say_so() {
+        let q = PageQuery::parse("instances=99999999999999").unwrap();
+        assert_eq!(q.instances, MAX_INSTANCES);
+        assert_eq!(q.clamped_from, Some(99_999_999_999_999));
+        assert_eq!(PageQuery::parse("instances=0").unwrap().instances, 0);
+        assert!(PageQuery::parse("instances=99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn broken_escapes_stay_as_written() {
+        assert_eq!(decode("a%zzb%4"), "a%zzb%4");
+        assert_eq!(decode("%41+%42"), "A B");
+        assert_eq!(decode("%é%"), "%é%");
+    }
+}

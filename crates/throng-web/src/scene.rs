@@ -1,0 +1,71 @@
+//! The crowd the page draws, built the same way in the browser and natively
+//! (the browser test compares the two pictures): the viewer's seeded herd
+//! ([`throng_crowd::herd`]) of one model on a checkered ground, with
+//! shadows, drawn through the embedding example's [`Scene`] — the page is
+//! an application of its own that draws Throng's crowd in its own pass.
+
+use anyhow::{Context, Result};
+use glam::Vec3;
+use throng_crowd::crowd::{Crowd, ModelHandle};
+use throng_crowd::herd::spawn_crowd;
+use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
+use throng_render::RendererOptions;
+
+use crate::query::PageQuery;
+
+/// A `.throng` file's bytes (fetched from `url`) as a model the crowd can
+/// play; the error names the URL and what is wrong with the file.
+pub fn load_model(bytes: &[u8], url: &str) -> Result<ModelHandle> {
+    let model = throng_core::format::read_model(bytes).with_context(|| {
+        format!(
+            "{url} ({} bytes) is not a .throng file this page reads",
+            bytes.len()
+        )
+    })?;
+    ModelHandle::new(model).with_context(|| format!("{url} holds a model that does not validate"))
+}
+
+/// The page's scene: `query.instances` of `handle` in the viewer's herd
+/// (seed `query.seed`), at `query.time` when it is fixed, drawn into views
+/// of `format` with Throng's default path choice, shadows on and MSAA.
+pub fn build(
+    gpu: AppGpu,
+    format: wgpu::TextureFormat,
+    handle: &ModelHandle,
+    query: &PageQuery,
+) -> Result<Scene> {
+    let mut crowd = Crowd::new();
+    let id = crowd.add_model(handle);
+    let herd =
+        spawn_crowd(&mut crowd, id, query.instances, query.seed).context("placing the herd")?;
+    if let Some(time) = query.time {
+        crowd.update(time);
+    }
+    let model = handle.model().bounds;
+    let cell = (model.max - model.min).max_element().max(1e-3);
+    let (center, radius) = if herd.bounds.is_empty() {
+        (model.center(), cell)
+    } else {
+        let size = herd.bounds.max - herd.bounds.min;
+        (herd.bounds.center(), 0.5 * size.x.max(size.z))
+    };
+    let half = radius * 1.6 + cell * 6.0;
+    let options = RendererOptions {
+        sample_count: SAMPLES,
+        ..Default::default()
+    };
+    let mut scene = Scene::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
+    scene.camera = start_camera(center, radius, cell);
+    Ok(scene)
+}
+
+/// Where the camera starts: looking down at the herd's middle from far
+/// enough to see all of a small herd, and the near part of a large one.
+pub fn start_camera(center: Vec3, radius: f32, cell: f32) -> OrbitCamera {
+    OrbitCamera {
+        target: Vec3::new(center.x, cell * 0.35, center.z),
+        distance: (radius * 2.4).min(cell * 60.0) + cell * 2.5,
+        yaw: 0.6,
+        pitch: 0.5,
+    }
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Throng in a browser (crates/throng-web, docs/WEB.md).
+#
+#   tools/web.sh build          the site in target/web/: index.html, the JS
+#                               glue, the .wasm and the baked Fox
+#   tools/web.sh serve [PORT]   serves it on 127.0.0.1 (default port 8080)
+#   tools/web.sh test           the browser test: headless Chromium opens the
+#                               page with WebGPU and with WebGL2, reads the
+#                               title contract, compares screenshots with
+#                               the native renderer's pictures, and opens
+#                               the page with a missing and a corrupt model
+#   tools/web.sh bench          time to first frame and fps at 1k and 10k
+#                               instances, both backends
+#
+# Tools it needs are installed into target/web-tools/ when missing: the
+# wasm32 target (rustup), wasm-bindgen's CLI pinned to Cargo.lock's
+# wasm-bindgen (cargo install --locked), playwright-core (npm, driving the
+# system Chromium). wasm-opt is used when it is on PATH.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+site=target/web
+tools=$PWD/target/web-tools
+port_default=8080
+# The page's canvas in the browser test, CSS pixels at device scale 1.
+test_size=(640 400)
+
+lock_version() {
+    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+ensure_tools() {
+    rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+        rustup target add wasm32-unknown-unknown
+    local version
+    version=$(lock_version wasm-bindgen)
+    if ! "$tools/bin/wasm-bindgen" --version 2>/dev/null | grep -q " $version\$"; then
+        echo "tools/web.sh: installing wasm-bindgen-cli $version into $tools"
+        # --locked first; the registry mirror of some machines lacks a
+        # version that wasm-bindgen-cli's own lock file names, so fall back
+        # to resolving its dependencies anew (the CLI itself stays pinned).
+        cargo install --locked --quiet wasm-bindgen-cli --version "$version" --root "$tools" ||
+            cargo install --quiet wasm-bindgen-cli --version "$version" --root "$tools"
+    fi
+}
+
+build() {
+    ensure_tools
+    cargo build --quiet --release --target wasm32-unknown-unknown -p throng-web --lib
+    rm -rf "$site"
+    mkdir -p "$site"
+    "$tools/bin/wasm-bindgen" --target web --no-typescript --out-dir "$site" \
+        target/wasm32-unknown-unknown/release/throng_web.wasm
+    if command -v wasm-opt >/dev/null; then
+        wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+            "$site/throng_web_bg.wasm" -o "$site/throng_web_bg.wasm"
+    fi
+    cp crates/throng-web/www/index.html "$site/"
+    cargo run --quiet -p throng-cli -- bake assets/khronos_Fox.glb -o "$site/fox.throng" >/dev/null
+    local raw gz
+    raw=$(stat -c %s "$site/throng_web_bg.wasm")
+    gz=$(gzip -9 -c "$site/throng_web_bg.wasm" | wc -c)
+    echo "tools/web.sh: built $site (wasm $raw bytes, $gz gzipped)"
+}
+
+serve() {
+    local port=${1:-$port_default}
+    [ -f "$site/index.html" ] || build
+    echo "tools/web.sh: open http://127.0.0.1:$port/ (Ctrl-C stops)"
+    exec python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port"
+}
+
+ensure_browser() {
+    command -v chromium >/dev/null || {
+        echo "tools/web.sh: chromium is missing (tools/test.sh installs it)" >&2
+        exit 1
+    }
+    local version
+    version=$(cat tools/web/playwright-version)
+    if [ ! -f "$tools/node/node_modules/playwright-core/package.json" ] ||
+        ! grep -q "\"version\": \"$version\"" "$tools/node/node_modules/playwright-core/package.json"; then
+        mkdir -p "$tools/node"
+        npm install --silent --no-audit --no-fund --prefix "$tools/node" "playwright-core@$version"
+    fi
+}
+
+# Serves the site in the background on a free port (sets $base); stopped
+# on exit.
+background_server() {
+    local port
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >/dev/null 2>&1 &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    base="http://127.0.0.1:$port"
+    python3 - "$base/index.html" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1)
+        break
+    except OSError:
+        time.sleep(0.1)
+PY
+}
+
+run_test() {
+    build
+    ensure_browser
+    local out=target/web-test
+    rm -rf "$out"
+    mkdir -p "$out"
+    # Bad models for the error cases, served beside the good one.
+    head -c 4096 "$site/fox.throng" > "$site/truncated.throng"
+    python3 - "$site/fox.throng" "$site/old-version.throng" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+# The format version follows the 8-byte magic (docs/FORMAT.md).
+struct.pack_into("<I", data, 8, 1)
+open(sys.argv[2], "wb").write(data)
+PY
+    local query="instances=400&time=1.25&seed=1"
+    # The native picture is drawn on the rasteriser the browser draws with:
+    # SwiftShader's Vulkan driver, which Chromium ships. (Against lavapipe
+    # the silhouettes' edge pixels differ; docs/WEB.md gives the figures.)
+    local icd=/usr/lib/chromium/vk_swiftshader_icd.json
+    [ -f "$icd" ] || { echo "tools/web.sh: $icd is missing (Debian's chromium ships it)" >&2; exit 1; }
+    VK_ICD_FILENAMES=$icd WGPU_BACKEND=vulkan \
+        cargo run --quiet -p throng-web --bin throng-web-reference -- \
+        render "$site/fox.throng" "$out/native.png" "${test_size[@]}" "$query" 2>&1 | tee "$out/native.log"
+    grep -q "on SwiftShader" "$out/native.log" || {
+        echo "tools/web.sh: the native picture was not drawn on SwiftShader" >&2
+        exit 1
+    }
+    background_server
+    node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query"
+    local failed=0
+    for backend in webgpu webgl2; do
+        cargo run --quiet -p throng-web --bin throng-web-reference -- \
+            compare "$out/native.png" "$out/$backend.png" "$out/$backend-difference.png" || failed=1
+    done
+    return $failed
+}
+
+run_bench() {
+    build
+    ensure_browser
+    background_server
+    node tools/web/browser.mjs bench "$base"
+}
+
+export THRONG_WEB_TOOLS="$tools"
+# lavapipe (the native reference picture) complains without a runtime dir.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+case ${1:-} in
+    build) build ;;
+    serve) serve "${2:-}" ;;
+    test) run_test ;;
+    bench) run_bench ;;
+    *)
+        echo "usage: tools/web.sh build | serve [PORT] | test | bench" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,127 @@
+// The browser side of tools/web.sh: headless Chromium (the system's, driven
+// by playwright-core) opens the served page.
+//
+//   node browser.mjs test BASE OUT WIDTH HEIGHT QUERY
+//     The page with WebGPU and with WebGL2 at QUERY: the title contract
+//     (`throng: ok backend=… path=… frames=N`) and a screenshot of the
+//     canvas each (OUT/webgpu.png, OUT/webgl2.png); then the error cases:
+//     a missing model, a truncated one, an old format version, a negative
+//     count — each must end in `throng: error …` with the message shown.
+//   node browser.mjs bench BASE
+//     Time from navigation to the first frame and fps at 1k and 10k
+//     instances, on both backends.
+import { createRequire } from "node:module";
+
+const require = createRequire(`${process.env.THRONG_WEB_TOOLS}/node/`);
+const { chromium } = require("playwright-core");
+
+// WebGL2 through ANGLE on SwiftShader; WebGPU on SwiftShader's Vulkan. Without
+// the two Vulkan switches Chromium 156 gives a WebGPU adapter whose canvas
+// cannot present (no shared-image backing for the swap chain: the device is
+// lost at the first frame).
+const ARGS = [
+  "--no-sandbox",
+  "--enable-unsafe-webgpu",
+  "--enable-unsafe-swiftshader",
+  "--use-angle=swiftshader",
+  "--enable-features=Vulkan",
+  "--use-vulkan=swiftshader",
+  "--ignore-gpu-blocklist",
+];
+// SwiftShader draws on the CPU: a page may take a while to show ten frames.
+const SETTLE_MS = 240_000;
+const OK = /^throng: ok backend=(webgpu|webgl2) path=(\S+) frames=(\d+)$/;
+
+async function open(browser, url, size) {
+  const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
+  const console_lines = [];
+  page.on("console", (m) => console_lines.push(`${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => console_lines.push(`pageerror: ${e}`));
+  const started = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(
+    () => document.title.startsWith("throng: ok") || document.title.startsWith("throng: error"),
+    null,
+    { timeout: SETTLE_MS, polling: 100 },
+  );
+  return { page, title: await page.title(), console_lines, settled_ms: Date.now() - started };
+}
+
+async function test(base, out, width, height, query) {
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const size = { width: Number(width), height: Number(height) };
+  const failures = [];
+  for (const backend of ["webgpu", "webgl2"]) {
+    const url = `${base}/index.html?${query}&backend=${backend}`;
+    const { page, title, console_lines } = await open(browser, url, size);
+    const m = OK.exec(title);
+    console.log(`${backend}: ${title}`);
+    if (!m || m[1] !== backend) {
+      failures.push(`${url}: title "${title}"\n  ${console_lines.join("\n  ")}`);
+    } else {
+      // The statistics line sits over the canvas: hidden for the picture.
+      await page.addStyleTag({ content: "#stats { display: none !important; }" });
+      await page.locator("#throng").screenshot({ path: `${out}/${backend}.png` });
+    }
+    await page.close();
+  }
+  const errors = [
+    ["a missing model", "model=missing.throng", /missing\.throng.*HTTP 404/],
+    ["a truncated model", "model=truncated.throng", /truncated\.throng/],
+    ["an old format version", "model=old-version.throng", /old-version\.throng.*version/i],
+    ["a negative count", "instances=-1", /\?instances=-1 is not a count/],
+  ];
+  for (const [what, q, expect] of errors) {
+    for (const backend of ["webgpu", "webgl2"]) {
+      const url = `${base}/index.html?${q}&backend=${backend}`;
+      const { page, title } = await open(browser, url, size);
+      const shown = await page.locator("#error").innerText();
+      const visible = await page.locator("#error").isVisible();
+      const ok = title.startsWith("throng: error") && expect.test(title) && visible && expect.test(shown.replace(/\n/g, " "));
+      console.log(`${what} (${backend}): ${ok ? "reported" : "NOT REPORTED"}: ${title}`);
+      if (!ok) failures.push(`${url}: title "${title}", shown "${shown}" (visible ${visible})`);
+      await page.close();
+    }
+  }
+  await browser.close();
+  if (failures.length) {
+    console.error(`browser test: ${failures.length} failure(s):\n${failures.join("\n")}`);
+    process.exit(1);
+  }
+}
+
+async function bench(base) {
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const size = { width: 1280, height: 720 };
+  console.log("| backend | instances | path | first frame (ms after navigation) | fps |");
+  console.log("|---|---|---|---|---|");
+  for (const backend of ["webgpu", "webgl2"]) {
+    for (const instances of [1000, 10000]) {
+      const url = `${base}/index.html?instances=${instances}&backend=${backend}`;
+      const { page, title } = await open(browser, url, size);
+      const m = OK.exec(title);
+      if (!m) {
+        console.log(`| ${backend} | ${instances} | error: ${title} | | |`);
+        await page.close();
+        continue;
+      }
+      const first = await page.evaluate(() => Number(document.body.dataset.firstFrameMs));
+      const frames = async () => Number(OK.exec(await page.title())?.[3] ?? 0);
+      const [f0, t0] = [await frames(), Date.now()];
+      await page.waitForTimeout(5000);
+      const [f1, t1] = [await frames(), Date.now()];
+      const fps = ((f1 - f0) * 1000) / (t1 - t0);
+      console.log(`| ${backend} | ${instances} | ${m[2]} | ${first.toFixed(0)} | ${fps.toFixed(1)} |`);
+      await page.close();
+    }
+  }
+  await browser.close();
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === "test") await test(...rest);
+else if (mode === "bench") await bench(...rest);
+else {
+  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY | bench BASE");
+  process.exit(2);
+}
