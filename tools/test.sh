@@ -18,6 +18,12 @@ done
 command -v xvfb-run >/dev/null || need+=(xvfb)
 command -v xauth >/dev/null || need+=(xauth)
 command -v python3 >/dev/null || need+=(python3)
+# The browser test (tools/web.sh test): headless Chromium, which also ships
+# the SwiftShader Vulkan driver the native reference picture is drawn with,
+# and Node for playwright-core.
+command -v chromium >/dev/null || need+=(chromium)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 if ((${#need[@]})); then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -78,6 +84,15 @@ step "tests (GL): impostor" gl --test impostor -- capture:: impostor_draw:: impo
 step "tests (GL): cli" gl --test cli -- bench_smoke:: resource_limits:: walking_cli:: impostors::
 step "tests (GL): integration" gl --test integration -- attachments:: morphs:: tangents::
 step "tests (GL): app, cpu_skinned, smoke" gl --test app --test cpu_skinned --test smoke
+
+# The web build (crates/throng-web, docs/WEB.md): the runtime crates and the
+# page compile for wasm32 and lint clean there (the page's browser glue
+# exists only on wasm32); then the browser test: headless Chromium opens the
+# page with WebGPU and with WebGL2, its pictures are compared with the native
+# renderer's, and bad input must end in the page's error title.
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+step "web: clippy (wasm32)" cargo clippy --release --target wasm32-unknown-unknown -p throng-web --lib -- -D warnings
+step "web: browser test" tools/web.sh test
 
 # The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy
 # 0.20.1 declares rust-version 1.97.1 and this toolchain (1.95) builds it but
