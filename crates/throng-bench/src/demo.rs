@@ -81,14 +81,7 @@ pub const TINTS: [Vec4; 4] = [
     Vec4::new(0.8, 1.0, 0.7, 1.0),
 ];
 
-/// A deterministic hash of `i` into `[0, 1)`.
-pub fn unit_hash(i: u32) -> f32 {
-    let mut x = i.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x7FEB_352D);
-    x ^= x >> 15;
-    (x >> 8) as f32 / (1u32 << 24) as f32
-}
+pub use throng_crowd::walkers::unit_hash;
 
 /// A new crowd holding `handle`'s model and a grid of it (see
 /// [`spawn_grid`]): the crowd, the model's id and the grid's bounds.

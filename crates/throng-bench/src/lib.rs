@@ -19,6 +19,7 @@ pub mod cpu_skinned;
 pub mod demo;
 pub mod engine;
 pub mod soak;
-pub mod walking;
+/// The walking crowd, now throng-crowd's ([`throng_crowd::walkers`]).
+pub use throng_crowd::walkers as walking;
 
 pub use cpu_skinned::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

@@ -11,6 +11,8 @@
 //!   event crossings, root-motion deltas.
 //! * [`camera`]: cameras and frustum culling.
 //! * [`herd`]: where a crowd stands: a seeded, round, varied herd.
+//! * [`walkers`]: a crowd that walks waypoint loops at speed-matched
+//!   playback, re-targeted 1 % a second.
 //!
 //! It depends on the contract crate (`throng-core`) only; a test
 //! (`tests/tests/integration/crate_graph.rs`) fails if it comes to depend on the offline
@@ -20,6 +22,7 @@ pub mod camera;
 pub mod crowd;
 pub mod herd;
 pub mod playback;
+pub mod walkers;
 
 pub use crowd::{
     Attachment, Crowd, CrowdError, CrowdEvent, DrawGroup, DrawList, DrawView, InstanceId,

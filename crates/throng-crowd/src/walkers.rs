@@ -1,20 +1,28 @@
-//! A walking crowd for benchmarks, stills and the viewer: a share of a
-//! grid's instances walk shared waypoint loops at speed-matched playback,
+//! A walking crowd for benchmarks, stills, the viewer and the web page: a
+//! share of a crowd's instances walk shared waypoint loops at speed-matched
+//! playback,
 //! and a share of the walkers per second is re-targeted onto another loop
 //! (`throng bench --walking P`, `throng render --walking P`). Everything the
 //! walkers do per frame is the GPU's: the CPU only re-targets.
 
+use crate::crowd::{Crowd, CrowdError, InstanceId, ModelId, Motion, PathEnd, PathId};
 use glam::Vec3;
 use throng_core::math::Aabb;
-use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelId, Motion, PathEnd, PathId};
-
-use crate::demo::unit_hash;
 
 /// Walkers re-targeted per second, as a fraction of the walkers.
 pub const RETARGETS_PER_SECOND: f64 = 0.01;
 
 /// Shared loops the walkers choose from.
 const LOOPS: u32 = 256;
+
+/// A deterministic hash of `i` into `[0, 1)`.
+pub fn unit_hash(i: u32) -> f32 {
+    let mut x = i.wrapping_mul(0x9E37_79B9) ^ 0x85EB_CA6B;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    (x >> 8) as f32 / (1u32 << 24) as f32
+}
 
 /// The walkers of a crowd and their re-targeting.
 #[derive(Clone, Debug)]
