@@ -70,4 +70,19 @@ impl ImageDiff {
         self.differing as f64 / pixels.max(1) as f64 <= MAX_DIFFERING_FRACTION
             && self.mean <= MAX_MEAN_LEVEL_DIFFERENCE
     }
+
+    /// The figures against the tolerances, in one line: how many of
+    /// `pixels` differ (and the limit), the mean and the worst pixel.
+    pub fn summary(&self, pixels: usize) -> String {
+        format!(
+            "{} of {pixels} pixels ({:.3} %, limit {:.3} %) differ by more than {PIXEL_LEVEL_TOLERANCE} levels, mean {:.4} (limit {MAX_MEAN_LEVEL_DIFFERENCE}), worst {} levels at ({}, {})",
+            self.differing,
+            self.differing as f64 * 100.0 / pixels.max(1) as f64,
+            MAX_DIFFERING_FRACTION * 100.0,
+            self.mean,
+            self.worst.2,
+            self.worst.0,
+            self.worst.1
+        )
+    }
 }
