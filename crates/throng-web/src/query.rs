@@ -1,5 +1,5 @@
 //! The page's address parameters: what the user (or the browser test) asks
-//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S`. Bad values
+//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0`. Bad values
 //! are errors that name the parameter; counts over the most the page draws
 //! are clamped, and the clamp is reported.
 
@@ -44,6 +44,9 @@ pub struct PageQuery {
     pub time: Option<f32>,
     /// The herd's seed.
     pub seed: u64,
+    /// The crowd walks waypoint loops, as the viewer's does (`?walk=0`
+    /// stands it).
+    pub walk: bool,
 }
 
 impl Default for PageQuery {
@@ -55,6 +58,7 @@ impl Default for PageQuery {
             backend: BackendChoice::Auto,
             time: None,
             seed: DEFAULT_SEED,
+            walk: true,
         }
     }
 }
@@ -101,6 +105,13 @@ impl PageQuery {
                         bail!("?time={value}: the time must be finite and not negative");
                     }
                     q.time = Some(t);
+                }
+                "walk" => {
+                    q.walk = match value.as_str() {
+                        "1" | "true" | "" => true,
+                        "0" | "false" => false,
+                        other => bail!("?walk={other} is not 0 or 1"),
+                    }
                 }
                 "seed" => {
                     q.seed = value
@@ -161,6 +172,8 @@ mod tests {
         assert_eq!(q.time, Some(1.5));
         assert_eq!(q.seed, 7);
         assert_eq!(q.clamped_from, None);
+        assert!(q.walk);
+        assert!(!PageQuery::parse("walk=0").unwrap().walk);
     }
 
     #[test]
@@ -175,6 +188,7 @@ mod tests {
             ("backend=vulkan", "?backend=vulkan"),
             ("model=", "?model="),
             ("seed=x", "?seed=x"),
+            ("walk=maybe", "?walk=maybe"),
         ] {
             let e = PageQuery::parse(query).expect_err(query).to_string();
             assert!(e.contains(names), "{query}: {e}");

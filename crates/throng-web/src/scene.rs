@@ -1,6 +1,7 @@
 //! The crowd the page draws, built the same way in the browser and natively
 //! (the browser test compares the two pictures): the viewer's seeded herd
-//! ([`throng_crowd::herd`]) of one model on a checkered ground, with
+//! ([`throng_crowd::herd`]) of one model on a checkered ground, walking
+//! waypoint loops as the viewer's does ([`throng_crowd::walkers`]), with
 //! shadows, drawn through the embedding example's [`Scene`] — the page is
 //! an application of its own that draws Throng's crowd in its own pass.
 
@@ -8,6 +9,7 @@ use anyhow::{Context, Result};
 use glam::Vec3;
 use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_crowd::herd::spawn_crowd;
+use throng_crowd::walkers::Walkers;
 use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
 use throng_render::RendererOptions;
 
@@ -25,19 +27,45 @@ pub fn load_model(bytes: &[u8], url: &str) -> Result<ModelHandle> {
     ModelHandle::new(model).with_context(|| format!("{url} holds a model that does not validate"))
 }
 
+/// The page's scene and its walkers.
+pub struct PageScene {
+    /// What is drawn: the crowd, its renderer, the ground and the camera.
+    pub scene: Scene,
+    /// The walking crowd's re-targeting (`None`: it stands).
+    pub walkers: Option<Walkers>,
+}
+
+impl PageScene {
+    /// Advances the crowd by `dt` seconds (re-targeting walkers).
+    pub fn advance(&mut self, dt: f32) -> Result<()> {
+        if let Some(w) = &mut self.walkers {
+            w.step(&mut self.scene.crowd, dt)?;
+        }
+        self.scene.crowd.update(dt);
+        Ok(())
+    }
+}
+
 /// The page's scene: `query.instances` of `handle` in the viewer's herd
-/// (seed `query.seed`), at `query.time` when it is fixed, drawn into views
-/// of `format` with Throng's default path choice, shadows on and MSAA.
+/// (seed `query.seed`), walking unless `query.walk` is off, at `query.time`
+/// when it is fixed, drawn into views of `format` with Throng's default
+/// path choice, shadows on and MSAA. The walkers' motions are analytic, so
+/// a fixed time gives the same picture wherever it is drawn.
 pub fn build(
     gpu: AppGpu,
     format: wgpu::TextureFormat,
     handle: &ModelHandle,
     query: &PageQuery,
-) -> Result<Scene> {
+) -> Result<PageScene> {
     let mut crowd = Crowd::new();
     let id = crowd.add_model(handle);
     let herd =
         spawn_crowd(&mut crowd, id, query.instances, query.seed).context("placing the herd")?;
+    let walkers = if query.walk {
+        Some(Walkers::new(&mut crowd, id, &herd.bounds, 100.0).context("making the crowd walk")?)
+    } else {
+        None
+    };
     if let Some(time) = query.time {
         crowd.update(time);
     }
@@ -56,7 +84,7 @@ pub fn build(
     };
     let mut scene = Scene::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
     scene.camera = start_camera(center, radius, cell);
-    Ok(scene)
+    Ok(PageScene { scene, walkers })
 }
 
 /// Where the camera starts: looking down at the herd's middle from far

@@ -97,7 +97,7 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
             let (dx, dy) = (now.0 - last.0, now.1 - last.1);
             *last = now;
             let mut page = page.borrow_mut();
-            let camera = &mut page.scene.camera;
+            let camera = &mut page.scene.scene.camera;
             match (before, p.spread()) {
                 (Some(a), Some(b)) if a > 0.0 && b > 0.0 => camera.distance *= a / b,
                 _ if p.0.len() == 1 => {
@@ -119,7 +119,7 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
         e.prevent_default();
         let mut page = page.borrow_mut();
         let factor = (e.delta_y() as f32 * ZOOM_PER_WHEEL_PIXEL).exp();
-        page.scene.camera.distance = (page.scene.camera.distance * factor).max(1e-3);
+        page.scene.scene.camera.distance = (page.scene.scene.camera.distance * factor).max(1e-3);
     });
 
     let target: &web_sys::EventTarget = canvas.as_ref();

@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use throng_examples::{AppGpu, Scene};
+use throng_examples::AppGpu;
 use throng_render::Gpu;
 
 use crate::query::{BackendChoice, PageQuery};
@@ -44,7 +44,7 @@ struct Page {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     gpu: Gpu,
-    scene: Scene,
+    scene: crate::scene::PageScene,
     query: PageQuery,
     backend: &'static str,
     frames: u32,
@@ -137,7 +137,7 @@ async fn run() -> Result<()> {
     };
     let mut scene = crate::scene::build(app, view, &handle, &query)?;
     // A lost device ends frames with an error that says so.
-    scene.renderer.set_device_loss(gpu.loss.clone());
+    scene.scene.renderer.set_device_loss(gpu.loss.clone());
     if let Some(asked) = query.clamped_from {
         web_sys::console::warn_1(
             &format!("?instances={asked} clamped to {}", query.instances).into(),
@@ -211,13 +211,13 @@ fn animate(page: Rc<RefCell<Page>>) {
 /// One frame: advance the crowd (unless its time is fixed), follow the
 /// canvas's size, draw, present, and update the statistics.
 fn frame(page: &mut Page, now_ms: f64) -> Result<()> {
-    page.scene.renderer.check_device()?;
+    page.scene.scene.renderer.check_device()?;
     let dt = page
         .last_ms
         .map_or(0.0, |last| ((now_ms - last) / 1e3) as f32);
     page.last_ms = Some(now_ms);
     if page.query.time.is_none() {
-        page.scene.crowd.update(dt.min(0.1));
+        page.scene.advance(dt.min(0.1))?;
     }
     let size = input::canvas_size(&page.canvas);
     if size != (page.config.width, page.config.height) {
@@ -239,16 +239,19 @@ fn frame(page: &mut Page, now_ms: f64) -> Result<()> {
         canvas_view = texture.texture.create_view(&Default::default());
         &canvas_view
     } else {
-        if !page.srgb.as_ref().is_some_and(|t| t.fits(size)) {
-            page.srgb = Some(srgb::SrgbTarget::new(
-                &page.gpu.device,
-                page.draw_format,
-                size,
-            ));
+        match &mut page.srgb {
+            Some(target) if target.fits(size) => target.view(),
+            slot => slot
+                .insert(srgb::SrgbTarget::new(
+                    &page.gpu.device,
+                    page.draw_format,
+                    size,
+                )?)
+                .view(),
         }
-        page.srgb.as_ref().expect("made above").view()
     };
     let stats = page
+        .scene
         .scene
         .render(&page.gpu.device, &page.gpu.queue, view, size)?;
     if let Some(target) = &page.srgb {
@@ -269,7 +272,7 @@ fn frame(page: &mut Page, now_ms: f64) -> Result<()> {
             let _ = body.set_attribute("data-first-frame-ms", &format!("{shown:.0}"));
         }
     }
-    let path = page.scene.renderer.path().name();
+    let path = page.scene.scene.renderer.path().name();
     if page.frames >= report::OK_AFTER_FRAMES {
         report::ok(page.backend, path, page.frames);
     }

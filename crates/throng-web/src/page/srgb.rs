@@ -8,37 +8,28 @@
 //! copies it into the canvas's texture: a copy between formats that differ
 //! only in `-srgb` is allowed and keeps the encoded bytes.
 
-/// The sRGB texture drawn into, of the canvas's size.
-pub struct SrgbTarget {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-}
+/// The sRGB texture drawn into, of the canvas's size: an offscreen target
+/// of the renderer's.
+pub struct SrgbTarget(throng_render::Offscreen);
 
 impl SrgbTarget {
     /// A target of `format` (sRGB) and `size`.
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, size: (u32, u32)) -> Self {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng-web sRGB target"),
-            size: extent(size),
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&Default::default());
-        Self { texture, view }
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        size: (u32, u32),
+    ) -> Result<Self, throng_render::RenderError> {
+        throng_render::Offscreen::with_format(device, size, format).map(Self)
     }
 
     /// The view to draw into.
     pub fn view(&self) -> &wgpu::TextureView {
-        &self.view
+        &self.0.view
     }
 
     /// True if this target has `size`.
     pub fn fits(&self, size: (u32, u32)) -> bool {
-        (self.texture.width(), self.texture.height()) == size
+        self.0.size == size
     }
 
     /// Copies the drawn picture into `canvas` (the canvas's texture, of the
@@ -47,19 +38,16 @@ impl SrgbTarget {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng-web sRGB copy"),
         });
+        let (width, height) = self.0.size;
         encoder.copy_texture_to_texture(
-            self.texture.as_image_copy(),
+            self.0.texture.as_image_copy(),
             canvas.as_image_copy(),
-            extent((self.texture.width(), self.texture.height())),
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
         );
         queue.submit([encoder.finish()]);
-    }
-}
-
-fn extent(size: (u32, u32)) -> wgpu::Extent3d {
-    wgpu::Extent3d {
-        width: size.0,
-        height: size.1,
-        depth_or_array_layers: 1,
     }
 }
