@@ -108,7 +108,8 @@ async function bench(base) {
       const first = await page.evaluate(() => Number(document.body.dataset.firstFrameMs));
       const frames = async () => Number(OK.exec(await page.title())?.[3] ?? 0);
       const [f0, t0] = [await frames(), Date.now()];
-      await page.waitForTimeout(5000);
+      // SwiftShader draws a frame a second or slower: a long window.
+      await page.waitForTimeout(15000);
       const [f1, t1] = [await frames(), Date.now()];
       const fps = ((f1 - f0) * 1000) / (t1 - t0);
       console.log(`| ${backend} | ${instances} | ${m[2]} | ${first.toFixed(0)} | ${fps.toFixed(1)} |`);
