@@ -41,10 +41,11 @@ impl RecordPath {
 
 impl std::fmt::Display for RecordPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.name();
         match self {
-            RecordPath::Packaged => write!(f, "packaged ({PACKAGE_WIDTH} per draw, uniform)"),
-            RecordPath::Unbounded => write!(f, "unbounded (storage)"),
-            RecordPath::GpuDriven => write!(f, "gpu-driven (compute cull, indirect draws)"),
+            RecordPath::Packaged => write!(f, "{name} ({PACKAGE_WIDTH} per draw, uniform)"),
+            RecordPath::Unbounded => write!(f, "{name} (storage)"),
+            RecordPath::GpuDriven => write!(f, "{name} (compute cull, indirect draws)"),
         }
     }
 }

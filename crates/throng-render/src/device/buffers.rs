@@ -69,6 +69,13 @@ impl Grown {
     }
 }
 
+/// True if the device has storage buffers at all (not so on WebGL2, which
+/// draws the packaged path only).
+pub(crate) fn has_storage_buffers(device: &wgpu::Device) -> bool {
+    let limits = device.limits();
+    limits.max_storage_buffers_per_shader_stage > 0 && limits.max_storage_buffer_binding_size > 0
+}
+
 /// The largest buffer this device binds as storage.
 pub(crate) fn storage_binding_limit(device: &wgpu::Device) -> u64 {
     let limits = device.limits();

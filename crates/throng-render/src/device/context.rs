@@ -108,6 +108,9 @@ pub fn catch_device_errors<T>(
     what: &str,
     f: impl FnOnce() -> T,
 ) -> Result<T, RenderError> {
+    // Only a wasm32 build has the browser's backend: native frames skip
+    // the adapter-info query (it copies the adapter's strings).
+    #[cfg(target_arch = "wasm32")]
     if device.adapter_info().backend == wgpu::Backend::BrowserWebGpu {
         return Ok(f());
     }

@@ -16,6 +16,7 @@ use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;
 
 use crate::base::error::RenderError;
+use crate::device::buffers::has_storage_buffers;
 use crate::device::textures::{bone_texture_layers, texel_table};
 use crate::model::impostor::GpuImpostor;
 pub use crate::model::material::GpuMaterial;
@@ -360,13 +361,6 @@ fn upload_morphs(
     (view, std::mem::size_of_val(texels.as_slice()) as u64)
 }
 
-/// True if the device has storage buffers at all (not so on WebGL2, which
-/// draws the packaged path only).
-fn has_storage_buffers(device: &wgpu::Device) -> bool {
-    let limits = device.limits();
-    limits.max_storage_buffers_per_shader_stage > 0 && limits.max_storage_buffer_binding_size > 0
-}
-
 /// Checks every size the upload will need against the device's limits.
 pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), RenderError> {
     let limits = device.limits();
@@ -400,6 +394,7 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
     if let Some(atlas) = &model.impostor {
         crate::model::impostor::check_limits(device, model, atlas)?;
     }
+    let storage = has_storage_buffers(device);
     for (l, lod) in model.lods.iter().enumerate() {
         let vb = std::mem::size_of_val(lod.vertices.as_slice()) as u64;
         too_big(
@@ -407,7 +402,7 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
             vb,
             limits.max_buffer_size,
         )?;
-        if has_storage_buffers(device) {
+        if storage {
             too_big(
                 &format!("LOD {l} vertex buffer as storage"),
                 vb,

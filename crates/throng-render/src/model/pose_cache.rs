@@ -156,13 +156,13 @@ impl PoseCache {
             .collect();
         fresh.sort_by_key(|m| m.key());
         fresh.dedup_by_key(|m| m.key());
+        if fresh.is_empty() {
+            return Ok(0.0);
+        }
         // The packaged path binds nothing from here.
         let Some(bindings) = self.bindings.clone() else {
             return Ok(0.0);
         };
-        if fresh.is_empty() {
-            return Ok(0.0);
-        }
         let start = Instant::now();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng pose-cache fill"),

@@ -34,28 +34,6 @@ pub fn canvas_size(canvas: &web_sys::HtmlCanvasElement) -> (u32, u32) {
     (w, h)
 }
 
-/// Frames per second, counted over half-second windows.
-#[derive(Default)]
-pub struct Rate {
-    start_ms: Option<f64>,
-    frames: u32,
-}
-
-impl Rate {
-    /// Counts a frame at `now_ms`; returns the rate when a window ends.
-    pub fn tick(&mut self, now_ms: f64) -> Option<f64> {
-        let start = *self.start_ms.get_or_insert(now_ms);
-        self.frames += 1;
-        let spent = now_ms - start;
-        (spent >= 500.0).then(|| {
-            let fps = f64::from(self.frames) * 1e3 / spent;
-            self.start_ms = Some(now_ms);
-            self.frames = 0;
-            fps
-        })
-    }
-}
-
 /// Pointers down on the canvas, by id: where each was last.
 #[derive(Default)]
 struct Pointers(HashMap<i32, (f32, f32)>);

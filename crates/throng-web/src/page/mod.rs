@@ -49,7 +49,7 @@ struct Page {
     backend: &'static str,
     frames: u32,
     last_ms: Option<f64>,
-    fps: input::Rate,
+    fps: Rate,
     stats: Option<web_sys::HtmlElement>,
     /// The format the scene draws in (sRGB).
     draw_format: wgpu::TextureFormat,
@@ -156,7 +156,7 @@ async fn run() -> Result<()> {
         backend,
         frames: 0,
         last_ms: None,
-        fps: input::Rate::default(),
+        fps: Rate::default(),
         stats,
         draw_format: view,
         srgb: None,
@@ -285,4 +285,26 @@ fn frame(page: &mut Page, now_ms: f64) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Frames per second, counted over half-second windows.
+#[derive(Default)]
+pub struct Rate {
+    start_ms: Option<f64>,
+    frames: u32,
+}
+
+impl Rate {
+    /// Counts a frame at `now_ms`; returns the rate when a window ends.
+    pub fn tick(&mut self, now_ms: f64) -> Option<f64> {
+        let start = *self.start_ms.get_or_insert(now_ms);
+        self.frames += 1;
+        let spent = now_ms - start;
+        (spent >= 500.0).then(|| {
+            let fps = f64::from(self.frames) * 1e3 / spent;
+            self.start_ms = Some(now_ms);
+            self.frames = 0;
+            fps
+        })
+    }
 }
