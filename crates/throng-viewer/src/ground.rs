@@ -9,8 +9,8 @@ use throng_core::math::Aabb;
 use throng_render::bind_groups::entries;
 use throng_render::{Lighting, PassPipeline};
 
-/// The WGSL source (`shaders/viewer/ground.wgsl`).
-pub const SHADER: &str = include_str!("../../../shaders/viewer/ground.wgsl");
+/// The WGSL source (`shaders/ground.wgsl`).
+pub const SHADER: &str = include_str!("../shaders/ground.wgsl");
 
 /// The full ground program: `ground.wgsl` composed with what it imports
 /// (the renderer's binding-free shadow filter).

@@ -15,7 +15,7 @@ use throng_render::PassPipeline;
 use throng_render::bind_groups::entries;
 
 /// The WGSL source.
-pub const SHADER: &str = include_str!("../../../shaders/viewer/lines.wgsl");
+pub const SHADER: &str = include_str!("../shaders/lines.wgsl");
 
 /// How many instances (nearest the eye, in view) get a skeleton.
 pub const NEAREST: usize = 20;
@@ -109,7 +109,7 @@ pub fn skeleton_lines(crowd: &Crowd, ids: &[InstanceId], out: &mut Vec<LineVerte
     }
 }
 
-/// Mirrors `Lines` in `shaders/viewer/lines.wgsl`.
+/// Mirrors `Lines` in `shaders/lines.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 struct LineUniforms {

@@ -1,168 +1,140 @@
-//! Throng's WGSL modules, embedded from the repository's `shaders/`
-//! folder, one constant each, and the table of them by name
+//! Throng's WGSL modules, embedded from the crate's own `shaders/`
+//! folder (the repository's top-level `shaders/` is a link to it), one
+//! constant each, and the table of them by name
 //! ([`MODULES`]).
 
 /// `shaders/skinning.wgsl`.
 pub const SKINNING: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/skinning.wgsl"
+    "/shaders/skinning.wgsl"
 ));
 /// `shaders/records_uniform.wgsl`.
 pub const RECORDS_UNIFORM: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/records_uniform.wgsl"
+    "/shaders/records_uniform.wgsl"
 ));
 /// `shaders/records_storage.wgsl`.
 pub const RECORDS_STORAGE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/records_storage.wgsl"
+    "/shaders/records_storage.wgsl"
 ));
 /// `shaders/draw.wgsl`.
-pub const DRAW: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/draw.wgsl"
-));
+pub const DRAW: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/draw.wgsl"));
 /// `shaders/pbr.wgsl`: physically based shading.
-pub const PBR: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/pbr.wgsl"
-));
+pub const PBR: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/pbr.wgsl"));
 /// `shaders/material.wgsl`: a submesh's material, decoded.
 pub const MATERIAL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/material.wgsl"
+    "/shaders/material.wgsl"
 ));
 /// Distance fog, applied at the end of shading.
-pub const FOG: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/fog.wgsl"
-));
+pub const FOG: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/fog.wgsl"));
 /// `shaders/shadow_filter.wgsl` (no bindings: usable by other crates'
 /// pipelines, e.g. a ground plane receiving the crowd's shadows).
 pub const SHADOW_FILTER: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/shadow_filter.wgsl"
+    "/shaders/shadow_filter.wgsl"
 ));
 /// `shaders/shadow_common.wgsl`.
 pub const SHADOW_COMMON: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/shadow_common.wgsl"
+    "/shaders/shadow_common.wgsl"
 ));
 /// `shaders/shadow_receiver.wgsl`: the crowd's shadows in a pipeline of
 /// the user's own, bound at group 1.
 pub const SHADOW_RECEIVER: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/shadow_receiver.wgsl"
+    "/shaders/shadow_receiver.wgsl"
 ));
 /// `shaders/shadow_receive.wgsl`.
 pub const SHADOW_RECEIVE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/shadow_receive.wgsl"
+    "/shaders/shadow_receive.wgsl"
 ));
 /// `shaders/shadow_cast.wgsl`.
 pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/shadow_cast.wgsl"
+    "/shaders/shadow_cast.wgsl"
 ));
 /// `shaders/compute_skin.wgsl`.
 pub const COMPUTE_SKIN: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/compute_skin.wgsl"
+    "/shaders/compute_skin.wgsl"
 ));
 /// `shaders/cpu_skinned.wgsl`.
 pub const CPU_SKINNED: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/cpu_skinned.wgsl"
+    "/shaders/cpu_skinned.wgsl"
 ));
 /// `shaders/instance_record.wgsl`.
 pub const INSTANCE_RECORD: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/instance_record.wgsl"
+    "/shaders/instance_record.wgsl"
 ));
 /// `shaders/dispatch.wgsl`: a per-item compute stage's invocation.
 pub const DISPATCH: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/dispatch.wgsl"
+    "/shaders/dispatch.wgsl"
 ));
 /// `shaders/clock.wgsl`.
-pub const CLOCK: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/clock.wgsl"
-));
+pub const CLOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/clock.wgsl"));
 /// `shaders/cull.wgsl`.
-pub const CULL: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/cull.wgsl"
-));
+pub const CULL: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/cull.wgsl"));
 /// `shaders/gpu_instance.wgsl`.
 pub const GPU_INSTANCE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/gpu_instance.wgsl"
+    "/shaders/gpu_instance.wgsl"
 ));
 /// `shaders/mirror.wgsl`.
-pub const MIRROR: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/mirror.wgsl"
-));
+pub const MIRROR: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/mirror.wgsl"));
 /// `shaders/light_fit.wgsl`.
 pub const LIGHT_FIT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/light_fit.wgsl"
+    "/shaders/light_fit.wgsl"
 ));
 /// `shaders/impostor.wgsl`.
 pub const IMPOSTOR: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/impostor.wgsl"
+    "/shaders/impostor.wgsl"
 ));
 /// `shaders/pose.wgsl`.
-pub const POSE: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/pose.wgsl"
-));
+pub const POSE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/pose.wgsl"));
 /// `shaders/palette.wgsl`.
-pub const PALETTE: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/palette.wgsl"
-));
+pub const PALETTE: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/palette.wgsl"));
 /// `shaders/vertex_words.wgsl`.
 pub const VERTEX_WORDS_MODULE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/vertex_words.wgsl"
+    "/shaders/vertex_words.wgsl"
 ));
 /// `shaders/octahedral.wgsl`.
 pub const OCTAHEDRAL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/octahedral.wgsl"
+    "/shaders/octahedral.wgsl"
 ));
 /// `shaders/pose_cache.wgsl`.
 pub const POSE_CACHE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/pose_cache.wgsl"
+    "/shaders/pose_cache.wgsl"
 ));
 /// `shaders/pose_fill.wgsl`.
 pub const POSE_FILL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/pose_fill.wgsl"
+    "/shaders/pose_fill.wgsl"
 ));
 /// `shaders/motion.wgsl`.
-pub const MOTION: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/motion.wgsl"
-));
+pub const MOTION: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/motion.wgsl"));
 /// `shaders/agent.wgsl`.
-pub const AGENT: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/agent.wgsl"
-));
+pub const AGENT: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/agent.wgsl"));
 /// `shaders/simulation.wgsl`: what a simulation hook imports.
 pub const SIMULATION: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/simulation.wgsl"
+    "/shaders/simulation.wgsl"
 ));
 /// `shaders/simulation_passes.wgsl`.
 pub const SIMULATION_PASSES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shaders/simulation_passes.wgsl"
+    "/shaders/simulation_passes.wgsl"
 ));
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.

@@ -21,7 +21,7 @@ fn every_program_parses_and_validates() {
 
 #[test]
 fn every_shader_file_is_known_and_used() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
