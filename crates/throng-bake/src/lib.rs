@@ -9,6 +9,27 @@
 //! the hash of a bake's inputs for up-to-date checks ([`provenance`]).
 //! The runtime crates never depend on this one (a test in
 //! `tests/tests/integration/crate_graph.rs` holds them to it).
+//!
+//! ## Example
+//!
+//! Bake a glTF file, look at what the report measured, and write the
+//! `.throng` the runtime reads:
+//!
+//! ```no_run
+//! use throng_bake::{BakeOptions, bake_file};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let options = BakeOptions::default();
+//! let (model, report) = bake_file("fox.glb".as_ref(), &options, &|done, total| {
+//!     eprint!("\rsampled {done} of {total} frames");
+//! })?;
+//! for warning in &report.warnings {
+//!     eprintln!("warning: {warning}");
+//! }
+//! throng_core::format::write_file(&model, "fox.throng".as_ref())?;
+//! # Ok(())
+//! # }
+//! ```
 
 mod accessor;
 mod assemble;

@@ -14,6 +14,23 @@
 //! * [`soak`]: the engine behind `throng soak`: a crowd under churn for a
 //!   set time, its memory and device bytes watched, its picture checked
 //!   against a CPU path's.
+//!
+//! ## Example
+//!
+//! The demo crowd every tool draws, framed by its camera, without a GPU:
+//!
+//! ```no_run
+//! use throng_bench::demo::{GridOptions, grid_crowd};
+//! use throng_crowd::ModelHandle;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ModelHandle::new(throng_core::format::read_file("fox.throng".as_ref())?)?;
+//! let options = GridOptions { count: 10_000, ..GridOptions::default() };
+//! let (crowd, _model_id, bounds) = grid_crowd(&model, &options)?;
+//! println!("{} instances over {:?}", crowd.len(), bounds);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod cpu_skinned;
 pub mod demo;

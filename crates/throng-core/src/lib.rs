@@ -29,6 +29,26 @@
 //! Data flows `glTF → Scene → BakedModel → .throng → BakedModel → GPU`; the
 //! runtime never sees a `Scene` (it is `throng_bake::Scene`, and the runtime
 //! crates do not depend on `throng-bake`).
+//!
+//! ## Example
+//!
+//! A `.throng` is validated as it is read: bytes that are not one are an error
+//! that says what is wrong, never a panic; and the crowd clock is fixed point,
+//! so the CPU and the GPU agree on every instance's clip time.
+//!
+//! ```
+//! use throng_core::clock::{Track, WrapMode, ticks_of};
+//! use throng_core::format::read_model;
+//!
+//! let error = read_model(b"not a baked model").unwrap_err();
+//! println!("{error}");
+//!
+//! // A 2 s clip, looped, started at 0.5 s at normal speed: at 2.25 s on the
+//! // crowd clock it plays at 0.75 s (2.25 + 0.5, wrapped at 2).
+//! let track = Track::new(0.5, 1.0, 2.0, WrapMode::Loop, true);
+//! let t = track.clip_time(ticks_of(2.25), 2.0, WrapMode::Loop);
+//! assert!((t - 0.75).abs() < 1e-4, "{t}");
+//! ```
 
 pub mod baked;
 pub mod clock;

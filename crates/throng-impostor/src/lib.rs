@@ -9,6 +9,24 @@
 //! codec (BC7 by default). The views, their blending and the plan are the
 //! contract crate's (`throng_core::impostor`); this crate is the bake-time
 //! part that needs a GPU. `throng-render` draws the result.
+//!
+//! ## Example
+//!
+//! An impostor captured for a baked model without one, on a headless adapter,
+//! within a 1 MiB atlas budget, with the plan's defaults:
+//!
+//! ```no_run
+//! use throng_core::impostor::PlanRequest;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = throng_core::format::read_file("fox.throng".as_ref())?;
+//! let model = throng_impostor::with_impostor(model, 1 << 20, PlanRequest::default(), None)?;
+//! let atlas = model.impostor.as_ref().expect("attached");
+//! println!("{:?} views, {} frames a clip", atlas.plan.views, atlas.plan.frames);
+//! throng_core::format::write_file(&model, "fox.throng".as_ref())?;
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod attach;
 pub mod capture;

@@ -29,6 +29,36 @@
 //! The floors' modules are re-exported here under their own names
 //! (`throng_render::cull`, `throng_render::model`, …), so callers need not
 //! know the floor a module lives on.
+//!
+//! ## Example
+//!
+//! A baked model uploaded and a crowd of it drawn headless into an image (a
+//! window's application records [`Renderer::prepare_draws`] and
+//! [`Renderer::draw`] into its own render pass instead; see the `throng`
+//! crate and the repository's `examples/`):
+//!
+//! ```no_run
+//! use throng_core::glam::{Mat4, Vec3};
+//! use throng_crowd::camera::Camera;
+//! use throng_crowd::{Crowd, ModelHandle, Spawn};
+//! use throng_render::{Gpu, GpuModel, Renderer, RendererOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ModelHandle::new(throng_core::format::read_file("fox.throng".as_ref())?)?;
+//! let mut crowd = Crowd::new();
+//! let fox = crowd.add_model(&model);
+//! crowd.spawn(fox, Spawn { transform: Mat4::IDENTITY, clip: Some(0), ..Spawn::default() })?;
+//!
+//! let gpu = Gpu::headless()?; // an error, not a panic, without an adapter
+//! let mut renderer = Renderer::headless(&gpu, RendererOptions::default())?;
+//! println!("drawing on {} by the {} path", gpu.adapter_summary(), renderer.path());
+//! let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &model)?;
+//! let camera = Camera::look_at(Vec3::new(0.0, 80.0, -250.0), Vec3::new(0.0, 50.0, 0.0), Vec3::Y, 0.8, 1.0, 1.0, 1e4);
+//! let (image, _stats) = renderer.render_image(&gpu, (512, 512), &camera, &[&crowd], &[&gpu_model])?;
+//! image.save("fox.png")?;
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod base;
 pub mod device;
