@@ -4,7 +4,7 @@
 //! (toon bands and a rim light), which imports Throng's WGSL modules and is
 //! composed with them into the crowd's pipelines (`RendererOptions::fragment`).
 
-use throng_render::CustomFragment;
+use throng::render::CustomFragment;
 
 /// The application's shading: its own WGSL, composed with Throng's modules.
 fn toon() -> CustomFragment {

@@ -1,6 +1,6 @@
 //! A flock steered on the GPU: the application's side of Throng's
 //! simulation hook (`examples/flock.wgsl`, run by
-//! [`throng_render::Simulation`]). [`flock_crowd`] hands every Fox to the
+//! [`throng::render::Simulation`]). [`flock_crowd`] hands every Fox to the
 //! GPU ([`Motion::Simulated`]) walking at a speed of its own;
 //! [`flock_simulation`] compiles the hook with the flock's settings bound
 //! in its own `@group(1)`. Throng sets each Fox's walk playback to its
@@ -9,8 +9,8 @@
 use anyhow::{Context, Result};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Quat, Vec3};
-use throng_crowd::crowd::{Crowd, ModelHandle, Motion, Spawn};
-use throng_render::{Simulation, SimulationHook};
+use throng::crowd::crowd::{Crowd, ModelHandle, Motion, Spawn};
+use throng::render::{Simulation, SimulationHook};
 use wgpu::util::DeviceExt;
 
 /// The hook.

@@ -1,7 +1,7 @@
 // The application's ground: a checkered square at height 0, darkened where
 // the crowd's shadow map says the light is blocked. Throng's
 // shadow_receiver module declares the shadow map's bindings (group 1, bound
-// from throng_render::Renderer::shadow_receiver()) and filters it.
+// from throng::render::Renderer::shadow_receiver()) and filters it.
 
 // #import shadow_receiver
 

@@ -15,10 +15,10 @@ pub mod window;
 
 use anyhow::{Context, Result};
 use glam::{Mat4, Vec3};
-use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::renderer::DEPTH_FORMAT;
-use throng_render::{
+use throng::crowd::camera::Camera;
+use throng::crowd::crowd::{Crowd, ModelHandle, Spawn};
+use throng::render::renderer::DEPTH_FORMAT;
+use throng::render::{
     CustomFragment, FrameStats, GpuModel, PassPipeline, Renderer, RendererOptions,
 };
 
@@ -38,7 +38,7 @@ pub const SAMPLES: u32 = 4;
 /// keep in step with the format, and the bake checks itself.
 pub fn bake_fox() -> Result<ModelHandle> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/khronos_Fox.glb");
-    let (model, _) = throng_bake::bake_file(&path, &Default::default(), &|_, _| {})
+    let (model, _) = throng::bake::bake_file(&path, &Default::default(), &|_, _| {})
         .with_context(|| format!("baking {}", path.display()))?;
     Ok(ModelHandle::new(model)?)
 }
@@ -129,7 +129,7 @@ impl Ground {
         let shadows = renderer
             .shadow_receiver()
             .context("the ground needs the crowd's shadows")?;
-        let source = throng_render::shader::compose("ground.wgsl", GROUND_WGSL, None)?;
+        let source = throng::render::shader::compose("ground.wgsl", GROUND_WGSL, None)?;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("ground"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -330,7 +330,7 @@ impl Scene {
         // Simulated instances exist only on the GPU: the GPU-driven path.
         let options = RendererOptions {
             sample_count: SAMPLES,
-            path: throng_render::PathChoice::GpuDriven,
+            path: throng::render::PathChoice::GpuDriven,
             ..Default::default()
         };
         let flock::Flock { crowd, params, .. } = flock::flock_crowd(handle, agents)?;

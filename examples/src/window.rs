@@ -3,16 +3,16 @@
 //! crowd, orbits the camera and draws [`Scene::render`] into the surface.
 //! When the device is lost it builds surface, device and scene again on the
 //! same window and keeps the crowd and camera (Throng's `DeviceLost`
-//! recovery, `throng_render::device_loss`). Nothing else in it is Throng's;
+//! recovery, `throng::render::device_loss`). Nothing else in it is Throng's;
 //! it is what any wgpu application already has.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use throng_crowd::crowd::ModelHandle;
-use throng_render::device_loss::DeviceLoss;
-use throng_render::{CustomFragment, RenderError};
+use throng::crowd::crowd::ModelHandle;
+use throng::render::device_loss::DeviceLoss;
+use throng::render::{CustomFragment, RenderError};
 
 /// Makes the scene a window draws, once its device exists.
 pub type MakeScene = Box<dyn Fn(AppGpu, wgpu::TextureFormat, &ModelHandle) -> Result<Scene>>;

@@ -13,12 +13,12 @@
 use std::sync::OnceLock;
 
 use image::RgbaImage;
-use throng_crowd::crowd::ModelHandle;
-use throng_examples::{Ground, SAMPLES, SKY, Scene, bake_fox, ground_size};
-use throng_render::{
+use throng::crowd::crowd::ModelHandle;
+use throng::render::{
     CustomFragment, Gpu, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
     require_gpu,
 };
+use throng_examples::{Ground, SAMPLES, SKY, Scene, bake_fox, ground_size};
 use throng_tests::golden::{MAX_MEAN_LEVEL_DIFFERENCE, assert_images_match, compare};
 
 const SIZE: (u32, u32) = (256, 256);

@@ -12,11 +12,11 @@
 //!   changes as they walk.
 
 use glam::Vec3;
-use throng_core::clock::TICKS_PER_SECOND;
-use throng_crowd::crowd::InstanceId;
+use throng::core::clock::TICKS_PER_SECOND;
+use throng::crowd::crowd::InstanceId;
+use throng::render::{OFFSCREEN_FORMAT, Offscreen, require_gpu};
 use throng_examples::flock::flock_crowd;
 use throng_examples::{Scene, bake_fox};
-use throng_render::{OFFSCREEN_FORMAT, Offscreen, require_gpu};
 
 const SIZE: (u32, u32) = (256, 192);
 const AGENTS: u32 = 3000;

@@ -3,3 +3,4 @@
 
 mod embedding;
 mod flock;
+mod readme;

@@ -13,14 +13,16 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Crates that run in a user's application.
-const RUNTIME: [&str; 3] = ["throng-core", "throng-crowd", "throng-render"];
+/// Crates that run in a user's application: the runtime's three and the
+/// façade `throng` with its default features (its offline crates are
+/// optional, behind its `bake` feature).
+const RUNTIME: [&str; 4] = ["throng-core", "throng-crowd", "throng-render", "throng"];
 
 /// What the runtime must never link.
 const OFFLINE: [&str; 2] = ["throng-bake", "gltf"];
 
-/// Normal (not dev, not build) dependencies declared by every workspace
-/// package, by package name. Third-party crates appear as leaves: the rule is
+/// Normal (not dev, not build, not optional: what default features link)
+/// dependencies declared by every workspace package, by package name. Third-party crates appear as leaves: the rule is
 /// about what the workspace's own crates pull in, and `--no-deps` needs no
 /// registry (a full resolve would want every platform's crates downloaded).
 fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
@@ -48,7 +50,7 @@ fn normal_dependencies() -> BTreeMap<String, BTreeSet<String>> {
             .as_array()
             .expect("dependencies")
             .iter()
-            .filter(|d| d["kind"].is_null())
+            .filter(|d| d["kind"].is_null() && d["optional"] != Value::Bool(true))
             .map(|d| d["name"].as_str().expect("dependency name").to_owned())
             .collect();
         graph.insert(name, deps);
