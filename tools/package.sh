@@ -11,7 +11,9 @@
 #                             headless frame, then `throng` installed with
 #                             `cargo install --path crates/throng-cli` and
 #                             run from an unrelated folder: bake a glb
-#                             copied there, inspect it, render it
+#                             copied there, inspect it, render it; and
+#                             throng-bevy (a workspace of its own) packaged
+#                             and built from its package against them
 #
 # Crates marked `publish = false` (tests, fuzz bodies, examples, the web
 # page, plotting) are left out, read from `cargo metadata`; a new crate is
@@ -25,6 +27,8 @@ root=$PWD
 # workspace's [profile] does not travel with a package), so they cannot
 # reuse the workspace's artifacts, and the three reuse each other's.
 pkg_target=$root/target/package-build
+# One version for every crate ([workspace.package]).
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 # A user's build has debug info; these builds only have to succeed, and
 # without it they stay a fraction of the size (CI's disk is small).
 export CARGO_PROFILE_DEV_DEBUG=false
@@ -49,6 +53,70 @@ package() {
     for crate in "$pkg_target"/package/*.crate; do
         printf '  %8s  %s\n' "$(du -k "$crate" | cut -f1) KiB" "$(basename "$crate")"
     done
+}
+
+# throng-bevy, a workspace of its own (Bevy declares a newer rust-version
+# than this toolchain): packaged against the Throng packages above, then
+# verified as cargo would, by building it from its .crate in a folder outside
+# the repository with crates.io's Throng crates patched to those packages —
+# with --ignore-rust-version, the Bevy workspace's lock file and its profile,
+# so the Bevy its tests built is reused (CI runs this after them).
+bevy() {
+    local pkg=$pkg_target/package patches=() name
+    for name in throng-core throng-crowd throng-render; do
+        patches+=(--config "patch.crates-io.$name.path=\"$pkg/$name-$version\"")
+    done
+    # The patch is for the package's resolution only: the workspace's lock
+    # file stays as it is.
+    cp crates/throng-bevy/Cargo.lock "$pkg_target/bevy.lock"
+    CARGO_TARGET_DIR=$pkg_target cargo package --manifest-path crates/throng-bevy/Cargo.toml \
+        -p throng-bevy --no-verify --allow-dirty --offline "${patches[@]}"
+    cp "$pkg_target/bevy.lock" crates/throng-bevy/Cargo.lock
+    printf '  %8s  %s\n' "$(du -k "$pkg/throng-bevy-$version.crate" | cut -f1) KiB" throng-bevy-$version.crate
+    # Built as a dependency of a small project outside the repository that
+    # also depends on what throng-bevy's tests do (throng-bake, image), so
+    # features unify as in the tests' build and Bevy is not built twice.
+    local dir
+    dir=$(mktemp -d)
+    mkdir -p "$dir/crates" "$dir/project/src"
+    for name in throng-core throng-crowd throng-render throng-bake throng-bevy; do
+        tar -xzf "$pkg/$name-$version.crate" -C "$dir/crates"
+    done
+    cat >"$dir/project/Cargo.toml" <<TOML
+[package]
+name = "throng-bevy-consumer"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+throng-bevy = "$version"
+throng-bake = "$version"
+image = { version = "0.25.10", default-features = false, features = ["png"] }
+
+[patch.crates-io]
+throng-core = { path = "$dir/crates/throng-core-$version" }
+throng-crowd = { path = "$dir/crates/throng-crowd-$version" }
+throng-render = { path = "$dir/crates/throng-render-$version" }
+throng-bake = { path = "$dir/crates/throng-bake-$version" }
+throng-bevy = { path = "$dir/crates/throng-bevy-$version" }
+
+[workspace]
+TOML
+    echo 'pub use throng_bevy::ThrongPlugin;' >"$dir/project/src/lib.rs"
+    cp "$pkg_target/bevy.lock" "$dir/project/Cargo.lock"
+    echo "tools/package.sh: building throng-bevy from its package in $dir"
+    (
+        cd "$dir/project"
+        CARGO_INCREMENTAL=0 cargo build --offline --ignore-rust-version --quiet \
+            --target-dir "$root/target" \
+            --config 'profile.dev.opt-level=1' \
+            --config 'profile.dev.debug="line-tables-only"' \
+            --config 'profile.dev.package."*".opt-level=1' \
+            --config 'profile.dev.package."*".debug=false'
+    )
+    rm -rf "$dir"
+    echo "tools/package.sh: throng-bevy builds from its package"
 }
 
 # The consumer project (tools/consumer), copied out of the repository, with
@@ -110,10 +178,12 @@ installed() {
 case "${1:-}" in
     "") package ;;
     consumer) consumer ;;
+    bevy) bevy ;;
     installed) installed ;;
     test)
         package
         consumer
+        bevy
         installed
         ;;
     *)

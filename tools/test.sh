@@ -85,17 +85,6 @@ step "tests (GL): cli" gl --test cli -- bench_smoke:: resource_limits:: walking_
 step "tests (GL): integration" gl --test integration -- attachments:: morphs:: tangents::
 step "tests (GL): app, cpu_skinned, smoke" gl --test app --test cpu_skinned --test smoke
 
-# The crates as a user outside the repository gets them (docs/RELEASING.md):
-# every publishable crate packaged and verified, a consumer project built
-# against the packages (not the workspace's paths) drawing a frame, and the
-# `throng` command installed and run from an unrelated folder. Then the
-# minimum Rust the manifests declare: the workspace checked with that
-# toolchain (the viewer declares egui's newer one and is left out).
-step "package: verify, consumer, install" tools/package.sh test
-msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
-rustup toolchain list | grep -q "^$msrv" || rustup toolchain install "$msrv" --profile minimal
-step "rust $msrv: check" cargo "+$msrv" check --workspace --exclude throng-viewer --quiet
-
 # The web build (crates/throng-web, docs/WEB.md): the runtime crates and the
 # page compile for wasm32 and lint clean there (the page's browser glue
 # exists only on wasm32); then the browser test: headless Chromium opens the
@@ -116,4 +105,18 @@ step "bevy: format" cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- -
 step "bevy: clippy" cargo clippy "${bevy[@]}" --all-targets -- -D warnings
 step "bevy: docs" env RUSTDOCFLAGS="-D warnings" cargo doc "${bevy[@]}" --no-deps --quiet
 step "bevy: tests" cargo test "${bevy[@]}"
+
+# The crates as a user outside the repository gets them (docs/RELEASING.md):
+# every publishable crate packaged and verified, a consumer project built
+# against the packages (not the workspace's paths) drawing a frame, and the
+# `throng` command installed and run from an unrelated folder, and
+# throng-bevy built from its package (after the Bevy tests, whose Bevy it
+# reuses). Then the minimum Rust the manifests declare: the workspace
+# checked with that toolchain (the viewer declares egui's newer one and is
+# left out).
+step "package: verify, bevy, consumer, install" tools/package.sh test
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
+rustup toolchain list | grep -q "^$msrv" || rustup toolchain install "$msrv" --profile minimal
+step "rust $msrv: check" cargo "+$msrv" check --workspace --exclude throng-viewer --quiet
+
 echo "tools/test.sh: target folder $(du -sh target | cut -f1)"
