@@ -7,8 +7,8 @@ use throng_tests::repo_root;
 
 /// The first ```` ```rust,no_run ```` block of a Markdown file.
 fn first_rust_block(path: &std::path::Path) -> String {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let start = text
         .find("```rust,no_run\n")
         .unwrap_or_else(|| panic!("{} has no ```rust,no_run block", path.display()))
