@@ -22,18 +22,32 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-# The packages' own builds (verification, the consumer, the installed CLI)
-# share one target folder of their own: their profile is a user's (the
-# workspace's [profile] does not travel with a package), so they cannot
-# reuse the workspace's artifacts, and the three reuse each other's.
-pkg_target=$root/target/package-build
+# The packages' own builds (verification, the consumer, throng-bevy's) go
+# into the workspace's target folder with the workspace's [profile.dev] given
+# on the command line (a package's manifest does not carry it), so every
+# dependency built for the tests with the same version and features is
+# reused rather than built again. The .crate files land in target/package/.
+pkg=$root/target/package
 # One version for every crate ([workspace.package]).
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
-# A user's build has debug info; these builds only have to succeed, and
-# without it they stay a fraction of the size (CI's disk is small).
-export CARGO_PROFILE_DEV_DEBUG=false
-export CARGO_PROFILE_RELEASE_DEBUG=false
-# Built once each: incremental state would only double the folder.
+# A manifest's [profile.dev] (with its [profile.dev.package.*]) as --config
+# arguments, one per line.
+profile_args() {
+    python3 -c '
+import json, sys, tomllib
+dev = tomllib.load(open(sys.argv[1], "rb"))["profile"]["dev"]
+for key, value in dev.items():
+    tables = value.items() if key == "package" else []
+    for name, table in tables:
+        for k, v in table.items():
+            print("--config")
+            print(f"profile.dev.package.{json.dumps(name)}.{k}={json.dumps(v)}")
+    if key != "package":
+        print("--config")
+        print(f"profile.dev.{key}={json.dumps(value)}")
+' "$1"
+}
+mapfile -t ws_profile < <(profile_args Cargo.toml)
 export CARGO_INCREMENTAL=0
 
 unpublished() {
@@ -48,9 +62,9 @@ package() {
     local exclude=()
     for name in $(unpublished); do exclude+=(--exclude "$name"); done
     echo "tools/package.sh: cargo package --workspace ${exclude[*]}"
-    CARGO_TARGET_DIR=$pkg_target cargo package --workspace "${exclude[@]}" --allow-dirty --offline
+    cargo package --workspace "${exclude[@]}" --allow-dirty --offline "${ws_profile[@]}"
     echo "tools/package.sh: package sizes (compressed .crate)"
-    for crate in "$pkg_target"/package/*.crate; do
+    for crate in "$pkg"/*.crate; do
         printf '  %8s  %s\n' "$(du -k "$crate" | cut -f1) KiB" "$(basename "$crate")"
     done
 }
@@ -62,16 +76,17 @@ package() {
 # with --ignore-rust-version, the Bevy workspace's lock file and its profile,
 # so the Bevy its tests built is reused (CI runs this after them).
 bevy() {
-    local pkg=$pkg_target/package patches=() name
+    local patches=() name bevy_profile
+    mapfile -t bevy_profile < <(profile_args crates/throng-bevy/Cargo.toml)
     for name in throng-core throng-crowd throng-render; do
         patches+=(--config "patch.crates-io.$name.path=\"$pkg/$name-$version\"")
     done
     # The patch is for the package's resolution only: the workspace's lock
     # file stays as it is.
-    cp crates/throng-bevy/Cargo.lock "$pkg_target/bevy.lock"
-    CARGO_TARGET_DIR=$pkg_target cargo package --manifest-path crates/throng-bevy/Cargo.toml \
+    cp crates/throng-bevy/Cargo.lock "$pkg/bevy.lock"
+    cargo package --manifest-path crates/throng-bevy/Cargo.toml --target-dir "$root/target" \
         -p throng-bevy --no-verify --allow-dirty --offline "${patches[@]}"
-    cp "$pkg_target/bevy.lock" crates/throng-bevy/Cargo.lock
+    cp "$pkg/bevy.lock" crates/throng-bevy/Cargo.lock
     printf '  %8s  %s\n' "$(du -k "$pkg/throng-bevy-$version.crate" | cut -f1) KiB" throng-bevy-$version.crate
     # Built as a dependency of a small project outside the repository that
     # also depends on what throng-bevy's tests do (throng-bake, image), so
@@ -104,16 +119,12 @@ throng-bevy = { path = "$dir/crates/throng-bevy-$version" }
 [workspace]
 TOML
     echo 'pub use throng_bevy::ThrongPlugin;' >"$dir/project/src/lib.rs"
-    cp "$pkg_target/bevy.lock" "$dir/project/Cargo.lock"
+    cp "$pkg/bevy.lock" "$dir/project/Cargo.lock"
     echo "tools/package.sh: building throng-bevy from its package in $dir"
     (
         cd "$dir/project"
-        CARGO_INCREMENTAL=0 cargo build --offline --ignore-rust-version --quiet \
-            --target-dir "$root/target" \
-            --config 'profile.dev.opt-level=1' \
-            --config 'profile.dev.debug="line-tables-only"' \
-            --config 'profile.dev.package."*".opt-level=1' \
-            --config 'profile.dev.package."*".debug=false'
+        cargo build --offline --ignore-rust-version --quiet \
+            --target-dir "$root/target" "${bevy_profile[@]}"
     )
     rm -rf "$dir"
     echo "tools/package.sh: throng-bevy builds from its package"
@@ -129,7 +140,7 @@ consumer() {
     {
         echo
         echo "[patch.crates-io]"
-        for crate in "$pkg_target"/package/*.crate; do
+        for crate in "$pkg"/*.crate; do
             tar -xzf "$crate" -C "$dir/crates"
             local base name
             base=$(basename "$crate" .crate)
@@ -145,7 +156,7 @@ consumer() {
             echo "tools/package.sh: the consumer reaches into the repository" >&2
             exit 1
         fi
-        CARGO_TARGET_DIR=$pkg_target cargo run --offline --quiet -- \
+        cargo run --offline --quiet --target-dir "$root/target" "${ws_profile[@]}" -- \
             "$root/assets/khronos_Fox.glb" "$dir"
     )
     rm -rf "$dir"

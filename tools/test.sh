@@ -111,12 +111,12 @@ step "bevy: tests" cargo test "${bevy[@]}"
 # against the packages (not the workspace's paths) drawing a frame, and the
 # `throng` command installed and run from an unrelated folder, and
 # throng-bevy built from its package (after the Bevy tests, whose Bevy it
-# reuses). Then the minimum Rust the manifests declare: the workspace
-# checked with that toolchain (the viewer declares egui's newer one and is
-# left out).
+# reuses). Then the minimum Rust the manifests declare: the published
+# library crates and the command checked with that toolchain (the viewer
+# declares egui's newer one; throng-bevy, Bevy's).
 step "package: verify, bevy, consumer, install" tools/package.sh test
 msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 rustup toolchain list | grep -q "^$msrv" || rustup toolchain install "$msrv" --profile minimal
-step "rust $msrv: check" cargo "+$msrv" check --workspace --exclude throng-viewer --quiet
+step "rust $msrv: check" cargo "+$msrv" check -p throng --features throng/bake -p throng-cli --quiet
 
 echo "tools/test.sh: target folder $(du -sh target | cut -f1)"
