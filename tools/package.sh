@@ -58,15 +58,32 @@ for p in json.load(sys.stdin)["packages"]:
         print(p["name"])'
 }
 
+# One line of the size list: a .crate's compressed size and name.
+print_size() {
+    printf '  %8s  %s\n' "$(du -k "$1" | cut -f1) KiB" "$(basename "$1")"
+}
+
+# Unpacks the packages of the crates named into DIR/crates and prints the
+# [patch.crates-io] section that points crates.io's names at them.
+unpack_patched() {
+    local dir=$1 name
+    shift
+    mkdir -p "$dir/crates"
+    echo
+    echo "[patch.crates-io]"
+    for name in "$@"; do
+        tar -xzf "$pkg/$name-$version.crate" -C "$dir/crates"
+        echo "$name = { path = \"$dir/crates/$name-$version\" }"
+    done
+}
+
 package() {
     local exclude=()
     for name in $(unpublished); do exclude+=(--exclude "$name"); done
     echo "tools/package.sh: cargo package --workspace ${exclude[*]}"
     cargo package --workspace "${exclude[@]}" --allow-dirty --offline "${ws_profile[@]}"
     echo "tools/package.sh: package sizes (compressed .crate)"
-    for crate in "$pkg"/*.crate; do
-        printf '  %8s  %s\n' "$(du -k "$crate" | cut -f1) KiB" "$(basename "$crate")"
-    done
+    for crate in "$pkg"/*.crate; do print_size "$crate"; done
 }
 
 # throng-bevy, a workspace of its own (Bevy declares a newer rust-version
@@ -87,16 +104,13 @@ bevy() {
     cargo package --manifest-path crates/throng-bevy/Cargo.toml --target-dir "$root/target" \
         -p throng-bevy --no-verify --allow-dirty --offline "${patches[@]}"
     cp "$pkg/bevy.lock" crates/throng-bevy/Cargo.lock
-    printf '  %8s  %s\n' "$(du -k "$pkg/throng-bevy-$version.crate" | cut -f1) KiB" throng-bevy-$version.crate
+    print_size "$pkg/throng-bevy-$version.crate"
     # Built as a dependency of a small project outside the repository that
     # also depends on what throng-bevy's tests do (throng-bake, image), so
     # features unify as in the tests' build and Bevy is not built twice.
     local dir
     dir=$(mktemp -d)
-    mkdir -p "$dir/crates" "$dir/project/src"
-    for name in throng-core throng-crowd throng-render throng-bake throng-bevy; do
-        tar -xzf "$pkg/$name-$version.crate" -C "$dir/crates"
-    done
+    mkdir -p "$dir/project/src"
     cat >"$dir/project/Cargo.toml" <<TOML
 [package]
 name = "throng-bevy-consumer"
@@ -109,15 +123,10 @@ throng-bevy = "$version"
 throng-bake = "$version"
 image = { version = "0.25.10", default-features = false, features = ["png"] }
 
-[patch.crates-io]
-throng-core = { path = "$dir/crates/throng-core-$version" }
-throng-crowd = { path = "$dir/crates/throng-crowd-$version" }
-throng-render = { path = "$dir/crates/throng-render-$version" }
-throng-bake = { path = "$dir/crates/throng-bake-$version" }
-throng-bevy = { path = "$dir/crates/throng-bevy-$version" }
-
 [workspace]
 TOML
+    unpack_patched "$dir" throng-core throng-crowd throng-render throng-bake throng-bevy \
+        >>"$dir/project/Cargo.toml"
     echo 'pub use throng_bevy::ThrongPlugin;' >"$dir/project/src/lib.rs"
     cp "$pkg/bevy.lock" "$dir/project/Cargo.lock"
     echo "tools/package.sh: building throng-bevy from its package in $dir"
@@ -136,18 +145,12 @@ consumer() {
     local dir
     dir=$(mktemp -d)
     cp -r tools/consumer "$dir/project"
-    mkdir "$dir/crates"
-    {
-        echo
-        echo "[patch.crates-io]"
-        for crate in "$pkg"/*.crate; do
-            tar -xzf "$crate" -C "$dir/crates"
-            local base name
-            base=$(basename "$crate" .crate)
-            name=${base%-*}
-            echo "$name = { path = \"$dir/crates/$base\" }"
-        done
-    } >>"$dir/project/Cargo.toml"
+    local names=() crate
+    for crate in "$pkg"/*-"$version".crate; do
+        crate=$(basename "$crate" .crate)
+        names+=("${crate%-"$version"}")
+    done
+    unpack_patched "$dir" "${names[@]}" >>"$dir/project/Cargo.toml"
     echo "tools/package.sh: the consumer project in $dir/project"
     (
         cd "$dir/project"
@@ -198,7 +201,7 @@ case "${1:-}" in
         installed
         ;;
     *)
-        echo "usage: tools/package.sh [test]" >&2
+        echo "usage: tools/package.sh [test|consumer|bevy|installed]" >&2
         exit 2
         ;;
 esac
