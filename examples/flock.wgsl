@@ -45,9 +45,10 @@ fn steer(agent: Agent, slot: u32) -> Agent {
     for (var dz = -1; dz <= 1; dz++) {
         for (var dx = -1; dx <= 1; dx++) {
             let range = neighbours_near(a.position, vec2<i32>(dx, dz));
+            let cell = near_cell_key(a.position, vec2<i32>(dx, dz));
             for (var k = range.x; k < range.y; k++) {
                 let n = neighbour(k);
-                if n.slot == slot {
+                if n.slot == slot || n.cell != cell {
                     continue;
                 }
                 let d = n.position.xz - p;

@@ -8,7 +8,7 @@
 
 use anyhow::{Context, Result};
 use bytemuck::{Pod, Zeroable};
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3, Vec4};
 use throng::crowd::crowd::{Crowd, ModelHandle, Motion, Spawn};
 use throng::render::{Simulation, SimulationHook};
 use wgpu::util::DeviceExt;
@@ -93,6 +93,7 @@ pub fn flock_crowd(handle: &ModelHandle, agents: u32) -> Result<Flock> {
             Motion::Simulated {
                 velocity,
                 ground_speed,
+                data: Vec4::ZERO,
             },
         )?;
     }

@@ -11,10 +11,15 @@
 //     for (var dz = -1; dz <= 1; dz++) {
 //         for (var dx = -1; dx <= 1; dx++) {
 //             let range = neighbours_near(agent.position, vec2<i32>(dx, dz));
+//             let cell = near_cell_key(agent.position, vec2<i32>(dx, dz));
 //             for (var k = range.x; k < range.y; k++) {
 //                 let n = neighbour(k);
-//                 if n.slot == slot { continue; }
+//                 if n.slot == slot || n.cell != cell { continue; }
 //                 ...
+//
+// (a bucket holds every cell that hashes to it: `n.cell != cell` skips
+// the other cells' agents, so counts and distances are exact; the
+// built-in steering modules — seek, avoid, navigation — do this for you).
 //
 // A hook may bind resources of its own in @group(1) (up to three storage
 // buffers: Throng's group uses five of the eight a device guarantees per
@@ -47,9 +52,10 @@ fn sim_cell_size() -> f32 {
     return sim.cell_size;
 }
 
-// The range of neighbour() indices in the cell `offset` cells (x, z) from
-// the one holding p: at most SIM_MAX_PER_CELL of its agents (and, rarely,
-// agents of another cell sharing its bucket: filter by distance).
+// The range of neighbour() indices in the bucket of the cell `offset`
+// cells (x, z) from the one holding p: at most SIM_MAX_PER_CELL of its
+// agents, and sometimes agents of other cells sharing its bucket (their
+// Neighbour.cell differs from near_cell_key's).
 fn neighbours_near(p: vec3<f32>, offset: vec2<i32>) -> vec2<u32> {
     let bucket = cell_bucket(cell_of(p, sim.cell_size) + offset);
     let last = arrayLength(&sim_cell_starts) - 1u;
@@ -57,6 +63,12 @@ fn neighbours_near(p: vec3<f32>, offset: vec2<i32>) -> vec2<u32> {
     let end = sim_cell_starts[min(bucket + 1u, last)];
     let count = arrayLength(&sim_neighbours);
     return vec2<u32>(min(start, count), min(min(end, start + SIM_MAX_PER_CELL), count));
+}
+
+// The key of the cell `offset` cells (x, z) from the one holding p: the
+// Neighbour.cell of the agents in it.
+fn near_cell_key(p: vec3<f32>, offset: vec2<i32>) -> u32 {
+    return cell_key(cell_of(p, sim.cell_size) + offset);
 }
 
 // Entry k of the neighbour grid (an agent at the start of the step).

@@ -28,7 +28,8 @@ pub struct GpuMotion {
     pub base: u32,
     /// A [`crate::clock::Track`] as four words (phase lo, hi, rate lo, hi):
     /// velocity: half the yaw, in turns; path: the distance along it; root
-    /// motion: the clip's playback.
+    /// motion: the clip's playback. Simulated: the agent's four user words
+    /// when it starts, as f32 bits.
     pub track: [u32; 4],
     /// Velocity: (velocity x, y, z, yaw rate). Path: (length, turn
     /// distance, unused, unused). Root motion: (the motion of one whole

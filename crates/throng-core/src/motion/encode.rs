@@ -55,7 +55,8 @@ impl GpuMotion {
     /// (the instance's stable slot), started afresh whenever `serial`
     /// differs from the agent's; `ground_speed` (units per second at
     /// playback speed 1; 0: leave playback alone) ties playback speed to
-    /// the agent's speed.
+    /// the agent's speed; `data` is what its four user words start as.
+    #[allow(clippy::too_many_arguments)]
     pub fn simulated(
         anchor_rows: [[f32; 4]; 3],
         now: u64,
@@ -63,11 +64,13 @@ impl GpuMotion {
         serial: u32,
         velocity: Vec3,
         ground_speed: f32,
+        data: [f32; 4],
     ) -> Self {
         let mut m = Self::anchored(anchor_rows, now, MotionKind::Simulated, WrapMode::Loop);
         m.base = agent;
         m.a = velocity.extend(ground_speed).to_array();
         m.b[0] = serial;
+        m.track = data.map(f32::to_bits);
         m
     }
 

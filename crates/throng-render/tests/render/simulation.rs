@@ -12,7 +12,7 @@
 //! * bad hooks and bad hand-overs are refused with errors naming what and
 //!   where, and the CPU paths refuse simulated crowds.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_core::clock::TICKS_PER_SECOND;
 use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelHandle, Motion, Spawn};
 use throng_render::{
@@ -105,6 +105,7 @@ fn a_drifting_hook_moves_agents_exactly_and_playback_follows_their_speed() {
                     Motion::Simulated {
                         velocity: v,
                         ground_speed: GROUND_SPEED,
+                        data: Vec4::ZERO,
                     },
                 )
                 .unwrap();
@@ -327,6 +328,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
                 Motion::Simulated {
                     velocity,
                     ground_speed,
+                    data: Vec4::ZERO,
                 },
             )
             .unwrap_err()
@@ -343,6 +345,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
     let fine = Motion::Simulated {
         velocity: Vec3::X,
         ground_speed: 0.0,
+        data: Vec4::ZERO,
     };
     crowd.set_motion(id, fine).unwrap();
     let e = crowd.attach(id, m, 0, Mat4::IDENTITY).unwrap_err();

@@ -98,7 +98,8 @@ impl Crowd {
             }
             MotionKind::Simulated => {
                 let v = Vec3::new(m.a[0], m.a[1], m.a[2]);
-                self.motions[d] = self.simulated_motion(d, anchor, v, m.a[3]);
+                let data = m.track.map(f32::from_bits);
+                self.motions[d] = self.simulated_motion(d, anchor, v, m.a[3], data);
             }
             MotionKind::Still => {}
         }

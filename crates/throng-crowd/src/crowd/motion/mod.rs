@@ -124,6 +124,10 @@ pub enum Motion {
         /// speed over it every step, for a looping clip; 0 leaves playback
         /// alone.
         ground_speed: f32,
+        /// The agent's four user words when it starts (`Agent::data` in
+        /// the hook): a goal, a group, a speed factor — whatever the
+        /// steering reads. Zero for none.
+        data: Vec4,
     },
 }
 
@@ -190,6 +194,7 @@ impl Crowd {
         anchor: [[f32; 4]; 3],
         velocity: Vec3,
         ground_speed: f32,
+        data: [f32; 4],
     ) -> GpuMotion {
         // 0 is what a fresh agent buffer holds: never a serial.
         self.sim_serial = self.sim_serial.wrapping_add(1).max(1);
@@ -200,6 +205,7 @@ impl Crowd {
             self.sim_serial,
             velocity,
             ground_speed,
+            data,
         )
     }
 
@@ -261,7 +267,11 @@ impl Crowd {
             Motion::Simulated {
                 velocity,
                 ground_speed,
+                data,
             } => {
+                if !data.is_finite() {
+                    return Err(bad(&format!("simulated agent data {data} must be finite")));
+                }
                 if !velocity.is_finite() || !ground_speed.is_finite() {
                     return Err(bad(&format!(
                         "simulated velocity {velocity} and ground speed {ground_speed} must be finite"
@@ -374,7 +384,8 @@ impl Crowd {
             Motion::Simulated {
                 velocity,
                 ground_speed,
-            } => self.simulated_motion(d, anchor, velocity, ground_speed),
+                data,
+            } => self.simulated_motion(d, anchor, velocity, ground_speed, data.to_array()),
             Motion::Path {
                 path,
                 speed,
