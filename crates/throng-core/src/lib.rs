@@ -18,6 +18,7 @@
 //! * [`input_file`]: the one checked way to open what Throng reads (regular files only, size-capped).
 //! * [`clock`]: the crowd clock and analytic clip playback in fixed point, as the GPU computes it.
 //! * [`motion`]: analytic locomotion (velocity, paths, root motion) evaluated from the clock, as the GPU evaluates it.
+//! * [`navigation`]: a flow field as the GPU reads it (obstacles and goals; computed by `throng_crowd::navigation`).
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
 //! * [`pose`]: local-space pose arithmetic (affine products, TRS split, quaternion blends).
 //! * [`layers`]: animation layers (masks, override and additive) on the CPU, as the GPU's pre-pass computes them.
@@ -67,6 +68,7 @@ pub mod math;
 pub mod model;
 pub mod morph;
 pub mod motion;
+pub mod navigation;
 pub mod pose;
 pub mod pose_cache;
 pub mod provenance;
