@@ -37,7 +37,8 @@ pub struct GpuAgent {
     /// The serial of the hand-over the agent was started from (the
     /// motion's; a differing one starts it afresh).
     pub serial: u32,
-    /// The user's own four words, zero when the agent starts.
+    /// The user's own four words: `Motion::Simulated`'s `data` when the
+    /// agent starts.
     pub data: [f32; 4],
 }
 
@@ -52,8 +53,16 @@ pub struct GpuNeighbour {
     pub slot: u32,
     /// Velocity at the start of the frame.
     pub velocity: [f32; 3],
-    /// Padding to 32 bytes.
-    pub pad: u32,
+    /// Its grid cell's key ([`cell_key`]): several cells share a bucket,
+    /// so a hook tells its true neighbours by their cell.
+    pub cell: u32,
+}
+
+/// The key of grid cell `(x, z)`: both coordinates' low 16 bits, x in the
+/// low half. Cells 65,536 cells apart on an axis share a key (beyond any
+/// steering's reach). Mirrored by WGSL's `cell_key`.
+pub fn cell_key(x: i32, z: i32) -> u32 {
+    (x as u32 & 0xffff) | (z as u32) << 16
 }
 
 /// What every simulation pass reads (32 bytes), mirrored by WGSL's
@@ -77,4 +86,63 @@ pub struct SimulationParams {
     pub seconds: f32,
     /// Steps taken so far.
     pub step: u32,
+}
+
+/// The settings of Throng's built-in steering hook (`shaders/navigate.wgsl`,
+/// 32 bytes), mirrored by its WGSL `NavigateParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct NavigateParams {
+    /// An agent's radius, world units: agents keep two apart, and one from
+    /// obstacles.
+    pub radius: f32,
+    /// Cruising speed, world units per second.
+    pub speed: f32,
+    /// Fastest change of velocity, world units per second².
+    pub accel: f32,
+    /// Fastest turn, radians per second.
+    pub turn_rate: f32,
+    /// How far ahead neighbours are anticipated, seconds.
+    pub horizon: f32,
+    /// An agent within this distance of its goal point has arrived.
+    pub arrive: f32,
+    /// Seconds an arrived agent stands before leaving for another goal
+    /// (< 0: it stays).
+    pub dwell: f32,
+    /// Each agent's speed is `speed` times a factor of its own in
+    /// `1 ± speed_spread`.
+    pub speed_spread: f32,
+}
+
+/// One model's gaits on the GPU (48 bytes), mirrored by WGSL's `Gait` in
+/// `shaders/agent.wgsl`: which clip a simulated instance plays by its
+/// speed, and at what playback rate.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuGait {
+    /// Clip played standing ([`crate::gpu::GpuTrack::NO_CLIP`]: none, the walk
+    /// slows instead).
+    pub idle_clip: u32,
+    /// Clip played walking.
+    pub walk_clip: u32,
+    /// Clip played running ([`crate::gpu::GpuTrack::NO_CLIP`]: none, the walk
+    /// speeds up).
+    pub run_clip: u32,
+    /// 1: gaits are chosen for this model's agents; 0: not.
+    pub enabled: u32,
+    /// The walk's ground speed at playback speed 1, world units per second.
+    pub walk_speed: f32,
+    /// The run's ground speed at playback speed 1.
+    pub run_speed: f32,
+    /// Below this speed an agent idles.
+    pub idle_below: f32,
+    /// Above this speed it runs.
+    pub run_above: f32,
+    /// A threshold is crossed upward at `(1 + hysteresis)` times it and
+    /// downward at `(1 - hysteresis)` times it.
+    pub hysteresis: f32,
+    /// Seconds a change of gait cross-fades over.
+    pub fade: f32,
+    /// Padding to 48 bytes.
+    pub pad: [u32; 2],
 }

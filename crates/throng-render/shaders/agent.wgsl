@@ -13,7 +13,8 @@ struct Agent {
     velocity: vec3<f32>,
     // The hand-over it was started from (Throng's; a steer cannot change it).
     serial: u32,
-    // The user's own four words, zero when the agent starts.
+    // The user's own four words: Motion::Simulated's `data` when the agent
+    // starts.
     data: vec4<f32>,
 }
 
@@ -24,7 +25,25 @@ struct Neighbour {
     // The instance's dense slot.
     slot: u32,
     velocity: vec3<f32>,
-    pad: u32,
+    // Its grid cell's key (cell_key): buckets are shared, cells are not.
+    cell: u32,
+}
+
+// One model's gaits: its clips by speed. Mirrors
+// throng_core::simulation::GpuGait.
+struct Gait {
+    idle_clip: u32,
+    walk_clip: u32,
+    run_clip: u32,
+    enabled: u32,
+    walk_speed: f32,
+    run_speed: f32,
+    idle_below: f32,
+    run_above: f32,
+    hysteresis: f32,
+    fade: f32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Mirrors throng_core::simulation::SimulationParams.
@@ -46,6 +65,13 @@ fn cell_bucket(cell: vec2<i32>) -> u32 {
     h = h * 0x7feb352du;
     h = h ^ (h >> 15u);
     return h & (SIM_CELLS - 1u);
+}
+
+// The key of grid cell (x, z): both coordinates' low 16 bits. Mirrors
+// throng_core::simulation::cell_key.
+fn cell_key(cell: vec2<i32>) -> u32 {
+    let c = bitcast<vec2<u32>>(cell) & vec2<u32>(0xffffu);
+    return c.x | (c.y << 16u);
 }
 
 // The grid cell of world position p, for cells of side `size`.

@@ -72,7 +72,10 @@ pub use base::{error, fog, options, shader, uniforms};
 pub use device::{context, device_loss, image_diff, image_file, map_state, offscreen, timer};
 pub use draw::{shadow, targets};
 pub use model::{impostor, look, pose_cache};
-pub use passes::{compute, cull, light_fit, mirror, motion, palette, readback, simulation};
+pub use passes::{
+    compute, cull, gaits, light_fit, mirror, motion, navigate, navigation, palette, readback,
+    simulation,
+};
 pub use program::{bind_groups, pipeline};
 
 /// A model's materials on the GPU (`model::material`, under its former name).

@@ -24,17 +24,29 @@
 //! [`SimulationHook::cell_size`] wide), the hook's steering, and apply. The
 //! agents are double-buffered by stable instance slot, so despawning other
 //! instances (which moves dense slots) never mixes agents up.
+//!
+//! Two things a hook may have besides its own `@group(1)`: a flow field
+//! ([`Simulation::set_navigation`], for hooks that import `navigation`,
+//! bound in `@group(2)`; see [`crate::passes::navigation`]) and, per
+//! model, gaits chosen by speed ([`Simulation::set_gaits`]; see
+//! [`crate::passes::gaits`]). Throng's own hook, built from the modules
+//! any hook can import, is [`crate::passes::navigate`].
 
 use throng_core::clock::TICKS_PER_SECOND;
-use throng_core::simulation::{GpuAgent, GpuNeighbour, SIM_CELLS, SIM_MAX_DT, SimulationParams};
-use throng_crowd::crowd::Crowd;
+use throng_core::simulation::{
+    GpuAgent, GpuGait, GpuNeighbour, SIM_CELLS, SIM_MAX_DT, SimulationParams,
+};
+use throng_crowd::crowd::{Crowd, ModelId};
+use throng_crowd::navigation::FlowField;
 
 use crate::base::error::RenderError;
 use crate::base::shader::compose::{ShaderError, compose};
 use crate::base::shader::program::Program;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
 use crate::device::context::catch_device_errors;
+use crate::passes::gaits::Gaits;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
+use crate::passes::navigation::{NavigationBinding, navigation_layout};
 use crate::program::bind_groups::{SimStage, simulation_entries};
 
 /// A simulation hook as the user gives it.
@@ -62,6 +74,13 @@ pub struct Simulation {
     pipelines: Vec<wgpu::ComputePipeline>,
     wants_group: bool,
     group: Option<wgpu::BindGroup>,
+    /// The layout of `@group(2)`, for a hook that imports `navigation`.
+    navigation_layout: Option<wgpu::BindGroupLayout>,
+    navigation: Option<NavigationBinding>,
+    /// Gaits by model index, and whether `gait_buffer` is behind them.
+    gaits: Vec<GpuGait>,
+    gait_buffer: Grown,
+    gaits_dirty: bool,
     params: wgpu::Buffer,
     /// Agents by stable slot, double-buffered: `agents[latest]` holds the
     /// last step's.
@@ -101,6 +120,9 @@ impl Simulation {
             }
             .into());
         }
+        let navigation = source
+            .contains("\n// ---- navigation.wgsl\n")
+            .then(|| navigation_layout(device));
         let passes = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(Program::Simulation.label()),
             source: wgpu::ShaderSource::Wgsl(Program::Simulation.source().into()),
@@ -124,8 +146,11 @@ impl Simulation {
             });
             let steer = stage == SimStage::Steer;
             let mut groups = vec![Some(&layout)];
-            if steer && let Some(l) = hook.layout {
-                groups.push(Some(l));
+            if steer {
+                groups.push(hook.layout);
+                if let Some(n) = &navigation {
+                    groups.push(Some(n));
+                }
             }
             let what = if steer {
                 format!(
@@ -163,6 +188,15 @@ impl Simulation {
             pipelines,
             wants_group: hook.layout.is_some(),
             group: None,
+            navigation_layout: navigation,
+            navigation: None,
+            gaits: Vec::new(),
+            gait_buffer: Grown::new(
+                device,
+                "throng gaits",
+                STORAGE | wgpu::BufferUsages::COPY_DST,
+            ),
+            gaits_dirty: true,
             params: make(
                 device,
                 "throng simulation params",
@@ -188,6 +222,56 @@ impl Simulation {
     /// [`SimulationHook::layout`] gave.
     pub fn set_bind_group(&mut self, group: wgpu::BindGroup) {
         self.group = Some(group);
+    }
+
+    /// The flow field a hook that imports `navigation` follows (bound in
+    /// its `@group(2)`), replacing the previous one from the next step. A
+    /// hook that does not import `navigation` has no use for one: an error.
+    pub fn set_navigation(
+        &mut self,
+        device: &wgpu::Device,
+        field: &FlowField,
+    ) -> Result<(), RenderError> {
+        let Some(layout) = &self.navigation_layout else {
+            return Err(RenderError::Simulation(format!(
+                "{}: the hook does not import navigation, so it cannot follow a flow field",
+                self.file
+            )));
+        };
+        self.navigation = Some(NavigationBinding::new(device, layout, field)?);
+        Ok(())
+    }
+
+    /// Bytes of the flow field last set (0: none).
+    pub fn navigation_bytes(&self) -> u64 {
+        self.navigation.as_ref().map_or(0, |n| n.bytes)
+    }
+
+    /// `model`'s gaits in `crowd` (`None`: its simulated instances keep
+    /// their clip, its playback following their speed over their motion's
+    /// ground speed). Checked against the model's clips.
+    pub fn set_gaits(
+        &mut self,
+        crowd: &Crowd,
+        model: ModelId,
+        gaits: Option<&Gaits>,
+    ) -> Result<(), RenderError> {
+        let clips = crowd
+            .model(model)
+            .map_err(|e| RenderError::Simulation(format!("gaits: {e}")))?
+            .clips
+            .len();
+        let record = match gaits {
+            Some(g) => g.gpu(clips)?,
+            None => GpuGait::default(),
+        };
+        let i = model.0 as usize;
+        if self.gaits.len() <= i {
+            self.gaits.resize(i + 1, GpuGait::default());
+        }
+        self.gaits[i] = record;
+        self.gaits_dirty = true;
+        Ok(())
     }
 
     /// The hook's file name.
@@ -228,6 +312,12 @@ impl Simulation {
         if crowd.simulated_count() == 0 {
             return Ok(());
         }
+        if self.navigation_layout.is_some() && self.navigation.is_none() {
+            return Err(RenderError::Simulation(format!(
+                "{}: the hook imports navigation but no flow field was set (Simulation::set_navigation)",
+                self.file
+            )));
+        }
         if self.wants_group && self.group.is_none() {
             return Err(RenderError::Simulation(format!(
                 "{}: the hook has a group 1 layout but no bind group was set (Simulation::set_bind_group)",
@@ -246,6 +336,17 @@ impl Simulation {
         self.ranks.reserve(device, bytes_of::<u32>(len))?;
         self.neighbours
             .reserve(device, bytes_of::<GpuNeighbour>(len))?;
+        if self.gaits_dirty {
+            let records = if self.gaits.is_empty() {
+                vec![GpuGait::default()]
+            } else {
+                self.gaits.clone()
+            };
+            let bytes: &[u8] = bytemuck::cast_slice(&records);
+            self.gait_buffer.reserve(device, bytes.len() as u64)?;
+            queue.write_buffer(&self.gait_buffer.buffer, 0, bytes);
+            self.gaits_dirty = false;
+        }
         let params = SimulationParams {
             now_lo: now as u32,
             now_hi: (now >> 32) as u32,
@@ -273,7 +374,8 @@ impl Simulation {
                 9 => mirror.transforms(),
                 10 => mirror.states(),
                 11 => mirror.models(),
-                _ => mirror.clips(),
+                12 => mirror.clips(),
+                _ => &self.gait_buffer.buffer,
             }
         };
         let groups: Vec<wgpu::BindGroup> = SimStage::ALL
@@ -303,10 +405,13 @@ impl Simulation {
         for ((stage, pipeline), group) in SimStage::ALL.iter().zip(&self.pipelines).zip(&groups) {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
-            if *stage == SimStage::Steer
-                && let Some(user) = &self.group
-            {
-                pass.set_bind_group(1, user, &[]);
+            if *stage == SimStage::Steer {
+                if let Some(user) = &self.group {
+                    pass.set_bind_group(1, user, &[]);
+                }
+                if let Some(n) = &self.navigation {
+                    pass.set_bind_group(2, &n.group, &[]);
+                }
             }
             if *stage == SimStage::Scan {
                 pass.dispatch_workgroups(1, 1, 1);

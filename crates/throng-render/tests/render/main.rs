@@ -20,6 +20,7 @@ mod layers_readback;
 mod map_state_loom;
 mod morphs;
 mod motion;
+mod navigation;
 mod no_adapter;
 mod packages;
 mod pbr;

@@ -137,6 +137,27 @@ pub const SIMULATION_PASSES: &str = include_str!(concat!(
     "/shaders/simulation_passes.wgsl"
 ));
 
+/// `shaders/navigation.wgsl`: what a hook imports to follow a flow field around obstacles.
+pub const NAVIGATION: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/navigation.wgsl"
+));
+/// `shaders/steer_seek.wgsl`: goal seeking with arrival.
+pub const STEER_SEEK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/steer_seek.wgsl"
+));
+/// `shaders/steer_avoid.wgsl`: neighbour avoidance.
+pub const STEER_AVOID: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/steer_avoid.wgsl"
+));
+/// `shaders/navigate.wgsl`: Throng's built-in steering hook.
+pub const NAVIGATE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/navigate.wgsl"
+));
+
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.
 pub const MODULES: &[(&str, &str)] = &[
     ("skinning", SKINNING),
@@ -171,6 +192,10 @@ pub const MODULES: &[(&str, &str)] = &[
     ("agent", AGENT),
     ("simulation", SIMULATION),
     ("simulation_passes", SIMULATION_PASSES),
+    ("navigation", NAVIGATION),
+    ("steer_seek", STEER_SEEK),
+    ("steer_avoid", STEER_AVOID),
+    ("navigate", NAVIGATE),
 ];
 
 /// The source of module `name`.

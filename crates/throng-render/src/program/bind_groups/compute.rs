@@ -225,7 +225,7 @@ impl SimStage {
             SimStage::Scan => &[4, 6],
             SimStage::Fill => &[0, 3, 5, 6, 7],
             SimStage::Steer => &[0, 1, 3, 6, 7, 8],
-            SimStage::Apply => &[0, 1, 8, 9, 10, 11, 12],
+            SimStage::Apply => &[0, 1, 8, 9, 10, 11, 12, 13],
         }
     }
 }
@@ -234,12 +234,13 @@ impl SimStage {
 /// the agents before the step (2), each dense slot's agent at its start
 /// (3), the bucket counts (4), the ranks (5), the bucket starts (6), the
 /// neighbour grid (7), the agents after the step (8), the mirror's
-/// transforms (9) and states (10), the model (11) and clip (12) tables;
+/// transforms (9) and states (10), the model (11) and clip (12) tables,
+/// the models' gaits (13);
 /// `stage`: only the bindings that stage uses, read-only where it only
 /// reads (all of them, as the passes' module declares them, for `None`).
 pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
     use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuMotion, GpuTransform};
-    use throng_core::simulation::{GpuAgent, GpuNeighbour, SimulationParams};
+    use throng_core::simulation::{GpuAgent, GpuGait, GpuNeighbour, SimulationParams};
     let c = wgpu::ShaderStages::COMPUTE;
     let agent = std::mem::size_of::<GpuAgent>();
     // Writable in the passes' module: (binding, element size, written).
@@ -256,6 +257,7 @@ pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
         (10, std::mem::size_of::<GpuInstance>(), true),
         (11, std::mem::size_of::<GpuModelInfo>(), false),
         (12, std::mem::size_of::<GpuClip>(), false),
+        (13, std::mem::size_of::<GpuGait>(), false),
     ];
     let uses = |b: u32| stage.is_none_or(|s| s.bindings().contains(&b));
     // The steering reads what the passes write, and writes the agents.
@@ -279,6 +281,30 @@ pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
         }
     }
     entries
+}
+
+/// Group 2 of a simulation hook that imports `navigation`: the flow
+/// field's `NavigationParams` (0), its cells (1), each goal layer's box (2).
+pub fn navigation_entries() -> Entries {
+    use throng_core::navigation::{GpuNavCell, NavigationParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<NavigationParams>(), false),
+        storage(1, c, true, std::mem::size_of::<GpuNavCell>()),
+        storage(2, c, true, 16),
+    ]
+}
+
+/// Group 1 of Throng's built-in steering hook (`navigate.wgsl`): its
+/// `NavigateParams` (0).
+pub fn navigate_entries() -> Entries {
+    use throng_core::simulation::NavigateParams;
+    vec![uniform(
+        0,
+        wgpu::ShaderStages::COMPUTE,
+        std::mem::size_of::<NavigateParams>(),
+        false,
+    )]
 }
 
 /// Group 0 of the light fit: `LightFitParams` (0), the camera views' drawn

@@ -203,6 +203,26 @@ fn a_simulation_hook_composes_validates_and_binds_the_steering_layout() {
     check_bindings("idle hook", &module, &info, "steer_agents", &groups);
 }
 
+#[test]
+fn the_built_in_steering_hook_composes_validates_and_binds_its_three_groups() {
+    let src = throng_render::shader::compose(
+        "navigate.wgsl",
+        throng_render::shader::module_source("navigate").unwrap(),
+        None,
+    )
+    .unwrap();
+    let (module, info) = validated(&src);
+    let groups = [
+        Some(bind_groups::simulation_entries(Some(
+            bind_groups::SimStage::Steer,
+        ))),
+        Some(bind_groups::navigate_entries()),
+        Some(bind_groups::navigation_entries()),
+        None,
+    ];
+    check_bindings("navigate hook", &module, &info, "steer_agents", &groups);
+}
+
 /// The smallest pipeline of a user's own that receives the crowd's
 /// shadows.
 const RECEIVER: &str = "// #import shadow_receiver\n@fragment\nfn fs(@location(0) world: vec3<f32>) -> @location(0) vec4<f32> {\n    return vec4<f32>(crowd_light(world));\n}\n";

@@ -31,7 +31,7 @@ fn simulation_structs_match_their_rust_twins() {
             offset_of!(GpuNeighbour, position),
             offset_of!(GpuNeighbour, slot),
             offset_of!(GpuNeighbour, velocity),
-            offset_of!(GpuNeighbour, pad),
+            offset_of!(GpuNeighbour, cell),
         ],
     );
     check(
@@ -343,6 +343,80 @@ fn palette_structs_match_their_rust_twins() {
             offset_of!(PaletteParams, first_set),
             offset_of!(PaletteParams, pad),
             offset_of!(PaletteParams, pad) + 4,
+        ],
+    );
+}
+
+#[test]
+fn steering_structs_match_their_rust_twins() {
+    use throng_core::navigation::{GpuNavCell, NavigationParams};
+    use throng_core::simulation::{GpuGait, NavigateParams};
+    use throng_tests::wgsl::{struct_layout, validate};
+    check(
+        Program::Simulation,
+        "Gait",
+        size_of::<GpuGait>(),
+        &[
+            offset_of!(GpuGait, idle_clip),
+            offset_of!(GpuGait, walk_clip),
+            offset_of!(GpuGait, run_clip),
+            offset_of!(GpuGait, enabled),
+            offset_of!(GpuGait, walk_speed),
+            offset_of!(GpuGait, run_speed),
+            offset_of!(GpuGait, idle_below),
+            offset_of!(GpuGait, run_above),
+            offset_of!(GpuGait, hysteresis),
+            offset_of!(GpuGait, fade),
+            offset_of!(GpuGait, pad),
+            offset_of!(GpuGait, pad) + 4,
+        ],
+    );
+    // The navigation module's structs, in Throng's own hook.
+    let source =
+        throng_render::shader::compose("navigate.wgsl", throng_render::shader::NAVIGATE, None)
+            .unwrap();
+    let module = validate("navigate.wgsl", &source, naga::valid::Capabilities::all());
+    let same = |wgsl: &str, rust_size: usize, rust: &[usize]| {
+        let (members, size) = struct_layout(&module, wgsl);
+        let offsets: Vec<usize> = members.iter().map(|m| m.1 as usize).collect();
+        assert_eq!(offsets, rust, "{wgsl}: WGSL {members:?}");
+        assert_eq!(size as usize, rust_size, "{wgsl}: WGSL size {size}");
+    };
+    same(
+        "NavigationParams",
+        size_of::<NavigationParams>(),
+        &[
+            offset_of!(NavigationParams, origin_x),
+            offset_of!(NavigationParams, origin_z),
+            offset_of!(NavigationParams, cell_size),
+            offset_of!(NavigationParams, width),
+            offset_of!(NavigationParams, height),
+            offset_of!(NavigationParams, layers),
+            offset_of!(NavigationParams, pad),
+            offset_of!(NavigationParams, pad) + 4,
+        ],
+    );
+    same(
+        "NavCell",
+        size_of::<GpuNavCell>(),
+        &[
+            offset_of!(GpuNavCell, dir_x),
+            offset_of!(GpuNavCell, distance),
+            offset_of!(GpuNavCell, clearance),
+        ],
+    );
+    same(
+        "NavigateParams",
+        size_of::<NavigateParams>(),
+        &[
+            offset_of!(NavigateParams, radius),
+            offset_of!(NavigateParams, speed),
+            offset_of!(NavigateParams, accel),
+            offset_of!(NavigateParams, turn_rate),
+            offset_of!(NavigateParams, horizon),
+            offset_of!(NavigateParams, arrive),
+            offset_of!(NavigateParams, dwell),
+            offset_of!(NavigateParams, speed_spread),
         ],
     );
 }

@@ -33,12 +33,20 @@ fn every_shader_file_is_known_and_used() {
         on_disk, known,
         "shaders/ and throng_render::shader::MODULES disagree"
     );
-    // simulation.wgsl is validated composed with a hook, and
-    // shadow_receiver.wgsl with a receiving fragment stage (below).
+    // simulation.wgsl is validated composed with a hook, the steering
+    // modules composed into Throng's own hook (navigate.wgsl), and
+    // shadow_receiver.wgsl with a receiving fragment stage (bindings.rs).
     let used: BTreeSet<&str> = Program::ALL
         .iter()
         .flat_map(|p| p.modules())
-        .chain(["simulation", "shadow_receiver"])
+        .chain([
+            "simulation",
+            "navigate",
+            "navigation",
+            "steer_seek",
+            "steer_avoid",
+            "shadow_receiver",
+        ])
         .collect();
     for (name, text) in MODULES {
         assert!(

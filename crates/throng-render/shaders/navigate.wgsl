@@ -1,0 +1,123 @@
+// Throng's built-in steering hook (throng_render::navigate): agents walk to
+// goals around a scene's obstacles without walking through each other,
+// composed of the modules a hook of your own can use the same way:
+// navigation (the flow field), steer_seek (arrival, acceleration, turning)
+// and steer_avoid (anticipation and contact).
+//
+// An agent's four user words (Motion::Simulated's `data`):
+//   x: its goal layer (a goal of the flow field);
+//   y, z: its goal point (world x, z), chosen in the layer's goal box by
+//         the hook when w starts below 0;
+//   w: 0 while it walks, the clock's seconds when it arrived (> 0), or
+//      < 0: "choose my goal point".
+// Arrived agents stand on their point (back to it when pushed off); with
+// `dwell` ≥ 0 they leave after that many seconds for another goal layer
+// (patrol), with dwell < 0 they stay.
+
+// #import simulation
+// #import navigation
+// #import steer_seek
+// #import steer_avoid
+
+// Mirrors throng_core::simulation::NavigateParams.
+struct NavigateParams {
+    radius: f32,
+    speed: f32,
+    accel: f32,
+    turn_rate: f32,
+    horizon: f32,
+    arrive: f32,
+    dwell: f32,
+    speed_spread: f32,
+}
+
+@group(1) @binding(0) var<uniform> params: NavigateParams;
+
+// A number in [0, 1) from an integer.
+fn nav_hash01(x: u32) -> f32 {
+    var h = x * 0x9e3779b9u;
+    h = h ^ (h >> 16u);
+    h = h * 0x85ebca6bu;
+    h = h ^ (h >> 13u);
+    return f32(h >> 8u) / 16777216.0;
+}
+
+// A point of `layer`'s goal box that reaches the goal and is clear of
+// obstacles, chosen by `seed` (a few tries, else the box's centre).
+fn pick_goal(layer: u32, seed: u32) -> vec2<f32> {
+    let b = nav_goal_box(layer);
+    let inset = vec2<f32>(params.radius);
+    let lo = min(b.xy + inset, (b.xy + b.zw) * 0.5);
+    let hi = max(b.zw - inset, (b.xy + b.zw) * 0.5);
+    for (var i = 0u; i < 8u; i++) {
+        let u = vec2<f32>(nav_hash01(seed * 2u + i * 7919u), nav_hash01(seed * 2u + 1u + i * 104729u));
+        let q = mix(lo, hi, u);
+        if nav_clearance(q) > params.radius && nav_distance(layer, q) >= 0.0 {
+            return q;
+        }
+    }
+    return (b.xy + b.zw) * 0.5;
+}
+
+fn steer(agent: Agent, slot: u32) -> Agent {
+    var a = agent;
+    let dt = sim_dt();
+    if dt <= 0.0 {
+        return a;
+    }
+    let layers = max(nav_layers(), 1u);
+    var layer = min(u32(max(a.data.x, 0.0)), layers - 1u);
+    if a.data.w < 0.0 {
+        let g = pick_goal(layer, a.serial * 747796405u + slot);
+        a.data = vec4<f32>(f32(layer), g, 0.0);
+    }
+    let p = a.position.xz;
+    let speed = params.speed * (1.0 + params.speed_spread * (2.0 * nav_hash01(a.serial ^ 0x5bd1e995u) - 1.0));
+    var desired = vec2<f32>(0.0);
+    let slow = 2.0 * params.arrive + params.radius;
+    if a.data.w > 0.0 {
+        // Arrived: stand on its point (going back to it when pushed off,
+        // so that it does not stand on another's), then leave for another
+        // goal (patrol).
+        desired = seek_arrive(p, a.data.yz, speed, slow);
+        if params.dwell >= 0.0 && sim_seconds() - a.data.w >= params.dwell && layers > 1u {
+            let step = 1u + u32(nav_hash01(a.serial + u32(sim_seconds() * 7.0)) * f32(layers - 1u));
+            layer = (layer + min(step, layers - 1u)) % layers;
+            let g = pick_goal(layer, a.serial * 2654435761u + u32(sim_seconds() * 13.0));
+            a.data = vec4<f32>(f32(layer), g, 0.0);
+        }
+    } else {
+        let goal = a.data.yz;
+        let to_goal = length(goal - p);
+        if to_goal <= params.arrive {
+            a.data.w = max(sim_seconds(), 1e-3);
+        } else {
+            let left = nav_distance(layer, p);
+            let way = nav_direction(layer, p);
+            if left < nav.cell_size || all(way == vec2<f32>(0.0)) {
+                // In the goal region (or off the field): straight there.
+                desired = seek_arrive(p, goal, speed, slow);
+            } else {
+                desired = way * speed;
+            }
+        }
+    }
+    desired = avoid_neighbours(a, slot, desired, params.radius, params.horizon, 1.5 * speed);
+    desired = nav_slide(p, desired, params.radius, params.radius);
+    var v = steer_toward(a.velocity.xz, desired, params.accel, dt);
+    v = yield_to_contacts(a, slot, v, params.radius);
+    var next = p + v * dt;
+    next = separate(a, slot, next, params.radius);
+    next = nav_keep_out(next, params.radius);
+    // The velocity is what the step did (position-based): pushes into a
+    // wall or a neighbour do not build up speed.
+    var moved = (next - p) / dt;
+    let s = length(moved);
+    if s > 2.0 * speed {
+        moved *= 2.0 * speed / s;
+    }
+    a.position = vec3<f32>(next.x, a.position.y, next.y);
+    a.velocity = vec3<f32>(moved.x, 0.0, moved.y);
+    a.yaw = face(a.yaw, v, params.turn_rate, dt);
+    return a;
+}
