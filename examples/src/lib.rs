@@ -10,6 +10,7 @@
 //! (`tests/app/embedding.rs`) all draw through [`Scene::render`].
 
 pub mod flock;
+pub mod plaza;
 #[cfg(feature = "window")]
 pub mod window;
 
@@ -340,6 +341,31 @@ impl Scene {
         scene.camera.distance = params.world_radius * 0.5 + 8.0 * cell;
         scene.camera.pitch = 0.35;
         let simulation = flock::flock_simulation(gpu.device, &params)?;
+        scene.renderer.set_simulation(0, Some(simulation))?;
+        Ok(scene)
+    }
+
+    /// A plaza of `agents` Foxes walking between goals around pillars and
+    /// a fountain, steered on the GPU by Throng's built-in hook
+    /// ([`plaza`]), drawn like [`Self::new`]'s grid.
+    pub fn plaza(
+        gpu: AppGpu,
+        format: wgpu::TextureFormat,
+        handle: &ModelHandle,
+        agents: u32,
+    ) -> Result<Self> {
+        let options = RendererOptions {
+            sample_count: SAMPLES,
+            path: throng::render::PathChoice::GpuDriven,
+            ..Default::default()
+        };
+        let (crowd, steered) = plaza::plaza_crowd(handle, agents)?;
+        let simulation = plaza::plaza_simulation(gpu.device, &crowd, &steered)?;
+        let cell = steered.plaza.agent_radius * 2.5;
+        let half = steered.plaza.half * 1.3;
+        let mut scene = Self::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
+        scene.camera.distance = steered.plaza.half * 1.8;
+        scene.camera.pitch = 0.6;
         scene.renderer.set_simulation(0, Some(simulation))?;
         Ok(scene)
     }

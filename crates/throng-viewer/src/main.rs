@@ -20,6 +20,7 @@ mod camera;
 mod ground;
 mod hud;
 mod keys;
+mod pillars;
 mod props;
 mod skeleton;
 #[cfg(test)]

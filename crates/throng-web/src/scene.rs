@@ -1,9 +1,13 @@
 //! The crowd the page draws, built the same way in the browser and natively
 //! (the browser test compares the two pictures): the viewer's seeded herd
-//! ([`throng_crowd::herd`]) of one model on a checkered ground, walking
-//! waypoint loops as the viewer's does ([`throng_crowd::walkers`]), with
+//! ([`throng_crowd::herd`]) of one model on a checkered ground, with
 //! shadows, drawn through the embedding example's [`Scene`] — the page is
 //! an application of its own that draws Throng's crowd in its own pass.
+//! It walks: on WebGPU (the GPU-driven path) steered by Throng's built-in
+//! steering across its plaza ([`throng_examples::plaza`]), as the viewer's
+//! does; on WebGL2, or at a fixed `?time=` (the browser test's picture,
+//! which must match the native one), along the analytic waypoint loops
+//! ([`throng_crowd::walkers`]).
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -31,8 +35,10 @@ pub fn load_model(bytes: &[u8], url: &str) -> Result<ModelHandle> {
 pub struct PageScene {
     /// What is drawn: the crowd, its renderer, the ground and the camera.
     pub scene: Scene,
-    /// The walking crowd's re-targeting (`None`: it stands).
+    /// The walking crowd's re-targeting (`None`: it stands or is steered).
     pub walkers: Option<Walkers>,
+    /// The crowd is steered on the GPU.
+    pub steered: bool,
 }
 
 impl PageScene {
@@ -61,14 +67,6 @@ pub fn build(
     let id = crowd.add_model(handle);
     let herd =
         spawn_crowd(&mut crowd, id, query.instances, query.seed).context("placing the herd")?;
-    let walkers = if query.walk {
-        Some(Walkers::new(&mut crowd, id, &herd.bounds, 100.0).context("making the crowd walk")?)
-    } else {
-        None
-    };
-    if let Some(time) = query.time {
-        crowd.update(time);
-    }
     let model = handle.model().bounds;
     let cell = (model.max - model.min).max_element().max(1e-3);
     let (center, radius) = if herd.bounds.is_empty() {
@@ -84,7 +82,30 @@ pub fn build(
     };
     let mut scene = Scene::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
     scene.camera = start_camera(center, radius, cell);
-    Ok(PageScene { scene, walkers })
+    let steer = query.walk
+        && query.time.is_none()
+        && scene.renderer.path() == throng_render::RecordPath::GpuDriven;
+    let mut walkers = None;
+    if steer {
+        let steered = throng_examples::plaza::steer_crowd(&mut scene.crowd, id, &herd.bounds)
+            .context("steering the crowd")?;
+        let simulation =
+            throng_examples::plaza::plaza_simulation(gpu.device, &scene.crowd, &steered)?;
+        scene.renderer.set_simulation(0, Some(simulation))?;
+    } else if query.walk {
+        walkers = Some(
+            Walkers::new(&mut scene.crowd, id, &herd.bounds, 100.0)
+                .context("making the crowd walk")?,
+        );
+    }
+    if let Some(time) = query.time {
+        scene.crowd.update(time);
+    }
+    Ok(PageScene {
+        scene,
+        walkers,
+        steered: steer,
+    })
 }
 
 /// Where the camera starts: looking down at the herd's middle from far

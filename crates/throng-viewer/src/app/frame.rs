@@ -58,6 +58,7 @@ impl App {
         self.scene.status = format!("recovered from a device loss ({why})");
         // What was uploaded once goes up again.
         self.scene.blobs_changed = true;
+        super::steer::lost(&mut self.scene);
         self.minimized = !gfx.configured;
         gfx.window.request_redraw();
         self.gfx = Some(gfx);
@@ -141,6 +142,10 @@ impl App {
         let aspect = gfx.aspect();
         let camera = self.scene.camera.camera(aspect);
         gfx.renderer.set_lod_tints(self.scene.lod_tints);
+        if let Err(e) = super::steer::sync(gfx, &mut self.scene) {
+            self.scene.status = format!("steering: {e:#}");
+            self.scene.steering = None;
+        }
         let stats = match gfx.renderer.prepare(
             size,
             &camera,
@@ -174,6 +179,7 @@ impl App {
             options.clear_color,
             (far - eye_to_ground) * 0.95,
         );
+        super::steer::prepare(gfx, &camera.clip_from_world());
         self.scene.lines.clear();
         if self.scene.skeletons {
             skeleton::nearest_instances(
@@ -211,12 +217,13 @@ impl App {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer frame"),
             });
-        let (ground, lines) = (&gfx.ground, &gfx.lines);
+        let (ground, pillars, lines) = (&gfx.ground, &gfx.pillars, &gfx.lines);
         let shadows = gfx.renderer.shadow_receiver().map(|r| r.bind_group.clone());
         gfx.renderer.encode_with(&mut encoder, view, |pass| {
             if let Some(shadows) = &shadows {
                 ground.draw(pass, shadows);
             }
+            pillars.draw(pass);
             lines.draw(pass);
         });
         let egui_commands = hud_pass::record(gfx, &mut encoder, view, &hud);

@@ -1,5 +1,5 @@
 //! The GPU side of the viewer: the window, its surface, the device, the
-//! crowd [`Renderer`], the ground and line pipelines and egui's state;
+//! crowd [`Renderer`], the ground, pillar and line pipelines and egui's state;
 //! creating them (again on the same window after a device loss), and
 //! keeping the surface configured as the window changes.
 
@@ -16,6 +16,7 @@ use winit::window::Window;
 use super::Options;
 use crate::ground::Ground;
 use crate::hud;
+use crate::pillars::Pillars;
 use crate::skeleton::LinePass;
 
 /// The GPU side of the viewer. See the module docs.
@@ -38,6 +39,7 @@ pub(super) struct Gfx {
     pub(super) gpu_model: GpuModel,
     pub(super) prop_model: GpuModel,
     pub(super) ground: Ground,
+    pub(super) pillars: Pillars,
     pub(super) lines: LinePass,
     pub(super) egui_ctx: egui::Context,
     pub(super) egui_state: egui_winit::State,
@@ -167,6 +169,7 @@ impl Gfx {
             .shadow_receiver()
             .context("the viewer's renderer was built without shadows")?;
         let ground = Ground::new(&device, format, opts.msaa, receiver.layout);
+        let pillars = Pillars::new(&device, format, opts.msaa);
         let lines = LinePass::new(&device, format, opts.msaa);
         let egui_ctx = egui::Context::default();
         hud::setup_style(&egui_ctx);
@@ -195,6 +198,7 @@ impl Gfx {
             gpu_model,
             prop_model,
             ground,
+            pillars,
             lines,
             egui_ctx,
             egui_state,

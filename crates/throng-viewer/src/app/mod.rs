@@ -28,6 +28,7 @@
 //! * `hud_pass.rs`: egui's share of a frame.
 //! * `shots.rs`: saving captured frames (`--screenshot`, F12).
 //! * `walk.rs`: the walking crowd (`M`, on by default).
+//! * `steer.rs`: the walking crowd steered on the GPU (GPU-driven renderers).
 //! * `faults.rs`: injected window and surface faults (`--faults`, tests).
 //!
 //! [`Renderer`]: throng_render::Renderer
@@ -39,6 +40,7 @@ mod hud_pass;
 mod input;
 mod scene;
 mod shots;
+mod steer;
 mod timing;
 mod walk;
 
@@ -217,6 +219,14 @@ impl ApplicationHandler for App {
                     self.framed_for_window = true;
                 }
                 gfx.window.request_redraw();
+                let steer = gfx.renderer.path() == throng_render::RecordPath::GpuDriven;
+                if steer != self.scene.gpu_steering && self.scene.walking() {
+                    // Walk the way this renderer can.
+                    self.scene.set_walking(false);
+                    self.scene.gpu_steering = steer;
+                    self.scene.set_walking(true);
+                }
+                self.scene.gpu_steering = steer;
                 self.gfx = Some(gfx);
                 if self.screenshot_mode() {
                     event_loop.set_control_flow(ControlFlow::Poll);

@@ -2,8 +2,10 @@
 //! wandering waypoint loop over the herd's ground at its walk clip's
 //! speed-matched playback ([`Walkers`], as `throng bench --walking 100`),
 //! re-targeted 1 % a second; the motions are analytic, so walking costs
-//! the CPU almost what standing does. Standing again stops each instance
-//! where it is and gives it back the clip it played before.
+//! the CPU almost what standing does. On a GPU-driven renderer the crowd is
+//! steered on the GPU instead (`steer.rs`): around obstacles and each
+//! other, its clips following its speed. Standing again stops each
+//! instance where it is and gives it back the clip it played before.
 
 use throng_bench::walking::Walkers;
 use throng_crowd::crowd::Motion;
@@ -13,7 +15,7 @@ use super::scene::Scene;
 impl Scene {
     /// True while the crowd walks.
     pub fn walking(&self) -> bool {
-        self.walkers.is_some()
+        self.walkers.is_some() || self.steering.is_some()
     }
 
     /// Makes the crowd walk or stand.
@@ -36,6 +38,16 @@ impl Scene {
             self.set_props(false);
         }
         self.stand_clips = self.clips_now();
+        // Blob shadows stay where they were put: none while walking.
+        self.blobs.clear();
+        self.blobs_changed = true;
+        if self.gpu_steering {
+            // Simulated instances carry no attachments: the props stay off.
+            if let Err(e) = self.start_steering() {
+                self.status = format!("steering failed: {e:#}");
+            }
+            return;
+        }
         let (model, bounds) = (self.model_id(), self.bounds());
         match Walkers::new(&mut self.crowd, model, &bounds, 100.0) {
             Ok(w) => {
@@ -44,9 +56,6 @@ impl Scene {
             }
             Err(e) => self.status = format!("walking failed: {e}"),
         }
-        // Blob shadows stay where they were put: none while walking.
-        self.blobs.clear();
-        self.blobs_changed = true;
         if props {
             self.set_props(true);
         }
@@ -54,10 +63,21 @@ impl Scene {
 
     /// Stops every instance where it is, on the clip it played before.
     fn stop_walking(&mut self) {
+        if self.steering.is_some() {
+            self.stop_steering();
+            return;
+        }
         self.walkers = None;
+        for &(id, _) in self.instances().to_vec().iter() {
+            let _ = self.crowd.set_motion(id, Motion::Still);
+        }
+        self.after_walking();
+    }
+
+    /// Gives every standing instance back its clip, speed and blob shadow.
+    pub(super) fn after_walking(&mut self) {
         let mut blobs = Vec::with_capacity(self.instances().len());
         for (i, &(id, speed)) in self.instances().to_vec().iter().enumerate() {
-            let _ = self.crowd.set_motion(id, Motion::Still);
             if let Some(Some((clip, time))) = self.stand_clips.get(i).copied() {
                 let _ = self.crowd.play(id, clip);
                 let _ = self.crowd.set_time(id, time);

@@ -60,6 +60,11 @@ pub struct Scene {
     pub(super) walkers: Option<throng_bench::walking::Walkers>,
     /// What each instance played before it walked.
     pub(super) stand_clips: Vec<Option<(usize, f32)>>,
+    /// The crowd steered on the GPU (`M` on a GPU-driven renderer).
+    pub(super) steering: Option<super::steer::Steering>,
+    /// The renderer can steer on the GPU (its path is GPU-driven): walking
+    /// is steering, not analytic loops.
+    pub(super) gpu_steering: bool,
 }
 
 impl Scene {
@@ -115,6 +120,8 @@ impl Scene {
             lod_tints: false,
             walkers: None,
             stand_clips: Vec::new(),
+            steering: None,
+            gpu_steering: false,
         };
         scene.respawn(count)?;
         scene.frame_crowd(aspect);
@@ -166,7 +173,8 @@ impl Scene {
                 let _ = self.crowd.play_rest(id);
             }
         }
-        if self.walkers.is_some() {
+        if self.walking() {
+            self.steering = None;
             self.start_walking();
         }
         Ok(())
