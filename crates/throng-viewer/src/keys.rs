@@ -99,7 +99,8 @@ pub enum Action {
     ToggleProps,
     /// Layer an upper-body clip over every instance's clip, or remove it.
     ToggleUpperBody,
-    /// Walk on wandering loops, or stand.
+    /// Walk (steered on the GPU around the plaza on a GPU-driven renderer,
+    /// wandering loops otherwise), or stand.
     ToggleWalking,
     /// Switch between orbit and fly camera.
     ToggleFly,
@@ -163,7 +164,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("L", "colour by LOD (green, blue, magenta)"),
     ("P", "props on heads"),
     ("U", "upper body plays a layer over the clip"),
-    ("M", "walk (wandering loops) / stand"),
+    ("M", "walk (steered, or loops) / stand"),
     ("F", "fly: WASD, Q/E, drag, Shift"),
     ("C", "frame the crowd"),
     ("H / F1", "hide / show the HUD"),

@@ -44,6 +44,7 @@ use crate::base::shader::compose::{ShaderError, compose};
 use crate::base::shader::program::Program;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
 use crate::device::context::catch_device_errors;
+use crate::device::timer::GpuTimer;
 use crate::passes::gaits::Gaits;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::navigation::{NavigationBinding, navigation_layout};
@@ -93,6 +94,8 @@ pub struct Simulation {
     neighbours: Grown,
     last_tick: Option<u64>,
     step: u32,
+    /// Times its passes on the GPU ([`Simulation::time_on_gpu`]).
+    timer: Option<GpuTimer>,
 }
 
 /// Bytes of `n` elements of `T`.
@@ -215,6 +218,7 @@ impl Simulation {
             neighbours: Grown::new(device, "throng neighbour grid", STORAGE),
             last_tick: None,
             step: 0,
+            timer: None,
         })
     }
 
@@ -272,6 +276,29 @@ impl Simulation {
         self.gaits[i] = record;
         self.gaits_dirty = true;
         Ok(())
+    }
+
+    /// Times the simulation's passes (resolve, grid, steering, apply) on
+    /// the GPU from now on, where the device has timestamp queries (false
+    /// where it has not); read with [`Self::gpu_time`].
+    pub fn time_on_gpu(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> bool {
+        self.timer = GpuTimer::new(device, queue);
+        self.timer.is_some()
+    }
+
+    /// The GPU time of the latest timed step, waiting for the GPU (for
+    /// benchmarks; `None` before one was timed or without
+    /// [`Self::time_on_gpu`]).
+    pub fn gpu_time(&self, device: &wgpu::Device) -> Option<std::time::Duration> {
+        self.timer.as_ref()?.wait(device)
+    }
+
+    /// Starts reading back the step's timestamps (the renderer calls this
+    /// after the submit that carried the step).
+    pub(crate) fn after_submit(&self) {
+        if let Some(t) = &self.timer {
+            t.after_submit();
+        }
     }
 
     /// The hook's file name.
@@ -397,9 +424,10 @@ impl Simulation {
                 })
             })
             .collect();
+        let timed = self.timer.as_ref().filter(|t| t.idle());
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng simulation"),
-            timestamp_writes: None,
+            timestamp_writes: timed.map(|t| t.compute_writes(true, true)),
         });
         let (x, y) = dispatch_size((len as u32).div_ceil(WORKGROUP));
         for ((stage, pipeline), group) in SimStage::ALL.iter().zip(&self.pipelines).zip(&groups) {
@@ -420,6 +448,9 @@ impl Simulation {
             }
         }
         drop(pass);
+        if let Some(t) = timed {
+            t.resolve(encoder);
+        }
         self.latest = after;
         self.step = self.step.wrapping_add(1);
         Ok(())

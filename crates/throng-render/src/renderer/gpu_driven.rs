@@ -363,6 +363,11 @@ impl Renderer {
         if let Some(t) = timer {
             t.after_submit();
         }
+        for c in &gd.crowds {
+            if let Some(sim) = &c.simulation {
+                sim.after_submit();
+            }
+        }
         for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
             if !specs.is_empty() {
                 c.camera.after_submit(&device);

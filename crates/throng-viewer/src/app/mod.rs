@@ -96,7 +96,8 @@ pub struct Options {
     pub path: PathChoice,
     /// Show the HUD at start.
     pub hud: bool,
-    /// The crowd walks (wandering loops, speed-matched playback) rather
+    /// The crowd walks (steered on the GPU on a GPU-driven renderer,
+    /// wandering loops otherwise; speed-matched playback) rather
     /// than stands.
     pub walking: bool,
     /// `--screenshot`: save the last of `frames` frames here and exit.
