@@ -96,6 +96,12 @@ struct Args {
     /// toggles).
     #[arg(long)]
     stand: bool,
+    /// Walk along analytic waypoint loops even where the renderer could
+    /// steer the crowd on the GPU (GPU-driven path): the loops are a
+    /// function of the clock alone, so a run with frames skipped or the
+    /// device lost shows what one without would.
+    #[arg(long)]
+    loops: bool,
     /// Draw every instance as baked, tinted by a few gentle colours,
     /// instead of each in a palette row of its own (a colour per material,
     /// generated: `throng_bench::demo::dressed`).
@@ -201,6 +207,7 @@ fn run(args: Args) -> Result<()> {
         lod_tints: args.lod_tints,
         props: args.props,
         walking: !args.stand,
+        steer: !args.loops,
         screenshot: args.screenshot,
         frames: args.frames,
         lose_device_after: args.lose_device_after,

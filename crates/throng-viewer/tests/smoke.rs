@@ -201,20 +201,23 @@ fn screenshots_show_an_animating_crowd_and_the_hud() {
 fn a_lost_device_is_built_again_and_draws_what_it_would_have() {
     let xvfb = xvfb("a_lost_device_is_built_again_and_draws_what_it_would_have");
     let dir = scratch("lost");
+    // Analytic loops: a steered crowd lives on the GPU and starts again
+    // from where the CPU last placed it after a loss (docs/design/
+    // device-loss.md), so only the loops can be compared frame for frame.
     let (lost, stderr) = screenshot_with(
         &xvfb,
         &dir,
         "lost.png",
         12,
         false,
-        &["--lose-device-after", "5"],
+        &["--lose-device-after", "5", "--loops"],
     );
     assert!(
         stderr.contains("the GPU device was destroyed; building it again")
             && stderr.contains("recovered on"),
         "{stderr}"
     );
-    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 12, false, &[]);
+    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 12, false, &["--loops"]);
     let (_, _, orange) = census(&lost);
     let differ = differing_fraction(&lost, &kept);
     eprintln!(
@@ -241,13 +244,15 @@ const SURFACE_FAULTS: &str = "3:resize=200x120,6:resize=400x240,8:zero,10:restor
 fn surface_faults_are_lived_through_and_change_nothing_in_the_picture() {
     let xvfb = xvfb("surface_faults_are_lived_through_and_change_nothing_in_the_picture");
     let dir = scratch("surface");
+    // Analytic loops: a steered crowd steps once per frame drawn, so frames
+    // skipped by the faults change where it walks.
     let (faulted, stderr) = screenshot_with(
         &xvfb,
         &dir,
         "faulted.png",
         24,
         false,
-        &["--faults", SURFACE_FAULTS],
+        &["--faults", SURFACE_FAULTS, "--loops"],
     );
     for handled in [
         "surface configured at 200x120",
@@ -259,7 +264,7 @@ fn surface_faults_are_lived_through_and_change_nothing_in_the_picture() {
     ] {
         assert!(stderr.contains(handled), "not handled: {handled}\n{stderr}");
     }
-    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 24, false, &[]);
+    let (kept, _) = screenshot_with(&xvfb, &dir, "kept.png", 24, false, &["--loops"]);
     let (_, _, orange) = census(&faulted);
     let differ = differing_fraction(&faulted, &kept);
     eprintln!(

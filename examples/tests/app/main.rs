@@ -1,6 +1,8 @@
 //! The examples' code paths, headless and under Xvfb: an application's own
-//! pass with Throng's crowd in it (embedding) and the GPU-steered flock.
+//! pass with Throng's crowd in it (embedding), the GPU-steered flock and
+//! the plaza steered by Throng's built-in hook.
 
 mod embedding;
 mod flock;
+mod plaza;
 mod readme;

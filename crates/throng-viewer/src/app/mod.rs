@@ -28,7 +28,8 @@
 //! * `hud_pass.rs`: egui's share of a frame.
 //! * `shots.rs`: saving captured frames (`--screenshot`, F12).
 //! * `walk.rs`: the walking crowd (`M`, on by default).
-//! * `steer.rs`: the walking crowd steered on the GPU (GPU-driven renderers).
+//! * `steer.rs`: the walking crowd steered on the GPU (GPU-driven renderers);
+//!   `steering.rs`: its plaza, field and settings.
 //! * `faults.rs`: injected window and surface faults (`--faults`, tests).
 //!
 //! [`Renderer`]: throng_render::Renderer
@@ -41,6 +42,7 @@ mod input;
 mod scene;
 mod shots;
 mod steer;
+mod steering;
 mod timing;
 mod walk;
 
@@ -100,6 +102,9 @@ pub struct Options {
     /// wandering loops otherwise; speed-matched playback) rather
     /// than stands.
     pub walking: bool,
+    /// Walking is steering on the GPU where the renderer's path allows
+    /// (`false`: analytic loops always, `--loops`).
+    pub steer: bool,
     /// `--screenshot`: save the last of `frames` frames here and exit.
     pub screenshot: Option<PathBuf>,
     /// Frames to render before the screenshot.
@@ -220,7 +225,8 @@ impl ApplicationHandler for App {
                     self.framed_for_window = true;
                 }
                 gfx.window.request_redraw();
-                let steer = gfx.renderer.path() == throng_render::RecordPath::GpuDriven;
+                let steer =
+                    self.opts.steer && gfx.renderer.path() == throng_render::RecordPath::GpuDriven;
                 if steer != self.scene.gpu_steering && self.scene.walking() {
                     // Walk the way this renderer can.
                     self.scene.set_walking(false);

@@ -11,50 +11,14 @@
 
 use anyhow::{Context, Result};
 use glam::{Mat4, Vec2, Vec3};
-use throng_core::simulation::NavigateParams;
 use throng_crowd::crowd::Motion;
-use throng_crowd::navigation::FlowField;
-use throng_crowd::plaza::Plaza;
 use throng_render::ReadPose;
 use throng_render::gaits::Gaits;
-use throng_render::navigate::{goal_data, navigate_params, navigate_simulation};
+use throng_render::navigate::{goal_data, navigate_simulation};
 
 use super::gfx::Gfx;
 use super::scene::Scene;
-use crate::pillars::Pillar;
-
-/// The steered crowd's scene: obstacles, goals, the field and settings.
-pub(super) struct Steering {
-    field: FlowField,
-    params: NavigateParams,
-    /// The obstacles as drawn.
-    pub(super) pillars: Vec<Pillar>,
-    /// The model's walk ground speed at playback speed 1.
-    walk_speed: f32,
-    /// The renderer steps the hook (set once it has been given it).
-    installed: bool,
-    /// Standing was asked for: the poses come back first.
-    stopping: bool,
-}
-
-impl Steering {
-    /// The plaza around a herd of radius `radius` about `centre` of a
-    /// model `body` long.
-    fn around(centre: Vec2, radius: f32, body: f32) -> Result<Self> {
-        let plaza = Plaza::around(centre, radius, body)?;
-        Ok(Self {
-            field: plaza.field()?,
-            params: NavigateParams {
-                dwell: 2.0,
-                ..navigate_params(plaza.agent_radius, 1.15 * plaza.walk_speed)
-            },
-            pillars: plaza.pillars,
-            walk_speed: plaza.walk_speed,
-            installed: false,
-            stopping: false,
-        })
-    }
-}
+use super::steering::Steering;
 
 impl Scene {
     /// Hands every instance to the GPU's steering (the renderer gets the

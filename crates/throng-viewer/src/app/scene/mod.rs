@@ -61,7 +61,7 @@ pub struct Scene {
     /// What each instance played before it walked.
     pub(super) stand_clips: Vec<Option<(usize, f32)>>,
     /// The crowd steered on the GPU (`M` on a GPU-driven renderer).
-    pub(super) steering: Option<super::steer::Steering>,
+    pub(super) steering: Option<super::steering::Steering>,
     /// The renderer can steer on the GPU (its path is GPU-driven): walking
     /// is steering, not analytic loops.
     pub(super) gpu_steering: bool,

@@ -1,0 +1,46 @@
+//! The viewer's steered crowd's scene ([`Steering`]): the plaza laid out
+//! around the herd ([`throng_crowd::plaza`]), its flow field, the
+//! steering's settings and the obstacles as drawn, and where handing it to
+//! the renderer stands. `steer.rs` starts, syncs and stops it.
+
+use anyhow::Result;
+use glam::Vec2;
+use throng_core::simulation::NavigateParams;
+use throng_crowd::navigation::FlowField;
+use throng_crowd::plaza::Plaza;
+use throng_render::navigate::navigate_params;
+
+use crate::pillars::Pillar;
+
+/// The steered crowd's scene: obstacles, goals, the field and settings.
+pub(super) struct Steering {
+    pub(super) field: FlowField,
+    pub(super) params: NavigateParams,
+    /// The obstacles as drawn.
+    pub(super) pillars: Vec<Pillar>,
+    /// The model's walk ground speed at playback speed 1.
+    pub(super) walk_speed: f32,
+    /// The renderer steps the hook (set once it has been given it).
+    pub(super) installed: bool,
+    /// Standing was asked for: the poses come back first.
+    pub(super) stopping: bool,
+}
+
+impl Steering {
+    /// The plaza around a herd of radius `radius` about `centre` of a
+    /// model `body` long.
+    pub(super) fn around(centre: Vec2, radius: f32, body: f32) -> Result<Self> {
+        let plaza = Plaza::around(centre, radius, body)?;
+        Ok(Self {
+            field: plaza.field()?,
+            params: NavigateParams {
+                dwell: 2.0,
+                ..navigate_params(plaza.agent_radius, 1.15 * plaza.walk_speed)
+            },
+            pillars: plaza.pillars,
+            walk_speed: plaza.walk_speed,
+            installed: false,
+            stopping: false,
+        })
+    }
+}

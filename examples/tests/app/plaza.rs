@@ -1,0 +1,143 @@
+//! The plaza example's code path, headless (GPU test): [`Scene::plaza`]
+//! steered by Throng's built-in hook (`navigate.wgsl`) over its plaza, as
+//! the viewer and the web page steer their crowds, drawn by the
+//! application's frame for three seconds of frames:
+//!
+//! * every agent is stepped and stays finite and on the ground; three in
+//!   four have left their start (the herd starts packed), none stands inside an obstacle and fewer than
+//!   [`MAX_OVERLAP_SHARE`] overlap another (centres nearer than 0.8 × the
+//!   two radii);
+//! * their clips follow their speed: the plaza's gaits (Survey, Walk, Run)
+//!   are all that play, and walking is among them;
+//! * the picture shows Foxes and changes as they walk.
+
+use glam::{Vec2, Vec3};
+use throng::crowd::crowd::InstanceId;
+use throng::render::{OFFSCREEN_FORMAT, Offscreen, require_gpu};
+use throng_examples::plaza::plaza_crowd;
+use throng_examples::{Scene, bake_fox};
+
+const SIZE: (u32, u32) = (256, 192);
+const AGENTS: u32 = 800;
+/// Frames of 1/30 s.
+const FRAMES: u32 = 60;
+/// Agents overlapping another, at most (the navigation test's bar).
+const MAX_OVERLAP_SHARE: f64 = 0.01;
+
+#[test]
+fn the_plaza_walks_around_its_obstacles_and_each_other_on_the_gpu() {
+    let gpu = require_gpu("plaza");
+    let fox = bake_fox().expect("the Fox bakes");
+    let app = throng_examples::AppGpu {
+        adapter: &gpu.adapter,
+        device: &gpu.device,
+        queue: &gpu.queue,
+    };
+    let mut scene = Scene::plaza(app, OFFSCREEN_FORMAT, &fox, AGENTS).expect("the plaza builds");
+    // What plaza_crowd hands over (the same seed: the same crowd).
+    let (_, steered) = plaza_crowd(&fox, AGENTS).unwrap();
+    let ids: Vec<InstanceId> = scene.crowd.ids().collect();
+    assert_eq!(scene.crowd.simulated_count(), AGENTS as usize);
+    let target = Offscreen::new(&gpu.device, SIZE).unwrap();
+    let frame = |scene: &mut Scene| {
+        scene
+            .render(&gpu.device, &gpu.queue, &target.view, SIZE)
+            .unwrap();
+        target.read(&gpu.device, &gpu.queue).unwrap()
+    };
+    let read = |scene: &Scene| {
+        scene
+            .renderer
+            .read_poses(0, &scene.crowd, &ids)
+            .unwrap()
+            .wait(&gpu.device)
+            .unwrap()
+    };
+    let first_image = frame(&mut scene);
+    let first = read(&scene);
+    for _ in 0..FRAMES {
+        scene.crowd.update(1.0 / 30.0);
+        frame(&mut scene);
+    }
+    let last_image = frame(&mut scene);
+    let last = read(&scene);
+
+    let plaza = &steered.plaza;
+    let radius = plaza.agent_radius;
+    let clips: Vec<String> = fox.model().clips.iter().map(|c| c.name.clone()).collect();
+    let (mut moved, mut points, mut playing) =
+        (0usize, Vec::new(), std::collections::BTreeSet::new());
+    for (a, b) in first.iter().zip(&last) {
+        assert_eq!(a.id, b.id);
+        let p0 = Vec3::from(a.agent.expect("stepped").position);
+        let agent = b.agent.expect("stepped");
+        let p1 = Vec3::from(agent.position);
+        assert!(
+            p1.is_finite() && Vec3::from(agent.velocity).is_finite(),
+            "{:?}",
+            b.id
+        );
+        assert!(p1.y.abs() < 1e-3, "{:?} left the ground: {p1}", b.id);
+        let p = Vec2::new(p1.x, p1.z);
+        assert!(
+            !plaza.grid.is_blocked(p),
+            "{:?} stands inside an obstacle at {p}",
+            b.id
+        );
+        if (p1 - p0).length() > radius {
+            moved += 1;
+        }
+        points.push(p);
+        playing.insert(clips[(b.state.current.clip & 0xffff) as usize].clone());
+    }
+    // Overlaps, by brute force over a grid of cells two radii wide.
+    let limit = 0.8 * 2.0 * radius;
+    let mut cells = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
+    let key = |p: Vec2| ((p.x / limit).floor() as i32, (p.y / limit).floor() as i32);
+    for (i, &p) in points.iter().enumerate() {
+        cells.entry(key(p)).or_default().push(i);
+    }
+    let overlapping = points
+        .iter()
+        .enumerate()
+        .filter(|&(i, &p)| {
+            let (x, z) = key(p);
+            (-1..=1).any(|dz| {
+                (-1..=1).any(|dx| {
+                    cells
+                        .get(&(x + dx, z + dz))
+                        .is_some_and(|l| l.iter().any(|&j| j != i && points[j].distance(p) < limit))
+                })
+            })
+        })
+        .count();
+    let share = overlapping as f64 / points.len() as f64;
+    println!(
+        "plaza: {AGENTS} agents, {} s: {moved} moved more than a radius, {overlapping} overlapping ({:.2} %), clips playing {playing:?}",
+        FRAMES as f32 / 30.0,
+        share * 100.0
+    );
+    // The herd starts packed: those inside it wait for room at first.
+    assert!(moved * 4 >= AGENTS as usize * 3, "only {moved} moved");
+    assert!(share <= MAX_OVERLAP_SHARE, "{:.2} % overlap", share * 100.0);
+    assert!(
+        playing.iter().any(|c| c.to_lowercase().contains("walk")),
+        "{playing:?}"
+    );
+    assert!(
+        playing.iter().all(|c| ["survey", "walk", "run"]
+            .iter()
+            .any(|g| c.to_lowercase().contains(g))),
+        "a clip that is no gait plays: {playing:?}"
+    );
+    let orange = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| {
+                let [r, g, b, _] = p.0.map(i32::from);
+                r > g + 30 && g > b + 10 && r > 120
+            })
+            .count()
+    };
+    assert!(orange(&last_image) > 50, "no Foxes in the picture");
+    assert_ne!(first_image, last_image, "the picture did not change");
+}
