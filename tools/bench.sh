@@ -30,6 +30,9 @@
 #                              ground camera, prepare_ms; then the criterion
 #                              "batched writes" group (THRONG_NO_CRITERION=1
 #                              skips it)
+#   tools/bench.sh steering    the built-in steering's GPU passes against the
+#                              flock hook, and the flow field's CPU cost
+#                              (docs/BENCHMARKS.md, "Steering").
 #   tools/bench.sh headline    the headline frame (docs/BENCHMARKS.md, "The
 #                              headline"): the default chain (meshopt LODs +
 #                              impostor) at 100k and 1M with the ground camera
@@ -205,6 +208,24 @@ walking() {
     fi
 }
 
+# Steering (docs/BENCHMARKS.md, "Steering"): the built-in steering's
+# simulation passes against the flock hook at 10k and 100k agents (1M with
+# STEER_AGENTS=10000,100000,1000000 on a GPU), and the flow field's CPU cost
+# at 256² and 1024² cells (criterion).
+steering() {
+    local tag
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    cargo build --release -p throng-examples --example steer_bench
+    { header
+      target/release/examples/steer_bench --agents "${STEER_AGENTS:-10000,100000}" --frames 10
+      footer; } | tee "$data/steering-$tag.txt"
+    if [ -z "${THRONG_NO_CRITERION:-}" ]; then
+        { header
+          cargo bench -p throng-tests --bench navigation 2>&1
+          footer; } | tee "$data/criterion-navigation-$tag.txt"
+    fi
+}
+
 # Seconds `$@` takes (its output in $scratch/last.txt).
 seconds() {
     local s e
@@ -282,9 +303,10 @@ case "${1:-all}" in
     gpu-driven) gpu_driven ;;
     pose-cache) pose_cache ;;
     walking) walking ;;
+    steering) steering ;;
     headline) headline ;;
     bake) bake ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|bake|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|bake|criterion|plot]" >&2; exit 2 ;;
 esac

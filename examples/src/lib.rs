@@ -10,6 +10,7 @@
 //! (`tests/app/embedding.rs`) all draw through [`Scene::render`].
 
 pub mod flock;
+pub mod pillars;
 pub mod plaza;
 #[cfg(feature = "window")]
 pub mod window;
@@ -284,6 +285,8 @@ pub struct Scene {
     ground: Ground,
     format: wgpu::TextureFormat,
     targets: Option<Targets>,
+    /// Obstacles drawn as cylinders (the plaza's; none elsewhere).
+    pillars: Option<pillars::Pillars>,
 }
 
 /// The application's GPU, as it made it for its window: the adapter, the
@@ -367,6 +370,7 @@ impl Scene {
         scene.camera.distance = steered.plaza.half * 1.8;
         scene.camera.pitch = 0.6;
         scene.renderer.set_simulation(0, Some(simulation))?;
+        scene.set_pillars(gpu.device, gpu.queue, &steered.plaza.pillars);
         Ok(scene)
     }
 
@@ -406,6 +410,7 @@ impl Scene {
             ground,
             format,
             targets: None,
+            pillars: None,
         })
     }
 
@@ -417,6 +422,20 @@ impl Scene {
     /// The GPU model.
     pub fn model(&self) -> &GpuModel {
         &self.model
+    }
+
+    /// Draws `pillars` (centre x, centre z, radius, height; none: nothing)
+    /// in the application's pass: a plaza's obstacles.
+    pub fn set_pillars(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pillars: &[pillars::Pillar],
+    ) {
+        let p = self
+            .pillars
+            .get_or_insert_with(|| pillars::Pillars::new(device, self.format, SAMPLES));
+        p.set(device, queue, pillars);
     }
 
     /// Draws a frame into `view` (of `size`, the format given to
@@ -438,6 +457,13 @@ impl Scene {
             .renderer
             .prepare_draws(&camera, &[&self.crowd], &[&self.model])?;
         self.ground.prepare(queue, &camera);
+        if let Some(p) = &self.pillars {
+            p.prepare(
+                queue,
+                &camera.clip_from_world(),
+                &self.renderer.options().lighting,
+            );
+        }
         let mut encoder = device.create_command_encoder(&Default::default());
         self.renderer.encode_shadows(&mut encoder);
         let targets = self.targets.as_ref().expect("made above");
@@ -466,6 +492,9 @@ impl Scene {
         });
         if self.show_ground {
             self.ground.draw(&mut pass, &self.renderer);
+        }
+        if let Some(p) = &self.pillars {
+            p.draw(&mut pass);
         }
         self.renderer.draw(&mut pass);
         drop(pass);

@@ -20,7 +20,6 @@ mod camera;
 mod ground;
 mod hud;
 mod keys;
-mod pillars;
 mod props;
 mod skeleton;
 #[cfg(test)]

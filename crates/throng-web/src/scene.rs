@@ -92,6 +92,7 @@ pub fn build(
         let simulation =
             throng_examples::plaza::plaza_simulation(gpu.device, &scene.crowd, &steered)?;
         scene.renderer.set_simulation(0, Some(simulation))?;
+        scene.set_pillars(gpu.device, gpu.queue, &steered.plaza.pillars);
     } else if query.walk {
         walkers = Some(
             Walkers::new(&mut scene.crowd, id, &herd.bounds, 100.0)

@@ -4,5 +4,6 @@
 
 mod embedding;
 mod flock;
+mod pillars;
 mod plaza;
 mod readme;

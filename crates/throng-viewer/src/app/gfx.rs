@@ -16,8 +16,8 @@ use winit::window::Window;
 use super::Options;
 use crate::ground::Ground;
 use crate::hud;
-use crate::pillars::Pillars;
 use crate::skeleton::LinePass;
+use throng_examples::pillars::Pillars;
 
 /// The GPU side of the viewer. See the module docs.
 pub(super) struct Gfx {

@@ -1,14 +1,15 @@
-//! The obstacles of the viewer's steered crowd drawn as simple meshes:
-//! upright cylinders (pillars, a fountain), instanced, their geometry made
-//! from the vertex index (`shaders/pillars.wgsl`), drawn inside the crowd's
-//! render pass like the ground.
+//! A plaza's obstacles drawn as simple meshes: upright cylinders (pillars,
+//! a fountain), instanced, their geometry made from the vertex index
+//! (`pillars.wgsl`), drawn inside the application's pass beside Throng's
+//! crowd, lit by its light. The plaza example, the web page and the viewer
+//! draw their steered crowds' obstacles with it.
 
 use glam::{Mat4, Vec3};
-use throng_render::bind_groups::entries;
-use throng_render::{Lighting, PassPipeline};
+use throng::render::bind_groups::entries;
+use throng::render::{Lighting, PassPipeline};
 
-/// The WGSL source (`shaders/pillars.wgsl`).
-pub const SHADER: &str = include_str!("../shaders/pillars.wgsl");
+/// The WGSL source (`pillars.wgsl`).
+pub const SHADER: &str = include_str!("pillars.wgsl");
 
 /// Vertices of one cylinder: 24 side quads and 24 top triangles.
 const VERTICES: u32 = 24 * 6 + 24 * 3;
@@ -156,28 +157,5 @@ impl Pillars {
             pass.set_vertex_buffer(0, b.slice(..));
             pass.draw(0..VERTICES, 0..self.count);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use throng_tests::wgsl::{struct_layout, validate};
-
-    #[test]
-    fn shader_validates_and_matches_the_rust_struct() {
-        let module = validate("pillars.wgsl", SHADER, naga::valid::Capabilities::empty());
-        let (members, span) = struct_layout(&module, "Pillars");
-        assert_eq!(span as usize, size_of::<PillarUniforms>());
-        let offsets: Vec<usize> = members.iter().map(|m| m.1 as usize).collect();
-        assert_eq!(
-            offsets,
-            [
-                std::mem::offset_of!(PillarUniforms, clip_from_world),
-                std::mem::offset_of!(PillarUniforms, light),
-                std::mem::offset_of!(PillarUniforms, sun),
-                std::mem::offset_of!(PillarUniforms, ambient),
-            ]
-        );
     }
 }
