@@ -1,5 +1,5 @@
 //! The page's address parameters: what the user (or the browser test) asks
-//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0`. Bad values
+//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0|1|steer`. Bad values
 //! are errors that name the parameter; counts over the most the page draws
 //! are clamped, and the clamp is reported.
 
@@ -47,6 +47,10 @@ pub struct PageQuery {
     /// The crowd walks waypoint loops, as the viewer's does (`?walk=0`
     /// stands it).
     pub walk: bool,
+    /// The crowd is steered on the GPU across the viewer's plaza instead,
+    /// where the path is GPU-driven (`?walk=steer`; see docs/WEB.md for
+    /// why it is not the default yet).
+    pub steer: bool,
 }
 
 impl Default for PageQuery {
@@ -59,6 +63,7 @@ impl Default for PageQuery {
             time: None,
             seed: DEFAULT_SEED,
             walk: true,
+            steer: false,
         }
     }
 }
@@ -107,10 +112,11 @@ impl PageQuery {
                     q.time = Some(t);
                 }
                 "walk" => {
-                    q.walk = match value.as_str() {
-                        "1" | "true" | "" => true,
-                        "0" | "false" => false,
-                        other => bail!("?walk={other} is not 0 or 1"),
+                    (q.walk, q.steer) = match value.as_str() {
+                        "1" | "true" | "" => (true, false),
+                        "0" | "false" => (false, false),
+                        "steer" => (true, true),
+                        other => bail!("?walk={other} is not 0, 1 or steer"),
                     }
                 }
                 "seed" => {
@@ -174,6 +180,8 @@ mod tests {
         assert_eq!(q.clamped_from, None);
         assert!(q.walk);
         assert!(!PageQuery::parse("walk=0").unwrap().walk);
+        let steer = PageQuery::parse("walk=steer").unwrap();
+        assert!(steer.walk && steer.steer && !q.steer);
     }
 
     #[test]

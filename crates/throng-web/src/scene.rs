@@ -3,11 +3,13 @@
 //! ([`throng_crowd::herd`]) of one model on a checkered ground, with
 //! shadows, drawn through the embedding example's [`Scene`] — the page is
 //! an application of its own that draws Throng's crowd in its own pass.
-//! It walks: on WebGPU (the GPU-driven path) steered by Throng's built-in
-//! steering across its plaza ([`throng_examples::plaza`]), as the viewer's
-//! does; on WebGL2, or at a fixed `?time=` (the browser test's picture,
-//! which must match the native one), along the analytic waypoint loops
-//! ([`throng_crowd::walkers`]).
+//! It walks the analytic waypoint loops ([`throng_crowd::walkers`]); with
+//! `?walk=steer` on the GPU-driven path (WebGPU) it is steered by Throng's
+//! built-in steering across its plaza instead ([`throng_examples::plaza`]),
+//! as the viewer's is — not the default yet: Chromium's SwiftShader loses
+//! the device at its first step (docs/WEB.md). A fixed `?time=` (the
+//! browser test's picture, which must match the native one) always walks
+//! the loops.
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -82,7 +84,7 @@ pub fn build(
     };
     let mut scene = Scene::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
     scene.camera = start_camera(center, radius, cell);
-    let steer = query.walk
+    let steer = query.steer
         && query.time.is_none()
         && scene.renderer.path() == throng_render::RecordPath::GpuDriven;
     let mut walkers = None;
