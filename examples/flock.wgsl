@@ -33,7 +33,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
     var a = agent;
     // data.x: this agent's cruising speed factor, chosen once.
     if a.data.x == 0.0 {
-        a.data.x = 0.6 + 0.9 * hash01(slot ^ a.serial * 747796405u);
+        a.data.x = 0.6 + 0.9 * hash01(slot ^ (a.serial * 747796405u));
     }
     let p = a.position.xz;
     var v = a.velocity.xz;
