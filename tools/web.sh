@@ -39,8 +39,11 @@ ensure_tools() {
         # --locked first; the registry mirror of some machines lacks a
         # version that wasm-bindgen-cli's own lock file names, so fall back
         # to resolving its dependencies anew (the CLI itself stays pinned).
-        cargo install --locked --quiet wasm-bindgen-cli --version "$version" --root "$tools" ||
-            cargo install --quiet wasm-bindgen-cli --version "$version" --root "$tools"
+        # --debug: an unoptimised build installs in about a third of the
+        # time (CI installs it on every fresh machine), and still binds the
+        # page's .wasm in seconds.
+        cargo install --debug --locked --quiet wasm-bindgen-cli --version "$version" --root "$tools" ||
+            cargo install --debug --quiet wasm-bindgen-cli --version "$version" --root "$tools"
     fi
 }
 
