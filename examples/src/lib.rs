@@ -10,7 +10,6 @@
 //! (`tests/app/embedding.rs`) all draw through [`Scene::render`].
 
 pub mod flock;
-pub mod pillars;
 pub mod plaza;
 #[cfg(feature = "window")]
 pub mod window;
@@ -286,7 +285,7 @@ pub struct Scene {
     format: wgpu::TextureFormat,
     targets: Option<Targets>,
     /// Obstacles drawn as cylinders (the plaza's; none elsewhere).
-    pillars: Option<pillars::Pillars>,
+    pillars: Option<throng::render::draw::pillars::Pillars>,
 }
 
 /// The application's GPU, as it made it for its window: the adapter, the
@@ -430,11 +429,11 @@ impl Scene {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        pillars: &[pillars::Pillar],
+        pillars: &[throng::render::draw::pillars::Pillar],
     ) {
-        let p = self
-            .pillars
-            .get_or_insert_with(|| pillars::Pillars::new(device, self.format, SAMPLES));
+        let p = self.pillars.get_or_insert_with(|| {
+            throng::render::draw::pillars::Pillars::new(device, self.format, SAMPLES)
+        });
         p.set(device, queue, pillars);
     }
 

@@ -3,7 +3,7 @@
 //! than analytic loops — every instance walks to a goal at a side of the
 //! herd's plaza ([`throng_crowd::plaza`]) around a fountain and a ring of
 //! pillars (drawn by
-//! [`throng_examples::pillars`]) and around the others, stands a while and leaves for
+//! [`throng_render::draw::pillars`]) and around the others, stands a while and leaves for
 //! another, its clip following its speed (idle, walk, run). The GPU is the
 //! authority over where they are: standing again reads their poses back
 //! first, so each stops where it is. Renderers that build their draw lists

@@ -10,7 +10,7 @@ use throng_crowd::navigation::FlowField;
 use throng_crowd::plaza::Plaza;
 use throng_render::navigate::navigate_params;
 
-use throng_examples::pillars::Pillar;
+use throng_render::draw::pillars::Pillar;
 
 /// The steered crowd's scene: obstacles, goals, the field and settings.
 pub(super) struct Steering {

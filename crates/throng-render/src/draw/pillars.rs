@@ -1,12 +1,14 @@
 //! A plaza's obstacles drawn as simple meshes: upright cylinders (pillars,
 //! a fountain), instanced, their geometry made from the vertex index
-//! (`pillars.wgsl`), drawn inside the application's pass beside Throng's
-//! crowd, lit by its light. The plaza example, the web page and the viewer
-//! draw their steered crowds' obstacles with it.
+//! (`pillars.wgsl`), drawn inside an application's pass beside Throng's
+//! crowd, lit by its light: a helper for scenes that steer crowds around
+//! obstacles. The plaza example, the web page and the viewer draw their
+//! steered crowds' obstacles with it.
 
+use crate::base::options::Lighting;
+use crate::program::bind_groups::entries;
+use crate::program::pipeline::PassPipeline;
 use glam::{Mat4, Vec3};
-use throng::render::bind_groups::entries;
-use throng::render::{Lighting, PassPipeline};
 
 /// The WGSL source (`pillars.wgsl`).
 pub const SHADER: &str = include_str!("pillars.wgsl");
