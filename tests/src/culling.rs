@@ -5,7 +5,7 @@
 
 use throng_core::gpu::DrawSpec;
 use throng_crowd::crowd::{Crowd, DrawView};
-use throng_render::cull::{CullList, CullPass, CullRequest};
+use throng_render::cull::{CullList, CullPass, CullPhase, CullRequest};
 use throng_render::mirror::{CrowdMirror, SyncStats};
 use throng_render::{Gpu, wgpu};
 
@@ -46,6 +46,7 @@ impl Culling {
             view,
             now: crowd.clock(),
             draws,
+            phase: CullPhase::Only,
         };
         self.list
             .prepare(&gpu.device, &gpu.queue, pass, &self.mirror, &request)

@@ -160,17 +160,25 @@ pub enum CameraChoice {
     /// On the ground at the grid's front edge, looking across it
     /// ([`ground_camera`]).
     Ground,
+    /// At eye height at the grid's front edge, looking along it: the game
+    /// camera in a street of people ([`eye_camera`]).
+    Eye,
 }
 
 impl CameraChoice {
     /// Every choice.
-    pub const ALL: [CameraChoice; 2] = [CameraChoice::Framing, CameraChoice::Ground];
+    pub const ALL: [CameraChoice; 3] = [
+        CameraChoice::Framing,
+        CameraChoice::Ground,
+        CameraChoice::Eye,
+    ];
 
     /// The name used on the command line and in the JSON.
     pub fn name(self) -> &'static str {
         match self {
             CameraChoice::Framing => "framing",
             CameraChoice::Ground => "ground",
+            CameraChoice::Eye => "eye",
         }
     }
 
@@ -184,6 +192,7 @@ impl CameraChoice {
         match self {
             CameraChoice::Framing => framing_camera(bounds, aspect),
             CameraChoice::Ground => ground_camera(bounds, aspect),
+            CameraChoice::Eye => eye_camera(bounds, aspect),
         }
     }
 }
@@ -200,6 +209,34 @@ pub fn ground_camera(bounds: &Aabb, aspect: f32) -> Camera {
     let center = bounds.center();
     let eye = Vec3::new(center.x, bounds.min.y + 2.0 * height, bounds.max.z + height);
     let target = Vec3::new(center.x, bounds.min.y, bounds.min.z);
+    let far = (eye - Vec3::new(bounds.min.x, bounds.min.y, bounds.min.z)).length() * 1.05;
+    Camera::look_at(
+        eye,
+        target,
+        Vec3::Y,
+        40f32.to_radians(),
+        aspect,
+        (height * 0.05).min(far * 1e-4).max(1e-4),
+        far,
+    )
+}
+
+/// Where [`eye_camera`] stands, in crowd heights: a person's eyes are at
+/// about 93 % of their height. (At a full crowd height the top of every
+/// instance lies on the horizon, where nothing in front can hide it.)
+pub const EYE_HEIGHT: f32 = 0.5;
+
+/// A camera at eye height in a crowd: [`EYE_HEIGHT`] of a crowd height
+/// above the ground, one crowd height in front of `bounds`' front edge,
+/// looking level along the crowd, 40° vertical field of view, far plane
+/// past the far corner. The front rows fill the lower half of the view and
+/// hide most of what stands behind them: occlusion culling's headline view.
+pub fn eye_camera(bounds: &Aabb, aspect: f32) -> Camera {
+    let height = (bounds.max.y - bounds.min.y).max(1e-3);
+    let center = bounds.center();
+    let y = bounds.min.y + EYE_HEIGHT * height;
+    let eye = Vec3::new(center.x, y, bounds.max.z + height);
+    let target = Vec3::new(center.x, y, bounds.min.z);
     let far = (eye - Vec3::new(bounds.min.x, bounds.min.y, bounds.min.z)).length() * 1.05;
     Camera::look_at(
         eye,

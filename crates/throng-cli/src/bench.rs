@@ -76,11 +76,15 @@ pub struct Args {
     #[arg(long)]
     pub shadows: bool,
     /// Where the camera stands: `framing` (the whole grid from the
-    /// front-right, above) or `ground` (at the grid's front edge, two crowd
+    /// front-right, above), `ground` (at the grid's front edge, two crowd
     /// heights up, looking across it: near rows on LOD 0, the far ones on
-    /// coarse LODs and impostors).
+    /// coarse LODs and impostors) or `eye` (at the front edge at one crowd
+    /// height, looking level along it: the front rows hide the rest).
     #[arg(long, value_parser = camera_parser(), default_value = "framing")]
     pub camera: CameraChoice,
+    /// Two-phase occlusion culling on the GPU-driven path: `on` or `off`.
+    #[arg(long, value_parser = ["on", "off"], default_value = "on")]
+    pub occlusion: String,
     /// The `pose-cache` mode's budget: bytes, or a number with KiB, MiB or
     /// GiB [default: 256MiB]. A (model, LOD) that does not fit skins per
     /// vertex (coarse LODs are cached first).
@@ -154,6 +158,7 @@ pub fn run(args: Args) -> Result<()> {
         walking_percent: args.walking,
         shadows: args.shadows,
         camera: args.camera,
+        occlusion: args.occlusion == "on",
         pose_cache_budget: args.pose_cache_budget,
     };
     let (baked, scene) = load(&args)?;
@@ -241,7 +246,7 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera, occlusion {}",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
@@ -250,7 +255,8 @@ fn table(r: &Report) -> String {
         r.settings.frames,
         r.settings.changing_percent,
         r.settings.walking_percent,
-        r.settings.camera.name()
+        r.settings.camera.name(),
+        if r.settings.occlusion { "on" } else { "off" }
     );
     let _ = writeln!(
         s,
@@ -259,13 +265,14 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
+        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
         "draws",
         "triangles",
         "vertices",
         "impostors",
+        "occluded",
         "cpu ms med/p95",
         "prepare med/p95",
         "gpu ms med/p95",
@@ -291,13 +298,14 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
+            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
             thousands(c.draws.unwrap_or(0) as u64),
             thousands(c.triangles.unwrap_or(0)),
             thousands(c.vertices.unwrap_or(0)),
             thousands(c.impostors.unwrap_or(0) as u64),
+            thousands(c.occluded.unwrap_or(0) as u64),
             spread(&c.cpu_ms),
             spread(&c.prepare_ms),
             spread(&c.gpu_ms),

@@ -6,6 +6,12 @@
 //    clock, bounds (union of both clips while fading), frustum test, LOD by
 //    projected size with hysteresis (state kept per instance per view), then
 //    a slot in its draw group (model, LOD, fading) by an atomic counter.
+//    With occlusion culling it runs twice a frame (docs/design/occlusion.md):
+//    the early phase places only the instances in view that were visible
+//    last frame (the visibility bit of their LOD state); after they are
+//    drawn and a depth pyramid is built from their depth, the late phase
+//    tests every instance in view against the pyramid, keeps the answer as
+//    the bit, and places those visible now that the early phase did not.
 // 2. `offsets` (one invocation): groups laid out back to back (prefix sum),
 //    and every indirect draw's instance count and first instance.
 // 3. `scatter` (one invocation per instance): the visible instance's
@@ -33,6 +39,10 @@ struct CullView {
     group_count: u32,
     draw_count: u32,
     pad: u32,
+    view_from_world: mat4x4<f32>,
+    clip_from_view: mat4x4<f32>,
+    // Level 0's width and height, levels, unused.
+    pyramid: vec4<u32>,
 }
 
 // Mirrors throng_core::gpu::DrawSpec.
@@ -52,9 +62,6 @@ struct DrawIndexedArgs {
     first_instance: u32,
 }
 
-const CULL_FRUSTUM: u32 = 1u;
-const CULL_LOD: u32 = 2u;
-const CULL_LOD_TINTS: u32 = 4u;
 const NOT_DRAWN: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> view: CullView;
@@ -68,14 +75,19 @@ const NOT_DRAWN: u32 = 0xffffffffu;
 // band of the cross-fade to the impostor, the impostor half's (group, slot)
 // and the level in the top bits of the group (else NOT_DRAWN).
 @group(0) @binding(6) var<storage, read_write> placement: array<vec4<u32>>;
-// First DRAWN_WORDS words: what the view drew, the box of its visible
-// spheres (min x, y, z, max x, y, z, as order-preserving u32 encodings of
-// f32) and how many (6); then one counter per draw group.
+// First DRAWN_WORDS words (throng_core::gpu::DRAWN_WORDS): the box of the
+// spheres in view (min x, y, z, max x, y, z, as order-preserving u32
+// encodings of f32), how many (IN_VIEW_WORD), how many were found occluded
+// (OCCLUDED_WORD) and how many this phase placed (PLACED_WORD); then one
+// counter per draw group.
 @group(0) @binding(7) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> group_first: array<u32>;
 @group(0) @binding(9) var<storage, read> draws: array<DrawSpec>;
 @group(0) @binding(10) var<storage, read_write> indirect: array<DrawIndexedArgs>;
 @group(0) @binding(11) var<storage, read_write> records: array<InstanceRecord>;
+// The late phase's depth pyramid (R32Float, standard-ordered depth: the
+// farthest of each texel's footprint); a 1×1 stand-in for other phases.
+@group(0) @binding(13) var pyramid: texture_2d<f32>;
 
 // An f32 as a u32 whose unsigned order is the float order.
 fn ordered(x: f32) -> u32 {
@@ -234,7 +246,92 @@ fn add_drawn(sphere: vec4<f32>) {
     atomicMax(&counts[3], ordered(sphere.x + sphere.w));
     atomicMax(&counts[4], ordered(sphere.y + sphere.w));
     atomicMax(&counts[5], ordered(sphere.z + sphere.w));
-    atomicAdd(&counts[6], 1u);
+    atomicAdd(&counts[IN_VIEW_WORD], 1u);
+}
+
+// An instance's model-space box: its clip's bounds (the rest pose's
+// without a clip), the union of both clips' while fading, as centre and
+// half extents. Tighter than the sphere the frustum test uses, for the
+// occlusion test.
+struct LocalBox {
+    centre: vec3<f32>,
+    half: vec3<f32>,
+}
+
+fn track_box(model: GpuModelInfo, track: GpuTrack) -> LocalBox {
+    if has_clip(track) {
+        let clip = clip_of(model, track);
+        return LocalBox(clip.sphere.xyz, clip.half_extent.xyz);
+    }
+    return LocalBox(model.rest_sphere.xyz, model.rest_half_extent.xyz);
+}
+
+fn local_box(inst: GpuInstance, model: GpuModelInfo, fading: bool) -> LocalBox {
+    let a = track_box(model, inst.current);
+    if !fading {
+        return a;
+    }
+    let b = track_box(model, inst.previous);
+    let lo = min(a.centre - a.half, b.centre - b.half);
+    let hi = max(a.centre + a.half, b.centre + b.half);
+    return LocalBox((lo + hi) * 0.5, (hi - lo) * 0.5);
+}
+
+// True if the box (model space, placed by `t`) is certainly hidden behind
+// the depth of the pyramid: the nearest depth of its eight corners is
+// farther than the farthest depth the pyramid holds over their screen
+// rectangle (widened by a texel of level 0), read at the level where the
+// rectangle spans at most 2×2 texels. Never for a box that reaches the
+// near plane, nor without a pyramid.
+fn occluded(b: LocalBox, t: GpuTransform) -> bool {
+    let levels = view.pyramid.z;
+    if levels == 0u {
+        return false;
+    }
+    let size = vec2<f32>(f32(view.pyramid.x), f32(view.pyramid.y));
+    let clip_from_world = view.clip_from_view * view.view_from_world;
+    var lo = vec2<f32>(1.0);
+    var hi = vec2<f32>(0.0);
+    var near = 1.0;
+    for (var k = 0u; k < 8u; k++) {
+        let side = vec3<f32>(
+            select(-1.0, 1.0, (k & 1u) != 0u),
+            select(-1.0, 1.0, (k & 2u) != 0u),
+            select(-1.0, 1.0, (k & 4u) != 0u),
+        );
+        let m = vec4<f32>(b.centre + b.half * side, 1.0);
+        let world = vec4<f32>(dot(t.row0, m), dot(t.row1, m), dot(t.row2, m), 1.0);
+        let p = clip_from_world * world;
+        if p.w <= 1.0e-6 {
+            return false;
+        }
+        let ndc = p.xyz / p.w;
+        let uv = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5);
+        lo = min(lo, uv);
+        hi = max(hi, uv);
+        near = min(near, select(ndc.z, 1.0 - ndc.z, (view.flags & CULL_DEPTH_REVERSED) != 0u));
+    }
+    if near <= 0.0 {
+        return false;
+    }
+    let last = view.pyramid.xy - vec2<u32>(1u);
+    let a = min(vec2<u32>(max(floor(lo * size) - 1.0, vec2<f32>(0.0))), last);
+    let c = min(vec2<u32>(max(floor(hi * size) + 1.0, vec2<f32>(0.0))), last);
+    var level = 0u;
+    loop {
+        let span = (c >> vec2<u32>(level)) - (a >> vec2<u32>(level));
+        if (span.x <= 1u && span.y <= 1u) || level + 1u >= levels {
+            break;
+        }
+        level += 1u;
+    }
+    let a1 = a >> vec2<u32>(level);
+    let c1 = c >> vec2<u32>(level);
+    let far = max(
+        max(textureLoad(pyramid, a1, i32(level)).r, textureLoad(pyramid, vec2<u32>(c1.x, a1.y), i32(level)).r),
+        max(textureLoad(pyramid, vec2<u32>(a1.x, c1.y), i32(level)).r, textureLoad(pyramid, c1, i32(level)).r),
+    );
+    return near > far;
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -248,28 +345,61 @@ fn classify(inv: Invocation) {
     let s = shown(inst, model);
     let fading = s.fade < 1.0;
     let sphere = world_sphere(inst, transforms[i], model, fading);
+    let early = (view.flags & CULL_EARLY) != 0u;
+    let late = (view.flags & CULL_LATE) != 0u;
+    let state = lod_state[i];
     placement[i] = vec4<u32>(NOT_DRAWN, 0u, NOT_DRAWN, 0u);
     if (view.flags & CULL_FRUSTUM) != 0u {
         let c = vec4<f32>(sphere.xyz, 1.0);
         let p = view.planes;
         let d = min(min(min(dot(p[0], c), dot(p[1], c)), min(dot(p[2], c), dot(p[3], c))), min(dot(p[4], c), dot(p[5], c)));
         if d < -sphere.w {
+            // Out of view: not visible, for next frame's early phase.
+            if late {
+                lod_state[i] = state & ~VISIBLE_BIT;
+            }
             return;
         }
     }
     // Instances with animation layers are drawn from the CPU's lists, with
     // the palette pre-pass; they count for the light's fit, nothing more.
     if (inst.model & INSTANCE_LAYERED) != 0u {
-        add_drawn(sphere);
+        if !late {
+            add_drawn(sphere);
+        }
         return;
+    }
+    // The light is fitted to everything in view, occluded or not, so that
+    // the shadows do not depend on occlusion: the early (or only) phase
+    // counts it.
+    if !late {
+        add_drawn(sphere);
+    }
+    var visible = state & VISIBLE_BIT;
+    if early && visible == 0u {
+        return;
+    }
+    if late {
+        let hidden = occluded(local_box(inst, model, fading), transforms[i]);
+        let was = visible;
+        visible = select(VISIBLE_BIT, 0u, hidden);
+        lod_state[i] = (state & ~VISIBLE_BIT) | visible;
+        // Drawn by the early phase already (its bit is now next frame's).
+        if was != 0u {
+            return;
+        }
+        if hidden {
+            atomicAdd(&counts[OCCLUDED_WORD], 1u);
+            return;
+        }
     }
     var lod = 0u;
     var level = 0u;
     if model.lod_count > 1u && (view.flags & CULL_LOD) != 0u && view.lod_scale > 0.0 {
         let dist = max(max(length(sphere.xyz - view.eye.xyz), sphere.w), 1.17549435e-38);
         let size = sphere.w * view.lod_scale / dist;
-        lod = select_lod(model, size, lod_state[i]);
-        lod_state[i] = lod;
+        lod = select_lod(model, size, state & ~VISIBLE_BIT);
+        lod_state[i] = lod | visible;
         // Within the band around the switch to the impostor, both.
         if model.impostor_lod != NO_IMPOSTOR && lod >= model.impostor_mesh_lod {
             level = impostor_fade_level(size, model.impostor_size);
@@ -286,7 +416,7 @@ fn classify(inv: Invocation) {
     }
     let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
     let slot = atomicAdd(&counts[DRAWN_WORDS + group], 1u);
-    add_drawn(sphere);
+    atomicAdd(&counts[PLACED_WORD], 1u);
     placement[i] = vec4<u32>(group | (level << LEVEL_SHIFT), slot, second);
 }
 

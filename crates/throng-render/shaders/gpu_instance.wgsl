@@ -64,6 +64,8 @@ struct GpuClip {
     duration: f32,
     frames_per_second: f32,
     sphere: vec4<f32>,
+    // Half extents of the clip's box about the sphere's centre (w unused).
+    half_extent: vec4<f32>,
 }
 
 // Mirrors throng_core::gpu::GpuModelInfo.
@@ -77,4 +79,5 @@ struct GpuModelInfo {
     impostor_lod: u32,
     impostor_size: f32,
     impostor_mesh_lod: u32,
+    rest_half_extent: vec4<f32>,
 }

@@ -28,7 +28,7 @@ struct LightFit {
 }
 
 @group(0) @binding(0) var<uniform> params: LightFitParams;
-// DRAWN_WORDS words per crowd: its camera cull's drawn box and count.
+// DRAWN_WORDS words per crowd: the box and count of what its camera cull has in view.
 @group(0) @binding(1) var<storage, read> receivers: array<u32>;
 @group(0) @binding(2) var<storage, read_write> fit: LightFit;
 
@@ -52,10 +52,10 @@ fn fit_light() {
     var visible = 0u;
     for (var k = 0u; k < params.crowd_count; k++) {
         let h = k * DRAWN_WORDS;
-        if h + 6u >= arrayLength(&receivers) {
+        if h + IN_VIEW_WORD >= arrayLength(&receivers) {
             break;
         }
-        let n = receivers[h + 6u];
+        let n = receivers[h + IN_VIEW_WORD];
         if n == 0u {
             continue;
         }

@@ -166,7 +166,15 @@ impl CpuSkinnedRenderer {
 
     fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
         let (o, format) = (&self.options, self.color_format);
-        Targets::ensure_for(&mut self.targets, &self.device, size, o, format, LABEL)
+        Targets::ensure_for(
+            &mut self.targets,
+            &self.device,
+            size,
+            o,
+            format,
+            LABEL,
+            false,
+        )
     }
 
     /// CPU work of a frame: culls the characters, samples and evaluates each

@@ -280,6 +280,7 @@ impl Bench<'_> {
                 .flatten(),
             // Only `pose-cache` measures the cache.
             pose_cache: None,
+            occlusion: plan.occlusion,
             ..RendererOptions::default()
         };
         // Each baked mode: the base options with its path and what it
@@ -380,6 +381,7 @@ impl Bench<'_> {
             reason: None,
             path: Some(drawer.path()),
             visible: Some(last.visible),
+            occluded: Some(last.occluded),
             draws: Some(last.draws),
             packages: Some(last.packages),
             triangles: Some(last.triangles),

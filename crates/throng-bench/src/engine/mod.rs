@@ -165,6 +165,9 @@ pub struct Plan {
     pub shadows: bool,
     /// Where the camera stands.
     pub camera: CameraChoice,
+    /// Two-phase occlusion culling on the GPU-driven path
+    /// ([`throng_render::RendererOptions::occlusion`]).
+    pub occlusion: bool,
     /// The `pose-cache` mode's budget in bytes (`None`: the renderer's
     /// default).
     pub pose_cache_budget: Option<u64>,
@@ -304,6 +307,7 @@ pub fn run(
             changing_percent: plan.changing_percent,
             walking_percent: plan.walking_percent,
             camera: plan.camera,
+            occlusion: plan.occlusion,
             pose_cache_budget: plan
                 .pose_cache_budget
                 .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),

@@ -57,9 +57,14 @@ pub struct Cell {
     /// How records or palettes reach the vertex shader.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// Instances that passed culling.
+    /// Instances that passed culling (drawn).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub visible: Option<u32>,
+    /// Instances in view that occlusion culling found hidden and did not
+    /// draw, per frame (0 with `--occlusion off` and off the GPU-driven
+    /// path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occluded: Option<u32>,
     /// Draw calls per frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<u32>,
@@ -143,6 +148,7 @@ impl Cell {
             reason: Some(reason),
             path: None,
             visible: None,
+            occluded: None,
             draws: None,
             packages: None,
             triangles: None,
@@ -260,6 +266,8 @@ pub struct Settings {
     pub walking_percent: f64,
     /// Where the camera stood.
     pub camera: super::CameraChoice,
+    /// Two-phase occlusion culling on the GPU-driven path.
+    pub occlusion: bool,
     /// The `pose-cache` mode's budget, bytes.
     pub pose_cache_budget: u64,
 }

@@ -6,8 +6,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// One clip as the cull pass reads it (32 bytes), mirrored by WGSL's
-/// `GpuClip`: its [`crate::layout::FrameMap`] and its bounding sphere.
+/// One clip as the cull pass reads it (48 bytes), mirrored by WGSL's
+/// `GpuClip`: its [`crate::layout::FrameMap`], its bounding sphere and
+/// the half extents of the box the sphere bounds (the clip's bounds over
+/// every baked pose, centred on the sphere's centre).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuClip {
@@ -21,9 +23,12 @@ pub struct GpuClip {
     pub frames_per_second: f32,
     /// Bounding sphere over the clip, model space (centre, radius).
     pub sphere: [f32; 4],
+    /// Half extents of the clip's bounding box (w unused), model space,
+    /// about the sphere's centre: occlusion culling's tighter bound.
+    pub half_extent: [f32; 4],
 }
 
-/// One model of a crowd as the cull pass reads it (48 bytes), mirrored by
+/// One model of a crowd as the cull pass reads it (64 bytes), mirrored by
 /// WGSL's `GpuModelInfo`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -48,12 +53,15 @@ pub struct GpuModelInfo {
     /// The mesh LOD the impostor cross-fades with: the one drawn just above
     /// the band.
     pub impostor_mesh_lod: u32,
+    /// Half extents of the rest pose's bounding box (w unused), about
+    /// [`Self::rest_sphere`]'s centre.
+    pub rest_half_extent: [f32; 4],
 }
 
 /// [`GpuModelInfo::impostor_lod`] of a model without an impostor.
 pub const NO_IMPOSTOR: u32 = u32::MAX;
 
-/// What one cull dispatch sees (144 bytes), mirrored by WGSL's `CullView`.
+/// What one cull dispatch sees (288 bytes), mirrored by WGSL's `CullView`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CullView {
@@ -78,6 +86,15 @@ pub struct CullView {
     pub draw_count: u32,
     /// Padding to 16 bytes.
     pub pad: u32,
+    /// The view's `view_from_world` (column-major), for the occlusion
+    /// test's view-space bounds.
+    pub view_from_world: [[f32; 4]; 4],
+    /// The view's `clip_from_view` (column-major; depth in `[0, 1]`, reversed
+    /// with [`CullView::DEPTH_REVERSED`]).
+    pub clip_from_view: [[f32; 4]; 4],
+    /// The depth pyramid the late phase tests against: width and height of
+    /// its level 0, its levels, and one unused word.
+    pub pyramid: [u32; 4],
 }
 
 impl CullView {
@@ -87,6 +104,31 @@ impl CullView {
     pub const LOD: u32 = 2;
     /// Flag: tint records by LOD.
     pub const LOD_TINTS: u32 = 4;
+    /// Flag: the early phase of two-phase occlusion culling — draw only the
+    /// instances in view that were visible last frame.
+    pub const EARLY: u32 = 8;
+    /// Flag: the late phase — test every instance in view against the depth
+    /// pyramid of the early phase, keep the result as next frame's
+    /// visibility, and draw those visible now that the early phase did not.
+    pub const LATE: u32 = 16;
+    /// Flag: the view's depth is reversed (near 1, far 0).
+    pub const DEPTH_REVERSED: u32 = 32;
+}
+
+/// The bit of an instance's per-view LOD state word that says it was
+/// visible (drawn, not occluded) the last time the late phase tested it;
+/// the LOD is in the bits below.
+pub const VISIBLE_BIT: u32 = 1 << 31;
+
+/// What the depth pyramid's reduction reads (16 bytes), mirrored by WGSL's
+/// `PyramidParams` in `shaders/pyramid_reduce.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct PyramidParams {
+    /// 1 if the depth buffer is reversed (near 1, far 0), else 0.
+    pub reversed: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
 }
 
 /// One indirect draw the cull pass fills (16 bytes), mirrored by WGSL's
@@ -105,10 +147,24 @@ pub struct DrawSpec {
 }
 
 /// Words at the start of a cull pass's counter buffer, before the
-/// per-group counts: the drawn instances' bounds as six order-preserving
-/// words (min x, y, z, max x, y, z), the count of drawn instances, and one
-/// unused word. Read back together with the counts.
-pub const DRAWN_WORDS: u32 = 8;
+/// per-group counts: the bounds of the instances in view as six
+/// order-preserving words (min x, y, z, max x, y, z), the count of
+/// instances in view, the count of draw groups (written by the CPU), the
+/// count of instances the phase found occluded, the count it drew, and two
+/// unused words. Read back together with the counts. The early phase of
+/// occlusion culling fills the bounds and the count in view (what the light
+/// is fitted to, the same with occlusion on or off); the late phase only
+/// its occluded and drawn counts.
+pub const DRAWN_WORDS: u32 = 12;
+
+/// [`DRAWN_WORDS`]' word that counts the instances in view.
+pub const IN_VIEW_WORD: u32 = 6;
+/// [`DRAWN_WORDS`]' word that holds the number of draw groups.
+pub const GROUPS_WORD: u32 = 7;
+/// [`DRAWN_WORDS`]' word that counts the instances found occluded.
+pub const OCCLUDED_WORD: u32 = 8;
+/// [`DRAWN_WORDS`]' word that counts the instances a phase drew.
+pub const PLACED_WORD: u32 = 9;
 
 /// What the GPU-driven path's light fit reads (32 bytes), mirrored by WGSL's
 /// `LightFitParams` in `shaders/light_fit.wgsl`.

@@ -18,7 +18,8 @@ mod palette;
 mod record;
 
 pub use cull::{
-    CullView, DRAWN_WORDS, DrawSpec, GpuClip, GpuModelInfo, LightFit, LightFitParams, NO_IMPOSTOR,
+    CullView, DRAWN_WORDS, DrawSpec, GROUPS_WORD, GpuClip, GpuModelInfo, IN_VIEW_WORD, LightFit,
+    LightFitParams, NO_IMPOSTOR, OCCLUDED_WORD, PLACED_WORD, PyramidParams, VISIBLE_BIT,
 };
 pub use mirror::{
     GpuInstance, GpuTrack, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,

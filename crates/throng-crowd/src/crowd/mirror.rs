@@ -70,15 +70,23 @@ impl Crowd {
                 impostor_lod: m.impostor.map_or(NO_IMPOSTOR, |i| i.lod),
                 impostor_size: m.impostor.map_or(0.0, |i| i.size),
                 impostor_mesh_lod: m.impostor.map_or(0, |i| i.mesh_lod),
+                rest_half_extent: m.rest_half_extent.extend(0.0).to_array(),
             });
             t.clips
-                .extend(m.maps.iter().zip(&m.spheres).map(|(map, s)| GpuClip {
-                    first_frame: map.first_frame,
-                    frame_count: map.frame_count,
-                    duration: map.duration,
-                    frames_per_second: map.frames_per_second,
-                    sphere: s.to_array(),
-                }));
+                .extend(
+                    m.maps
+                        .iter()
+                        .zip(&m.spheres)
+                        .zip(&m.half_extents)
+                        .map(|((map, s), h)| GpuClip {
+                            first_frame: map.first_frame,
+                            frame_count: map.frame_count,
+                            duration: map.duration,
+                            frames_per_second: map.frames_per_second,
+                            sphere: s.to_array(),
+                            half_extent: h.extend(0.0).to_array(),
+                        }),
+                );
             t.lod_sizes.extend_from_slice(&m.lod_sizes);
             t.group_count = 2 * (m.bucket + m.lod_sizes.len() as u32);
         }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Mat4, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 
 use super::lod::LOD_HYSTERESIS;
 use super::{Crowd, CrowdError};
@@ -141,8 +141,12 @@ pub(super) struct ModelRt {
     pub(super) maps: Vec<FrameMap>,
     /// Per clip: model-space bounding sphere (centre, radius) of its bounds.
     pub(super) spheres: Vec<Vec4>,
+    /// Per clip: half extents of its bounds (about the sphere's centre).
+    pub(super) half_extents: Vec<Vec3>,
     /// Rest pose sphere.
     pub(super) rest_sphere: Vec4,
+    /// Rest pose bounds' half extents.
+    pub(super) rest_half_extent: Vec3,
     /// Per clip: its events' range in the model's event list.
     pub(super) event_ranges: Vec<std::ops::Range<usize>>,
     /// Per clip: baked in place with root motion.
@@ -166,6 +170,11 @@ pub(super) struct ModelRt {
 /// A box's bounding sphere (centre, radius): a clip's, kept per model.
 fn sphere_of(b: &Aabb) -> Vec4 {
     b.center().extend(b.radius())
+}
+
+/// A box's half extents (none for an empty box).
+fn half_extent(b: &Aabb) -> Vec3 {
+    ((b.max - b.min) * 0.5).max(Vec3::ZERO)
 }
 
 impl Crowd {
@@ -193,7 +202,9 @@ impl Crowd {
             handle: model.clone(),
             maps: m.clips.iter().map(|c| c.frame_map()).collect(),
             spheres: m.clips.iter().map(|c| sphere_of(&c.bounds)).collect(),
+            half_extents: m.clips.iter().map(|c| half_extent(&c.bounds)).collect(),
             rest_sphere: sphere_of(&m.frame_bounds[REST_FRAME as usize]),
+            rest_half_extent: half_extent(&m.frame_bounds[REST_FRAME as usize]),
             event_ranges,
             root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
             has_events: !m.events.is_empty(),

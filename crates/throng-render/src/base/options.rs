@@ -206,6 +206,15 @@ pub struct RendererOptions {
     /// is drawn against (the shadow map is the renderer's own and keeps
     /// the standard one).
     pub depth: DepthConvention,
+    /// Two-phase occlusion culling on the GPU-driven path
+    /// (docs/design/occlusion.md): instances hidden behind what was drawn
+    /// first are not drawn. Applies to frames the renderer records its own
+    /// passes for ([`crate::Renderer::render`], [`crate::Renderer::encode`]
+    /// after [`crate::Renderer::prepare`]); a frame drawn into a caller's
+    /// pass ([`crate::Renderer::prepare_draws`]) is culled by the frustum
+    /// only. Ignored on the other paths and where the device cannot build
+    /// the depth pyramid.
+    pub occlusion: bool,
 }
 
 impl Default for RendererOptions {
@@ -228,6 +237,7 @@ impl Default for RendererOptions {
             pose_cache: Some(PoseCacheOptions::default()),
             extra_targets: Vec::new(),
             depth: DepthConvention::Standard,
+            occlusion: true,
         }
     }
 }
@@ -313,8 +323,12 @@ impl Default for ShadowOptions {
 pub struct FrameStats {
     /// Live instances in all crowds.
     pub instances: u32,
-    /// Instances that passed culling (records written).
+    /// Instances that passed culling (records written): in view and, with
+    /// occlusion culling, not occluded.
     pub visible: u32,
+    /// Instances in view that occlusion culling found hidden and did not
+    /// draw ([`RendererOptions::occlusion`]; 0 without it).
+    pub occluded: u32,
     /// Draw calls.
     pub draws: u32,
     /// Record slices bound: packages on the packaged path, groups on the

@@ -17,6 +17,29 @@ pub struct Targets {
     /// The depth a pass clears to (1; 0 for reverse Z,
     /// [`crate::base::options::DepthConvention::clear`]).
     pub depth_clear: f32,
+    /// The depth can be bound as a texture (occlusion culling's pyramid
+    /// reads it).
+    pub readable_depth: bool,
+}
+
+/// Which of a frame's passes through the same targets a pass is: the
+/// first clears, the last resolves MSAA and lets depth go; the ones
+/// between keep everything for the next (occlusion culling's early and
+/// late passes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassPlace {
+    /// Clears colour and depth.
+    pub first: bool,
+    /// Resolves MSAA and discards the attachments.
+    pub last: bool,
+}
+
+impl PassPlace {
+    /// The frame's only pass.
+    pub const ONLY: PassPlace = PassPlace {
+        first: true,
+        last: true,
+    };
 }
 
 impl Targets {
@@ -47,13 +70,28 @@ impl Targets {
         clear: wgpu::Color,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'p>>,
     ) -> wgpu::RenderPass<'p> {
+        self.begin_pass_at(encoder, targets, label, clear, timestamps, PassPlace::ONLY)
+    }
+
+    /// [`Self::begin_pass_into`] as the pass at `place` of several through
+    /// these targets: a later pass loads what the one before stored, and
+    /// only the last resolves MSAA.
+    pub fn begin_pass_at<'p>(
+        &'p self,
+        encoder: &'p mut wgpu::CommandEncoder,
+        targets: &[&'p wgpu::TextureView],
+        label: &str,
+        clear: wgpu::Color,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'p>>,
+        place: PassPlace,
+    ) -> wgpu::RenderPass<'p> {
         let msaa = self.msaa.iter().chain(&self.extra_msaa);
         let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'p>>> = targets
             .iter()
             .zip(msaa.map(Some).chain(std::iter::repeat(None)))
             .map(|(&target, msaa)| {
                 let (view, resolve) = match msaa {
-                    Some(msaa) => (msaa, Some(target)),
+                    Some(msaa) => (msaa, Some(target).filter(|_| place.last)),
                     None => (target, None),
                 };
                 Some(wgpu::RenderPassColorAttachment {
@@ -61,7 +99,11 @@ impl Targets {
                     depth_slice: None,
                     resolve_target: resolve,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(clear),
+                        load: if place.first {
+                            wgpu::LoadOp::Clear(clear)
+                        } else {
+                            wgpu::LoadOp::Load
+                        },
                         store: if resolve.is_some() {
                             wgpu::StoreOp::Discard
                         } else {
@@ -77,8 +119,16 @@ impl Targets {
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &self.depth,
                 depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(self.depth_clear),
-                    store: wgpu::StoreOp::Discard,
+                    load: if place.first {
+                        wgpu::LoadOp::Clear(self.depth_clear)
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
+                    store: if place.last {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 }),
                 stencil_ops: None,
             }),
@@ -98,6 +148,7 @@ impl Targets {
         options: &RendererOptions,
         color_format: wgpu::TextureFormat,
         label: &str,
+        readable_depth: bool,
     ) -> Result<(), RenderError> {
         Self::ensure_with(
             targets,
@@ -107,6 +158,7 @@ impl Targets {
             color_format,
             &options.extra_targets,
             label,
+            readable_depth,
         )?;
         if let Some(t) = targets {
             t.depth_clear = options.depth.clear();
@@ -124,12 +176,23 @@ impl Targets {
         color_format: wgpu::TextureFormat,
         label: &str,
     ) -> Result<(), RenderError> {
-        Self::ensure_with(targets, device, size, samples, color_format, &[], label)
+        Self::ensure_with(
+            targets,
+            device,
+            size,
+            samples,
+            color_format,
+            &[],
+            label,
+            false,
+        )
     }
 
     /// Keeps `targets` when they are of `size`, else makes new ones (an
     /// error for a size the device cannot hold) of `samples` and with
-    /// further colour formats (their MSAA colour when MSAA is on).
+    /// further colour formats (their MSAA colour when MSAA is on), the depth
+    /// bindable as a texture if `readable_depth`.
+    #[allow(clippy::too_many_arguments)]
     pub fn ensure_with(
         targets: &mut Option<Targets>,
         device: &wgpu::Device,
@@ -138,9 +201,13 @@ impl Targets {
         color_format: wgpu::TextureFormat,
         extra: &[wgpu::TextureFormat],
         label: &str,
+        readable_depth: bool,
     ) -> Result<(), RenderError> {
         crate::device::offscreen::check_target_size(device, size)?;
-        if targets.as_ref().is_some_and(|t| t.size == size) {
+        if targets
+            .as_ref()
+            .is_some_and(|t| t.size == size && t.readable_depth == readable_depth)
+        {
             return Ok(());
         }
         // Depth, and the multisampled colour that resolves into the target.
@@ -162,7 +229,7 @@ impl Targets {
             height: size.1,
             depth_or_array_layers: 1,
         };
-        let make = |what: &str, format| {
+        let make = |what: &str, format, usage| {
             device
                 .create_texture(&wgpu::TextureDescriptor {
                     label: Some(&format!("{label} {what}")),
@@ -171,7 +238,7 @@ impl Targets {
                     sample_count: samples,
                     dimension: wgpu::TextureDimension::D2,
                     format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
                     view_formats: &[],
                 })
                 .create_view(&Default::default())
@@ -181,17 +248,27 @@ impl Targets {
             &format!("creating {label} depth and MSAA targets"),
             || Targets {
                 size,
-                depth: make("depth", DEPTH_FORMAT),
-                msaa: (samples > 1).then(|| make("msaa colour", color_format)),
+                depth: make(
+                    "depth",
+                    DEPTH_FORMAT,
+                    if readable_depth {
+                        wgpu::TextureUsages::TEXTURE_BINDING
+                    } else {
+                        wgpu::TextureUsages::empty()
+                    },
+                ),
+                msaa: (samples > 1)
+                    .then(|| make("msaa colour", color_format, wgpu::TextureUsages::empty())),
                 extra_msaa: if samples > 1 {
                     extra
                         .iter()
-                        .map(|&f| make("msaa extra colour", f))
+                        .map(|&f| make("msaa extra colour", f, wgpu::TextureUsages::empty()))
                         .collect()
                 } else {
                     Vec::new()
                 },
                 depth_clear: 1.0,
+                readable_depth,
             },
         )?);
         Ok(())

@@ -9,8 +9,12 @@
 //! `tests/render/gpu_driven.rs`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use throng_core::gpu::{CullView, DRAWN_WORDS, DrawSpec, InstanceRecord};
+use throng_core::gpu::{
+    CullView, DRAWN_WORDS, DrawSpec, GROUPS_WORD, IN_VIEW_WORD, InstanceRecord, OCCLUDED_WORD,
+    PLACED_WORD,
+};
 use throng_core::math::Aabb;
 use throng_crowd::crowd::DrawView;
 
@@ -20,6 +24,7 @@ use crate::device::buffers::{
     Grown, STORAGE, WORKGROUP, dispatch_size, make, readback_buffer, storage_binding_limit,
 };
 use crate::device::map_state::{MapState, Take};
+use crate::passes::depth_pyramid::{self, DepthPyramid};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 use crate::program::bind_groups::{CullStage, cull_layout};
@@ -33,6 +38,8 @@ pub const INDIRECT_ARGS_SIZE: u64 = 20;
 pub struct CullPass {
     stages: Vec<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
     mirror: MirrorPipelines,
+    /// The pyramid bound where a phase reads none.
+    stand_in: wgpu::TextureView,
 }
 
 impl AsRef<MirrorPipelines> for CullPass {
@@ -66,12 +73,13 @@ impl CullPass {
         Self {
             stages,
             mirror: MirrorPipelines::new(device),
+            stand_in: depth_pyramid::stand_in(device),
         }
     }
 }
 
 /// What one view's cull pass is asked for.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct CullRequest<'a> {
     /// Culling, LOD selection and LOD tints, as for the CPU's draw list.
     pub view: DrawView,
@@ -80,6 +88,34 @@ pub struct CullRequest<'a> {
     /// Per indirect draw: the group (`group_base + 2·lod + fading` of
     /// [`throng_crowd::crowd::GpuTables`]) and the submesh it draws.
     pub draws: &'a [DrawSpec],
+    /// One pass, or a phase of occlusion culling.
+    pub phase: CullPhase<'a>,
+}
+
+/// Which pass of a view's cull a [`CullList`] is.
+#[derive(Clone, Copy)]
+pub enum CullPhase<'a> {
+    /// The only one: every instance in view is drawn.
+    Only,
+    /// Occlusion culling's early phase: the instances in view that were
+    /// visible last frame.
+    Early,
+    /// Occlusion culling's late phase, after the early phase's list was
+    /// drawn and `pyramid` built from its depth: the instances in view that
+    /// the early phase did not draw and the pyramid does not hide. Shares
+    /// the early list's LOD and visibility state.
+    Late {
+        /// The same view's early list.
+        early: &'a CullList,
+        /// The pyramid of the early phase's depth.
+        pyramid: &'a DepthPyramid,
+        /// The view's `view_from_world`.
+        view_from_world: glam::Mat4,
+        /// The view's `clip_from_view`.
+        clip_from_view: glam::Mat4,
+        /// The view's depth is reversed.
+        reversed: bool,
+    },
 }
 
 /// One view's draw list, built on the GPU.
@@ -95,9 +131,8 @@ pub struct CullList {
     draws: Grown,
     indirect: Grown,
     records: Grown,
-    device: wgpu::Device,
     readbacks: Vec<Readback>,
-    frame: usize,
+    frame: AtomicUsize,
     latest: Option<Drawn>,
     draw_count: u32,
     group_count: u32,
@@ -105,13 +140,18 @@ pub struct CullList {
     groups: Vec<Option<wgpu::BindGroup>>,
 }
 
-/// What a view drew, read back from the GPU.
+/// What a view's cull found, read back from the GPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drawn {
-    /// Box of the visible instances' bounding spheres.
+    /// Box of the bounding spheres of the instances in view (unset by a
+    /// late phase).
     pub bounds: Aabb,
-    /// Visible instances.
+    /// Instances in view, occluded or not (0 from a late phase).
     pub visible: u32,
+    /// Instances the late phase found occluded (and did not draw).
+    pub occluded: u32,
+    /// Instances this list drew.
+    pub placed: u32,
     /// Instances per draw group.
     pub groups: Vec<u32>,
 }
@@ -166,14 +206,13 @@ impl CullList {
                 "throng culled records",
                 rw | wgpu::BufferUsages::VERTEX,
             ),
-            device: device.clone(),
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
                     buffer: readback_buffer(device, DRAWN_BYTES),
                     state: Arc::new(MapState::idle()),
                 })
                 .collect(),
-            frame: 0,
+            frame: AtomicUsize::new(0),
             latest: None,
             draw_count: 0,
             group_count: 0,
@@ -217,12 +256,20 @@ impl CullList {
         mirror: &CrowdMirror,
         request: &CullRequest<'_>,
     ) -> Result<(), RenderError> {
-        let CullRequest { view, now, draws } = *request;
+        let CullRequest {
+            view,
+            now,
+            draws,
+            phase,
+        } = *request;
         let n = mirror.len() as u64;
         let groups = mirror.tables().group_count.max(1);
         // A new buffer is zeroed by wgpu: new instances start at LOD 0, as
-        // on the CPU; the others keep theirs (copied over in `encode`).
-        if let Some(old) = self.lod_state.reserve_keeping(device, n * 4)? {
+        // on the CPU, and not visible; the others keep theirs (copied over
+        // in `encode`). A late phase uses its early phase's.
+        if !matches!(phase, CullPhase::Late { .. })
+            && let Some(old) = self.lod_state.reserve_keeping(device, n * 4)?
+        {
             // Of two growths before an encode, the first buffer holds the state.
             self.lod_state_was.get_or_insert(old);
         }
@@ -270,19 +317,50 @@ impl CullList {
                 *p = q.to_array();
             }
         }
-        let flags = if view.frustum.is_some() {
-            CullView::CULL
-        } else {
-            0
-        } | if view.lod_scale > 0.0 {
-            CullView::LOD
-        } else {
-            0
-        } | if view.lod_tints {
-            CullView::LOD_TINTS
-        } else {
-            0
+        let (phase_flags, matrices, pyramid_shape, pyramid_view, lod_state) = match phase {
+            CullPhase::Only => (0, None, [0; 4], &pass.stand_in, &self.lod_state.buffer),
+            CullPhase::Early => (
+                CullView::EARLY,
+                None,
+                [0; 4],
+                &pass.stand_in,
+                &self.lod_state.buffer,
+            ),
+            CullPhase::Late {
+                early,
+                pyramid,
+                view_from_world,
+                clip_from_view,
+                reversed,
+            } => (
+                CullView::LATE
+                    | if reversed {
+                        CullView::DEPTH_REVERSED
+                    } else {
+                        0
+                    },
+                Some((view_from_world, clip_from_view)),
+                pyramid.shape(),
+                pyramid.view(),
+                &early.lod_state.buffer,
+            ),
         };
+        let flags = phase_flags
+            | if view.frustum.is_some() {
+                CullView::CULL
+            } else {
+                0
+            }
+            | if view.lod_scale > 0.0 {
+                CullView::LOD
+            } else {
+                0
+            }
+            | if view.lod_tints {
+                CullView::LOD_TINTS
+            } else {
+                0
+            };
         let uniform = CullView {
             planes,
             eye: view.eye.extend(1.0).to_array(),
@@ -294,10 +372,27 @@ impl CullList {
             group_count: groups,
             draw_count: draws.len() as u32,
             pad: 0,
+            view_from_world: matrices.map_or([[0.0; 4]; 4], |m| m.0.to_cols_array_2d()),
+            clip_from_view: matrices.map_or([[0.0; 4]; 4], |m| m.1.to_cols_array_2d()),
+            pyramid: pyramid_shape,
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
-        let empty: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, groups];
+        let mut empty = [0u32; DRAWN_WORDS as usize];
+        empty[..3].fill(u32::MAX);
+        empty[GROUPS_WORD as usize] = groups;
         queue.write_buffer(&self.counts.buffer, 0, bytemuck::cast_slice(&empty));
+        // Every readback slot holds the header and the groups' counts (a
+        // slot still mapping is dropped with its buffer: its frame's counts
+        // are not needed once the groups changed).
+        let bytes = DRAWN_BYTES + groups as u64 * 4;
+        if self.readbacks.iter().any(|r| r.buffer.size() < bytes) {
+            for r in &mut self.readbacks {
+                *r = Readback {
+                    buffer: readback_buffer(device, bytes.next_power_of_two()),
+                    state: Arc::new(MapState::idle()),
+                };
+            }
+        }
         self.draw_count = draws.len() as u32;
         self.group_count = groups;
         self.instances = mirror.len();
@@ -309,7 +404,7 @@ impl CullList {
             mirror.models(),
             mirror.clips(),
             mirror.lod_sizes(),
-            &self.lod_state.buffer,
+            lod_state,
             &self.placement.buffer,
             &self.counts.buffer,
             &self.group_first.buffer,
@@ -328,7 +423,10 @@ impl CullList {
                 .iter()
                 .map(|&b| wgpu::BindGroupEntry {
                     binding: b,
-                    resource: buffers[b as usize].as_entire_binding(),
+                    resource: match buffers.get(b as usize) {
+                        Some(buffer) => buffer.as_entire_binding(),
+                        None => wgpu::BindingResource::TextureView(pyramid_view),
+                    },
                 })
                 .collect();
             *slot = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -366,8 +464,9 @@ impl CullList {
 
     fn collect(&mut self) {
         // Oldest first, so `latest` ends on the newest frame read.
+        let frame = self.frame.load(Ordering::Relaxed);
         for k in 1..=READBACK_RING {
-            let slot = &self.readbacks[(self.frame + k) % READBACK_RING];
+            let slot = &self.readbacks[(frame + k) % READBACK_RING];
             match slot.state.take() {
                 Take::Mapped => {}
                 Take::Failed => {
@@ -382,15 +481,19 @@ impl CullList {
                     let w: &[u32] = bytemuck::cast_slice(&view);
                     let min = glam::Vec3::new(unordered(w[0]), unordered(w[1]), unordered(w[2]));
                     let max = glam::Vec3::new(unordered(w[3]), unordered(w[4]), unordered(w[5]));
-                    let groups = (w[7] as usize).min(w.len() - 8);
+                    let header = DRAWN_WORDS as usize;
+                    let groups = (w[GROUPS_WORD as usize] as usize).min(w.len() - header);
+                    let in_view = w[IN_VIEW_WORD as usize];
                     self.latest = Some(Drawn {
-                        bounds: if w[6] == 0 {
+                        bounds: if in_view == 0 {
                             Aabb::EMPTY
                         } else {
                             Aabb { min, max }
                         },
-                        visible: w[6],
-                        groups: w[8..8 + groups].to_vec(),
+                        visible: in_view,
+                        occluded: w[OCCLUDED_WORD as usize],
+                        placed: w[PLACED_WORD as usize],
+                        groups: w[header..header + groups].to_vec(),
                     });
                 }
             }
@@ -413,14 +516,25 @@ impl CullList {
             let bytes = old.size().min(self.lod_state.buffer.size());
             encoder.copy_buffer_to_buffer(&old, 0, &self.lod_state.buffer, 0, bytes);
         }
+        self.encode_phase(encoder, pass, timestamps);
+    }
+
+    /// [`Self::encode`] for a list whose LOD state did not grow since it was
+    /// prepared: a late phase (which uses its early phase's), recorded
+    /// while the renderer records its passes.
+    pub fn encode_phase(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &CullPass,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
         self.encode_pass(encoder, pass, timestamps);
-        self.frame = (self.frame + 1) % READBACK_RING;
+        let frame = (self.frame.load(Ordering::Relaxed) + 1) % READBACK_RING;
+        self.frame.store(frame, Ordering::Relaxed);
         let bytes = DRAWN_BYTES + self.group_count as u64 * 4;
-        let slot = &mut self.readbacks[self.frame];
-        if slot.state.begin() {
-            if slot.buffer.size() < bytes {
-                slot.buffer = readback_buffer(&self.device, bytes.next_power_of_two());
-            }
+        let slot = &self.readbacks[frame];
+        // Slots are sized by `prepare`.
+        if slot.buffer.size() >= bytes && slot.state.begin() {
             encoder.copy_buffer_to_buffer(&self.counts.buffer, 0, &slot.buffer, 0, bytes);
             let state = slot.state.clone();
             encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {

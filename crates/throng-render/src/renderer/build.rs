@@ -119,6 +119,7 @@ impl Renderer {
             bind_groups::frame_binding(device, "throng frame uniforms");
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
         let (options_pose_cache, skinning) = (options.pose_cache, options.skinning);
+        let (options_samples, options_depth) = (options.sample_count, options.depth);
         let shadow = match options.shadows {
             Some(o) => Some(Shadow::new(device, packaged, o, options.skinning)?),
             None => None,
@@ -146,6 +147,13 @@ impl Renderer {
             shadow,
             gpu: (path == RecordPath::GpuDriven)
                 .then(|| super::gpu_driven::GpuDriven::new(device, queue)),
+            occlusion: super::occlusion::Occlusion::new(
+                device,
+                queue,
+                path,
+                options_samples,
+                options_depth,
+            ),
             impostors: ImpostorPipelines::new(path),
             layers: super::layers::LayerDraws::new(device),
             records_generation: 0,

@@ -54,11 +54,11 @@ impl Renderer {
 
     /// Index of the first blended item: the items are planned opaque
     /// first, blended last.
-    fn first_blended(&self) -> usize {
+    pub(super) fn first_blended(&self) -> usize {
         self.items.partition_point(|item| !item.key.blend)
     }
 
-    fn draw_items(&self, pass: &mut wgpu::RenderPass<'_>, items: &[DrawItem]) {
+    pub(super) fn draw_items(&self, pass: &mut wgpu::RenderPass<'_>, items: &[DrawItem]) {
         if items.is_empty() {
             return;
         }

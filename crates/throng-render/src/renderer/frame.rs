@@ -47,30 +47,40 @@ impl Renderer {
         extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
     ) {
         let Some(targets) = &self.targets else { return };
-        // GPU time spans the shadow pass (if any) and the crowd pass.
-        let (shadow_timestamps, timestamps, timed) = match (&self.timer, &self.shadow) {
-            (Some(t), Some(_)) => match t.span_writes() {
+        let two_phase = self.occlusion.as_ref().is_some_and(|o| o.active);
+        // GPU time spans the shadow pass (if any) and the crowd's passes.
+        let spanned = self.shadow.is_some() || two_phase;
+        let (shadow_timestamps, timestamps, timed) = match &self.timer {
+            Some(t) if spanned => match t.span_writes() {
                 Some((begin, end)) => (Some(begin), Some(end), true),
                 None => (None, None, false),
             },
-            (Some(t), None) => {
+            Some(t) => {
                 let w = t.pass_writes();
                 let timed = w.is_some();
                 (None, w, timed)
             }
-            (None, _) => (None, None, false),
+            None => (None, None, false),
+        };
+        // Without shadows, the span begins with the early pass.
+        let (shadow_timestamps, early_timestamps) = match self.shadow {
+            Some(_) => (shadow_timestamps, None),
+            None => (None, shadow_timestamps),
         };
         self.shadow_pass(encoder, shadow_timestamps);
-        let mut pass = targets.begin_pass_into(
-            encoder,
-            views,
-            "throng crowd pass",
-            self.options.clear_color,
-            timestamps,
-        );
-        self.draw(&mut pass);
-        extra(&mut pass);
-        drop(pass);
+        if two_phase {
+            self.encode_two_phase(encoder, views, extra, (early_timestamps, timestamps));
+        } else {
+            let mut pass = targets.begin_pass_into(
+                encoder,
+                views,
+                "throng crowd pass",
+                self.options.clear_color,
+                timestamps,
+            );
+            self.draw(&mut pass);
+            extra(&mut pass);
+        }
         if timed && let Some(t) = &self.timer {
             t.resolve(encoder);
         }

@@ -28,7 +28,8 @@ use crate::draw::items::find_model_by_key;
 use crate::model::gpu_model::GpuModel;
 use crate::model::impostor::{QUAD_INDICES, QUAD_VERTICES};
 use crate::model::pose_cache::PoseCache;
-use crate::passes::cull::{CullList, CullPass, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::passes::depth_pyramid::DepthPyramid;
 use crate::passes::light_fit::{self, LightFitPass};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::simulation::Simulation;
@@ -66,17 +67,22 @@ pub(super) struct GpuDriven {
     pub(super) cull_timer: Option<GpuTimer>,
     /// Fits the shadow light on the GPU.
     light_fit: LightFitPass,
+    /// Occlusion culling's late phase's draws: opaque first, blended last
+    /// (empty for a frame drawn in one phase).
+    pub(super) late_items: Vec<DrawItem>,
 }
 
-/// What a view's draws submitted, from its per-group counts: triangles,
-/// vertices and impostors into `stats`.
+/// What a view's draws submitted, from its per-group counts: instances in
+/// view (less those a late phase found occluded), triangles, vertices and
+/// impostors into `stats`.
 fn count_drawn(
     stats: &mut FrameStats,
     drawn: &crate::passes::cull::Drawn,
     specs: &[DrawSpec],
     planned: &[Planned],
 ) {
-    stats.visible += drawn.visible;
+    stats.visible = (stats.visible + drawn.visible).saturating_sub(drawn.occluded);
+    stats.occluded += drawn.occluded;
     for (s, p) in specs.iter().zip(planned) {
         let n = drawn.groups.get(s.group as usize).copied().unwrap_or(0);
         stats.triangles += n as u64 * (s.index_count / 3) as u64;
@@ -87,10 +93,13 @@ fn count_drawn(
     }
 }
 
-/// One crowd's mirror and its two views' lists.
+/// One crowd's mirror and its views' lists.
 struct CrowdGpu {
     mirror: CrowdMirror,
+    /// The camera's list: its only one, or occlusion culling's early phase.
     camera: CullList,
+    /// Occlusion culling's late phase of the camera (unused without it).
+    late: CullList,
     shadow: CullList,
     /// The GPU simulation stepped over it, if any.
     simulation: Option<Simulation>,
@@ -149,6 +158,7 @@ impl GpuDriven {
             layered_stats: FrameStats::default(),
             cull_timer: GpuTimer::new(device, queue),
             light_fit: LightFitPass::new(device),
+            late_items: Vec::new(),
         }
     }
 
@@ -156,6 +166,7 @@ impl GpuDriven {
         CrowdGpu {
             mirror: CrowdMirror::new(device),
             camera: CullList::new(device),
+            late: CullList::new(device),
             shadow: CullList::new(device),
             simulation: None,
         }
@@ -263,6 +274,7 @@ impl Renderer {
         view: DrawView,
         crowds: &[&Crowd],
         models: &[&GpuModel],
+        occlusion: Option<LateView<'_>>,
     ) -> Result<FrameStats, RenderError> {
         let device = self.device.clone();
         let queue = self.queue.clone();
@@ -300,9 +312,29 @@ impl Renderer {
                 view,
                 now: crowd.clock(),
                 draws: &specs,
+                phase: match occlusion {
+                    Some(_) => CullPhase::Early,
+                    None => CullPhase::Only,
+                },
             };
             c.camera
                 .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+            // The late phase is recorded with the frame's passes, after the
+            // early phase's draws and the pyramid of their depth.
+            if let Some(late) = &occlusion {
+                let request = CullRequest {
+                    phase: CullPhase::Late {
+                        early: &c.camera,
+                        pyramid: late.pyramid,
+                        view_from_world: late.view_from_world,
+                        clip_from_view: late.clip_from_view,
+                        reversed: late.reversed,
+                    },
+                    ..request
+                };
+                c.late
+                    .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+            }
             let timestamps = timer.map(|t| t.compute_writes(nth == 0, nth + 1 == culled));
             c.camera.encode(&mut encoder, &gd.pass, timestamps);
             nth += 1;
@@ -349,6 +381,7 @@ impl Renderer {
                     view: light_view,
                     now: crowd.clock(),
                     draws: specs,
+                    phase: CullPhase::Only,
                 };
                 c.shadow
                     .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
@@ -371,14 +404,21 @@ impl Renderer {
         for (c, (specs, _)) in gd.crowds.iter_mut().zip(&plans) {
             if !specs.is_empty() {
                 c.camera.after_submit(&device);
+                if occlusion.is_some() {
+                    // Collects the late phase of frames before.
+                    c.late.after_submit(&device);
+                }
                 if self.shadow.is_some() {
                     c.shadow.after_submit(&device);
                 }
             }
         }
 
-        // The draws: every planned one, indirect.
+        // The draws: every planned one, indirect (with occlusion culling,
+        // each twice: the early phase's and the late phase's).
         self.items.clear();
+        let mut late_items = Vec::new();
+        let mut late_blended = Vec::new();
         let mut blended = Vec::new();
         if let Some(sh) = &mut self.shadow {
             sh.items.clear();
@@ -402,6 +442,23 @@ impl Renderer {
                     self.items.push(item);
                 }
             }
+            if occlusion.is_some() {
+                if let Some(drawn) = c.late.latest_drawn() {
+                    count_drawn(&mut stats, drawn, specs, planned);
+                }
+                let records = self.records_group(c.late.records());
+                for (d, p) in planned.iter().enumerate() {
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let target = (c.late.indirect(), offset, &records, c.late.records());
+                    let item = p.item(models[p.model], p.key, target, &self.poses, &mut stats)?;
+                    stats.draws += 1;
+                    if p.blend {
+                        late_blended.push(item);
+                    } else {
+                        late_items.push(item);
+                    }
+                }
+            }
             if let Some(sh) = self.shadow.as_mut() {
                 let cast = sh.cast_group_for(&device, c.shadow.records(), self.layers.palettes());
                 for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
@@ -423,6 +480,8 @@ impl Renderer {
             }
         }
         self.items.append(&mut blended);
+        late_items.append(&mut late_blended);
+        gd.late_items = late_items;
         stats.packages = stats.draws;
         gd.specs = plans;
 
@@ -476,6 +535,7 @@ impl Renderer {
     pub fn wait_gpu_stats(&mut self, stats: &mut FrameStats) -> Result<(), RenderError> {
         let device = self.device.clone();
         let shadows = self.shadow.is_some();
+        let two_phase = self.occlusion.as_ref().is_some_and(|o| o.active);
         let Some(gd) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -490,6 +550,7 @@ impl Renderer {
                 .then(|| glam::Mat4::from_cols_array_2d(&fit.light_clip_from_world));
         }
         stats.visible = 0;
+        stats.occluded = 0;
         stats.shadow_casters = 0;
         stats.triangles = 0;
         stats.vertices = 0;
@@ -499,11 +560,36 @@ impl Renderer {
             if let Some(drawn) = c.camera.wait_drawn(&device)? {
                 count_drawn(stats, drawn, specs, planned);
             }
+            if two_phase && let Some(drawn) = c.late.wait_drawn(&device)? {
+                count_drawn(stats, drawn, specs, planned);
+            }
             if shadows {
                 stats.shadow_casters += c.shadow.wait_drawn(&device)?.map_or(0, |d| d.visible);
             }
         }
         Ok(())
+    }
+}
+
+/// What the late phase of occlusion culling tests against: the pyramid
+/// of the early phase's depth and the camera that drew it.
+#[derive(Clone, Copy)]
+pub(super) struct LateView<'a> {
+    pub pyramid: &'a DepthPyramid,
+    pub view_from_world: glam::Mat4,
+    pub clip_from_view: glam::Mat4,
+    pub reversed: bool,
+}
+
+impl GpuDriven {
+    /// Records every used crowd's late phase (the early phase's depth
+    /// pyramid built).
+    pub(super) fn encode_late(&self, encoder: &mut wgpu::CommandEncoder) {
+        for (c, (specs, _)) in self.crowds.iter().zip(&self.specs).take(self.used) {
+            if !specs.is_empty() {
+                c.late.encode_phase(encoder, &self.pass, None);
+            }
+        }
     }
 }
 

@@ -22,7 +22,9 @@
 //!
 //! On adapters with compute shaders and indirect draws,
 //! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
-//! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`).
+//! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`),
+//! and frames the renderer records its own passes for are occlusion-culled
+//! in two phases (`renderer/occlusion.rs`).
 //!
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
@@ -56,6 +58,7 @@ mod frame;
 mod gpu_driven;
 mod headless;
 mod layers;
+mod occlusion;
 mod poses;
 mod prepare;
 mod records;
@@ -87,6 +90,8 @@ pub struct Renderer {
     shadow: Option<Shadow>,
     /// The GPU-driven path's mirrors, cull lists and pipelines.
     gpu: Option<gpu_driven::GpuDriven>,
+    /// Two-phase occlusion culling, where the path and device allow it.
+    occlusion: Option<occlusion::Occlusion>,
     /// The impostors' programs and pipelines.
     impostors: ImpostorPipelines,
     /// Animation layers on the CPU-list path: the palettes and pre-pass.

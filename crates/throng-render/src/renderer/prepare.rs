@@ -22,6 +22,7 @@ use super::Renderer;
 
 impl Renderer {
     pub(super) fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
+        let readable_depth = self.occlusion_culling();
         Targets::ensure_for(
             &mut self.targets,
             &self.device,
@@ -29,13 +30,18 @@ impl Renderer {
             &self.options,
             self.color_format,
             "throng",
-        )
+            readable_depth,
+        )?;
+        self.ensure_pyramid(size)
     }
 
     /// CPU work of a frame: makes sure the renderer's own depth (and MSAA)
-    /// targets are of `size`, then [`Self::prepare_draws`]. Use before
-    /// [`Self::encode`] / [`Self::encode_with`], which draw into those
-    /// targets.
+    /// targets are of `size`, then [`Self::prepare_draws`]'s work. Use
+    /// before [`Self::encode`] / [`Self::encode_with`], which draw into
+    /// those targets — and only with them: a frame prepared here is drawn
+    /// in two phases where occlusion culling is on
+    /// ([`Self::occlusion_culling`]), which [`Self::draw`] in a caller's
+    /// pass cannot do (prepare such a frame with [`Self::prepare_draws`]).
     pub fn prepare(
         &mut self,
         size: (u32, u32),
@@ -44,7 +50,8 @@ impl Renderer {
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
         self.ensure_targets(size)?;
-        self.prepare_draws(camera, crowds, models)
+        let two_phase = self.occlusion_culling();
+        self.prepare_frame(camera, crowds, models, two_phase)
     }
 
     /// CPU work of a frame, without render targets of the renderer's own:
@@ -59,6 +66,24 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
     ) -> Result<FrameStats, RenderError> {
+        self.prepare_frame(camera, crowds, models, false)
+    }
+
+    /// [`Self::prepare_draws`], occlusion-culled in two phases if
+    /// `two_phase` (the renderer's targets and pyramid ensured).
+    fn prepare_frame(
+        &mut self,
+        camera: &Camera,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+        two_phase: bool,
+    ) -> Result<FrameStats, RenderError> {
+        if let Some(o) = &mut self.occlusion {
+            o.active = false;
+        }
+        if let Some(gd) = &mut self.gpu {
+            gd.late_items.clear();
+        }
         // Calls on a lost device do nothing and raise nothing: say so.
         self.check_device()?;
         let l = &self.options.lighting;
@@ -81,7 +106,19 @@ impl Renderer {
         };
         let mut stats = match self.gpu.take() {
             Some(mut gd) => {
-                let result = self.prepare_gpu_driven(&mut gd, view, crowds, models);
+                let mut occlusion = self.occlusion.take();
+                let late = Self::late_view(
+                    occlusion.as_ref().filter(|_| two_phase),
+                    camera,
+                    self.options.depth,
+                );
+                let active = late.is_some();
+                let result = self.prepare_gpu_driven(&mut gd, view, crowds, models, late);
+                // The late view borrowed the pyramid.
+                if let Some(o) = &mut occlusion {
+                    o.active = active && result.is_ok();
+                }
+                self.occlusion = occlusion;
                 self.gpu = Some(gd);
                 result?
             }

@@ -22,6 +22,7 @@ mod morphs;
 mod motion;
 mod navigation;
 mod no_adapter;
+mod occlusion;
 mod packages;
 mod pbr;
 mod pose_cache;

@@ -6,8 +6,8 @@ use std::mem::offset_of;
 
 use throng_core::clock::{TICKS_PER_SECOND, WrapMode};
 use throng_core::gpu::{
-    DRAWN_WORDS, GpuInstance, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH, LOD_DITHER_LEVELS,
-    NO_IMPOSTOR,
+    CullView, DRAWN_WORDS, GROUPS_WORD, GpuInstance, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH,
+    IN_VIEW_WORD, LOD_DITHER_LEVELS, NO_IMPOSTOR, OCCLUDED_WORD, PLACED_WORD, VISIBLE_BIT,
 };
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{
@@ -61,6 +61,17 @@ pub fn prelude() -> String {
          const LOD_TINT_2: u32 = {}u;\n\
          const LOD_TINT_3: u32 = {}u;\n\
          const DRAWN_WORDS: u32 = {DRAWN_WORDS}u;\n\
+         const IN_VIEW_WORD: u32 = {IN_VIEW_WORD}u;\n\
+         const GROUPS_WORD: u32 = {GROUPS_WORD}u;\n\
+         const OCCLUDED_WORD: u32 = {OCCLUDED_WORD}u;\n\
+         const PLACED_WORD: u32 = {PLACED_WORD}u;\n\
+         const VISIBLE_BIT: u32 = {VISIBLE_BIT}u;\n\
+         const CULL_FRUSTUM: u32 = {}u;\n\
+         const CULL_LOD: u32 = {}u;\n\
+         const CULL_LOD_TINTS: u32 = {}u;\n\
+         const CULL_EARLY: u32 = {}u;\n\
+         const CULL_LATE: u32 = {}u;\n\
+         const CULL_DEPTH_REVERSED: u32 = {}u;\n\
          const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n\
          const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
          const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n\
@@ -93,6 +104,12 @@ pub fn prelude() -> String {
         LOD_TINTS[1],
         LOD_TINTS[2],
         LOD_TINTS[3],
+        CullView::CULL,
+        CullView::LOD,
+        CullView::LOD_TINTS,
+        CullView::EARLY,
+        CullView::LATE,
+        CullView::DEPTH_REVERSED,
         GpuLayer::NO_MASK,
         GpuLayer::OVERRIDE,
         GpuLayer::ADDITIVE,

@@ -26,6 +26,11 @@ pub enum Program {
     CpuSkinned,
     /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`).
     Cull,
+    /// Occlusion culling's depth pyramid from single-sampled depth
+    /// (`reduce_depth`, `downsample`).
+    DepthPyramid,
+    /// Occlusion culling's depth pyramid from multisampled depth.
+    DepthPyramidMultisampled,
     /// The GPU-driven path's scattered instance uploads (`apply_states`,
     /// `apply_transforms`).
     Mirror,
@@ -57,7 +62,7 @@ pub enum Program {
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 17] = [
+    pub const ALL: [Program; 19] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -65,6 +70,8 @@ impl Program {
         Program::ShadowUnbounded,
         Program::CpuSkinned,
         Program::Cull,
+        Program::DepthPyramid,
+        Program::DepthPyramidMultisampled,
         Program::Mirror,
         Program::LightFit,
         Program::ImpostorPackaged,
@@ -117,6 +124,8 @@ impl Program {
             Program::ComputeSkin => "compute_skin",
             Program::CpuSkinned => "cpu_skinned",
             Program::Cull => "cull",
+            Program::DepthPyramid => "depth_pyramid",
+            Program::DepthPyramidMultisampled => "depth_pyramid_ms",
             Program::Mirror => "mirror",
             Program::LightFit => "light_fit",
             Program::Palette => "palette",
@@ -145,6 +154,8 @@ impl Program {
             | Program::ImpostorCastUnbounded => Some(RecordPath::Unbounded),
             Program::ComputeSkin
             | Program::Cull
+            | Program::DepthPyramid
+            | Program::DepthPyramidMultisampled
             | Program::Mirror
             | Program::LightFit
             | Program::Palette
@@ -182,6 +193,8 @@ impl Program {
             Program::ShadowUnbounded => "throng shadow (unbounded)",
             Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
             Program::Cull => "throng cull (GPU-driven)",
+            Program::DepthPyramid => "throng depth pyramid",
+            Program::DepthPyramidMultisampled => "throng depth pyramid (MSAA)",
             Program::Mirror => "throng mirror upload (GPU-driven)",
             Program::LightFit => "throng light fit (GPU-driven)",
             Program::ImpostorPackaged => "throng impostor (packaged)",

@@ -76,6 +76,21 @@ pub const DISPATCH: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/dispatch.wgsl"
 ));
+/// `shaders/depth_pyramid.wgsl`: the depth pyramid from single-sampled depth.
+pub const DEPTH_PYRAMID: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/depth_pyramid.wgsl"
+));
+/// `shaders/depth_pyramid_ms.wgsl`: the depth pyramid from multisampled depth.
+pub const DEPTH_PYRAMID_MS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/depth_pyramid_ms.wgsl"
+));
+/// `shaders/pyramid_reduce.wgsl`: the depth pyramid's reductions.
+pub const PYRAMID_REDUCE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/pyramid_reduce.wgsl"
+));
 /// `shaders/clock.wgsl`.
 pub const CLOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/clock.wgsl"));
 /// `shaders/cull.wgsl`.
@@ -178,6 +193,9 @@ pub const MODULES: &[(&str, &str)] = &[
     ("clock", CLOCK),
     ("dispatch", DISPATCH),
     ("cull", CULL),
+    ("depth_pyramid", DEPTH_PYRAMID),
+    ("depth_pyramid_ms", DEPTH_PYRAMID_MS),
+    ("pyramid_reduce", PYRAMID_REDUCE),
     ("gpu_instance", GPU_INSTANCE),
     ("mirror", MIRROR),
     ("light_fit", LIGHT_FIT),

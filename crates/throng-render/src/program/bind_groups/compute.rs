@@ -94,7 +94,7 @@ impl CullStage {
     /// The bindings of group 0 it uses.
     pub fn bindings(self) -> &'static [u32] {
         match self {
-            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12],
+            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12, 13],
             CullStage::Offsets => &[0, 7, 8, 9, 10, 11],
             CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11, 12],
         }
@@ -121,6 +121,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(10, c, false, 20),
         storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
         storage(12, c, true, std::mem::size_of::<GpuTransform>()),
+        pyramid_entry(13, c),
     ];
     match stage {
         None => all,
@@ -128,6 +129,80 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
             .into_iter()
             .filter(|e| s.bindings().contains(&e.binding))
             .collect(),
+    }
+}
+
+/// A depth pyramid read with loads (R32Float: unfilterable).
+pub fn pyramid_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// An entry point of the depth pyramid (`shaders/pyramid_reduce.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PyramidStage {
+    /// Level 0 from the depth buffer.
+    Reduce,
+    /// Level k from level k − 1.
+    Downsample,
+}
+
+impl PyramidStage {
+    /// Both stages.
+    pub const ALL: [PyramidStage; 2] = [PyramidStage::Reduce, PyramidStage::Downsample];
+
+    /// The WGSL entry point.
+    pub fn entry(self) -> &'static str {
+        match self {
+            PyramidStage::Reduce => "reduce_depth",
+            PyramidStage::Downsample => "downsample",
+        }
+    }
+}
+
+/// Group 0 of the depth pyramid: the depth buffer (0; multisampled or not),
+/// the source level (1), the level written (2), `PyramidParams` (3) — all
+/// (`None`), or those one stage uses.
+pub fn pyramid_entries(stage: Option<PyramidStage>, multisampled: bool) -> Entries {
+    let c = wgpu::ShaderStages::COMPUTE;
+    let depth = wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: c,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Depth,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled,
+        },
+        count: None,
+    };
+    let target = wgpu::BindGroupLayoutEntry {
+        binding: 2,
+        visibility: c,
+        ty: wgpu::BindingType::StorageTexture {
+            access: wgpu::StorageTextureAccess::WriteOnly,
+            format: wgpu::TextureFormat::R32Float,
+            view_dimension: wgpu::TextureViewDimension::D2,
+        },
+        count: None,
+    };
+    let params = uniform(
+        3,
+        c,
+        std::mem::size_of::<throng_core::gpu::PyramidParams>(),
+        false,
+    );
+    match stage {
+        None => vec![depth, pyramid_entry(1, c), target, params],
+        Some(PyramidStage::Reduce) => vec![depth, target, params],
+        Some(PyramidStage::Downsample) => vec![pyramid_entry(1, c), target],
     }
 }
 

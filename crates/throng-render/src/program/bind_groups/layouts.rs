@@ -73,6 +73,8 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
             )),
         ],
         Program::Cull => [Some(cull_entries(None)), None, None, None],
+        Program::DepthPyramid => [Some(pyramid_entries(None, false)), None, None, None],
+        Program::DepthPyramidMultisampled => [Some(pyramid_entries(None, true)), None, None, None],
         Program::Mirror => [Some(mirror_entries()), None, None, None],
         Program::Motion => [Some(motion_entries()), None, None, None],
         Program::Simulation => [Some(simulation_entries(None)), None, None, None],

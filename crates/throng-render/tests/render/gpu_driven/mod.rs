@@ -41,7 +41,7 @@ const WEIGHT_EPS: f32 = 1e-4;
 /// answer is right.
 const BOUNDARY_EPS: f32 = 1e-4;
 
-fn fox_with_lods() -> ModelHandle {
+pub(crate) fn fox_with_lods() -> ModelHandle {
     let options = BakeOptions {
         lod_ratios: vec![0.5, 0.2],
         ..BakeOptions::default()

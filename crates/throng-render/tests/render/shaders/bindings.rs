@@ -24,6 +24,9 @@ fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
         Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
         Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
+        Program::DepthPyramid | Program::DepthPyramidMultisampled => {
+            vec![(false, vec!["reduce_depth", "downsample"])]
+        }
         Program::Mirror => vec![(
             false,
             vec!["apply_states", "apply_transforms", "apply_motions"],
@@ -173,7 +176,12 @@ fn bindings_the_shaders_use_are_in_the_rust_layouts() {
                     .iter()
                     .find(|s| s.entry() == name)
                     .map(|&s| bind_groups::simulation_entries(Some(s)));
-                let groups = match cull.or(sim) {
+                let multisampled = program == Program::DepthPyramidMultisampled;
+                let pyramid = bind_groups::PyramidStage::ALL
+                    .iter()
+                    .find(|s| s.entry() == name)
+                    .map(|&s| bind_groups::pyramid_entries(Some(s), multisampled));
+                let groups = match cull.or(sim).or(pyramid) {
                     Some(entries) => [Some(entries), None, None, None],
                     None => bind_groups::program_groups(program, shadows),
                 };

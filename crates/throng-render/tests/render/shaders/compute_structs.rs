@@ -167,6 +167,7 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuClip, duration),
             offset_of!(GpuClip, frames_per_second),
             offset_of!(GpuClip, sphere),
+            offset_of!(GpuClip, half_extent),
         ],
     );
     check(
@@ -183,6 +184,7 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuModelInfo, impostor_lod),
             offset_of!(GpuModelInfo, impostor_size),
             offset_of!(GpuModelInfo, impostor_mesh_lod),
+            offset_of!(GpuModelInfo, rest_half_extent),
         ],
     );
     check(
@@ -200,6 +202,20 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(CullView, group_count),
             offset_of!(CullView, draw_count),
             offset_of!(CullView, pad),
+            offset_of!(CullView, view_from_world),
+            offset_of!(CullView, clip_from_view),
+            offset_of!(CullView, pyramid),
+        ],
+    );
+    check(
+        Program::DepthPyramid,
+        "PyramidParams",
+        size_of::<throng_core::gpu::PyramidParams>(),
+        &[
+            offset_of!(throng_core::gpu::PyramidParams, reversed),
+            offset_of!(throng_core::gpu::PyramidParams, pad),
+            offset_of!(throng_core::gpu::PyramidParams, pad) + 4,
+            offset_of!(throng_core::gpu::PyramidParams, pad) + 8,
         ],
     );
     let pad = offset_of!(StateUpdate, pad);

@@ -1,0 +1,143 @@
+//! Two-phase occlusion culling in the renderer's frame
+//! (docs/design/occlusion.md). On the GPU-driven path, a frame the
+//! renderer records its own passes for is drawn in two: the early pass
+//! draws what was visible last frame (the camera's cull, early phase);
+//! a depth pyramid is reduced from its depth ([`DepthPyramid`]); the cull's
+//! late phase tests every instance in view against it; the late pass
+//! loads the early pass's colour and depth and draws what has just become
+//! visible, then everything blended, then the caller's `extra` draws.
+//! An instance is drawn by exactly one of the phases, so the picture is the
+//! one without occlusion culling.
+
+use throng_crowd::camera::Camera;
+
+use super::Renderer;
+use super::gpu_driven::LateView;
+use crate::base::error::RenderError;
+use crate::base::options::{DepthConvention, RecordPath};
+use crate::draw::targets::PassPlace;
+use crate::passes::depth_pyramid::{DepthPyramid, PyramidPass, supports_pyramid};
+
+/// The renderer's occlusion culling: the pyramid's pipelines and chain.
+pub(super) struct Occlusion {
+    pass: PyramidPass,
+    pyramid: Option<DepthPyramid>,
+    /// The frame last prepared is drawn in two phases (its late draws are
+    /// the GPU-driven path's `late_items`).
+    pub(super) active: bool,
+}
+
+impl Occlusion {
+    /// Occlusion culling for a renderer on `path` whose depth has `samples`
+    /// and `convention`, where the path and device allow it.
+    pub(super) fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        path: RecordPath,
+        samples: u32,
+        convention: DepthConvention,
+    ) -> Option<Self> {
+        (path == RecordPath::GpuDriven && supports_pyramid(device)).then(|| Self {
+            pass: PyramidPass::new(device, queue, samples, convention),
+            pyramid: None,
+            active: false,
+        })
+    }
+}
+
+impl Renderer {
+    /// True if frames prepared with [`Self::prepare`] are occlusion-culled
+    /// (the option is on and the path and device allow it).
+    pub fn occlusion_culling(&self) -> bool {
+        self.occlusion.is_some() && self.options.occlusion
+    }
+
+    /// Turns occlusion culling on or off (where the path and device allow
+    /// it; see [`crate::RendererOptions::occlusion`]).
+    pub fn set_occlusion(&mut self, on: bool) {
+        self.options.occlusion = on;
+    }
+
+    /// The pyramid for targets of `size`, made or kept (`None` without
+    /// occlusion culling).
+    pub(super) fn ensure_pyramid(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
+        if !self.occlusion_culling() {
+            return Ok(());
+        }
+        let device = self.device.clone();
+        if let Some(o) = &mut self.occlusion {
+            DepthPyramid::ensure(&mut o.pyramid, &device, &o.pass, size)?;
+        }
+        Ok(())
+    }
+
+    /// The late phase's view of the frame about to be prepared with
+    /// `camera`, if it is to be drawn in two phases.
+    pub(super) fn late_view<'a>(
+        occlusion: Option<&'a Occlusion>,
+        camera: &Camera,
+        convention: DepthConvention,
+    ) -> Option<LateView<'a>> {
+        let pyramid = occlusion?.pyramid.as_ref()?;
+        Some(LateView {
+            pyramid,
+            view_from_world: camera.view_from_world,
+            clip_from_view: camera.clip_from_view,
+            reversed: convention == DepthConvention::Reversed,
+        })
+    }
+
+    /// Records the prepared frame's crowd in two passes through the
+    /// renderer's targets (see the module docs), `extra` last in the late
+    /// one. `timestamps` begin the early pass and end the late one.
+    pub(super) fn encode_two_phase(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &[&wgpu::TextureView],
+        extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
+        timestamps: (
+            Option<wgpu::RenderPassTimestampWrites<'_>>,
+            Option<wgpu::RenderPassTimestampWrites<'_>>,
+        ),
+    ) {
+        let (Some(targets), Some(o), Some(gd)) = (&self.targets, &self.occlusion, &self.gpu) else {
+            return;
+        };
+        let Some(pyramid) = &o.pyramid else { return };
+        let clear = self.options.clear_color;
+        let (begin, end) = timestamps;
+        let blended = self.first_blended();
+        let mut pass = targets.begin_pass_at(
+            encoder,
+            views,
+            "throng crowd pass (early)",
+            clear,
+            begin,
+            PassPlace {
+                first: true,
+                last: false,
+            },
+        );
+        self.draw_items(&mut pass, &self.items[..blended]);
+        drop(pass);
+        pyramid.encode(&self.device, encoder, &o.pass, &targets.depth, None);
+        gd.encode_late(encoder);
+        let mut pass = targets.begin_pass_at(
+            encoder,
+            views,
+            "throng crowd pass (late)",
+            clear,
+            end,
+            PassPlace {
+                first: false,
+                last: true,
+            },
+        );
+        let late = &gd.late_items;
+        let late_blended = late.partition_point(|item| !item.key.blend);
+        self.draw_items(&mut pass, &late[..late_blended]);
+        self.draw_items(&mut pass, &self.items[blended..]);
+        self.draw_items(&mut pass, &late[late_blended..]);
+        extra(&mut pass);
+    }
+}
