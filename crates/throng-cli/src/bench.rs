@@ -315,6 +315,20 @@ fn table(r: &Report) -> String {
             c.fps.unwrap_or(f64::NAN),
         );
     }
+    for c in r.results.iter().filter(|c| !c.pass_gpu_ms.is_empty()) {
+        let passes: Vec<String> = c
+            .pass_gpu_ms
+            .iter()
+            .map(|p| format!("{} {:.2}", p.pass, p.ms.median))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<17} {:>10} gpu ms per pass (median): {}",
+            c.mode.name(),
+            thousands(c.instances as u64),
+            passes.join(", ")
+        );
+    }
     for c in r
         .results
         .iter()

@@ -16,6 +16,8 @@
 // The importing entry module supplies `depth_samples`, `depth_sample` and
 // `depth_size` for its kind of depth texture.
 
+// #import prelude
+
 // Mirrors throng_core::gpu::PyramidParams.
 struct PyramidParams {
     // Depth is reversed (1 near, 0 far).

@@ -69,7 +69,9 @@ pub mod program;
 pub mod renderer;
 
 pub use base::{error, fog, options, shader, uniforms};
-pub use device::{context, device_loss, image_diff, image_file, map_state, offscreen, timer};
+pub use device::{
+    context, device_loss, image_diff, image_file, map_state, offscreen, pass_timer, timer,
+};
 pub use draw::{shadow, targets};
 pub use model::{impostor, look, pose_cache};
 pub use passes::{

@@ -13,19 +13,21 @@ use throng_render::{
     RendererOptions, Shading, wgpu,
 };
 
-use super::report::{Cell, Spread};
+use super::report::{Cell, PassSpread, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
 use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid};
 use crate::walking::Walkers;
 use crate::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 
 /// One measured frame, milliseconds.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Sample {
     cpu: f64,
     submit: f64,
     gpu: Option<f64>,
     cull: Option<f64>,
+    /// GPU milliseconds per pass (timestamp queries; empty without).
+    passes: Vec<(&'static str, f64)>,
     wait: f64,
 }
 
@@ -147,9 +149,17 @@ impl Drawer<'_> {
             }
         };
         let submitted = Instant::now();
-        let (timestamp, cull) = match self {
-            Drawer::Baked(r) => (r.wait_gpu_time(), r.wait_cull_gpu_time()),
-            Drawer::Cpu { renderer, .. } => (renderer.wait_gpu_time(), None),
+        let (timestamp, cull, passes) = match self {
+            Drawer::Baked(r) => match r.wait_pass_times() {
+                Some(t) => {
+                    let cull = t
+                        .get("cull")
+                        .map(|c| std::time::Duration::from_nanos((c * 1e6) as u64));
+                    (t.frame, cull, t.passes)
+                }
+                None => (None, None, Vec::new()),
+            },
+            Drawer::Cpu { renderer, .. } => (renderer.wait_gpu_time(), None, Vec::new()),
         };
         gpu.device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -162,6 +172,7 @@ impl Drawer<'_> {
                 submit: stats.submit_ms,
                 gpu: timestamp.map(ms),
                 cull: cull.map(ms),
+                passes,
                 wait: ms(done - submitted),
             },
         ))
@@ -369,6 +380,7 @@ impl Bench<'_> {
         let frame: Vec<f64> = samples.iter().map(|s| s.cpu + s.wait).collect();
         let timestamps: Option<Vec<f64>> = samples.iter().map(|s| s.gpu).collect();
         let cull: Option<Vec<f64>> = samples.iter().map(|s| s.cull).collect();
+        let pass_gpu_ms = pass_spreads(&samples);
         let (gpu_ms, gpu_source) = match timestamps {
             Some(t) => (Spread::of(&t), "timestamp"),
             None => (Spread::of(&wait), "queue-wall"),
@@ -382,6 +394,8 @@ impl Bench<'_> {
             path: Some(drawer.path()),
             visible: Some(last.visible),
             occluded: Some(last.occluded),
+            shadow_casters: Some(last.shadow_casters + last.shadow_occluded),
+            shadow_occluded: Some(last.shadow_occluded),
             draws: Some(last.draws),
             packages: Some(last.packages),
             triangles: Some(last.triangles),
@@ -395,6 +409,7 @@ impl Bench<'_> {
             gpu_ms: Some(gpu_ms),
             gpu_source: Some(gpu_source),
             cull_gpu_ms: cull.map(|c| Spread::of(&c)),
+            pass_gpu_ms,
             queue_wait_ms: Some(Spread::of(&wait)),
             cached_poses: Some(last.cached_poses),
             pose_cache_bytes: Some(last.pose_cache_bytes),
@@ -404,6 +419,34 @@ impl Bench<'_> {
             frame_ms: Some(frame_ms),
         })
     }
+}
+
+/// Per pass named in the samples, in the order first met: its GPU
+/// milliseconds over the frames that timed it (0 in a frame that timed
+/// others but not it).
+fn pass_spreads(samples: &[Sample]) -> Vec<PassSpread> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for s in samples {
+        for (n, _) in &s.passes {
+            if !names.contains(n) {
+                names.push(n);
+            }
+        }
+    }
+    let timed: Vec<&Sample> = samples.iter().filter(|s| !s.passes.is_empty()).collect();
+    names
+        .into_iter()
+        .map(|name| {
+            let ms: Vec<f64> = timed
+                .iter()
+                .map(|s| s.passes.iter().find(|p| p.0 == name).map_or(0.0, |p| p.1))
+                .collect();
+            PassSpread {
+                pass: name,
+                ms: Spread::of(&ms),
+            }
+        })
+        .collect()
 }
 
 /// Tints of the crowd's instances, in `ids` order, read from an unculled draw

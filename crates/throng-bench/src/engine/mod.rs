@@ -56,7 +56,9 @@ use throng_render::{Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, wgp
 
 pub use crate::demo::CameraChoice;
 use cell::{Bench, CellError};
-pub use report::{AdapterInfo, Cell, Machine, ModelInfo, Ratio, Report, Settings, Spread, machine};
+pub use report::{
+    AdapterInfo, Cell, Machine, ModelInfo, PassSpread, Ratio, Report, Settings, Spread, machine,
+};
 
 /// Simulation step of every frame, seconds.
 pub const DT: f32 = 1.0 / 60.0;

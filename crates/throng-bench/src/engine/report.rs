@@ -41,6 +41,16 @@ impl Spread {
     }
 }
 
+/// One pass's GPU time over a cell's frames.
+#[derive(Debug, Serialize)]
+pub struct PassSpread {
+    /// The pass.
+    pub pass: &'static str,
+    /// Its milliseconds.
+    #[serde(flatten)]
+    pub ms: Spread,
+}
+
 /// The measurements of one (mode, instances) cell.
 #[derive(Debug, Serialize)]
 pub struct Cell {
@@ -65,6 +75,14 @@ pub struct Cell {
     /// path).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub occluded: Option<u32>,
+    /// Shadow casters in the light's view, and of them those occlusion
+    /// culling found hidden from the light (0 unless the shadow options
+    /// ask for it), per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow_casters: Option<u32>,
+    /// See `shadow_casters`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow_occluded: Option<u32>,
     /// Draw calls per frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<u32>,
@@ -109,6 +127,13 @@ pub struct Cell {
     /// only; not part of `gpu_ms`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cull_gpu_ms: Option<Spread>,
+    /// GPU time per pass (timestamp queries; empty without), in the
+    /// frame's order: on the GPU-driven path `cull` and `shadow cull`
+    /// (recorded while the frame is prepared, not part of `gpu_ms`), then
+    /// `shadow`, and `crowd` — or, with occlusion culling, `early`,
+    /// `pyramid`, `late cull` and `late`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pass_gpu_ms: Vec<PassSpread>,
     /// Wall time from submit to queue completion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_wait_ms: Option<Spread>,
@@ -149,6 +174,8 @@ impl Cell {
             path: None,
             visible: None,
             occluded: None,
+            shadow_casters: None,
+            shadow_occluded: None,
             draws: None,
             packages: None,
             triangles: None,
@@ -162,6 +189,7 @@ impl Cell {
             gpu_ms: None,
             gpu_source: None,
             cull_gpu_ms: None,
+            pass_gpu_ms: Vec::new(),
             queue_wait_ms: None,
             cached_poses: None,
             pose_cache_bytes: None,

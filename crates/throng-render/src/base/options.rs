@@ -306,6 +306,30 @@ pub struct ShadowOptions {
     pub strength: f32,
     /// Depth bias in the map's [0, 1] depth units (against self-shadowing).
     pub bias: f32,
+    /// Shadows by LOD: casters choose their LOD as if their projected size
+    /// were this much of the camera's (in `(0, 1]`; 1 casts each instance
+    /// at the LOD it is drawn with). Below 1, casters switch to coarser
+    /// meshes — and to the impostor's caster — closer to the camera than
+    /// the instances themselves do: a shadow is a blurred silhouette in a
+    /// map of fixed size, where a coarser LOD costs little. The default,
+    /// [`Self::DEFAULT_CASTER_LOD_SCALE`], is one LOD step for a chain whose
+    /// sizes halve.
+    pub caster_lod_scale: f32,
+    /// Occlusion culling from the light as well (with
+    /// [`RendererOptions::occlusion`]): the shadow map drawn in two phases,
+    /// the casters hidden from the light behind those drawn first left
+    /// out. Off by default: on a crowd over open ground nearly nothing
+    /// hides another from a high light (gaps between the instances show
+    /// the empty map behind), and the map's depth pyramid costs a
+    /// reduction of the whole map (docs/BENCHMARKS.md, "Occlusion
+    /// culling"); worth it where tall things stand between the light and
+    /// the crowd.
+    pub occlusion: bool,
+}
+
+impl ShadowOptions {
+    /// The default [`Self::caster_lod_scale`].
+    pub const DEFAULT_CASTER_LOD_SCALE: f32 = 0.5;
 }
 
 impl Default for ShadowOptions {
@@ -314,6 +338,8 @@ impl Default for ShadowOptions {
             map_size: 2048,
             strength: 0.75,
             bias: 0.002,
+            caster_lod_scale: Self::DEFAULT_CASTER_LOD_SCALE,
+            occlusion: false,
         }
     }
 }
@@ -344,10 +370,14 @@ pub struct FrameStats {
     pub impostors: u32,
     /// Bytes of records uploaded (crowd and shadow passes).
     pub record_bytes: u64,
-    /// Instances drawn into the shadow map.
+    /// Instances drawn into the shadow map (in the light's view and, with
+    /// occlusion culling, not hidden from it).
     pub shadow_casters: u32,
     /// Draw calls of the shadow pass.
     pub shadow_draws: u32,
+    /// Casters in the light's view that occlusion culling found hidden from
+    /// the light and did not draw.
+    pub shadow_occluded: u32,
     /// Poses held by the pose cache: one per baked frame of each cached
     /// (model, LOD).
     pub cached_poses: u64,

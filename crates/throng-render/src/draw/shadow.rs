@@ -64,8 +64,15 @@ impl Shadow {
         Some(throng_crowd::crowd::DrawView {
             frustum: Some(light.frustum()),
             lod_tints: false,
+            lod_scale: self.caster_lod_scale(view.lod_scale),
             ..*view
         })
+    }
+
+    /// The LOD scale casters are chosen with, for a camera's `lod_scale`
+    /// ([`ShadowOptions::caster_lod_scale`]).
+    pub(crate) fn caster_lod_scale(&self, lod_scale: f32) -> f32 {
+        lod_scale * self.options.caster_lod_scale
     }
 
     /// Writes the light's uniforms: its `clip_from_world` and the map's
@@ -133,6 +140,12 @@ impl Shadow {
             return Err(RenderError::Unsupported(format!(
                 "shadow map of {0}×{0} (1..={limit} per side)",
                 options.map_size
+            )));
+        }
+        let s = options.caster_lod_scale;
+        if !(s > 0.0 && s <= 1.0) {
+            return Err(RenderError::Unsupported(format!(
+                "a shadow caster LOD scale of {s} (in (0, 1])"
             )));
         }
         let map = device.create_texture(&wgpu::TextureDescriptor {

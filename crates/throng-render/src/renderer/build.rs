@@ -143,10 +143,9 @@ impl Renderer {
             draw_lists: Vec::new(),
             items: Vec::new(),
             targets: None,
-            timer: crate::device::timer::GpuTimer::new(device, queue),
+            timer: crate::device::pass_timer::PassTimer::new(device, queue),
             shadow,
-            gpu: (path == RecordPath::GpuDriven)
-                .then(|| super::gpu_driven::GpuDriven::new(device, queue)),
+            gpu: (path == RecordPath::GpuDriven).then(|| super::gpu_driven::GpuDriven::new(device)),
             occlusion: super::occlusion::Occlusion::new(
                 device,
                 queue,

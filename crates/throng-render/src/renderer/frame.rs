@@ -8,6 +8,7 @@ use throng_crowd::crowd::Crowd;
 
 use super::{FrameStats, Renderer};
 use crate::base::error::RenderError;
+use crate::device::pass_timer::{PassTimes, SpanKind};
 use crate::model::gpu_model::GpuModel;
 
 impl Renderer {
@@ -48,42 +49,48 @@ impl Renderer {
     ) {
         let Some(targets) = &self.targets else { return };
         let two_phase = self.occlusion.as_ref().is_some_and(|o| o.active);
-        // GPU time spans the shadow pass (if any) and the crowd's passes.
-        let spanned = self.shadow.is_some() || two_phase;
-        let (shadow_timestamps, timestamps, timed) = match &self.timer {
-            Some(t) if spanned => match t.span_writes() {
-                Some((begin, end)) => (Some(begin), Some(end), true),
-                None => (None, None, false),
-            },
-            Some(t) => {
-                let w = t.pass_writes();
-                let timed = w.is_some();
-                (None, w, timed)
-            }
-            None => (None, None, false),
-        };
-        // Without shadows, the span begins with the early pass.
-        let (shadow_timestamps, early_timestamps) = match self.shadow {
-            Some(_) => (shadow_timestamps, None),
-            None => (None, shadow_timestamps),
-        };
-        self.shadow_pass(encoder, shadow_timestamps);
+        // Each pass GPU-timed, where the device can.
+        let span = |name| self.render_span(name);
         if two_phase {
-            self.encode_two_phase(encoder, views, extra, (early_timestamps, timestamps));
+            self.encode_shadows_two_phase(encoder);
+        } else {
+            self.shadow_pass(encoder, self.shadow.as_ref().and_then(|_| span("shadow")));
+        }
+        if two_phase {
+            self.encode_two_phase(encoder, views, extra);
         } else {
             let mut pass = targets.begin_pass_into(
                 encoder,
                 views,
                 "throng crowd pass",
                 self.options.clear_color,
-                timestamps,
+                span("crowd"),
             );
             self.draw(&mut pass);
             extra(&mut pass);
         }
-        if timed && let Some(t) = &self.timer {
+        if let Some(t) = &self.timer {
             t.resolve(encoder);
         }
+    }
+
+    /// The timestamp writes of a render pass of the frame called `name`,
+    /// where the device can time it.
+    pub(super) fn render_span(
+        &self,
+        name: &'static str,
+    ) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        let t = self.timer.as_ref()?;
+        Some(t.render_writes(t.span(name, SpanKind::Frame)?))
+    }
+
+    /// [`Self::render_span`] for a compute pass.
+    pub(super) fn compute_span(
+        &self,
+        name: &'static str,
+    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        let t = self.timer.as_ref()?;
+        Some(t.compute_writes(t.span(name, SpanKind::Frame)?))
     }
 
     /// Prepares, encodes and submits one frame into `target` of `size`.
@@ -149,23 +156,35 @@ impl Renderer {
         self.timer.is_some()
     }
 
-    /// GPU time of the crowd pass of a recent frame, without waiting
+    /// GPU time of a recent frame, without waiting: from the start of its
+    /// first drawing pass (the shadow pass, if any) to the end of its last
     /// (`None` without timestamp queries or before the first result).
     pub fn gpu_time(&self) -> Option<std::time::Duration> {
-        self.timer.as_ref().and_then(|t| t.latest(&self.device))
+        self.timer.as_ref()?.latest(&self.device)?.frame
     }
 
-    /// Waits for the GPU and returns the last frame's pass time.
+    /// Waits for the GPU and returns the last frame's time ([`Self::gpu_time`]).
     pub fn wait_gpu_time(&self) -> Option<std::time::Duration> {
-        self.timer.as_ref().and_then(|t| t.wait(&self.device))
+        self.timer.as_ref()?.wait(&self.device)?.frame
+    }
+
+    /// Waits for the GPU and returns the last timed frame's GPU time per
+    /// pass (`None` without timestamp queries): on the GPU-driven path
+    /// `cull` and `shadow cull` (each view's cull, recorded while the
+    /// frame is prepared), then `shadow`, and `crowd` — or, with occlusion
+    /// culling, `early`, `pyramid`, `late cull` and `late`.
+    pub fn wait_pass_times(&self) -> Option<PassTimes> {
+        self.timer.as_ref()?.wait(&self.device)
     }
 
     /// On the GPU-driven path with timestamp queries, waits for the GPU and
     /// returns the latest GPU time of the camera's cull passes (compaction
-    /// and indirect arguments included; the mirror's upload and the shadow
-    /// view's cull are not). `None` on the other paths.
+    /// and indirect arguments included; the mirror's upload, the shadow
+    /// view's cull and occlusion culling's late phase are not). `None` on
+    /// the other paths.
     pub fn wait_cull_gpu_time(&self) -> Option<std::time::Duration> {
-        let timer = self.gpu.as_ref()?.cull_timer.as_ref()?;
-        timer.wait(&self.device)
+        self.gpu.as_ref()?;
+        let ms = self.wait_pass_times()?.get("cull")?;
+        Some(std::time::Duration::from_nanos((ms * 1e6) as u64))
     }
 }

@@ -22,7 +22,7 @@ use super::Renderer;
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::device::offscreen::map_read;
-use crate::device::timer::GpuTimer;
+use crate::device::pass_timer::{PassTimer, SpanKind};
 use crate::draw::items::DrawItem;
 use crate::draw::items::find_model_by_key;
 use crate::model::gpu_model::GpuModel;
@@ -63,13 +63,13 @@ pub(super) struct GpuDriven {
     /// What the CPU's lists of instances with animation layers drew last
     /// frame (added to the GPU's counts).
     layered_stats: FrameStats,
-    /// Times the camera's cull passes, where the device has timestamps.
-    pub(super) cull_timer: Option<GpuTimer>,
     /// Fits the shadow light on the GPU.
     light_fit: LightFitPass,
     /// Occlusion culling's late phase's draws: opaque first, blended last
     /// (empty for a frame drawn in one phase).
     pub(super) late_items: Vec<DrawItem>,
+    /// Occlusion culling's late phase's shadow casters.
+    pub(super) shadow_late_items: Vec<DrawItem>,
 }
 
 /// What a view's draws submitted, from its per-group counts: instances in
@@ -93,6 +93,13 @@ fn count_drawn(
     }
 }
 
+/// The light's casters in view (less those a late phase found occluded)
+/// into `stats`.
+fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull::Drawn) {
+    stats.shadow_casters = (stats.shadow_casters + drawn.visible).saturating_sub(drawn.occluded);
+    stats.shadow_occluded += drawn.occluded;
+}
+
 /// One crowd's mirror and its views' lists.
 struct CrowdGpu {
     mirror: CrowdMirror,
@@ -100,7 +107,10 @@ struct CrowdGpu {
     camera: CullList,
     /// Occlusion culling's late phase of the camera (unused without it).
     late: CullList,
+    /// The light's list: its only one, or occlusion culling's early phase.
     shadow: CullList,
+    /// Occlusion culling's late phase of the light (unused without it).
+    shadow_late: CullList,
     /// The GPU simulation stepped over it, if any.
     simulation: Option<Simulation>,
 }
@@ -149,16 +159,16 @@ impl Planned {
 }
 
 impl GpuDriven {
-    pub(super) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+    pub(super) fn new(device: &wgpu::Device) -> Self {
         Self {
             pass: CullPass::new(device),
             crowds: Vec::new(),
             used: 0,
             specs: Vec::new(),
             layered_stats: FrameStats::default(),
-            cull_timer: GpuTimer::new(device, queue),
             light_fit: LightFitPass::new(device),
             late_items: Vec::new(),
+            shadow_late_items: Vec::new(),
         }
     }
 
@@ -168,6 +178,7 @@ impl GpuDriven {
             camera: CullList::new(device),
             late: CullList::new(device),
             shadow: CullList::new(device),
+            shadow_late: CullList::new(device),
             simulation: None,
         }
     }
@@ -275,6 +286,7 @@ impl Renderer {
         crowds: &[&Crowd],
         models: &[&GpuModel],
         occlusion: Option<LateView<'_>>,
+        shadow_pyramid: Option<&DepthPyramid>,
     ) -> Result<FrameStats, RenderError> {
         let device = self.device.clone();
         let queue = self.queue.clone();
@@ -288,11 +300,10 @@ impl Renderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng cull"),
         });
-        // The camera's cull passes are GPU-timed as one span, from the first
-        // crowd's to the last one's.
-        let timer = gd.cull_timer.as_ref().filter(|t| t.idle());
-        let culled = crowds.iter().filter(|c| !c.is_empty()).count();
-        let mut nth = 0;
+        // Each view's cull pass is GPU-timed, where the device can.
+        let timer = self.timer.as_ref();
+        let span =
+            |name| timer.and_then(|t| Some(t.compute_writes(t.span(name, SpanKind::Prepared)?)));
         for (crowd, c) in crowds.iter().zip(&mut gd.crowds) {
             let sync = c
                 .mirror
@@ -335,14 +346,8 @@ impl Renderer {
                 c.late
                     .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
             }
-            let timestamps = timer.map(|t| t.compute_writes(nth == 0, nth + 1 == culled));
-            c.camera.encode(&mut encoder, &gd.pass, timestamps);
-            nth += 1;
+            c.camera.encode(&mut encoder, &gd.pass, span("cull"));
             plans.push((specs, planned));
-        }
-        let timer = timer.filter(|_| nth > 0);
-        if let Some(t) = timer {
-            t.resolve(&mut encoder);
         }
 
         // Shadows: the light is fitted on the GPU to what the camera's cull
@@ -371,6 +376,7 @@ impl Renderer {
                     planes: [glam::Vec4::ZERO; 6],
                 }),
                 lod_tints: false,
+                lod_scale: sh.caster_lod_scale(view.lod_scale),
                 ..view
             };
             for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
@@ -381,21 +387,44 @@ impl Renderer {
                     view: light_view,
                     now: crowd.clock(),
                     draws: specs,
-                    phase: CullPhase::Only,
+                    phase: match shadow_pyramid {
+                        Some(_) => CullPhase::Early,
+                        None => CullPhase::Only,
+                    },
                 };
                 c.shadow
                     .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
                 let (at, bytes) = light_fit::PLANES;
                 encoder.copy_buffer_to_buffer(fit, at, c.shadow.view_buffer(), 0, bytes);
-                c.shadow.encode(&mut encoder, &gd.pass, None);
+                // The light's late phase tests against the pyramid of the
+                // early shadow pass, in the light's projection: the fitted
+                // matrix is copied over the view's `clip_from_view` (its
+                // `view_from_world` is the identity).
+                if let Some(pyramid) = shadow_pyramid {
+                    let request = CullRequest {
+                        phase: CullPhase::Late {
+                            early: &c.shadow,
+                            pyramid,
+                            view_from_world: glam::Mat4::IDENTITY,
+                            clip_from_view: glam::Mat4::IDENTITY,
+                            reversed: false,
+                        },
+                        ..request
+                    };
+                    c.shadow_late
+                        .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                    let late = c.shadow_late.view_buffer();
+                    encoder.copy_buffer_to_buffer(fit, at, late, 0, bytes);
+                    let (from, bytes) = light_fit::MATRIX;
+                    let to = std::mem::offset_of!(throng_core::gpu::CullView, clip_from_view);
+                    encoder.copy_buffer_to_buffer(fit, from, late, to as u64, bytes);
+                }
+                c.shadow.encode(&mut encoder, &gd.pass, span("shadow cull"));
             }
         }
         let submitting = web_time::Instant::now();
         queue.submit([encoder.finish()]);
         stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
-        if let Some(t) = timer {
-            t.after_submit();
-        }
         for c in &gd.crowds {
             if let Some(sim) = &c.simulation {
                 sim.after_submit();
@@ -410,6 +439,9 @@ impl Renderer {
                 }
                 if self.shadow.is_some() {
                     c.shadow.after_submit(&device);
+                    if shadow_pyramid.is_some() {
+                        c.shadow_late.after_submit(&device);
+                    }
                 }
             }
         }
@@ -420,6 +452,7 @@ impl Renderer {
         let mut late_items = Vec::new();
         let mut late_blended = Vec::new();
         let mut blended = Vec::new();
+        let mut shadow_late_items = Vec::new();
         if let Some(sh) = &mut self.shadow {
             sh.items.clear();
         }
@@ -460,28 +493,38 @@ impl Renderer {
                 }
             }
             if let Some(sh) = self.shadow.as_mut() {
-                let cast = sh.cast_group_for(&device, c.shadow.records(), self.layers.palettes());
-                for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
-                    let key = PipelineKey {
-                        flat: false,
-                        double_sided: true,
-                        blend: false,
-                        cross_fade: p.key.cross_fade,
-                        palettes: false,
-                        pose_cache: false,
-                    };
-                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                    let target = (c.shadow.indirect(), offset, &cast, c.shadow.records());
-                    let item = p.item(models[p.model], key, target, &self.poses, &mut stats)?;
-                    sh.items.push(item);
-                    stats.shadow_draws += 1;
+                let lists = [Some(&c.shadow), shadow_pyramid.map(|_| &c.shadow_late)];
+                for (phase, list) in lists.into_iter().enumerate() {
+                    let Some(list) = list else { continue };
+                    let cast = sh.cast_group_for(&device, list.records(), self.layers.palettes());
+                    for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
+                        let key = PipelineKey {
+                            flat: false,
+                            double_sided: true,
+                            blend: false,
+                            cross_fade: p.key.cross_fade,
+                            palettes: false,
+                            pose_cache: false,
+                        };
+                        let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                        let target = (list.indirect(), offset, &cast, list.records());
+                        let item = p.item(models[p.model], key, target, &self.poses, &mut stats)?;
+                        match phase {
+                            0 => sh.items.push(item),
+                            _ => shadow_late_items.push(item),
+                        }
+                        stats.shadow_draws += 1;
+                    }
+                    if let Some(d) = list.latest_drawn() {
+                        count_casters(&mut stats, d);
+                    }
                 }
-                stats.shadow_casters += c.shadow.latest_drawn().map_or(0, |d| d.visible);
             }
         }
         self.items.append(&mut blended);
         late_items.append(&mut late_blended);
         gd.late_items = late_items;
+        gd.shadow_late_items = shadow_late_items;
         stats.packages = stats.draws;
         gd.specs = plans;
 
@@ -503,6 +546,7 @@ impl Renderer {
                 let casters = DrawView {
                     frustum: None,
                     lod_tints: false,
+                    lod_scale: sh.caster_lod_scale(layered.lod_scale),
                     ..layered
                 };
                 for (crowd, list) in crowds.iter().zip(&mut sh.lists) {
@@ -552,6 +596,7 @@ impl Renderer {
         stats.visible = 0;
         stats.occluded = 0;
         stats.shadow_casters = 0;
+        stats.shadow_occluded = 0;
         stats.triangles = 0;
         stats.vertices = 0;
         stats.impostors = 0;
@@ -564,7 +609,12 @@ impl Renderer {
                 count_drawn(stats, drawn, specs, planned);
             }
             if shadows {
-                stats.shadow_casters += c.shadow.wait_drawn(&device)?.map_or(0, |d| d.visible);
+                if let Some(d) = c.shadow.wait_drawn(&device)? {
+                    count_casters(stats, d);
+                }
+                if two_phase && let Some(d) = c.shadow_late.wait_drawn(&device)? {
+                    count_casters(stats, d);
+                }
             }
         }
         Ok(())
@@ -582,12 +632,26 @@ pub(super) struct LateView<'a> {
 }
 
 impl GpuDriven {
-    /// Records every used crowd's late phase (the early phase's depth
-    /// pyramid built).
-    pub(super) fn encode_late(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Records every used crowd's late phase of the camera (`shadow`
+    /// false) or of the light (the early phase's depth pyramid built), each
+    /// GPU-timed as `late cull` or `shadow late cull` where `timer` can.
+    pub(super) fn encode_late(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timer: Option<&PassTimer>,
+        shadow: bool,
+    ) {
+        let name = if shadow {
+            "shadow late cull"
+        } else {
+            "late cull"
+        };
         for (c, (specs, _)) in self.crowds.iter().zip(&self.specs).take(self.used) {
             if !specs.is_empty() {
-                c.late.encode_phase(encoder, &self.pass, None);
+                let span =
+                    timer.and_then(|t| Some(t.compute_writes(t.span(name, SpanKind::Frame)?)));
+                let list = if shadow { &c.shadow_late } else { &c.late };
+                list.encode_phase(encoder, &self.pass, span);
             }
         }
     }

@@ -86,7 +86,8 @@ pub struct Renderer {
     draw_lists: Vec<DrawList>,
     items: Vec<DrawItem>,
     targets: Option<Targets>,
-    timer: Option<crate::device::timer::GpuTimer>,
+    /// GPU time per pass, where the device has timestamp queries.
+    timer: Option<crate::device::pass_timer::PassTimer>,
     shadow: Option<Shadow>,
     /// The GPU-driven path's mirrors, cull lists and pipelines.
     gpu: Option<gpu_driven::GpuDriven>,

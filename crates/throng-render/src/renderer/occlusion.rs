@@ -18,10 +18,14 @@ use crate::base::options::{DepthConvention, RecordPath};
 use crate::draw::targets::PassPlace;
 use crate::passes::depth_pyramid::{DepthPyramid, PyramidPass, supports_pyramid};
 
-/// The renderer's occlusion culling: the pyramid's pipelines and chain.
+/// The renderer's occlusion culling: the pyramids' pipelines and chains,
+/// the camera's and the light's.
 pub(super) struct Occlusion {
     pass: PyramidPass,
     pyramid: Option<DepthPyramid>,
+    /// The shadow map's reduction (single-sampled, standard depth).
+    shadow_pass: PyramidPass,
+    shadow_pyramid: Option<DepthPyramid>,
     /// The frame last prepared is drawn in two phases (its late draws are
     /// the GPU-driven path's `late_items`).
     pub(super) active: bool,
@@ -40,6 +44,8 @@ impl Occlusion {
         (path == RecordPath::GpuDriven && supports_pyramid(device)).then(|| Self {
             pass: PyramidPass::new(device, queue, samples, convention),
             pyramid: None,
+            shadow_pass: PyramidPass::new(device, queue, 1, DepthConvention::Standard),
+            shadow_pyramid: None,
             active: false,
         })
     }
@@ -65,10 +71,45 @@ impl Renderer {
             return Ok(());
         }
         let device = self.device.clone();
+        let map = self
+            .shadow
+            .as_ref()
+            .filter(|sh| sh.options.occlusion)
+            .map(|sh| sh.options.map_size);
         if let Some(o) = &mut self.occlusion {
             DepthPyramid::ensure(&mut o.pyramid, &device, &o.pass, size)?;
+            match map {
+                Some(m) => {
+                    DepthPyramid::ensure(&mut o.shadow_pyramid, &device, &o.shadow_pass, (m, m))?
+                }
+                None => o.shadow_pyramid = None,
+            }
         }
         Ok(())
+    }
+
+    /// The pyramid the light's late phase tests against, if the frame about
+    /// to be prepared is drawn in two phases with shadows.
+    pub(super) fn shadow_pyramid(occlusion: Option<&Occlusion>) -> Option<&DepthPyramid> {
+        occlusion?.shadow_pyramid.as_ref()
+    }
+
+    /// Records the prepared frame's shadow map in two passes (occlusion
+    /// culling from the light: the casters the early shadow pass hides are
+    /// not drawn), each GPU-timed where the device can.
+    pub(super) fn encode_shadows_two_phase(&self, encoder: &mut wgpu::CommandEncoder) {
+        let (Some(sh), Some(o), Some(gd)) = (&self.shadow, &self.occlusion, &self.gpu) else {
+            return;
+        };
+        self.shadow_pass_of(encoder, self.render_span("shadow"), &sh.items, true);
+        let Some(pyramid) = &o.shadow_pyramid else {
+            return;
+        };
+        let span = self.compute_span("shadow pyramid");
+        pyramid.encode(&self.device, encoder, &o.shadow_pass, &sh.view, span);
+        gd.encode_late(encoder, self.timer.as_ref(), true);
+        let span = self.render_span("shadow late");
+        self.shadow_pass_of(encoder, span, &gd.shadow_late_items, false);
     }
 
     /// The late phase's view of the frame about to be prepared with
@@ -89,30 +130,25 @@ impl Renderer {
 
     /// Records the prepared frame's crowd in two passes through the
     /// renderer's targets (see the module docs), `extra` last in the late
-    /// one. `timestamps` begin the early pass and end the late one.
+    /// one; each pass GPU-timed where the device can.
     pub(super) fn encode_two_phase(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         views: &[&wgpu::TextureView],
         extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
-        timestamps: (
-            Option<wgpu::RenderPassTimestampWrites<'_>>,
-            Option<wgpu::RenderPassTimestampWrites<'_>>,
-        ),
     ) {
         let (Some(targets), Some(o), Some(gd)) = (&self.targets, &self.occlusion, &self.gpu) else {
             return;
         };
         let Some(pyramid) = &o.pyramid else { return };
         let clear = self.options.clear_color;
-        let (begin, end) = timestamps;
         let blended = self.first_blended();
         let mut pass = targets.begin_pass_at(
             encoder,
             views,
             "throng crowd pass (early)",
             clear,
-            begin,
+            self.render_span("early"),
             PassPlace {
                 first: true,
                 last: false,
@@ -120,14 +156,15 @@ impl Renderer {
         );
         self.draw_items(&mut pass, &self.items[..blended]);
         drop(pass);
-        pyramid.encode(&self.device, encoder, &o.pass, &targets.depth, None);
-        gd.encode_late(encoder);
+        let span = self.compute_span("pyramid");
+        pyramid.encode(&self.device, encoder, &o.pass, &targets.depth, span);
+        gd.encode_late(encoder, self.timer.as_ref(), false);
         let mut pass = targets.begin_pass_at(
             encoder,
             views,
             "throng crowd pass (late)",
             clear,
-            end,
+            self.render_span("late"),
             PassPlace {
                 first: false,
                 last: true,

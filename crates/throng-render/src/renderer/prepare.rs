@@ -81,6 +81,9 @@ impl Renderer {
         if let Some(o) = &mut self.occlusion {
             o.active = false;
         }
+        if let Some(t) = &self.timer {
+            t.start();
+        }
         if let Some(gd) = &mut self.gpu {
             gd.late_items.clear();
         }
@@ -113,7 +116,9 @@ impl Renderer {
                     self.options.depth,
                 );
                 let active = late.is_some();
-                let result = self.prepare_gpu_driven(&mut gd, view, crowds, models, late);
+                let shadow_pyramid = Self::shadow_pyramid(occlusion.as_ref().filter(|_| active));
+                let result =
+                    self.prepare_gpu_driven(&mut gd, view, crowds, models, late, shadow_pyramid);
                 // The late view borrowed the pyramid.
                 if let Some(o) = &mut occlusion {
                     o.active = active && result.is_ok();

@@ -22,13 +22,31 @@ impl Renderer {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
         let Some(sh) = &self.shadow else { return };
+        self.shadow_pass_of(encoder, timestamps, &sh.items, true);
+    }
+
+    /// A shadow pass drawing `items` into the map, cleared first if
+    /// `clear` (else over what an earlier pass of the frame drew:
+    /// occlusion culling's late shadow pass).
+    pub(super) fn shadow_pass_of(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        items: &[crate::draw::items::DrawItem],
+        clear: bool,
+    ) {
+        let Some(sh) = &self.shadow else { return };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("throng shadow pass"),
             color_attachments: &[],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &sh.view,
                 depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
+                    load: if clear {
+                        wgpu::LoadOp::Clear(1.0)
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
                     store: wgpu::StoreOp::Store,
                 }),
                 stencil_ops: None,
@@ -37,12 +55,12 @@ impl Renderer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if sh.items.is_empty() {
+        if items.is_empty() {
             return;
         }
         let group = sh.cast_group.as_ref();
         let mut bound = None;
-        for item in &sh.items {
+        for item in items {
             // Meshes by their cast variant; impostors (None) by their own.
             let which = (!item.impostor).then(|| crate::draw::shadow::cast_variant(item.key));
             if bound != Some(which) {

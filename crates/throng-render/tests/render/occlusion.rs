@@ -142,6 +142,7 @@ fn same_pictures_with_and_without(name: &str, options: RendererOptions) {
     assert!(!without.occlusion_culling());
     let dir = std::env::temp_dir().join("throng-occlusion");
     let mut occluded = Vec::new();
+    let mut shadow_occluded = Vec::new();
     for k in 0..9 {
         let cam = camera(k, options.depth == DepthConvention::Reversed);
         let (a, sa) = draw(&mut with, &gpu, SIZE, &cam, &[&crowd], &[&model]);
@@ -156,15 +157,17 @@ fn same_pictures_with_and_without(name: &str, options: RendererOptions) {
             "{name} frame {k}: drawn and occluded are what is in view"
         );
         assert_eq!(
-            sa.shadow_casters, sb.shadow_casters,
-            "{name} frame {k}: casters"
+            sa.shadow_casters + sa.shadow_occluded,
+            sb.shadow_casters,
+            "{name} frame {k}: casters drawn and occluded are those in the light's view"
         );
         assert_images_match(&format!("{name}_{k}"), &b, &a, &dir);
         occluded.push(sa.occluded);
+        shadow_occluded.push(sa.shadow_occluded);
         change(&mut crowd, &ids, k);
     }
     eprintln!(
-        "{name}: occluded per frame {occluded:?} of {} instances",
+        "{name}: occluded per frame {occluded:?}, from the light {shadow_occluded:?}, of {} instances",
         crowd.len()
     );
     // From the third frame behind the wall, the bits have settled: the grid
@@ -256,5 +259,71 @@ fn foxes_behind_a_giant_one_are_occluded() {
         occluded,
         [0, 0, 5],
         "occluded per frame: the five behind, from the third"
+    );
+}
+
+/// Occlusion culling from the light ([`ShadowOptions::occlusion`]): a Fox
+/// flattened into a canopy many times the size hangs between the light and
+/// a row of Foxes on the ground; from the third frame the row is hidden from the light and not
+/// drawn into the shadow map, and the pictures (the row in the giant's
+/// shadow) equal those without occlusion culling.
+#[test]
+fn casters_hidden_from_the_light_are_left_out_of_the_shadow_map() {
+    use throng_render::renderer::ShadowOptions;
+    let gpu = require_gpu("occlusion_light");
+    let handle = super::gpu_driven::fox_with_lods();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let toward_light = RendererOptions::default().lighting.direction.normalize();
+    for i in 0..5 {
+        let row = Spawn {
+            transform: Mat4::from_translation(Vec3::new(-60.0 + 30.0 * i as f32, 0.0, 0.0)),
+            clip: Some(1),
+            ..Spawn::default()
+        };
+        crowd.spawn(m, row).unwrap();
+    }
+    let giant = Spawn {
+        transform: Mat4::from_translation(toward_light * 500.0)
+            * Mat4::from_scale(Vec3::new(80.0, 1.0, 120.0)),
+        clip: Some(0),
+        ..Spawn::default()
+    };
+    crowd.spawn(m, giant).unwrap();
+    crowd.update(0.0);
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let options = |occlusion| RendererOptions {
+        path: PathChoice::GpuDriven,
+        occlusion,
+        shadows: Some(ShadowOptions {
+            occlusion,
+            ..ShadowOptions::default()
+        }),
+        ..RendererOptions::default()
+    };
+    let (mut with, mut without) = (
+        renderer(&gpu, options(true)),
+        renderer(&gpu, options(false)),
+    );
+    let cam = View {
+        eye: Vec3::new(0.0, 120.0, 400.0),
+        target: Vec3::new(0.0, 30.0, 0.0),
+        fov: 50f32.to_radians(),
+        depth: (5.0, 4000.0),
+    }
+    .camera(SIZE);
+    let dir = std::env::temp_dir().join("throng-occlusion");
+    let mut occluded = Vec::new();
+    for k in 0..3 {
+        let (a, sa) = draw(&mut with, &gpu, SIZE, &cam, &[&crowd], &[&model]);
+        let (b, sb) = draw(&mut without, &gpu, SIZE, &cam, &[&crowd], &[&model]);
+        assert_images_match(&format!("occlusion_light_{k}"), &b, &a, &dir);
+        assert_eq!(sa.shadow_casters + sa.shadow_occluded, sb.shadow_casters);
+        occluded.push(sa.shadow_occluded);
+    }
+    assert_eq!(
+        occluded,
+        [0, 0, 5],
+        "casters hidden from the light per frame: the row, from the third"
     );
 }

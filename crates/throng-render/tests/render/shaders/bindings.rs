@@ -73,14 +73,48 @@ fn fits(ty: &wgpu::BindingType, var: &naga::GlobalVariable, module: &naga::Modul
             wgpu::BindingType::Texture {
                 sample_type,
                 view_dimension,
-                ..
+                multisampled,
             },
             AddressSpace::Handle,
             TypeInner::Image { arrayed, class, .. },
         ) => {
-            let depth = matches!(class, ImageClass::Depth { .. });
+            let (depth, multi) = match class {
+                ImageClass::Depth { multi } => (true, *multi),
+                ImageClass::Sampled { multi, .. } => (false, *multi),
+                _ => return false,
+            };
             (*view_dimension == wgpu::TextureViewDimension::D2Array) == *arrayed
                 && matches!(sample_type, wgpu::TextureSampleType::Depth) == depth
+                && *multisampled == multi
+        }
+        (
+            wgpu::BindingType::StorageTexture {
+                access,
+                format,
+                view_dimension,
+            },
+            AddressSpace::Handle,
+            TypeInner::Image {
+                arrayed,
+                class:
+                    ImageClass::Storage {
+                        format: f,
+                        access: a,
+                    },
+                ..
+            },
+        ) => {
+            let writes = a.contains(StorageAccess::STORE);
+            let reads = a.contains(StorageAccess::LOAD);
+            let access_fits = match access {
+                wgpu::StorageTextureAccess::WriteOnly => writes && !reads,
+                wgpu::StorageTextureAccess::ReadOnly => reads && !writes,
+                _ => reads && writes,
+            };
+            (*view_dimension == wgpu::TextureViewDimension::D2Array) == *arrayed
+                && access_fits
+                && *format == wgpu::TextureFormat::R32Float
+                && *f == naga::StorageFormat::R32Float
         }
         (
             wgpu::BindingType::Sampler(kind),
