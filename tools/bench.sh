@@ -39,6 +39,15 @@
 #                              at 1920x1080, PBR, Lambert, varied and pose-cache
 #                              modes; with shadows; walking; then 256x144 and
 #                              3840x2160 (is the frame vertex- or fragment-bound?)
+#   tools/bench.sh occlusion   occlusion culling and shadows by LOD
+#                              (docs/BENCHMARKS.md, "Occlusion culling"): the
+#                              default chain, pose cache, occlusion on and off
+#                              in one run from the eye and ground cameras, and
+#                              from the eye with shadows (casters at the view's
+#                              LOD and at the default scale; from the light
+#                              too); per-pass GPU times in the JSON; lavapipe
+#                              sizes (100k at 640x360), or GPU ones with
+#                              OCCLUSION_GPU=1 (100k and 1M at 1920x1080)
 #   tools/bench.sh bake        the bake pipeline's figures (docs/BENCHMARKS.md,
 #                              "Bake time and file size"): default and --no-impostors
 #                              bakes of the Fox, the Woman and CesiumMan (3 and
@@ -183,6 +192,33 @@ headline() {
     rm -f "$lod"
 }
 
+occlusion() {
+    build
+    local lod="$data/fox-default.throng" tag cam cells
+    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    if [ -n "${OCCLUSION_GPU:-}" ]; then
+        cells=(--instances 100000,1000000 --size 1920x1080 --warmup 3 --frames 20 --max-seconds 8)
+    else
+        cells=(--instances 100000 --size 640x360 --warmup 3 --frames 8)
+    fi
+    {
+        header
+        for cam in eye ground; do
+            "$THRONG" bench "$lod" --mode pose-cache "${cells[@]}" --camera "$cam" \
+                --occlusion both --json "$data/occlusion-$tag-$cam.json"
+        done
+        "$THRONG" bench "$lod" --mode pose-cache "${cells[@]}" --camera eye --shadows \
+            --caster-lod-scale 1 --occlusion both --json "$data/occlusion-$tag-eye-shadows-lod1.json"
+        "$THRONG" bench "$lod" --mode pose-cache "${cells[@]}" --camera eye --shadows \
+            --occlusion both --json "$data/occlusion-$tag-eye-shadows.json"
+        "$THRONG" bench "$lod" --mode pose-cache "${cells[@]}" --camera eye --shadows \
+            --shadow-occlusion --json "$data/occlusion-$tag-eye-shadows-light.json"
+        footer
+    } | tee "$data/occlusion-$tag.txt"
+    rm -f "$lod"
+}
+
 walking() {
     build
     local lod="$data/fox-default.throng" tag n how
@@ -305,8 +341,9 @@ case "${1:-all}" in
     walking) walking ;;
     steering) steering ;;
     headline) headline ;;
+    occlusion) occlusion ;;
     bake) bake ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|bake|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|occlusion|bake|criterion|plot]" >&2; exit 2 ;;
 esac

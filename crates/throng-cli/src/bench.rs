@@ -11,7 +11,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use throng_bake::ModelKind;
 use throng_bake::scene::Scene;
 use throng_bench::engine::{
-    self, CameraChoice, Mode, Plan, Progress, Ratio, Report, Spread, Subject,
+    self, CameraChoice, Mode, OcclusionChoice, Plan, Progress, Ratio, Report, Spread, Subject,
 };
 use throng_core::BakedModel;
 use throng_crowd::crowd::ModelHandle;
@@ -75,6 +75,15 @@ pub struct Args {
     /// options; `cpu-skinned` has no shadow pass and is skipped).
     #[arg(long)]
     pub shadows: bool,
+    /// With --shadows: casters choose their LOD as if their projected size
+    /// were this share of the camera's, in (0, 1] (1: each instance casts
+    /// at the LOD it is drawn with).
+    #[arg(long, default_value_t = throng_render::renderer::ShadowOptions::DEFAULT_CASTER_LOD_SCALE)]
+    pub caster_lod_scale: f32,
+    /// With --shadows: occlusion culling from the light as well (two
+    /// shadow passes; needs occlusion culling on).
+    #[arg(long)]
+    pub shadow_occlusion: bool,
     /// Where the camera stands: `framing` (the whole grid from the
     /// front-right, above), `ground` (at the grid's front edge, two crowd
     /// heights up, looking across it: near rows on LOD 0, the far ones on
@@ -82,8 +91,9 @@ pub struct Args {
     /// height, looking level along it: the front rows hide the rest).
     #[arg(long, value_parser = camera_parser(), default_value = "framing")]
     pub camera: CameraChoice,
-    /// Two-phase occlusion culling on the GPU-driven path: `on` or `off`.
-    #[arg(long, value_parser = ["on", "off"], default_value = "on")]
+    /// Two-phase occlusion culling on the GPU-driven path: `on`, `off`, or
+    /// `both` (every cell on, then off, and their ratio in one run).
+    #[arg(long, value_parser = ["on", "off", "both"], default_value = "on")]
     pub occlusion: String,
     /// The `pose-cache` mode's budget: bytes, or a number with KiB, MiB or
     /// GiB [default: 256MiB]. A (model, LOD) that does not fit skins per
@@ -157,8 +167,10 @@ pub fn run(args: Args) -> Result<()> {
         changing_percent: args.changing,
         walking_percent: args.walking,
         shadows: args.shadows,
+        caster_lod_scale: args.caster_lod_scale,
+        shadow_occlusion: args.shadow_occlusion,
         camera: args.camera,
-        occlusion: args.occlusion == "on",
+        occlusion: OcclusionChoice::from_name(&args.occlusion).expect("a possible value"),
         pose_cache_budget: args.pose_cache_budget,
     };
     let (baked, scene) = load(&args)?;
@@ -250,13 +262,29 @@ fn table(r: &Report) -> String {
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
-        if r.settings.shadows { "on" } else { "off" },
+        if r.settings.shadows {
+            format!(
+                "on (casters' LOD scale {}{})",
+                r.settings.caster_lod_scale,
+                if r.settings.shadow_occlusion {
+                    ", occlusion-culled from the light"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            "off".into()
+        },
         r.settings.warmup,
         r.settings.frames,
         r.settings.changing_percent,
         r.settings.walking_percent,
         r.settings.camera.name(),
-        if r.settings.occlusion { "on" } else { "off" }
+        match r.settings.occlusion {
+            OcclusionChoice::On => "on",
+            OcclusionChoice::Off => "off",
+            OcclusionChoice::Both => "on and off",
+        }
     );
     let _ = writeln!(
         s,
@@ -265,9 +293,10 @@ fn table(r: &Report) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
+        "{:<17} {:>10} {:>5} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
         "mode",
         "instances",
+        "occl",
         "draws",
         "triangles",
         "vertices",
@@ -298,9 +327,10 @@ fn table(r: &Report) -> String {
         }
         let _ = writeln!(
             s,
-            "{:<17} {:>10} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
+            "{:<17} {:>10} {:>5} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8.1}",
             c.mode.name(),
             thousands(c.instances as u64),
+            if c.occlusion { "on" } else { "off" },
             thousands(c.draws.unwrap_or(0) as u64),
             thousands(c.triangles.unwrap_or(0)),
             thousands(c.vertices.unwrap_or(0)),
@@ -323,9 +353,10 @@ fn table(r: &Report) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "{:<17} {:>10} gpu ms per pass (median): {}",
+            "{:<17} {:>10} {:>5} gpu ms per pass (median): {}",
             c.mode.name(),
             thousands(c.instances as u64),
+            if c.occlusion { "on" } else { "off" },
             passes.join(", ")
         );
     }
@@ -357,6 +388,10 @@ fn table(r: &Report) -> String {
         ("gpu-driven / lambert", &r.gpu_driven_over_lambert),
     ] {
         ratio_lines(&mut s, name, ratios);
+    }
+    for q in &r.occlusion_on_over_off {
+        let name = format!("{}, occlusion on / off", q.mode.map_or("-", |m| m.name()));
+        ratio_lines(&mut s, &name, std::slice::from_ref(q));
     }
     s
 }

@@ -26,6 +26,7 @@
 // #import instance_record
 // #import clock
 // #import gpu_instance
+// #import pyramid_layout
 
 // Mirrors throng_core::gpu::CullView.
 struct CullView {
@@ -86,8 +87,20 @@ const NOT_DRAWN: u32 = 0xffffffffu;
 @group(0) @binding(10) var<storage, read_write> indirect: array<DrawIndexedArgs>;
 @group(0) @binding(11) var<storage, read_write> records: array<InstanceRecord>;
 // The late phase's depth pyramid (R32Float, standard-ordered depth: the
-// farthest of each texel's footprint); a 1×1 stand-in for other phases.
-@group(0) @binding(13) var pyramid: texture_2d<f32>;
+// farthest of each texel's footprint), its even levels in one atlas and
+// its odd ones in another (shaders/pyramid_layout.wgsl); a 1×1 stand-in
+// for other phases.
+@group(0) @binding(13) var pyramid_even: texture_2d<f32>;
+@group(0) @binding(14) var pyramid_odd: texture_2d<f32>;
+
+// The pyramid's texel `p` of `level`.
+fn pyramid_at(p: vec2<u32>, level: u32) -> f32 {
+    let at = level_origin(view.pyramid.xy, level) + p;
+    if (level & 1u) == 0u {
+        return textureLoad(pyramid_even, at, 0).r;
+    }
+    return textureLoad(pyramid_odd, at, 0).r;
+}
 
 // An f32 as a u32 whose unsigned order is the float order.
 fn ordered(x: f32) -> u32 {
@@ -282,7 +295,7 @@ fn local_box(inst: GpuInstance, model: GpuModelInfo, fading: bool) -> LocalBox {
 // farther than the farthest depth the pyramid holds over their screen
 // rectangle (widened by a texel of level 0), read at the level where the
 // rectangle spans at most 2×2 texels. Never for a box that reaches the
-// near plane, nor without a pyramid.
+// near plane, nor where nothing was drawn, nor without a pyramid.
 fn occluded(b: LocalBox, t: GpuTransform) -> bool {
     let levels = view.pyramid.z;
     if levels == 0u {
@@ -328,10 +341,12 @@ fn occluded(b: LocalBox, t: GpuTransform) -> bool {
     let a1 = a >> vec2<u32>(level);
     let c1 = c >> vec2<u32>(level);
     let far = max(
-        max(textureLoad(pyramid, a1, i32(level)).r, textureLoad(pyramid, vec2<u32>(c1.x, a1.y), i32(level)).r),
-        max(textureLoad(pyramid, vec2<u32>(a1.x, c1.y), i32(level)).r, textureLoad(pyramid, c1, i32(level)).r),
+        max(pyramid_at(a1, level), pyramid_at(vec2<u32>(c1.x, a1.y), level)),
+        max(pyramid_at(vec2<u32>(a1.x, c1.y), level), pyramid_at(c1, level)),
     );
-    return near > far;
+    // Never against the cleared far depth, where nothing was drawn (a box
+    // reaching past the far plane is the frustum's to cull).
+    return far < 1.0 && near > far;
 }
 
 @compute @workgroup_size(WORKGROUP)

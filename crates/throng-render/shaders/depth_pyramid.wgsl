@@ -5,14 +5,17 @@
 
 // #import pyramid_reduce
 
-@group(0) @binding(0) var depth: texture_depth_2d;
+// The depth buffer bound as an unfilterable float texture (which WebGPU
+// allows for depth formats): naga's GLSL backend has no `textureLoad` of a
+// depth texture, and no unfiltered sampling of one.
+@group(0) @binding(0) var depth: texture_2d<f32>;
 
 fn depth_samples() -> u32 {
     return 1u;
 }
 
 fn depth_sample(p: vec2<u32>, s: u32) -> f32 {
-    return textureLoad(depth, p, 0);
+    return textureLoad(depth, p, 0).r;
 }
 
 fn depth_size() -> vec2<u32> {

@@ -4,14 +4,15 @@
 
 // #import pyramid_reduce
 
-@group(0) @binding(0) var depth: texture_depth_multisampled_2d;
+// Bound as an unfilterable float texture, as in depth_pyramid.wgsl.
+@group(0) @binding(0) var depth: texture_multisampled_2d<f32>;
 
 fn depth_samples() -> u32 {
     return textureNumSamples(depth);
 }
 
 fn depth_sample(p: vec2<u32>, s: u32) -> f32 {
-    return textureLoad(depth, p, i32(s));
+    return textureLoad(depth, p, i32(s)).r;
 }
 
 fn depth_size() -> vec2<u32> {

@@ -13,23 +13,28 @@
 // * `downsample` (level k from k − 1): the farthest of 2 × 2, a level of
 //   size 1 in an axis reading its one texel twice.
 //
+// The levels alternate between two atlases (pyramid_layout.wgsl says how
+// and why).
+//
 // The importing entry module supplies `depth_samples`, `depth_sample` and
 // `depth_size` for its kind of depth texture.
 
 // #import prelude
+// #import pyramid_layout
 
 // Mirrors throng_core::gpu::PyramidParams.
 struct PyramidParams {
     // Depth is reversed (1 near, 0 far).
     reversed: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    // The level a downsample reads (it writes the next).
+    source_level: u32,
+    // Level 0's width and height.
+    size0: vec2<u32>,
 }
 
-// The source level (downsample).
+// The atlas holding the level a downsample reads.
 @group(0) @binding(1) var source: texture_2d<f32>;
-// The level written.
+// The atlas holding the level written.
 @group(0) @binding(2) var level_out: texture_storage_2d<r32float, write>;
 @group(0) @binding(3) var<uniform> params: PyramidParams;
 
@@ -39,7 +44,7 @@ fn standard(d: f32) -> f32 {
 
 @compute @workgroup_size(8, 8)
 fn reduce_depth(@builtin(global_invocation_id) id: vec3<u32>) {
-    let size = textureDimensions(level_out);
+    let size = params.size0;
     if id.x >= size.x || id.y >= size.y {
         return;
     }
@@ -61,16 +66,18 @@ fn reduce_depth(@builtin(global_invocation_id) id: vec3<u32>) {
 
 @compute @workgroup_size(8, 8)
 fn downsample(@builtin(global_invocation_id) id: vec3<u32>) {
-    let size = textureDimensions(level_out);
+    let source_level = params.source_level;
+    let size = level_size(params.size0, source_level + 1u);
     if id.x >= size.x || id.y >= size.y {
         return;
     }
-    let last = textureDimensions(source) - vec2<u32>(1u);
-    let a = min(id.xy * 2u, last);
-    let b = min(id.xy * 2u + vec2<u32>(1u), last);
+    let origin = level_origin(params.size0, source_level);
+    let last = level_size(params.size0, source_level) - vec2<u32>(1u);
+    let a = origin + min(id.xy * 2u, last);
+    let b = origin + min(id.xy * 2u + vec2<u32>(1u), last);
     let far = max(
         max(textureLoad(source, a, 0).r, textureLoad(source, vec2<u32>(b.x, a.y), 0).r),
         max(textureLoad(source, vec2<u32>(a.x, b.y), 0).r, textureLoad(source, b, 0).r),
     );
-    textureStore(level_out, id.xy, vec4<f32>(far, 0.0, 0.0, 0.0));
+    textureStore(level_out, level_origin(params.size0, source_level + 1u) + id.xy, vec4<f32>(far, 0.0, 0.0, 0.0));
 }

@@ -242,7 +242,7 @@ pub(crate) struct Bench<'a> {
 
 impl Bench<'_> {
     /// Runs one (mode, instances) cell on a fresh grid.
-    pub(crate) fn run_cell(&self, mode: Mode, n: u32) -> Result<Cell, CellError> {
+    pub(crate) fn run_cell(&self, mode: Mode, n: u32, occlusion: bool) -> Result<Cell, CellError> {
         let Bench {
             plan,
             gpu,
@@ -288,10 +288,15 @@ impl Bench<'_> {
             shadows: plan
                 .shadows
                 .then(|| RendererOptions::default().shadows)
-                .flatten(),
+                .flatten()
+                .map(|s| throng_render::renderer::ShadowOptions {
+                    caster_lod_scale: plan.caster_lod_scale,
+                    occlusion: plan.shadow_occlusion,
+                    ..s
+                }),
             // Only `pose-cache` measures the cache.
             pose_cache: None,
-            occlusion: plan.occlusion,
+            occlusion,
             ..RendererOptions::default()
         };
         // Each baked mode: the base options with its path and what it
@@ -389,6 +394,7 @@ impl Bench<'_> {
         Ok(Cell {
             mode,
             instances: n,
+            occlusion,
             status: "ok",
             reason: None,
             path: Some(drawer.path()),

@@ -165,14 +165,55 @@ pub struct Plan {
     /// Directional-light shadows (default options) in the renderer's modes;
     /// `cpu-skinned` has no shadow pass and is reported unsupported.
     pub shadows: bool,
+    /// With shadows: the casters' LOD scale
+    /// ([`throng_render::renderer::ShadowOptions::caster_lod_scale`]).
+    pub caster_lod_scale: f32,
+    /// With shadows: occlusion culling from the light as well
+    /// ([`throng_render::renderer::ShadowOptions::occlusion`]).
+    pub shadow_occlusion: bool,
     /// Where the camera stands.
     pub camera: CameraChoice,
     /// Two-phase occlusion culling on the GPU-driven path
-    /// ([`throng_render::RendererOptions::occlusion`]).
-    pub occlusion: bool,
+    /// ([`throng_render::RendererOptions::occlusion`]): on, off, or both
+    /// (every cell twice, on then off, with their ratio).
+    pub occlusion: OcclusionChoice,
     /// The `pose-cache` mode's budget in bytes (`None`: the renderer's
     /// default).
     pub pose_cache_budget: Option<u64>,
+}
+
+/// Which occlusion culling settings a run measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OcclusionChoice {
+    /// On (the renderer's default).
+    #[default]
+    On,
+    /// Off: frustum culling only.
+    Off,
+    /// Every cell on, then off.
+    Both,
+}
+
+impl OcclusionChoice {
+    /// The choice called `name` (`on`, `off`, `both`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "on" => Some(Self::On),
+            "off" => Some(Self::Off),
+            "both" => Some(Self::Both),
+            _ => None,
+        }
+    }
+
+    /// The settings measured, in order.
+    pub fn settings(self) -> &'static [bool] {
+        match self {
+            Self::On => &[true],
+            Self::Off => &[false],
+            Self::Both => &[true, false],
+        }
+    }
 }
 
 /// The model a run measures.
@@ -220,6 +261,9 @@ impl Plan {
         }
         if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
             return bad("--max-seconds must be positive");
+        }
+        if !(self.caster_lod_scale > 0.0 && self.caster_lod_scale <= 1.0) {
+            return bad("--caster-lod-scale must be in (0, 1]");
         }
         if self.pose_cache_budget == Some(0) {
             return bad("--pose-cache-budget must be at least 1 byte");
@@ -310,6 +354,8 @@ pub fn run(
             walking_percent: plan.walking_percent,
             camera: plan.camera,
             occlusion: plan.occlusion,
+            caster_lod_scale: plan.caster_lod_scale,
+            shadow_occlusion: plan.shadow_occlusion,
             pose_cache_budget: plan
                 .pose_cache_budget
                 .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),
@@ -319,6 +365,7 @@ pub fn run(
         pose_cache_over_static: Vec::new(),
         pose_cache_over_gpu_driven: Vec::new(),
         pose_cache_over_static_gpu_driven: Vec::new(),
+        occlusion_on_over_off: Vec::new(),
         varied_over_gpu_driven: Vec::new(),
         gpu_driven_over_lambert: Vec::new(),
     };
@@ -334,14 +381,17 @@ pub fn run(
     };
     for &n in &plan.instances {
         for &mode in &modes {
-            progress(Progress::CellStarted(mode, n));
-            let cell = match bench.run_cell(mode, n) {
-                Ok(c) => c,
-                Err(CellError::Unsupported(e)) => Cell::not_run(mode, n, "unsupported", e),
-                Err(CellError::Failed(e)) => Cell::not_run(mode, n, "error", e),
-            };
-            progress(Progress::CellDone(&cell));
-            report.results.push(cell);
+            for &occlusion in plan.occlusion.settings() {
+                progress(Progress::CellStarted(mode, n));
+                let mut cell = match bench.run_cell(mode, n, occlusion) {
+                    Ok(c) => c,
+                    Err(CellError::Unsupported(e)) => Cell::not_run(mode, n, "unsupported", e),
+                    Err(CellError::Failed(e)) => Cell::not_run(mode, n, "error", e),
+                };
+                cell.occlusion = occlusion;
+                progress(Progress::CellDone(&cell));
+                report.results.push(cell);
+            }
         }
     }
     report.baked_over_static = report::ratios(&report.results, Mode::Baked, Mode::Static);
@@ -353,6 +403,7 @@ pub fn run(
     report.varied_over_gpu_driven = report::ratios(&report.results, Mode::Varied, Mode::GpuDriven);
     report.gpu_driven_over_lambert =
         report::ratios(&report.results, Mode::GpuDriven, Mode::Lambert);
+    report.occlusion_on_over_off = report::occlusion_ratios(&report.results);
     Ok(report)
 }
 

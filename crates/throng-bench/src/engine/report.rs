@@ -58,6 +58,8 @@ pub struct Cell {
     pub mode: Mode,
     /// Instances in the crowd.
     pub instances: u32,
+    /// Occlusion culling was on (it acts on the GPU-driven path only).
+    pub occlusion: bool,
     /// `ok`, `unsupported` (the adapter lacks a feature or a limit is too
     /// small) or `error`.
     pub status: &'static str,
@@ -169,6 +171,7 @@ impl Cell {
         Self {
             mode,
             instances,
+            occlusion: false,
             status,
             reason: Some(reason),
             path: None,
@@ -205,6 +208,10 @@ impl Cell {
 /// static`, `pose-cache / static`, `pose-cache / gpu-driven`).
 #[derive(Debug, Serialize)]
 pub struct Ratio {
+    /// The mode both cells ran (for `occlusion_on_over_off`; the mode
+    /// ratios name theirs in their key).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
     /// Instances.
     pub instances: u32,
     /// Median GPU time of the first mode over that of the second.
@@ -294,8 +301,13 @@ pub struct Settings {
     pub walking_percent: f64,
     /// Where the camera stood.
     pub camera: super::CameraChoice,
-    /// Two-phase occlusion culling on the GPU-driven path.
-    pub occlusion: bool,
+    /// Two-phase occlusion culling on the GPU-driven path: `on`, `off` or
+    /// `both` (each cell's `occlusion` says which it ran with).
+    pub occlusion: super::OcclusionChoice,
+    /// With shadows: the casters' LOD scale.
+    pub caster_lod_scale: f32,
+    /// With shadows: occlusion culling from the light.
+    pub shadow_occlusion: bool,
     /// The `pose-cache` mode's budget, bytes.
     pub pose_cache_budget: u64,
 }
@@ -323,6 +335,9 @@ pub struct Report {
     pub pose_cache_over_static: Vec<Ratio>,
     /// `pose-cache / gpu-driven` per instance count where both ran.
     pub pose_cache_over_gpu_driven: Vec<Ratio>,
+    /// Per mode and instance count run with `--occlusion both`: occlusion
+    /// culling on over off.
+    pub occlusion_on_over_off: Vec<Ratio>,
     /// `pose-cache / static-gpu-driven` per instance count where both ran.
     pub pose_cache_over_static_gpu_driven: Vec<Ratio>,
     /// `varied / gpu-driven` per instance count where both ran: what crowd
@@ -335,27 +350,57 @@ pub struct Report {
 
 /// `a / b` where both ran at the same instance count.
 pub(crate) fn ratios(results: &[Cell], a: Mode, b: Mode) -> Vec<Ratio> {
-    let find = |mode, n| {
-        results
-            .iter()
-            .find(|c| c.mode == mode && c.instances == n && c.status == "ok")
+    let find = |mode, n, occlusion| {
+        results.iter().find(|c| {
+            c.mode == mode && c.instances == n && c.occlusion == occlusion && c.status == "ok"
+        })
     };
     let mut out = Vec::new();
+    // One ratio per instance count: of the first occlusion setting run.
+    let mut seen = Vec::new();
     for c in results.iter().filter(|c| c.mode == a) {
-        let (Some(b), Some(s)) = (find(a, c.instances), find(b, c.instances)) else {
+        if seen.contains(&c.instances) {
+            continue;
+        }
+        seen.push(c.instances);
+        let (Some(b), Some(s)) = (
+            find(a, c.instances, c.occlusion),
+            find(b, c.instances, c.occlusion),
+        ) else {
             continue;
         };
-        let m = |x: &Option<Spread>| x.map_or(f64::NAN, |x| x.median);
-        out.push(Ratio {
-            instances: c.instances,
-            gpu: m(&b.gpu_ms) / m(&s.gpu_ms),
-            gpu_source: b.gpu_source.unwrap_or("queue-wall"),
-            queue_wait: m(&b.queue_wait_ms) / m(&s.queue_wait_ms),
-            cpu: m(&b.cpu_ms) / m(&s.cpu_ms),
-            frame: m(&b.frame_ms) / m(&s.frame_ms),
-        });
+        out.push(ratio_of(None, b, s));
     }
     out
+}
+
+/// Per mode and instance count run both ways, occlusion culling on over
+/// off.
+pub(crate) fn occlusion_ratios(results: &[Cell]) -> Vec<Ratio> {
+    results
+        .iter()
+        .filter(|c| c.occlusion && c.status == "ok")
+        .filter_map(|on| {
+            let off = results.iter().find(|c| {
+                c.mode == on.mode && c.instances == on.instances && !c.occlusion && c.status == "ok"
+            })?;
+            Some(ratio_of(Some(on.mode), on, off))
+        })
+        .collect()
+}
+
+/// `b / s`, medians.
+fn ratio_of(mode: Option<Mode>, b: &Cell, s: &Cell) -> Ratio {
+    let m = |x: &Option<Spread>| x.map_or(f64::NAN, |x| x.median);
+    Ratio {
+        mode,
+        instances: b.instances,
+        gpu: m(&b.gpu_ms) / m(&s.gpu_ms),
+        gpu_source: b.gpu_source.unwrap_or("queue-wall"),
+        queue_wait: m(&b.queue_wait_ms) / m(&s.queue_wait_ms),
+        cpu: m(&b.cpu_ms) / m(&s.cpu_ms),
+        frame: m(&b.frame_ms) / m(&s.frame_ms),
+    }
 }
 
 /// CPU model and core count of this machine.

@@ -127,8 +127,10 @@ pub const VISIBLE_BIT: u32 = 1 << 31;
 pub struct PyramidParams {
     /// 1 if the depth buffer is reversed (near 1, far 0), else 0.
     pub reversed: u32,
-    /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    /// The level a downsample reads (the one below the level it writes).
+    pub source_level: u32,
+    /// Level 0's width and height.
+    pub size0: [u32; 2],
 }
 
 /// One indirect draw the cull pass fills (16 bytes), mirrored by WGSL's

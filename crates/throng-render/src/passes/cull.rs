@@ -317,13 +317,14 @@ impl CullList {
                 *p = q.to_array();
             }
         }
-        let (phase_flags, matrices, pyramid_shape, pyramid_view, lod_state) = match phase {
-            CullPhase::Only => (0, None, [0; 4], &pass.stand_in, &self.lod_state.buffer),
+        let stand_in = [&pass.stand_in, &pass.stand_in];
+        let (phase_flags, matrices, pyramid_shape, pyramid_views, lod_state) = match phase {
+            CullPhase::Only => (0, None, [0; 4], stand_in, &self.lod_state.buffer),
             CullPhase::Early => (
                 CullView::EARLY,
                 None,
                 [0; 4],
-                &pass.stand_in,
+                stand_in,
                 &self.lod_state.buffer,
             ),
             CullPhase::Late {
@@ -341,7 +342,7 @@ impl CullList {
                     },
                 Some((view_from_world, clip_from_view)),
                 pyramid.shape(),
-                pyramid.view(),
+                pyramid.views(),
                 &early.lod_state.buffer,
             ),
         };
@@ -425,7 +426,7 @@ impl CullList {
                     binding: b,
                     resource: match buffers.get(b as usize) {
                         Some(buffer) => buffer.as_entire_binding(),
-                        None => wgpu::BindingResource::TextureView(pyramid_view),
+                        None => wgpu::BindingResource::TextureView(pyramid_views[b as usize - 13]),
                     },
                 })
                 .collect();

@@ -10,7 +10,8 @@
 //! pixel they touch, so the pyramid stays conservative for any size); each
 //! further level halves it, down to one texel. [`PyramidPass`] holds the
 //! pipelines (for single-sampled or multisampled depth); [`DepthPyramid`] is
-//! one target size's chain.
+//! one target size's chain, its levels alternating between two atlases
+//! (`shaders/pyramid_layout.wgsl`).
 
 use throng_core::gpu::PyramidParams;
 
@@ -31,7 +32,8 @@ const TILE: u32 = 8;
 pub struct PyramidPass {
     reduce: (wgpu::BindGroupLayout, wgpu::ComputePipeline),
     downsample: (wgpu::BindGroupLayout, wgpu::ComputePipeline),
-    params: wgpu::Buffer,
+    /// The depth it reduces is reversed.
+    reversed: bool,
 }
 
 /// True if the device can build and read a depth pyramid: storage textures
@@ -43,12 +45,7 @@ pub fn supports_pyramid(device: &wgpu::Device) -> bool {
 impl PyramidPass {
     /// Compiles the reduction for a depth buffer of `samples` per pixel and
     /// the depth `convention`.
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        samples: u32,
-        convention: DepthConvention,
-    ) -> Self {
+    pub fn new(device: &wgpu::Device, samples: u32, convention: DepthConvention) -> Self {
         let multisampled = samples > 1;
         let program = if multisampled {
             Program::DepthPyramidMultisampled
@@ -80,21 +77,10 @@ impl PyramidPass {
             });
             (group, pipeline)
         };
-        let params = make(
-            device,
-            "throng depth pyramid params",
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            std::mem::size_of::<PyramidParams>() as u64,
-        );
-        let reversed = PyramidParams {
-            reversed: (convention == DepthConvention::Reversed) as u32,
-            pad: [0; 3],
-        };
-        queue.write_buffer(&params, 0, bytemuck::bytes_of(&reversed));
         Self {
             reduce: pipeline(PyramidStage::Reduce),
             downsample: pipeline(PyramidStage::Downsample),
-            params,
+            reversed: convention == DepthConvention::Reversed,
         }
     }
 }
@@ -132,18 +118,43 @@ pub fn pyramid_shape(size: (u32, u32)) -> ((u32, u32), u32) {
     (level0, levels)
 }
 
-/// One depth buffer size's pyramid.
+/// The size of `level` of a pyramid whose level 0 is `size0` (mirrors
+/// `shaders/pyramid_layout.wgsl`).
+pub fn level_size(size0: (u32, u32), level: u32) -> (u32, u32) {
+    ((size0.0 >> level).max(1), (size0.1 >> level).max(1))
+}
+
+/// Where `level` begins in its atlas (mirrors `shaders/pyramid_layout.wgsl`):
+/// level 0 at the origin, the others in a column to its right.
+pub fn level_origin(size0: (u32, u32), level: u32) -> (u32, u32) {
+    if level == 0 {
+        return (0, 0);
+    }
+    let y = (1..level).map(|j| (size0.1 >> j).max(1)).sum();
+    (size0.0, y)
+}
+
+/// The size of an atlas holding every level of a pyramid whose level 0 is
+/// `size0` and which has `levels`.
+pub fn atlas_size(size0: (u32, u32), levels: u32) -> (u32, u32) {
+    let column = (1..levels).map(|k| level_size(size0, k).1).sum::<u32>();
+    (size0.0 + (size0.0 / 2).max(1), size0.1.max(column))
+}
+
+/// One depth buffer size's pyramid: its even levels in one atlas, its odd
+/// ones in another (`shaders/pyramid_layout.wgsl` says why), each a texture
+/// of one mip level.
 pub struct DepthPyramid {
     /// The depth buffer size it was made for.
     depth_size: (u32, u32),
     level0: (u32, u32),
     levels: u32,
-    /// Every level, as the cull reads it.
-    view: wgpu::TextureView,
-    /// Per level: its view as written (and, for the next level, read).
-    level_views: Vec<wgpu::TextureView>,
+    /// The atlases: even levels, odd levels.
+    views: [wgpu::TextureView; 2],
     /// Per level from 1: its downsample bind group.
     downsample_groups: Vec<wgpu::BindGroup>,
+    /// The reduction's bind group's parameters (the depth convention).
+    reduce_params: wgpu::Buffer,
 }
 
 impl DepthPyramid {
@@ -152,6 +163,7 @@ impl DepthPyramid {
     pub fn ensure(
         pyramid: &mut Option<DepthPyramid>,
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         pass: &PyramidPass,
         size: (u32, u32),
     ) -> Result<(), RenderError> {
@@ -160,50 +172,70 @@ impl DepthPyramid {
         }
         *pyramid = None;
         let (level0, levels) = pyramid_shape(size);
-        let texture = crate::device::context::catch_device_errors(
+        let atlas = atlas_size(level0, levels);
+        let textures = crate::device::context::catch_device_errors(
             device,
             "creating the depth pyramid",
             || {
-                device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some("throng depth pyramid"),
-                    size: wgpu::Extent3d {
-                        width: level0.0,
-                        height: level0.1,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: levels,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: PYRAMID_FORMAT,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::STORAGE_BINDING,
-                    view_formats: &[],
+                [
+                    "throng depth pyramid (even levels)",
+                    "throng depth pyramid (odd levels)",
+                ]
+                .map(|label| {
+                    device.create_texture(&wgpu::TextureDescriptor {
+                        label: Some(label),
+                        size: wgpu::Extent3d {
+                            width: atlas.0,
+                            height: atlas.1,
+                            depth_or_array_layers: 1,
+                        },
+                        mip_level_count: 1,
+                        sample_count: 1,
+                        dimension: wgpu::TextureDimension::D2,
+                        format: PYRAMID_FORMAT,
+                        usage: wgpu::TextureUsages::TEXTURE_BINDING
+                            | wgpu::TextureUsages::STORAGE_BINDING,
+                        view_formats: &[],
+                    })
                 })
             },
         )?;
-        let level_views: Vec<wgpu::TextureView> = (0..levels)
+        let views = [0, 1].map(|t: usize| textures[t].create_view(&Default::default()));
+        let params = |source_level: u32| {
+            let buffer = make(
+                device,
+                "throng depth pyramid params",
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                std::mem::size_of::<PyramidParams>() as u64,
+            );
+            let p = PyramidParams {
+                reversed: pass.reversed as u32,
+                source_level,
+                size0: [level0.0, level0.1],
+            };
+            queue.write_buffer(&buffer, 0, bytemuck::bytes_of(&p));
+            buffer
+        };
+        let downsample_groups = (1..levels)
             .map(|k| {
-                texture.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some("throng depth pyramid level"),
-                    base_mip_level: k,
-                    mip_level_count: Some(1),
-                    ..Default::default()
-                })
-            })
-            .collect();
-        let downsample_groups = (1..levels as usize)
-            .map(|k| {
+                let params = params(k - 1);
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("throng depth pyramid downsample"),
                     layout: &pass.downsample.0,
                     entries: &[
                         wgpu::BindGroupEntry {
                             binding: 1,
-                            resource: wgpu::BindingResource::TextureView(&level_views[k - 1]),
+                            resource: wgpu::BindingResource::TextureView(
+                                &views[((k - 1) % 2) as usize],
+                            ),
                         },
                         wgpu::BindGroupEntry {
                             binding: 2,
-                            resource: wgpu::BindingResource::TextureView(&level_views[k]),
+                            resource: wgpu::BindingResource::TextureView(&views[(k % 2) as usize]),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: params.as_entire_binding(),
                         },
                     ],
                 })
@@ -213,16 +245,17 @@ impl DepthPyramid {
             depth_size: size,
             level0,
             levels,
-            view: texture.create_view(&Default::default()),
-            level_views,
+            views,
             downsample_groups,
+            reduce_params: params(0),
         });
         Ok(())
     }
 
-    /// Every level, as the cull's late phase binds it.
-    pub fn view(&self) -> &wgpu::TextureView {
-        &self.view
+    /// The texture of the even levels and that of the odd ones, each its
+    /// whole chain, as the cull's late phase binds them.
+    pub fn views(&self) -> [&wgpu::TextureView; 2] {
+        [&self.views[0], &self.views[1]]
     }
 
     /// Level 0's width and height, and the number of levels (the cull's
@@ -241,41 +274,60 @@ impl DepthPyramid {
         depth: &wgpu::TextureView,
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
+        let entries = [
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(depth),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(&self.views[0]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: self.reduce_params.as_entire_binding(),
+            },
+        ];
         let reduce = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng depth pyramid reduce"),
             layout: &pass.reduce.0,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(depth),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(&self.level_views[0]),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: pass.params.as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         });
-        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("throng depth pyramid"),
-            timestamp_writes: timestamps,
-        });
+        // A pass per level: each reads what the one before wrote (wgpu's GL
+        // backend orders image writes before texture fetches between
+        // passes, not between the dispatches of one pass: measured on
+        // llvmpipe GL, where a level read stale texels otherwise). The
+        // span's first timestamp is written by the first pass, its last by
+        // the last.
+        let last = self.downsample_groups.len();
         let groups = |(w, h): (u32, u32)| (w.div_ceil(TILE), h.div_ceil(TILE));
-        cpass.set_pipeline(&pass.reduce.1);
-        cpass.set_bind_group(0, &reduce, &[]);
-        let (x, y) = groups(self.level0);
-        cpass.dispatch_workgroups(x, y, 1);
-        cpass.set_pipeline(&pass.downsample.1);
-        for (k, group) in self.downsample_groups.iter().enumerate() {
-            let level = k as u32 + 1;
-            let size = (
-                (self.level0.0 >> level).max(1),
-                (self.level0.1 >> level).max(1),
-            );
-            cpass.set_bind_group(0, group, &[]);
+        for k in 0..=last {
+            let timestamp_writes = timestamps
+                .as_ref()
+                .map(|t| wgpu::ComputePassTimestampWrites {
+                    query_set: t.query_set,
+                    beginning_of_pass_write_index: t
+                        .beginning_of_pass_write_index
+                        .filter(|_| k == 0),
+                    end_of_pass_write_index: t.end_of_pass_write_index.filter(|_| k == last),
+                })
+                .filter(|t| {
+                    t.beginning_of_pass_write_index.is_some() || t.end_of_pass_write_index.is_some()
+                });
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("throng depth pyramid"),
+                timestamp_writes,
+            });
+            if k == 0 {
+                cpass.set_pipeline(&pass.reduce.1);
+                cpass.set_bind_group(0, &reduce, &[]);
+                let (x, y) = groups(self.level0);
+                cpass.dispatch_workgroups(x, y, 1);
+                continue;
+            }
+            let size = level_size(self.level0, k as u32);
+            cpass.set_pipeline(&pass.downsample.1);
+            cpass.set_bind_group(0, &self.downsample_groups[k - 1], &[]);
             let (x, y) = groups(size);
             cpass.dispatch_workgroups(x, y, 1);
         }
@@ -285,6 +337,34 @@ impl DepthPyramid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_levels_of_an_atlas_do_not_overlap_and_fit_in_it() {
+        for size in [
+            (640, 360),
+            (1920, 1080),
+            (1, 1),
+            (257, 3),
+            (3, 900),
+            (2048, 2048),
+        ] {
+            let (size0, levels) = pyramid_shape(size);
+            let atlas = atlas_size(size0, levels);
+            let rects: Vec<_> = (0..levels)
+                .map(|k| (level_origin(size0, k), level_size(size0, k)))
+                .collect();
+            for (k, &((x, y), (w, h))) in rects.iter().enumerate() {
+                assert!(
+                    x + w <= atlas.0 && y + h <= atlas.1,
+                    "{size:?}: level {k} in {atlas:?}"
+                );
+                for &((x2, y2), (w2, h2)) in &rects[..k] {
+                    let apart = x + w <= x2 || x2 + w2 <= x || y + h <= y2 || y2 + h2 <= y;
+                    assert!(apart, "{size:?}: level {k} overlaps another");
+                }
+            }
+        }
+    }
 
     #[test]
     fn level_zero_is_the_power_of_two_below_and_levels_reach_one_texel() {

@@ -147,8 +147,8 @@ impl Renderer {
             shadow,
             gpu: (path == RecordPath::GpuDriven).then(|| super::gpu_driven::GpuDriven::new(device)),
             occlusion: super::occlusion::Occlusion::new(
+                adapter,
                 device,
-                queue,
                 path,
                 options_samples,
                 options_depth,

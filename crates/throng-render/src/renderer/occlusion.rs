@@ -33,18 +33,23 @@ pub(super) struct Occlusion {
 
 impl Occlusion {
     /// Occlusion culling for a renderer on `path` whose depth has `samples`
-    /// and `convention`, where the path and device allow it.
+    /// and `convention`, where the path and device allow it: not with MSAA
+    /// on wgpu's GL backend, whose multisampled colour does not survive
+    /// from one pass to the next unresolved (measured on llvmpipe GL: the
+    /// late pass resolves nothing).
     pub(super) fn new(
+        adapter: &wgpu::Adapter,
         device: &wgpu::Device,
-        queue: &wgpu::Queue,
         path: RecordPath,
         samples: u32,
         convention: DepthConvention,
     ) -> Option<Self> {
-        (path == RecordPath::GpuDriven && supports_pyramid(device)).then(|| Self {
-            pass: PyramidPass::new(device, queue, samples, convention),
+        let gl_msaa = adapter.get_info().backend == wgpu::Backend::Gl && samples > 1;
+        let usable = path == RecordPath::GpuDriven && supports_pyramid(device) && !gl_msaa;
+        usable.then(|| Self {
+            pass: PyramidPass::new(device, samples, convention),
             pyramid: None,
-            shadow_pass: PyramidPass::new(device, queue, 1, DepthConvention::Standard),
+            shadow_pass: PyramidPass::new(device, 1, DepthConvention::Standard),
             shadow_pyramid: None,
             active: false,
         })
@@ -70,17 +75,18 @@ impl Renderer {
         if !self.occlusion_culling() {
             return Ok(());
         }
-        let device = self.device.clone();
+        let (device, queue) = (self.device.clone(), self.queue.clone());
         let map = self
             .shadow
             .as_ref()
             .filter(|sh| sh.options.occlusion)
             .map(|sh| sh.options.map_size);
         if let Some(o) = &mut self.occlusion {
-            DepthPyramid::ensure(&mut o.pyramid, &device, &o.pass, size)?;
+            DepthPyramid::ensure(&mut o.pyramid, &device, &queue, &o.pass, size)?;
             match map {
                 Some(m) => {
-                    DepthPyramid::ensure(&mut o.shadow_pyramid, &device, &o.shadow_pass, (m, m))?
+                    let pass = &o.shadow_pass;
+                    DepthPyramid::ensure(&mut o.shadow_pyramid, &device, &queue, pass, (m, m))?
                 }
                 None => o.shadow_pyramid = None,
             }

@@ -134,6 +134,20 @@ fn same_pictures_with_and_without(name: &str, options: RendererOptions) {
         );
         r
     };
+    // wgpu's GL backend does not keep multisampled colour from one pass to
+    // the next: no occlusion culling there with MSAA (the renderer says
+    // so); the rest of the options are tested single-sampled.
+    let gl = gpu.adapter.get_info().backend == throng_render::wgpu::Backend::Gl;
+    if gl && options.sample_count > 1 {
+        assert!(!on(true).occlusion_culling(), "{name}: not with MSAA on GL");
+        return same_pictures_with_and_without(
+            &format!("{name}_gl"),
+            RendererOptions {
+                sample_count: 1,
+                ..options
+            },
+        );
+    }
     let (mut with, mut without) = (on(true), on(false));
     assert!(
         with.occlusion_culling(),

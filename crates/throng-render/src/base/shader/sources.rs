@@ -91,6 +91,11 @@ pub const PYRAMID_REDUCE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/pyramid_reduce.wgsl"
 ));
+/// `shaders/pyramid_layout.wgsl`: where a depth pyramid's levels lie.
+pub const PYRAMID_LAYOUT: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/pyramid_layout.wgsl"
+));
 /// `shaders/clock.wgsl`.
 pub const CLOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/clock.wgsl"));
 /// `shaders/cull.wgsl`.
@@ -196,6 +201,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("depth_pyramid", DEPTH_PYRAMID),
     ("depth_pyramid_ms", DEPTH_PYRAMID_MS),
     ("pyramid_reduce", PYRAMID_REDUCE),
+    ("pyramid_layout", PYRAMID_LAYOUT),
     ("gpu_instance", GPU_INSTANCE),
     ("mirror", MIRROR),
     ("light_fit", LIGHT_FIT),

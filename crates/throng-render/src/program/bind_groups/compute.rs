@@ -94,7 +94,7 @@ impl CullStage {
     /// The bindings of group 0 it uses.
     pub fn bindings(self) -> &'static [u32] {
         match self {
-            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12, 13],
+            CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14],
             CullStage::Offsets => &[0, 7, 8, 9, 10, 11],
             CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11, 12],
         }
@@ -122,6 +122,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
         storage(12, c, true, std::mem::size_of::<GpuTransform>()),
         pyramid_entry(13, c),
+        pyramid_entry(14, c),
     ];
     match stage {
         None => all,
@@ -168,16 +169,17 @@ impl PyramidStage {
     }
 }
 
-/// Group 0 of the depth pyramid: the depth buffer (0; multisampled or not),
-/// the source level (1), the level written (2), `PyramidParams` (3) — all
-/// (`None`), or those one stage uses.
+/// Group 0 of the depth pyramid: the depth buffer as an unfilterable float
+/// texture (0; multisampled or not), the source level (1), the level
+/// written (2), `PyramidParams` (3) — all (`None`), or those one stage
+/// uses.
 pub fn pyramid_entries(stage: Option<PyramidStage>, multisampled: bool) -> Entries {
     let c = wgpu::ShaderStages::COMPUTE;
     let depth = wgpu::BindGroupLayoutEntry {
         binding: 0,
         visibility: c,
         ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Depth,
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
             view_dimension: wgpu::TextureViewDimension::D2,
             multisampled,
         },
@@ -202,7 +204,7 @@ pub fn pyramid_entries(stage: Option<PyramidStage>, multisampled: bool) -> Entri
     match stage {
         None => vec![depth, pyramid_entry(1, c), target, params],
         Some(PyramidStage::Reduce) => vec![depth, target, params],
-        Some(PyramidStage::Downsample) => vec![pyramid_entry(1, c), target],
+        Some(PyramidStage::Downsample) => vec![pyramid_entry(1, c), target, params],
     }
 }
 

@@ -213,9 +213,8 @@ fn cull_structs_match_their_rust_twins() {
         size_of::<throng_core::gpu::PyramidParams>(),
         &[
             offset_of!(throng_core::gpu::PyramidParams, reversed),
-            offset_of!(throng_core::gpu::PyramidParams, pad),
-            offset_of!(throng_core::gpu::PyramidParams, pad) + 4,
-            offset_of!(throng_core::gpu::PyramidParams, pad) + 8,
+            offset_of!(throng_core::gpu::PyramidParams, source_level),
+            offset_of!(throng_core::gpu::PyramidParams, size0),
         ],
     );
     let pad = offset_of!(StateUpdate, pad);
