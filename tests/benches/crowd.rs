@@ -155,6 +155,31 @@ fn batched_writes(handle: &ModelHandle) {
                 }
             })
         });
+        // The same transforms written in place: the caller's rows copied
+        // into the crowd's (what an ECS writing its positions does), the
+        // check, re-anchoring and log in one pass, no spheres.
+        let rows: Vec<[glam::Vec4; 3]> = mats
+            .iter()
+            .map(|m| {
+                let t = m.transpose();
+                [t.x_axis, t.y_axis, t.z_axis]
+            })
+            .collect();
+        g.bench_with_input(
+            BenchmarkId::new("write_transforms in place, all", n),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    crowd
+                        .write_transforms(0..n as usize, |r| r.copy_from_slice(black_box(&rows)))
+                        .unwrap();
+                    match crowd.changes(&mut cursor) {
+                        Changes::All => usize::MAX,
+                        Changes::Slots(s) => black_box(s.len()),
+                    }
+                })
+            },
+        );
     }
     g.finish();
 }

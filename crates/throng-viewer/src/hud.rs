@@ -121,7 +121,7 @@ pub fn show(ctx: &egui::Context, info: &HudInfo<'_>) {
                         ("draws", thousands(info.stats.draws as u64)),
                         ("speed", format!("×{}", info.speed)),
                         ("packages", thousands(info.stats.packages as u64)),
-                        ("", String::new()),
+                        ("occluded", thousands(info.stats.occluded as u64)),
                         ("triangles", thousands(info.stats.triangles)),
                     ];
                     for pair in rows.chunks(2) {

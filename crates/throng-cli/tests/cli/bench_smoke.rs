@@ -163,8 +163,11 @@ fn bench_runs_every_mode_and_writes_sane_json() {
         Some(true)
     );
     if cell("gpu-driven")["status"] == "ok" {
-        // One indirect draw per (LOD, fading) of the one-LOD, one-submesh Fox.
-        assert_eq!(cell("gpu-driven")["draws"], 2);
+        // One indirect draw per (LOD, fading) of the one-LOD, one-submesh
+        // Fox, in each of occlusion culling's two phases (on by default).
+        assert_eq!(cell("gpu-driven")["draws"], 4);
+        assert_eq!(cell("gpu-driven")["occlusion"], true);
+        assert!(cell("gpu-driven")["occluded"].is_u64());
         assert_eq!(
             cell("gpu-driven")["path"]
                 .as_str()

@@ -70,6 +70,7 @@ mod anim;
 mod anim_state;
 mod attach;
 mod bounds;
+mod bulk;
 mod changes;
 mod draw;
 mod error;
@@ -119,6 +120,9 @@ pub struct Crowd {
     slot_of: Vec<u32>,
     rows: Vec<[Vec4; 3]>,
     spheres: Vec<Vec4>,
+    /// `spheres` may be out of date: transforms were written in place
+    /// (`bulk.rs`), and draw lists compute spheres from the rows.
+    spheres_stale: bool,
     /// Model-space spheres of `spheres` (w < 0: layered, recomputed in
     /// full), so that a moved instance's sphere is one transform.
     local_spheres: Vec<Vec4>,

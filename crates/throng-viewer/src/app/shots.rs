@@ -34,13 +34,14 @@ pub(super) fn save(
         .map_err(anyhow::Error::from)
         .and_then(|image| Ok(throng_render::image_file::save(&path, &image)?));
     let line = format!(
-        "wrote {} ({}×{}, frame {}, {} instances, {} visible, adapter {})",
+        "wrote {} ({}×{}, frame {}, {} instances, {} visible, {} occluded, adapter {})",
         path.display(),
         size.0,
         size.1,
         frame,
         stats.instances,
         stats.visible,
+        stats.occluded,
         gfx.adapter_name
     );
     if run_path.is_some() {

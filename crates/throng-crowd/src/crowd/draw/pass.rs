@@ -82,12 +82,16 @@ impl Crowd {
         } else {
             None
         };
-        // A moving instance's transform and sphere are of the frame.
+        // A moving instance's transform and sphere are of the frame; after
+        // transforms written in place, spheres are computed from them.
         let (rows, sphere);
         let (rows, sphere) = if self.moving(d) {
             rows = self.world_rows(d);
             sphere = self.sphere_at(d, &rows);
             (&rows, &sphere)
+        } else if self.spheres_stale() {
+            sphere = self.sphere_at(d, &self.rows[d]);
+            (&self.rows[d], &sphere)
         } else {
             (&self.rows[d], &self.spheres[d])
         };
