@@ -133,7 +133,8 @@ pub struct Cell {
     /// frame's order: on the GPU-driven path `cull` and `shadow cull`
     /// (recorded while the frame is prepared, not part of `gpu_ms`), then
     /// `shadow`, and `crowd` — or, with occlusion culling, `early`,
-    /// `pyramid`, `late cull` and `late`.
+    /// `pyramid`, `late cull` and `late`; inside the crowd's passes,
+    /// `meshes` and `impostors` where the adapter can time inside a pass.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pass_gpu_ms: Vec<PassSpread>,
     /// Wall time from submit to queue completion.

@@ -77,6 +77,7 @@ pub async fn request_device(
 ) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
     let wanted = wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::INDIRECT_FIRST_INSTANCE
         | wgpu::Features::TEXTURE_COMPRESSION_BC;
     let desc = wgpu::DeviceDescriptor {

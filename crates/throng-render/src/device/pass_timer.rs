@@ -67,6 +67,9 @@ struct State {
 /// Named GPU time spans of a frame's passes; see the module docs.
 pub struct PassTimer {
     query_set: wgpu::QuerySet,
+    /// The device can write timestamps inside a pass (the crowd pass's
+    /// meshes and impostors timed apart).
+    inside: bool,
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,
     period_ns: f32,
@@ -104,6 +107,9 @@ impl PassTimer {
             ),
             period_ns: queue.get_timestamp_period(),
             state: Arc::default(),
+            inside: device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
         })
     }
 
@@ -126,6 +132,19 @@ impl PassTimer {
         }
         s.spans.push((name, kind));
         Some(s.spans.len() as u32 - 1)
+    }
+
+    /// True if spans can begin and end inside a pass ([`Self::write_inside`]).
+    pub fn inside_passes(&self) -> bool {
+        self.inside
+    }
+
+    /// Writes span `k`'s beginning (`end` false) or end inside `pass`
+    /// (only where [`Self::inside_passes`]).
+    pub fn write_inside(&self, pass: &mut wgpu::RenderPass<'_>, k: u32, end: bool) {
+        if self.inside {
+            pass.write_timestamp(&self.query_set, 2 * k + end as u32);
+        }
     }
 
     /// A render pass's writes for span `k`.

@@ -5,6 +5,7 @@
 //! `Transparent3d`).
 
 use super::Renderer;
+use crate::device::pass_timer::SpanKind;
 use crate::draw::items::DrawItem;
 
 impl Renderer {
@@ -65,7 +66,23 @@ impl Renderer {
         let records = self.records_bind_group.as_ref();
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         let mut bound_key = None;
+        // Where the device can, each run of mesh draws and of impostor
+        // draws is GPU-timed apart (`meshes`, `impostors`).
+        let timer = self.timer.as_ref().filter(|t| t.inside_passes());
+        let mut run: Option<(bool, u32)> = None;
         for item in items {
+            if let Some(t) = timer
+                && run.is_none_or(|(impostor, _)| impostor != item.impostor)
+            {
+                if let Some((_, k)) = run.take() {
+                    t.write_inside(pass, k, true);
+                }
+                let name = if item.impostor { "impostors" } else { "meshes" };
+                run = t.span(name, SpanKind::Frame).map(|k| (item.impostor, k));
+                if let Some((_, k)) = run {
+                    t.write_inside(pass, k, false);
+                }
+            }
             let key = (!item.impostor).then_some(item.key);
             if bound_key != Some(key) {
                 match key {
@@ -82,6 +99,9 @@ impl Renderer {
                 pass.set_bind_group(2, material, &[]);
             }
             item.issue(pass, records);
+        }
+        if let (Some(t), Some((_, k))) = (timer, run) {
+            t.write_inside(pass, k, true);
         }
     }
 }

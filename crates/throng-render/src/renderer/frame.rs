@@ -172,7 +172,9 @@ impl Renderer {
     /// pass (`None` without timestamp queries): on the GPU-driven path
     /// `cull` and `shadow cull` (each view's cull, recorded while the
     /// frame is prepared), then `shadow`, and `crowd` — or, with occlusion
-    /// culling, `early`, `pyramid`, `late cull` and `late`.
+    /// culling, `early`, `pyramid`, `late cull` and `late`; and where the
+    /// device writes timestamps inside passes, `meshes` and `impostors`
+    /// (the crowd passes' mesh and impostor draws, timed apart).
     pub fn wait_pass_times(&self) -> Option<PassTimes> {
         self.timer.as_ref()?.wait(&self.device)
     }
