@@ -5,9 +5,11 @@
 // `level_origin` and `level_size`. The levels alternate between two atlases
 // of this layout, even levels in one and odd in the other, each a texture
 // of one mip level: a level is written while the one before is read from
-// the other atlas, and no texture view of a few mip levels is ever made
-// (wgpu's GL backend emulates those by changing the texture's own base
-// level, which read wrong levels there: measured on llvmpipe GL).
+// the other atlas, and no view of a few mip levels is ever made. (A
+// pyramid in the mip levels of one texture, written level by level through
+// one-level views, was read wrong on wgpu's GL backend — visible Foxes
+// culled on llvmpipe GL, and right with a single level — and right with
+// these atlases.)
 
 // The size of `level` of a pyramid whose level 0 is `size0`.
 fn level_size(size0: vec2<u32>, level: u32) -> vec2<u32> {

@@ -293,41 +293,19 @@ impl DepthPyramid {
             layout: &pass.reduce.0,
             entries: &entries,
         });
-        // A pass per level: each reads what the one before wrote (wgpu's GL
-        // backend orders image writes before texture fetches between
-        // passes, not between the dispatches of one pass: measured on
-        // llvmpipe GL, where a level read stale texels otherwise). The
-        // span's first timestamp is written by the first pass, its last by
-        // the last.
-        let last = self.downsample_groups.len();
+        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng depth pyramid"),
+            timestamp_writes: timestamps,
+        });
         let groups = |(w, h): (u32, u32)| (w.div_ceil(TILE), h.div_ceil(TILE));
-        for k in 0..=last {
-            let timestamp_writes = timestamps
-                .as_ref()
-                .map(|t| wgpu::ComputePassTimestampWrites {
-                    query_set: t.query_set,
-                    beginning_of_pass_write_index: t
-                        .beginning_of_pass_write_index
-                        .filter(|_| k == 0),
-                    end_of_pass_write_index: t.end_of_pass_write_index.filter(|_| k == last),
-                })
-                .filter(|t| {
-                    t.beginning_of_pass_write_index.is_some() || t.end_of_pass_write_index.is_some()
-                });
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("throng depth pyramid"),
-                timestamp_writes,
-            });
-            if k == 0 {
-                cpass.set_pipeline(&pass.reduce.1);
-                cpass.set_bind_group(0, &reduce, &[]);
-                let (x, y) = groups(self.level0);
-                cpass.dispatch_workgroups(x, y, 1);
-                continue;
-            }
-            let size = level_size(self.level0, k as u32);
-            cpass.set_pipeline(&pass.downsample.1);
-            cpass.set_bind_group(0, &self.downsample_groups[k - 1], &[]);
+        cpass.set_pipeline(&pass.reduce.1);
+        cpass.set_bind_group(0, &reduce, &[]);
+        let (x, y) = groups(self.level0);
+        cpass.dispatch_workgroups(x, y, 1);
+        cpass.set_pipeline(&pass.downsample.1);
+        for (k, group) in self.downsample_groups.iter().enumerate() {
+            let size = level_size(self.level0, k as u32 + 1);
+            cpass.set_bind_group(0, group, &[]);
             let (x, y) = groups(size);
             cpass.dispatch_workgroups(x, y, 1);
         }
