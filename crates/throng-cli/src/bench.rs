@@ -84,6 +84,11 @@ pub struct Args {
     /// shadow passes; needs occlusion culling on).
     #[arg(long)]
     pub shadow_occlusion: bool,
+    /// Impostors whose sphere is under this share of the view's
+    /// half-height sample one view instead of blending three (0: always
+    /// three).
+    #[arg(long, default_value_t = throng_render::RendererOptions::IMPOSTOR_ONE_VIEW_SIZE)]
+    pub impostor_one_view_size: f32,
     /// Where the camera stands: `framing` (the whole grid from the
     /// front-right, above), `ground` (at the grid's front edge, two crowd
     /// heights up, looking across it: near rows on LOD 0, the far ones on
@@ -169,6 +174,7 @@ pub fn run(args: Args) -> Result<()> {
         shadows: args.shadows,
         caster_lod_scale: args.caster_lod_scale,
         shadow_occlusion: args.shadow_occlusion,
+        impostor_one_view_size: args.impostor_one_view_size,
         camera: args.camera,
         occlusion: OcclusionChoice::from_name(&args.occlusion).expect("a possible value"),
         pose_cache_budget: args.pose_cache_budget,
@@ -258,7 +264,7 @@ fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera, occlusion {}",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera, occlusion {}, impostors one view below {}",
         r.settings.size[0],
         r.settings.size[1],
         r.settings.msaa,
@@ -284,7 +290,8 @@ fn table(r: &Report) -> String {
             OcclusionChoice::On => "on",
             OcclusionChoice::Off => "off",
             OcclusionChoice::Both => "on and off",
-        }
+        },
+        r.settings.impostor_one_view_size
     );
     let _ = writeln!(
         s,

@@ -21,7 +21,8 @@ struct Frame {
     fog: Fog,
     // throng_render::Shading: 0 PBR, 1 Lambert.
     shading: u32,
-    pad0: u32,
+    // Impostors below this projected size sample one view (impostor.wgsl).
+    impostor_one_view_size: f32,
     pad1: u32,
     pad2: u32,
 }

@@ -307,14 +307,45 @@ fn max_scale(w: Rows) -> f32 {
     return sqrt(max(max(dot(x, x), dot(y, y)), dot(z, z)));
 }
 
+// The projected size of the quad's sphere: its radius over its distance
+// along the view, in half-heights of the view (the LOD sizes' unit; the
+// projection's y scale is the length of clip_from_world's second row).
+fn projected_size(q: Quad) -> f32 {
+    let m = frame.clip_from_world;
+    let centre = m * vec4<f32>(transform_point(q.world, q.sphere.xyz), 1.0);
+    let y_scale = length(vec3<f32>(m[0].y, m[1].y, m[2].y));
+    return q.sphere.w * max_scale(q.world) * y_scale / max(centre.w, 1.0e-6);
+}
+
+// The far field's one view: the heaviest of the blend's three, weighted 1
+// (the others keep its index and weigh 0, so the fragment stage reads it
+// alone).
+fn one_view(b: ViewBlend) -> ViewBlend {
+    var k = 0u;
+    if b.weights[1] > b.weights[k] {
+        k = 1u;
+    }
+    if b.weights[2] > b.weights[k] {
+        k = 2u;
+    }
+    return ViewBlend(vec3<u32>(b.views[k]), vec3<f32>(1.0, 0.0, 0.0));
+}
+
 @vertex
 fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
     let rec = record_in(r);
     let q = impostor_quad(rec, vec4<f32>(frame.eye.xyz, 1.0));
-    let blend = view_blend(q.basis[2]);
-    // The quad spans the silhouettes of the six cells it blends.
+    var blend = view_blend(q.basis[2]);
+    // Instances a few pixels tall sample one view: a third of the per-view
+    // work below and of the fragment stage's reads.
+    let single = projected_size(q) < frame.impostor_one_view_size;
+    if single {
+        blend = one_view(blend);
+    }
+    let views = select(3u, 1u, single);
+    // The quad spans the silhouettes of the cells it blends.
     var rect = vec4<f32>(1.0, 1.0, -1.0, -1.0);
-    for (var k = 0u; k < 3u; k++) {
+    for (var k = 0u; k < views; k++) {
         rect = rect_union(rect, cell_rect(q.cells.x + blend.views[k]));
         rect = rect_union(rect, cell_rect(q.cells.y + blend.views[k]));
     }
@@ -323,11 +354,15 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, r: RecordIn) -> ImpostorOut {
     var out: ImpostorOut;
     out.clip_position = frame.clip_from_world * vec4<f32>(p, 1.0);
     out.world_position = p;
-    out.coords01 = vec4<f32>(
-        cell_coords(blend.views.x, offset, q.sphere.w),
-        cell_coords(blend.views.y, offset, q.sphere.w),
-    );
-    out.coords2 = vec4<f32>(cell_coords(blend.views.z, offset, q.sphere.w), q.frame_weight, q.sphere.w * max_scale(q.world));
+    let c0 = cell_coords(blend.views.x, offset, q.sphere.w);
+    var c1 = c0;
+    var c2 = c0;
+    if !single {
+        c1 = cell_coords(blend.views.y, offset, q.sphere.w);
+        c2 = cell_coords(blend.views.z, offset, q.sphere.w);
+    }
+    out.coords01 = vec4<f32>(c0, c1);
+    out.coords2 = vec4<f32>(c2, q.frame_weight, q.sphere.w * max_scale(q.world));
     out.weights = blend.weights;
     out.views = vec4<u32>(blend.views, rec.look.x);
     out.cells = vec4<u32>(q.cells, impostor_tint(rec), record_lod_dither(rec));

@@ -297,6 +297,7 @@ impl Bench<'_> {
             // Only `pose-cache` measures the cache.
             pose_cache: None,
             occlusion,
+            impostor_one_view_size: plan.impostor_one_view_size,
             ..RendererOptions::default()
         };
         // Each baked mode: the base options with its path and what it

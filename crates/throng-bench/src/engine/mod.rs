@@ -171,6 +171,8 @@ pub struct Plan {
     /// With shadows: occlusion culling from the light as well
     /// ([`throng_render::renderer::ShadowOptions::occlusion`]).
     pub shadow_occlusion: bool,
+    /// [`throng_render::RendererOptions::impostor_one_view_size`].
+    pub impostor_one_view_size: f32,
     /// Where the camera stands.
     pub camera: CameraChoice,
     /// Two-phase occlusion culling on the GPU-driven path
@@ -265,6 +267,9 @@ impl Plan {
         if !(self.caster_lod_scale > 0.0 && self.caster_lod_scale <= 1.0) {
             return bad("--caster-lod-scale must be in (0, 1]");
         }
+        if !(self.impostor_one_view_size.is_finite() && self.impostor_one_view_size >= 0.0) {
+            return bad("--impostor-one-view-size must be a finite size of 0 or more");
+        }
         if self.pose_cache_budget == Some(0) {
             return bad("--pose-cache-budget must be at least 1 byte");
         }
@@ -356,6 +361,7 @@ pub fn run(
             occlusion: plan.occlusion,
             caster_lod_scale: plan.caster_lod_scale,
             shadow_occlusion: plan.shadow_occlusion,
+            impostor_one_view_size: plan.impostor_one_view_size,
             pose_cache_budget: plan
                 .pose_cache_budget
                 .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),

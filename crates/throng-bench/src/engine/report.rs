@@ -309,6 +309,8 @@ pub struct Settings {
     pub caster_lod_scale: f32,
     /// With shadows: occlusion culling from the light.
     pub shadow_occlusion: bool,
+    /// Impostors below this projected size sample one view.
+    pub impostor_one_view_size: f32,
     /// The `pose-cache` mode's budget, bytes.
     pub pose_cache_budget: u64,
 }

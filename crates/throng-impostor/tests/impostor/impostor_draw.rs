@@ -371,3 +371,53 @@ fn bc3_atlas_blocks_and_decoded_levels_draw_the_same_impostors() {
         &std::env::temp_dir().join("throng-impostor-blocks"),
     );
 }
+
+/// The far field's one view (`RendererOptions::impostor_one_view_size`):
+/// a grid of impostors far beyond the switch, each sphere under 1 % of the
+/// view's half-height, draws within the golden tolerance of the same grid
+/// blending three views; and the one view is not the three (the control:
+/// the grid nearer, at the switch, with every impostor forced to one view,
+/// differs beyond that tolerance — so the far comparison is not vacuous).
+#[test]
+fn the_far_fields_one_view_draws_as_three_views_do() {
+    let gpu = require_gpu("impostor one view");
+    let model = fox(&gpu);
+    let imp = variant(model, Some(1.0));
+    let (side, spacing) = (12, 2.5);
+    let crowd = grid(&imp, side, spacing);
+    // Large enough that a sphere of 0.8 % of the half-height is about 4
+    // pixels of radius, as at 1080 lines.
+    let size = (1280u32, 960u32);
+    let r = model.bounding_radius;
+    let dir = Vec3::new(0.0, 0.5, 0.866);
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &imp).unwrap();
+    let picture = |one_view: f32, distance: f32| {
+        let camera = view_from(dir, distance, r).camera(size);
+        let options = RendererOptions {
+            path: PathChoice::Auto,
+            impostor_one_view_size: one_view,
+            ..RendererOptions::default()
+        };
+        let mut renderer = throng_tests::scenes::renderer(&gpu, options);
+        throng_tests::scenes::draw(&mut renderer, &gpu, size, &camera, &[&crowd], &[&gpu_model])
+    };
+    // Each sphere's projected size r / (d · tan(fov / 2)) at 0.008.
+    let far = r / (0.008 * (FOV * 0.5).tan());
+    let (one, stats) = picture(RendererOptions::IMPOSTOR_ONE_VIEW_SIZE, far);
+    let (three, _) = picture(0.0, far);
+    assert_eq!(stats.impostors, (side * side) as u32, "{stats:?}");
+    save(&one, "impostor-one-view-far.png");
+    let dir_out = std::env::temp_dir().join("throng-impostor-one-view");
+    let (far_diff, _) = throng_tests::golden::compare("one-view-far", &three, &one);
+    println!("far: {}", far_diff.summary((size.0 * size.1) as usize));
+    throng_tests::golden::assert_images_match("one-view-far", &three, &one, &dir_out);
+    let near = switch_distance(r, size.1);
+    let (forced, _) = picture(1.0, near);
+    let (blended, _) = picture(0.0, near);
+    let (d, _) = throng_tests::golden::compare("one-view-near", &blended, &forced);
+    assert!(
+        !d.within_tolerance((size.0 * size.1) as usize),
+        "one view and three differ at the switch: {}",
+        d.summary((size.0 * size.1) as usize)
+    );
+}

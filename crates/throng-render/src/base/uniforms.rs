@@ -23,8 +23,12 @@ pub struct FrameUniforms {
     pub fog: FogUniforms,
     /// [`Shading`](crate::base::options::Shading) as its code.
     pub shading: u32,
+    /// Impostors whose projected size is below this sample one view
+    /// instead of blending three
+    /// ([`RendererOptions::impostor_one_view_size`](crate::RendererOptions::impostor_one_view_size)).
+    pub impostor_one_view_size: f32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }
 
 /// Distance fog: WGSL `Fog` in `fog.wgsl` (made by

@@ -90,7 +90,10 @@ impl Renderer {
         // Calls on a lost device do nothing and raise nothing: say so.
         self.check_device()?;
         let l = &self.options.lighting;
-        let frame = FrameUniforms::new(camera, l);
+        let frame = FrameUniforms {
+            impostor_one_view_size: self.options.impostor_one_view_size.max(0.0),
+            ..FrameUniforms::new(camera, l)
+        };
         self.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 

@@ -64,9 +64,9 @@ fn shared_structs_match_their_rust_twins() {
             offset_of!(FrameUniforms, ground),
             offset_of!(FrameUniforms, fog),
             offset_of!(FrameUniforms, shading),
+            offset_of!(FrameUniforms, impostor_one_view_size),
             offset_of!(FrameUniforms, pad),
             offset_of!(FrameUniforms, pad) + 4,
-            offset_of!(FrameUniforms, pad) + 8,
         ],
     );
     check(
