@@ -50,6 +50,13 @@ for key, value in dev.items():
 mapfile -t ws_profile < <(profile_args Cargo.toml)
 export CARGO_INCREMENTAL=0
 
+# cargo unpacks each package it verifies into its registry's src folder,
+# and never again for the same name and version: a package of this version
+# verified earlier on this machine (an older tree) would be compiled in
+# place of this one, and fail or pass for the wrong sources. A fresh CI
+# machine has none; a local rerun drops them first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/throng*-"$version"
+
 unpublished() {
     cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
