@@ -51,11 +51,17 @@ mapfile -t ws_profile < <(profile_args Cargo.toml)
 export CARGO_INCREMENTAL=0
 
 # cargo unpacks each package it verifies into its registry's src folder,
-# and never again for the same name and version: a package of this version
-# verified earlier on this machine (an older tree) would be compiled in
-# place of this one, and fail or pass for the wrong sources. A fresh CI
-# machine has none; a local rerun drops them first.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/throng*-"$version"
+# and never again for the same name and version, nor does it look at a
+# registry package's sources again once built: a package of this version
+# verified earlier on this machine (an older tree) would be compiled, or
+# its build reused, in place of this one. A fresh CI machine has none; a
+# local rerun drops them and what was built of Throng's crates first.
+shopt -s nullglob
+stale=("${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/throng*-"$version")
+shopt -u nullglob
+if [ ${#stale[@]} -gt 0 ]; then
+    rm -rf "${stale[@]}" "$root"/target/debug/.fingerprint/throng*
+fi
 
 unpublished() {
     cargo metadata --no-deps --format-version 1 | python3 -c '
