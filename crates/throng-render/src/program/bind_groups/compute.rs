@@ -7,7 +7,9 @@
 use throng_core::gpu::InstanceRecord;
 
 use crate::base::uniforms::ComputeParams;
-use crate::program::bind_groups::entries::{Entries, create, storage, uniform};
+use crate::program::bind_groups::entries::{
+    Entries, create, loaded_texture_entry, storage, uniform,
+};
 
 /// Group 3, unbounded path and compute: all records in storage.
 pub fn records_storage_entries(visibility: wgpu::ShaderStages) -> Entries {
@@ -121,8 +123,8 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(10, c, false, 20),
         storage(11, c, false, std::mem::size_of::<InstanceRecord>()),
         storage(12, c, true, std::mem::size_of::<GpuTransform>()),
-        pyramid_entry(13, c),
-        pyramid_entry(14, c),
+        loaded_texture_entry(13, c),
+        loaded_texture_entry(14, c),
     ];
     match stage {
         None => all,
@@ -130,20 +132,6 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
             .into_iter()
             .filter(|e| s.bindings().contains(&e.binding))
             .collect(),
-    }
-}
-
-/// A depth pyramid read with loads (R32Float: unfilterable).
-pub fn pyramid_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: false },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
     }
 }
 
@@ -202,9 +190,9 @@ pub fn pyramid_entries(stage: Option<PyramidStage>, multisampled: bool) -> Entri
         false,
     );
     match stage {
-        None => vec![depth, pyramid_entry(1, c), target, params],
+        None => vec![depth, loaded_texture_entry(1, c), target, params],
         Some(PyramidStage::Reduce) => vec![depth, target, params],
-        Some(PyramidStage::Downsample) => vec![pyramid_entry(1, c), target, params],
+        Some(PyramidStage::Downsample) => vec![loaded_texture_entry(1, c), target, params],
     }
 }
 

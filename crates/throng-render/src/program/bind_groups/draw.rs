@@ -11,7 +11,7 @@ use throng_core::limits::PACKAGE_WIDTH;
 
 use crate::base::uniforms::{CharacterHeader, FrameUniforms, MaterialUniforms, ShadowUniforms};
 use crate::program::bind_groups::entries::{
-    Entries, bind_group, create, palette_entry, shadow_map_entries, storage, uniform,
+    Entries, bind_group, create, loaded_texture_entry, shadow_map_entries, storage, uniform,
 };
 
 /// Group 1's binding of the morph texture (`shaders/skinning.wgsl`).
@@ -131,7 +131,7 @@ pub fn impostor_entries() -> Entries {
             std::mem::size_of::<throng_core::gpu::ImpostorParams>(),
             false,
         ),
-        palette_entry(13, wgpu::ShaderStages::VERTEX | f),
+        loaded_texture_entry(13, wgpu::ShaderStages::VERTEX | f),
         atlas(14),
     ]
 }
@@ -171,7 +171,7 @@ pub fn material_entries() -> Entries {
             std::mem::size_of::<MaterialUniforms>(),
             false,
         ),
-        palette_entry(3, wgpu::ShaderStages::VERTEX),
+        loaded_texture_entry(3, wgpu::ShaderStages::VERTEX),
     ];
     for &(t, s) in &MATERIAL_SLOT_BINDINGS {
         entries.push(texture(t));

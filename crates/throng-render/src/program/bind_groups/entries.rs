@@ -59,8 +59,9 @@ pub fn create(
     })
 }
 
-/// A variant palette: RGBA8 read with `textureLoad` (`crate::model::look`).
-pub(crate) fn palette_entry(
+/// A 2D texture read with `textureLoad` (unfilterable float): a variant
+/// palette (RGBA8, `crate::model::look`), a depth pyramid (R32Float).
+pub(crate) fn loaded_texture_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
 ) -> wgpu::BindGroupLayoutEntry {
