@@ -209,6 +209,15 @@ pub fn ground_camera(bounds: &Aabb, aspect: f32) -> Camera {
     let center = bounds.center();
     let eye = Vec3::new(center.x, bounds.min.y + 2.0 * height, bounds.max.z + height);
     let target = Vec3::new(center.x, bounds.min.y, bounds.min.z);
+    crowd_camera(bounds, aspect, eye, target)
+}
+
+/// The ground and eye cameras' projection: from `eye` towards `target`,
+/// 40° vertical field of view, the far plane past `bounds`' far corner,
+/// the near plane a twentieth of a crowd height (within the depth
+/// buffer's range of the far one).
+fn crowd_camera(bounds: &Aabb, aspect: f32, eye: Vec3, target: Vec3) -> Camera {
+    let height = (bounds.max.y - bounds.min.y).max(1e-3);
     let far = (eye - Vec3::new(bounds.min.x, bounds.min.y, bounds.min.z)).length() * 1.05;
     Camera::look_at(
         eye,
@@ -221,9 +230,11 @@ pub fn ground_camera(bounds: &Aabb, aspect: f32) -> Camera {
     )
 }
 
-/// Where [`eye_camera`] stands, in crowd heights: a person's eyes are at
-/// about 93 % of their height. (At a full crowd height the top of every
-/// instance lies on the horizon, where nothing in front can hide it.)
+/// Where [`eye_camera`] stands, in crowd heights: half of one, below the
+/// tops of the front rows. (With the eye at a full crowd height the top of
+/// every instance lies on the horizon, where nothing in front can hide it:
+/// on the 100k grid none was occluded, at 0.9 of it 2,278 of 100k, at half
+/// 84,539; docs/BENCHMARKS.md, "Occlusion culling".)
 pub const EYE_HEIGHT: f32 = 0.5;
 
 /// A camera at eye height in a crowd: [`EYE_HEIGHT`] of a crowd height
@@ -237,16 +248,7 @@ pub fn eye_camera(bounds: &Aabb, aspect: f32) -> Camera {
     let y = bounds.min.y + EYE_HEIGHT * height;
     let eye = Vec3::new(center.x, y, bounds.max.z + height);
     let target = Vec3::new(center.x, y, bounds.min.z);
-    let far = (eye - Vec3::new(bounds.min.x, bounds.min.y, bounds.min.z)).length() * 1.05;
-    Camera::look_at(
-        eye,
-        target,
-        Vec3::Y,
-        40f32.to_radians(),
-        aspect,
-        (height * 0.05).min(far * 1e-4).max(1e-4),
-        far,
-    )
+    crowd_camera(bounds, aspect, eye, target)
 }
 
 /// A camera looking at `bounds` from the front-right, above.
