@@ -40,8 +40,7 @@ struct CullView {
     group_count: u32,
     draw_count: u32,
     pad: u32,
-    view_from_world: mat4x4<f32>,
-    clip_from_view: mat4x4<f32>,
+    clip_from_world: mat4x4<f32>,
     // Level 0's width and height, levels, unused.
     pyramid: vec4<u32>,
 }
@@ -302,7 +301,7 @@ fn occluded(b: LocalBox, t: GpuTransform) -> bool {
         return false;
     }
     let size = vec2<f32>(f32(view.pyramid.x), f32(view.pyramid.y));
-    let clip_from_world = view.clip_from_view * view.view_from_world;
+    let clip_from_world = view.clip_from_world;
     var lo = vec2<f32>(1.0);
     var hi = vec2<f32>(0.0);
     var near = 1.0;

@@ -61,7 +61,7 @@ pub struct GpuModelInfo {
 /// [`GpuModelInfo::impostor_lod`] of a model without an impostor.
 pub const NO_IMPOSTOR: u32 = u32::MAX;
 
-/// What one cull dispatch sees (288 bytes), mirrored by WGSL's `CullView`.
+/// What one cull dispatch sees (224 bytes), mirrored by WGSL's `CullView`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CullView {
@@ -86,12 +86,10 @@ pub struct CullView {
     pub draw_count: u32,
     /// Padding to 16 bytes.
     pub pad: u32,
-    /// The view's `view_from_world` (column-major), for the occlusion
-    /// test's view-space bounds.
-    pub view_from_world: [[f32; 4]; 4],
-    /// The view's `clip_from_view` (column-major; depth in `[0, 1]`, reversed
-    /// with [`CullView::DEPTH_REVERSED`]).
-    pub clip_from_view: [[f32; 4]; 4],
+    /// The view's `clip_from_world` (column-major; depth in `[0, 1]`,
+    /// reversed with [`CullView::DEPTH_REVERSED`]): the occlusion test
+    /// projects each instance's box with it.
+    pub clip_from_world: [[f32; 4]; 4],
     /// The depth pyramid the late phase tests against: width and height of
     /// its level 0, its levels, and one unused word.
     pub pyramid: [u32; 4],

@@ -109,10 +109,8 @@ pub enum CullPhase<'a> {
         early: &'a CullList,
         /// The pyramid of the early phase's depth.
         pyramid: &'a DepthPyramid,
-        /// The view's `view_from_world`.
-        view_from_world: glam::Mat4,
-        /// The view's `clip_from_view`.
-        clip_from_view: glam::Mat4,
+        /// The view's `clip_from_world`.
+        clip_from_world: glam::Mat4,
         /// The view's depth is reversed.
         reversed: bool,
     },
@@ -330,8 +328,7 @@ impl CullList {
             CullPhase::Late {
                 early,
                 pyramid,
-                view_from_world,
-                clip_from_view,
+                clip_from_world,
                 reversed,
             } => (
                 CullView::LATE
@@ -340,7 +337,7 @@ impl CullList {
                     } else {
                         0
                     },
-                Some((view_from_world, clip_from_view)),
+                Some(clip_from_world),
                 pyramid.shape(),
                 pyramid.views(),
                 &early.lod_state.buffer,
@@ -373,8 +370,7 @@ impl CullList {
             group_count: groups,
             draw_count: draws.len() as u32,
             pad: 0,
-            view_from_world: matrices.map_or([[0.0; 4]; 4], |m| m.0.to_cols_array_2d()),
-            clip_from_view: matrices.map_or([[0.0; 4]; 4], |m| m.1.to_cols_array_2d()),
+            clip_from_world: matrices.map_or([[0.0; 4]; 4], |m| m.to_cols_array_2d()),
             pyramid: pyramid_shape,
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));

@@ -337,8 +337,7 @@ impl Renderer {
                     phase: CullPhase::Late {
                         early: &c.camera,
                         pyramid: late.pyramid,
-                        view_from_world: late.view_from_world,
-                        clip_from_view: late.clip_from_view,
+                        clip_from_world: late.clip_from_world,
                         reversed: late.reversed,
                     },
                     ..request
@@ -398,15 +397,13 @@ impl Renderer {
                 encoder.copy_buffer_to_buffer(fit, at, c.shadow.view_buffer(), 0, bytes);
                 // The light's late phase tests against the pyramid of the
                 // early shadow pass, in the light's projection: the fitted
-                // matrix is copied over the view's `clip_from_view` (its
-                // `view_from_world` is the identity).
+                // matrix is copied over the view's `clip_from_world`.
                 if let Some(pyramid) = shadow_pyramid {
                     let request = CullRequest {
                         phase: CullPhase::Late {
                             early: &c.shadow,
                             pyramid,
-                            view_from_world: glam::Mat4::IDENTITY,
-                            clip_from_view: glam::Mat4::IDENTITY,
+                            clip_from_world: glam::Mat4::IDENTITY,
                             reversed: false,
                         },
                         ..request
@@ -416,7 +413,7 @@ impl Renderer {
                     let late = c.shadow_late.view_buffer();
                     encoder.copy_buffer_to_buffer(fit, at, late, 0, bytes);
                     let (from, bytes) = light_fit::MATRIX;
-                    let to = std::mem::offset_of!(throng_core::gpu::CullView, clip_from_view);
+                    let to = std::mem::offset_of!(throng_core::gpu::CullView, clip_from_world);
                     encoder.copy_buffer_to_buffer(fit, from, late, to as u64, bytes);
                 }
                 c.shadow.encode(&mut encoder, &gd.pass, span("shadow cull"));
@@ -626,8 +623,7 @@ impl Renderer {
 #[derive(Clone, Copy)]
 pub(super) struct LateView<'a> {
     pub pyramid: &'a DepthPyramid,
-    pub view_from_world: glam::Mat4,
-    pub clip_from_view: glam::Mat4,
+    pub clip_from_world: glam::Mat4,
     pub reversed: bool,
 }
 

@@ -128,8 +128,7 @@ impl Renderer {
         let pyramid = occlusion?.pyramid.as_ref()?;
         Some(LateView {
             pyramid,
-            view_from_world: camera.view_from_world,
-            clip_from_view: camera.clip_from_view,
+            clip_from_world: camera.clip_from_world(),
             reversed: convention == DepthConvention::Reversed,
         })
     }

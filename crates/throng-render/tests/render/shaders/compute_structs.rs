@@ -202,8 +202,7 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(CullView, group_count),
             offset_of!(CullView, draw_count),
             offset_of!(CullView, pad),
-            offset_of!(CullView, view_from_world),
-            offset_of!(CullView, clip_from_view),
+            offset_of!(CullView, clip_from_world),
             offset_of!(CullView, pyramid),
         ],
     );
