@@ -101,10 +101,16 @@ impl Crowd {
 
     /// Ids of live instances.
     pub fn ids(&self) -> impl Iterator<Item = InstanceId> + '_ {
-        self.slot_of.iter().map(|&s| InstanceId {
+        (0..self.len()).map(|d| self.id_at(d))
+    }
+
+    /// The id of the instance in dense slot `d` (`d < len`).
+    pub(super) fn id_at(&self, d: usize) -> InstanceId {
+        let s = self.slot_of[d];
+        InstanceId {
             index: s,
             generation: self.slots[s as usize].generation,
-        })
+        }
     }
 
     /// Dense index of a live id.

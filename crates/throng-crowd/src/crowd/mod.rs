@@ -53,6 +53,7 @@
 //!   evaluated from the clock, and the crowd's path table.
 //! * `attach.rs`: props and skinned attachments following a parent.
 //! * `bounds.rs`: bounding spheres for culling.
+//! * `pick.rs`: the instance a ray hits first, against posed bounds.
 //! * `layers.rs`: animation layers over an instance's base pose, bone
 //!   masks, and the palette an instance shows with them.
 //! * `lod.rs`: LOD choice with hysteresis, the mesh–impostor band, LOD
@@ -83,6 +84,7 @@ mod lod;
 mod mirror;
 mod models;
 mod motion;
+mod pick;
 mod root_motion;
 mod update;
 mod variety;
@@ -99,6 +101,7 @@ pub use lod::{LOD_HYSTERESIS, LOD_TINTS, select_lod};
 pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
 pub use motion::{MAX_MOTION_SPEED, MAX_PATH_POINTS, MAX_YAW_RATE, Motion, PathEnd, PathId};
+pub use pick::Pick;
 
 pub use crate::playback::WrapMode;
 
