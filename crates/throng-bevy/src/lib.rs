@@ -50,11 +50,15 @@
 //! Throng's glam (0.34); Bevy's is 0.33: convert by value
 //! ([`convert::mat4`]).
 
+pub mod agent;
 pub mod asset;
+pub mod bone;
 pub mod convert;
 pub mod crowd;
 pub mod draw;
+pub mod event;
 pub mod headless;
+pub mod pick;
 pub mod prepare;
 pub mod shadow;
 pub mod stats;
@@ -64,10 +68,28 @@ use bevy::prelude::*;
 use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 
+pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance};
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
+pub use bone::ThrongBone;
 pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
+pub use event::ThrongEvent;
+pub use pick::{ThrongHit, ThrongPicker};
 pub use stats::ThrongStats;
 pub use throng_crowd;
+
+/// The plugin's `PostUpdate` work, in this order, before Bevy propagates
+/// transforms: game code that moves agents or drives crowds in `Update`
+/// is drawn the same frame.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThrongSystems {
+    /// Agents spawned, moved, replayed and despawned ([`agent`]).
+    Agents,
+    /// Crowds advanced by the frame's time, their events sent
+    /// ([`ThrongEvent`]).
+    Advance,
+    /// [`ThrongBone`]s set to their bones.
+    Follow,
+}
 
 /// Loads `.throng` assets, advances [`ThrongCrowd`]s, draws them from
 /// every 3D camera and reports what each drew in [`ThrongStats`].
@@ -79,7 +101,35 @@ impl Plugin for ThrongPlugin {
         app.init_asset::<ThrongModel>()
             .init_asset_loader::<ThrongModelLoader>()
             .insert_resource(stats)
-            .add_systems(PostUpdate, crowd::advance_crowds);
+            .insert_resource(agent::ThrongAgents::default())
+            .add_message::<ThrongEvent>()
+            .configure_sets(
+                PostUpdate,
+                (
+                    ThrongSystems::Agents,
+                    ThrongSystems::Advance,
+                    ThrongSystems::Follow,
+                )
+                    .chain()
+                    .before(bevy::transform::TransformSystems::Propagate),
+            )
+            .add_systems(
+                PostUpdate,
+                (
+                    (
+                        agent::despawn_agents,
+                        agent::spawn_agents,
+                        agent::move_agents,
+                        agent::play_agents,
+                    )
+                        .chain()
+                        .in_set(ThrongSystems::Agents),
+                    (crowd::advance_crowds, event::send_events)
+                        .chain()
+                        .in_set(ThrongSystems::Advance),
+                    bone::follow_bones.in_set(ThrongSystems::Follow),
+                ),
+            );
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
             return;
         };

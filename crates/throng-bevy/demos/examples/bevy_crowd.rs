@@ -288,7 +288,11 @@ fn main() {
                     ..default()
                 }),
         )
-        .add_plugins((ThrongPlugin, FreeCameraPlugin, FrameTimeDiagnosticsPlugin::default()))
+        .add_plugins((
+            ThrongPlugin,
+            FreeCameraPlugin,
+            FrameTimeDiagnosticsPlugin::default(),
+        ))
         .insert_resource(settings.clone())
         .add_systems(Startup, setup)
         .add_systems(Update, (populate, walk, overlay, quit_after).chain())

@@ -14,7 +14,11 @@ pub fn fox_assets(who: &str, lods: bool) -> PathBuf {
     std::fs::copy(&glb, dir.join("fox.glb")).expect("the bundled Fox");
     let defaults = throng_bake::BakeOptions::default();
     let opts = throng_bake::BakeOptions {
-        lod_ratios: if lods { defaults.lod_ratios.clone() } else { Vec::new() },
+        lod_ratios: if lods {
+            defaults.lod_ratios.clone()
+        } else {
+            Vec::new()
+        },
         ..defaults
     };
     let (model, _) = throng_bake::bake_file(&glb, &opts, &|_, _| {}).expect("the Fox bakes");

@@ -37,6 +37,7 @@ use throng_crowd::crowd::{Crowd, ModelId, Spawn};
 use throng_render::image_diff::{self, diff};
 use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 
+mod agents;
 mod cameras;
 mod pictures;
 mod transparency;
@@ -45,6 +46,10 @@ const SIZE: (u32, u32) = (256, 160);
 /// The clear colour, sRGB.
 const CLEAR: (f32, f32, f32) = (0.30, 0.40, 0.52);
 
+/// Two footsteps a loop of Walk (clip 1), in the baked Fox.
+const WALK_EVENTS: &str =
+    r#"{"Walk": [{"time": 0.1, "name": "left"}, {"time": 0.45, "name": "right"}]}"#;
+
 /// A scratch folder of test `test` holding the Fox baked by this build, and
 /// a corrupt file (each test its own: a test removes its folder when done,
 /// while another may still be loading from its own).
@@ -52,8 +57,12 @@ fn assets(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("throng-bevy-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
+    // Footsteps on Walk, for the agents' events.
+    let events = dir.join("fox.events.json");
+    std::fs::write(&events, WALK_EVENTS).unwrap();
     let opts = throng_bake::BakeOptions {
         lod_ratios: Vec::new(),
+        events_file: Some(events),
         ..throng_bake::BakeOptions::default()
     };
     let (model, _) = throng_bake::bake_file(&fox, &opts, &|_, _| {}).unwrap();

@@ -30,6 +30,11 @@ impl Crowd {
     pub fn drain_events(&mut self) -> std::vec::Drain<'_, CrowdEvent> {
         self.events.drain(..)
     }
+
+    /// Events are waiting to be drained.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
 }
 
 /// Pushes the events that each track crossed in one step of `instance`
