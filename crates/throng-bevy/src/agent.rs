@@ -32,9 +32,12 @@ use crate::crowd::ThrongCrowd;
 
 /// An animated character that is an entity: its model, what it plays and
 /// how. Change the fields to change the playback; the entity's
-/// `Transform` places it.
+/// `Transform` places it. It requires `Visibility` so that meshes hung
+/// from its bones inherit one (Bevy's hierarchy wants it on every
+/// ancestor); hiding the agent does not hide its instance (tint it, or
+/// despawn it).
 #[derive(Component, Clone, Debug)]
-#[require(Transform)]
+#[require(Transform, Visibility)]
 pub struct ThrongAgent {
     /// The model.
     pub model: Handle<ThrongModel>,

@@ -16,9 +16,10 @@ use crate::agent::ThrongInstance;
 use crate::crowd::ThrongCrowd;
 
 /// Follows bone `name` of the parent agent's model. Parent it to the agent
-/// (`ChildOf`) and hang things from it.
+/// (`ChildOf`) and hang things from it (it has a `Visibility` for meshes
+/// to inherit).
 #[derive(Component, Clone, Debug)]
-#[require(Transform)]
+#[require(Transform, Visibility)]
 pub struct ThrongBone {
     /// The bone's node name in the glTF.
     pub name: String,

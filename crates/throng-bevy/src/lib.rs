@@ -1,5 +1,28 @@
 //! Throng crowds inside a Bevy 0.20 app, in Bevy's own cameras, depth,
-//! lights and frame. This is the README's example (kept equal to it):
+//! lights and frame. Characters are entities (this is the README's example,
+//! kept equal to it):
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use throng_bevy::{ThrongAgent, ThrongPlugin};
+//!
+//! fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+//!     let fox = assets.load("fox.throng"); // `throng bake fox.glb`
+//!     for i in 0..10_000 {
+//!         let at = Vec3::new((i % 100) as f32 * 60.0, 0.0, (i / 100) as f32 * -60.0);
+//!         commands.spawn((ThrongAgent::new(fox.clone()).playing(i % 3), Transform::from_translation(at)));
+//!     }
+//!     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 200.0, 600.0).looking_at(Vec3::ZERO, Vec3::Y)));
+//!     commands.spawn((DirectionalLight::default(), Transform::default().looking_to(Vec3::new(1.0, -2.0, -1.0), Vec3::Y)));
+//! }
+//!
+//! fn main() {
+//!     App::new().add_plugins((DefaultPlugins, ThrongPlugin)).add_systems(Startup, setup).run();
+//! }
+//! ```
+//!
+//! The hundred thousand extras no system touches are cheaper without an
+//! entity each: a [`ThrongCrowd`] holds a Throng `Crowd` driven in bulk:
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -33,6 +56,12 @@
 //! ```
 //!
 //! - [`asset`]: `.throng` files as assets ([`ThrongModel`]).
+//! - [`agent`]: characters as entities ([`ThrongAgent`]: spawned, moved,
+//!   replayed and despawned with their entity; [`ThrongInstance`],
+//!   [`ThrongAgents`]).
+//! - [`bone`]: [`ThrongBone`] children following a named bone.
+//! - [`event`]: animation events as [`ThrongEvent`] messages.
+//! - [`pick`]: rays against the crowds ([`ThrongPicker`], [`ThrongHit`]).
 //! - [`crowd`]: the crowd component ([`ThrongCrowd`]), advanced by Bevy's
 //!   time, and which cameras draw it ([`ThrongCameras`]: all 3D cameras,
 //!   or those marked [`ThrongCamera`]).

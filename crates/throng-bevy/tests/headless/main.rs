@@ -359,3 +359,31 @@ fn assert_crowd_matches(
     );
     covered
 }
+
+/// The README's Bevy example is the crate docs' first (what docs.rs and
+/// the repository show a Bevy user are the same, compiled lines).
+#[test]
+fn the_readme_example_is_the_crate_docs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../../README.md")).unwrap();
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let section = &readme[readme.find("## Bevy").expect("README's Bevy section")..];
+    let start = section.find("```rust\n").expect("its example") + 8;
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let docs: String = lib
+        .lines()
+        .skip_while(|l| !l.starts_with("//! ```no_run"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("//! ```"))
+        .map(|l| {
+            format!(
+                "{}\n",
+                l.trim_start_matches("//!").strip_prefix(' ').unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        example, docs,
+        "README.md's Bevy example and src/lib.rs's differ"
+    );
+}

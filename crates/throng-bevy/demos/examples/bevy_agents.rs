@@ -1,0 +1,320 @@
+//! `bevy_agents`: Foxes as entities. Twelve `ThrongAgent`s walk a circle,
+//! moved by their `Transform`s in a system of the game's own; the first
+//! wears a hat — a Bevy cube parented to a `ThrongBone` that follows its
+//! head; their footsteps (events baked onto the Walk clip) arrive as
+//! `ThrongEvent` messages naming the agent; a click casts a ray through
+//! the cursor (`ThrongPicker`), and the Fox it hits switches between
+//! walking and running and turns red.
+//!
+//! ```text
+//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//!     -p throng-bevy-demos --example bevy_agents -- [--frames N] [--screenshot PATH]
+//! ```
+//!
+//! `--frames N` quits after N frames, having picked at frame 30 where the
+//! hatted Fox is on screen, as a click there would, and prints what was picked and
+//! heard; `--screenshot PATH` saves the window ten frames before.
+
+use bevy::app::AppExit;
+use bevy::asset::AssetPlugin;
+use bevy::camera::Hdr;
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::window::PrimaryWindow;
+use throng_bevy::{
+    ThrongAgent, ThrongBone, ThrongCrowd, ThrongEvent, ThrongInstance, ThrongModel, ThrongPicker,
+    ThrongPlugin,
+};
+
+/// Foxes on the circle, its radius (model units: the Fox's glTF is in
+/// centimetres) and their pace around it (radians a second).
+const FOXES: usize = 12;
+const RADIUS: f32 = 400.0;
+const PACE: f32 = 0.2;
+/// The Fox's clips.
+const WALK: usize = 1;
+const RUN: usize = 2;
+/// Footsteps on Walk and Run, baked into the Fox.
+const STEPS: &str = r#"{"Walk": [{"time": 0.1, "name": "left"}, {"time": 0.45, "name": "right"}],
+                        "Run": [{"time": 0.1, "name": "left"}, {"time": 0.35, "name": "right"}]}"#;
+
+#[derive(Resource, Clone, Default)]
+struct Settings {
+    frames: Option<u64>,
+    screenshot: Option<std::path::PathBuf>,
+}
+
+/// Where on the circle each agent is.
+#[derive(Component)]
+struct Walker {
+    angle: f32,
+    /// Its pace's factor (2 while running).
+    pace: f32,
+}
+
+#[derive(Component)]
+struct Overlay;
+
+/// The agent with the hat.
+#[derive(Component)]
+struct Hatted;
+
+/// What the overlay says: footsteps heard, the last pick.
+#[derive(Resource, Default)]
+struct Log {
+    steps: u64,
+    last_step: Option<(Entity, String)>,
+    picked: Option<String>,
+}
+
+fn settings() -> Result<Settings, String> {
+    let mut s = Settings::default();
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--screenshot" => s.screenshot = Some(value.into()),
+            "--frames" => match value.parse::<u64>() {
+                Ok(n) if n > 30 => s.frames = Some(n),
+                _ => return Err(format!("--frames: {value:?} is not a count over 30")),
+            },
+            other => return Err(format!("unknown flag {other} (--frames, --screenshot)")),
+        }
+    }
+    if s.screenshot.is_some() && s.frames.is_none() {
+        return Err("--screenshot needs --frames".into());
+    }
+    Ok(s)
+}
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    assets: Res<AssetServer>,
+) {
+    let fox: Handle<ThrongModel> = assets.load("fox.throng");
+    commands.spawn((
+        Camera3d::default(),
+        // Throng draws into the HDR target and Bevy's tonemapping pass
+        // maps crowd and ground alike (AcesFitted needs no LUT feature).
+        Hdr,
+        Tonemapping::AcesFitted,
+        Transform::from_xyz(0.0, 520.0, 900.0).looking_at(Vec3::new(0.0, 40.0, 0.0), Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 6_000.0,
+            ..default()
+        },
+        Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        color: Color::srgb(0.75, 0.85, 1.0),
+        brightness: 600.0,
+        ..default()
+    });
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(3000.0, 3000.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.32, 0.45, 0.28),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+    ));
+    let hat = (
+        Mesh3d(meshes.add(Cuboid::new(14.0, 14.0, 14.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.9, 0.75, 0.1),
+            ..default()
+        })),
+    );
+    for i in 0..FOXES {
+        let angle = i as f32 / FOXES as f32 * std::f32::consts::TAU;
+        let agent = commands
+            .spawn((
+                ThrongAgent::new(fox.clone())
+                    .playing(WALK)
+                    .starting_at(i as f32 * 0.13),
+                Walker { angle, pace: 1.0 },
+                place(angle),
+            ))
+            .id();
+        if i == 0 {
+            commands.entity(agent).insert(Hatted);
+            // The hat rides the head: a child of the bone, a little above it.
+            commands
+                .spawn((ThrongBone::new("b_Head_05"), ChildOf(agent)))
+                .with_child((hat.clone(), Transform::from_xyz(0.0, 14.0, 4.0)));
+        }
+    }
+    commands.spawn((
+        Overlay,
+        Text::new(""),
+        TextFont {
+            font_size: FontSize::Px(18.0),
+            ..default()
+        },
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8.0),
+            left: px(8.0),
+            ..default()
+        },
+    ));
+}
+
+/// On the circle at `angle`, facing along it.
+fn place(angle: f32) -> Transform {
+    let at = Vec3::new(angle.cos(), 0.0, angle.sin()) * RADIUS;
+    let ahead = Vec3::new(-angle.sin(), 0.0, angle.cos());
+    Transform::from_translation(at).looking_to(-ahead, Vec3::Y)
+}
+
+/// The game's own movement: each agent's `Transform`, every frame.
+fn walk(time: Res<Time>, mut walkers: Query<(&mut Walker, &mut Transform)>) {
+    for (mut w, mut t) in &mut walkers {
+        w.angle += PACE * w.pace * time.delta_secs();
+        *t = place(w.angle);
+    }
+}
+
+/// Footsteps, as messages naming the agent.
+fn listen(
+    mut steps: MessageReader<ThrongEvent>,
+    crowds: Query<&ThrongCrowd>,
+    mut log: ResMut<Log>,
+) {
+    for e in steps.read() {
+        log.steps += u64::from(e.event.count);
+        if let (Some(agent), Ok(c)) = (e.agent, crowds.get(e.crowd)) {
+            log.last_step = Some((agent, e.name(c).unwrap_or("?").to_string()));
+        }
+    }
+}
+
+/// A click (or, with `--frames`, frame 30 through the window's centre)
+/// picks the Fox under the cursor: it runs, or walks again, and turns red.
+#[allow(clippy::too_many_arguments)]
+fn pick(
+    buttons: Res<ButtonInput<MouseButton>>,
+    settings: Res<Settings>,
+    mut frame: Local<u64>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    // The picker reads the crowds; the tint then writes one.
+    mut crowds: ParamSet<(ThrongPicker, Query<&mut ThrongCrowd>)>,
+    mut agents: Query<(&mut ThrongAgent, &mut Walker, &ThrongInstance)>,
+    first: Query<&Transform, With<Hatted>>,
+    mut log: ResMut<Log>,
+) {
+    *frame += 1;
+    let (camera, transform) = *camera;
+    let at = if buttons.just_pressed(MouseButton::Left) {
+        window.cursor_position()
+    } else if settings.frames.is_some() && *frame == 30 {
+        // Scripted: where the first Fox's body is on screen.
+        first.iter().next().and_then(|t| {
+            camera
+                .world_to_viewport(transform, t.translation + Vec3::Y * 30.0)
+                .ok()
+        })
+    } else {
+        None
+    };
+    let Some(at) = at else { return };
+    let Ok(ray) = camera.viewport_to_world(transform, at) else {
+        return;
+    };
+    let Some(hit) = crowds.p0().cast(ray) else {
+        log.picked = Some(format!("nothing at ({:.0}, {:.0})", at.x, at.y));
+        return;
+    };
+    let Some((mut agent, mut walker, instance)) = hit.agent.and_then(|a| agents.get_mut(a).ok())
+    else {
+        return;
+    };
+    let running = agent.clip == Some(RUN);
+    agent.clip = Some(if running { WALK } else { RUN });
+    walker.pace = if running { 1.0 } else { 2.0 };
+    if let Ok(mut c) = crowds.p1().get_mut(instance.crowd) {
+        let tint = if running {
+            glam::Vec4::ONE
+        } else {
+            glam::Vec4::new(1.0, 0.35, 0.3, 1.0)
+        };
+        let _ = c.crowd.set_tint(instance.id, tint);
+    }
+    log.picked = Some(format!(
+        "agent {} at {:.0} units: now {}",
+        hit.agent.map_or("?".to_string(), |a| a.to_string()),
+        hit.distance,
+        if running { "walking" } else { "running" }
+    ));
+}
+
+fn overlay(log: Res<Log>, mut text: Single<&mut Text, With<Overlay>>) {
+    text.0 = format!(
+        "{FOXES} agents | footsteps heard: {} (last: {}) | click a Fox: {}",
+        log.steps,
+        log.last_step
+            .as_ref()
+            .map_or("none".to_string(), |(a, n)| format!("{n} of {a}")),
+        log.picked.as_deref().unwrap_or("not yet"),
+    );
+}
+
+fn quit_after(
+    settings: Res<Settings>,
+    mut frames: Local<u64>,
+    text: Single<&Text, With<Overlay>>,
+    mut exit: MessageWriter<AppExit>,
+    mut commands: Commands,
+) {
+    *frames += 1;
+    if let (Some(path), Some(n)) = (&settings.screenshot, settings.frames)
+        && *frames + 10 == n
+    {
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path.clone()));
+    }
+    if settings.frames.is_some_and(|n| *frames >= n) {
+        println!("bevy_agents: after {} frames: {}", *frames, text.0);
+        exit.write(AppExit::Success);
+    }
+}
+
+fn main() {
+    let settings = match settings() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bevy_agents: {e}");
+            std::process::exit(2);
+        }
+    };
+    let dir = throng_bevy_demos::fox_assets_with("throng-bevy-agents", true, Some(STEPS));
+    App::new()
+        .add_plugins(
+            DefaultPlugins
+                .set(AssetPlugin {
+                    file_path: dir.to_string_lossy().into_owned(),
+                    ..default()
+                })
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "throng-bevy: agents".into(),
+                        ..default()
+                    }),
+                    ..default()
+                }),
+        )
+        .add_plugins(ThrongPlugin)
+        .insert_resource(settings)
+        .init_resource::<Log>()
+        .add_systems(Startup, setup)
+        .add_systems(Update, (walk, listen, pick, overlay, quit_after))
+        .run();
+    let _ = std::fs::remove_dir_all(&dir);
+}
