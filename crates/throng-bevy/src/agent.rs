@@ -190,13 +190,30 @@ fn spawn_of(agent: &ThrongAgent, transform: &Transform) -> Spawn {
 }
 
 /// Despawns the instances of agents whose entity was despawned or whose
-/// component was removed.
+/// component was removed; agents whose crowd was despawned lose their
+/// instance and join a crowd again (their own, if it comes back, or the
+/// plugin's).
 pub fn despawn_agents(
     mut removed: RemovedComponents<ThrongAgent>,
+    mut gone_crowds: RemovedComponents<ThrongCrowd>,
     mut agents: ResMut<ThrongAgents>,
     mut crowds: Query<&mut ThrongCrowd>,
     mut commands: Commands,
 ) {
+    for crowd in gone_crowds.read() {
+        let orphans: Vec<Entity> = agents
+            .by_entity
+            .iter()
+            .filter(|(_, (c, _))| *c == crowd)
+            .map(|(&a, _)| a)
+            .collect();
+        for agent in orphans {
+            agents.remove(agent);
+            if let Ok(mut e) = commands.get_entity(agent) {
+                e.remove::<ThrongInstance>();
+            }
+        }
+    }
     for entity in removed.read() {
         let Some((crowd, id)) = agents.remove(entity) else {
             continue;
@@ -255,7 +272,11 @@ pub fn spawn_agents(
         let Some(model) = models.get(&agent.model) else {
             continue; // loading (or failed: the asset server says why)
         };
-        let crowd = match agent.crowd.or(agents.crowd) {
+        // The plugin's crowd, unless the game despawned it (then a new one).
+        let plugins = agents
+            .crowd
+            .filter(|&e| crowds.contains(e) || made.as_ref().is_some_and(|(m, _)| *m == e));
+        let crowd = match agent.crowd.or(plugins) {
             Some(e) => e,
             None => {
                 let e = commands.spawn_empty().id();

@@ -140,6 +140,19 @@ fn agents_spawn_move_replay_and_despawn_within_a_frame() {
     assert!(app.world().get::<ThrongInstance>(agents[2]).is_none());
     assert_eq!(app.world().resource::<ThrongAgents>().len(), 1);
     assert_eq!(drawn_instances(&mut app), 1);
+
+    // The game despawns the agent crowd: its agent joins a new one.
+    let old_crowd = instance(&app, agents[1]).crowd;
+    app.world_mut().despawn(old_crowd);
+    app.update();
+    let i1 = instance(&app, agents[1]);
+    assert_ne!(i1.crowd, old_crowd);
+    assert_eq!(
+        app.world().resource::<ThrongAgents>().crowd(),
+        Some(i1.crowd)
+    );
+    assert!(agent_crowd(&mut app).crowd.contains(i1.id));
+    assert_eq!(drawn_instances(&mut app), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
