@@ -62,6 +62,8 @@
 //! - [`bone`]: [`ThrongBone`] children following a named bone.
 //! - [`event`]: animation events as [`ThrongEvent`] messages.
 //! - [`pick`]: rays against the crowds ([`ThrongPicker`], [`ThrongHit`]).
+//! - `picking` (feature `picking`, default): the `bevy_picking` backend,
+//!   so `PointerClick` and the rest reach agents.
 //! - [`crowd`]: the crowd component ([`ThrongCrowd`]), advanced by Bevy's
 //!   time, and which cameras draw it ([`ThrongCameras`]: all 3D cameras,
 //!   or those marked [`ThrongCamera`]).
@@ -88,6 +90,8 @@ pub mod draw;
 pub mod event;
 pub mod headless;
 pub mod pick;
+#[cfg(feature = "picking")]
+pub mod picking;
 pub mod prepare;
 pub mod shadow;
 pub mod stats;
@@ -159,6 +163,15 @@ impl Plugin for ThrongPlugin {
                     bone::follow_bones.in_set(ThrongSystems::Follow),
                 ),
             );
+        // Pointer events for agents, when the app picks (its RayMap is
+        // Bevy's picking plugin's).
+        #[cfg(feature = "picking")]
+        app.add_systems(
+            PreUpdate,
+            picking::crowd_hits
+                .in_set(bevy::picking::PickingSystems::Backend)
+                .run_if(resource_exists::<bevy::picking::backend::ray::RayMap>),
+        );
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
             return;
         };

@@ -2,9 +2,9 @@
 //! moved by their `Transform`s in a system of the game's own; the first
 //! wears a hat — a Bevy cube parented to a `ThrongBone` that follows its
 //! head; their footsteps (events baked onto the Walk clip) arrive as
-//! `ThrongEvent` messages naming the agent; a click casts a ray through
-//! the cursor (`ThrongPicker`), and the Fox it hits switches between
-//! walking and running and turns red.
+//! `ThrongEvent` messages naming the agent; a click on a Fox reaches its
+//! entity as Bevy's `PointerClick` (Throng's picking backend), and the Fox
+//! switches between walking and running and turns red.
 //!
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
@@ -12,16 +12,16 @@
 //! ```
 //!
 //! `--frames N` quits after N frames, having picked at frame 30 where the
-//! hatted Fox is on screen, as a click there would, and prints what was picked and
+//! hatted Fox is on screen with the plain ray cast (`ThrongPicker`), and prints what was picked and
 //! heard; `--screenshot PATH` saves the window ten frames before.
 
 use bevy::app::AppExit;
 use bevy::asset::AssetPlugin;
 use bevy::camera::Hdr;
 use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::picking::events::PointerClick;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy::window::PrimaryWindow;
 use throng_bevy::{
     ThrongAgent, ThrongBone, ThrongCrowd, ThrongEvent, ThrongInstance, ThrongModel, ThrongPicker,
     ThrongPlugin,
@@ -140,6 +140,7 @@ fn setup(
                 Walker { angle, pace: 1.0 },
                 place(angle),
             ))
+            .observe(clicked)
             .id();
         if i == 0 {
             commands.entity(agent).insert(Hatted);
@@ -194,64 +195,86 @@ fn listen(
     }
 }
 
-/// A click (or, with `--frames`, frame 30 through the window's centre)
-/// picks the Fox under the cursor: it runs, or walks again, and turns red.
-#[allow(clippy::too_many_arguments)]
-fn pick(
-    buttons: Res<ButtonInput<MouseButton>>,
+/// A Fox to switch between walking and running (and paint).
+#[derive(Message, Clone, Copy)]
+struct Toggle {
+    agent: Entity,
+    distance: f32,
+}
+
+/// Bevy's picking reports a click on a Fox to its entity (Throng's picking
+/// backend casts the pointer's ray against the crowd's posed bounds).
+fn clicked(click: On<PointerClick>, mut toggles: MessageWriter<Toggle>) {
+    toggles.write(Toggle {
+        agent: click.entity,
+        distance: click.hit.depth,
+    });
+}
+
+/// With `--frames`, frame 30 picks where the hatted Fox is on screen, as a
+/// click there would, with the plain ray cast (`ThrongPicker`).
+fn scripted_pick(
     settings: Res<Settings>,
     mut frame: Local<u64>,
-    window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
-    // The picker reads the crowds; the tint then writes one.
-    mut crowds: ParamSet<(ThrongPicker, Query<&mut ThrongCrowd>)>,
-    mut agents: Query<(&mut ThrongAgent, &mut Walker, &ThrongInstance)>,
-    first: Query<&Transform, With<Hatted>>,
+    picker: ThrongPicker,
+    hatted: Single<&Transform, With<Hatted>>,
+    mut toggles: MessageWriter<Toggle>,
     mut log: ResMut<Log>,
 ) {
     *frame += 1;
+    if settings.frames.is_none() || *frame != 30 {
+        return;
+    }
     let (camera, transform) = *camera;
-    let at = if buttons.just_pressed(MouseButton::Left) {
-        window.cursor_position()
-    } else if settings.frames.is_some() && *frame == 30 {
-        // Scripted: where the first Fox's body is on screen.
-        first.iter().next().and_then(|t| {
-            camera
-                .world_to_viewport(transform, t.translation + Vec3::Y * 30.0)
-                .ok()
-        })
-    } else {
-        None
-    };
-    let Some(at) = at else { return };
-    let Ok(ray) = camera.viewport_to_world(transform, at) else {
-        return;
-    };
-    let Some(hit) = crowds.p0().cast(ray) else {
-        log.picked = Some(format!("nothing at ({:.0}, {:.0})", at.x, at.y));
-        return;
-    };
-    let Some((mut agent, mut walker, instance)) = hit.agent.and_then(|a| agents.get_mut(a).ok())
+    let aim = hatted.translation + Vec3::Y * 30.0;
+    let Some(ray) = camera
+        .world_to_viewport(transform, aim)
+        .and_then(|at| camera.viewport_to_world(transform, at))
+        .ok()
     else {
         return;
     };
-    let running = agent.clip == Some(RUN);
-    agent.clip = Some(if running { WALK } else { RUN });
-    walker.pace = if running { 1.0 } else { 2.0 };
-    if let Ok(mut c) = crowds.p1().get_mut(instance.crowd) {
-        let tint = if running {
-            glam::Vec4::ONE
-        } else {
-            glam::Vec4::new(1.0, 0.35, 0.3, 1.0)
-        };
-        let _ = c.crowd.set_tint(instance.id, tint);
+    match picker
+        .cast(ray)
+        .and_then(|hit| Some((hit.agent?, hit.distance)))
+    {
+        Some((agent, distance)) => {
+            toggles.write(Toggle { agent, distance });
+        }
+        None => log.picked = Some("the scripted pick missed".into()),
     }
-    log.picked = Some(format!(
-        "agent {} at {:.0} units: now {}",
-        hit.agent.map_or("?".to_string(), |a| a.to_string()),
-        hit.distance,
-        if running { "walking" } else { "running" }
-    ));
+}
+
+/// A picked Fox runs, or walks again, and turns red (or back).
+fn toggle(
+    mut toggles: MessageReader<Toggle>,
+    mut agents: Query<(&mut ThrongAgent, &mut Walker, &ThrongInstance)>,
+    mut crowds: Query<&mut ThrongCrowd>,
+    mut log: ResMut<Log>,
+) {
+    for t in toggles.read() {
+        let Ok((mut agent, mut walker, instance)) = agents.get_mut(t.agent) else {
+            continue;
+        };
+        let running = agent.clip == Some(RUN);
+        agent.clip = Some(if running { WALK } else { RUN });
+        walker.pace = if running { 1.0 } else { 2.0 };
+        if let Ok(mut c) = crowds.get_mut(instance.crowd) {
+            let tint = if running {
+                glam::Vec4::ONE
+            } else {
+                glam::Vec4::new(1.0, 0.35, 0.3, 1.0)
+            };
+            let _ = c.crowd.set_tint(instance.id, tint);
+        }
+        log.picked = Some(format!(
+            "agent {} at {:.0} units: now {}",
+            t.agent,
+            t.distance,
+            if running { "walking" } else { "running" }
+        ));
+    }
 }
 
 fn overlay(log: Res<Log>, mut text: Single<&mut Text, With<Overlay>>) {
@@ -314,7 +337,11 @@ fn main() {
         .insert_resource(settings)
         .init_resource::<Log>()
         .add_systems(Startup, setup)
-        .add_systems(Update, (walk, listen, pick, overlay, quit_after))
+        .add_message::<Toggle>()
+        .add_systems(
+            Update,
+            (walk, listen, scripted_pick, toggle, overlay, quit_after).chain(),
+        )
         .run();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,8 @@
 //! despawn their instances within the frame; a prop hung from a
 //! `ThrongBone` is where the glTF's own animation puts that bone, within
 //! the bake's error bound; a ray picks the agent it passes through first;
-//! the footsteps an agent's Walk crosses arrive as messages naming it.
+//! the footsteps an agent's Walk crosses arrive as messages naming it;
+//! Bevy's pointer events reach the agent under a pointer.
 
 use std::time::Duration;
 
@@ -417,5 +418,76 @@ fn animation_events_arrive_as_messages_naming_the_agent() {
         "the clip looped: {expected:?}"
     );
     assert_eq!(got, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Agents that Bevy's picking pointed at.
+#[derive(Resource, Default)]
+struct Overs(Vec<(Entity, Option<throng_bevy::ThrongHit>)>);
+
+#[test]
+fn bevys_pointer_events_reach_the_agent_under_the_pointer() {
+    use bevy::asset::uuid::Uuid;
+    use bevy::camera::RenderTarget;
+    use bevy::picking::events::PointerOver;
+    use bevy::picking::pointer::{Location, PointerId, PointerLocation};
+
+    let dir = assets("pointer");
+    let mut app = app(&dir);
+    app.init_resource::<Overs>();
+    let fox = with_fox(&mut app);
+    let spots = [Vec3::new(-90.0, 0.0, 0.0), Vec3::new(90.0, 0.0, 0.0)];
+    let agents: Vec<Entity> = spots
+        .iter()
+        .map(|&at| {
+            app.world_mut()
+                .spawn((
+                    ThrongAgent::new(fox.clone()),
+                    Transform::from_translation(at),
+                ))
+                .observe(|over: On<PointerOver>, mut overs: ResMut<Overs>| {
+                    let hit = throng_bevy::picking::throng_hit(&over.hit);
+                    overs.0.push((over.entity, hit));
+                })
+                .id()
+        })
+        .collect();
+    app.update();
+    // A pointer on the camera's target, over the second Fox's body.
+    let cam = camera(&mut app);
+    let world = app.world_mut();
+    let (camera, transform, target) = world
+        .query::<(&Camera, &GlobalTransform, &RenderTarget)>()
+        .get(world, cam)
+        .map(|(c, t, r)| (c.clone(), *t, r.clone()))
+        .unwrap();
+    let over = camera
+        .world_to_viewport(&transform, spots[1] + Vec3::Y * 30.0)
+        .unwrap();
+    // Bevy 0.20's picking casts no ray at all without a primary window
+    // (`Location::is_in_viewport`), even for a pointer on an image target:
+    // mark one, which no window backs (the app has no winit).
+    app.world_mut().spawn(bevy::window::PrimaryWindow);
+    app.world_mut().spawn((
+        PointerId::Custom(Uuid::from_u128(45)),
+        PointerLocation::new(Location {
+            target: target.normalize(None).unwrap(),
+            position: over,
+        }),
+    ));
+    for _ in 0..3 {
+        app.update();
+    }
+    let overs = std::mem::take(&mut app.world_mut().resource_mut::<Overs>().0);
+    println!("pointer at {over:?}: over {overs:?}");
+    assert_eq!(overs.len(), 1, "one PointerOver event: {overs:?}");
+    let (entity, hit) = overs[0];
+    assert_eq!(entity, agents[1]);
+    let hit = hit.expect("the backend's ThrongHit");
+    assert_eq!(hit.agent, Some(agents[1]));
+    assert_eq!(
+        Some(hit.instance),
+        app.world().get::<ThrongInstance>(agents[1]).map(|i| i.id)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
