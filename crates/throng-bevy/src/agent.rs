@@ -1,7 +1,8 @@
 //! Characters as entities: a [`ThrongAgent`] on an entity with a
 //! `Transform` is an instance of a Throng crowd. Spawning the entity spawns
 //! the instance, a changed `Transform` moves it, changing the component's
-//! playback fields plays, cross-fades, pauses or re-times it, and
+//! playback fields plays, cross-fades, pauses or re-times it, hiding it
+//! (`Visibility::Hidden`) hides the instance, and
 //! despawning the entity (or removing the component) despawns it — each
 //! within the frame it happens in, before Bevy's extract. The instance's
 //! crowd and id are then on the entity ([`ThrongInstance`]) for anything
@@ -32,10 +33,8 @@ use crate::crowd::ThrongCrowd;
 
 /// An animated character that is an entity: its model, what it plays and
 /// how. Change the fields to change the playback; the entity's
-/// `Transform` places it. It requires `Visibility` so that meshes hung
-/// from its bones inherit one (Bevy's hierarchy wants it on every
-/// ancestor); hiding the agent does not hide its instance (tint it, or
-/// despawn it).
+/// `Transform` places it; `Visibility::Hidden` hides its instance (and
+/// what hangs from its bones), which keeps playing.
 #[derive(Component, Clone, Debug)]
 #[require(Transform, Visibility)]
 pub struct ThrongAgent {
@@ -178,9 +177,9 @@ impl ThrongAgents {
 pub struct ThrongAgentCrowd;
 
 /// The spawn an agent's component and transform ask for.
-fn spawn_of(agent: &ThrongAgent, transform: &Transform) -> Spawn {
+fn spawn_of(agent: &ThrongAgent, transform: &Transform, visibility: Option<&Visibility>) -> Spawn {
     Spawn {
-        transform: convert::mat4(transform.to_matrix()),
+        transform: placed(transform, visibility),
         clip: agent.clip,
         time: agent.start,
         speed: agent.speed,
@@ -238,6 +237,7 @@ pub fn spawn_agents(
             Entity,
             &ThrongAgent,
             &Transform,
+            Option<&Visibility>,
             Option<&mut ThrongInstance>,
         ),
         Or<(Without<ThrongInstance>, Changed<ThrongAgent>)>,
@@ -251,7 +251,7 @@ pub fn spawn_agents(
     // The agent crowd, made here with its first agents and spawned after
     // them (the entity's id is known at once, so they name it already).
     let mut made: Option<(Entity, ThrongCrowd)> = None;
-    for (entity, agent, transform, instance) in &mut new {
+    for (entity, agent, transform, visibility, instance) in &mut new {
         let fresh = match &instance {
             None => true,
             Some(i) => {
@@ -302,12 +302,15 @@ pub fn spawn_agents(
             }
         };
         let m = c.crowd.add_model(&model.0);
-        let spawned = c.crowd.spawn(m, spawn_of(agent, transform)).and_then(|id| {
-            if agent.paused {
-                c.crowd.pause(id)?;
-            }
-            Ok(id)
-        });
+        let spawned = c
+            .crowd
+            .spawn(m, spawn_of(agent, transform, visibility))
+            .and_then(|id| {
+                if agent.paused {
+                    c.crowd.pause(id)?;
+                }
+                Ok(id)
+            });
         match spawned {
             Ok(id) => {
                 agents.insert(entity, crowd, id);
@@ -339,17 +342,32 @@ pub fn spawn_agents(
 /// One crowd's moved instances and their new transforms.
 type Moves = (Vec<InstanceId>, Vec<glam::Mat4>);
 
-/// Moves the instances of agents whose `Transform` changed, one batch per
-/// crowd.
+/// Where an agent's instance is drawn: at its `Transform`, or nowhere
+/// (a zero transform: culled, never picked) while its `Visibility` is
+/// `Hidden`.
+fn placed(transform: &Transform, visibility: Option<&Visibility>) -> glam::Mat4 {
+    if visibility == Some(&Visibility::Hidden) {
+        glam::Mat4::ZERO
+    } else {
+        convert::mat4(transform.to_matrix())
+    }
+}
+
+/// Moves the instances of agents whose `Transform` (or `Visibility`)
+/// changed, one batch per crowd.
+#[allow(clippy::type_complexity)]
 pub fn move_agents(
-    moved: Query<(&Transform, &ThrongInstance), Changed<Transform>>,
+    moved: Query<
+        (&Transform, Option<&Visibility>, &ThrongInstance),
+        Or<(Changed<Transform>, Changed<Visibility>)>,
+    >,
     mut crowds: Query<&mut ThrongCrowd>,
     mut batch: Local<HashMap<Entity, Moves>>,
 ) {
-    for (transform, instance) in &moved {
+    for (transform, visibility, instance) in &moved {
         let (ids, mats) = batch.entry(instance.crowd).or_default();
         ids.push(instance.id);
-        mats.push(convert::mat4(transform.to_matrix()));
+        mats.push(placed(transform, visibility));
     }
     for (crowd, (ids, mats)) in batch.iter_mut() {
         if ids.is_empty() {

@@ -47,14 +47,17 @@ impl ThrongBone {
 /// space.
 pub fn follow_bones(
     mut bones: Query<(Entity, &mut ThrongBone, &ChildOf, &mut Transform)>,
-    agents: Query<(&ThrongInstance, &Transform), Without<ThrongBone>>,
+    agents: Query<(&ThrongInstance, &Transform, Option<&Visibility>), Without<ThrongBone>>,
     crowds: Query<&ThrongCrowd>,
     mut warned: Local<std::collections::HashSet<Entity>>,
 ) {
     for (entity, mut bone, child_of, mut transform) in &mut bones {
-        let Ok((instance, agent_transform)) = agents.get(child_of.parent()) else {
+        let Ok((instance, agent_transform, visibility)) = agents.get(child_of.parent()) else {
             continue; // not an agent, or not spawned yet
         };
+        if visibility == Some(&Visibility::Hidden) {
+            continue; // hidden with the agent (Bevy's visibility inherits)
+        }
         let Ok(c) = crowds.get(instance.crowd) else {
             continue;
         };

@@ -111,6 +111,28 @@ fn agents_spawn_move_replay_and_despawn_within_a_frame() {
         assert_eq!(m.w_axis.truncate(), want, "agent {a}");
     }
 
+    // Hidden, it is not drawn (a zero transform) and keeps playing; shown
+    // again, it is back where its Transform says.
+    *app.world_mut().get_mut::<Visibility>(moved).unwrap() = Visibility::Hidden;
+    app.update();
+    let i = instance(&app, moved);
+    let state = agent_crowd(&mut app).crowd.state(i.id).unwrap();
+    let zero = glam::Mat4::from_cols(
+        glam::Vec4::ZERO,
+        glam::Vec4::ZERO,
+        glam::Vec4::ZERO,
+        glam::Vec4::W,
+    );
+    assert_eq!(state.world_from_model, zero, "hidden: a zero transform");
+    assert!(!state.paused);
+    *app.world_mut().get_mut::<Visibility>(moved).unwrap() = Visibility::Inherited;
+    app.update();
+    let state = agent_crowd(&mut app).crowd.state(i.id).unwrap();
+    assert_eq!(
+        state.world_from_model.w_axis.truncate(),
+        glam::Vec3::new(10.0, 0.0, -50.0)
+    );
+
     // Replay: a new clip cross-fades, a pause holds.
     {
         let mut a = app.world_mut().get_mut::<ThrongAgent>(agents[0]).unwrap();
