@@ -32,6 +32,7 @@ use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest, INDIRECT_A
 use crate::passes::depth_pyramid::DepthPyramid;
 use crate::passes::light_fit::{self, LightFitPass};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
+use crate::passes::mirror::shared::{self, SharedMirrors};
 use crate::passes::simulation::Simulation;
 use crate::program::pipeline::PipelineKey;
 use throng_core::material::AlphaMode;
@@ -70,6 +71,9 @@ pub(super) struct GpuDriven {
     pub(super) late_items: Vec<DrawItem>,
     /// Occlusion culling's late phase's shadow casters.
     pub(super) shadow_late_items: Vec<DrawItem>,
+    /// Mirrors shared with other views' renderers, if any
+    /// ([`Renderer::share_mirrors`]).
+    shared: Option<SharedMirrors>,
 }
 
 /// What a view's draws submitted, from its per-group counts: instances in
@@ -102,7 +106,9 @@ fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull::Drawn) {
 
 /// One crowd's mirror and its views' lists.
 struct CrowdGpu {
-    mirror: CrowdMirror,
+    /// Its own mirror (made when first synced): none while the renderer
+    /// shares mirrors, unless it is simulated (a simulation steps its own).
+    mirror: Option<CrowdMirror>,
     /// The camera's list: its only one, or occlusion culling's early phase.
     camera: CullList,
     /// Occlusion culling's late phase of the camera (unused without it).
@@ -169,12 +175,13 @@ impl GpuDriven {
             light_fit: LightFitPass::new(device),
             late_items: Vec::new(),
             shadow_late_items: Vec::new(),
+            shared: None,
         }
     }
 
     fn crowd_gpu(device: &wgpu::Device) -> CrowdGpu {
         CrowdGpu {
-            mirror: CrowdMirror::new(device),
+            mirror: None,
             camera: CullList::new(device),
             late: CullList::new(device),
             shadow: CullList::new(device),
@@ -202,10 +209,38 @@ impl GpuDriven {
         self.crowds.get_mut(index)?.simulation.as_mut()
     }
 
+    /// Uses `mirrors` from the next prepare on (the own mirrors are let go).
+    pub(super) fn share(&mut self, mirrors: SharedMirrors) {
+        self.shared = Some(mirrors);
+        for c in &mut self.crowds {
+            if c.simulation.is_none() {
+                c.mirror = None;
+            }
+        }
+    }
+
+    /// Bytes of the crowds' own mirrors.
+    pub(super) fn own_mirror_bytes(&self) -> u64 {
+        self.crowds
+            .iter()
+            .filter_map(|c| c.mirror.as_ref())
+            .map(CrowdMirror::gpu_bytes)
+            .sum()
+    }
+
+    /// The shared mirror of `crowd`, when this renderer shares mirrors and
+    /// one was made for it.
+    pub(super) fn shared_mirror(
+        &self,
+        crowd: &Crowd,
+    ) -> Option<std::sync::Arc<std::sync::Mutex<CrowdMirror>>> {
+        self.shared.as_ref()?.get(crowd.identity())
+    }
+
     /// The mirror of crowd `index` and its simulation.
     pub(super) fn mirror_of(&self, index: usize) -> Option<(&CrowdMirror, Option<&Simulation>)> {
         let c = self.crowds.get(index)?;
-        Some((&c.mirror, c.simulation.as_ref()))
+        Some((c.mirror.as_ref()?, c.simulation.as_ref()))
     }
 }
 
@@ -304,12 +339,28 @@ impl Renderer {
         let timer = self.timer.as_ref();
         let span =
             |name| timer.and_then(|t| Some(t.compute_writes(t.span(name, SpanKind::Prepared)?)));
-        for (crowd, c) in crowds.iter().zip(&mut gd.crowds) {
-            let sync = c
-                .mirror
-                .sync(&device, &queue, &mut encoder, &gd.pass, crowd)?;
+        // The shared mirrors this frame's crowds use, held until their
+        // culls are recorded.
+        let held: Vec<Option<std::sync::Arc<std::sync::Mutex<CrowdMirror>>>> = crowds
+            .iter()
+            .zip(&gd.crowds)
+            .map(|(crowd, c)| {
+                let shared = gd.shared.as_ref().filter(|_| c.simulation.is_none())?;
+                Some(shared.mirror(&device, crowd.identity()))
+            })
+            .collect();
+        let mut guards: Vec<_> = held
+            .iter()
+            .map(|m| m.as_deref().map(shared::lock))
+            .collect();
+        for ((crowd, c), guard) in crowds.iter().zip(&mut gd.crowds).zip(&mut guards) {
+            let mirror = match guard {
+                Some(g) => &mut **g,
+                None => c.mirror.get_or_insert_with(|| CrowdMirror::new(&device)),
+            };
+            let sync = mirror.sync(&device, &queue, &mut encoder, &gd.pass, crowd)?;
             if let Some(sim) = &mut c.simulation {
-                sim.encode(&device, &queue, &mut encoder, &c.mirror, crowd)?;
+                sim.encode(&device, &queue, &mut encoder, mirror, crowd)?;
             }
             stats.record_bytes += sync.bytes;
             stats.instances += crowd.len() as u32;
@@ -318,7 +369,7 @@ impl Renderer {
                 plans.push((Vec::new(), Vec::new()));
                 continue;
             }
-            let (specs, planned) = plan(crowd, c.mirror.tables(), models)?;
+            let (specs, planned) = plan(crowd, mirror.tables(), models)?;
             let request = CullRequest {
                 view,
                 now: crowd.clock(),
@@ -329,7 +380,7 @@ impl Renderer {
                 },
             };
             c.camera
-                .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                .prepare(&device, &queue, &gd.pass, mirror, &request)?;
             // The late phase is recorded with the frame's passes, after the
             // early phase's draws and the pyramid of their depth.
             if let Some(late) = &occlusion {
@@ -343,7 +394,7 @@ impl Renderer {
                     ..request
                 };
                 c.late
-                    .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                    .prepare(&device, &queue, &gd.pass, mirror, &request)?;
             }
             c.camera.encode(&mut encoder, &gd.pass, span("cull"));
             plans.push((specs, planned));
@@ -378,10 +429,14 @@ impl Renderer {
                 lod_scale: sh.caster_lod_scale(view.lod_scale),
                 ..view
             };
-            for ((crowd, c), (specs, _)) in crowds.iter().zip(&mut gd.crowds).zip(&plans) {
+            let casters = crowds.iter().zip(&mut gd.crowds).zip(&plans).zip(&guards);
+            for (((crowd, c), (specs, _)), guard) in casters {
                 if specs.is_empty() {
                     continue;
                 }
+                let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
+                    continue; // synced above: never
+                };
                 let request = CullRequest {
                     view: light_view,
                     now: crowd.clock(),
@@ -392,7 +447,7 @@ impl Renderer {
                     },
                 };
                 c.shadow
-                    .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                    .prepare(&device, &queue, &gd.pass, mirror, &request)?;
                 let (at, bytes) = light_fit::PLANES;
                 encoder.copy_buffer_to_buffer(fit, at, c.shadow.view_buffer(), 0, bytes);
                 // The light's late phase tests against the pyramid of the
@@ -409,7 +464,7 @@ impl Renderer {
                         ..request
                     };
                     c.shadow_late
-                        .prepare(&device, &queue, &gd.pass, &c.mirror, &request)?;
+                        .prepare(&device, &queue, &gd.pass, mirror, &request)?;
                     let late = c.shadow_late.view_buffer();
                     encoder.copy_buffer_to_buffer(fit, at, late, 0, bytes);
                     let (from, bytes) = light_fit::MATRIX;

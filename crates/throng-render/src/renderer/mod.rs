@@ -24,7 +24,8 @@
 //! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
 //! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`),
 //! and frames the renderer records its own passes for are occlusion-culled
-//! in two phases (`renderer/occlusion.rs`).
+//! in two phases (`renderer/occlusion.rs`); renderers of several views can
+//! share the crowds' mirrors (`renderer/mirrors.rs`).
 //!
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
@@ -58,6 +59,7 @@ mod frame;
 mod gpu_driven;
 mod headless;
 mod layers;
+mod mirrors;
 mod occlusion;
 mod poses;
 mod prepare;

@@ -46,17 +46,27 @@ impl Renderer {
         crowd: &Crowd,
         ids: &[InstanceId],
     ) -> Result<PoseReadback, RenderError> {
-        let (mirror, simulation) = self
-            .gpu
-            .as_ref()
-            .and_then(|gd| gd.mirror_of(crowd_index))
-            .ok_or_else(|| {
-                RenderError::Readback(format!(
-                    "no GPU-driven mirror for crowd {crowd_index}: the path is {:?}, or no frame of it was prepared",
-                    self.path
-                ))
-            })?;
-        PoseReadback::request(&self.device, &self.queue, mirror, simulation, crowd, ids)
+        let none = || {
+            RenderError::Readback(format!(
+                "no GPU-driven mirror for crowd {crowd_index}: the path is {:?}, or no frame of it was prepared",
+                self.path
+            ))
+        };
+        let gd = self.gpu.as_ref().ok_or_else(none)?;
+        if let Some((mirror, simulation)) = gd.mirror_of(crowd_index) {
+            return PoseReadback::request(
+                &self.device,
+                &self.queue,
+                mirror,
+                simulation,
+                crowd,
+                ids,
+            );
+        }
+        // Shared with other views' renderers (never simulated).
+        let shared = gd.shared_mirror(crowd).ok_or_else(none)?;
+        let mirror = crate::passes::mirror::shared::lock(&shared);
+        PoseReadback::request(&self.device, &self.queue, &mirror, None, crowd, ids)
     }
 }
 

@@ -28,6 +28,7 @@ mod pbr;
 mod pose_cache;
 mod shaders;
 mod shadows;
+mod shared_mirrors;
 mod simulation;
 mod tangents;
 mod textures;

@@ -102,6 +102,29 @@ impl CrowdMirror {
         self.len
     }
 
+    /// Bytes its buffers hold on the GPU (instances, tables, motions and
+    /// the update streams; not its staging belt).
+    pub fn gpu_bytes(&self) -> u64 {
+        [
+            &self.states,
+            &self.transforms,
+            &self.models,
+            &self.clips,
+            &self.lod_sizes,
+            &self.state_updates,
+            &self.transform_updates,
+            &self.motions,
+            &self.motion_updates,
+            &self.points,
+            &self.root_keys,
+        ]
+        .iter()
+        .map(|g| g.buffer.size())
+        .sum::<u64>()
+            + self.motion_params.size()
+            + self.params.size()
+    }
+
     /// True if no instance is mirrored.
     pub fn is_empty(&self) -> bool {
         self.len == 0

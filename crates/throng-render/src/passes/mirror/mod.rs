@@ -11,13 +11,16 @@
 //! transforms of the frame. The cull pass ([`crate::passes::cull`]) reads the
 //! mirror.
 //!
-//! Files: the mirror (`crowd_mirror`), its pipelines (`pipelines`), and the
-//! bookkeeping of what a sync writes (`changes`).
+//! Files: the mirror (`crowd_mirror`), its pipelines (`pipelines`), the
+//! bookkeeping of what a sync writes (`changes`), and mirrors shared by the
+//! renderers of several views (`shared`).
 
 pub mod changes;
 pub mod crowd_mirror;
 pub mod pipelines;
+pub mod shared;
 
 pub use changes::SyncStats;
 pub use crowd_mirror::CrowdMirror;
 pub use pipelines::MirrorPipelines;
+pub use shared::SharedMirrors;
