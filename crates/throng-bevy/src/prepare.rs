@@ -3,8 +3,9 @@
 //! Throng's `Renderer::prepare_draws` runs in Bevy's `ExtractSchedule`,
 //! against the main world's crowds read in place: nothing is copied, the
 //! crowd drawn is exactly the one the game's frame ended with, and the
-//! renderer uploads only what the crowd's change log says changed. Each 3D
-//! camera gets its own Throng renderer, made for the camera's main texture
+//! renderer uploads only what the crowd's change log says changed, once a
+//! frame for all cameras (their renderers share the crowds' GPU mirrors).
+//! Each 3D camera gets its own Throng renderer, made for the camera's main texture
 //! format (HDR or not) and MSAA, drawing with Bevy's reverse-Z projection
 //! into Bevy's depth buffer, with Throng's shadow map when the light casts
 //! shadows. Models are uploaded once, on Bevy's device. What each camera
@@ -65,6 +66,10 @@ pub struct ThrongRenderState {
     pub views: HashMap<Entity, ViewRenderer>,
     /// GPU models by [`throng_crowd::crowd::ModelHandle::key`].
     pub models: HashMap<u64, GpuModel>,
+    /// The crowds' GPU mirrors, shared by every camera's renderer: a crowd
+    /// is uploaded once a frame, by the first camera to prepare, and held
+    /// once, however many cameras draw it.
+    pub mirrors: throng_render::mirror::SharedMirrors,
     /// What each camera's view was last frame in the render world: its
     /// main texture format and MSAA samples.
     pub targets: HashMap<Entity, (TextureFormat, u32)>,
@@ -175,7 +180,18 @@ pub fn prepare_crowds(
         if !fits {
             let options = renderer_options(samples, lighting, shadows);
             match Renderer::new(&adapter, device, &queue, format, options) {
-                Ok(renderer) => {
+                Ok(mut renderer) => {
+                    // Off the GPU-driven path there is no mirror to share;
+                    // a renderer of another path or pose-cache setup keeps
+                    // a cache of its own.
+                    renderer.share_mirrors(&state.mirrors);
+                    if let Some(other) = state
+                        .views
+                        .values()
+                        .find(|v| v.renderer.path() == renderer.path())
+                    {
+                        renderer.share_pose_cache_with(&other.renderer);
+                    }
                     state.views.insert(
                         entity,
                         ViewRenderer {
@@ -213,6 +229,22 @@ pub fn prepare_crowds(
     }
     state.views.retain(|e, _| seen.contains(e));
     state.targets.retain(|e, _| seen.contains(e));
+    let identities: Vec<u64> = crowd_refs.iter().map(|c| c.identity()).collect();
+    state.mirrors.retain(&identities);
+    frame.mirror_bytes = state.mirrors.gpu_bytes()
+        + state
+            .views
+            .values()
+            .map(|v| v.renderer.mirror_gpu_bytes())
+            .sum::<u64>();
+    // Each pose cache once, however many renderers share it.
+    let mut caches = HashMap::new();
+    for (e, v) in &state.views {
+        if let Some(s) = frame.cameras.get(e) {
+            caches.insert(v.renderer.pose_cache_key(), s.pose_cache_bytes);
+        }
+    }
+    frame.pose_cache_bytes = caches.values().sum();
     state.prepare_time = start.elapsed();
     frame.prepare_time = state.prepare_time;
     if let Some(stats) = stats.as_deref() {

@@ -24,6 +24,16 @@ pub struct Frame {
     pub cameras: HashMap<Entity, FrameStats>,
     /// CPU time of the extract-time prepare (every camera).
     pub prepare_time: Duration,
+    /// Bytes the crowds' GPU mirrors hold (instances, transforms, tables),
+    /// once however many cameras draw them (their renderers share the
+    /// mirrors). Each camera's upload is its `FrameStats::record_bytes`:
+    /// the first camera to prepare uploads a frame's changes, the others
+    /// nothing.
+    pub mirror_bytes: u64,
+    /// Bytes the pose caches hold (each model's baked frames skinned),
+    /// once however many cameras draw from them (their renderers share
+    /// one cache).
+    pub pose_cache_bytes: u64,
 }
 
 impl ThrongStats {

@@ -1,16 +1,21 @@
 //! Cameras: with depth, normal and motion-vector prepasses or deferred
 //! shading the crowd draws alike; a corrupt asset is an asset error and a
 //! crowd without a camera draws nothing; with `ThrongCameras::Marked` only a
-//! marked camera draws the crowd.
+//! marked camera draws the crowd; a second camera neither uploads the crowd
+//! again nor holds it twice on the GPU.
 
 use bevy::asset::LoadState;
+use bevy::camera::{ImageRenderTarget, RenderTarget};
+use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
-use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel};
+use bevy::render::render_resource::{TextureFormat, TextureUsages};
+use bevy::render::view::Msaa;
+use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel, ThrongStats};
 use throng_render::image_diff::diff;
 
 use super::{
-    app, assert_crowd_matches, assets, camera, capture, foxes, run_until, settle, spawn, standing,
-    throng_picture,
+    SIZE, app, assert_crowd_matches, assets, camera, capture, foxes, run_until, settle, spawn,
+    standing, throng_picture,
 };
 
 #[test]
@@ -109,6 +114,91 @@ fn with_marked_cameras_only_a_marked_camera_draws_the_crowd() {
     assert!(
         d.differing > 1000,
         "the marked camera draws the crowd; the unmarked one did not"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_cameras_upload_and_hold_the_crowd_once() {
+    let dir = assets("two-cameras");
+    let mut app = app(&dir);
+    standing(&mut app);
+    settle(&mut app);
+    let first = camera(&mut app);
+    let one = app.world().resource::<ThrongStats>().frame();
+    let drawn = one.cameras.get(&first).copied().expect("the camera drew");
+    assert!(one.mirror_bytes > 0, "the crowd is mirrored");
+    // A second camera on a target of its own, looking from the side.
+    let target = {
+        let mut images = app.world_mut().resource_mut::<Assets<Image>>();
+        let mut image =
+            Image::new_target_texture(SIZE.0, SIZE.1, TextureFormat::Rgba8UnormSrgb, None);
+        image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+        images.add(image)
+    };
+    let second = app
+        .world_mut()
+        .spawn((
+            Camera3d::default(),
+            Camera {
+                order: 1,
+                ..default()
+            },
+            RenderTarget::Image(ImageRenderTarget::from(target)),
+            Tonemapping::None,
+            Msaa::Off,
+            Transform::from_xyz(-400.0, 200.0, 100.0).looking_at(Vec3::ZERO, Vec3::Y),
+        ))
+        .id();
+    run_until(&mut app, "the second camera drawing", |app| {
+        app.world()
+            .resource::<ThrongStats>()
+            .camera(second)
+            .is_some()
+    });
+    let mut uploads = [0u64; 2];
+    let mut two = app.world().resource::<ThrongStats>().frame();
+    let second_fill = two.cameras[&second].pose_fill_ms;
+    for k in 0..4 {
+        if k > 0 {
+            app.update();
+            two = app.world().resource::<ThrongStats>().frame();
+        }
+        for (u, cam) in uploads.iter_mut().zip([first, second]) {
+            *u += two
+                .cameras
+                .get(&cam)
+                .expect("both cameras drew")
+                .record_bytes;
+        }
+    }
+    let seen = two.cameras[&second];
+    println!(
+        "one camera: mirror {} bytes, pose cache {}; two: mirror {} bytes, pose cache {}; uploads over their first 4 frames {uploads:?}; the second camera's first pose fill {:.1} ms; {} instances each",
+        one.mirror_bytes,
+        one.pose_cache_bytes,
+        two.mirror_bytes,
+        two.pose_cache_bytes,
+        second_fill,
+        seen.instances
+    );
+    assert_eq!(
+        seen.instances, drawn.instances,
+        "the second camera draws the crowd"
+    );
+    assert_eq!(two.mirror_bytes, one.mirror_bytes, "held once");
+    assert_eq!(
+        uploads[1], 0,
+        "the second camera uploads nothing: the first did"
+    );
+    assert!(one.pose_cache_bytes > 0);
+    assert_eq!(
+        two.pose_cache_bytes, one.pose_cache_bytes,
+        "poses held once"
+    );
+    assert_eq!(
+        second_fill, 0.0,
+        "the second camera fills no poses: the first did"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

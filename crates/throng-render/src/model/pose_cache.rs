@@ -183,6 +183,13 @@ impl PoseCache {
         Ok(self.last_fill_ms)
     }
 
+    /// What it was made for: its options (`None`: it caches nothing) and
+    /// whether it binds for a storage path. Two renderers can share a
+    /// cache made alike.
+    pub(crate) fn setup(&self) -> (Option<crate::base::options::PoseCacheOptions>, bool) {
+        (self.options, self.bindings.is_some())
+    }
+
     /// Milliseconds the latest fill took (0 before any).
     pub fn last_fill_ms(&self) -> f64 {
         self.last_fill_ms

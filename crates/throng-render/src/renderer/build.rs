@@ -158,11 +158,11 @@ impl Renderer {
             records_generation: 0,
             // The static floor (no skinning) and the packaged path never
             // cache.
-            poses: PoseCache::new(
+            poses: std::sync::Arc::new(std::sync::Mutex::new(PoseCache::new(
                 device,
                 options_pose_cache.filter(|_| skinning),
                 path != RecordPath::Packaged,
-            ),
+            ))),
             loss: None,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {

@@ -500,6 +500,8 @@ impl Renderer {
 
         // The draws: every planned one, indirect (with occlusion culling,
         // each twice: the early phase's and the late phase's).
+        let held_poses = self.poses.clone();
+        let poses = super::poses::lock(&held_poses);
         self.items.clear();
         let mut late_items = Vec::new();
         let mut late_blended = Vec::new();
@@ -519,7 +521,7 @@ impl Renderer {
             for (d, p) in planned.iter().enumerate() {
                 let offset = d as u64 * INDIRECT_ARGS_SIZE;
                 let target = (c.camera.indirect(), offset, &records, c.camera.records());
-                let item = p.item(models[p.model], p.key, target, &self.poses, &mut stats)?;
+                let item = p.item(models[p.model], p.key, target, &poses, &mut stats)?;
                 stats.draws += 1;
                 if p.blend {
                     blended.push(item);
@@ -535,7 +537,7 @@ impl Renderer {
                 for (d, p) in planned.iter().enumerate() {
                     let offset = d as u64 * INDIRECT_ARGS_SIZE;
                     let target = (c.late.indirect(), offset, &records, c.late.records());
-                    let item = p.item(models[p.model], p.key, target, &self.poses, &mut stats)?;
+                    let item = p.item(models[p.model], p.key, target, &poses, &mut stats)?;
                     stats.draws += 1;
                     if p.blend {
                         late_blended.push(item);
@@ -560,7 +562,7 @@ impl Renderer {
                         };
                         let offset = d as u64 * INDIRECT_ARGS_SIZE;
                         let target = (list.indirect(), offset, &cast, list.records());
-                        let item = p.item(models[p.model], key, target, &self.poses, &mut stats)?;
+                        let item = p.item(models[p.model], key, target, &poses, &mut stats)?;
                         match phase {
                             0 => sh.items.push(item),
                             _ => shadow_late_items.push(item),

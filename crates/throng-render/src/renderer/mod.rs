@@ -103,7 +103,7 @@ pub struct Renderer {
     records_generation: u64,
     /// The storage paths' per-(model, LOD) group 1 and pose caches
     /// (empty and unused on the packaged path).
-    poses: PoseCache,
+    poses: std::sync::Arc<std::sync::Mutex<PoseCache>>,
     /// The device's loss, where it is watched ([`Self::set_device_loss`]).
     loss: Option<DeviceLoss>,
 }

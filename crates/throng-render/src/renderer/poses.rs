@@ -2,13 +2,16 @@
 //! draw on a storage path binds its (model, LOD)'s group 1 from the
 //! [`PoseCache`] and reads the cache where that LOD is cached (a fallback is
 //! counted), and every draw of a CPU-built list reads its records as
-//! instance-rate vertex attributes.
+//! instance-rate vertex attributes; the cache shared by the renderers of
+//! several views.
 
 use super::Renderer;
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
 use crate::draw::items::DrawItem;
 use crate::model::gpu_model::GpuModel;
+use std::sync::{Mutex, MutexGuard};
+
 use crate::model::pose_cache::PoseCache;
 
 impl Renderer {
@@ -52,8 +55,45 @@ impl Renderer {
         }
     }
 
-    /// The pose cache (for tests and tools: [`PoseCache::read`]).
-    pub fn pose_cache(&self) -> &PoseCache {
-        &self.poses
+    /// The pose cache (for tests and tools: [`PoseCache::read`]), shared
+    /// with the renderers [`Self::share_pose_cache_with`] joined.
+    pub fn pose_cache(&self) -> MutexGuard<'_, PoseCache> {
+        lock(&self.poses)
     }
+
+    /// Identifies its pose cache: renderers that share one
+    /// ([`Self::share_pose_cache_with`]) have the same key (for counting
+    /// the bytes of shared caches once).
+    pub fn pose_cache_key(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.poses) as usize
+    }
+
+    /// The pose cache, locked.
+    pub(super) fn poses(&self) -> MutexGuard<'_, PoseCache> {
+        lock(&self.poses)
+    }
+
+    /// Uses `other`'s pose cache from now on, so two views' renderers on
+    /// one device fill and hold each model's poses once (the cache is the
+    /// models' baked frames skinned: megabytes a model). Only between
+    /// renderers of the same device, record path and pose-cache options;
+    /// returns false (and changes nothing) otherwise.
+    pub fn share_pose_cache_with(&mut self, other: &Renderer) -> bool {
+        if std::sync::Arc::ptr_eq(&self.poses, &other.poses) {
+            return true;
+        }
+        let same = self.device == other.device
+            && self.path == other.path
+            && self.poses().setup() == other.poses().setup();
+        if same {
+            self.poses = other.poses.clone();
+        }
+        same
+    }
+}
+
+/// Locks a pose cache (a poisoned one is still a cache: a fill that
+/// panicked left its model out, and the next `ensure` fills it).
+pub(super) fn lock(poses: &Mutex<PoseCache>) -> MutexGuard<'_, PoseCache> {
+    poses.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -108,7 +108,7 @@ impl Renderer {
         // cache, filled here for models met for the first time.
         let pose_fill_ms = match self.path {
             RecordPath::Packaged => 0.0,
-            _ => self.poses.ensure(&self.device, &self.queue, models)?,
+            _ => self.poses().ensure(&self.device, &self.queue, models)?,
         };
         let mut stats = match self.gpu.take() {
             Some(mut gd) => {
@@ -133,8 +133,10 @@ impl Renderer {
             None => self.prepare_lists(view, crowds, models)?,
         };
         stats.pose_fill_ms = pose_fill_ms;
-        stats.cached_poses = self.poses.poses();
-        stats.pose_cache_bytes = self.poses.bytes();
+        let poses = self.poses();
+        stats.cached_poses = poses.poses();
+        stats.pose_cache_bytes = poses.bytes();
+        drop(poses);
         Ok(stats)
     }
 
@@ -226,6 +228,8 @@ impl Renderer {
         self.upload_records()?;
 
         // Plan the draws: opaque first, blended last; shadow casters opaque.
+        let held = self.poses.clone();
+        let poses = super::poses::lock(&held);
         let mut blended = Vec::new();
         for slice in &slices {
             let group = self.draw_lists[slice.list].groups[slice.group];
@@ -250,7 +254,7 @@ impl Renderer {
                     pose_cache: false,
                 };
                 let item = DrawItem::new(key, model, lod, sub, slice);
-                let item = Self::poses_of(self.path, &self.poses, item, model, group.lod, stats)?;
+                let item = Self::poses_of(self.path, &poses, item, model, group.lod, stats)?;
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 stats.vertices += sub.vertex_count as u64 * slice.count as u64;
@@ -288,12 +292,7 @@ impl Renderer {
                     };
                     let item = DrawItem::new(key, model, lod, sub, slice);
                     sh.items.push(Self::poses_of(
-                        self.path,
-                        &self.poses,
-                        item,
-                        model,
-                        group.lod,
-                        stats,
+                        self.path, &poses, item, model, group.lod, stats,
                     )?);
                     stats.shadow_draws += 1;
                 }

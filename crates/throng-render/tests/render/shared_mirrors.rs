@@ -1,9 +1,11 @@
 //! Two views of one crowd by two renderers sharing its GPU mirror
-//! (`Renderer::share_mirrors`): each view's pictures are those of a
-//! renderer with a mirror of its own, within the golden tolerance, while
-//! the crowd is uploaded once a frame (the second view uploads nothing)
-//! and held once on the GPU — against two unshared renderers, which
-//! upload and hold it twice.
+//! (`Renderer::share_mirrors`) and their pose cache
+//! (`Renderer::share_pose_cache_with`): each view's pictures are those of
+//! a renderer with a mirror and cache of its own, within the golden
+//! tolerance, while the crowd is uploaded once a frame (the second view
+//! uploads nothing) and held once on the GPU, and the model's poses are
+//! filled once — against two unshared renderers, which upload, hold and
+//! fill twice.
 
 use glam::{Mat4, Vec3};
 use throng_crowd::crowd::{Crowd, InstanceId, Spawn};
@@ -79,10 +81,14 @@ fn two_views_upload_and_hold_a_shared_crowd_once_and_draw_it_alike() {
     for r in &mut shared {
         assert!(r.share_mirrors(&mirrors));
     }
+    let [first, second] = &mut shared;
+    assert!(second.share_pose_cache_with(first));
+    assert_eq!(first.pose_cache_key(), second.pose_cache_key());
     let mut own = [gpu_driven(&gpu), gpu_driven(&gpu)];
     let cams = cameras();
     let dir = std::env::temp_dir().join("throng-shared-mirrors");
     let mut uploads = Vec::new();
+    let mut fills = [[0f64; 2]; 2];
     for k in 0..4 {
         let mut bytes = [[0u64; 2]; 2];
         for (v, cam) in cams.iter().enumerate() {
@@ -92,6 +98,10 @@ fn two_views_upload_and_hold_a_shared_crowd_once_and_draw_it_alike() {
             assert_eq!(sa.instances, sb.instances);
             bytes[0][v] = sa.record_bytes;
             bytes[1][v] = sb.record_bytes;
+            if k == 0 {
+                fills[0][v] = sa.pose_fill_ms;
+                fills[1][v] = sb.pose_fill_ms;
+            }
         }
         println!(
             "frame {k}: uploaded by the shared views {:?}, by the unshared {:?}",
@@ -142,6 +152,18 @@ fn two_views_upload_and_hold_a_shared_crowd_once_and_draw_it_alike() {
         "mirror bytes held: shared {} (of which the shared mirror {}), unshared {held_own}",
         held_shared,
         mirrors.gpu_bytes()
+    );
+    println!(
+        "pose cache fills of the first frame, ms: shared {:?}, unshared {:?}",
+        fills[0], fills[1]
+    );
+    assert!(
+        fills[0][0] > 0.0 && fills[1][0] > 0.0 && fills[1][1] > 0.0,
+        "{fills:?}"
+    );
+    assert_eq!(
+        fills[0][1], 0.0,
+        "the second shared view fills no poses: the first did"
     );
     assert_eq!(mirrors.len(), 1);
     assert_eq!(
