@@ -232,13 +232,13 @@ pub fn despawn_agents(
 /// model is still loading is spawned the frame it arrives.
 #[allow(clippy::type_complexity)]
 pub fn spawn_agents(
-    mut new: Query<
+    new: Query<
         (
             Entity,
             &ThrongAgent,
             &Transform,
             Option<&Visibility>,
-            Option<&mut ThrongInstance>,
+            Option<&ThrongInstance>,
         ),
         Or<(Without<ThrongInstance>, Changed<ThrongAgent>)>,
     >,
@@ -251,8 +251,8 @@ pub fn spawn_agents(
     // The agent crowd, made here with its first agents and spawned after
     // them (the entity's id is known at once, so they name it already).
     let mut made: Option<(Entity, ThrongCrowd)> = None;
-    for (entity, agent, transform, visibility, instance) in &mut new {
-        let fresh = match &instance {
+    for (entity, agent, transform, visibility, instance) in &new {
+        let fresh = match instance {
             None => true,
             Some(i) => {
                 i.applied.model != agent.model.id()
@@ -268,6 +268,11 @@ pub fn spawn_agents(
             && let Ok(mut c) = crowds.get_mut(old_crowd)
         {
             let _ = c.crowd.despawn(old);
+        }
+        if instance.is_some() {
+            // Stale: until a new one is spawned (maybe frames later, its new
+            // model loading), the agent has none, and is retried each frame.
+            commands.entity(entity).remove::<ThrongInstance>();
         }
         let Some(model) = models.get(&agent.model) else {
             continue; // loading (or failed: the asset server says why)
@@ -320,12 +325,7 @@ pub fn spawn_agents(
                     model: m,
                     applied: Applied::of(agent),
                 };
-                match instance {
-                    Some(mut i) => *i = made,
-                    None => {
-                        commands.entity(entity).insert(made);
-                    }
-                }
+                commands.entity(entity).insert(made);
             }
             Err(e) => {
                 if warned.insert(entity) {

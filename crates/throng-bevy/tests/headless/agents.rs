@@ -164,6 +164,38 @@ fn agents_spawn_move_replay_and_despawn_within_a_frame() {
     assert_eq!(app.world().resource::<ThrongAgents>().len(), 1);
     assert_eq!(drawn_instances(&mut app), 1);
 
+    // A new model (still loading): the old instance goes at once, the new
+    // one comes the frame the model arrives.
+    std::fs::copy(dir.join("fox.throng"), dir.join("fox2.throng")).unwrap();
+    let fox2: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox2.throng");
+    let before = instance(&app, agents[1]);
+    app.world_mut()
+        .get_mut::<ThrongAgent>(agents[1])
+        .unwrap()
+        .model = fox2.clone();
+    app.update();
+    if app
+        .world()
+        .resource::<Assets<ThrongModel>>()
+        .get(&fox2)
+        .is_none()
+    {
+        assert!(
+            app.world().get::<ThrongInstance>(agents[1]).is_none(),
+            "no stale instance"
+        );
+        assert!(!agent_crowd(&mut app).crowd.contains(before.id));
+    }
+    run_until(&mut app, "the agent's new model", |app| {
+        app.world().get::<ThrongInstance>(agents[1]).is_some()
+    });
+    let after = instance(&app, agents[1]);
+    assert_ne!(
+        after.model, before.model,
+        "the instance is of the new model"
+    );
+    assert_eq!(agent_crowd(&mut app).crowd.len(), 1);
+
     // The game despawns the agent crowd: its agent joins a new one.
     let old_crowd = instance(&app, agents[1]).crowd;
     app.world_mut().despawn(old_crowd);
