@@ -581,6 +581,8 @@ impl Renderer {
         gd.shadow_late_items = shadow_late_items;
         stats.packages = stats.draws;
         gd.specs = plans;
+        // Planning the layered instances' lists locks the cache again.
+        drop(poses);
 
         // Instances with animation layers: the cull skipped them; culled on
         // the CPU and drawn with the palette pre-pass, as on the unbounded
