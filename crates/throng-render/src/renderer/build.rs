@@ -158,11 +158,11 @@ impl Renderer {
             records_generation: 0,
             // The static floor (no skinning) and the packaged path never
             // cache.
-            poses: std::sync::Arc::new(std::sync::Mutex::new(PoseCache::new(
+            poses: shared_poses(PoseCache::new(
                 device,
                 options_pose_cache.filter(|_| skinning),
                 path != RecordPath::Packaged,
-            ))),
+            )),
             loss: None,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
@@ -248,4 +248,13 @@ impl Renderer {
             self.impostors.cast_pipeline(&self.device);
         }
     }
+}
+
+/// A pose cache that renderers of other views may share
+/// (`Renderer::share_pose_cache_with`).
+// On wasm32 wgpu's objects are neither Send nor Sync: there the cache is
+// shared on the page's one thread; natively the Arc is Send + Sync.
+#[allow(clippy::arc_with_non_send_sync)]
+fn shared_poses(cache: PoseCache) -> std::sync::Arc<std::sync::Mutex<PoseCache>> {
+    std::sync::Arc::new(std::sync::Mutex::new(cache))
 }

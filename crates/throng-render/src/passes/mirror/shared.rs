@@ -34,6 +34,9 @@ impl SharedMirrors {
     }
 
     /// The mirror of the crowd with identity `crowd`, made if new.
+    // On wasm32 wgpu's objects are neither Send nor Sync: there the mirrors
+    // are shared on the page's one thread; natively the Arc is Send + Sync.
+    #[allow(clippy::arc_with_non_send_sync)]
     pub(crate) fn mirror(&self, device: &wgpu::Device, crowd: u64) -> Arc<Mutex<CrowdMirror>> {
         self.map()
             .entry(crowd)
