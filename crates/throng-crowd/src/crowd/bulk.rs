@@ -30,10 +30,7 @@ impl Crowd {
     /// changes only when instances are spawned (appended) or despawned (the
     /// last one fills the hole).
     pub fn dense_ids(&self) -> impl ExactSizeIterator<Item = InstanceId> + '_ {
-        self.slot_of.iter().map(|&s| InstanceId {
-            index: s,
-            generation: self.slots[s as usize].generation,
-        })
+        (0..self.len()).map(|d| self.id_at(d))
     }
 
     /// Writes transforms in place: `write` gets the top three rows of

@@ -99,9 +99,9 @@ impl Crowd {
         self.anims.is_empty()
     }
 
-    /// Ids of live instances.
+    /// Ids of live instances (in dense order: [`Self::dense_ids`]).
     pub fn ids(&self) -> impl Iterator<Item = InstanceId> + '_ {
-        (0..self.len()).map(|d| self.id_at(d))
+        self.dense_ids()
     }
 
     /// The id of the instance in dense slot `d` (`d < len`).
