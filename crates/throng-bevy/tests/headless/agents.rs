@@ -16,20 +16,17 @@ use throng_bevy::{
     ThrongInstance, ThrongModel, ThrongPicker, ThrongStats, ThrongSystems,
 };
 
-use super::{app, assets, camera, run_until, scene};
+use super::{app, assets, camera, run_until, with_fox};
 
-/// The scene (its own crowd empty) with the Fox loaded; the Fox's handle.
-fn with_fox(app: &mut App) -> Handle<ThrongModel> {
-    app.add_systems(Startup, scene);
-    app.update();
-    let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
-    run_until(app, "loading fox.throng", |app| {
-        app.world()
-            .resource::<Assets<ThrongModel>>()
-            .get(&fox)
-            .is_some()
-    });
-    fox
+/// An agent like `agent` at each of `spots`, in order.
+fn agents_at(app: &mut App, agent: &ThrongAgent, spots: &[Vec3]) -> Vec<Entity> {
+    spots
+        .iter()
+        .map(|&at| {
+            let placed = (agent.clone(), Transform::from_translation(at));
+            app.world_mut().spawn(placed).id()
+        })
+        .collect()
 }
 
 /// The plugin's agent crowd.
@@ -59,17 +56,8 @@ fn agents_spawn_move_replay_and_despawn_within_a_frame() {
     let mut app = app(&dir);
     let fox = with_fox(&mut app);
     let spots = [-80.0, 0.0, 80.0];
-    let agents: Vec<Entity> = spots
-        .iter()
-        .map(|&x| {
-            app.world_mut()
-                .spawn((
-                    ThrongAgent::new(fox.clone()).playing(1),
-                    Transform::from_xyz(x, 0.0, 0.0),
-                ))
-                .id()
-        })
-        .collect();
+    let at = spots.map(|x| Vec3::new(x, 0.0, 0.0));
+    let agents = agents_at(&mut app, &ThrongAgent::new(fox.clone()).playing(1), &at);
     app.update();
     assert_eq!(app.world().resource::<ThrongAgents>().len(), 3);
     assert_eq!(
@@ -324,17 +312,7 @@ fn a_ray_picks_the_agent_it_meets_first() {
         Vec3::new(100.0, 0.0, 0.0),
         Vec3::new(0.0, 0.0, -150.0),
     ];
-    let agents: Vec<Entity> = spots
-        .iter()
-        .map(|&at| {
-            app.world_mut()
-                .spawn((
-                    ThrongAgent::new(fox.clone()),
-                    Transform::from_translation(at),
-                ))
-                .id()
-        })
-        .collect();
+    let agents = agents_at(&mut app, &ThrongAgent::new(fox.clone()), &spots);
     app.update();
     let mut picker = SystemState::<ThrongPicker>::new(app.world_mut());
     let pick = |app: &mut App, picker: &mut SystemState<ThrongPicker>, origin: Vec3, to: Vec3| {
@@ -491,21 +469,15 @@ fn bevys_pointer_events_reach_the_agent_under_the_pointer() {
     app.init_resource::<Overs>();
     let fox = with_fox(&mut app);
     let spots = [Vec3::new(-90.0, 0.0, 0.0), Vec3::new(90.0, 0.0, 0.0)];
-    let agents: Vec<Entity> = spots
-        .iter()
-        .map(|&at| {
-            app.world_mut()
-                .spawn((
-                    ThrongAgent::new(fox.clone()),
-                    Transform::from_translation(at),
-                ))
-                .observe(|over: On<PointerOver>, mut overs: ResMut<Overs>| {
-                    let hit = throng_bevy::picking::throng_hit(&over.hit);
-                    overs.0.push((over.entity, hit));
-                })
-                .id()
-        })
-        .collect();
+    let agents = agents_at(&mut app, &ThrongAgent::new(fox.clone()), &spots);
+    for &agent in &agents {
+        app.world_mut().entity_mut(agent).observe(
+            |over: On<PointerOver>, mut overs: ResMut<Overs>| {
+                let hit = throng_bevy::picking::throng_hit(&over.hit);
+                overs.0.push((over.entity, hit));
+            },
+        );
+    }
     app.update();
     // A pointer on the camera's target, over the second Fox's body.
     let cam = camera(&mut app);

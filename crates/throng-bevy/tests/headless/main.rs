@@ -282,8 +282,8 @@ fn throng_picture(
     target.read(&gpu.device, &gpu.queue).unwrap()
 }
 
-/// The scene with the five Foxes standing; the Fox's handle.
-fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
+/// The scene (its crowd empty) with the Fox loaded; the Fox's asset.
+fn with_fox(app: &mut App) -> Handle<ThrongModel> {
     app.add_systems(Startup, scene);
     app.update();
     let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
@@ -293,6 +293,12 @@ fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
             .get(&fox)
             .is_some()
     });
+    fox
+}
+
+/// The scene with the five Foxes standing; the Fox's handle.
+fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
+    let fox = with_fox(app);
     let handle = app
         .world()
         .resource::<Assets<ThrongModel>>()
