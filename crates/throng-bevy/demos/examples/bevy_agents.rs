@@ -15,17 +15,16 @@
 //! hatted Fox is on screen with the plain ray cast (`ThrongPicker`), and prints what was picked and
 //! heard; `--screenshot PATH` saves the window ten frames before.
 
-use bevy::app::AppExit;
 use bevy::asset::AssetPlugin;
 use bevy::camera::Hdr;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::picking::events::PointerClick;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use throng_bevy::{
     ThrongAgent, ThrongBone, ThrongCrowd, ThrongEvent, ThrongInstance, ThrongModel, ThrongPicker,
     ThrongPlugin,
 };
+use throng_bevy_demos::{Ending, Overlay, quit_after};
 
 /// Foxes on the circle, its radius (model units: the Fox's glTF is in
 /// centimetres) and their pace around it (radians a second).
@@ -39,12 +38,6 @@ const RUN: usize = 2;
 const STEPS: &str = r#"{"Walk": [{"time": 0.1, "name": "left"}, {"time": 0.45, "name": "right"}],
                         "Run": [{"time": 0.1, "name": "left"}, {"time": 0.35, "name": "right"}]}"#;
 
-#[derive(Resource, Clone, Default)]
-struct Settings {
-    frames: Option<u64>,
-    screenshot: Option<std::path::PathBuf>,
-}
-
 /// Where on the circle each agent is.
 #[derive(Component)]
 struct Walker {
@@ -52,9 +45,6 @@ struct Walker {
     /// Its pace's factor (2 while running).
     pace: f32,
 }
-
-#[derive(Component)]
-struct Overlay;
 
 /// The agent with the hat.
 #[derive(Component)]
@@ -68,8 +58,11 @@ struct Log {
     picked: Option<String>,
 }
 
-fn settings() -> Result<Settings, String> {
-    let mut s = Settings::default();
+fn ending() -> Result<Ending, String> {
+    let mut s = Ending {
+        demo: "bevy_agents",
+        ..Ending::default()
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -214,7 +207,7 @@ fn clicked(click: On<PointerClick>, mut toggles: MessageWriter<Toggle>) {
 /// With `--frames`, frame 30 picks where the hatted Fox is on screen, as a
 /// click there would, with the plain ray cast (`ThrongPicker`).
 fn scripted_pick(
-    settings: Res<Settings>,
+    ending: Res<Ending>,
     mut frame: Local<u64>,
     camera: Single<(&Camera, &GlobalTransform)>,
     picker: ThrongPicker,
@@ -223,7 +216,7 @@ fn scripted_pick(
     mut log: ResMut<Log>,
 ) {
     *frame += 1;
-    if settings.frames.is_none() || *frame != 30 {
+    if ending.frames.is_none() || *frame != 30 {
         return;
     }
     let (camera, transform) = *camera;
@@ -288,29 +281,8 @@ fn overlay(log: Res<Log>, mut text: Single<&mut Text, With<Overlay>>) {
     );
 }
 
-fn quit_after(
-    settings: Res<Settings>,
-    mut frames: Local<u64>,
-    text: Single<&Text, With<Overlay>>,
-    mut exit: MessageWriter<AppExit>,
-    mut commands: Commands,
-) {
-    *frames += 1;
-    if let (Some(path), Some(n)) = (&settings.screenshot, settings.frames)
-        && *frames + 10 == n
-    {
-        commands
-            .spawn(Screenshot::primary_window())
-            .observe(save_to_disk(path.clone()));
-    }
-    if settings.frames.is_some_and(|n| *frames >= n) {
-        println!("bevy_agents: after {} frames: {}", *frames, text.0);
-        exit.write(AppExit::Success);
-    }
-}
-
 fn main() {
-    let settings = match settings() {
+    let ending = match ending() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("bevy_agents: {e}");
@@ -334,7 +306,7 @@ fn main() {
                 }),
         )
         .add_plugins(ThrongPlugin)
-        .insert_resource(settings)
+        .insert_resource(ending)
         .init_resource::<Log>()
         .add_systems(Startup, setup)
         .add_message::<Toggle>()

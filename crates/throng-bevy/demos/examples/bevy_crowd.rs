@@ -22,7 +22,6 @@
 //! and `--screenshot PATH` saves the window's picture ten frames before
 //! (what a run under Xvfb checks).
 
-use bevy::app::AppExit;
 use bevy::asset::AssetPlugin;
 use bevy::camera::Hdr;
 use bevy::camera_controller::free_camera::{FreeCamera, FreeCameraPlugin};
@@ -30,10 +29,10 @@ use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::light::DirectionalLight;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use throng_bench::walking::Walkers;
 use throng_bevy::throng_crowd::crowd::Spawn;
 use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, ThrongStats};
+use throng_bevy_demos::{Ending, Overlay, quit_after};
 use throng_core::math::Aabb;
 
 /// Model units (the Fox's glTF is in centimetres) between Foxes at spawn.
@@ -42,10 +41,7 @@ const SPACING: f32 = 150.0;
 #[derive(Resource, Clone)]
 struct Settings {
     count: usize,
-    /// Quit after this many frames (`None`: run until closed).
-    frames: Option<u64>,
-    /// Save the window's picture here ten frames before quitting.
-    screenshot: Option<std::path::PathBuf>,
+    ending: Ending,
 }
 
 #[derive(Resource)]
@@ -55,20 +51,19 @@ struct Fox(Handle<ThrongModel>);
 #[derive(Resource)]
 struct Walking(Walkers);
 
-#[derive(Component)]
-struct Overlay;
-
 fn settings() -> Result<Settings, String> {
     let mut s = Settings {
         count: 10_000,
-        frames: None,
-        screenshot: None,
+        ending: Ending {
+            demo: "bevy_crowd",
+            ..Ending::default()
+        },
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         if flag == "--screenshot" {
-            s.screenshot = Some(value.into());
+            s.ending.screenshot = Some(value.into());
             continue;
         }
         let n: u64 = value
@@ -77,7 +72,7 @@ fn settings() -> Result<Settings, String> {
         match flag.as_str() {
             "--count" if (1..=4_000_000).contains(&n) => s.count = n as usize,
             "--count" => return Err(format!("--count: {n} is not in 1..=4000000")),
-            "--frames" if n > 0 => s.frames = Some(n),
+            "--frames" if n > 0 => s.ending.frames = Some(n),
             "--frames" => return Err("--frames must be positive".into()),
             other => {
                 return Err(format!(
@@ -86,7 +81,7 @@ fn settings() -> Result<Settings, String> {
             }
         }
     }
-    if s.screenshot.is_some() && s.frames.is_none_or(|n| n <= 10) {
+    if s.ending.screenshot.is_some() && s.ending.frames.is_none_or(|n| n <= 10) {
         return Err("--screenshot needs --frames over 10".into());
     }
     Ok(s)
@@ -241,29 +236,6 @@ fn overlay(
     );
 }
 
-/// With `--frames`, quits after them and prints the overlay (and with
-/// `--screenshot`, saves the window ten frames before).
-fn quit_after(
-    settings: Res<Settings>,
-    mut frames: Local<u64>,
-    text: Single<&Text, With<Overlay>>,
-    mut exit: MessageWriter<AppExit>,
-    mut commands: Commands,
-) {
-    *frames += 1;
-    if let (Some(path), Some(n)) = (&settings.screenshot, settings.frames)
-        && *frames + 10 == n
-    {
-        commands
-            .spawn(Screenshot::primary_window())
-            .observe(save_to_disk(path.clone()));
-    }
-    if settings.frames.is_some_and(|n| *frames >= n) {
-        println!("bevy_crowd: after {} frames: {}", *frames, text.0);
-        exit.write(AppExit::Success);
-    }
-}
-
 fn main() {
     let settings = match settings() {
         Ok(s) => s,
@@ -293,6 +265,7 @@ fn main() {
             FreeCameraPlugin,
             FrameTimeDiagnosticsPlugin::default(),
         ))
+        .insert_resource(settings.ending.clone())
         .insert_resource(settings.clone())
         .add_systems(Startup, setup)
         .add_systems(Update, (populate, walk, overlay, quit_after).chain())

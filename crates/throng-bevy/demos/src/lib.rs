@@ -1,7 +1,51 @@
 //! What the examples share: the bundled Fox, baked by this build into a
-//! scratch asset folder beside its glTF.
+//! scratch asset folder beside its glTF, and how a windowed demo's run
+//! ends when asked to (`--frames`, `--screenshot`: what a run under Xvfb
+//! checks).
 
 use std::path::{Path, PathBuf};
+
+use bevy::app::AppExit;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+
+/// How a windowed demo's run ends.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Ending {
+    /// The demo's name, leading what it prints.
+    pub demo: &'static str,
+    /// Quit after this many frames (`None`: run until closed).
+    pub frames: Option<u64>,
+    /// Save the window's picture here ten frames before quitting.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Marks the demo's text overlay, whose last text [`quit_after`] prints.
+#[derive(Component)]
+pub struct Overlay;
+
+/// With [`Ending::frames`], quits after them and prints the overlay (and
+/// with [`Ending::screenshot`], saves the window ten frames before).
+pub fn quit_after(
+    ending: Res<Ending>,
+    mut frames: Local<u64>,
+    text: Single<&Text, With<Overlay>>,
+    mut exit: MessageWriter<AppExit>,
+    mut commands: Commands,
+) {
+    *frames += 1;
+    if let (Some(path), Some(n)) = (&ending.screenshot, ending.frames)
+        && *frames + 10 == n
+    {
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path.clone()));
+    }
+    if ending.frames.is_some_and(|n| *frames >= n) {
+        println!("{}: after {} frames: {}", ending.demo, *frames, text.0);
+        exit.write(AppExit::Success);
+    }
+}
 
 /// A scratch folder (named for `who` and this process) holding the bundled
 /// Fox as `fox.glb` and as `fox.throng`, baked by this build with the
