@@ -520,8 +520,9 @@ struct CastOut {
 fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, r: RecordIn) -> CastOut {
     let rec = record_in(r);
     let m = shadow.light_clip_from_world;
-    // Depth grows away from the light: the light is at −(depth gradient).
-    let toward_light = -vec3<f32>(m[0].z, m[1].z, m[2].z);
+    // Depth grows away from the light: the light is at −(depth gradient)
+    // (+ in a reverse-Z light view, whose params.w is −1).
+    let toward_light = -sign(shadow.params.w + 0.5) * vec3<f32>(m[0].z, m[1].z, m[2].z);
     let q = impostor_quad(rec, vec4<f32>(toward_light, 0.0));
     let blend = view_blend(q.basis[2]);
     var view = blend.views.x;

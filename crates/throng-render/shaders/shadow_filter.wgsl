@@ -6,7 +6,8 @@
 struct ShadowUniforms {
     // Orthographic clip_from_world of the light (depth 0..1).
     light_clip_from_world: mat4x4<f32>,
-    // x: 1 / shadow-map size, y: depth bias, z: shadow strength (0..1), w: unused.
+    // x: 1 / shadow-map size, y: depth bias, z: shadow strength (0..1),
+    // w: −1 for a reverse-Z light view of the caller's, else 0.
     params: vec4<f32>,
 }
 

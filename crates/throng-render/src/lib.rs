@@ -96,7 +96,8 @@ pub use passes::readback::{PoseReadback, ReadPose};
 pub use passes::simulation::{Simulation, SimulationHook};
 pub use program::pipeline::PassPipeline;
 pub use renderer::{
-    ColorPipeline, CustomFragment, DepthConvention, FrameStats, Lighting, PathChoice, PipelineKey,
-    PoseCacheOptions, RecordPath, Renderer, RendererOptions, Shading, Targets,
+    ColorPipeline, CustomFragment, DepthConvention, FrameStats, LightView, LightViewStats,
+    LightViewTarget, Lighting, PathChoice, PipelineKey, PoseCacheOptions, RecordPath, Renderer,
+    RendererOptions, Shading, Targets,
 };
 pub use wgpu;

@@ -70,7 +70,8 @@ pub fn adapter_summary(adapter: &wgpu::Adapter) -> String {
 
 /// Requests a device with every limit and the optional features Throng uses
 /// (timestamp queries; indirect draws with a first instance, for the
-/// GPU-driven path; BC textures, for impostor atlases stored as BC7) that
+/// GPU-driven path; BC textures, for impostor atlases stored as BC7;
+/// unclipped depth, for casters pancaked into a caller's light views) that
 /// the adapter has.
 pub async fn request_device(
     adapter: &wgpu::Adapter,
@@ -79,7 +80,8 @@ pub async fn request_device(
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::INDIRECT_FIRST_INSTANCE
-        | wgpu::Features::TEXTURE_COMPRESSION_BC;
+        | wgpu::Features::TEXTURE_COMPRESSION_BC
+        | wgpu::Features::DEPTH_CLIP_CONTROL;
     let desc = wgpu::DeviceDescriptor {
         label: Some("throng device"),
         required_features: adapter.features() & wanted,

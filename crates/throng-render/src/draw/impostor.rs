@@ -79,34 +79,42 @@ impl ImpostorPipelines {
 
     /// Makes the shadow pass's pipeline if it is not made yet.
     pub(crate) fn cast_pipeline(&mut self, device: &wgpu::Device) {
-        if self.cast.is_some() {
-            return;
+        if self.cast.is_none() {
+            self.cast = Some(self.cast_with(device, cast_primitive(), cast_depth_state()));
         }
+    }
+
+    /// A cast pipeline drawing depth with `primitive` and `depth` (the
+    /// renderer's own map's, or a light view's of the caller's).
+    pub(crate) fn cast_with(
+        &mut self,
+        device: &wgpu::Device,
+        primitive: wgpu::PrimitiveState,
+        depth: wgpu::DepthStencilState,
+    ) -> wgpu::RenderPipeline {
         let module = self.module(device);
         let program = Program::impostor_cast(self.path);
         let layout = bind_groups::pipeline_layout(device, program, false);
-        self.cast = Some(
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(program.label()),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_impostor_cast"),
-                    compilation_options: Default::default(),
-                    buffers: &crowd_buffers(None, self.path != RecordPath::Packaged),
-                },
-                primitive: cast_primitive(),
-                depth_stencil: Some(cast_depth_state()),
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_impostor_cast"),
-                    compilation_options: Default::default(),
-                    targets: &[],
-                }),
-                multiview_mask: None,
-                cache: None,
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(program.label()),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_impostor_cast"),
+                compilation_options: Default::default(),
+                buffers: &crowd_buffers(None, self.path != RecordPath::Packaged),
+            },
+            primitive,
+            depth_stencil: Some(depth),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_impostor_cast"),
+                compilation_options: Default::default(),
+                targets: &[],
             }),
-        );
+            multiview_mask: None,
+            cache: None,
+        })
     }
 }

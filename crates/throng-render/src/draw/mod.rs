@@ -7,6 +7,7 @@
 
 pub mod impostor;
 pub mod items;
+pub mod light_views;
 pub mod pillars;
 pub mod shadow;
 pub mod targets;

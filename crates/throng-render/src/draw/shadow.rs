@@ -117,16 +117,7 @@ impl Shadow {
         records: &wgpu::Buffer,
         palettes: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        bind_group(
-            device,
-            "throng shadow records bind group (GPU-driven)",
-            &self.cast_layout,
-            &[
-                (0, records.as_entire_binding()),
-                (2, self.uniform.as_entire_binding()),
-                (5, palettes.as_entire_binding()),
-            ],
-        )
+        cast_group(device, &self.cast_layout, records, &self.uniform, palettes)
     }
 
     pub(crate) fn new(
@@ -180,71 +171,13 @@ impl Shadow {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let program = if packaged {
-            Program::ShadowPackaged
-        } else {
-            Program::ShadowUnbounded
-        };
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(program.label()),
-            source: wgpu::ShaderSource::Wgsl(program.source().into()),
-        });
-        let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
-        let layout = bind_groups::pipeline_layout(device, program, false);
-        let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
-        let vertices = wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<BakedVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &VERTEX_ATTRIBUTES,
-        };
-        let vertex_buffers = crate::program::pipeline::crowd_buffers(Some(vertices), !packaged);
-        let cached_buffers = crate::program::pipeline::crowd_buffers(None, !packaged);
-        let pipelines = variants
-            .iter()
-            .map(|&(cross_fade, palettes, pose_cache)| {
-                let mut constants = vec![
-                    ("SKINNING", if skinning { 1.0 } else { 0.0 }),
-                    ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
-                ];
-                if palettes {
-                    constants.push(("PALETTES", 1.0));
-                }
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(match (cross_fade, palettes, pose_cache) {
-                        (true, _, true) => "throng shadow pipeline (pose cache, cross-fade)",
-                        (_, _, true) => "throng shadow pipeline (pose cache)",
-                        (true, _, _) => "throng shadow pipeline (cross-fade)",
-                        (_, true, _) => "throng shadow pipeline (palettes)",
-                        _ => "throng shadow pipeline",
-                    }),
-                    layout: Some(&layout),
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        // Cached poses need no vertex attributes at all.
-                        entry_point: Some(if pose_cache {
-                            "vs_shadow_cached"
-                        } else {
-                            "vs_shadow"
-                        }),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &constants,
-                            ..Default::default()
-                        },
-                        buffers: if pose_cache {
-                            &cached_buffers
-                        } else {
-                            &vertex_buffers
-                        },
-                    },
-                    primitive: cast_primitive(),
-                    depth_stencil: Some(cast_depth_state()),
-                    multisample: Default::default(),
-                    fragment: None,
-                    multiview_mask: None,
-                    cache: None,
-                })
-            })
-            .collect();
+        let (pipelines, cast_layout) = cast_pipelines(
+            device,
+            packaged,
+            skinning,
+            cast_primitive(),
+            cast_depth_state(),
+        );
         let receiver_layout = bind_groups::shadow_receiver(device);
         let receiver_group = bind_group(
             device,
@@ -283,6 +216,107 @@ const CAST_VARIANTS: [(bool, bool, bool); 5] = [
     (false, false, true),
     (true, false, true),
 ];
+
+/// A cast pipelines' group 3 of `layout` over `records` (a storage
+/// buffer), the light's `uniform` (`ShadowUniforms`) and the pre-pass's
+/// `palettes`.
+pub(crate) fn cast_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    records: &wgpu::Buffer,
+    uniform: &wgpu::Buffer,
+    palettes: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    bind_group(
+        device,
+        "throng shadow records bind group (GPU-driven)",
+        layout,
+        &[
+            (0, records.as_entire_binding()),
+            (2, uniform.as_entire_binding()),
+            (5, palettes.as_entire_binding()),
+        ],
+    )
+}
+
+/// The cast pipelines of a record path (`packaged` or a storage path), by
+/// [`CAST_VARIANTS`], drawing depth only with `primitive` and `depth` (the
+/// renderer's own map, or a light view of the caller's:
+/// `draw/light_views.rs`), and their records group's layout.
+pub(crate) fn cast_pipelines(
+    device: &wgpu::Device,
+    packaged: bool,
+    skinning: bool,
+    primitive: wgpu::PrimitiveState,
+    depth: wgpu::DepthStencilState,
+) -> (Vec<wgpu::RenderPipeline>, wgpu::BindGroupLayout) {
+    let program = if packaged {
+        Program::ShadowPackaged
+    } else {
+        Program::ShadowUnbounded
+    };
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(program.label()),
+        source: wgpu::ShaderSource::Wgsl(program.source().into()),
+    });
+    let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
+    let layout = bind_groups::pipeline_layout(device, program, false);
+    let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
+    let vertices = wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<BakedVertex>() as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &VERTEX_ATTRIBUTES,
+    };
+    let vertex_buffers = crate::program::pipeline::crowd_buffers(Some(vertices), !packaged);
+    let cached_buffers = crate::program::pipeline::crowd_buffers(None, !packaged);
+    let pipelines = variants
+        .iter()
+        .map(|&(cross_fade, palettes, pose_cache)| {
+            let mut constants = vec![
+                ("SKINNING", if skinning { 1.0 } else { 0.0 }),
+                ("CROSS_FADE", if cross_fade { 1.0 } else { 0.0 }),
+            ];
+            if palettes {
+                constants.push(("PALETTES", 1.0));
+            }
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(match (cross_fade, palettes, pose_cache) {
+                    (true, _, true) => "throng shadow pipeline (pose cache, cross-fade)",
+                    (_, _, true) => "throng shadow pipeline (pose cache)",
+                    (true, _, _) => "throng shadow pipeline (cross-fade)",
+                    (_, true, _) => "throng shadow pipeline (palettes)",
+                    _ => "throng shadow pipeline",
+                }),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    // Cached poses need no vertex attributes at all.
+                    entry_point: Some(if pose_cache {
+                        "vs_shadow_cached"
+                    } else {
+                        "vs_shadow"
+                    }),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    buffers: if pose_cache {
+                        &cached_buffers
+                    } else {
+                        &vertex_buffers
+                    },
+                },
+                primitive,
+                depth_stencil: Some(depth.clone()),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
+        })
+        .collect();
+    (pipelines, cast_layout)
+}
 
 /// The index in [`Shadow::pipelines`] of the cast pipeline for records
 /// that cross-fade, read palettes or read the pose cache (a

@@ -164,6 +164,7 @@ impl Renderer {
                 path != RecordPath::Packaged,
             )),
             loss: None,
+            light_views: None,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(

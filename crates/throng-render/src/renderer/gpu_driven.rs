@@ -54,13 +54,13 @@ pub fn supports_gpu_driven(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bo
 
 /// The GPU-driven state of a renderer.
 pub(super) struct GpuDriven {
-    pass: CullPass,
-    crowds: Vec<CrowdGpu>,
+    pub(super) pass: CullPass,
+    pub(super) crowds: Vec<CrowdGpu>,
     /// Crowds drawn in the frame last prepared.
-    used: usize,
+    pub(super) used: usize,
     /// Their indirect draws, and per draw the vertices an instance shades
     /// and whether it draws the impostor.
-    specs: Vec<(Vec<DrawSpec>, Vec<Planned>)>,
+    pub(super) specs: Vec<(Vec<DrawSpec>, Vec<Planned>)>,
     /// What the CPU's lists of instances with animation layers drew last
     /// frame (added to the GPU's counts).
     layered_stats: FrameStats,
@@ -73,7 +73,10 @@ pub(super) struct GpuDriven {
     pub(super) shadow_late_items: Vec<DrawItem>,
     /// Mirrors shared with other views' renderers, if any
     /// ([`Renderer::share_mirrors`]).
-    shared: Option<SharedMirrors>,
+    pub(super) shared: Option<SharedMirrors>,
+    /// The camera's view of the frame last prepared (light views of the
+    /// caller's choose their casters' LODs by it).
+    pub(super) view: Option<DrawView>,
 }
 
 /// What a view's draws submitted, from its per-group counts: instances in
@@ -105,10 +108,10 @@ fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull::Drawn) {
 }
 
 /// One crowd's mirror and its views' lists.
-struct CrowdGpu {
+pub(super) struct CrowdGpu {
     /// Its own mirror (made when first synced): none while the renderer
     /// shares mirrors, unless it is simulated (a simulation steps its own).
-    mirror: Option<CrowdMirror>,
+    pub(super) mirror: Option<CrowdMirror>,
     /// The camera's list: its only one, or occlusion culling's early phase.
     camera: CullList,
     /// Occlusion culling's late phase of the camera (unused without it).
@@ -118,17 +121,17 @@ struct CrowdGpu {
     /// Occlusion culling's late phase of the light (unused without it).
     shadow_late: CullList,
     /// The GPU simulation stepped over it, if any.
-    simulation: Option<Simulation>,
+    pub(super) simulation: Option<Simulation>,
 }
 
 /// One planned indirect draw: what it draws and with which pipeline.
 #[derive(Clone, Copy)]
-struct Planned {
-    key: PipelineKey,
-    model: usize,
+pub(super) struct Planned {
+    pub(super) key: PipelineKey,
+    pub(super) model: usize,
     lod: usize,
     sub: usize,
-    blend: bool,
+    pub(super) blend: bool,
     /// Draws the model's impostor (`sub` unused).
     impostor: bool,
     /// Vertices an instance shades.
@@ -140,7 +143,7 @@ impl Planned {
     /// group, and the buffer as instance-rate attributes: `target`); a mesh
     /// is drawn with pipeline `key`, from the pose cache
     /// where its LOD is cached (a fallback is counted in `stats`).
-    fn item(
+    pub(super) fn item(
         &self,
         model: &GpuModel,
         key: PipelineKey,
@@ -176,6 +179,7 @@ impl GpuDriven {
             late_items: Vec::new(),
             shadow_late_items: Vec::new(),
             shared: None,
+            view: None,
         }
     }
 
@@ -330,6 +334,7 @@ impl Renderer {
                 .resize_with(crowds.len(), || GpuDriven::crowd_gpu(&device));
         }
         gd.used = crowds.len();
+        gd.view = Some(view);
         let mut stats = FrameStats::default();
         let mut plans = Vec::with_capacity(crowds.len());
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {

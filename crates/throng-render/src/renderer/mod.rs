@@ -46,6 +46,7 @@ pub use crate::base::options::{
 use crate::device::device_loss::DeviceLoss;
 use crate::draw::impostor::ImpostorPipelines;
 use crate::draw::items::DrawItem;
+pub use crate::draw::light_views::{LightView, LightViewStats, LightViewTarget};
 use crate::draw::shadow::Shadow;
 pub use crate::draw::shadow::ShadowReceiver;
 pub use crate::draw::targets::Targets;
@@ -59,6 +60,7 @@ mod frame;
 mod gpu_driven;
 mod headless;
 mod layers;
+mod light_views;
 mod mirrors;
 mod occlusion;
 mod poses;
@@ -106,6 +108,8 @@ pub struct Renderer {
     poses: std::sync::Arc<std::sync::Mutex<PoseCache>>,
     /// The device's loss, where it is watched ([`Self::set_device_loss`]).
     loss: Option<DeviceLoss>,
+    /// Light views of the caller's, once prepared (`light_views.rs`).
+    light_views: Option<crate::draw::light_views::LightViews>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage, as

@@ -17,6 +17,7 @@ mod gpu_readback;
 mod impostor_wgsl;
 mod layers_draw;
 mod layers_readback;
+mod light_views;
 mod map_state_loom;
 mod morphs;
 mod motion;

@@ -1,0 +1,202 @@
+//! The crowd cast into light views the caller owns (an engine's shadow
+//! cascades; `draw/light_views.rs`): [`Renderer::prepare_light_views`]
+//! culls the frame's crowds per view on the GPU, from the mirrors the
+//! frame's [`Renderer::prepare_draws`] synced, and
+//! [`Renderer::draw_light_view`] draws a view's casters in the caller's
+//! depth pass. GPU-driven path only: the CPU paths would lay out every
+//! caster's record once per view.
+
+use throng_crowd::crowd::{Crowd, DrawView};
+
+use super::Renderer;
+use crate::base::error::RenderError;
+use crate::base::options::{FrameStats, RecordPath};
+use crate::draw::light_views::{LightView, LightViewStats, LightViewTarget, LightViews};
+use crate::draw::shadow::cast_group;
+use crate::model::gpu_model::GpuModel;
+use crate::passes::cull::{CullList, CullPhase, CullRequest, INDIRECT_ARGS_SIZE};
+use crate::passes::mirror::shared;
+use crate::program::pipeline::PipelineKey;
+
+impl Renderer {
+    /// Culls the crowds for each of `views` and plans their casters' draws
+    /// in `target`'s format and convention. Call after
+    /// [`Self::prepare_draws`] of the same frame, with the same crowds and
+    /// models; then [`Self::draw_light_view`] in each view's depth pass.
+    /// Casters choose their LODs by the camera's distances. Instances with
+    /// animation layers are not cast (the GPU-driven path culls them on
+    /// the CPU). Errors on the CPU paths, which have no GPU cull, and for
+    /// a target without depth.
+    pub fn prepare_light_views(
+        &mut self,
+        target: &LightViewTarget,
+        views: &[LightView],
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<LightViewStats, RenderError> {
+        if self.path != RecordPath::GpuDriven {
+            return Err(RenderError::Unsupported(format!(
+                "light views of the caller's need the GPU-driven path; this renderer draws on the {:?} path",
+                self.path
+            )));
+        }
+        if !target.format.has_depth_aspect() {
+            return Err(RenderError::Unsupported(format!(
+                "a light view target of {:?}, which has no depth",
+                target.format
+            )));
+        }
+        let s = target.caster_lod_scale;
+        if !(s > 0.0 && s <= 1.0) {
+            return Err(RenderError::Unsupported(format!(
+                "a light view caster LOD scale of {s} (in (0, 1])"
+            )));
+        }
+        self.check_device()?;
+        let device = self.device.clone();
+        let queue = self.queue.clone();
+        let mut lv = match self.light_views.take() {
+            Some(lv) if lv.target == *target => lv,
+            _ => LightViews::new(&device, *target, self.options.skinning),
+        };
+        lv.set_views(&device, &queue, views);
+        let result = self.cull_light_views(&mut lv, views, crowds, models);
+        self.light_views = Some(lv);
+        result
+    }
+
+    fn cull_light_views(
+        &mut self,
+        lv: &mut LightViews,
+        views: &[LightView],
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+    ) -> Result<LightViewStats, RenderError> {
+        let device = self.device.clone();
+        let queue = self.queue.clone();
+        let Some(gd) = self.gpu.as_mut() else {
+            return Ok(LightViewStats::default());
+        };
+        let Some(camera) = gd.view.filter(|_| gd.used == crowds.len()) else {
+            return Err(RenderError::Unsupported(
+                "light views prepared before the frame's prepare_draws, or with other crowds"
+                    .into(),
+            ));
+        };
+        let mut stats = LightViewStats {
+            views: views.len() as u32,
+            ..LightViewStats::default()
+        };
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("throng light view culls"),
+        });
+        // The mirrors the frame synced: shared ones by identity, else the
+        // renderer's own.
+        let held: Vec<Option<std::sync::Arc<std::sync::Mutex<_>>>> = crowds
+            .iter()
+            .zip(&gd.crowds)
+            .map(|(crowd, c)| {
+                let shared = gd.shared.as_ref().filter(|_| c.simulation.is_none())?;
+                Some(shared.mirror(&device, crowd.identity()))
+            })
+            .collect();
+        let guards: Vec<_> = held
+            .iter()
+            .map(|m| m.as_deref().map(shared::lock))
+            .collect();
+        let frustums: Vec<_> = views.iter().map(|v| lv.frustum(v)).collect();
+        let caster_lod_scale = lv.target.caster_lod_scale;
+        for (frustum, state) in frustums.into_iter().zip(&mut lv.views) {
+            state
+                .culls
+                .resize_with(crowds.len(), || CullList::new(&device));
+            let light = DrawView {
+                frustum: Some(frustum),
+                lod_tints: false,
+                lod_scale: camera.lod_scale * caster_lod_scale,
+                layered_only: false,
+                ..camera
+            };
+            let lists = crowds.iter().zip(&gd.crowds).zip(&gd.specs).zip(&guards);
+            for ((((crowd, c), (specs, _)), guard), cull) in lists.zip(&mut state.culls) {
+                let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
+                    continue;
+                };
+                if specs.is_empty() {
+                    continue;
+                }
+                let request = CullRequest {
+                    view: light,
+                    now: crowd.clock(),
+                    draws: specs,
+                    phase: CullPhase::Only,
+                };
+                cull.prepare(&device, &queue, &gd.pass, mirror, &request)?;
+                cull.encode(&mut encoder, &gd.pass, None);
+            }
+        }
+        drop(guards);
+        queue.submit([encoder.finish()]);
+
+        // Each view's draws: every opaque planned draw, indirect.
+        let held_poses = self.poses.clone();
+        let poses = super::poses::lock(&held_poses);
+        let mut ignored = FrameStats::default();
+        let palettes = self.layers.palettes();
+        let mut impostors = false;
+        for state in &mut lv.views {
+            state.items.clear();
+            for (cull, (specs, planned)) in state.culls.iter_mut().zip(&gd.specs) {
+                if specs.is_empty() {
+                    continue;
+                }
+                cull.after_submit(&device);
+                if let Some(d) = cull.latest_drawn() {
+                    stats.casters += d.visible;
+                }
+                let group = cast_group(
+                    &device,
+                    &lv.cast_layout,
+                    cull.records(),
+                    &state.uniform,
+                    palettes,
+                );
+                for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
+                    let key = PipelineKey {
+                        flat: false,
+                        double_sided: true,
+                        blend: false,
+                        cross_fade: p.key.cross_fade,
+                        palettes: false,
+                        pose_cache: false,
+                    };
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let target = (cull.indirect(), offset, &group, cull.records());
+                    let item = p.item(models[p.model], key, target, &poses, &mut ignored)?;
+                    impostors |= item.impostor;
+                    state.items.push(item);
+                    stats.draws += 1;
+                }
+            }
+        }
+        if impostors && lv.impostor.is_none() {
+            let (primitive, depth) = lv.primitive_and_depth(&device);
+            lv.impostor = Some(self.impostors.cast_with(&device, primitive, depth));
+        }
+        Ok(stats)
+    }
+
+    /// Draws light view `index`'s casters (of the frame last given to
+    /// [`Self::prepare_light_views`]) into `pass`, a depth pass of that
+    /// call's target. Nothing for a view it was not given.
+    pub fn draw_light_view(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        if let Some(lv) = &self.light_views {
+            lv.draw(index, pass);
+        }
+    }
+
+    /// The target of the light views last prepared, if any.
+    pub fn light_view_target(&self) -> Option<LightViewTarget> {
+        self.light_views.as_ref().map(|lv| lv.target)
+    }
+}

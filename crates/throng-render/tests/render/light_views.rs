@@ -1,0 +1,242 @@
+//! Light views of the caller's (`Renderer::prepare_light_views`, an
+//! engine's shadow cascades): the crowd cast into a reverse-Z view with
+//! the light the renderer fitted for its own map covers the same texels
+//! as the own map, at depth 1 − the own map's (within the own pass's
+//! slope bias); with the view's near plane moved into the crowd, the
+//! casters in front of it are pancaked onto it (depth 1) where asked, and
+//! clipped where not. On a path without a GPU cull the call is refused.
+
+use glam::{Mat4, Vec3, Vec4};
+use throng_crowd::crowd::{Crowd, Spawn};
+use throng_render::renderer::ShadowOptions;
+use throng_render::{
+    DepthConvention, GpuModel, LightView, LightViewTarget, Offscreen, PathChoice, RecordPath,
+    Renderer, RendererOptions, require_gpu,
+};
+
+const MAP: u32 = 256;
+
+/// How much further from the light than 1 − the own map's depth the view
+/// may record a texel: float rounding. (The other way it records nearer
+/// by the own pass's slope-scaled bias, `cast_depth_state`, which grows
+/// without bound on grazing triangles; a light view has none.)
+const DEPTH_TOLERANCE: f32 = 0.001;
+
+/// Texels covered in one map and not the other, as a fraction of those
+/// covered: none expected (the same triangles through the same matrix);
+/// this allows the odd silhouette texel where the own pass's slope bias
+/// meets the clear depth.
+const COVERAGE_TOLERANCE: f64 = 0.002;
+
+/// `z' = w − z`: a standard `[0, 1]` depth matrix as reverse Z.
+fn reversed(m: Mat4) -> Mat4 {
+    let flip = Mat4::from_cols(Vec4::X, Vec4::Y, -Vec4::Z, Vec4::Z + Vec4::W);
+    flip * m
+}
+
+fn crowd() -> Crowd {
+    let mut crowd = Crowd::new();
+    let model = crowd.add_model(&super::gpu_driven::fox_with_lods());
+    for i in 0..24 {
+        let at = Vec3::new((i % 6) as f32 * 90.0 - 225.0, 0.0, -((i / 6) as f32) * 90.0);
+        let spawn = Spawn {
+            transform: Mat4::from_translation(at),
+            clip: Some(i % 3),
+            time: 0.13 * i as f32,
+            ..Spawn::default()
+        };
+        crowd.spawn(model, spawn).unwrap();
+    }
+    crowd.update(0.0);
+    crowd
+}
+
+/// Draws light view 0 into a fresh `MAP`² depth target cleared to 0 and
+/// reads it back.
+fn draw_view(gpu: &throng_render::Gpu, renderer: &Renderer) -> Vec<f32> {
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("light view"),
+        size: wgpu::Extent3d {
+            width: MAP,
+            height: MAP,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Depth32Float,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&Default::default());
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("light view pass"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        renderer.draw_light_view(0, &mut pass);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, &texture).unwrap()
+}
+
+/// Texels covered by one map and not the other, texels covered by the
+/// own map, the worst depth where the view records a texel further from
+/// the light than `expected` (of the own map's depth) and the largest
+/// difference the other way, the own pass's bias.
+fn compare(own: &[f32], view: &[f32], expected: impl Fn(f32) -> f32) -> (usize, usize, f32, f32) {
+    let (mut mismatched, mut covered, mut further, mut bias) = (0, 0, 0.0f32, 0.0f32);
+    for (&o, &v) in own.iter().zip(view) {
+        let (a, b) = (o < 1.0, v > 0.0);
+        covered += a as usize;
+        if a != b {
+            mismatched += 1;
+        } else if a {
+            // Reverse Z: nearer the light is greater.
+            further = further.max(expected(o) - v);
+            bias = bias.max(v - expected(o));
+        }
+    }
+    (mismatched, covered, further, bias)
+}
+
+#[test]
+fn a_reverse_z_light_view_holds_the_casters_of_the_own_map_and_pancakes_those_before_it() {
+    let gpu = require_gpu("light_views");
+    let crowd = crowd();
+    let handle = crowd.models().next().unwrap().clone();
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let shadows = ShadowOptions {
+        map_size: MAP,
+        ..ShadowOptions::default()
+    };
+    let options = RendererOptions {
+        path: PathChoice::Auto,
+        shadows: Some(shadows),
+        ..RendererOptions::default()
+    };
+    let mut renderer = Renderer::headless(&gpu, options).unwrap();
+    let target = LightViewTarget {
+        format: wgpu::TextureFormat::Depth32Float,
+        depth: DepthConvention::Reversed,
+        pancake: false,
+        caster_lod_scale: shadows.caster_lod_scale,
+    };
+    let camera = throng_crowd::camera::Camera::look_at(
+        Vec3::new(0.0, 160.0, 380.0),
+        Vec3::new(0.0, 20.0, -140.0),
+        Vec3::Y,
+        50f32.to_radians(),
+        1.5,
+        5.0,
+        5000.0,
+    );
+    let size = (192, 128);
+    let screen = Offscreen::new(&gpu.device, size).unwrap();
+    let mut stats = renderer
+        .render(&screen.view, size, &camera, &[&crowd], &[&model])
+        .unwrap();
+    if renderer.path() != RecordPath::GpuDriven {
+        let refused = renderer.prepare_light_views(&target, &[], &[&crowd], &[&model]);
+        println!(
+            "{} draws on the {:?} path: {refused:?}",
+            gpu.adapter_summary(),
+            renderer.path()
+        );
+        assert!(refused.is_err(), "light views need the GPU cull");
+        return;
+    }
+    renderer.wait_gpu_stats(&mut stats).unwrap();
+    let (texture, light) = renderer.shadow_map().unwrap();
+    let light = light.expect("a light when something is visible");
+    let own = throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, texture).unwrap();
+
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let views = [LightView {
+        clip_from_world: reversed(light),
+    }];
+    let cast = renderer
+        .prepare_light_views(&target, &views, &[&crowd], &[&model])
+        .unwrap();
+    let view = draw_view(&gpu, &renderer);
+    let (mismatched, covered, further, bias) = compare(&own, &view, |o| 1.0 - o);
+    println!(
+        "{} ({} draws): the reverse-Z view against the own {MAP}² map: {covered} texels covered, {mismatched} differ, at most {further:.6} further from the light, {bias:.4} nearer (the own bias)",
+        gpu.adapter_summary(),
+        cast.draws
+    );
+    assert_eq!(cast.views, 1);
+    assert!(cast.draws > 0, "the view plans the crowd's draws");
+    assert!(covered > 2000, "the own map holds the casters: {covered}");
+    assert!(
+        mismatched as f64 <= COVERAGE_TOLERANCE * covered as f64,
+        "{mismatched} of {covered} texels covered in one map only"
+    );
+    assert!(
+        further <= DEPTH_TOLERANCE,
+        "the view records casters {further} further from the light than the own map"
+    );
+
+    // The near plane moved to the median depth of the own map's casters:
+    // those before it are pancaked onto it (depth 1), or clipped.
+    let mut depths: Vec<f32> = own.iter().copied().filter(|&o| o < 1.0).collect();
+    depths.sort_by(f32::total_cmp);
+    let split = depths[depths.len() / 2];
+    // z' = (z − split) / (1 − split), then reverse Z.
+    let moved = |o: f32| 1.0 - (o - split) / (1.0 - split);
+    let mut deeper = |pancake: bool| -> Vec<f32> {
+        let near_at_split = Mat4::from_cols(
+            Vec4::X,
+            Vec4::Y,
+            Vec4::new(0.0, 0.0, 1.0 / (1.0 - split), 0.0),
+            Vec4::new(0.0, 0.0, -split / (1.0 - split), 1.0),
+        );
+        let views = [LightView {
+            clip_from_world: reversed(near_at_split * light),
+        }];
+        let target = LightViewTarget { pancake, ..target };
+        renderer
+            .prepare_light_views(&target, &views, &[&crowd], &[&model])
+            .unwrap();
+        draw_view(&gpu, &renderer)
+    };
+    let half_in_front = own.iter().filter(|&&o| o < split).count();
+    let pancaked = deeper(true);
+    let at_near = pancaked.iter().filter(|&&d| d >= 1.0).count();
+    let (mismatched, _, further, _) = compare(&own, &pancaked, |o| moved(o).min(1.0));
+    let clipped = deeper(false);
+    let (lost, _, _, _) = compare(&own, &clipped, moved);
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "wgpu validation error"
+    );
+    println!(
+        "near plane at the median caster depth {split:.4}: {half_in_front} own texels before it; pancaked: {at_near} at the near plane, {mismatched} differ, at most {further:.6} further; unpancaked: {lost} lost"
+    );
+    assert!(half_in_front > 200, "casters before the moved near plane");
+    assert!(at_near > 200, "casters before the near plane land on it");
+    assert!(
+        mismatched as f64 <= COVERAGE_TOLERANCE * covered as f64,
+        "pancaked: {mismatched} of {covered} texels covered in one map only"
+    );
+    assert!(
+        further <= DEPTH_TOLERANCE / (1.0 - split),
+        "pancaked: casters {further} further from the light than the own map"
+    );
+    assert!(
+        lost as f64 > 0.5 * half_in_front as f64,
+        "without pancaking the casters before the near plane are clipped: {lost} lost"
+    );
+}
