@@ -69,7 +69,10 @@
 //!   or those marked [`ThrongCamera`]).
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
-//! - [`shadow`]: the crowd's shadow map, drawn before Bevy's passes.
+//! - [`shadow`]: which shadows the crowd has ([`ThrongShadows`]) and
+//!   Throng's own shadow map, drawn before Bevy's passes.
+//! - [`cascades`]: the crowd cast into Bevy's directional-light cascades
+//!   (Bevy's `Shadow` phase), so Bevy's meshes show its shadow.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase (and its blended
 //!   materials in `Transparent3d`).
 //! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
@@ -84,6 +87,7 @@
 pub mod agent;
 pub mod asset;
 pub mod bone;
+pub mod cascades;
 pub mod convert;
 pub mod crowd;
 pub mod draw;
@@ -107,6 +111,7 @@ pub use bone::ThrongBone;
 pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
 pub use event::ThrongEvent;
 pub use pick::{ThrongHit, ThrongPicker};
+pub use shadow::ThrongShadows;
 pub use stats::ThrongStats;
 pub use throng_crowd;
 
@@ -179,10 +184,16 @@ impl Plugin for ThrongPlugin {
             .init_resource::<prepare::ThrongRenderState>()
             .add_render_command::<Opaque3d, draw::DrawThrongCrowd>()
             .add_render_command::<Transparent3d, draw::DrawThrongBlended>()
+            .add_render_command::<bevy::pbr::Shadow, cascades::DrawThrongCaster>()
             .add_systems(ExtractSchedule, prepare::prepare_crowds)
             .add_systems(
                 Render,
-                (draw::queue_crowds, shadow::encode_shadows).in_set(RenderSystems::Queue),
+                (
+                    draw::queue_crowds,
+                    cascades::queue_casters,
+                    shadow::encode_shadows,
+                )
+                    .in_set(RenderSystems::Queue),
             );
     }
 }

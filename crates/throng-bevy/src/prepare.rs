@@ -14,17 +14,20 @@
 use std::collections::HashMap;
 
 use bevy::camera::{Camera, Camera3d, Exposure, Projection};
-use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
+use bevy::light::{Cascades, DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::pbr::DistanceFog;
 use bevy::prelude::*;
 use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
 use throng_render::renderer::ShadowOptions;
-use throng_render::{DepthConvention, GpuModel, Lighting, Renderer, RendererOptions};
+use throng_render::{
+    DepthConvention, GpuModel, LightView, LightViewTarget, Lighting, Renderer, RendererOptions,
+};
 
 use crate::convert;
 use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
+use crate::shadow::ThrongShadows;
 use crate::stats::{Frame, ThrongStats};
 
 /// One camera's renderer and what it was made for.
@@ -41,6 +44,10 @@ pub struct ViewRenderer {
     /// items this frame (`None`: the frame has none): the mean position of
     /// the crowds' instances.
     pub blend_center: Option<Vec3>,
+    /// The Bevy cascades the crowd was cast for this frame, by light view
+    /// of the renderer: the light's main entity and the cascade's index
+    /// ([`crate::cascades`]).
+    pub light_views: Vec<(Entity, u32)>,
 }
 
 /// The options of a camera's renderer: Bevy's depth convention (reverse
@@ -107,7 +114,15 @@ pub fn prepare_crowds(
             With<Camera3d>,
         >,
     >,
-    lights: Extract<Query<(&DirectionalLight, &GlobalTransform)>>,
+    lights: Extract<
+        Query<(
+            Entity,
+            &DirectionalLight,
+            &GlobalTransform,
+            Option<&Cascades>,
+        )>,
+    >,
+    shadow_choice: Extract<Option<Res<ThrongShadows>>>,
     ambient: Extract<Option<Res<GlobalAmbientLight>>>,
     shadow_map: Extract<Option<Res<DirectionalLightShadowMap>>>,
     which: Extract<Option<Res<ThrongCameras>>>,
@@ -156,8 +171,10 @@ pub fn prepare_crowds(
     let models: Vec<&GpuModel> = state.models.values().collect();
     let light = lights
         .iter()
+        .map(|(_, l, t, _)| (l, t))
         .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
-    let shadows = convert::shadows(light, shadow_map.as_deref());
+    let choice = shadow_choice.as_deref().copied().unwrap_or_default();
+    let shadows = convert::shadows(light, shadow_map.as_deref()).filter(|_| choice.own_map);
     let mut frame = Frame::default();
     let mut seen = Vec::new();
     let mut failures = Vec::new();
@@ -200,6 +217,7 @@ pub fn prepare_crowds(
                             samples,
                             prepared: false,
                             blend_center: None,
+                            light_views: Vec::new(),
                         },
                     );
                 }
@@ -225,6 +243,41 @@ pub fn prepare_crowds(
                 frame.cameras.insert(entity, s);
             }
             Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
+        }
+        // The crowd cast into this camera's cascades of every directional
+        // light that casts shadows.
+        view.light_views.clear();
+        if view.prepared && choice.bevy_cascades {
+            let mut light_views = Vec::new();
+            for (light_entity, l, _, cascades) in &lights {
+                let Some(cascades) = cascades.filter(|_| l.shadow_maps_enabled) else {
+                    continue;
+                };
+                let of_camera = cascades.cascades.get(&entity).into_iter().flatten();
+                for (i, c) in of_camera.take(MAX_CASCADES_PER_LIGHT).enumerate() {
+                    view.light_views.push((light_entity, i as u32));
+                    light_views.push(LightView {
+                        clip_from_world: convert::mat4(c.clip_from_world),
+                    });
+                }
+            }
+            if !light_views.is_empty() {
+                let target = LightViewTarget::default();
+                let cast =
+                    view.renderer
+                        .prepare_light_views(&target, &light_views, &crowd_refs, &models);
+                match cast {
+                    Ok(s) => {
+                        frame.cascades.insert(entity, s);
+                    }
+                    Err(e) => {
+                        view.light_views.clear();
+                        failures.push(format!(
+                            "casting the crowd into Bevy's cascades for camera {entity}: {e}"
+                        ));
+                    }
+                }
+            }
         }
     }
     state.views.retain(|e, _| seen.contains(e));
@@ -275,6 +328,10 @@ fn mean_position(crowds: &[&throng_crowd::crowd::Crowd]) -> Vec3 {
         (sum / n as f64).as_vec3()
     }
 }
+
+/// Bevy's most cascades a directional light has (`bevy_pbr`'s
+/// `MAX_CASCADES_PER_LIGHT` off WebGL2).
+const MAX_CASCADES_PER_LIGHT: usize = 4;
 
 fn wgpu_black() -> throng_render::wgpu::Color {
     throng_render::wgpu::Color::BLACK

@@ -1,19 +1,46 @@
-//! The crowd's shadow pass in Bevy's frame: for each camera whose renderer
-//! has shadows on and prepared this frame, Throng's shadow map is drawn
-//! (`Renderer::encode_shadows`) and submitted in Bevy's `Queue` set, before
-//! the render graph's command buffers, so the crowd's draw in the main
-//! pass samples this frame's map. One submission for every camera.
+//! The crowd's shadows in Bevy's frame, as [`ThrongShadows`] chooses:
+//! cast into Bevy's directional-light cascades ([`crate::cascades`]), so
+//! Bevy's meshes show the crowd's shadow, and shadowed by Throng's own map.
 //!
+//! The own map's pass: for each camera whose renderer has shadows on and
+//! prepared this frame, Throng's shadow map is drawn
+//! (`Renderer::encode_shadows`) and submitted in Bevy's `Queue` set,
+//! before the render graph's command buffers, so the crowd's draw in the
+//! main pass samples this frame's map. One submission for every camera.
 //! The map is Throng's own, fitted to the crowd in view along Bevy's
-//! light (see [`crate::convert::shadows`]): the crowd shadows itself, but
-//! it does not cast into Bevy's cascades (Bevy's ground shows no crowd
-//! shadows) nor receive Bevy's meshes' shadows. docs/BEVY.md says
-//! why and what casting into Bevy's `Shadow` phase would take.
+//! light (see [`crate::convert::shadows`]): the crowd shadows itself; it
+//! does not receive Bevy's meshes' shadows (docs/BEVY.md says what that
+//! takes).
 
 use bevy::prelude::*;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 
 use crate::prepare::ThrongRenderState;
+
+/// Which shadows the crowd has, where Bevy's directional light casts
+/// them (`shadow_maps_enabled`). Both by default: the crowd casts into
+/// Bevy's cascades (a Bevy ground shows its shadow) and is shadowed by
+/// Throng's own map (the crowd's own shadows on itself), the one map the
+/// crowd's shading samples. Read each frame; a change of `own_map` makes
+/// each camera's renderer anew.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThrongShadows {
+    /// The crowd casts into the cascades of every shadow-casting
+    /// directional light (GPU-driven path only).
+    pub bevy_cascades: bool,
+    /// The crowd is shadowed by Throng's own map, fitted to the crowd in
+    /// view along the brightest directional light.
+    pub own_map: bool,
+}
+
+impl Default for ThrongShadows {
+    fn default() -> Self {
+        Self {
+            bevy_cascades: true,
+            own_map: true,
+        }
+    }
+}
 
 /// Records and submits the shadow pass of every prepared camera.
 pub fn encode_shadows(

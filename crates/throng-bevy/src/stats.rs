@@ -34,6 +34,10 @@ pub struct Frame {
     /// once however many cameras draw from them (their renderers share
     /// one cache).
     pub pose_cache_bytes: u64,
+    /// Per camera, what the crowd cast into Bevy's shadow cascades
+    /// ([`crate::cascades`]): views (cascades of every shadowed light),
+    /// draws, and casters (a frame or two old).
+    pub cascades: HashMap<Entity, throng_render::LightViewStats>,
 }
 
 impl ThrongStats {

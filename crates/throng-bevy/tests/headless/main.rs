@@ -40,6 +40,7 @@ use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 mod agents;
 mod cameras;
 mod pictures;
+mod shadows;
 mod transparency;
 
 const SIZE: (u32, u32) = (256, 160);
