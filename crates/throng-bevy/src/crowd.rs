@@ -2,8 +2,9 @@
 //! [`Crowd`], which game code drives with Throng's own API (spawn, play,
 //! cross-fade, layers, transforms, motions). The plugin advances it by
 //! Bevy's frame time in `PostUpdate` (unless told not to) and draws it from
-//! every 3D camera; its change log keeps what the renderer uploads each
-//! frame proportional to what changed.
+//! every 3D camera ([`ThrongCameras`]), with the shadows
+//! [`ThrongShadows`] chooses; its change log keeps what the renderer
+//! uploads each frame proportional to what changed.
 
 use bevy::prelude::*;
 use throng_crowd::crowd::{Crowd, ModelId};
@@ -46,6 +47,31 @@ pub enum ThrongCameras {
     /// Only cameras with a [`ThrongCamera`] component (a minimap or a
     /// reflection camera then costs nothing).
     Marked,
+}
+
+/// Which shadows the crowd has, where Bevy's directional light casts
+/// them (`shadow_maps_enabled`). Both by default: the crowd casts into
+/// Bevy's cascades (a Bevy ground shows its shadow) and is shadowed by
+/// Throng's own map (the crowd's own shadows on itself), the one map the
+/// crowd's shading samples. Read each frame; a change of `own_map` makes
+/// each camera's renderer anew.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThrongShadows {
+    /// The crowd casts into the cascades of every shadow-casting
+    /// directional light (GPU-driven path only).
+    pub bevy_cascades: bool,
+    /// The crowd is shadowed by Throng's own map, fitted to the crowd in
+    /// view along the brightest directional light.
+    pub own_map: bool,
+}
+
+impl Default for ThrongShadows {
+    fn default() -> Self {
+        Self {
+            bevy_cascades: true,
+            own_map: true,
+        }
+    }
 }
 
 /// Advances every crowd not on manual time by the frame's time.

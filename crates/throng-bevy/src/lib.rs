@@ -65,12 +65,12 @@
 //! - `picking` (feature `picking`, default): the `bevy_picking` backend,
 //!   so `PointerClick` and the rest reach agents.
 //! - [`crowd`]: the crowd component ([`ThrongCrowd`]), advanced by Bevy's
-//!   time, and which cameras draw it ([`ThrongCameras`]: all 3D cameras,
-//!   or those marked [`ThrongCamera`]).
+//!   time, which cameras draw it ([`ThrongCameras`]: all 3D cameras,
+//!   or those marked [`ThrongCamera`]) and which shadows it has
+//!   ([`ThrongShadows`]).
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
-//! - [`shadow`]: which shadows the crowd has ([`ThrongShadows`]) and
-//!   Throng's own shadow map, drawn before Bevy's passes.
+//! - [`shadow`]: Throng's own shadow map, drawn before Bevy's passes.
 //! - [`cascades`]: the crowd cast into Bevy's directional-light cascades
 //!   (Bevy's `Shadow` phase), so Bevy's meshes show its shadow.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase (and its blended
@@ -108,10 +108,9 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance};
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
 pub use bone::ThrongBone;
-pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
+pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongShadows};
 pub use event::ThrongEvent;
 pub use pick::{ThrongHit, ThrongPicker};
-pub use shadow::ThrongShadows;
 pub use stats::ThrongStats;
 pub use throng_crowd;
 

@@ -26,8 +26,7 @@ use throng_render::{
 };
 
 use crate::convert;
-use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd};
-use crate::shadow::ThrongShadows;
+use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongShadows};
 use crate::stats::{Frame, ThrongStats};
 
 /// One camera's renderer and what it was made for.

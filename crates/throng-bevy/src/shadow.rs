@@ -1,4 +1,4 @@
-//! The crowd's shadows in Bevy's frame, as [`ThrongShadows`] chooses:
+//! The crowd's shadows in Bevy's frame, as [`crate::ThrongShadows`] chooses:
 //! cast into Bevy's directional-light cascades ([`crate::cascades`]), so
 //! Bevy's meshes show the crowd's shadow, and shadowed by Throng's own map.
 //!
@@ -16,31 +16,6 @@ use bevy::prelude::*;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 
 use crate::prepare::ThrongRenderState;
-
-/// Which shadows the crowd has, where Bevy's directional light casts
-/// them (`shadow_maps_enabled`). Both by default: the crowd casts into
-/// Bevy's cascades (a Bevy ground shows its shadow) and is shadowed by
-/// Throng's own map (the crowd's own shadows on itself), the one map the
-/// crowd's shading samples. Read each frame; a change of `own_map` makes
-/// each camera's renderer anew.
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThrongShadows {
-    /// The crowd casts into the cascades of every shadow-casting
-    /// directional light (GPU-driven path only).
-    pub bevy_cascades: bool,
-    /// The crowd is shadowed by Throng's own map, fitted to the crowd in
-    /// view along the brightest directional light.
-    pub own_map: bool,
-}
-
-impl Default for ThrongShadows {
-    fn default() -> Self {
-        Self {
-            bevy_cascades: true,
-            own_map: true,
-        }
-    }
-}
 
 /// Records and submits the shadow pass of every prepared camera.
 pub fn encode_shadows(

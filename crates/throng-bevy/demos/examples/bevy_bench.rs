@@ -3,15 +3,19 @@
 //! `AnimationPlayer` per Fox, as Bevy's `many_foxes` stress test does — at
 //! the same counts, in the same scene (a ground plane, one directional
 //! light, a camera over a grid of Foxes running), into an image target of
-//! the same size, in one run. With `--shadows on` the light casts shadows:
-//! Bevy's cascades for Bevy's Foxes, Throng's own map for the crowd.
+//! the same size, in one run. With shadows the light casts them: Bevy's
+//! cascades for Bevy's Foxes; for the crowd, as `--shadows` says —
+//! `cascades` (cast into Bevy's cascades: the ground shows the crowd's
+//! shadow), `own` (Throng's own map: the crowd shadows itself) or `both`
+//! (`on`: [`ThrongShadows`]' default); `all` runs off, own, cascades and
+//! both.
 //! Headless: each frame is `App::update` plus a wait for the GPU, so the
 //! figure is the whole frame's wall time on whatever adapter wgpu finds.
 //!
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
-//!     [--size 640x360] [--shadows off|on|both]
+//!     [--size 640x360] [--shadows off|on|own|cascades|both|all]
 //! ```
 
 use std::path::Path;
@@ -30,7 +34,7 @@ use bevy::render::renderer::RenderDevice;
 use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
 use throng_bevy::prepare::ThrongRenderState;
 use throng_bevy::throng_crowd::crowd::Spawn;
-use throng_bevy::{ThrongCrowd, ThrongModel};
+use throng_bevy::{ThrongCrowd, ThrongModel, ThrongShadows};
 
 /// Metres between Foxes in the grid.
 const SPACING: f32 = 2.0;
@@ -51,8 +55,8 @@ struct Args {
     counts: Vec<usize>,
     frames: usize,
     size: (u32, u32),
-    /// Shadow settings to run: the light casts shadows or not.
-    shadows: Vec<bool>,
+    /// Shadow settings to run.
+    shadows: Vec<Shadows>,
     /// Run this one case (the first count and shadow setting) with the
     /// assets in this folder, in this process: how the bench runs each
     /// case in a process of its own (winit makes one event loop a process).
@@ -64,7 +68,7 @@ fn args() -> Result<Args, String> {
         counts: vec![1000, 10_000],
         frames: 30,
         size: (640, 360),
-        shadows: vec![false],
+        shadows: vec![Shadows::Off],
         case: None,
     };
     let mut approach = None;
@@ -102,10 +106,10 @@ fn args() -> Result<Args, String> {
             "--assets" => assets = Some(std::path::PathBuf::from(value)),
             "--shadows" => {
                 a.shadows = match value.as_str() {
-                    "off" => vec![false],
-                    "on" => vec![true],
-                    "both" => vec![false, true],
-                    _ => return Err(format!("--shadows: {value:?} is not off, on or both")),
+                    "all" => vec![Shadows::Off, Shadows::Own, Shadows::Cascades, Shadows::Both],
+                    v => vec![Shadows::parse(v).ok_or_else(|| {
+                        format!("--shadows: {value:?} is not off, on, own, cascades, both or all")
+                    })?],
                 }
             }
             other => {
@@ -131,9 +135,47 @@ struct Case {
     approach: Approach,
     count: usize,
     size: (u32, u32),
-    /// The light casts shadows: Bevy's cascades for Bevy's Foxes, Throng's
-    /// own map for the crowd.
-    shadows: bool,
+    /// The light's shadows.
+    shadows: Shadows,
+}
+
+/// The light's shadows: none, or Bevy's cascades for Bevy's Foxes and,
+/// for the crowd, Throng's own map, Bevy's cascades, or both.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shadows {
+    Off,
+    Own,
+    Cascades,
+    Both,
+}
+
+impl Shadows {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "off" => Shadows::Off,
+            "own" => Shadows::Own,
+            "cascades" => Shadows::Cascades,
+            "both" | "on" => Shadows::Both,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shadows::Off => "off",
+            Shadows::Own => "own",
+            Shadows::Cascades => "cascades",
+            Shadows::Both => "both",
+        }
+    }
+
+    /// The crowd's shadows.
+    fn throng(self) -> ThrongShadows {
+        ThrongShadows {
+            bevy_cascades: matches!(self, Shadows::Cascades | Shadows::Both),
+            own_map: matches!(self, Shadows::Own | Shadows::Both),
+        }
+    }
 }
 
 #[derive(Resource)]
@@ -182,7 +224,7 @@ fn scene(
     ));
     commands.spawn((
         DirectionalLight {
-            shadow_maps_enabled: case.shadows,
+            shadow_maps_enabled: case.shadows != Shadows::Off,
             ..default()
         },
         Transform::from_xyz(-0.6, 0.9, 0.25).looking_at(Vec3::ZERO, Vec3::Y),
@@ -294,6 +336,7 @@ fn ready(app: &mut App, case: Case) -> bool {
 fn app(dir: &Path, case: Case) -> App {
     let mut app = throng_bevy::headless::app(dir).unwrap_or_else(|e| panic!("{e}"));
     app.insert_resource(case)
+        .insert_resource(case.shadows.throng())
         .add_systems(Startup, scene)
         .add_systems(Update, populate);
     app
@@ -366,7 +409,11 @@ fn run_case(args: &Args, approach: Approach, dir: &Path) {
             Approach::Throng => "ThrongCrowd (throng-bevy)",
             Approach::Bevy => "a scene + AnimationPlayer per Fox",
         },
-        if shadows { "on" } else { "off" },
+        match approach {
+            Approach::Throng => shadows.name(),
+            Approach::Bevy if shadows == Shadows::Off => "off",
+            Approach::Bevy => "on (Bevy's cascades)",
+        },
         ms[ms.len() / 2],
         ms[0],
         ms[ms.len() - 1]
@@ -393,15 +440,23 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|");
     let me = std::env::current_exe().expect("the bench's own path");
     for &count in &args.counts {
+        let mut bevy_shadowed = false;
         for &shadows in &args.shadows {
             for approach in ["throng", "bevy"] {
+                // Bevy's Foxes have one shadowed case, whatever the crowd's.
+                if approach == "bevy" && shadows != Shadows::Off {
+                    if bevy_shadowed {
+                        continue;
+                    }
+                    bevy_shadowed = true;
+                }
                 // Each case in a process of its own: a build with Bevy's
                 // window stack makes one winit event loop a process.
                 let status = std::process::Command::new(&me)
                     .args(["--counts", &count.to_string()])
                     .args(["--frames", &args.frames.to_string()])
                     .args(["--size", &format!("{}x{}", args.size.0, args.size.1)])
-                    .args(["--shadows", if shadows { "on" } else { "off" }])
+                    .args(["--shadows", shadows.name()])
                     .args(["--case", approach])
                     .arg("--assets")
                     .arg(&dir)

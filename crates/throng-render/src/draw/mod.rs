@@ -1,6 +1,7 @@
 //! Floor 5, drawing: how a frame's draw lists become draws — draw items and
 //! their layout into packages and groups (`items`), the impostors'
-//! pipelines (`impostor`), the shadow map and its pipelines (`shadow`), the
+//! pipelines (`impostor`), the shadow map and its pipelines (`shadow`),
+//! light views of the caller's and their cast pipelines (`light_views`), the
 //! depth and MSAA attachments (`targets`), and a scene's obstacles as
 //! cylinders for applications that steer crowds around them (`pillars`).
 //! Imports the floors below.

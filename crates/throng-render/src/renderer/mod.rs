@@ -25,7 +25,10 @@
 //! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`),
 //! and frames the renderer records its own passes for are occlusion-culled
 //! in two phases (`renderer/occlusion.rs`); renderers of several views can
-//! share the crowds' mirrors (`renderer/mirrors.rs`).
+//! share the crowds' mirrors (`renderer/mirrors.rs`); an engine's own
+//! shadow views (its cascades) get the crowd's casters through
+//! [`Renderer::prepare_light_views`] and [`Renderer::draw_light_view`]
+//! (`renderer/light_views.rs`).
 //!
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
