@@ -508,6 +508,21 @@ fn fs_impostor_shadowed(in: ImpostorOut) -> @location(0) vec4<f32> {
     return shade_impostor(in, b, shadow_filter(shadow_map, shadow_sampler, shadow, at));
 }
 
+// With a caller's cascades (RendererOptions::cascades), read at the same
+// point, its normal the direction to the light.
+@fragment
+fn fs_impostor_cascaded(in: ImpostorOut) -> @location(0) vec4<f32> {
+    if mesh_keeps(in) {
+        discard;
+    }
+    let b = blended(in);
+    if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
+        discard;
+    }
+    let at = in.world_position + frame.light_dir.xyz * in.coords2.w;
+    return shade_impostor(in, b, cascaded_shadow(at, frame.light_dir.xyz));
+}
+
 struct CastOut {
     @builtin(position) clip_position: vec4<f32>,
     @location(0) coords: vec2<f32>,

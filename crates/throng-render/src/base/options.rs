@@ -186,6 +186,11 @@ pub struct RendererOptions {
     pub lod_tints: bool,
     /// Directional-light shadows (`None`: off).
     pub shadows: Option<ShadowOptions>,
+    /// The crowd receives a caller's cascaded shadow maps instead, drawn
+    /// in this depth convention (`Renderer::set_cascades`: an engine's
+    /// directional cascades, Bevy's: [`DepthConvention::Reversed`]),
+    /// sampled as Bevy samples them; needs `shadows` `None`.
+    pub cascades: Option<DepthConvention>,
     /// A fragment stage of the user's own for the crowd's colour pipelines
     /// (`None`: Throng's shading). The vertex stage stays Throng's skinning
     /// `vs_main`.
@@ -246,6 +251,7 @@ impl Default for RendererOptions {
             skinning: true,
             lod_tints: false,
             shadows: Some(ShadowOptions::default()),
+            cascades: None,
             fragment: None,
             pose_cache: Some(PoseCacheOptions::default()),
             extra_targets: Vec::new(),

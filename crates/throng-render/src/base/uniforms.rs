@@ -122,3 +122,49 @@ pub struct ShadowUniforms {
     /// light view of the caller's (`draw/light_views.rs`), else 0.
     pub params: [f32; 4],
 }
+
+/// Most cascades of a caller's cascaded shadow map the crowd receives
+/// (Bevy's `MAX_CASCADES_PER_LIGHT`): WGSL `MAX_SHADOW_CASCADES`, from the
+/// prelude.
+pub const MAX_SHADOW_CASCADES: usize = 4;
+
+/// One cascade of a caller's cascaded shadow map: WGSL `ShadowCascade` in
+/// `shadow_cascades.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ShadowCascade {
+    /// Column-major `clip_from_world` of the cascade (depth in `[0, 1]`,
+    /// compared with the maps' sampler as the caller drew them).
+    pub clip_from_world: [[f32; 4]; 4],
+    /// View-space distance from the camera up to which this cascade serves.
+    pub far_bound: f32,
+    /// The size of one of its texels in world units (the normal bias's
+    /// scale).
+    pub texel_size: f32,
+    /// Its layer in the maps' array texture.
+    pub layer: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
+}
+
+/// A caller's cascaded shadow map as the crowd's fragment stage receives
+/// it (`Renderer::set_cascades`): WGSL `CascadeUniforms` in
+/// `shadow_cascades.wgsl`, sampled as Bevy samples its directional
+/// cascades.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CascadeUniforms {
+    /// The cascades, nearest first; `params.w` of them in use.
+    pub cascades: [ShadowCascade; MAX_SHADOW_CASCADES],
+    /// Row z of the camera's `view_from_world`: a point's view-space z
+    /// (negative in front of the camera) is its dot product with
+    /// `(world, 1)`.
+    pub view_z: [f32; 4],
+    /// Unit direction towards the light, xyz (w unused).
+    pub direction_to_light: [f32; 4],
+    /// x: normal bias (in texels, along the surface normal), y: depth bias
+    /// (world units towards the light), z: the far part of a cascade
+    /// blended into the next (a proportion of its far bound), w: cascades
+    /// in use (0: nothing is shadowed).
+    pub params: [f32; 4],
+}

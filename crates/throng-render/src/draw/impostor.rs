@@ -50,14 +50,14 @@ impl ImpostorPipelines {
         device: &wgpu::Device,
         format: wgpu::TextureFormat,
         samples: u32,
-        shadows: bool,
+        receive: bind_groups::Receive,
         depth_compare: wgpu::CompareFunction,
     ) {
         if self.colour.is_some() {
             return;
         }
         let module = self.module(device);
-        let layout = bind_groups::pipeline_layout(device, Program::impostor(self.path), shadows);
+        let layout = bind_groups::pipeline_layout(device, Program::impostor(self.path), receive);
         let mut desc = PassPipeline::opaque(
             "throng impostor pipeline",
             &layout,
@@ -69,10 +69,10 @@ impl ImpostorPipelines {
         desc.depth_compare = depth_compare;
         let buffers = crowd_buffers(None, self.path != RecordPath::Packaged);
         desc.buffers = &buffers;
-        desc.fragment_entry = if shadows {
-            "fs_impostor_shadowed"
-        } else {
-            "fs_impostor"
+        desc.fragment_entry = match receive {
+            bind_groups::Receive::None => "fs_impostor",
+            bind_groups::Receive::OwnMap => "fs_impostor_shadowed",
+            bind_groups::Receive::Cascades => "fs_impostor_cascaded",
         };
         self.colour = Some(desc.create(device));
     }
@@ -94,7 +94,7 @@ impl ImpostorPipelines {
     ) -> wgpu::RenderPipeline {
         let module = self.module(device);
         let program = Program::impostor_cast(self.path);
-        let layout = bind_groups::pipeline_layout(device, program, false);
+        let layout = bind_groups::pipeline_layout(device, program, bind_groups::Receive::None);
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(program.label()),
             layout: Some(&layout),

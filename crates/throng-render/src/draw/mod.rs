@@ -1,11 +1,13 @@
 //! Floor 5, drawing: how a frame's draw lists become draws — draw items and
 //! their layout into packages and groups (`items`), the impostors'
-//! pipelines (`impostor`), the shadow map and its pipelines (`shadow`),
+//! pipelines (`impostor`), the shadow map and its pipelines (`shadow`), a
+//! caller's cascaded shadow maps received (`cascades`),
 //! light views of the caller's and their cast pipelines (`light_views`), the
 //! depth and MSAA attachments (`targets`), and a scene's obstacles as
 //! cylinders for applications that steer crowds around them (`pillars`).
 //! Imports the floors below.
 
+pub mod cascades;
 pub mod impostor;
 pub mod items;
 pub mod light_views;

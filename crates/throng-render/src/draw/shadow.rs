@@ -260,7 +260,7 @@ pub(crate) fn cast_pipelines(
         source: wgpu::ShaderSource::Wgsl(program.source().into()),
     });
     let cast_layout = bind_groups::records(device, packaged, bind_groups::ShadowBindings::Cast);
-    let layout = bind_groups::pipeline_layout(device, program, false);
+    let layout = bind_groups::pipeline_layout(device, program, bind_groups::Receive::None);
     let variants = &CAST_VARIANTS[..if packaged { 2 } else { CAST_VARIANTS.len() }];
     let vertices = wgpu::VertexBufferLayout {
         array_stride: std::mem::size_of::<BakedVertex>() as u64,

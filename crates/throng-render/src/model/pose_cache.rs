@@ -428,7 +428,7 @@ fn fill_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGro
         label: Some("throng pose fill group 0"),
         entries: &bind_groups::pose_fill_entries(),
     });
-    let pipeline_layout = bind_groups::pipeline_layout(device, program, false);
+    let pipeline_layout = bind_groups::pipeline_layout(device, program, bind_groups::Receive::None);
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(program.label()),
         layout: Some(&pipeline_layout),

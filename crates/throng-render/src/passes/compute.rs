@@ -41,7 +41,8 @@ impl SkinCompute {
         });
         let io_layout = bind_groups::compute_io(device);
         let records_layout = bind_groups::records_storage(device, wgpu::ShaderStages::COMPUTE);
-        let layout = bind_groups::pipeline_layout(device, Program::ComputeSkin, false);
+        let layout =
+            bind_groups::pipeline_layout(device, Program::ComputeSkin, bind_groups::Receive::None);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("throng compute skinning"),
             layout: Some(&layout),

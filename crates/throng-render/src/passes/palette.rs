@@ -97,7 +97,8 @@ impl PalettePass {
             label: Some("throng palette pre-pass group 0"),
             entries: &bind_groups::palette_entries(),
         });
-        let pipeline_layout = bind_groups::pipeline_layout(device, Program::Palette, false);
+        let pipeline_layout =
+            bind_groups::pipeline_layout(device, Program::Palette, bind_groups::Receive::None);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(Program::Palette.label()),
             layout: Some(&pipeline_layout),

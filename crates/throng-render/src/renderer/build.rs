@@ -107,16 +107,27 @@ impl Renderer {
             }
         };
         let packaged = path == RecordPath::Packaged;
-        let receive = if options.shadows.is_some() {
+        if options.cascades.is_some() && options.shadows.is_some() {
+            return Err(RenderError::Unsupported(
+                "both Throng's own shadow map and a caller's cascades: the crowd receives one (set `shadows` to None with `cascades`)".into(),
+            ));
+        }
+        let receive = crate::draw::cascades::receive_of(&options);
+        let own = if receive == bind_groups::Receive::OwnMap {
             bind_groups::ShadowBindings::Receive
         } else {
             bind_groups::ShadowBindings::None
         };
-        let records_layout = bind_groups::records(device, packaged, receive);
-        let pipeline_layout =
-            bind_groups::pipeline_layout(device, Program::draw(path), options.shadows.is_some());
-        let (frame_buffer, frame_bind_group) =
+        let records_layout = bind_groups::records(device, packaged, own);
+        let pipeline_layout = bind_groups::pipeline_layout(device, Program::draw(path), receive);
+        let (frame_buffer, mut frame_bind_group) =
             bind_groups::frame_binding(device, "throng frame uniforms");
+        let cascades = options
+            .cascades
+            .map(|depth| crate::draw::cascades::CascadeReceiver::new(device, depth));
+        if let Some(c) = &cascades {
+            frame_bind_group = c.frame_group(device, &frame_buffer, None);
+        }
         let align = device.limits().min_uniform_buffer_offset_alignment as u64;
         let (options_pose_cache, skinning) = (options.pose_cache, options.skinning);
         let (options_samples, options_depth) = (options.sample_count, options.depth);
@@ -165,6 +176,7 @@ impl Renderer {
             )),
             loss: None,
             light_views: None,
+            cascades,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -208,6 +220,7 @@ impl Renderer {
             vertex_constants: &vertex_constants,
             fragment_entry: match (&self.options.fragment, &self.shadow) {
                 (Some(custom), _) => &custom.entry,
+                (None, _) if self.cascades.is_some() => "fs_cascaded",
                 (None, Some(_)) => "fs_shadowed",
                 (None, None) => "fs_main",
             },
@@ -239,7 +252,7 @@ impl Renderer {
                 &self.device,
                 self.color_format,
                 self.options.sample_count,
-                self.shadow.is_some(),
+                crate::draw::cascades::receive_of(&self.options),
                 self.options.depth.compare(),
             );
         }

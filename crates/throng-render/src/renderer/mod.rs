@@ -58,6 +58,7 @@ use crate::program::bind_groups::{self};
 pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
 
 mod build;
+mod cascades;
 mod draw;
 mod frame;
 mod gpu_driven;
@@ -113,6 +114,8 @@ pub struct Renderer {
     loss: Option<DeviceLoss>,
     /// Light views of the caller's, once prepared (`light_views.rs`).
     light_views: Option<crate::draw::light_views::LightViews>,
+    /// A caller's cascaded shadow maps, received (`RendererOptions::cascades`).
+    cascades: Option<crate::draw::cascades::CascadeReceiver>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage, as

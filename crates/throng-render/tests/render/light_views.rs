@@ -5,6 +5,9 @@
 //! slope bias); with the view's near plane moved into the crowd, the
 //! casters in front of it are pancaked onto it (depth 1) where asked, and
 //! clipped where not. On a path without a GPU cull the call is refused.
+//! A renderer receiving such cascades (`RendererOptions::cascades`,
+//! `Renderer::set_cascades`), sampled as Bevy samples its own, shadows the
+//! crowd where a renderer with its own map of the same light does.
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_crowd::crowd::{Crowd, Spawn};
@@ -238,5 +241,233 @@ fn a_reverse_z_light_view_holds_the_casters_of_the_own_map_and_pancakes_those_be
     assert!(
         lost as f64 > 0.5 * half_in_front as f64,
         "without pancaking the casters before the near plane are clipped: {lost} lost"
+    );
+}
+
+/// A shadow mask: the pixels of `shadowed` darker than `lit` by more than
+/// ten times the golden per-pixel tolerance (in luma ×10).
+fn darker(shadowed: &image::RgbaImage, lit: &image::RgbaImage) -> Vec<bool> {
+    let luma = |p: &image::Rgba<u8>| p.0[0] as i32 * 3 + p.0[1] as i32 * 6 + p.0[2] as i32;
+    let tolerance = 10 * throng_render::image_diff::PIXEL_LEVEL_TOLERANCE as i32;
+    shadowed
+        .pixels()
+        .zip(lit.pixels())
+        .map(|(s, l)| luma(s) + tolerance < luma(l))
+        .collect()
+}
+
+/// The own map's shadowed pixels the cascades may leave lit: the filters
+/// differ at shadow edges (Throng's 3×3 PCF over a caster with a
+/// slope-scaled bias; Bevy's Castaño 13-tap, with normal and depth
+/// offsets, whose penumbra is wider), not in where the shadows are.
+const MISSED_TOLERANCE: f64 = 0.05;
+
+/// How much nearer the own map's picture the cascaded one must be than the
+/// unshadowed one, in mean level difference: the wider penumbra is the
+/// rest.
+const NEARER: f64 = 4.0;
+
+#[test]
+fn a_renderer_receiving_cascades_shadows_the_crowd_where_its_own_map_does() {
+    let gpu = require_gpu("light_views");
+    let mut crowd = crowd();
+    // A Fox four times the size towards the light from the crowd, out of
+    // the camera's view: its shadow falls across the crowd.
+    let toward = RendererOptions::default().lighting.direction.normalize();
+    let giant = Mat4::from_scale_rotation_translation(
+        Vec3::splat(4.0),
+        glam::Quat::from_rotation_y(1.2),
+        Vec3::new(0.0, 0.0, -140.0) + toward * 420.0,
+    );
+    let handle = crowd.models().next().unwrap().clone();
+    let fox = crowd.add_model(&handle);
+    crowd
+        .spawn(
+            fox,
+            Spawn {
+                transform: giant,
+                clip: Some(0),
+                ..Spawn::default()
+            },
+        )
+        .unwrap();
+    crowd.update(0.0);
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let shadows = ShadowOptions {
+        map_size: MAP,
+        strength: 1.0,
+        ..ShadowOptions::default()
+    };
+    let camera = throng_crowd::camera::Camera::look_at(
+        Vec3::new(0.0, 160.0, 380.0),
+        Vec3::new(0.0, 20.0, -140.0),
+        Vec3::Y,
+        50f32.to_radians(),
+        1.5,
+        5.0,
+        5000.0,
+    );
+    let size = (192, 128);
+    let picture = |renderer: &mut Renderer| {
+        let screen = Offscreen::new(&gpu.device, size).unwrap();
+        renderer
+            .render(&screen.view, size, &camera, &[&crowd], &[&model])
+            .unwrap();
+        screen.read(&gpu.device, &gpu.queue).unwrap()
+    };
+    let options = |shadows, cascades: bool| RendererOptions {
+        shadows,
+        cascades: cascades.then_some(DepthConvention::Reversed),
+        ..RendererOptions::default()
+    };
+    let mut own = Renderer::headless(&gpu, options(Some(shadows), false)).unwrap();
+    let with_own = picture(&mut own);
+    let mut stats = throng_render::FrameStats::default();
+    own.wait_gpu_stats(&mut stats).unwrap();
+    let light = own.shadow_map().unwrap().1.expect("a fitted light");
+    let lit = picture(&mut Renderer::headless(&gpu, options(None, false)).unwrap());
+
+    // The caller's cascades: one, in layer 1 of a two-layer reverse-Z
+    // array, holding the crowd's casters from the own map's light.
+    let mut cascaded = Renderer::headless(&gpu, options(None, true)).unwrap();
+    if cascaded.path() != RecordPath::GpuDriven {
+        println!(
+            "{}: no GPU cull to draw the cascade with",
+            gpu.adapter_summary()
+        );
+        return;
+    }
+    // Its picture before any cascades are set: lit (the stand-in).
+    let unset = picture(&mut cascaded);
+    let maps = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("cascades"),
+        size: wgpu::Extent3d {
+            width: MAP,
+            height: MAP,
+            depth_or_array_layers: 2,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Depth32Float,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    let layer = maps.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2),
+        base_array_layer: 1,
+        array_layer_count: Some(1),
+        ..Default::default()
+    });
+    let array = maps.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    let cascade = reversed(light);
+    let target = LightViewTarget {
+        pancake: true,
+        caster_lod_scale: shadows.caster_lod_scale,
+        ..LightViewTarget::default()
+    };
+    let screen = Offscreen::new(&gpu.device, size).unwrap();
+    cascaded
+        .prepare(size, &camera, &[&crowd], &[&model])
+        .unwrap();
+    cascaded
+        .prepare_light_views(
+            &target,
+            &[LightView {
+                clip_from_world: cascade,
+            }],
+            &[&crowd],
+            &[&model],
+        )
+        .unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("cascade"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &layer,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        cascaded.draw_light_view(0, &mut pass);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let view_from_world = camera.view_from_world;
+    let texel = 2.0 / (cascade.row(0).truncate().length() * MAP as f32);
+    let mut uniforms = throng_render::uniforms::CascadeUniforms {
+        view_z: view_from_world.row(2).to_array(),
+        direction_to_light: cascaded
+            .options()
+            .lighting
+            .direction
+            .normalize()
+            .extend(0.0)
+            .to_array(),
+        // Bevy's default biases: 1.8 texels along the normal, 0.02 towards
+        // the light.
+        params: [1.8, 0.02, 0.2, 1.0],
+        ..Default::default()
+    };
+    uniforms.cascades[0] = throng_render::uniforms::ShadowCascade {
+        clip_from_world: cascade.to_cols_array_2d(),
+        far_bound: 1e6,
+        texel_size: texel,
+        layer: 1,
+        pad: 0,
+    };
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    cascaded.set_cascades(&array, &uniforms).unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    cascaded.encode(&mut encoder, &screen.view);
+    gpu.queue.submit([encoder.finish()]);
+    let with_cascades = screen.read(&gpu.device, &gpu.queue).unwrap();
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "wgpu validation error"
+    );
+
+    let own_mask = darker(&with_own, &lit);
+    let cascade_mask = darker(&with_cascades, &lit);
+    let shadowed = own_mask.iter().filter(|d| **d).count();
+    let missed = own_mask
+        .iter()
+        .zip(&cascade_mask)
+        .filter(|(o, c)| **o && !**c)
+        .count();
+    let unset_count = darker(&unset, &lit).iter().filter(|d| **d).count();
+    let signal = throng_render::image_diff::diff(&lit, &with_own);
+    let error = throng_render::image_diff::diff(&with_cascades, &with_own);
+    println!(
+        "{}: the own map shadows {shadowed} pixels, the cascades {} ({missed} of the own map's missed); before set_cascades {unset_count}; mean level difference from the own map's picture: cascaded {:.3}, unshadowed {:.3}",
+        gpu.adapter_summary(),
+        cascade_mask.iter().filter(|d| **d).count(),
+        error.mean,
+        signal.mean
+    );
+    assert_eq!(unset_count, 0, "no cascades set: the crowd is lit");
+    assert!(
+        shadowed > 300,
+        "the giant shadows the crowd: {shadowed} pixels"
+    );
+    assert!(
+        missed as f64 <= MISSED_TOLERANCE * shadowed as f64,
+        "the cascades leave {missed} of the own map's {shadowed} shadowed pixels lit"
+    );
+    assert!(
+        error.mean * NEARER <= signal.mean,
+        "the cascaded picture is {:.3} levels from the own map's, the unshadowed {:.3}",
+        error.mean,
+        signal.mean
     );
 }

@@ -19,6 +19,8 @@ use throng_core::motion::MotionKind;
 use throng_core::simulation::{SIM_CELLS, SIM_MAX_PER_CELL};
 use throng_crowd::crowd::{LOD_HYSTERESIS, LOD_TINTS};
 
+use crate::base::uniforms::MAX_SHADOW_CASCADES;
+
 /// Invocations per workgroup of every compute stage (the WGSL `WORKGROUP`
 /// of the prelude, in `@workgroup_size(WORKGROUP)`).
 pub const WORKGROUP: u32 = 64;
@@ -76,6 +78,7 @@ pub fn prelude() -> String {
          const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
          const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n\
          const MAX_EXTRA_LAYERS: u32 = {MAX_EXTRA_LAYERS}u;\n\
+         const MAX_SHADOW_CASCADES: u32 = {MAX_SHADOW_CASCADES}u;\n\
          const NO_PARENT: u32 = {NO_PARENT}u;\n\
          const NO_MASK: u32 = {}u;\n\
          const LAYER_OVERRIDE: u32 = {}u;\n\

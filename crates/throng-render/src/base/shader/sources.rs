@@ -51,6 +51,12 @@ pub const SHADOW_RECEIVE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/shadow_receive.wgsl"
 ));
+/// `shaders/shadow_cascades.wgsl`: a caller's cascaded shadow maps,
+/// received as Bevy samples its directional cascades.
+pub const SHADOW_CASCADES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/shaders/shadow_cascades.wgsl"
+));
 /// `shaders/shadow_cast.wgsl`.
 pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -190,6 +196,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("shadow_filter", SHADOW_FILTER),
     ("shadow_common", SHADOW_COMMON),
     ("shadow_receive", SHADOW_RECEIVE),
+    ("shadow_cascades", SHADOW_CASCADES),
     ("shadow_receiver", SHADOW_RECEIVER),
     ("shadow_cast", SHADOW_CAST),
     ("compute_skin", COMPUTE_SKIN),

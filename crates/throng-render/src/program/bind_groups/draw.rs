@@ -199,6 +199,40 @@ pub fn frame_entries() -> Entries {
     )]
 }
 
+/// Group 0 of the draw pipelines of a renderer receiving a caller's
+/// cascaded shadow maps: the frame uniforms, `CascadeUniforms` (6), the
+/// maps' depth array (7) and their comparison sampler (8).
+pub fn cascade_frame_entries() -> Entries {
+    let mut entries = frame_entries();
+    entries.push(uniform(
+        6,
+        wgpu::ShaderStages::FRAGMENT,
+        std::mem::size_of::<crate::base::uniforms::CascadeUniforms>(),
+        false,
+    ));
+    let [mut map, sampler] = shadow_map_entries(7, 8);
+    map.ty = wgpu::BindingType::Texture {
+        sample_type: wgpu::TextureSampleType::Depth,
+        view_dimension: wgpu::TextureViewDimension::D2Array,
+        multisampled: false,
+    };
+    entries.extend([map, sampler]);
+    entries
+}
+
+/// Where the colour pipelines' shadows come from: their receiving
+/// bindings, in group 3 ([`ShadowBindings::Receive`], Throng's own map) or
+/// group 0 ([`cascade_frame_entries`], a caller's cascades).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receive {
+    /// No shadows.
+    None,
+    /// Throng's own shadow map.
+    OwnMap,
+    /// A caller's cascaded shadow maps (`RendererOptions::cascades`).
+    Cascades,
+}
+
 /// Group 0 of the draw pipelines.
 pub fn frame(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(device, "throng frame layout", &frame_entries())

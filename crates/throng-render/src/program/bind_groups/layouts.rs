@@ -8,23 +8,25 @@ use crate::program::bind_groups::draw::*;
 use crate::program::bind_groups::entries::{Entries, create};
 
 /// The bind groups a program's pipelines bind, by group index (`None`: the
-/// group is unused). `shadows`: the crowd's draw programs receive shadows
-/// (their records group then holds the shadow bindings too).
-pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
-    let receive = if shadows {
-        ShadowBindings::Receive
-    } else {
-        ShadowBindings::None
+/// group is unused). `receive`: where the crowd's colour programs take
+/// shadows from (their records group then holds the own map's bindings
+/// too, or their frame group a caller's cascades).
+pub fn program_groups(program: Program, receive: Receive) -> [Option<Entries>; 4] {
+    let (frame, shadows) = match receive {
+        Receive::None => (frame_entries(), ShadowBindings::None),
+        Receive::OwnMap => (frame_entries(), ShadowBindings::Receive),
+        Receive::Cascades => (cascade_frame_entries(), ShadowBindings::None),
     };
+    let receive = shadows;
     match program {
         Program::DrawPackaged => [
-            Some(frame_entries()),
+            Some(frame.clone()),
             Some(model_entries()),
             Some(material_entries()),
             Some(records_entries(true, receive)),
         ],
         Program::DrawUnbounded => [
-            Some(frame_entries()),
+            Some(frame.clone()),
             Some(pose_model_entries()),
             Some(material_entries()),
             Some(records_entries(false, receive)),
@@ -55,7 +57,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
             Some(character_palette_entries()),
         ],
         Program::ImpostorPackaged | Program::ImpostorUnbounded => [
-            Some(frame_entries()),
+            Some(frame.clone()),
             Some(impostor_entries()),
             None,
             Some(records_entries(
@@ -87,7 +89,7 @@ pub fn program_groups(program: Program, shadows: bool) -> [Option<Entries>; 4] {
 /// stage (records, the pre-pass's palettes, the pose cache): the least
 /// `max_storage_buffers_per_shader_stage` those paths need.
 pub fn vertex_storage_buffers() -> u32 {
-    program_groups(Program::DrawUnbounded, true)
+    program_groups(Program::DrawUnbounded, Receive::OwnMap)
         .into_iter()
         .flatten()
         .flatten()
@@ -108,9 +110,9 @@ pub fn vertex_storage_buffers() -> u32 {
 pub fn pipeline_layout(
     device: &wgpu::Device,
     program: Program,
-    shadows: bool,
+    receive: Receive,
 ) -> wgpu::PipelineLayout {
-    let groups = program_groups(program, shadows);
+    let groups = program_groups(program, receive);
     let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
         .iter()
         .enumerate()

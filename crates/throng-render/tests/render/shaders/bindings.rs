@@ -3,48 +3,52 @@
 //! program's pipelines, a composed simulation hook and a user's shadow
 //! receiver.
 
-use throng_render::bind_groups;
+use throng_render::bind_groups::{self, Receive};
 use throng_render::shader::Program;
 use throng_render::wgpu;
 
-/// The entry points a program's pipelines run, with whether the crowd's
-/// draw pipelines receive shadows.
-fn pipelines(program: Program) -> Vec<(bool, Vec<&'static str>)> {
+/// The entry points a program's pipelines run, with where the crowd's draw
+/// pipelines take shadows from.
+fn pipelines(program: Program) -> Vec<(Receive, Vec<&'static str>)> {
+    use Receive::{Cascades, None as Off, OwnMap};
     match program {
         Program::DrawPackaged => vec![
-            (false, vec!["vs_main", "fs_main"]),
-            (true, vec!["vs_main", "fs_shadowed"]),
+            (Off, vec!["vs_main", "fs_main"]),
+            (OwnMap, vec!["vs_main", "fs_shadowed"]),
+            (Cascades, vec!["vs_main", "fs_cascaded"]),
         ],
         Program::DrawUnbounded => vec![
-            (false, vec!["vs_main", "vs_cached", "fs_main"]),
-            (true, vec!["vs_main", "vs_cached", "fs_shadowed"]),
+            (Off, vec!["vs_main", "vs_cached", "fs_main"]),
+            (OwnMap, vec!["vs_main", "vs_cached", "fs_shadowed"]),
+            (Cascades, vec!["vs_main", "vs_cached", "fs_cascaded"]),
         ],
-        Program::ShadowPackaged => vec![(false, vec!["vs_shadow"])],
-        Program::ShadowUnbounded => vec![(false, vec!["vs_shadow", "vs_shadow_cached"])],
-        Program::ComputeSkin => vec![(false, vec!["skin_vertices"])],
-        Program::CpuSkinned => vec![(false, vec!["vs_palette", "fs_main"])],
-        Program::Cull => vec![(false, vec!["classify", "offsets", "scatter"])],
+        Program::ShadowPackaged => vec![(Off, vec!["vs_shadow"])],
+        Program::ShadowUnbounded => vec![(Off, vec!["vs_shadow", "vs_shadow_cached"])],
+        Program::ComputeSkin => vec![(Off, vec!["skin_vertices"])],
+        Program::CpuSkinned => vec![(Off, vec!["vs_palette", "fs_main"])],
+        Program::Cull => vec![(Off, vec!["classify", "offsets", "scatter"])],
         Program::DepthPyramid | Program::DepthPyramidMultisampled => {
-            vec![(false, vec!["reduce_depth", "downsample"])]
+            vec![(Off, vec!["reduce_depth", "downsample"])]
         }
         Program::Mirror => vec![(
-            false,
+            Off,
             vec!["apply_states", "apply_transforms", "apply_motions"],
         )],
-        Program::Motion => vec![(false, vec!["pose_movers"])],
+        Program::Motion => vec![(Off, vec!["pose_movers"])],
         Program::Simulation => vec![(
-            false,
+            Off,
             vec!["resolve_agents", "scan_cells", "fill_grid", "apply_agents"],
         )],
-        Program::LightFit => vec![(false, vec!["fit_light"])],
-        Program::Palette => vec![(false, vec!["evaluate"])],
-        Program::PoseFill => vec![(false, vec!["fill_poses"])],
+        Program::LightFit => vec![(Off, vec!["fit_light"])],
+        Program::Palette => vec![(Off, vec!["evaluate"])],
+        Program::PoseFill => vec![(Off, vec!["fill_poses"])],
         Program::ImpostorPackaged | Program::ImpostorUnbounded => vec![
-            (false, vec!["vs_impostor", "fs_impostor"]),
-            (true, vec!["vs_impostor", "fs_impostor_shadowed"]),
+            (Off, vec!["vs_impostor", "fs_impostor"]),
+            (OwnMap, vec!["vs_impostor", "fs_impostor_shadowed"]),
+            (Cascades, vec!["vs_impostor", "fs_impostor_cascaded"]),
         ],
         Program::ImpostorCastPackaged | Program::ImpostorCastUnbounded => {
-            vec![(false, vec!["vs_impostor_cast", "fs_impostor_cast"])]
+            vec![(Off, vec!["vs_impostor_cast", "fs_impostor_cast"])]
         }
     }
 }
@@ -198,7 +202,7 @@ fn validated(src: &str) -> (naga::Module, naga::valid::ModuleInfo) {
 fn bindings_the_shaders_use_are_in_the_rust_layouts() {
     for program in Program::ALL {
         let (module, info) = validated(&program.source());
-        for (shadows, entries) in pipelines(program) {
+        for (receive, entries) in pipelines(program) {
             for name in entries {
                 // The cull and simulation stages each have a layout of
                 // their own.
@@ -217,9 +221,9 @@ fn bindings_the_shaders_use_are_in_the_rust_layouts() {
                     .map(|&s| bind_groups::pyramid_entries(Some(s), multisampled));
                 let groups = match cull.or(sim).or(pyramid) {
                     Some(entries) => [Some(entries), None, None, None],
-                    None => bind_groups::program_groups(program, shadows),
+                    None => bind_groups::program_groups(program, receive),
                 };
-                let what = format!("{program:?} (shadows {shadows})");
+                let what = format!("{program:?} (shadows: {receive:?})");
                 check_bindings(&what, &module, &info, name, &groups);
             }
         }

@@ -167,6 +167,36 @@ fn shadow_uniforms_match_their_rust_twin() {
 }
 
 #[test]
+fn cascade_uniforms_match_their_rust_twins() {
+    use throng_render::uniforms::{CascadeUniforms, ShadowCascade};
+    for program in [Program::DrawPackaged, Program::ImpostorUnbounded] {
+        check(
+            program,
+            "ShadowCascade",
+            size_of::<ShadowCascade>(),
+            &[
+                offset_of!(ShadowCascade, clip_from_world),
+                offset_of!(ShadowCascade, far_bound),
+                offset_of!(ShadowCascade, texel_size),
+                offset_of!(ShadowCascade, layer),
+                offset_of!(ShadowCascade, pad),
+            ],
+        );
+        check(
+            program,
+            "CascadeUniforms",
+            size_of::<CascadeUniforms>(),
+            &[
+                offset_of!(CascadeUniforms, cascades),
+                offset_of!(CascadeUniforms, view_z),
+                offset_of!(CascadeUniforms, direction_to_light),
+                offset_of!(CascadeUniforms, params),
+            ],
+        );
+    }
+}
+
+#[test]
 fn impostor_params_match_their_rust_twin() {
     use throng_core::gpu::ImpostorParams;
     for program in [Program::ImpostorPackaged, Program::ImpostorCastUnbounded] {
