@@ -1,7 +1,9 @@
-//! The crowd cast into Bevy's directional-light cascades, so that Bevy's
-//! meshes (a ground, a wall) show the crowd's shadow in Bevy's own
-//! shadow sampling.
+//! The crowd in Bevy's directional-light cascades, both ways: cast into
+//! them, so that Bevy's meshes (a ground, a wall) show the crowd's shadow
+//! in Bevy's own shadow sampling; and received from them, so that Bevy's
+//! meshes' shadows (and the crowd's own) fall on the crowd.
 //!
+//! *Casting.*
 //! In the extract ([`crate::prepare`]) each camera's renderer is given the
 //! cascades Bevy computed for it (the light's `Cascades`, main world) as
 //! Throng light views: the crowd is culled per cascade on the GPU and its
@@ -12,13 +14,27 @@
 //! pass for that cascade. A cascade view names its camera
 //! (`RetainedViewEntity::auxiliary_entity`), its light (`main_entity`)
 //! and its cascade (`subview_index`).
+//!
+//! *Receiving* ([`receive_cascades`]): a camera whose renderer was made
+//! with `RendererOptions::cascades` is handed, each frame after Bevy
+//! prepared its lights, Bevy's directional shadow array
+//! (`ViewShadowBindings`) and the brightest light's cascades of that camera
+//! — each cascade view's `clip_from_world`, its far bound and texel size,
+//! its layer (the cascade views of the camera's `ViewLightEntities`, in
+//! order, take the array's layers one by one, as Bevy's `prepare_lights`
+//! hands them out), the light's biases and overlap and the camera's view
+//! depth — which Throng's fragment stage samples as Bevy's `shadows.wesl`
+//! does (`throng-render`'s `shaders/shadow_cascades.wgsl`).
 
 use bevy::asset::AssetId;
 use bevy::ecs::query::ROQueryItem;
 use bevy::ecs::system::SystemParamItem;
 use bevy::ecs::system::lifetimeless::{Read, SRes};
 use bevy::mesh::Mesh;
-use bevy::pbr::{LightEntity, Shadow, ShadowBatchSetKey, ShadowBinKey};
+use bevy::pbr::{
+    ExtractedDirectionalLight, LightEntity, Shadow, ShadowBatchSetKey, ShadowBinKey,
+    ViewLightEntities, ViewShadowBindings,
+};
 use bevy::prelude::*;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_phase::{
@@ -27,6 +43,8 @@ use bevy::render::render_phase::{
 };
 use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::{ExtractedView, RetainedViewEntity};
+
+use throng_render::uniforms::{CascadeUniforms, MAX_SHADOW_CASCADES, ShadowCascade};
 
 use crate::prepare::ThrongRenderState;
 
@@ -104,5 +122,88 @@ pub fn queue_casters(
             InputUniformIndex::default(),
             BinnedRenderPhaseType::NonMesh,
         );
+    }
+}
+
+/// Hands each receiving camera's renderer Bevy's shadow array and the
+/// brightest directional light's cascades of that camera (see the module
+/// docs); no cascades in use where that light casts no shadows.
+pub fn receive_cascades(
+    cameras: Query<(
+        Entity,
+        &ExtractedView,
+        &ViewShadowBindings,
+        &ViewLightEntities,
+    )>,
+    cascade_views: Query<(&ExtractedView, &LightEntity)>,
+    lights: Query<(Entity, &ExtractedDirectionalLight)>,
+    mut state: ResMut<ThrongRenderState>,
+) {
+    // The light Throng shades with: the brightest, as in the extract.
+    let light = lights
+        .iter()
+        .max_by(|a, b| a.1.illuminance.total_cmp(&b.1.illuminance));
+    for (view_entity, view, bindings, light_views) in &cameras {
+        let camera = view.retained_view_entity.main_entity.id();
+        let Some(v) = state.views.get_mut(&camera) else {
+            continue;
+        };
+        if v.renderer.options().cascades.is_none() {
+            continue;
+        }
+        let mut uniforms = CascadeUniforms {
+            view_z: view.world_from_view.to_matrix().inverse().row(2).to_array(),
+            ..CascadeUniforms::default()
+        };
+        if let Some((light_entity, light)) = light.filter(|(_, l)| l.shadow_maps_enabled) {
+            uniforms.direction_to_light = light.transform.back().extend(0.0).to_array();
+            let config = &light.cascade_shadow_config;
+            uniforms.params = [
+                light.shadow_normal_bias,
+                light.shadow_depth_bias,
+                config.overlap_proportion,
+                0.0,
+            ];
+            // Extracted cascades are keyed by the camera's render-world view.
+            let of_camera = light.cascades.get(&view_entity);
+            let directional = light_views.lights.iter().filter_map(|&e| {
+                let (cascade_view, kind) = cascade_views.get(e).ok()?;
+                match kind {
+                    LightEntity::Directional {
+                        light_entity,
+                        cascade_index,
+                    } => Some((cascade_view, *light_entity, *cascade_index)),
+                    _ => None,
+                }
+            });
+            let mut count = 0;
+            for (layer, (cascade_view, of_light, index)) in directional.enumerate() {
+                if of_light != light_entity || index >= MAX_SHADOW_CASCADES {
+                    continue;
+                }
+                let (Some(clip_from_world), Some(far_bound), Some(cascade)) = (
+                    cascade_view.clip_from_world,
+                    config.bounds.get(index),
+                    of_camera.and_then(|c| c.get(index)),
+                ) else {
+                    continue;
+                };
+                uniforms.cascades[index] = ShadowCascade {
+                    clip_from_world: clip_from_world.to_cols_array_2d(),
+                    far_bound: *far_bound,
+                    texel_size: cascade.texel_size,
+                    layer: layer as u32,
+                    pad: 0,
+                };
+                count = count.max(index + 1);
+            }
+            uniforms.params[3] = count as f32;
+        }
+        let maps = &bindings.directional_light_depth_texture_view;
+        if let Err(e) = v.renderer.set_cascades(maps, &uniforms) {
+            state.warn_once(format!(
+                "receiving Bevy's cascades for camera {camera}: {e}"
+            ));
+        }
     }
 }

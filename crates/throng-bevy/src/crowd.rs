@@ -49,29 +49,46 @@ pub enum ThrongCameras {
     Marked,
 }
 
-/// Which shadows the crowd has, where Bevy's directional light casts
-/// them (`shadow_maps_enabled`). Both by default: the crowd casts into
-/// Bevy's cascades (a Bevy ground shows its shadow) and is shadowed by
-/// Throng's own map (the crowd's own shadows on itself), the one map the
-/// crowd's shading samples. Read each frame; a change of `own_map` makes
-/// each camera's renderer anew.
+/// The crowd's shadows, where Bevy's directional light casts them
+/// (`shadow_maps_enabled`). By default the crowd is part of Bevy's
+/// shadows both ways: it casts into Bevy's cascades (a Bevy ground shows
+/// its shadow) and receives Bevy's cascades (a Bevy cube's shadow falls on
+/// it; the crowd's own shadows on itself come back through them too).
+/// Throng's own map, fitted to the crowd in view, is the other way to
+/// receive: sharper where Bevy's cascades are coarse, but blind to Bevy's
+/// meshes. Read each frame; a change of `receive` makes each camera's
+/// renderer anew.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThrongShadows {
     /// The crowd casts into the cascades of every shadow-casting
     /// directional light (GPU-driven path only).
-    pub bevy_cascades: bool,
-    /// The crowd is shadowed by Throng's own map, fitted to the crowd in
-    /// view along the brightest directional light.
-    pub own_map: bool,
+    pub cast_into_bevy: bool,
+    /// Where the crowd's shading takes its shadows from.
+    pub receive: ThrongReceive,
 }
 
 impl Default for ThrongShadows {
     fn default() -> Self {
         Self {
-            bevy_cascades: true,
-            own_map: true,
+            cast_into_bevy: true,
+            receive: ThrongReceive::BevyCascades,
         }
     }
+}
+
+/// Where the crowd's shading takes its shadows from ([`ThrongShadows`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThrongReceive {
+    /// The brightest directional light's cascades, as Bevy's meshes
+    /// sample them: Bevy's meshes' shadows and (with
+    /// [`ThrongShadows::cast_into_bevy`]) the crowd's own.
+    #[default]
+    BevyCascades,
+    /// Throng's own shadow map, fitted to the crowd in view along the
+    /// brightest directional light: the crowd's shadows on itself only.
+    OwnMap,
+    /// None.
+    None,
 }
 
 /// Advances every crowd not on manual time by the frame's time.

@@ -71,8 +71,9 @@
 //! - [`prepare`]: Throng's renderer per camera, prepared in the extract
 //!   schedule against the main world's crowds.
 //! - [`shadow`]: Throng's own shadow map, drawn before Bevy's passes.
-//! - [`cascades`]: the crowd cast into Bevy's directional-light cascades
-//!   (Bevy's `Shadow` phase), so Bevy's meshes show its shadow.
+//! - [`cascades`]: the crowd in Bevy's directional-light cascades, both
+//!   ways: cast into them (Bevy's `Shadow` phase), so Bevy's meshes show
+//!   its shadow, and received from them, so their shadows fall on it.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase (and its blended
 //!   materials in `Transparent3d`).
 //! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
@@ -108,7 +109,7 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance};
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
 pub use bone::ThrongBone;
-pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongShadows};
+pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
 pub use event::ThrongEvent;
 pub use pick::{ThrongHit, ThrongPicker};
 pub use stats::ThrongStats;
@@ -190,6 +191,7 @@ impl Plugin for ThrongPlugin {
                 (
                     draw::queue_crowds,
                     cascades::queue_casters,
+                    cascades::receive_cascades,
                     shadow::encode_shadows,
                 )
                     .in_set(RenderSystems::Queue),

@@ -26,7 +26,7 @@ use throng_render::{
 };
 
 use crate::convert;
-use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongShadows};
+use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
 use crate::stats::{Frame, ThrongStats};
 
 /// One camera's renderer and what it was made for.
@@ -88,7 +88,7 @@ pub struct ThrongRenderState {
 }
 
 impl ThrongRenderState {
-    fn warn_once(&mut self, what: String) {
+    pub(crate) fn warn_once(&mut self, what: String) {
         if self.logged.insert(what.clone()) {
             eprintln!("throng-bevy: {what}");
         }
@@ -173,7 +173,12 @@ pub fn prepare_crowds(
         .map(|(_, l, t, _)| (l, t))
         .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
     let choice = shadow_choice.as_deref().copied().unwrap_or_default();
-    let shadows = convert::shadows(light, shadow_map.as_deref()).filter(|_| choice.own_map);
+    let shadowed = light.is_some_and(|(l, _)| l.shadow_maps_enabled);
+    let shadows = convert::shadows(light, shadow_map.as_deref())
+        .filter(|_| choice.receive == ThrongReceive::OwnMap);
+    // Bevy's cascades are reverse Z.
+    let cascades = (shadowed && choice.receive == ThrongReceive::BevyCascades)
+        .then_some(DepthConvention::Reversed);
     let mut frame = Frame::default();
     let mut seen = Vec::new();
     let mut failures = Vec::new();
@@ -191,10 +196,17 @@ pub fn prepare_crowds(
         };
         let lighting = convert::lighting(light, ambient.as_deref(), exposure, fog);
         let fits = state.views.get(&entity).is_some_and(|v| {
-            v.format == format && v.samples == samples && v.renderer.options().shadows == shadows
+            let o = v.renderer.options();
+            v.format == format
+                && v.samples == samples
+                && o.shadows == shadows
+                && o.cascades == cascades
         });
         if !fits {
-            let options = renderer_options(samples, lighting, shadows);
+            let options = RendererOptions {
+                cascades,
+                ..renderer_options(samples, lighting, shadows)
+            };
             match Renderer::new(&adapter, device, &queue, format, options) {
                 Ok(mut renderer) => {
                     // Off the GPU-driven path there is no mirror to share;
@@ -246,7 +258,7 @@ pub fn prepare_crowds(
         // The crowd cast into this camera's cascades of every directional
         // light that casts shadows.
         view.light_views.clear();
-        if view.prepared && choice.bevy_cascades {
+        if view.prepared && choice.cast_into_bevy {
             let mut light_views = Vec::new();
             for (light_entity, l, _, cascades) in &lights {
                 let Some(cascades) = cascades.filter(|_| l.shadow_maps_enabled) else {

@@ -4,18 +4,18 @@
 //! the same counts, in the same scene (a ground plane, one directional
 //! light, a camera over a grid of Foxes running), into an image target of
 //! the same size, in one run. With shadows the light casts them: Bevy's
-//! cascades for Bevy's Foxes; for the crowd, as `--shadows` says —
-//! `cascades` (cast into Bevy's cascades: the ground shows the crowd's
-//! shadow), `own` (Throng's own map: the crowd shadows itself) or `both`
-//! (`on`: [`ThrongShadows`]' default); `all` runs off, own, cascades and
-//! both.
+//! cascades for Bevy's Foxes; for the crowd, as `--shadows` says — `bevy`
+//! (`on`, [`ThrongShadows`]' default: cast into and receive Bevy's
+//! cascades), `own` (Throng's own map only: the crowd shadows itself),
+//! `cast` (cast into Bevy's cascades only) or `own-cast` (cast into Bevy's,
+//! receive Throng's own map); `all` runs off and each of them.
 //! Headless: each frame is `App::update` plus a wait for the GPU, so the
 //! figure is the whole frame's wall time on whatever adapter wgpu finds.
 //!
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
-//!     [--size 640x360] [--shadows off|on|own|cascades|both|all]
+//!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all]
 //! ```
 
 use std::path::Path;
@@ -34,7 +34,7 @@ use bevy::render::renderer::RenderDevice;
 use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
 use throng_bevy::prepare::ThrongRenderState;
 use throng_bevy::throng_crowd::crowd::Spawn;
-use throng_bevy::{ThrongCrowd, ThrongModel, ThrongShadows};
+use throng_bevy::{ThrongCrowd, ThrongModel, ThrongReceive, ThrongShadows};
 
 /// Metres between Foxes in the grid.
 const SPACING: f32 = 2.0;
@@ -106,9 +106,9 @@ fn args() -> Result<Args, String> {
             "--assets" => assets = Some(std::path::PathBuf::from(value)),
             "--shadows" => {
                 a.shadows = match value.as_str() {
-                    "all" => vec![Shadows::Off, Shadows::Own, Shadows::Cascades, Shadows::Both],
+                    "all" => Shadows::ALL.to_vec(),
                     v => vec![Shadows::parse(v).ok_or_else(|| {
-                        format!("--shadows: {value:?} is not off, on, own, cascades, both or all")
+                        format!("--shadows: {value:?} is not off, on, own, cast, bevy, own-cast or all")
                     })?],
                 }
             }
@@ -140,23 +140,34 @@ struct Case {
 }
 
 /// The light's shadows: none, or Bevy's cascades for Bevy's Foxes and,
-/// for the crowd, Throng's own map, Bevy's cascades, or both.
+/// for the crowd, one of [`ThrongShadows`]' choices.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Shadows {
     Off,
+    /// Throng's own map only (the crowd shadows itself).
     Own,
-    Cascades,
-    Both,
+    /// Cast into Bevy's cascades only (Bevy's ground shows the crowd's
+    /// shadow; the crowd receives none).
+    Cast,
+    /// Cast into and receive Bevy's cascades: the default.
+    Bevy,
+    /// Cast into Bevy's cascades and receive Throng's own map.
+    OwnCast,
 }
 
 impl Shadows {
+    const ALL: [Shadows; 5] = [
+        Shadows::Off,
+        Shadows::Own,
+        Shadows::Cast,
+        Shadows::Bevy,
+        Shadows::OwnCast,
+    ];
+
     fn parse(s: &str) -> Option<Self> {
         Some(match s {
-            "off" => Shadows::Off,
-            "own" => Shadows::Own,
-            "cascades" => Shadows::Cascades,
-            "both" | "on" => Shadows::Both,
-            _ => return None,
+            "on" => Shadows::Bevy,
+            _ => *Self::ALL.iter().find(|m| m.name() == s)?,
         })
     }
 
@@ -164,16 +175,21 @@ impl Shadows {
         match self {
             Shadows::Off => "off",
             Shadows::Own => "own",
-            Shadows::Cascades => "cascades",
-            Shadows::Both => "both",
+            Shadows::Cast => "cast",
+            Shadows::Bevy => "bevy",
+            Shadows::OwnCast => "own-cast",
         }
     }
 
     /// The crowd's shadows.
     fn throng(self) -> ThrongShadows {
         ThrongShadows {
-            bevy_cascades: matches!(self, Shadows::Cascades | Shadows::Both),
-            own_map: matches!(self, Shadows::Own | Shadows::Both),
+            cast_into_bevy: matches!(self, Shadows::Cast | Shadows::Bevy | Shadows::OwnCast),
+            receive: match self {
+                Shadows::Own | Shadows::OwnCast => ThrongReceive::OwnMap,
+                Shadows::Off | Shadows::Cast => ThrongReceive::None,
+                Shadows::Bevy => ThrongReceive::BevyCascades,
+            },
         }
     }
 }

@@ -5,7 +5,7 @@
 use bevy::light::DirectionalLight;
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
-use throng_bevy::ThrongCrowd;
+use throng_bevy::{ThrongCrowd, ThrongReceive, ThrongShadows};
 use throng_crowd::crowd::Crowd;
 use throng_render::image_diff::{self, diff};
 
@@ -65,6 +65,11 @@ fn a_shadow_casting_light_shadows_the_crowd_as_throng_does() {
     let world = app.world_mut();
     let mut lights = world.query::<&mut DirectionalLight>();
     lights.single_mut(world).unwrap().shadow_maps_enabled = true;
+    // Throng's own map (the default receives Bevy's cascades: shadows.rs).
+    app.insert_resource(ThrongShadows {
+        cast_into_bevy: false,
+        receive: ThrongReceive::OwnMap,
+    });
     settle(&mut app);
     let shadowed = capture(&mut app);
     let spots = foxes();

@@ -1,12 +1,15 @@
 //! The crowd's shadows in Bevy's own cascades: with `ThrongShadows`'
-//! `bevy_cascades` on, Bevy's ground darkens where the Foxes stand
+//! `cast_into_bevy` on, Bevy's ground darkens where the Foxes stand
 //! between it and the light, and only there — every darkened ground
 //! pixel's ray to the light meets a Fox's posed bounds (`Crowd::pick`) —
-//! while with it off Bevy's ground shows no crowd shadow at all.
+//! while with it off Bevy's ground shows no crowd shadow at all. And with
+//! `receive` Bevy's cascades, a Bevy cube's shadow falls on the crowd:
+//! its pixels darken inside the cube's shadow volume on the screen, and
+//! nowhere else.
 
 use bevy::light::{CascadeShadowConfigBuilder, DirectionalLight};
 use bevy::prelude::*;
-use throng_bevy::{ThrongCrowd, ThrongShadows, ThrongStats, convert};
+use throng_bevy::{ThrongCrowd, ThrongReceive, ThrongShadows, ThrongStats, convert};
 use throng_render::image_diff;
 
 use super::{app, assets, camera, capture, foxes, settle, standing, throng_picture};
@@ -19,6 +22,11 @@ const GROUND: f32 = -0.5;
 /// cascade) and its normal bias spread a shadow's edge a little past the
 /// caster's silhouette.
 const EDGE_TOLERANCE: f64 = 0.03;
+
+/// How far outside a shadow volume's outline on the screen, in pixels, a
+/// shadowed pixel may be: Bevy's filter (Castaño 13-tap, two texels each
+/// way) and its normal bias, at the cascade's texel size on the screen.
+const HULL_MARGIN: f32 = 3.0;
 
 /// The ground pixels of `with` that differ from `without` by more than the
 /// golden tolerance, off the crowd (`crowd`: Throng's picture of it over a
@@ -66,10 +74,10 @@ fn the_crowd_casts_into_bevys_cascades_and_bevys_ground_shows_it() {
         }
         .build(),
     );
-    let set = |app: &mut App, bevy_cascades: bool| {
+    let set = |app: &mut App, cast_into_bevy: bool| {
         app.insert_resource(ThrongShadows {
-            bevy_cascades,
-            own_map: true,
+            cast_into_bevy,
+            receive: ThrongReceive::OwnMap,
         });
         settle(app);
         capture(app)
@@ -133,6 +141,151 @@ fn the_crowd_casts_into_bevys_cascades_and_bevys_ground_shows_it() {
         "{} of {} darkened ground pixels are off every Fox's shadow",
         missed.len(),
         changed.len()
+    );
+    if std::env::var_os("KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Whether `p` lies in the convex hull of `points` grown by `margin`.
+fn in_hull(points: &[Vec2], p: Vec2, margin: f32) -> bool {
+    // Andrew's monotone chain, counter-clockwise.
+    let mut pts = points.to_vec();
+    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    let cross = |o: Vec2, a: Vec2, b: Vec2| (a - o).perp_dot(b - o);
+    let mut hull: Vec<Vec2> = Vec::new();
+    for pass in 0..2 {
+        let start = hull.len();
+        let iter: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 {
+            Box::new(pts.iter())
+        } else {
+            Box::new(pts.iter().rev())
+        };
+        for &q in iter {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], q) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(q);
+        }
+        hull.pop();
+    }
+    (0..hull.len()).all(|i| {
+        let (a, b) = (hull[i], hull[(i + 1) % hull.len()]);
+        let edge = b - a;
+        // Inside: left of every edge, within `margin`.
+        edge.perp_dot(p - a) / edge.length() >= -margin
+    })
+}
+
+#[test]
+fn a_bevy_cubes_shadow_falls_on_the_crowd_through_bevys_cascades() {
+    let dir = assets("receive");
+    let mut app = app(&dir);
+    let handle = standing(&mut app);
+    let world = app.world_mut();
+    let (light, toward_light) = world
+        .query_filtered::<(Entity, &GlobalTransform), With<DirectionalLight>>()
+        .single(world)
+        .map(|(e, t)| (e, t.back()))
+        .unwrap();
+    let mut l = world.entity_mut(light);
+    l.get_mut::<DirectionalLight>().unwrap().shadow_maps_enabled = true;
+    l.insert(
+        CascadeShadowConfigBuilder {
+            first_cascade_far_bound: 450.0,
+            maximum_distance: 2000.0,
+            ..default()
+        }
+        .build(),
+    );
+    // A cube of Bevy's up towards the light from the second Fox.
+    let side = 80.0;
+    let over = Vec3::new(-70.0, 40.0, -60.0) + *toward_light * 160.0;
+    let mesh = world
+        .resource_mut::<Assets<Mesh>>()
+        .add(Cuboid::from_length(side));
+    let material = world
+        .resource_mut::<Assets<StandardMaterial>>()
+        .add(StandardMaterial::default());
+    world.spawn((
+        Mesh3d(mesh),
+        MeshMaterial3d(material),
+        Transform::from_translation(over),
+    ));
+    let set = |app: &mut App, receive: ThrongReceive| {
+        app.insert_resource(ThrongShadows {
+            cast_into_bevy: false,
+            receive,
+        });
+        settle(app);
+        capture(app)
+    };
+    let unshadowed = set(&mut app, ThrongReceive::None);
+    let received = set(&mut app, ThrongReceive::BevyCascades);
+    let crowd = throng_picture(&mut app, &handle, &foxes(), false);
+    let _ = received.save(dir.join("bevy-receive-on.png"));
+    let _ = unshadowed.save(dir.join("bevy-receive-off.png"));
+
+    // The crowd's pixels darkened, against the cube's shadow volume on
+    // the screen: the cube's corners and their shadows on the ground.
+    let background = crowd.get_pixel(0, 0).0;
+    let luma = |p: &image::Rgba<u8>| p.0[0] as i32 * 3 + p.0[1] as i32 * 6 + p.0[2] as i32;
+    let world = app.world_mut();
+    let (camera, at) = world
+        .query::<(&Camera, &GlobalTransform)>()
+        .single(world)
+        .map(|(c, t)| (c.clone(), *t))
+        .unwrap();
+    let mut volume = Vec::new();
+    for i in 0..8 {
+        let corner = over
+            + Vec3::new(
+                if i & 1 == 0 { -0.5 } else { 0.5 },
+                if i & 2 == 0 { -0.5 } else { 0.5 },
+                if i & 4 == 0 { -0.5 } else { 0.5 },
+            ) * side;
+        let to_ground = (corner.y - GROUND) / toward_light.y;
+        for p in [corner, corner - *toward_light * to_ground] {
+            volume.push(camera.world_to_viewport(&at, p).unwrap());
+        }
+    }
+    let (mut darkened, mut outside, mut lighter) = (0, 0, 0);
+    for (x, y, p) in received.enumerate_pixels() {
+        if crowd.get_pixel(x, y).0 == background {
+            continue;
+        }
+        let q = unshadowed.get_pixel(x, y);
+        let (a, b) = (luma(p), luma(q));
+        if (a - b).abs() <= 10 * image_diff::PIXEL_LEVEL_TOLERANCE as i32 {
+            continue;
+        }
+        if a > b {
+            lighter += 1;
+            continue;
+        }
+        darkened += 1;
+        if !in_hull(
+            &volume,
+            Vec2::new(x as f32 + 0.5, y as f32 + 0.5),
+            HULL_MARGIN,
+        ) {
+            outside += 1;
+        }
+    }
+    println!(
+        "the cube's shadow on the crowd: {darkened} crowd pixels darkened ({outside} outside the cube's shadow volume on screen), {lighter} lightened"
+    );
+    assert!(
+        darkened >= 40,
+        "the cube's shadow falls on the crowd: {darkened} crowd pixels darkened (see {})",
+        dir.display()
+    );
+    assert_eq!(lighter, 0, "receiving only darkens");
+    assert_eq!(
+        outside, 0,
+        "darkened crowd pixels outside the cube's shadow"
     );
     if std::env::var_os("KEEP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
