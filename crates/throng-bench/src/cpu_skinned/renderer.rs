@@ -108,7 +108,8 @@ impl CpuSkinnedRenderer {
             source: wgpu::ShaderSource::Wgsl(program.source().into()),
         });
         let character_layout = bind_groups::character_palette(device);
-        let pipeline_layout = bind_groups::pipeline_layout(device, program, bind_groups::Receive::None);
+        let pipeline_layout =
+            bind_groups::pipeline_layout(device, program, bind_groups::Receive::None);
         let (frame_buffer, frame_bind_group) =
             bind_groups::frame_binding(device, "throng CPU-skinned frame uniforms");
         Ok(Self {

@@ -15,7 +15,7 @@
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
-//!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all]
+//!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all] [--bevy-up-to 10000]
 //! ```
 
 use std::path::Path;
@@ -57,6 +57,9 @@ struct Args {
     size: (u32, u32),
     /// Shadow settings to run.
     shadows: Vec<Shadows>,
+    /// Bevy's per-Fox scenes are run up to this count only (they take
+    /// minutes a frame past ten thousand on a software rasteriser).
+    bevy_up_to: usize,
     /// Run this one case (the first count and shadow setting) with the
     /// assets in this folder, in this process: how the bench runs each
     /// case in a process of its own (winit makes one event loop a process).
@@ -69,6 +72,7 @@ fn args() -> Result<Args, String> {
         frames: 30,
         size: (640, 360),
         shadows: vec![Shadows::Off],
+        bevy_up_to: usize::MAX,
         case: None,
     };
     let mut approach = None;
@@ -104,6 +108,11 @@ fn args() -> Result<Args, String> {
                 })
             }
             "--assets" => assets = Some(std::path::PathBuf::from(value)),
+            "--bevy-up-to" => {
+                a.bevy_up_to = value
+                    .parse()
+                    .map_err(|_| format!("--bevy-up-to: {value:?} is not a count"))?
+            }
             "--shadows" => {
                 a.shadows = match value.as_str() {
                     "all" => Shadows::ALL.to_vec(),
@@ -114,7 +123,7 @@ fn args() -> Result<Args, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown flag {other} (--counts, --frames, --size, --shadows)"
+                    "unknown flag {other} (--counts, --frames, --size, --shadows, --bevy-up-to)"
                 ));
             }
         }
@@ -459,6 +468,9 @@ fn main() {
         let mut bevy_shadowed = false;
         for &shadows in &args.shadows {
             for approach in ["throng", "bevy"] {
+                if approach == "bevy" && count > args.bevy_up_to {
+                    continue;
+                }
                 // Bevy's Foxes have one shadowed case, whatever the crowd's.
                 if approach == "bevy" && shadows != Shadows::Off {
                     if bevy_shadowed {

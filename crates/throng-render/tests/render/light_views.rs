@@ -71,14 +71,19 @@ fn draw_view(gpu: &throng_render::Gpu, renderer: &Renderer) -> Vec<f32> {
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     });
-    let view = texture.create_view(&Default::default());
+    draw_into(gpu, renderer, &texture.create_view(&Default::default()));
+    throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, &texture).unwrap()
+}
+
+/// Draws light view 0 into `view` (a depth target), cleared to 0 first.
+fn draw_into(gpu: &throng_render::Gpu, renderer: &Renderer, view: &wgpu::TextureView) {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("light view pass"),
             color_attachments: &[],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &view,
+                view,
                 depth_ops: Some(wgpu::Operations {
                     load: wgpu::LoadOp::Clear(0.0),
                     store: wgpu::StoreOp::Store,
@@ -92,7 +97,6 @@ fn draw_view(gpu: &throng_render::Gpu, renderer: &Renderer) -> Vec<f32> {
         renderer.draw_light_view(0, &mut pass);
     }
     gpu.queue.submit([encoder.finish()]);
-    throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, &texture).unwrap()
 }
 
 /// Texels covered by one map and not the other, texels covered by the
@@ -383,26 +387,7 @@ fn a_renderer_receiving_cascades_shadows_the_crowd_where_its_own_map_does() {
             &[&model],
         )
         .unwrap();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("cascade"),
-            color_attachments: &[],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &layer,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        cascaded.draw_light_view(0, &mut pass);
-    }
-    gpu.queue.submit([encoder.finish()]);
+    draw_into(&gpu, &cascaded, &layer);
     let view_from_world = camera.view_from_world;
     let texel = 2.0 / (cascade.row(0).truncate().length() * MAP as f32);
     let mut uniforms = throng_render::uniforms::CascadeUniforms {
