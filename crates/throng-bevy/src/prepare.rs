@@ -5,11 +5,15 @@
 //! crowd drawn is exactly the one the game's frame ended with, and the
 //! renderer uploads only what the crowd's change log says changed, once a
 //! frame for all cameras (their renderers share the crowds' GPU mirrors).
-//! Each 3D camera gets its own Throng renderer, made for the camera's main texture
-//! format (HDR or not) and MSAA, drawing with Bevy's reverse-Z projection
-//! into Bevy's depth buffer, with Throng's shadow map when the light casts
-//! shadows. Models are uploaded once, on Bevy's device. What each camera
-//! drew goes to the main world's [`ThrongStats`].
+//! Each 3D camera gets its own Throng renderer, made for the camera's main
+//! texture format (HDR or not) and MSAA, drawing with Bevy's reverse-Z
+//! projection into Bevy's depth buffer. When the brightest directional
+//! light casts shadows, the renderer receives them as `ThrongShadows`
+//! says (Bevy's cascades, handed over later in the frame by
+//! [`crate::cascades`], or Throng's own map), and the crowd is cast into
+//! the cascades Bevy computed for the camera (Throng light views). Models
+//! are uploaded once, on Bevy's device. What each camera drew goes to the
+//! main world's [`ThrongStats`].
 
 use std::collections::HashMap;
 
