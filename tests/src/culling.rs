@@ -47,6 +47,7 @@ impl Culling {
             now: crowd.clock(),
             draws,
             phase: CullPhase::Only,
+            previous: None,
         };
         self.list
             .prepare(&gpu.device, &gpu.queue, pass, &self.mirror, &request)

@@ -43,6 +43,9 @@ struct CullView {
     clip_from_world: mat4x4<f32>,
     // Level 0's width and height, levels, unused.
     pyramid: vec4<u32>,
+    // With CULL_PREVIOUS: the crowd clock one frame before (low, high),
+    // unused, unused.
+    previous: vec4<u32>,
 }
 
 // Mirrors throng_core::gpu::DrawSpec.
@@ -89,6 +92,12 @@ const NOT_DRAWN: u32 = 0xffffffffu;
 // farthest of each texel's footprint), its even levels in one atlas and
 // its odd ones in another (shaders/pyramid_layout.wgsl); a 1×1 stand-in
 // for other phases.
+// Where each record's instance was one frame before (the `previous`
+// stage, with CULL_PREVIOUS): beside `records`, slot for slot; and the
+// instances' transforms of that frame (all zeros: none, the instance is
+// new, so now's).
+@group(0) @binding(15) var<storage, read_write> previous_records: array<PreviousRecord>;
+@group(0) @binding(16) var<storage, read> previous_transforms: array<GpuTransform>;
 @group(0) @binding(13) var pyramid_even: texture_2d<f32>;
 @group(0) @binding(14) var pyramid_odd: texture_2d<f32>;
 
@@ -138,6 +147,11 @@ fn track_frames(model: GpuModelInfo, track: GpuTrack, ticks: vec2<u32>) -> Frame
     return frames_at(clip, track_time(track, ticks, clip.duration));
 }
 
+// Ticks from the instance's anchor to the clock `now` (low, high).
+fn ticks_since_anchor(inst: GpuInstance, now: vec2<u32>) -> vec2<u32> {
+    return sub64(now, vec2<u32>(inst.anchor_lo, inst.anchor_hi));
+}
+
 // What an instance shows now: its record minus the tint. Mirrors
 // throng_crowd's blend_of.
 struct Shown {
@@ -147,7 +161,7 @@ struct Shown {
 }
 
 fn shown(inst: GpuInstance, model: GpuModelInfo) -> Shown {
-    let ticks = sub64(vec2<u32>(view.now_lo, view.now_hi), vec2<u32>(inst.anchor_lo, inst.anchor_hi));
+    let ticks = ticks_since_anchor(inst, vec2<u32>(view.now_lo, view.now_hi));
     // A clock behind the anchor (never, for one crowd) reads as the anchor.
     let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
     var current = FramePair(REST_FRAME, REST_FRAME, 0.0);
@@ -502,5 +516,51 @@ fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Sho
             s.fade + 2.0 * f32(level), tint,
             vec2<u32>(inst.look_variant, inst.look_hidden), vec2<u32>(0u),
         );
+    }
+}
+
+// Per placed instance, with CULL_PREVIOUS: where it was one frame before,
+// written beside each of its records — its transform of that frame and
+// its current clip's frames at the clock of that frame (`view.previous`).
+@compute @workgroup_size(WORKGROUP)
+fn previous(inv: Invocation) {
+    let i = instance_index(inv);
+    if i == NOT_DRAWN || (view.flags & CULL_PREVIOUS) == 0u {
+        return;
+    }
+    let place = placement[i];
+    if place.x == NOT_DRAWN {
+        return;
+    }
+    let inst = instances[i];
+    let model = model_of(inst);
+    var t = transforms[i];
+    if i < arrayLength(&previous_transforms) {
+        let p = previous_transforms[i];
+        let zero = vec4<f32>(0.0);
+        if any(p.row0 != zero) || any(p.row1 != zero) || any(p.row2 != zero) {
+            t = p;
+        }
+    }
+    var pose = FramePair(REST_FRAME, REST_FRAME, 0.0);
+    if has_clip(inst.current) {
+        let ticks = ticks_since_anchor(inst, view.previous.xy);
+        let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
+        pose = track_frames(model, inst.current, since);
+    }
+    let record = PreviousRecord(t.row0, t.row1, t.row2, pose.frame0, pose.frame1, pose.t, 0u);
+    write_previous(place.xy, record);
+    if place.z != NOT_DRAWN {
+        write_previous(place.zw, record);
+    }
+}
+
+// The previous record of one placement (group word, slot), at its
+// record's index.
+fn write_previous(place: vec2<u32>, record: PreviousRecord) {
+    let group = place.x & ((1u << LEVEL_SHIFT) - 1u);
+    let at = group_first[min(group, view.group_count - 1u)] + place.y;
+    if at < arrayLength(&previous_records) {
+        previous_records[at] = record;
     }
 }

@@ -20,6 +20,20 @@ struct InstanceRecord {
     pad: vec2<u32>,
 }
 
+// Where a record's instance was one frame before, written beside the
+// record by the cull pass's `previous` stage (cull.wgsl) for a
+// motion-vector prepass (prepass.wgsl). Mirrors
+// throng_core::gpu::PreviousRecord.
+struct PreviousRecord {
+    world_from_model_row0: vec4<f32>,
+    world_from_model_row1: vec4<f32>,
+    world_from_model_row2: vec4<f32>,
+    frame0: u32,
+    frame1: u32,
+    t: f32,
+    pad: u32,
+}
+
 // The clip cross-fade's weight of the current clip: `fade` less twice the
 // LOD cross-fade level (throng_core::gpu::InstanceRecord::with_lod_dither).
 fn record_clip_fade(rec: InstanceRecord) -> f32 {

@@ -97,7 +97,7 @@ pub use passes::simulation::{Simulation, SimulationHook};
 pub use program::pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, CustomFragment, DepthConvention, FrameStats, LightView, LightViewStats,
-    LightViewTarget, Lighting, PathChoice, PipelineKey, PoseCacheOptions, RecordPath, Renderer,
-    RendererOptions, Shading, Targets,
+    LightViewTarget, Lighting, PathChoice, PipelineKey, PoseCacheOptions, PrepassTarget,
+    RecordPath, Renderer, RendererOptions, Shading, Targets,
 };
 pub use wgpu;

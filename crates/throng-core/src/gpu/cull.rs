@@ -61,7 +61,7 @@ pub struct GpuModelInfo {
 /// [`GpuModelInfo::impostor_lod`] of a model without an impostor.
 pub const NO_IMPOSTOR: u32 = u32::MAX;
 
-/// What one cull dispatch sees (224 bytes), mirrored by WGSL's `CullView`.
+/// What one cull dispatch sees (240 bytes), mirrored by WGSL's `CullView`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CullView {
@@ -93,6 +93,9 @@ pub struct CullView {
     /// The depth pyramid the late phase tests against: width and height of
     /// its level 0, its levels, and one unused word.
     pub pyramid: [u32; 4],
+    /// With [`CullView::PREVIOUS`], the crowd clock one frame before (low
+    /// and high word), then two unused words.
+    pub previous: [u32; 4],
 }
 
 impl CullView {
@@ -111,6 +114,9 @@ impl CullView {
     pub const LATE: u32 = 16;
     /// Flag: the view's depth is reversed (near 1, far 0).
     pub const DEPTH_REVERSED: u32 = 32;
+    /// Flag: beside each record, write where its instance was one frame
+    /// before ([`crate::gpu::PreviousRecord`]), for a motion-vector prepass.
+    pub const PREVIOUS: u32 = 64;
 }
 
 /// The bit of an instance's per-view LOD state word that says it was

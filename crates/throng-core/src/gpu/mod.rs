@@ -27,4 +27,4 @@ pub use mirror::{
 pub use model::{IMPOSTOR_TABLE_WIDTH, ImpostorParams, ModelParams, PoseCacheParams};
 pub use motion::{GpuMotion, MotionParams};
 pub use palette::{GpuBone, GpuLayer, GpuLayerSet, PaletteParams};
-pub use record::{FrameBlend, InstanceRecord, LOD_DITHER_LEVELS, Look, pack_tint};
+pub use record::{FrameBlend, InstanceRecord, LOD_DITHER_LEVELS, Look, PreviousRecord, pack_tint};

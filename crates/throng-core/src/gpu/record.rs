@@ -63,6 +63,27 @@ pub struct InstanceRecord {
     pub pad: [u32; 2],
 }
 
+/// Where a record's instance was one frame before (64 bytes), written
+/// beside each record by the cull pass when a view asks for it
+/// ([`crate::gpu::CullView::PREVIOUS`]) and read by a motion-vector
+/// prepass; mirrored by WGSL's `PreviousRecord` in
+/// `shaders/instance_record.wgsl`. Only the current clip's frames are
+/// kept: a cross-fade's other clip and its weight are taken as now's.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PreviousRecord {
+    /// Top three rows of last frame's `world_from_model`.
+    pub world_from_model: [[f32; 4]; 3],
+    /// Current clip, last frame: earlier global frame.
+    pub frame0: u32,
+    /// Current clip, last frame: later global frame.
+    pub frame1: u32,
+    /// Current clip, last frame: weight of `frame1`.
+    pub t: f32,
+    /// Keeps the record a multiple of 16 bytes.
+    pub pad: u32,
+}
+
 impl InstanceRecord {
     /// Builds a record from a world matrix, frame blend and RGBA8 tint.
     #[inline]

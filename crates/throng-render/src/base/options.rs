@@ -149,11 +149,13 @@ pub enum DepthConvention {
 }
 
 impl DepthConvention {
-    /// The crowd's depth test.
+    /// The crowd's depth test: nearer or equal, so that a colour pass
+    /// passes where the crowd's prepass (`Renderer::draw_prepass`) wrote
+    /// the same depth (Bevy's main pass tests the same way).
     pub fn compare(self) -> wgpu::CompareFunction {
         match self {
-            DepthConvention::Standard => wgpu::CompareFunction::Less,
-            DepthConvention::Reversed => wgpu::CompareFunction::Greater,
+            DepthConvention::Standard => wgpu::CompareFunction::LessEqual,
+            DepthConvention::Reversed => wgpu::CompareFunction::GreaterEqual,
         }
     }
 

@@ -147,6 +147,18 @@ pub struct ShadowCascade {
     pub pad: u32,
 }
 
+/// The two cameras a motion-vector prepass compares (128 bytes): WGSL
+/// `PrepassUniforms` in `shaders/prepass.wgsl`. Both without a caller's
+/// sub-pixel jitter, as Bevy's prepass compares them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PrepassUniforms {
+    /// This frame's `clip_from_world` (column-major).
+    pub clip_from_world: [[f32; 4]; 4],
+    /// The frame before's `clip_from_world`.
+    pub previous_clip_from_world: [[f32; 4]; 4],
+}
+
 /// A caller's cascaded shadow map as the crowd's fragment stage receives
 /// it (`Renderer::set_cascades`): WGSL `CascadeUniforms` in
 /// `shadow_cascades.wgsl`, sampled as Bevy samples its directional

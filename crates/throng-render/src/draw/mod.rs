@@ -2,7 +2,8 @@
 //! their layout into packages and groups (`items`), the impostors'
 //! pipelines (`impostor`), the shadow map and its pipelines (`shadow`), a
 //! caller's cascaded shadow maps received (`cascades`),
-//! light views of the caller's and their cast pipelines (`light_views`), the
+//! light views of the caller's and their cast pipelines (`light_views`), a
+//! caller's depth, normal and motion-vector prepass (`prepass`), the
 //! depth and MSAA attachments (`targets`), and a scene's obstacles as
 //! cylinders for applications that steer crowds around them (`pillars`).
 //! Imports the floors below.
@@ -12,5 +13,6 @@ pub mod impostor;
 pub mod items;
 pub mod light_views;
 pub mod pillars;
+pub mod prepass;
 pub mod shadow;
 pub mod targets;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use throng_core::gpu::{
     CullView, DRAWN_WORDS, DrawSpec, GROUPS_WORD, IN_VIEW_WORD, InstanceRecord, OCCLUDED_WORD,
-    PLACED_WORD,
+    PLACED_WORD, PreviousRecord,
 };
 use throng_core::math::Aabb;
 use throng_crowd::crowd::DrawView;
@@ -27,6 +27,7 @@ use crate::device::map_state::{MapState, Take};
 use crate::passes::depth_pyramid::{self, DepthPyramid};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
+pub use crate::passes::mirror::previous::PreviousFrame;
 use crate::program::bind_groups::{CullStage, cull_layout};
 
 /// Size of one indirect indexed draw's arguments.
@@ -40,6 +41,8 @@ pub struct CullPass {
     mirror: MirrorPipelines,
     /// The pyramid bound where a phase reads none.
     stand_in: wgpu::TextureView,
+    /// The previous records bound where a view asks for none.
+    no_previous: wgpu::Buffer,
 }
 
 impl AsRef<MirrorPipelines> for CullPass {
@@ -74,6 +77,12 @@ impl CullPass {
             stages,
             mirror: MirrorPipelines::new(device),
             stand_in: depth_pyramid::stand_in(device),
+            no_previous: make(
+                device,
+                "throng no previous records",
+                STORAGE,
+                std::mem::size_of::<PreviousRecord>() as u64,
+            ),
         }
     }
 }
@@ -90,6 +99,9 @@ pub struct CullRequest<'a> {
     pub draws: &'a [DrawSpec],
     /// One pass, or a phase of occlusion culling.
     pub phase: CullPhase<'a>,
+    /// Where each record's instance was one frame before is wanted beside
+    /// it ([`CullList::previous_records`]; a motion-vector prepass).
+    pub previous: Option<PreviousFrame<'a>>,
 }
 
 /// Which pass of a view's cull a [`CullList`] is.
@@ -129,6 +141,10 @@ pub struct CullList {
     draws: Grown,
     indirect: Grown,
     records: Grown,
+    /// Beside `records`, slot for slot, when the view asks for them.
+    previous: Option<Grown>,
+    /// The view asked for previous records this frame.
+    wants_previous: bool,
     readbacks: Vec<Readback>,
     frame: AtomicUsize,
     latest: Option<Drawn>,
@@ -204,6 +220,8 @@ impl CullList {
                 "throng culled records",
                 rw | wgpu::BufferUsages::VERTEX,
             ),
+            previous: None,
+            wants_previous: false,
             readbacks: (0..READBACK_RING)
                 .map(|_| Readback {
                     buffer: readback_buffer(device, DRAWN_BYTES),
@@ -215,7 +233,7 @@ impl CullList {
             draw_count: 0,
             group_count: 0,
             instances: 0,
-            groups: vec![None, None, None],
+            groups: vec![None; CullStage::ALL.len()],
         }
     }
 
@@ -224,6 +242,16 @@ impl CullList {
     /// group).
     pub fn records(&self) -> &wgpu::Buffer {
         &self.records.buffer
+    }
+
+    /// Where each record's instance was one frame before, slot for slot
+    /// with [`Self::records`]: written when the list was last prepared
+    /// with [`CullRequest::previous`], else `None`.
+    pub fn previous_records(&self) -> Option<&wgpu::Buffer> {
+        self.previous
+            .as_ref()
+            .filter(|_| self.wants_previous)
+            .map(|p| &p.buffer)
     }
 
     /// Indirect draw arguments, one per [`DrawSpec`] given to
@@ -259,6 +287,7 @@ impl CullList {
             now,
             draws,
             phase,
+            previous,
         } = *request;
         let n = mirror.len() as u64;
         let groups = mirror.tables().group_count.max(1);
@@ -306,6 +335,14 @@ impl CullList {
             one
         };
         self.records.reserve(device, records)?;
+        self.wants_previous = previous.is_some();
+        if previous.is_some() {
+            let p = self
+                .previous
+                .get_or_insert_with(|| Grown::new(device, "throng previous records", STORAGE));
+            let previous = std::mem::size_of::<PreviousRecord>() as u64;
+            p.reserve(device, records / record * previous)?;
+        }
         if !draws.is_empty() {
             queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));
         }
@@ -358,6 +395,11 @@ impl CullList {
                 CullView::LOD_TINTS
             } else {
                 0
+            }
+            | if previous.is_some() {
+                CullView::PREVIOUS
+            } else {
+                0
             };
         let uniform = CullView {
             planes,
@@ -372,6 +414,7 @@ impl CullList {
             pad: 0,
             clip_from_world: matrices.map_or([[0.0; 4]; 4], |m| m.to_cols_array_2d()),
             pyramid: pyramid_shape,
+            previous: previous.map_or([0; 4], |p| [p.now as u32, (p.now >> 32) as u32, 0, 0]),
         };
         queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
         let mut empty = [0u32; DRAWN_WORDS as usize];
@@ -395,6 +438,11 @@ impl CullList {
         self.instances = mirror.len();
         // Bind groups follow the buffers (which change when they grow or
         // the mirror's do; rebuilding them each frame is cheap).
+        let previous_records = match (&self.previous, previous) {
+            (Some(p), Some(_)) => &p.buffer,
+            _ => &pass.no_previous,
+        };
+        let previous_transforms = previous.map_or(mirror.transforms(), |p| p.transforms);
         let buffers: [&wgpu::Buffer; 13] = [
             &self.view,
             mirror.states(),
@@ -420,9 +468,13 @@ impl CullList {
                 .iter()
                 .map(|&b| wgpu::BindGroupEntry {
                     binding: b,
-                    resource: match buffers.get(b as usize) {
-                        Some(buffer) => buffer.as_entire_binding(),
-                        None => wgpu::BindingResource::TextureView(pyramid_views[b as usize - 13]),
+                    resource: match b {
+                        13 | 14 => {
+                            wgpu::BindingResource::TextureView(pyramid_views[b as usize - 13])
+                        }
+                        15 => previous_records.as_entire_binding(),
+                        16 => previous_transforms.as_entire_binding(),
+                        _ => buffers[b as usize].as_entire_binding(),
                     },
                 })
                 .collect();
@@ -562,6 +614,7 @@ impl CullList {
             cpass.set_bind_group(0, self.groups[i].as_ref(), &[]);
             match CullStage::ALL[i] {
                 CullStage::Offsets => cpass.dispatch_workgroups(1, 1, 1),
+                CullStage::Previous if !self.wants_previous => {}
                 _ if self.instances == 0 => {}
                 _ => cpass.dispatch_workgroups(x, y, 1),
             }

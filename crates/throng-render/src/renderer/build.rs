@@ -176,6 +176,7 @@ impl Renderer {
             )),
             loss: None,
             light_views: None,
+            prepass: None,
             cascades,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {

@@ -363,6 +363,10 @@ impl Renderer {
                 Some(g) => &mut **g,
                 None => c.mirror.get_or_insert_with(|| CrowdMirror::new(&device)),
             };
+            if self.prepass.is_some() {
+                // Before the sync changes them: the frame before's transforms.
+                mirror.keep_previous(&device, &queue, crowd.clock())?;
+            }
             let sync = mirror.sync(&device, &queue, &mut encoder, &gd.pass, crowd)?;
             if let Some(sim) = &mut c.simulation {
                 sim.encode(&device, &queue, &mut encoder, mirror, crowd)?;
@@ -383,6 +387,7 @@ impl Renderer {
                     Some(_) => CullPhase::Early,
                     None => CullPhase::Only,
                 },
+                previous: self.prepass.as_ref().and(mirror.previous()),
             };
             c.camera
                 .prepare(&device, &queue, &gd.pass, mirror, &request)?;
@@ -450,6 +455,7 @@ impl Renderer {
                         Some(_) => CullPhase::Early,
                         None => CullPhase::Only,
                     },
+                    previous: None,
                 };
                 c.shadow
                     .prepare(&device, &queue, &gd.pass, mirror, &request)?;
@@ -515,6 +521,9 @@ impl Renderer {
         if let Some(sh) = &mut self.shadow {
             sh.items.clear();
         }
+        if let Some(p) = &mut self.prepass {
+            p.items.clear();
+        }
         for (c, (specs, planned)) in gd.crowds.iter().zip(&plans) {
             if planned.is_empty() {
                 continue;
@@ -532,6 +541,22 @@ impl Renderer {
                     blended.push(item);
                 } else {
                     self.items.push(item);
+                }
+            }
+            if let (Some(prepass), Some(previous)) =
+                (self.prepass.as_mut(), c.camera.previous_records())
+            {
+                let palettes = self.layers.palettes();
+                let group = prepass.group(&device, c.camera.records(), previous, palettes);
+                let opaque = planned.iter().enumerate().filter(|(_, p)| !p.blend);
+                for (d, p) in opaque {
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let target = (c.camera.indirect(), offset, &group, c.camera.records());
+                    let mut ignored = FrameStats::default();
+                    let item = p.item(models[p.model], p.key, target, &poses, &mut ignored)?;
+                    if !item.impostor {
+                        prepass.items.push(item);
+                    }
                 }
             }
             if occlusion.is_some() {
@@ -628,6 +653,9 @@ impl Renderer {
             gd.layered_stats = FrameStats::default();
         }
         self.ensure_pipelines();
+        if let Some(p) = &mut self.prepass {
+            p.ensure_pipelines(&device);
+        }
         Ok(stats)
     }
 

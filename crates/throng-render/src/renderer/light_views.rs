@@ -130,6 +130,7 @@ impl Renderer {
                     now: crowd.clock(),
                     draws: specs,
                     phase: CullPhase::Only,
+                    previous: None,
                 };
                 cull.prepare(&device, &queue, &gd.pass, mirror, &request)?;
                 cull.encode(&mut encoder, &gd.pass, None);

@@ -28,7 +28,9 @@
 //! share the crowds' mirrors (`renderer/mirrors.rs`); an engine's own
 //! shadow views (its cascades) get the crowd's casters through
 //! [`Renderer::prepare_light_views`] and [`Renderer::draw_light_view`]
-//! (`renderer/light_views.rs`).
+//! (`renderer/light_views.rs`), and its prepass (depth, normals, motion
+//! vectors) the crowd through [`Renderer::set_prepass`] and
+//! [`Renderer::draw_prepass`] (`renderer/prepass.rs`).
 //!
 //! Beside this file: the options (`options.rs`), the pipeline kit
 //! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
@@ -50,6 +52,7 @@ use crate::device::device_loss::DeviceLoss;
 use crate::draw::impostor::ImpostorPipelines;
 use crate::draw::items::DrawItem;
 pub use crate::draw::light_views::{LightView, LightViewStats, LightViewTarget};
+pub use crate::draw::prepass::PrepassTarget;
 use crate::draw::shadow::Shadow;
 pub use crate::draw::shadow::ShadowReceiver;
 pub use crate::draw::targets::Targets;
@@ -69,6 +72,7 @@ mod mirrors;
 mod occlusion;
 mod poses;
 mod prepare;
+mod prepass;
 mod records;
 mod shadows;
 mod simulate;
@@ -116,6 +120,8 @@ pub struct Renderer {
     light_views: Option<crate::draw::light_views::LightViews>,
     /// A caller's cascaded shadow maps, received (`RendererOptions::cascades`).
     cascades: Option<crate::draw::cascades::CascadeReceiver>,
+    /// The caller's prepass, once set (`renderer/prepass.rs`).
+    prepass: Option<crate::draw::prepass::Prepass>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage, as

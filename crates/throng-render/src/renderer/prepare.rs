@@ -96,6 +96,9 @@ impl Renderer {
         };
         self.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+        if let Some(p) = &mut self.prepass {
+            p.set_camera(&self.queue, camera.clip_from_world());
+        }
 
         let view = DrawView {
             lod_tints: self.options.lod_tints,

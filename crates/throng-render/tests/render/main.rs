@@ -27,6 +27,7 @@ mod occlusion;
 mod packages;
 mod pbr;
 mod pose_cache;
+mod prepass;
 mod shaders;
 mod shadows;
 mod shared_mirrors;

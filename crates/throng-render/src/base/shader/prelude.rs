@@ -74,6 +74,7 @@ pub fn prelude() -> String {
          const CULL_EARLY: u32 = {}u;\n\
          const CULL_LATE: u32 = {}u;\n\
          const CULL_DEPTH_REVERSED: u32 = {}u;\n\
+         const CULL_PREVIOUS: u32 = {}u;\n\
          const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n\
          const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
          const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n\
@@ -113,6 +114,7 @@ pub fn prelude() -> String {
         CullView::EARLY,
         CullView::LATE,
         CullView::DEPTH_REVERSED,
+        CullView::PREVIOUS,
         GpuLayer::NO_MASK,
         GpuLayer::OVERRIDE,
         GpuLayer::ADDITIVE,

@@ -24,7 +24,8 @@ pub enum Program {
     /// `cpu-skinned` benchmark baseline of `throng-bench`). Entry point
     /// `vs_palette`; the fragment stage is `draw.wgsl`'s `fs_main`.
     CpuSkinned,
-    /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`).
+    /// The GPU-driven path's cull pass (`classify`, `offsets`, `scatter`,
+    /// `previous`).
     Cull,
     /// Occlusion culling's depth pyramid from single-sampled depth
     /// (`reduce_depth`, `downsample`).
@@ -58,11 +59,14 @@ pub enum Program {
     /// The GPU simulation's own passes around a hook's steering
     /// (`resolve_agents`, `scan_cells`, `fill_grid`, `apply_agents`).
     Simulation,
+    /// The crowd in a caller's depth, normal and motion-vector prepass,
+    /// storage paths (`vs_prepass`, `vs_prepass_cached`, `fs_prepass`).
+    Prepass,
 }
 
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 19] = [
+    pub const ALL: [Program; 20] = [
         Program::DrawPackaged,
         Program::DrawUnbounded,
         Program::ComputeSkin,
@@ -82,6 +86,7 @@ impl Program {
         Program::PoseFill,
         Program::Motion,
         Program::Simulation,
+        Program::Prepass,
     ];
 
     /// The crowd's draw program for a record path.
@@ -132,6 +137,7 @@ impl Program {
             Program::PoseFill => "pose_fill",
             Program::Motion => "motion",
             Program::Simulation => "simulation_passes",
+            Program::Prepass => "prepass",
             Program::ImpostorPackaged
             | Program::ImpostorUnbounded
             | Program::ImpostorCastPackaged
@@ -151,7 +157,8 @@ impl Program {
             | Program::ShadowUnbounded
             | Program::CpuSkinned
             | Program::ImpostorUnbounded
-            | Program::ImpostorCastUnbounded => Some(RecordPath::Unbounded),
+            | Program::ImpostorCastUnbounded
+            | Program::Prepass => Some(RecordPath::Unbounded),
             Program::ComputeSkin
             | Program::Cull
             | Program::DepthPyramid
@@ -205,6 +212,7 @@ impl Program {
             Program::PoseFill => "throng pose-cache fill",
             Program::Motion => "throng motion pass",
             Program::Simulation => "throng simulation passes",
+            Program::Prepass => "throng prepass (unbounded)",
         }
     }
 }

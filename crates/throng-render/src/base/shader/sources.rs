@@ -57,6 +57,10 @@ pub const SHADOW_CASCADES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/shadow_cascades.wgsl"
 ));
+/// `shaders/prepass.wgsl`: the crowd in a caller's depth, normal and
+/// motion-vector prepass.
+pub const PREPASS: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/prepass.wgsl"));
 /// `shaders/shadow_cast.wgsl`.
 pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -199,6 +203,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("shadow_cascades", SHADOW_CASCADES),
     ("shadow_receiver", SHADOW_RECEIVER),
     ("shadow_cast", SHADOW_CAST),
+    ("prepass", PREPASS),
     ("compute_skin", COMPUTE_SKIN),
     ("cpu_skinned", CPU_SKINNED),
     ("instance_record", INSTANCE_RECORD),

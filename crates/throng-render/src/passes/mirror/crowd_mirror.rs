@@ -11,6 +11,7 @@ use crate::base::error::RenderError;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
 use crate::passes::mirror::changes::{Slots, SyncStats, Upload};
 use crate::passes::mirror::pipelines::MirrorPipelines;
+use crate::passes::mirror::previous::{KeptFrame, PreviousFrame};
 use crate::program::bind_groups::entries::bind_group;
 
 /// Bytes of each staging belt chunk: changes of a frame share chunks of
@@ -50,6 +51,8 @@ pub struct CrowdMirror {
     moving: bool,
     /// Staging for changes: mapped buffers reused frame after frame.
     belt: StagingBelt,
+    /// The frame before, once a motion-vector prepass asked for it.
+    previous: Option<KeptFrame>,
 }
 
 impl CrowdMirror {
@@ -94,7 +97,32 @@ impl CrowdMirror {
             motion_slots: Slots::default(),
             moving: false,
             belt: StagingBelt::new(device.clone(), BELT_CHUNK),
+            previous: None,
         }
+    }
+
+    /// Keeps the frame before from now on (for a motion-vector prepass):
+    /// call before each [`Self::sync`] with the crowd clock being synced.
+    /// The first call knows no frame before: its frame's previous is
+    /// itself.
+    pub fn keep_previous(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        now: u64,
+    ) -> Result<(), RenderError> {
+        match &mut self.previous {
+            Some(kept) => kept.keep(device, queue, &self.transforms.buffer, now),
+            None => {
+                self.previous = Some(KeptFrame::new(device, now));
+                Ok(())
+            }
+        }
+    }
+
+    /// The frame before the latest sync, if kept ([`Self::keep_previous`]).
+    pub fn previous(&self) -> Option<PreviousFrame<'_>> {
+        self.previous.as_ref().map(KeptFrame::frame)
     }
 
     /// Instances mirrored.
@@ -123,6 +151,7 @@ impl CrowdMirror {
         .sum::<u64>()
             + self.motion_params.size()
             + self.params.size()
+            + self.previous.as_ref().map_or(0, KeptFrame::gpu_bytes)
     }
 
     /// True if no instance is mirrored.

@@ -12,12 +12,14 @@
 //! mirror.
 //!
 //! Files: the mirror (`crowd_mirror`), its pipelines (`pipelines`), the
-//! bookkeeping of what a sync writes (`changes`), and mirrors shared by the
-//! renderers of several views (`shared`).
+//! bookkeeping of what a sync writes (`changes`), mirrors shared by the
+//! renderers of several views (`shared`), and the frame before, kept for
+//! motion vectors (`previous`).
 
 pub mod changes;
 pub mod crowd_mirror;
 pub mod pipelines;
+pub mod previous;
 pub mod shared;
 
 pub use changes::SyncStats;

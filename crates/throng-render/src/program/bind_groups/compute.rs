@@ -78,11 +78,19 @@ pub enum CullStage {
     Offsets,
     /// Per instance: write the visible instance's record.
     Scatter,
+    /// Per instance, when the view asks ([`throng_core::gpu::CullView::PREVIOUS`]):
+    /// write where each record's instance was one frame before.
+    Previous,
 }
 
 impl CullStage {
     /// Every stage, in dispatch order.
-    pub const ALL: [CullStage; 3] = [CullStage::Classify, CullStage::Offsets, CullStage::Scatter];
+    pub const ALL: [CullStage; 4] = [
+        CullStage::Classify,
+        CullStage::Offsets,
+        CullStage::Scatter,
+        CullStage::Previous,
+    ];
 
     /// The WGSL entry point.
     pub fn entry(self) -> &'static str {
@@ -90,6 +98,7 @@ impl CullStage {
             CullStage::Classify => "classify",
             CullStage::Offsets => "offsets",
             CullStage::Scatter => "scatter",
+            CullStage::Previous => "previous",
         }
     }
 
@@ -99,6 +108,7 @@ impl CullStage {
             CullStage::Classify => &[0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14],
             CullStage::Offsets => &[0, 7, 8, 9, 10, 11],
             CullStage::Scatter => &[0, 1, 2, 3, 6, 8, 11, 12],
+            CullStage::Previous => &[0, 1, 2, 3, 6, 8, 12, 15, 16],
         }
     }
 }
@@ -107,7 +117,9 @@ impl CullStage {
 /// uses (each stage's pipeline has a layout of its own, so none exceeds 8
 /// storage buffers).
 pub fn cull_entries(stage: Option<CullStage>) -> Entries {
-    use throng_core::gpu::{CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTransform};
+    use throng_core::gpu::{
+        CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTransform, PreviousRecord,
+    };
     let c = wgpu::ShaderStages::COMPUTE;
     let all = vec![
         uniform(0, c, std::mem::size_of::<CullView>(), false),
@@ -125,6 +137,8 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
         storage(12, c, true, std::mem::size_of::<GpuTransform>()),
         loaded_texture_entry(13, c),
         loaded_texture_entry(14, c),
+        storage(15, c, false, std::mem::size_of::<PreviousRecord>()),
+        storage(16, c, true, std::mem::size_of::<GpuTransform>()),
     ];
     match stage {
         None => all,

@@ -9,7 +9,9 @@ use std::num::NonZeroU64;
 use throng_core::gpu::{InstanceRecord, ModelParams};
 use throng_core::limits::PACKAGE_WIDTH;
 
-use crate::base::uniforms::{CharacterHeader, FrameUniforms, MaterialUniforms, ShadowUniforms};
+use crate::base::uniforms::{
+    CharacterHeader, FrameUniforms, MaterialUniforms, PrepassUniforms, ShadowUniforms,
+};
 use crate::program::bind_groups::entries::{
     Entries, bind_group, create, loaded_texture_entry, shadow_map_entries, storage, uniform,
 };
@@ -265,6 +267,10 @@ pub enum ShadowBindings {
     Receive,
     /// The shadow pass: `ShadowUniforms` (2).
     Cast,
+    /// The prepass (`shaders/prepass.wgsl`): `PrepassUniforms` (2) and the
+    /// previous records (6), where each record's instance was one frame
+    /// before. Storage paths only.
+    Prepass,
 }
 
 /// Group 3: the records (a uniform package with a dynamic offset when
@@ -290,6 +296,7 @@ pub fn records_entries(packaged: bool, shadows: ShadowBindings) -> Entries {
         ShadowBindings::None => None,
         ShadowBindings::Receive => Some(wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT),
         ShadowBindings::Cast => Some(wgpu::ShaderStages::VERTEX),
+        ShadowBindings::Prepass => None,
     };
     if let Some(stages) = shadow_uniform_stages {
         entries.push(uniform(
@@ -297,6 +304,20 @@ pub fn records_entries(packaged: bool, shadows: ShadowBindings) -> Entries {
             stages,
             std::mem::size_of::<ShadowUniforms>(),
             false,
+        ));
+    }
+    if shadows == ShadowBindings::Prepass {
+        entries.push(uniform(
+            2,
+            wgpu::ShaderStages::FRAGMENT,
+            std::mem::size_of::<PrepassUniforms>(),
+            false,
+        ));
+        entries.push(storage(
+            6,
+            wgpu::ShaderStages::VERTEX,
+            true,
+            std::mem::size_of::<throng_core::gpu::PreviousRecord>(),
         ));
     }
     if shadows == ShadowBindings::Receive {
@@ -318,6 +339,7 @@ pub fn records(
         (false, ShadowBindings::Receive) => "throng records + shadow layout",
         (true, ShadowBindings::Cast) => "throng package + light layout",
         (false, ShadowBindings::Cast) => "throng records + light layout",
+        (_, ShadowBindings::Prepass) => "throng records + previous layout",
     };
     create(device, label, &records_entries(packaged, shadows))
 }

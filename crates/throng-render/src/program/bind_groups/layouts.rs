@@ -43,6 +43,12 @@ pub fn program_groups(program: Program, receive: Receive) -> [Option<Entries>; 4
             Some(material_entries()),
             Some(records_entries(false, ShadowBindings::Cast)),
         ],
+        Program::Prepass => [
+            Some(frame.clone()),
+            Some(pose_model_entries()),
+            Some(material_entries()),
+            Some(records_entries(false, ShadowBindings::Prepass)),
+        ],
         Program::PoseFill => [Some(pose_fill_entries()), Some(model_entries()), None, None],
         Program::ComputeSkin => [
             Some(compute_io_entries()),

@@ -26,7 +26,7 @@ fn pipelines(program: Program) -> Vec<(Receive, Vec<&'static str>)> {
         Program::ShadowUnbounded => vec![(Off, vec!["vs_shadow", "vs_shadow_cached"])],
         Program::ComputeSkin => vec![(Off, vec!["skin_vertices"])],
         Program::CpuSkinned => vec![(Off, vec!["vs_palette", "fs_main"])],
-        Program::Cull => vec![(Off, vec!["classify", "offsets", "scatter"])],
+        Program::Cull => vec![(Off, vec!["classify", "offsets", "scatter", "previous"])],
         Program::DepthPyramid | Program::DepthPyramidMultisampled => {
             vec![(Off, vec!["reduce_depth", "downsample"])]
         }
@@ -46,6 +46,17 @@ fn pipelines(program: Program) -> Vec<(Receive, Vec<&'static str>)> {
             (Off, vec!["vs_impostor", "fs_impostor"]),
             (OwnMap, vec!["vs_impostor", "fs_impostor_shadowed"]),
             (Cascades, vec!["vs_impostor", "fs_impostor_cascaded"]),
+        ],
+        Program::Prepass => vec![
+            (Off, vec!["vs_prepass", "vs_prepass_cached", "fs_prepass"]),
+            (
+                OwnMap,
+                vec!["vs_prepass", "vs_prepass_cached", "fs_prepass"],
+            ),
+            (
+                Cascades,
+                vec!["vs_prepass", "vs_prepass_cached", "fs_prepass"],
+            ),
         ],
         Program::ImpostorCastPackaged | Program::ImpostorCastUnbounded => {
             vec![(Off, vec!["vs_impostor_cast", "fs_impostor_cast"])]

@@ -204,6 +204,7 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(CullView, pad),
             offset_of!(CullView, clip_from_world),
             offset_of!(CullView, pyramid),
+            offset_of!(CullView, previous),
         ],
     );
     check(

@@ -197,6 +197,39 @@ fn cascade_uniforms_match_their_rust_twins() {
 }
 
 #[test]
+fn prepass_structs_match_their_rust_twins() {
+    use throng_core::gpu::PreviousRecord;
+    use throng_render::uniforms::PrepassUniforms;
+    check(
+        Program::Prepass,
+        "PrepassUniforms",
+        size_of::<PrepassUniforms>(),
+        &[
+            offset_of!(PrepassUniforms, clip_from_world),
+            offset_of!(PrepassUniforms, previous_clip_from_world),
+        ],
+    );
+    // Written by the cull, read by the prepass.
+    for program in [Program::Prepass, Program::Cull] {
+        let rows = offset_of!(PreviousRecord, world_from_model);
+        check(
+            program,
+            "PreviousRecord",
+            size_of::<PreviousRecord>(),
+            &[
+                rows,
+                rows + 16,
+                rows + 32,
+                offset_of!(PreviousRecord, frame0),
+                offset_of!(PreviousRecord, frame1),
+                offset_of!(PreviousRecord, t),
+                offset_of!(PreviousRecord, pad),
+            ],
+        );
+    }
+}
+
+#[test]
 fn impostor_params_match_their_rust_twin() {
     use throng_core::gpu::ImpostorParams;
     for program in [Program::ImpostorPackaged, Program::ImpostorCastUnbounded] {
