@@ -14,6 +14,10 @@
 //! along the same light: on when that light has `shadow_maps_enabled`, its
 //! side Bevy's [`DirectionalLightShadowMap`] size, and full (a shadowed
 //! surface keeps only the ambient term, as in Bevy).
+//!
+//! A camera's prepasses (`DepthPrepass`, `NormalPrepass`,
+//! `MotionVectorPrepass`) are the attachments of the crowd's prepass
+//! ([`prepass_target`]), laid out as Bevy's prepass node lays them out.
 
 use bevy::camera::{Camera, Exposure, Projection};
 use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
@@ -144,5 +148,42 @@ pub fn shadows(
         }),
         strength: 1.0,
         ..ShadowOptions::default()
+    })
+}
+
+/// Which of Bevy's prepasses a camera has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Prepasses {
+    /// `DepthPrepass`.
+    pub depth: bool,
+    /// `NormalPrepass`.
+    pub normal: bool,
+    /// `MotionVectorPrepass`.
+    pub motion_vectors: bool,
+    /// `DeferredPrepass`.
+    pub deferred: bool,
+}
+
+/// The attachments of a camera's prepass as Bevy's prepass node lays them
+/// out (`[normal?, motion vectors?, deferred?, deferred id?]`, none when
+/// it writes depth only), or `None` where the crowd is not drawn there:
+/// no prepass, or a deferred one.
+pub fn prepass_target(passes: Prepasses, samples: u32) -> Option<throng_render::PrepassTarget> {
+    let any = passes.depth || passes.normal || passes.motion_vectors;
+    if !any || passes.deferred {
+        return None;
+    }
+    let colours = passes.normal || passes.motion_vectors;
+    Some(throng_render::PrepassTarget {
+        depth_format: bevy::core_pipeline::core_3d::CORE_3D_DEPTH_FORMAT,
+        depth: throng_render::DepthConvention::Reversed,
+        normals: passes
+            .normal
+            .then_some(bevy::core_pipeline::prepass::NORMAL_PREPASS_FORMAT),
+        motion_vectors: passes
+            .motion_vectors
+            .then_some(bevy::core_pipeline::prepass::MOTION_VECTOR_PREPASS_FORMAT),
+        color_slots: if colours { 4 } else { 0 },
+        sample_count: samples,
     })
 }

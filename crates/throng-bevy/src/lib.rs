@@ -76,6 +76,8 @@
 //!   its shadow, and received from them, so their shadows fall on it.
 //! - [`draw`]: the crowd drawn in the `Opaque3d` phase (and its blended
 //!   materials in `Transparent3d`).
+//! - [`prepass`]: the crowd in Bevy's depth, normal and motion-vector
+//!   prepasses (`Opaque3dPrepass`), so SSAO, TAA and motion blur see it.
 //! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
 //! - [`stats`]: what each camera drew ([`ThrongStats`], a main-world
 //!   resource).
@@ -98,6 +100,7 @@ pub mod pick;
 #[cfg(feature = "picking")]
 pub mod picking;
 pub mod prepare;
+pub mod prepass;
 pub mod shadow;
 pub mod stats;
 
@@ -185,12 +188,14 @@ impl Plugin for ThrongPlugin {
             .add_render_command::<Opaque3d, draw::DrawThrongCrowd>()
             .add_render_command::<Transparent3d, draw::DrawThrongBlended>()
             .add_render_command::<bevy::pbr::Shadow, cascades::DrawThrongCaster>()
+            .add_render_command::<bevy::core_pipeline::prepass::Opaque3dPrepass, prepass::DrawThrongPrepass>()
             .add_systems(ExtractSchedule, prepare::prepare_crowds)
             .add_systems(
                 Render,
                 (
                     draw::queue_crowds,
                     cascades::queue_casters,
+                    prepass::queue_prepass,
                     cascades::receive_cascades,
                     shadow::encode_shadows,
                 )

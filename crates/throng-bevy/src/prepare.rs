@@ -11,13 +11,17 @@
 //! light casts shadows, the renderer receives them as `ThrongShadows`
 //! says (Bevy's cascades, handed over later in the frame by
 //! [`crate::cascades`], or Throng's own map), and the crowd is cast into
-//! the cascades Bevy computed for the camera (Throng light views). Models
+//! the cascades Bevy computed for the camera (Throng light views); a
+//! camera with Bevy's prepasses gets the crowd there ([`crate::prepass`]). Models
 //! are uploaded once, on Bevy's device. What each camera drew goes to the
 //! main world's [`ThrongStats`].
 
 use std::collections::HashMap;
 
 use bevy::camera::{Camera, Camera3d, Exposure, Projection};
+use bevy::core_pipeline::prepass::{
+    DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
+};
 use bevy::light::{Cascades, DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::pbr::DistanceFog;
 use bevy::prelude::*;
@@ -29,7 +33,7 @@ use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Lighting, Renderer, RendererOptions,
 };
 
-use crate::convert;
+use crate::convert::{self, Prepasses, prepass_target};
 use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
 use crate::stats::{Frame, ThrongStats};
 
@@ -113,6 +117,12 @@ pub fn prepare_crowds(
                 Option<&Exposure>,
                 Option<&DistanceFog>,
                 Has<ThrongCamera>,
+                (
+                    Has<DepthPrepass>,
+                    Has<NormalPrepass>,
+                    Has<MotionVectorPrepass>,
+                    Has<DeferredPrepass>,
+                ),
             ),
             With<Camera3d>,
         >,
@@ -190,7 +200,7 @@ pub fn prepare_crowds(
     // The crowds' mean position, worked out once a frame for every camera
     // with blended draws.
     let mut mean = None;
-    for (entity, camera, transform, projection, exposure, fog, marked) in &cameras {
+    for (entity, camera, transform, projection, exposure, fog, marked, passes) in &cameras {
         if !camera.is_active || (marked_only && !marked) {
             continue;
         }
@@ -247,6 +257,16 @@ pub fn prepare_crowds(
             continue;
         };
         view.renderer.set_lighting(lighting, wgpu_black());
+        let (depth, normal, motion_vectors, deferred) = passes;
+        let passes = Prepasses {
+            depth,
+            normal,
+            motion_vectors,
+            deferred,
+        };
+        if let Err(e) = view.renderer.set_prepass(prepass_target(passes, samples)) {
+            failures.push(format!("the crowd in camera {entity}'s prepass: {e}"));
+        }
         let cam = convert::camera(camera, transform, projection);
         match view.renderer.prepare_draws(&cam, &crowd_refs, &models) {
             Ok(s) => {

@@ -117,7 +117,9 @@ fn args() -> Result<Args, String> {
                 a.shadows = match value.as_str() {
                     "all" => Shadows::ALL.to_vec(),
                     v => vec![Shadows::parse(v).ok_or_else(|| {
-                        format!("--shadows: {value:?} is not off, on, own, cast, bevy, own-cast or all")
+                        format!(
+                            "--shadows: {value:?} is not off, on, own, cast, bevy, own-cast or all"
+                        )
                     })?],
                 }
             }

@@ -40,6 +40,7 @@ use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 mod agents;
 mod cameras;
 mod pictures;
+mod prepass;
 mod shadows;
 mod transparency;
 
