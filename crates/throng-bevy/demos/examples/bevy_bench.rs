@@ -8,14 +8,17 @@
 //! (`on`, [`ThrongShadows`]' default: cast into and receive Bevy's
 //! cascades), `own` (Throng's own map only: the crowd shadows itself),
 //! `cast` (cast into Bevy's cascades only) or `own-cast` (cast into Bevy's,
-//! receive Throng's own map); `all` runs off and each of them.
+//! receive Throng's own map); `all` runs off and each of them. With
+//! `--prepass` the camera has Bevy's depth, normal and motion-vector
+//! prepasses (what SSAO and TAA read), and the crowd is drawn there too.
 //! Headless: each frame is `App::update` plus a wait for the GPU, so the
 //! figure is the whole frame's wall time on whatever adapter wgpu finds.
 //!
 //! ```text
 //! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
-//!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all] [--bevy-up-to 10000]
+//!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all] [--bevy-up-to 10000] \
+//!     [--prepass]
 //! ```
 
 use std::path::Path;
@@ -24,6 +27,7 @@ use std::time::Instant;
 use bevy::animation::AnimationPlayer;
 use bevy::animation::graph::{AnimationGraph, AnimationGraphHandle, AnimationNodeIndex};
 use bevy::camera::{ImageRenderTarget, RenderTarget};
+use bevy::core_pipeline::prepass::{DepthPrepass, MotionVectorPrepass, NormalPrepass};
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::gltf::GltfAssetLabel;
 use bevy::light::DirectionalLight;
@@ -60,6 +64,8 @@ struct Args {
     /// Bevy's per-Fox scenes are run up to this count only (they take
     /// minutes a frame past ten thousand on a software rasteriser).
     bevy_up_to: usize,
+    /// The camera has Bevy's depth, normal and motion-vector prepasses.
+    prepass: bool,
     /// Run this one case (the first count and shadow setting) with the
     /// assets in this folder, in this process: how the bench runs each
     /// case in a process of its own (winit makes one event loop a process).
@@ -68,6 +74,7 @@ struct Args {
 
 fn args() -> Result<Args, String> {
     let mut a = Args {
+        prepass: false,
         counts: vec![1000, 10_000],
         frames: 30,
         size: (640, 360),
@@ -79,6 +86,10 @@ fn args() -> Result<Args, String> {
     let mut assets = None;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--prepass" {
+            a.prepass = true;
+            continue;
+        }
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--counts" => {
@@ -125,7 +136,7 @@ fn args() -> Result<Args, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown flag {other} (--counts, --frames, --size, --shadows, --bevy-up-to)"
+                    "unknown flag {other} (--counts, --frames, --size, --shadows, --bevy-up-to, --prepass)"
                 ));
             }
         }
@@ -148,6 +159,8 @@ struct Case {
     size: (u32, u32),
     /// The light's shadows.
     shadows: Shadows,
+    /// The camera's prepasses (depth, normals, motion vectors).
+    prepass: bool,
 }
 
 /// The light's shadows: none, or Bevy's cascades for Bevy's Foxes and,
@@ -242,13 +255,16 @@ fn scene(
     );
     image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
     let side = (case.count as f32).sqrt().ceil() * SPACING;
-    commands.spawn((
+    let mut camera = commands.spawn((
         Camera3d::default(),
         RenderTarget::Image(ImageRenderTarget::from(images.add(image))),
         // The default needs the `tonemapping_luts` feature; both cases alike.
         Tonemapping::None,
         Transform::from_xyz(side * 0.6, side * 0.35, side * 0.75).looking_at(Vec3::ZERO, Vec3::Y),
     ));
+    if case.prepass {
+        camera.insert((DepthPrepass, NormalPrepass, MotionVectorPrepass));
+    }
     commands.spawn((
         DirectionalLight {
             shadow_maps_enabled: case.shadows != Shadows::Off,
@@ -427,11 +443,12 @@ fn run_case(args: &Args, approach: Approach, dir: &Path) {
         count,
         size: args.size,
         shadows,
+        prepass: args.prepass,
     };
     let (ms, prepare) = measure(dir, case, args.frames);
     let mean = ms.iter().sum::<f64>() / ms.len() as f64;
     println!(
-        "| {count} | {} | {} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
+        "| {count} | {} | {}{} | {:.1} | {mean:.1} | {:.1} | {:.1} | {prepare:.2} | |",
         match approach {
             Approach::Throng => "ThrongCrowd (throng-bevy)",
             Approach::Bevy => "a scene + AnimationPlayer per Fox",
@@ -441,6 +458,7 @@ fn run_case(args: &Args, approach: Approach, dir: &Path) {
             Approach::Bevy if shadows == Shadows::Off => "off",
             Approach::Bevy => "on (Bevy's cascades)",
         },
+        if args.prepass { " + prepass" } else { "" },
         ms[ms.len() / 2],
         ms[0],
         ms[ms.len() - 1]
@@ -488,6 +506,7 @@ fn main() {
                     .args(["--size", &format!("{}x{}", args.size.0, args.size.1)])
                     .args(["--shadows", shadows.name()])
                     .args(["--case", approach])
+                    .args(args.prepass.then_some("--prepass"))
                     .arg("--assets")
                     .arg(&dir)
                     .status()
