@@ -62,7 +62,7 @@ impl<P: PhaseItem, const BLENDED: bool> RenderCommand<P> for DrawThrong<BLENDED>
 
 /// Hands `pass` to `draw` with the renderer of `view`'s camera, if it
 /// prepared this frame.
-fn draw_view<'w>(
+pub(crate) fn draw_view<'w>(
     view: &ExtractedView,
     state: &'w ThrongRenderState,
     pass: &mut TrackedRenderPass<'w>,

@@ -35,6 +35,7 @@ use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::ExtractedView;
 use throng_render::Renderer;
 
+use crate::draw::draw_view;
 use crate::prepare::ThrongRenderState;
 
 /// Draws the crowd into Bevy's prepass of the view's camera.
@@ -52,14 +53,7 @@ impl<P: PhaseItem> RenderCommand<P> for DrawThrongPrepass {
         state: SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
-        let camera = view.retained_view_entity.main_entity.id();
-        match state.into_inner().views.get(&camera) {
-            Some(v) if v.prepared && v.renderer.prepass_target().is_some() => {
-                Renderer::draw_prepass(&v.renderer, pass.wgpu_pass());
-                RenderCommandResult::Success
-            }
-            _ => RenderCommandResult::Skip,
-        }
+        draw_view(view, state.into_inner(), pass, Renderer::draw_prepass)
     }
 }
 

@@ -499,15 +499,24 @@ fn scatter(inv: Invocation) {
     }
 }
 
+// The draw group of a placement (group word, slot).
+fn placed_group(place: vec2<u32>) -> u32 {
+    return place.x & ((1u << LEVEL_SHIFT) - 1u);
+}
+
+// The index of a placement's record in `records` (and `previous_records`).
+fn placed_at(place: vec2<u32>) -> u32 {
+    return group_first[min(placed_group(place), view.group_count - 1u)] + place.y;
+}
+
 // The record of one placement (group word, slot).
 fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Shown, t: GpuTransform) {
-    let group = place.x & ((1u << LEVEL_SHIFT) - 1u);
     let level = place.x >> LEVEL_SHIFT;
     var tint = inst.tint;
     if (view.flags & CULL_LOD_TINTS) != 0u {
-        tint = lod_tint((group - model.group_base) / 2u);
+        tint = lod_tint((placed_group(place) - model.group_base) / 2u);
     }
-    let at = group_first[min(group, view.group_count - 1u)] + place.y;
+    let at = placed_at(place);
     if at < arrayLength(&records) {
         records[at] = InstanceRecord(
             t.row0, t.row1, t.row2,
@@ -558,8 +567,7 @@ fn previous(inv: Invocation) {
 // The previous record of one placement (group word, slot), at its
 // record's index.
 fn write_previous(place: vec2<u32>, record: PreviousRecord) {
-    let group = place.x & ((1u << LEVEL_SHIFT) - 1u);
-    let at = group_first[min(group, view.group_count - 1u)] + place.y;
+    let at = placed_at(place);
     if at < arrayLength(&previous_records) {
         previous_records[at] = record;
     }
