@@ -24,6 +24,8 @@ mod motion;
 mod navigation;
 mod no_adapter;
 mod occlusion;
+mod occlusion_per_instance;
+mod occlusion_pyramid;
 mod packages;
 mod pbr;
 mod pose_cache;
