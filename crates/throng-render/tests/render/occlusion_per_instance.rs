@@ -11,6 +11,7 @@
 //! included, while the visibility bits settle). Scenes: a grid seen from
 //! eye height (the bench's `--camera eye`); a wall with a gap about one
 //! Fox long (a giant Fox's legs, the grid seen between and under them);
+//! a fence of wide posts with narrow gaps, the grid seen through them;
 //! occlusion.rs's deep grid behind a giant Fox; and Foxes whose box tops
 //! lie from 8 pixels under to 8 over a wall's edge in steps of a fraction
 //! of a pixel, at distances from just behind the wall to 24 times as far
@@ -222,6 +223,45 @@ fn wall_with_a_gap(handle: &ModelHandle) -> Scene {
     }
 }
 
+/// A fence: wide posts (Foxes side-on, squashed to under half their
+/// length and stretched six times in height) with narrow gaps between
+/// them, in front of a grid whose Foxes show only through the gaps: a box
+/// whose corners fall on posts while its middle shows through a gap is
+/// culled by a test that samples too few texels.
+fn fence(handle: &ModelHandle) -> Scene {
+    let posts = (0..20).map(|i| Spawn {
+        transform: Mat4::from_translation(Vec3::new((i as f32 - 9.5) * 70.0, -200.0, 150.0))
+            * Mat4::from_rotation_y(std::f32::consts::FRAC_PI_2)
+            * Mat4::from_scale(Vec3::new(1.0, 6.0, 0.45)),
+        clip: Some(0),
+        ..Spawn::default()
+    });
+    // Rows of Foxes, each row shifted by a fraction of the posts' pitch.
+    let behind = (0..12 * 9).map(|i| {
+        let (c, r) = ((i % 12) as f32, (i / 12) as f32);
+        Spawn {
+            transform: side_on(
+                Vec3::new((c - 5.5) * 110.0 + r * 37.0, 0.0, -40.0 - r * 140.0),
+                1.0,
+            ),
+            clip: Some(i % 3),
+            time: 0.29 * i as f32,
+            ..Spawn::default()
+        }
+    });
+    Scene {
+        name: "fence",
+        crowd: crowd_of(handle, posts.chain(behind)),
+        view: View {
+            eye: Vec3::new(10.0, 45.0, 420.0),
+            target: Vec3::new(0.0, 40.0, -1000.0),
+            fov: 45f32.to_radians(),
+            depth: (5.0, 5000.0),
+        },
+        occluded_share: 0.0,
+    }
+}
+
 /// occlusion.rs's first view: a Fox six times the size, side-on, hides
 /// a deep grid from a camera at half a Fox's height in front of it. Most
 /// of the grid must be found hidden.
@@ -401,6 +441,7 @@ fn no_visible_instance_is_culled(depth: DepthConvention, samples: u32) {
         for scene in [
             eye_grid(&handle),
             wall_with_a_gap(&handle),
+            fence(&handle),
             behind_a_wall(&handle),
             edge(&gpu, &model, &handle, size),
         ] {
