@@ -257,4 +257,58 @@ mod tests {
             Track::default()
         );
     }
+
+    /// A period or speed that cannot make a rate gives rate 0 (a still
+    /// track), not a saturated or NaN-born one; a finite pair gives a
+    /// rate of the right sign and size.
+    #[test]
+    fn rates_of_degenerate_periods_and_speeds_are_zero() {
+        for (speed, period) in [
+            (1.0, 0.0),
+            (1.0, -2.0),
+            (1.0, f64::INFINITY),
+            (1.0, f64::NAN),
+            (f32::NAN, 1.0),
+            (f32::INFINITY, 1.0),
+            (f32::NEG_INFINITY, 1.0),
+        ] {
+            assert_eq!(rate_of(speed, period), 0, "speed {speed}, period {period}");
+        }
+        // One period a second: 2⁶⁴ / TICKS_PER_SECOND per tick.
+        let one = rate_of(1.0, 1.0);
+        let expected = 18_446_744_073_709_551_616.0 / TICKS_PER_SECOND as f64;
+        assert!((one as f64 - expected).abs() <= 1.0, "{one} vs {expected}");
+        assert_eq!(rate_of(-1.0, 1.0), -one);
+        assert!((rate_of(1.0, 2.0) as f64 - expected / 2.0).abs() <= 1.0);
+    }
+
+    /// Seconds between two unwrapped phases: signed, in the period's
+    /// seconds.
+    #[test]
+    fn seconds_between_phases_are_signed_clip_seconds() {
+        let period = 2.5;
+        let one = 1i128 << 64;
+        assert_eq!(seconds_between(0, one, period), 2.5);
+        assert_eq!(seconds_between(one, 0, period), -2.5);
+        assert_eq!(seconds_between(one / 4, one, period), 1.875);
+        assert_eq!(seconds_between(-one, one / 2, period), 3.75);
+    }
+
+    /// The reduced start of a track: one period for loop and ping-pong
+    /// (a phase past a period, or before zero, wraps), unclamped for once.
+    #[test]
+    fn reduced_seconds_wrap_loops_and_keep_once_unclamped() {
+        let period = 4.0;
+        let one = 1i128 << 64;
+        let quarter = one / 4;
+        for wrap in [WrapMode::Loop, WrapMode::PingPong] {
+            assert_eq!(reduced_seconds(quarter, period, wrap), 1.0, "{wrap:?}");
+            assert_eq!(reduced_seconds(one + quarter, period, wrap), 1.0, "{wrap:?}");
+            assert_eq!(reduced_seconds(quarter - one, period, wrap), 1.0, "{wrap:?}");
+        }
+        let once = WrapMode::Once;
+        assert_eq!(reduced_seconds(quarter, period, once), 1.0);
+        assert_eq!(reduced_seconds(one + quarter, period, once), 5.0);
+        assert_eq!(reduced_seconds(-quarter, period, once), -1.0);
+    }
 }

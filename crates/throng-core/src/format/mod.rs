@@ -25,6 +25,8 @@ mod material;
 mod provenance;
 mod read;
 mod write;
+#[cfg(test)]
+mod tests;
 
 pub use material::{MaterialRecord, TextureSlotRecord};
 
