@@ -11,9 +11,11 @@
 #                             headless frame, then `throng` installed with
 #                             `cargo install --path crates/throng-cli` and
 #                             run from an unrelated folder: bake a glb
-#                             copied there, inspect it, render it; and
-#                             throng-bevy (a workspace of its own) packaged
-#                             and built from its package against them
+#                             copied there, inspect it, render it (the
+#                             picture must show the crowd); and throng-bevy
+#                             (a workspace of its own) packaged, built from
+#                             its package against them and run: one
+#                             headless frame of Foxes (tools/consumer-bevy)
 #
 # Crates marked `publish = false` (tests, fuzz bodies, examples, the web
 # page, plotting) are left out, read from `cargo metadata`; a new crate is
@@ -118,38 +120,27 @@ bevy() {
         -p throng-bevy --no-verify --allow-dirty --offline "${patches[@]}"
     cp "$pkg/bevy.lock" crates/throng-bevy/Cargo.lock
     print_size "$pkg/throng-bevy-$version.crate"
-    # Built as a dependency of a small project outside the repository that
-    # also depends on what throng-bevy's tests do (throng-bake, image), so
-    # features unify as in the tests' build and Bevy is not built twice.
+    # Built as a dependency of a small project outside the repository
+    # (tools/consumer-bevy), which also depends on what throng-bevy's tests
+    # do (throng-bake, image), so features unify as in the tests' build and
+    # Bevy is not built twice; then run: one headless frame of Foxes that
+    # must show in the picture.
     local dir
     dir=$(mktemp -d)
-    mkdir -p "$dir/project/src"
-    cat >"$dir/project/Cargo.toml" <<TOML
-[package]
-name = "throng-bevy-consumer"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-throng-bevy = "$version"
-throng-bake = "$version"
-image = { version = "0.25.10", default-features = false, features = ["png"] }
-
-[workspace]
-TOML
+    cp -r tools/consumer-bevy "$dir/project"
     unpack_patched "$dir" throng-core throng-crowd throng-render throng-bake throng-bevy \
         >>"$dir/project/Cargo.toml"
-    echo 'pub use throng_bevy::ThrongPlugin;' >"$dir/project/src/lib.rs"
     cp "$pkg/bevy.lock" "$dir/project/Cargo.lock"
-    echo "tools/package.sh: building throng-bevy from its package in $dir"
+    mkdir "$dir/scratch"
+    echo "tools/package.sh: building and running throng-bevy from its package in $dir"
     (
         cd "$dir/project"
-        cargo build --offline --ignore-rust-version --quiet \
-            --target-dir "$root/target" "${bevy_profile[@]}"
+        cargo run --offline --ignore-rust-version --quiet \
+            --target-dir "$root/target" "${bevy_profile[@]}" -- \
+            "$root/assets/khronos_Fox.glb" "$dir/scratch"
     )
     rm -rf "$dir"
-    echo "tools/package.sh: throng-bevy builds from its package"
+    echo "tools/package.sh: throng-bevy builds from its package and draws the crowd"
 }
 
 # The consumer project (tools/consumer), copied out of the repository, with
@@ -197,6 +188,8 @@ installed() {
         "$throng" inspect fox.throng >/dev/null
         "$throng" render fox.throng --instances 16 --size 128x128 -o crowd.png
         [ -s crowd.png ] || { echo "tools/package.sh: no crowd.png" >&2; exit 1; }
+        # A blank or background-only picture fails: the crowd must show.
+        python3 "$root/tools/crowd_pixels.py" crowd.png --min-share 0.02
     )
     rm -rf "$dir"
     echo "tools/package.sh: the installed throng baked, inspected and rendered outside the repository"
