@@ -303,8 +303,16 @@ mod tests {
         let quarter = one / 4;
         for wrap in [WrapMode::Loop, WrapMode::PingPong] {
             assert_eq!(reduced_seconds(quarter, period, wrap), 1.0, "{wrap:?}");
-            assert_eq!(reduced_seconds(one + quarter, period, wrap), 1.0, "{wrap:?}");
-            assert_eq!(reduced_seconds(quarter - one, period, wrap), 1.0, "{wrap:?}");
+            assert_eq!(
+                reduced_seconds(one + quarter, period, wrap),
+                1.0,
+                "{wrap:?}"
+            );
+            assert_eq!(
+                reduced_seconds(quarter - one, period, wrap),
+                1.0,
+                "{wrap:?}"
+            );
         }
         let once = WrapMode::Once;
         assert_eq!(reduced_seconds(quarter, period, once), 1.0);

@@ -24,9 +24,9 @@ mod directory;
 mod material;
 mod provenance;
 mod read;
-mod write;
 #[cfg(test)]
 mod tests;
+mod write;
 
 pub use material::{MaterialRecord, TextureSlotRecord};
 

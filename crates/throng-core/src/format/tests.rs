@@ -21,7 +21,10 @@ fn sample_path() -> PathBuf {
 fn sample() -> Vec<u8> {
     let path = sample_path();
     std::fs::read(&path).unwrap_or_else(|e| {
-        panic!("{}: {e} (the committed sample of this version)", path.display())
+        panic!(
+            "{}: {e} (the committed sample of this version)",
+            path.display()
+        )
     })
 }
 
@@ -42,7 +45,11 @@ fn the_committed_sample_reads_and_writes_back_byte_for_byte() {
         again.len(),
         bytes.len()
     );
-    assert_eq!(read_file(&sample_path()).unwrap(), model, "read_file reads what read_model does");
+    assert_eq!(
+        read_file(&sample_path()).unwrap(),
+        model,
+        "read_file reads what read_model does"
+    );
 }
 
 #[test]
@@ -74,7 +81,11 @@ fn events_and_provenance_round_trip() {
     assert_eq!(read_provenance(&bytes).unwrap(), model.provenance);
     let path = std::env::temp_dir().join(format!("throng-format-{}.throng", std::process::id()));
     write_file(&model, &path).unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), bytes, "write_file writes write_model's bytes");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "write_file writes write_model's bytes"
+    );
     assert_eq!(peek_provenance(&path).unwrap(), model.provenance);
     let _ = std::fs::remove_file(&path);
 }
@@ -83,7 +94,10 @@ fn events_and_provenance_round_trip() {
 fn every_prefix_and_every_flipped_bit_of_the_sample_is_refused() {
     let bytes = sample();
     for n in 0..bytes.len() {
-        assert!(read_model(&bytes[..n]).is_err(), "a prefix of {n} bytes loaded");
+        assert!(
+            read_model(&bytes[..n]).is_err(),
+            "a prefix of {n} bytes loaded"
+        );
     }
     let mut flipped = bytes.clone();
     for i in 0..flipped.len() {
