@@ -138,6 +138,11 @@ PY
     background_server
     node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query"
     local failed=0
+    # Each picture shows the crowd (a blank canvas beside a blank native
+    # picture would compare equal).
+    for picture in native webgpu webgl2; do
+        python3 tools/crowd_pixels.py "$out/$picture.png" --min-share 0.05 || failed=1
+    done
     for backend in webgpu webgl2; do
         cargo run --quiet -p throng-web --bin throng-web-reference -- \
             compare "$out/native.png" "$out/$backend.png" "$out/$backend-difference.png" || failed=1
