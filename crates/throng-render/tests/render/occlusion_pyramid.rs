@@ -20,6 +20,7 @@ use throng_render::passes::depth_pyramid::{
     DepthPyramid, PyramidPass, level_origin, level_size, pyramid_shape,
 };
 use throng_render::{DepthConvention, Gpu, require_gpu, wgpu};
+use throng_tests::readback::read_buffer;
 
 /// Depth buffer sizes: powers of two and not, wide and tall, tiny.
 const SIZES: [(u32, u32); 7] = [
@@ -142,16 +143,12 @@ fn read_texels(gpu: &Gpu, view: &wgpu::TextureView, size: (u32, u32), samples: u
         cache: None,
     });
     let bytes = (size.0 * size.1 * samples) as u64 * 4;
-    let buffer = |usage| {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pyramid test texels"),
-            size: bytes,
-            usage,
-            mapped_at_creation: false,
-        })
-    };
-    let storage = buffer(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
-    let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let storage = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("pyramid test texels"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("pyramid test copy"),
         layout: &layout,
@@ -173,10 +170,8 @@ fn read_texels(gpu: &Gpu, view: &wgpu::TextureView, size: (u32, u32), samples: u
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(size.0.div_ceil(8), size.1.div_ceil(8), 1);
     }
-    encoder.copy_buffer_to_buffer(&storage, 0, &readback, 0, bytes);
     gpu.queue.submit([encoder.finish()]);
-    let bytes = throng_render::offscreen::map_read(device, &readback).unwrap();
-    bytemuck::pod_collect_to_vec(&bytes)
+    bytemuck::pod_collect_to_vec(&read_buffer(gpu, &storage, bytes))
 }
 
 /// A depth buffer of `size` and `samples` filled with [`FILL`]'s pattern.
