@@ -430,7 +430,7 @@ fn id_frame(
 
 /// Every scene at every size, drawn [`FRAMES`] times with and without
 /// occlusion culling: no instance shown without it is missing with it.
-/// Returns a line per scene and size for the report.
+/// Prints a line per scene and size: instances shown, occluded per frame.
 fn no_visible_instance_is_culled(depth: DepthConvention, samples: u32) {
     let name = format!("occlusion per instance ({depth:?}, {samples}×)");
     let gpu = require_gpu(&name);
