@@ -6,6 +6,7 @@
 //! map-state protocol under loom. GPU tests run on lavapipe (Vulkan) and,
 //! for the modules tools/test.sh lists, on llvmpipe GL.
 
+mod anticipation;
 mod bad_input;
 mod blend_split;
 mod depth_convention;

@@ -1,6 +1,6 @@
 //! Throng's built-in steering on the GPU (`navigate.wgsl`: flow field,
 //! contact, walls; not anticipation, which this course does not need:
-//! docs/design/navigation.md) over an obstacle course (GPU tests):
+//! `anticipation.rs` tests it) over an obstacle course (GPU tests):
 //! 2,000 Foxes cross through two columns of pillars around a central
 //! block to goal points of their own on the far side, 30 simulated seconds
 //! at 20 steps a second. From 2 s on, at every checked step (each half
