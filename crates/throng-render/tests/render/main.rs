@@ -27,6 +27,7 @@ mod no_adapter;
 mod occlusion;
 mod occlusion_per_instance;
 mod occlusion_pyramid;
+mod occlusion_test_wgsl;
 mod packages;
 mod pbr;
 mod pose_cache;
