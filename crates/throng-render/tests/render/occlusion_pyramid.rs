@@ -286,10 +286,21 @@ fn cpu_pyramid(
             level0[(ty * w0 + tx) as usize] = far;
         }
     }
+    with_coarser_levels(level0, (w0, h0), levels)
+}
+
+/// `level0` (`size0`) and the `levels - 1` levels above it, each texel the
+/// farthest of the 2 × 2 below it (one texel read twice where the level
+/// below is one texel across): the contract's downsample.
+pub(crate) fn with_coarser_levels(
+    level0: Vec<f32>,
+    size0: (u32, u32),
+    levels: u32,
+) -> Vec<Vec<f32>> {
     let mut out = vec![level0];
     for k in 1..levels {
-        let (pw, ph) = level_size((w0, h0), k - 1);
-        let (w, h) = level_size((w0, h0), k);
+        let (pw, ph) = level_size(size0, k - 1);
+        let (w, h) = level_size(size0, k);
         let before = &out[k as usize - 1];
         let mut level = vec![0f32; (w * h) as usize];
         for y in 0..h {

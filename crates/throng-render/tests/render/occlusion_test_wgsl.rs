@@ -85,28 +85,11 @@ fn level0(rng: &mut Rng) -> Vec<f32> {
     depth
 }
 
-/// Every level from level 0, each texel the farthest of the 2 × 2 below it.
+/// Every level from level 0 (down to one texel), as the reduction makes
+/// them.
 fn levels(level0: Vec<f32>) -> Vec<Vec<f32>> {
-    let ((w0, h0), mut out) = (SIZE0, vec![level0]);
-    let count = 32 - w0.max(h0).leading_zeros();
-    for k in 1..count {
-        let (pw, ph) = level_size((w0, h0), k - 1);
-        let (w, h) = level_size((w0, h0), k);
-        let before = &out[k as usize - 1];
-        let mut level = vec![0f32; (w * h) as usize];
-        for y in 0..h {
-            for x in 0..w {
-                let mut far = 0f32;
-                for (sx, sy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let (bx, by) = ((2 * x + sx).min(pw - 1), (2 * y + sy).min(ph - 1));
-                    far = far.max(before[(by * pw + bx) as usize]);
-                }
-                level[(y * w + x) as usize] = far;
-            }
-        }
-        out.push(level);
-    }
-    out
+    let count = 32 - SIZE0.0.max(SIZE0.1).leading_zeros();
+    super::occlusion_pyramid::with_coarser_levels(level0, SIZE0, count)
 }
 
 #[test]
