@@ -13,8 +13,7 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_crowd::crowd::{Crowd, Motion, Spawn};
 use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_render::navigate::{goal_data, navigate_params, navigate_simulation};
-use throng_render::{GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
-use throng_tests::scenes::View;
+use throng_render::{GpuModel, require_gpu};
 
 /// Pairs, each on a line of its own far from the others.
 const PAIRS: usize = 12;
@@ -107,39 +106,15 @@ fn head_on(horizon: f32) -> (usize, Vec<f32>) {
     };
     let mut sim = navigate_simulation(&gpu.device, &params).unwrap();
     sim.set_navigation(&gpu.device, &field).unwrap();
-    let mut r = Renderer::headless(
-        &gpu,
-        RendererOptions {
-            path: PathChoice::GpuDriven,
-            ..RendererOptions::default()
-        },
-    )
-    .unwrap();
-    r.set_simulation(0, Some(sim)).unwrap();
-    let size = (16, 16);
-    let camera = View {
-        eye: Vec3::new(0.0, 2.0, 0.0),
-        target: Vec3::new(0.0, 50.0, 1.0),
-        fov: 0.9,
-        depth: (0.5, 300.0),
-    }
-    .camera(size);
+    let mut stepper = super::navigation::Stepper::new(&gpu, sim);
     let dt = 1.0 / STEPS_PER_SECOND as f32;
     let mut closest = vec![f32::MAX; PAIRS];
     let mut arrived = 0;
-    r.render_image(&gpu, size, &camera, &[&crowd], &[&model])
-        .unwrap();
+    stepper.frame(&gpu, &crowd, &model);
     for _ in 0..SECONDS * STEPS_PER_SECOND {
         crowd.update(dt);
-        r.render_image(&gpu, size, &camera, &[&crowd], &[&model])
-            .unwrap();
-        let readback = r.read_poses(0, &crowd, &ids).unwrap();
-        let poses = loop {
-            if let Some(poses) = readback.poll(&gpu.device) {
-                break poses.unwrap();
-            }
-            std::thread::yield_now();
-        };
+        stepper.frame(&gpu, &crowd, &model);
+        let poses = stepper.poses(&gpu, &crowd, &ids);
         let at = |id| {
             let pose = poses.iter().find(|p| p.id == id).unwrap();
             let a = pose.agent.unwrap();

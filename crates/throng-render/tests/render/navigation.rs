@@ -14,11 +14,14 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_core::simulation::NavigateParams;
+use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, InstanceId, Motion, Spawn};
 use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_render::gaits::Gaits;
 use throng_render::navigate::{goal_data, navigate_params, navigate_simulation};
-use throng_render::{GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
+use throng_render::{
+    Gpu, GpuModel, PathChoice, ReadPose, Renderer, RendererOptions, Simulation, require_gpu,
+};
 use throng_tests::scenes::View;
 
 /// Agents.
@@ -45,6 +48,57 @@ const HALF_Z: f32 = 36.0;
 /// Columns and rows of the start and goal lattices (x ahead, z across).
 const COLUMNS: u32 = 29;
 const ROWS: u32 = 70;
+
+/// A GPU-driven renderer stepping a simulation frame by frame, its camera
+/// looking away: the frames step the simulation, and what they draw is not
+/// what is measured (shared with `anticipation.rs`).
+pub(crate) struct Stepper {
+    renderer: Renderer,
+    camera: Camera,
+}
+
+impl Stepper {
+    /// The picture size of the frames.
+    const SIZE: (u32, u32) = (16, 16);
+
+    pub(crate) fn new(gpu: &Gpu, sim: Simulation) -> Self {
+        let mut renderer = Renderer::headless(
+            gpu,
+            RendererOptions {
+                path: PathChoice::GpuDriven,
+                ..RendererOptions::default()
+            },
+        )
+        .unwrap();
+        renderer.set_simulation(0, Some(sim)).unwrap();
+        let camera = View {
+            eye: Vec3::new(0.0, 2.0, 0.0),
+            target: Vec3::new(0.0, 50.0, 1.0),
+            fov: 0.9,
+            depth: (0.5, 300.0),
+        }
+        .camera(Self::SIZE);
+        Self { renderer, camera }
+    }
+
+    /// One frame of `crowd`: the simulation takes its step.
+    pub(crate) fn frame(&mut self, gpu: &Gpu, crowd: &Crowd, model: &GpuModel) {
+        self.renderer
+            .render_image(gpu, Self::SIZE, &self.camera, &[crowd], &[model])
+            .unwrap();
+    }
+
+    /// The poses of `ids` as the last frame left them, waiting for the GPU.
+    pub(crate) fn poses(&self, gpu: &Gpu, crowd: &Crowd, ids: &[InstanceId]) -> Vec<ReadPose> {
+        let readback = self.renderer.read_poses(0, crowd, ids).unwrap();
+        loop {
+            if let Some(poses) = readback.poll(&gpu.device) {
+                break poses.unwrap();
+            }
+            std::thread::yield_now();
+        }
+    }
+}
 
 /// The course: pillars in two staggered columns and a block in the middle.
 fn course() -> ObstacleGrid {
@@ -206,25 +260,7 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
     sim.set_navigation(&gpu.device, &field).unwrap();
     let gaits = Gaits::by_name(&crowd, m, 1.2, 3.0).unwrap();
     sim.set_gaits(&crowd, m, Some(&gaits)).unwrap();
-    let mut r = Renderer::headless(
-        &gpu,
-        RendererOptions {
-            path: PathChoice::GpuDriven,
-            ..RendererOptions::default()
-        },
-    )
-    .unwrap();
-    r.set_simulation(0, Some(sim)).unwrap();
-    // The camera looks away: the frames step the simulation, and drawing
-    // what it sees is not what is measured.
-    let size = (16, 16);
-    let camera = View {
-        eye: Vec3::new(0.0, 2.0, 0.0),
-        target: Vec3::new(0.0, 50.0, 1.0),
-        fov: 0.9,
-        depth: (0.5, 300.0),
-    }
-    .camera(size);
+    let mut stepper = Stepper::new(&gpu, sim);
 
     let seconds = std::env::var("THRONG_NAV_SECONDS")
         .ok()
@@ -236,23 +272,15 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
     let mut checks = 0;
     let mut arrived = 0usize;
     let (mut gait_checked, mut clips_seen) = (0usize, [0usize; 3]);
-    r.render_image(&gpu, size, &camera, &[&crowd], &[&model])
-        .unwrap();
+    stepper.frame(&gpu, &crowd, &model);
     for step in 1..=seconds * STEPS_PER_SECOND {
         crowd.update(dt);
-        r.render_image(&gpu, size, &camera, &[&crowd], &[&model])
-            .unwrap();
+        stepper.frame(&gpu, &crowd, &model);
         let t = step as f32 * dt;
         if step % (STEPS_PER_SECOND / 2) != 0 || t < 2.0 {
             continue;
         }
-        let readback = r.read_poses(0, &crowd, &ids).unwrap();
-        let poses = loop {
-            if let Some(poses) = readback.poll(&gpu.device) {
-                break poses.unwrap();
-            }
-            std::thread::yield_now();
-        };
+        let poses = stepper.poses(&gpu, &crowd, &ids);
         let mut points = Vec::with_capacity(poses.len());
         arrived = 0;
         for pose in &poses {
