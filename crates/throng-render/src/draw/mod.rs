@@ -4,7 +4,9 @@
 //! caller's cascaded shadow maps received (`cascades`),
 //! light views of the caller's and their cast pipelines (`light_views`), a
 //! caller's depth, normal and motion-vector prepass (`prepass`), the
-//! depth and MSAA attachments (`targets`), and a scene's obstacles as
+//! depth and MSAA attachments (`targets`), occlusion culling's early pass
+//! drawn single-sampled where multisampled attachments do not outlive a
+//! pass (`single_early`), and a scene's obstacles as
 //! cylinders for applications that steer crowds around them (`pillars`).
 //! Imports the floors below.
 
@@ -15,4 +17,5 @@ pub mod light_views;
 pub mod pillars;
 pub mod prepass;
 pub mod shadow;
+pub(crate) mod single_early;
 pub mod targets;

@@ -204,6 +204,15 @@ impl Renderer {
     }
 
     pub(super) fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
+        if !self.pipelines.contains_key(&key) {
+            let pipeline = self.create_pipeline(key, self.options.sample_count);
+            self.pipelines.insert(key, pipeline);
+        }
+        &self.pipelines[&key]
+    }
+
+    /// The colour pipeline for `key` at `samples` per pixel.
+    fn create_pipeline(&self, key: PipelineKey, samples: u32) -> wgpu::RenderPipeline {
         let mut vertex_constants = vec![
             ("SKINNING", if self.options.skinning { 1.0 } else { 0.0 }),
             ("CROSS_FADE", if key.cross_fade { 1.0 } else { 0.0 }),
@@ -212,8 +221,7 @@ impl Renderer {
         if key.palettes {
             vertex_constants.push(("PALETTES", 1.0));
         }
-
-        let desc = ColorPipeline {
+        ColorPipeline {
             label: "throng draw pipeline",
             layout: &self.pipeline_layout,
             module: &self.module,
@@ -226,15 +234,12 @@ impl Renderer {
                 (None, None) => "fs_main",
             },
             format: self.color_format,
-            samples: self.options.sample_count,
+            samples,
             extra_targets: &self.options.extra_targets,
             instance_records: self.path != RecordPath::Packaged,
             depth_compare: self.options.depth.compare(),
-        };
-        let device = &self.device;
-        self.pipelines
-            .entry(key)
-            .or_insert_with(|| desc.create(device, key))
+        }
+        .create(&self.device, key)
     }
 
     /// Creates the pipelines the planned draws need.
@@ -261,6 +266,43 @@ impl Renderer {
             && sh.items.iter().any(|i| i.impostor)
         {
             self.impostors.cast_pipeline(&self.device);
+        }
+    }
+
+    /// Creates the pipelines the single-sampled early pass needs for the
+    /// planned draws, where occlusion culling draws one
+    /// (`draw/single_early.rs`).
+    pub(super) fn ensure_single_early_pipelines(&mut self) {
+        if self.single_early().is_none() {
+            return;
+        }
+        let keys: Vec<PipelineKey> = self
+            .items
+            .iter()
+            .filter(|i| !i.impostor)
+            .map(|i| i.key)
+            .collect();
+        for key in keys {
+            if !self
+                .single_early()
+                .is_some_and(|s| s.pipelines.contains_key(&key))
+            {
+                let pipeline = self.create_pipeline(key, 1);
+                if let Some(s) = self.single_early_mut() {
+                    s.pipelines.insert(key, pipeline);
+                }
+            }
+        }
+        let impostors = self.items.iter().any(|i| i.impostor);
+        let receive = crate::draw::cascades::receive_of(&self.options);
+        let (compare, device, format) = (
+            self.options.depth.compare(),
+            self.device.clone(),
+            self.color_format,
+        );
+        if let (true, Some(s)) = (impostors, self.single_early_mut()) {
+            s.impostors
+                .colour_pipeline(&device, format, 1, receive, compare);
         }
     }
 }

@@ -4,9 +4,12 @@
 //! phases are separate passes or sorted apart (Bevy's `Opaque3d` and
 //! `Transparent3d`).
 
+use std::collections::HashMap;
+
 use super::Renderer;
 use crate::device::pass_timer::SpanKind;
 use crate::draw::items::DrawItem;
+use crate::program::pipeline::PipelineKey;
 
 impl Renderer {
     /// Records the prepared frame's crowd draws into `pass`, a render pass
@@ -60,6 +63,19 @@ impl Renderer {
     }
 
     pub(super) fn draw_items(&self, pass: &mut wgpu::RenderPass<'_>, items: &[DrawItem]) {
+        let impostor = self.impostors.colour.as_ref();
+        self.draw_items_with(pass, items, &self.pipelines, impostor);
+    }
+
+    /// [`Self::draw_items`] with `pipelines` and the `impostor` pipeline
+    /// (the single-sampled early pass's, `draw/single_early.rs`).
+    pub(super) fn draw_items_with(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        items: &[DrawItem],
+        pipelines: &HashMap<PipelineKey, wgpu::RenderPipeline>,
+        impostor: Option<&wgpu::RenderPipeline>,
+    ) {
         if items.is_empty() {
             return;
         }
@@ -85,9 +101,16 @@ impl Renderer {
             }
             let key = (!item.impostor).then_some(item.key);
             if bound_key != Some(key) {
+                debug_assert!(
+                    key.is_none_or(|k| pipelines.contains_key(&k)),
+                    "no pipeline made for {key:?}"
+                );
                 match key {
-                    Some(key) => pass.set_pipeline(&self.pipelines[&key]),
-                    None => match self.impostors.colour.as_ref() {
+                    Some(key) => match pipelines.get(&key) {
+                        Some(p) => pass.set_pipeline(p),
+                        None => continue,
+                    },
+                    None => match impostor {
                         Some(p) => pass.set_pipeline(p),
                         None => continue,
                     },

@@ -15,6 +15,7 @@ use super::Renderer;
 use super::gpu_driven::LateView;
 use crate::base::error::RenderError;
 use crate::base::options::{DepthConvention, RecordPath};
+use crate::draw::single_early::SingleSampledEarly;
 use crate::draw::targets::PassPlace;
 use crate::passes::depth_pyramid::{DepthPyramid, PyramidPass, supports_pyramid};
 
@@ -29,14 +30,20 @@ pub(super) struct Occlusion {
     /// The frame last prepared is drawn in two phases (its late draws are
     /// the GPU-driven path's `late_items`).
     pub(super) active: bool,
+    /// The early pass drawn single-sampled, where multisampled attachments
+    /// do not outlive a pass (MSAA on wgpu's GL backend): the pyramid is
+    /// reduced from its depth, and one multisampled pass draws both
+    /// phases.
+    single: Option<SingleSampledEarly>,
 }
 
 impl Occlusion {
     /// Occlusion culling for a renderer on `path` whose depth has `samples`
-    /// and `convention`, where the path and device allow it: not with MSAA
-    /// on wgpu's GL backend, whose multisampled colour does not survive
-    /// from one pass to the next unresolved (measured on llvmpipe GL: the
-    /// late pass resolves nothing).
+    /// and `convention`, where the path and device allow it. With MSAA on
+    /// wgpu's GL backend, whose multisampled attachments do not survive
+    /// from one pass to the next (measured on llvmpipe GL: the late pass
+    /// resolves nothing, and the depth reads back as zeros), the early
+    /// pass is drawn single-sampled ([`SingleSampledEarly`]).
     pub(super) fn new(
         adapter: &wgpu::Adapter,
         device: &wgpu::Device,
@@ -45,13 +52,15 @@ impl Occlusion {
         convention: DepthConvention,
     ) -> Option<Self> {
         let gl_msaa = adapter.get_info().backend == wgpu::Backend::Gl && samples > 1;
-        let usable = path == RecordPath::GpuDriven && supports_pyramid(device) && !gl_msaa;
+        let usable = path == RecordPath::GpuDriven && supports_pyramid(device);
+        let pyramid_samples = if gl_msaa { 1 } else { samples };
         usable.then(|| Self {
-            pass: PyramidPass::new(device, samples, convention),
+            pass: PyramidPass::new(device, pyramid_samples, convention),
             pyramid: None,
             shadow_pass: PyramidPass::new(device, 1, DepthConvention::Standard),
             shadow_pyramid: None,
             active: false,
+            single: gl_msaa.then(|| SingleSampledEarly::new(path)),
         })
     }
 }
@@ -76,6 +85,10 @@ impl Renderer {
             return Ok(());
         }
         let (device, queue) = (self.device.clone(), self.queue.clone());
+        let (options, format) = (&self.options, self.color_format);
+        if let Some(single) = self.occlusion.as_mut().and_then(|o| o.single.as_mut()) {
+            single.ensure(&device, size, options, format)?;
+        }
         let map = self
             .shadow
             .as_ref()
@@ -92,6 +105,16 @@ impl Renderer {
             }
         }
         Ok(())
+    }
+
+    /// The single-sampled early pass, where occlusion culling draws one.
+    pub(super) fn single_early(&self) -> Option<&SingleSampledEarly> {
+        self.occlusion.as_ref()?.single.as_ref()
+    }
+
+    /// [`Self::single_early`], to make its pipelines.
+    pub(super) fn single_early_mut(&mut self) -> Option<&mut SingleSampledEarly> {
+        self.occlusion.as_mut()?.single.as_mut()
     }
 
     /// The pyramid the light's late phase tests against, if the frame about
@@ -146,6 +169,10 @@ impl Renderer {
             return;
         };
         let Some(pyramid) = &o.pyramid else { return };
+        if let Some(single) = &o.single {
+            self.encode_two_phase_single(encoder, views, extra, single, pyramid);
+            return;
+        }
         let clear = self.options.clear_color;
         let blended = self.first_blended();
         let mut pass = targets.begin_pass_at(
@@ -177,6 +204,55 @@ impl Renderer {
         );
         let late = &gd.late_items;
         let late_blended = late.partition_point(|item| !item.key.blend);
+        self.draw_items(&mut pass, &late[..late_blended]);
+        self.draw_items(&mut pass, &self.items[blended..]);
+        self.draw_items(&mut pass, &late[late_blended..]);
+        extra(&mut pass);
+    }
+
+    /// [`Self::encode_two_phase`] where the early pass is drawn
+    /// single-sampled: the early phase's opaque draws into `single`'s
+    /// targets, the pyramid from their depth, the late phase's cull, then
+    /// one multisampled pass through the renderer's targets drawing both
+    /// phases' opaque draws, then both phases' blended ones, then `extra`.
+    fn encode_two_phase_single(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &[&wgpu::TextureView],
+        extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
+        single: &SingleSampledEarly,
+        pyramid: &DepthPyramid,
+    ) {
+        let (Some(targets), Some(o), Some(gd), Some(depth)) =
+            (&self.targets, &self.occlusion, &self.gpu, single.depth())
+        else {
+            return;
+        };
+        let blended = self.first_blended();
+        let span = self.render_span("early");
+        if let Some(mut pass) = single.begin_pass(encoder, span) {
+            let impostor = single.impostors.colour.as_ref();
+            self.draw_items_with(
+                &mut pass,
+                &self.items[..blended],
+                &single.pipelines,
+                impostor,
+            );
+        }
+        let span = self.compute_span("pyramid");
+        pyramid.encode(&self.device, encoder, &o.pass, depth, span);
+        gd.encode_late(encoder, self.timer.as_ref(), false);
+        let mut pass = targets.begin_pass_at(
+            encoder,
+            views,
+            "throng crowd pass (late, both phases)",
+            self.options.clear_color,
+            self.render_span("late"),
+            PassPlace::ONLY,
+        );
+        let late = &gd.late_items;
+        let late_blended = late.partition_point(|item| !item.key.blend);
+        self.draw_items(&mut pass, &self.items[..blended]);
         self.draw_items(&mut pass, &late[..late_blended]);
         self.draw_items(&mut pass, &self.items[blended..]);
         self.draw_items(&mut pass, &late[late_blended..]);

@@ -22,7 +22,12 @@ use super::Renderer;
 
 impl Renderer {
     pub(super) fn ensure_targets(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
-        let readable_depth = self.occlusion_culling();
+        // The pyramid reads the targets' depth, except where the early pass
+        // is drawn single-sampled into targets of its own (on wgpu's GL
+        // backend a readable multisampled depth is attached as a texture
+        // beside a multisampled colour renderbuffer: an incomplete
+        // framebuffer, measured on llvmpipe GL).
+        let readable_depth = self.occlusion_culling() && self.single_early().is_none();
         Targets::ensure_for(
             &mut self.targets,
             &self.device,
@@ -131,7 +136,9 @@ impl Renderer {
                 }
                 self.occlusion = occlusion;
                 self.gpu = Some(gd);
-                result?
+                let stats = result?;
+                self.ensure_single_early_pipelines();
+                stats
             }
             None => self.prepare_lists(view, crowds, models)?,
         };
