@@ -21,6 +21,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::model::{BakedVertex, RootMotionKey, Submesh};
 
 mod directory;
+#[cfg(test)]
+mod dressed_tests;
 mod material;
 mod provenance;
 mod read;
