@@ -473,3 +473,26 @@ fn a_provenance_peek_at_a_short_directory_reads_only_the_file() {
         "{e}"
     );
 }
+
+#[test]
+fn strings_sharing_bytes_are_refused() {
+    use std::mem::{offset_of, size_of};
+    // Event 0's empty data pointed at event 1's: the strings then take
+    // more bytes than the table holds (the writer never shares).
+    let mut bytes = write_model(&dressed()).unwrap();
+    let dir = Directory::parse(&bytes).unwrap();
+    let events = dir.entry(tags::EVENTS).unwrap().offset as usize;
+    let data = offset_of!(EventRecord, data);
+    let from = events + size_of::<EventRecord>() + data;
+    let shared: [u8; 8] = bytes[from..from + 8].try_into().unwrap();
+    bytes[events + data..events + data + 8].copy_from_slice(&shared);
+    fix_checksum(&mut bytes);
+    let table = dir.entry(tags::STRINGS).unwrap().length;
+    let e = refusal(&bytes);
+    assert!(
+        e.contains(&format!(
+            "more than the {table}-byte string table (strings may not share bytes)"
+        )),
+        "{e}"
+    );
+}
