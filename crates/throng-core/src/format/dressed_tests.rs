@@ -417,21 +417,28 @@ fn image_sides_outside_the_limit_are_refused_by_name() {
 }
 
 #[test]
-fn impostor_spheres_without_a_plan_are_refused() {
-    let mut bytes = write_model(&dressed()).unwrap();
-    let dir = Directory::parse(&bytes).unwrap();
-    let i = dir
-        .entries
-        .iter()
-        .position(|e| e.tag == tags::IMPOSTOR)
-        .unwrap();
-    let at = HEADER_SIZE + i * SECTION_ENTRY_SIZE + std::mem::offset_of!(SectionEntry, length);
-    bytes[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
-    fix_checksum(&mut bytes);
-    assert_eq!(
-        refusal(&bytes),
-        "corrupt file: impostor spheres or images without an impostor plan (IMPO is empty)"
-    );
+fn impostor_spheres_or_images_without_a_plan_are_refused() {
+    // The plan emptied; then the spheres too, the images left.
+    for emptied in [
+        &[tags::IMPOSTOR][..],
+        &[tags::IMPOSTOR, tags::IMPOSTOR_SPHERES],
+    ] {
+        let mut bytes = write_model(&dressed()).unwrap();
+        let dir = Directory::parse(&bytes).unwrap();
+        for tag in emptied {
+            let i = dir.entries.iter().position(|e| e.tag == *tag).unwrap();
+            let at =
+                HEADER_SIZE + i * SECTION_ENTRY_SIZE + std::mem::offset_of!(SectionEntry, length);
+            bytes[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
+        }
+        fix_checksum(&mut bytes);
+        assert_eq!(
+            refusal(&bytes),
+            "corrupt file: impostor spheres or images without an impostor plan (IMPO is empty)",
+            "{} emptied",
+            emptied.len()
+        );
+    }
 }
 
 #[test]
