@@ -393,4 +393,132 @@ mod tests {
         assert!(p.abs_diff_eq(q, 1e-4), "{p} vs {q}");
         assert!(a.pow(-3).then(&a.pow(3)).translation.length() < 1e-5);
     }
+
+    /// Durations, and phases on a grid of eighths of each: every value and
+    /// every sum or product below is exact in f32, so the references may
+    /// compare with `==`.
+    const DURATIONS: [f32; 3] = [1.0, 2.5, 4.0];
+
+    fn grid(d: f32) -> impl Iterator<Item = f32> {
+        (-24..=24).map(move |i| d * i as f32 / 8.0)
+    }
+
+    /// Clip time by the definitions: a loop repeats `[0, D)`; ping-pong
+    /// runs `[0, D]` forward then back over `2D`; once is clamped.
+    fn clip_time_by_definition(u: f32, d: f32, wrap: WrapMode) -> f32 {
+        let k = (u / d).floor();
+        match wrap {
+            WrapMode::Once => u.max(0.0).min(d),
+            WrapMode::Loop => u - k * d,
+            WrapMode::PingPong if k.rem_euclid(2.0) == 0.0 => u - k * d,
+            WrapMode::PingPong => d - (u - k * d),
+        }
+    }
+
+    #[test]
+    fn clip_time_and_the_kept_phase_follow_their_definitions() {
+        for d in DURATIONS {
+            for u in grid(d) {
+                for wrap in [WrapMode::Once, WrapMode::Loop, WrapMode::PingPong] {
+                    let want = clip_time_by_definition(u, d, wrap);
+                    assert_eq!(clip_time(u, d, wrap), want, "clip_time({u}, {d}, {wrap:?})");
+                    let kept = reduce_phase(u, d, wrap);
+                    let period = if wrap == WrapMode::PingPong {
+                        2.0 * d
+                    } else {
+                        d
+                    };
+                    match wrap {
+                        WrapMode::Once => assert_eq!(kept, want),
+                        _ => {
+                            assert!((0.0..period).contains(&kept), "{wrap:?} {u}: {kept}");
+                            assert_eq!((kept - u).rem_euclid(period), 0.0, "{wrap:?} {u}");
+                        }
+                    }
+                    assert_eq!(
+                        clip_time(kept, d, wrap),
+                        want,
+                        "{wrap:?} {u}: same clip time"
+                    );
+                }
+                let w = wrap_into(u, d);
+                assert!(
+                    (0.0..d).contains(&w) && (w - u).rem_euclid(d) == 0.0,
+                    "{u}: {w}"
+                );
+            }
+            assert_eq!(clip_time(1.0, 0.0, WrapMode::Loop), 0.0);
+            assert_eq!(reduce_phase(1.0, 0.0, WrapMode::PingPong), 0.0);
+        }
+        // Just under a period, where rem_euclid rounds up to the period.
+        assert_eq!(wrap_into(-f32::EPSILON / 4.0, 1.0), 0.0);
+    }
+
+    /// Crossings by enumeration: every place the event's clip time occurs
+    /// on the unwrapped phase axis, counted in `(u0, u1]` forward or
+    /// `[u1, u0)` backward (once: the phases clamped), plus the start's own
+    /// clip time on a fresh start.
+    fn crossings_by_enumeration(
+        t: f32,
+        d: f32,
+        wrap: WrapMode,
+        u0: f32,
+        u1: f32,
+        include_start: bool,
+    ) -> u64 {
+        let places: Vec<f32> = match wrap {
+            WrapMode::Once => vec![t],
+            WrapMode::Loop => (-8..=8).map(|k| t + k as f32 * d).collect(),
+            WrapMode::PingPong => (-8..=8)
+                .flat_map(|k| {
+                    let base = 2.0 * d * k as f32;
+                    let back = (t != 0.0 && t != d).then_some(base + 2.0 * d - t);
+                    std::iter::once(base + t).chain(back)
+                })
+                .collect(),
+        };
+        let (a, b) = match wrap {
+            WrapMode::Once => (u0.max(0.0).min(d), u1.max(0.0).min(d)),
+            _ => (u0, u1),
+        };
+        let passed = places
+            .iter()
+            .filter(|&&p| {
+                if b >= a {
+                    p > a && p <= b
+                } else {
+                    p >= b && p < a
+                }
+            })
+            .count() as u64;
+        passed + u64::from(include_start && t == clip_time_by_definition(u0, d, wrap))
+    }
+
+    #[test]
+    fn crossings_equal_an_enumeration_of_the_events_places() {
+        let mut checked = 0u64;
+        for d in DURATIONS {
+            for t in [0.0, d / 8.0, d / 2.0, 7.0 * d / 8.0, d] {
+                for wrap in [WrapMode::Once, WrapMode::Loop, WrapMode::PingPong] {
+                    for u0 in grid(d) {
+                        for u1 in grid(d) {
+                            for start in [false, true] {
+                                assert_eq!(
+                                    crossings(t, d, wrap, u0, u1, start),
+                                    crossings_by_enumeration(t, d, wrap, u0, u1, start),
+                                    "event at {t} of {d} s, {wrap:?}, {u0} -> {u1}, fresh start {start}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000);
+        // A single-pose clip fires its events at 0 once, on a fresh start.
+        assert_eq!(crossings(0.0, 0.0, WrapMode::Loop, 0.0, 3.0, true), 1);
+        assert_eq!(crossings(0.0, 0.0, WrapMode::Loop, 0.0, 3.0, false), 0);
+        assert_eq!(crossings(0.5, 0.0, WrapMode::Loop, 0.0, 3.0, true), 0);
+    }
 }
