@@ -22,8 +22,12 @@ use crate::gltf_doc::{Accessor, DataType, Dimensions, View, to_usize};
 
 /// Loaded buffer contents, indexed like `gltf.buffers`.
 pub(crate) struct Buffers {
-    /// Each buffer's bytes, `byteLength` long.
+    /// Each buffer's bytes, `byteLength` long (none for a meshopt fallback
+    /// buffer).
     pub data: Vec<Vec<u8>>,
+    /// Each compressed buffer view's decoded bytes, by view index
+    /// (`crate::meshopt_views`); they stand in for the view's own.
+    decoded: Vec<Option<Vec<u8>>>,
     /// Components allocated so far for accessors without a buffer view.
     unbacked: Cell<usize>,
 }
@@ -33,15 +37,40 @@ pub(crate) struct Buffers {
 pub(crate) struct Expect {
     pub dims: &'static [Dimensions],
     pub types: &'static [DataType],
-    /// Integer types must be `normalized: true` (float semantics) — or
-    /// must not be (index semantics).
-    pub normalized_ints: bool,
+    /// Whether integer types are `normalized`.
+    pub normalized: Norm,
+}
+
+/// Whether a semantic's integer components are `normalized`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Norm {
+    /// Must be (float semantics of glTF 2.0's core).
+    Required,
+    /// Must not be (indices).
+    Forbidden,
+    /// Either: normalized ones are mapped to [0, 1] or [-1, 1], the others
+    /// read as the integers they are (`KHR_mesh_quantization`'s positions
+    /// and texture coordinates, dequantized by the node's or the texture
+    /// transform's scale).
+    Either,
 }
 
 pub(crate) const FLOAT_ONLY: &[DataType] = &[DataType::F32];
 pub(crate) const UINTS: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
 pub(crate) const SMALL_UINTS: &[DataType] = &[DataType::U8, DataType::U16];
 pub(crate) const FLOAT_OR_UNORM: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
+/// `KHR_mesh_quantization`'s positions, texture coordinates and morph
+/// position offsets: any 8- or 16-bit integer, or float.
+pub(crate) const QUANTIZED: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+/// `KHR_mesh_quantization`'s normals and tangents: signed 8- or 16-bit
+/// normalized, or float.
+pub(crate) const FLOAT_OR_SNORM: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
 pub(crate) const FLOAT_OR_NORM: &[DataType] = &[
     DataType::F32,
     DataType::I8,
@@ -88,6 +117,8 @@ fn normalise(t: DataType, v: f64) -> f64 {
 /// Components of an accessor, flattened element-major.
 pub(crate) struct Components {
     pub data_type: DataType,
+    /// Integer components are normalized (glTF §3.11).
+    pub normalized: bool,
     pub dims: usize,
     pub values: Vec<f64>,
 }
@@ -98,8 +129,12 @@ impl Components {
         self.values.len().checked_div(self.dims).unwrap_or(0)
     }
 
-    /// Values as f32, integer types normalised.
+    /// Values as f32, normalized integer types mapped to [0, 1] or
+    /// [-1, 1], the others as the integers they are.
     pub fn to_f32(&self) -> Vec<f32> {
+        if !self.normalized {
+            return self.values.iter().map(|&v| v as f32).collect();
+        }
         self.values
             .iter()
             .map(|&v| normalise(self.data_type, v) as f32)
@@ -113,10 +148,11 @@ impl Components {
 }
 
 impl Buffers {
-    /// Wraps loaded buffers.
-    pub fn new(data: Vec<Vec<u8>>) -> Self {
+    /// Wraps loaded buffers and the decoded compressed views.
+    pub fn new(data: Vec<Vec<u8>>, decoded: Vec<Option<Vec<u8>>>) -> Self {
         Self {
             data,
+            decoded,
             unbacked: Cell::new(0),
         }
     }
@@ -127,6 +163,10 @@ impl Buffers {
         view: &View,
         path: &dyn Fn() -> String,
     ) -> Result<&[u8], ImportError> {
+        // A decoded view is exactly its byteLength (checked when decoded).
+        if let Some(Some(decoded)) = self.decoded.get(view.index) {
+            return Ok(decoded);
+        }
         let buffer = self
             .data
             .get(view.buffer)
@@ -215,13 +255,18 @@ impl Buffers {
                 ),
             });
         }
-        if data_type != DataType::F32 && acc.normalized != expect.normalized_ints {
+        let wrong = match expect.normalized {
+            Norm::Required => !acc.normalized,
+            Norm::Forbidden => acc.normalized,
+            Norm::Either => false,
+        };
+        if data_type != DataType::F32 && wrong {
             return Err(ImportError::Accessor {
                 path: path(),
                 msg: format!(
                     "accessors[{}] must {}be normalized",
                     acc.index,
-                    if expect.normalized_ints { "" } else { "not " }
+                    if acc.normalized { "not " } else { "" }
                 ),
             });
         }
@@ -312,6 +357,7 @@ impl Buffers {
         }
         Ok(Components {
             data_type,
+            normalized: acc.normalized && data_type != DataType::F32,
             dims: n,
             values,
         })

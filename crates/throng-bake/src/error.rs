@@ -114,6 +114,17 @@ pub enum ImportError {
         /// The rule, as broken.
         rule: String,
     },
+    /// The file's `extensionsRequired` names an extension the baker does
+    /// not read (`crate::extensions::READ`).
+    #[error("{file} requires {extension}, which this baker does not read; it reads: {reads}")]
+    RequiredExtension {
+        /// The file, as named to the bake.
+        file: String,
+        /// The extension.
+        extension: String,
+        /// The extensions the baker reads, comma-separated.
+        reads: String,
+    },
     /// The file uses something glTF allows but that cannot be baked.
     #[error("{path}: {msg}")]
     Unsupported {

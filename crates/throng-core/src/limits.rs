@@ -116,3 +116,10 @@ pub const DEFAULT_MAX_BAKE_BYTES: u64 = 1 << 30;
 /// bytes. 2²⁴ components (128 MiB as the importer's f64), for example 4 Mi
 /// zero-filled `VEC4` joints.
 pub const MAX_UNBACKED_COMPONENTS: usize = 1 << 24;
+
+/// Most bytes the meshopt-compressed buffer views of one glTF import
+/// (`EXT_meshopt_compression`, `KHR_meshopt_compression`) may decode to,
+/// all together (256 MiB): a view declares its decoded size (count ×
+/// stride), which the file's own bytes do not bound, so a few bytes could
+/// otherwise claim gigabytes.
+pub const MAX_DECODED_VIEW_BYTES: usize = 256 << 20;

@@ -7,7 +7,7 @@ use crate::scene::{Channel, Clip, Interpolation, Property, WeightChannel};
 use glam::{Vec3, Vec4};
 use throng_core::model::ClipEvent;
 
-use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_NORM};
+use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_NORM, Norm};
 use crate::error::ImportError;
 use crate::gltf_doc::{self, AnimSampler, DataType, Dimensions};
 
@@ -63,7 +63,7 @@ impl Ctx<'_> {
                     Expect {
                         dims,
                         types,
-                        normalized_ints: true,
+                        normalized: Norm::Required,
                     },
                     &|| format!("{sp}.output"),
                 )?;
@@ -177,7 +177,7 @@ impl Ctx<'_> {
             Expect {
                 dims: &[Dimensions::Scalar],
                 types: FLOAT_OR_NORM,
-                normalized_ints: true,
+                normalized: Norm::Required,
             },
             &|| format!("{sp}.output"),
         )?;
@@ -227,7 +227,7 @@ impl Ctx<'_> {
                 Expect {
                     dims: &[Dimensions::Scalar],
                     types: FLOAT_ONLY,
-                    normalized_ints: false,
+                    normalized: Norm::Forbidden,
                 },
                 &|| format!("{sp}.input"),
             )?

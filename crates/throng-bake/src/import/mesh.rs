@@ -4,7 +4,9 @@
 use crate::scene::{Mesh, MorphTarget, Primitive};
 use glam::Vec2;
 
-use crate::accessor::{Expect, FLOAT_ONLY, FLOAT_OR_UNORM, SMALL_UINTS, UINTS};
+use crate::accessor::{
+    Expect, FLOAT_OR_SNORM, FLOAT_OR_UNORM, Norm, QUANTIZED, SMALL_UINTS, UINTS,
+};
 use crate::error::ImportError;
 use crate::gltf_doc::{self, Dimensions, Mode, Semantic};
 
@@ -30,10 +32,18 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let attr_path = |name: &str| format!("{at}.attributes.{name}");
-        let vec3f = Expect {
+        // KHR_mesh_quantization's types: positions as any 8- or 16-bit
+        // integer (the node's transform dequantizes them), normals as
+        // signed normalized ones.
+        let position = Expect {
             dims: &[Dimensions::Vec3],
-            types: FLOAT_ONLY,
-            normalized_ints: true,
+            types: QUANTIZED,
+            normalized: Norm::Either,
+        };
+        let normal = Expect {
+            dims: &[Dimensions::Vec3],
+            types: FLOAT_OR_SNORM,
+            normalized: Norm::Required,
         };
         let pos_acc = prim
             .get(&Semantic::Positions)
@@ -44,7 +54,7 @@ impl Ctx<'_> {
         let positions = to_vec3(
             &self
                 .buffers
-                .read(&pos_acc, vec3f, &|| attr_path("POSITION"))?
+                .read(&pos_acc, position, &|| attr_path("POSITION"))?
                 .to_f32(),
         );
         let n = positions.len();
@@ -63,7 +73,7 @@ impl Ctx<'_> {
                 let v = to_vec3(
                     &self
                         .buffers
-                        .read(&acc, vec3f, &|| attr_path("NORMAL"))?
+                        .read(&acc, normal, &|| attr_path("NORMAL"))?
                         .to_f32(),
                 );
                 same_count("NORMAL", v.len())?;
@@ -77,8 +87,8 @@ impl Ctx<'_> {
                     &acc,
                     Expect {
                         dims: &[Dimensions::Vec4],
-                        types: FLOAT_ONLY,
-                        normalized_ints: true,
+                        types: FLOAT_OR_SNORM,
+                        normalized: Norm::Required,
                     },
                     &|| attr_path("TANGENT"),
                 )?;
@@ -98,8 +108,8 @@ impl Ctx<'_> {
                     &acc,
                     Expect {
                         dims: &[Dimensions::Vec2],
-                        types: FLOAT_OR_UNORM,
-                        normalized_ints: true,
+                        types: QUANTIZED,
+                        normalized: Norm::Either,
                     },
                     &|| attr_path("TEXCOORD_0"),
                 )?;
@@ -131,7 +141,7 @@ impl Ctx<'_> {
                 Expect {
                     dims: &[Dimensions::Vec4],
                     types: SMALL_UINTS,
-                    normalized_ints: false,
+                    normalized: Norm::Forbidden,
                 },
                 &|| attr_path(&jn),
             )?;
@@ -140,7 +150,7 @@ impl Ctx<'_> {
                 Expect {
                     dims: &[Dimensions::Vec4],
                     types: FLOAT_OR_UNORM,
-                    normalized_ints: true,
+                    normalized: Norm::Required,
                 },
                 &|| attr_path(&wn),
             )?;
@@ -174,7 +184,7 @@ impl Ctx<'_> {
                         Expect {
                             dims: &[Dimensions::Scalar],
                             types: UINTS,
-                            normalized_ints: false,
+                            normalized: Norm::Forbidden,
                         },
                         &path,
                     )?
@@ -211,7 +221,7 @@ impl Ctx<'_> {
                 v
             }
         };
-        let targets = self.morph_targets(&prim, &at, n, vec3f)?;
+        let targets = self.morph_targets(&prim, &at, n, normal)?;
         if targets.iter().any(|t| t.normals.is_some()) && normals.is_none() {
             w.add(format!(
                 "{at}: morph targets move normals the primitive lacks; the generated normals are not morphed"
@@ -241,14 +251,22 @@ impl Ctx<'_> {
         prim: &gltf_doc::Primitive,
         at: &str,
         n: usize,
-        vec3f: Expect,
+        normal: Expect,
     ) -> Result<Vec<MorphTarget>, ImportError> {
+        // KHR_mesh_quantization: position offsets as signed 8- or 16-bit
+        // integers, normalized or not; normal offsets as normalized ones.
+        let offset = Expect {
+            types: FLOAT_OR_SNORM,
+            normalized: Norm::Either,
+            ..normal
+        };
         let mut out = Vec::new();
         for (t, target) in prim.targets.iter().enumerate() {
             let read = |acc: Option<gltf_doc::Accessor>, name: &str| -> Result<_, ImportError> {
                 let Some(acc) = acc else { return Ok(None) };
                 let path = || format!("{at}.targets[{t}].{name}");
-                let v = to_vec3(&self.buffers.read(&acc, vec3f, &path)?.to_f32());
+                let expect = if name == "POSITION" { offset } else { normal };
+                let v = to_vec3(&self.buffers.read(&acc, expect, &path)?.to_f32());
                 if v.len() != n {
                     return Err(ImportError::Accessor {
                         path: path(),

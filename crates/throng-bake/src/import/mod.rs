@@ -128,6 +128,13 @@ pub fn import_slice_with(
     let gltf::Gltf { document, blob } =
         gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
     let root = document.into_json();
+    let mut w = Warnings::default();
+    crate::extensions::check(
+        name,
+        &root.extensions_required,
+        &root.extensions_used,
+        &mut |m| w.add(m),
+    )?;
     check_position_indices(&root)?;
     validate_json(&root).map_err(gltf_error)?;
     let doc = Doc::new(&root);
@@ -140,7 +147,6 @@ pub fn import_slice_with(
             ),
         });
     }
-    let mut w = Warnings::default();
     let uris = UriReader::new(base_dir, opts.allow_outside_uris);
     let buffers = load_buffers(&root, blob, &uris)?;
     let ctx = Ctx { doc, buffers, uris };
@@ -236,6 +242,19 @@ fn validate_json(root: &gltf::json::Root) -> Result<(), gltf::Error> {
     // (`material.rs`, through `crate::gltf_doc`'s checked lookups), as an
     // image that does not decode does: it does not make the model unbakeable.
     errors.retain(|(path, _)| !in_a_texture(path.as_str()));
+    // gltf-json knows only the extensions it parses; those the baker reads
+    // itself (`crate::extensions`, checked before this) are not errors.
+    errors.retain(|(path, _)| {
+        let required = path.as_str().strip_prefix("extensionsRequired[");
+        !required.is_some_and(|rest| {
+            rest.split_once(']').is_some_and(|(i, _)| {
+                i.parse::<usize>()
+                    .ok()
+                    .and_then(|i| root.extensions_required.get(i))
+                    .is_some_and(|e| crate::extensions::is_read(e))
+            })
+        })
+    });
     if errors.is_empty() {
         Ok(())
     } else {
@@ -263,6 +282,12 @@ fn load_buffers(
     let mut out = Vec::new();
     for (index, buffer) in root.buffers.iter().enumerate() {
         let length = crate::gltf_doc::to_usize(buffer.byte_length.0);
+        if buffer.uri.is_none() && crate::meshopt_views::is_fallback(buffer) {
+            // No data of its own: only compressed views name it, and they
+            // are read from their decoded bytes.
+            out.push(Vec::new());
+            continue;
+        }
         let mut data = match &buffer.uri {
             None => blob.clone().ok_or_else(|| ImportError::Buffer {
                 index,
@@ -298,7 +323,8 @@ fn load_buffers(
         data.truncate(length);
         out.push(data);
     }
-    Ok(Buffers::new(out))
+    let decoded = crate::meshopt_views::decode_views(root, &out)?;
+    Ok(Buffers::new(out, decoded))
 }
 
 struct Ctx<'a> {

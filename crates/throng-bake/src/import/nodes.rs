@@ -6,7 +6,7 @@ use crate::scene::{LocalTransform, SceneNode, Skin};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_core::math::Trs;
 
-use crate::accessor::{Expect, FLOAT_ONLY};
+use crate::accessor::{Expect, FLOAT_ONLY, Norm};
 use crate::error::ImportError;
 use crate::gltf_doc::Dimensions;
 
@@ -118,7 +118,7 @@ impl Ctx<'_> {
                         Expect {
                             dims: &[Dimensions::Mat4],
                             types: FLOAT_ONLY,
-                            normalized_ints: false,
+                            normalized: Norm::Forbidden,
                         },
                         &path,
                     )?;

@@ -1,0 +1,137 @@
+//! Which glTF extensions the baker reads, and what it says of the others
+//! (docs/BAKE.md, "glTF extensions"). A file whose `extensionsRequired`
+//! names one the baker does not read is refused before anything else is
+//! read, in one line naming it and listing what the baker reads; one that
+//! is only in `extensionsUsed` is named once as a warning, with what is
+//! lost by ignoring it.
+
+use crate::error::ImportError;
+
+/// The extensions the baker reads, with what each brings.
+pub const READ: &[(&str, &str)] = &[
+    (
+        "KHR_mesh_quantization",
+        "integer positions, normals, tangents and texture coordinates, dequantized at import",
+    ),
+    (
+        "EXT_meshopt_compression",
+        "meshopt-compressed buffer views, decoded at import",
+    ),
+    (
+        "KHR_meshopt_compression",
+        "meshopt-compressed buffer views (the newer codec and filters), decoded at import",
+    ),
+    (
+        "KHR_texture_transform",
+        "texture coordinate offset, rotation and scale per texture",
+    ),
+    (
+        "KHR_materials_emissive_strength",
+        "emissive colours brighter than 1",
+    ),
+];
+
+/// What ignoring an extension the baker knows of but does not read loses,
+/// when the file only uses it (a reader may ignore it).
+const IGNORED: &[(&str, &str)] = &[
+    (
+        "KHR_draco_mesh_compression",
+        "the uncompressed fallback attributes are read instead of the Draco streams",
+    ),
+    (
+        "EXT_texture_webp",
+        "the textures' fallback images are read instead of the WebP ones",
+    ),
+    (
+        "KHR_texture_basisu",
+        "the textures' fallback images are read instead of the KTX2 ones",
+    ),
+    ("KHR_materials_unlit", "the materials are drawn lit"),
+    (
+        "KHR_materials_pbrSpecularGlossiness",
+        "the specular-glossiness parameters (the metallic-roughness ones are read)",
+    ),
+    ("KHR_lights_punctual", "the file's lights"),
+    ("KHR_materials_variants", "every variant but the default"),
+];
+
+/// True if the baker reads `name`.
+pub fn is_read(name: &str) -> bool {
+    READ.iter().any(|(n, _)| *n == name)
+}
+
+/// The names of [`READ`], comma-separated.
+pub fn read_list() -> String {
+    READ.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// Refuses a file requiring an extension the baker does not read (`file`
+/// names it in the message); warns once for each used one it ignores.
+pub(crate) fn check(
+    file: &str,
+    required: &[String],
+    used: &[String],
+    warn: &mut dyn FnMut(String),
+) -> Result<(), ImportError> {
+    if let Some(ext) = required.iter().find(|e| !is_read(e)) {
+        return Err(ImportError::RequiredExtension {
+            file: file.to_owned(),
+            extension: ext.clone(),
+            reads: read_list(),
+        });
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for ext in used.iter().filter(|e| !is_read(e)) {
+        if seen.contains(&ext.as_str()) {
+            continue;
+        }
+        seen.push(ext);
+        let lost = IGNORED
+            .iter()
+            .find(|(n, _)| n == ext)
+            .map_or("whatever it adds to the file", |(_, lost)| lost);
+        warn(format!(
+            "extensionsUsed: {ext} is not read by this baker; lost: {lost}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_required_extension_not_read_is_refused_in_one_line() {
+        let required = ["KHR_mesh_quantization".to_owned(), "EXT_foo".to_owned()];
+        let e = check("model.glb", &required, &[], &mut |_| {}).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "model.glb requires EXT_foo, which this baker does not read; it reads: {}",
+                read_list()
+            )
+        );
+        assert!(read_list().starts_with("KHR_mesh_quantization, EXT_meshopt_compression"));
+    }
+
+    #[test]
+    fn used_extensions_not_read_are_named_once_with_what_is_lost() {
+        let used = [
+            "KHR_texture_transform",
+            "KHR_draco_mesh_compression",
+            "EXT_bar",
+            "EXT_bar",
+        ]
+        .map(String::from);
+        let mut warnings = Vec::new();
+        check("model.glb", &[], &used, &mut |w| warnings.push(w)).unwrap();
+        assert_eq!(
+            warnings,
+            [
+                "extensionsUsed: KHR_draco_mesh_compression is not read by this baker; lost: the uncompressed fallback attributes are read instead of the Draco streams",
+                "extensionsUsed: EXT_bar is not read by this baker; lost: whatever it adds to the file",
+            ]
+        );
+    }
+}
