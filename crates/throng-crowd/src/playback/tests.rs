@@ -351,3 +351,22 @@ fn root_motion_follows_the_clip_across_loops_turns_and_clamps() {
     let m = root_delta(&straight, &still, WrapMode::Loop, 0.0, 5.0);
     assert_eq!((m.translation, m.yaw), (Vec3::ZERO, 0.0));
 }
+
+#[test]
+fn a_delta_blends_component_wise_and_is_the_matrix_t_times_r() {
+    let a = RootDelta {
+        translation: Vec3::new(1.0, 0.0, 2.0),
+        yaw: 0.5,
+    };
+    let b = RootDelta {
+        translation: Vec3::new(3.0, 1.0, -2.0),
+        yaw: 1.5,
+    };
+    let m = RootDelta::lerp(&a, &b, 0.25);
+    assert_eq!(m.translation, Vec3::new(1.5, 0.25, 1.0));
+    assert_eq!(m.yaw, 0.75);
+    // T · R_y: a point is turned about +y, then moved.
+    let p = a.to_mat4().transform_point3(Vec3::X);
+    let want = a.translation + Vec3::new(0.5f32.cos(), 0.0, -(0.5f32.sin()));
+    assert!((p - want).length() < 1e-6, "{p} against {want}");
+}
