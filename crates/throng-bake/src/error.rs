@@ -115,11 +115,10 @@ pub enum ImportError {
         rule: String,
     },
     /// The file's `extensionsRequired` names an extension the baker does
-    /// not read (`crate::extensions::READ`).
-    #[error("{file} requires {extension}, which this baker does not read; it reads: {reads}")]
+    /// not read (`crate::extensions::READ`). The caller names the file
+    /// (`baking model.glb: requires …`).
+    #[error("requires {extension}, which this baker does not read; it reads: {reads}")]
     RequiredExtension {
-        /// The file, as named to the bake.
-        file: String,
         /// The extension.
         extension: String,
         /// The extensions the baker reads, comma-separated.

@@ -1,7 +1,8 @@
 //! Which glTF extensions the baker reads, and what it says of the others
-//! (docs/BAKE.md, "glTF extensions"). A file whose `extensionsRequired`
+//! (docs/GLTF.md). A file whose `extensionsRequired`
 //! names one the baker does not read is refused before anything else is
-//! read, in one line naming it and listing what the baker reads; one that
+//! read, in one line naming it and listing what the baker reads (the
+//! caller names the file); one that
 //! is only in `extensionsUsed` is named once as a warning, with what is
 //! lost by ignoring it.
 
@@ -55,6 +56,33 @@ const IGNORED: &[(&str, &str)] = &[
     ("KHR_materials_variants", "every variant but the default"),
 ];
 
+/// An extension a file uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtensionUse {
+    /// Its name.
+    pub name: String,
+    /// In the file's `extensionsRequired`.
+    pub required: bool,
+    /// The baker reads it ([`READ`]).
+    pub read: bool,
+}
+
+/// Every extension of `used` and `required` (each once, in the order
+/// met), with whether it is required and read.
+pub fn uses(used: &[String], required: &[String]) -> Vec<ExtensionUse> {
+    let mut out: Vec<ExtensionUse> = Vec::new();
+    for name in used.iter().chain(required) {
+        if !out.iter().any(|e| &e.name == name) {
+            out.push(ExtensionUse {
+                name: name.clone(),
+                required: required.contains(name),
+                read: is_read(name),
+            });
+        }
+    }
+    out
+}
+
 /// True if the baker reads `name`.
 pub fn is_read(name: &str) -> bool {
     READ.iter().any(|(n, _)| *n == name)
@@ -65,17 +93,15 @@ pub fn read_list() -> String {
     READ.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
 }
 
-/// Refuses a file requiring an extension the baker does not read (`file`
-/// names it in the message); warns once for each used one it ignores.
+/// Refuses a file requiring an extension the baker does not read; warns
+/// once for each used one it ignores.
 pub(crate) fn check(
-    file: &str,
     required: &[String],
     used: &[String],
     warn: &mut dyn FnMut(String),
 ) -> Result<(), ImportError> {
     if let Some(ext) = required.iter().find(|e| !is_read(e)) {
         return Err(ImportError::RequiredExtension {
-            file: file.to_owned(),
             extension: ext.clone(),
             reads: read_list(),
         });
@@ -104,11 +130,11 @@ mod tests {
     #[test]
     fn a_required_extension_not_read_is_refused_in_one_line() {
         let required = ["KHR_mesh_quantization".to_owned(), "EXT_foo".to_owned()];
-        let e = check("model.glb", &required, &[], &mut |_| {}).unwrap_err();
+        let e = check(&required, &[], &mut |_| {}).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
-                "model.glb requires EXT_foo, which this baker does not read; it reads: {}",
+                "requires EXT_foo, which this baker does not read; it reads: {}",
                 read_list()
             )
         );
@@ -125,7 +151,7 @@ mod tests {
         ]
         .map(String::from);
         let mut warnings = Vec::new();
-        check("model.glb", &[], &used, &mut |w| warnings.push(w)).unwrap();
+        check(&[], &used, &mut |w| warnings.push(w)).unwrap();
         assert_eq!(
             warnings,
             [

@@ -38,7 +38,9 @@ pub fn run(args: Args) -> Result<()> {
         ModelKind::Gltf => {
             let imported = throng_bake::import_file(&args.file)
                 .with_context(|| format!("importing {}", args.file.display()))?;
-            gltf_json(&imported.scene, &imported.warnings)
+            let mut value = gltf_json(&imported.scene, &imported.warnings);
+            value["extensions"] = extensions_json(&imported.extensions);
+            value
         }
     };
     if args.json {
@@ -137,6 +139,14 @@ pub fn gltf_json(s: &Scene, warnings: &[String]) -> Value {
         "morphs": crate::inspect_morphs::scene_morphs_json(s),
         "warnings": warnings,
     })
+}
+
+/// The extensions a glTF file uses, each with whether it is required and
+/// whether the baker read it.
+fn extensions_json(uses: &[throng_bake::extensions::ExtensionUse]) -> Value {
+    uses.iter()
+        .map(|e| json!({ "name": e.name, "required": e.required, "read": e.read }))
+        .collect()
 }
 
 /// Renders a summary as text.
@@ -267,6 +277,27 @@ fn text(v: &Value) -> String {
                 c["name"].as_str().unwrap_or(""),
                 c["duration"].as_f64().unwrap_or(0.0),
                 c["channels"]
+            );
+        }
+        let extensions = arr("extensions");
+        if !extensions.is_empty() {
+            let _ = writeln!(s, "  extensions");
+        }
+        for e in extensions {
+            let _ = writeln!(
+                s,
+                "    {:36} {:9} {}",
+                e["name"].as_str().unwrap_or(""),
+                if e["required"] == true {
+                    "required"
+                } else {
+                    "used"
+                },
+                if e["read"] == true {
+                    "read"
+                } else {
+                    "not read"
+                }
             );
         }
         for w in arr("warnings") {

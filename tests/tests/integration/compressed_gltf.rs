@@ -1,4 +1,4 @@
-//! glTF as pipelines ship it (docs/BAKE.md, "glTF extensions"): the
+//! glTF as pipelines ship it (docs/GLTF.md): the
 //! bundled Fox and CesiumMan run through gltfpack 1.3
 //! (`tests/data/compressed/README.md`) — quantized
 //! (`KHR_mesh_quantization`), meshopt-compressed with
@@ -151,7 +151,7 @@ fn a_required_extension_the_baker_does_not_read_is_refused_by_name() {
     assert_eq!(
         msg,
         format!(
-            "model.glb requires EXT_foo, which this baker does not read; it reads: {}",
+            "requires EXT_foo, which this baker does not read; it reads: {}",
             throng_bake::extensions::read_list()
         )
     );

@@ -56,6 +56,8 @@ pub struct Imported {
     pub scene: Scene,
     /// Warnings: what was dropped or repaired, with counts.
     pub warnings: Vec<String>,
+    /// The glTF extensions the file uses, and whether the baker read each.
+    pub extensions: Vec<crate::extensions::ExtensionUse>,
 }
 
 /// Collects warnings, merging repeats of the same message into one with a count.
@@ -129,12 +131,9 @@ pub fn import_slice_with(
         gltf::Gltf::from_slice_without_validation(bytes).map_err(gltf_error)?;
     let root = document.into_json();
     let mut w = Warnings::default();
-    crate::extensions::check(
-        name,
-        &root.extensions_required,
-        &root.extensions_used,
-        &mut |m| w.add(m),
-    )?;
+    crate::extensions::check(&root.extensions_required, &root.extensions_used, &mut |m| {
+        w.add(m)
+    })?;
     check_position_indices(&root)?;
     validate_json(&root).map_err(gltf_error)?;
     let doc = Doc::new(&root);
@@ -155,6 +154,7 @@ pub fn import_slice_with(
     Ok(Imported {
         scene,
         warnings: w.finish(),
+        extensions: crate::extensions::uses(&root.extensions_used, &root.extensions_required),
     })
 }
 

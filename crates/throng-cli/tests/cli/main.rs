@@ -7,6 +7,7 @@
 mod bake_folders;
 mod bench_smoke;
 mod common;
+mod compressed_cli;
 mod error_report;
 mod hostile_inputs;
 mod impostors;
