@@ -53,7 +53,7 @@ fn a_bake_of_a_file_requiring_an_unread_extension_fails_in_one_line_and_writes_n
     );
     assert_ne!(edited, text, "the fixture lists extensionsRequired");
     let mut padded = edited.into_bytes();
-    while padded.len() % 4 != 0 {
+    while !padded.len().is_multiple_of(4) {
         padded.push(b' ');
     }
     let bin = &bytes[20 + json_len..];
