@@ -23,6 +23,10 @@ pub const READ: &[(&str, &str)] = &[
         "meshopt-compressed buffer views (the newer codec and filters), decoded at import",
     ),
     (
+        "EXT_texture_webp",
+        "WebP images (lossless or lossy), decoded at bake into the bake's own texture codec",
+    ),
+    (
         "KHR_texture_transform",
         "texture coordinate offset, rotation and scale per texture",
     ),
@@ -38,10 +42,6 @@ const IGNORED: &[(&str, &str)] = &[
     (
         "KHR_draco_mesh_compression",
         "the uncompressed fallback attributes are read instead of the Draco streams",
-    ),
-    (
-        "EXT_texture_webp",
-        "the textures' fallback images are read instead of the WebP ones",
     ),
     (
         "KHR_texture_basisu",

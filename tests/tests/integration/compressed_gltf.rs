@@ -284,3 +284,23 @@ fn a_stream_that_decodes_to_fewer_vertices_than_declared_is_refused() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_webp_image_cut_short_drops_its_texture_with_a_warning() {
+    let (mut doc, bin) = glb_parts("fox_webp.glb");
+    let view = doc["images"][0]["bufferView"].as_u64().unwrap() as usize;
+    let length = doc["bufferViews"][view]["byteLength"].as_u64().unwrap();
+    doc["bufferViews"][view]["byteLength"] = (length / 2).into();
+    let bytes = throng_tests::gltf_builder::glb_bytes(&doc, &bin);
+    let imported = throng_bake::import_slice(&bytes, None, "model.glb")
+        .unwrap_or_else(|e| panic!("a broken image is not a broken model: {e}"));
+    assert!(
+        imported
+            .warnings
+            .iter()
+            .any(|w| w.contains("images[0]") && w.contains("cannot be decoded")),
+        "{:?}",
+        imported.warnings
+    );
+    assert!(imported.scene.images.is_empty());
+}

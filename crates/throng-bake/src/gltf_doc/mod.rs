@@ -191,8 +191,27 @@ impl<'a> Doc<'a> {
     pub fn texture(&self, index: usize, path: impl Fn() -> String) -> Result<Texture, ImportError> {
         let t = Self::get(&self.json.textures, "textures", index, &path)?;
         let at = |field: &str| format!("textures[{index}].{field}");
-        let image = t.source.value();
-        Self::get(&self.json.images, "images", image, || at("source"))?;
+        // EXT_texture_webp's image where there is one (its `source` is
+        // then the fallback, or absent).
+        let webp = t
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get("EXT_texture_webp"))
+            .map(|e| {
+                e.get("source")
+                    .and_then(serde_json::Value::as_u64)
+                    .and_then(|s| usize::try_from(s).ok())
+                    .ok_or_else(|| ImportError::BrokenRule {
+                        path: at("extensions.EXT_texture_webp.source"),
+                        rule: "is not an image index".into(),
+                    })
+            })
+            .transpose()?;
+        let (image, field) = match webp {
+            Some(image) => (image, "extensions.EXT_texture_webp.source"),
+            None => (t.source.value(), "source"),
+        };
+        Self::get(&self.json.images, "images", image, || at(field))?;
         let wrap = match t.sampler {
             None => [WrappingMode::Repeat; 2],
             Some(s) => {

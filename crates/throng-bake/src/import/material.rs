@@ -251,14 +251,17 @@ impl Ctx<'_> {
             image::ImageFormat::Png
         } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
             image::ImageFormat::Jpeg
+        } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+            // EXT_texture_webp's images (lossless or lossy).
+            image::ImageFormat::WebP
         } else {
-            return Ok(Err("not a PNG or JPEG image".into()));
+            return Ok(Err("not a PNG, JPEG or WebP image".into()));
         };
         Ok(decode(name, &bytes, format))
     }
 }
 
-/// `bytes` (a PNG or JPEG) decoded to RGBA8, or why not: a size over
+/// `bytes` (a PNG, JPEG or WebP) decoded to RGBA8, or why not: a size over
 /// [`MAX_IMAGE_SIDE`] is refused from the header, before any texel is
 /// decoded, and the decoder is held to that size's memory.
 fn decode(name: String, bytes: &[u8], format: image::ImageFormat) -> Result<SourceImage, String> {

@@ -9,6 +9,7 @@
 mod anticipation;
 mod bad_input;
 mod blend_split;
+mod compressed_models;
 mod depth_convention;
 mod device_loss;
 mod extra_targets;
