@@ -28,6 +28,10 @@ pub(crate) struct Buffers {
     /// Each compressed buffer view's decoded bytes, by view index
     /// (`crate::meshopt_views`); they stand in for the view's own.
     decoded: Vec<Option<Vec<u8>>>,
+    /// Each Draco-compressed primitive's accessors' values, raw and
+    /// element-major, by accessor index (`crate::draco_primitives`); they
+    /// stand in for the accessor's own (which has no buffer view).
+    draco: std::collections::HashMap<usize, Vec<f64>>,
     /// Components allocated so far for accessors without a buffer view.
     unbacked: Cell<usize>,
 }
@@ -153,8 +157,14 @@ impl Buffers {
         Self {
             data,
             decoded,
+            draco: Default::default(),
             unbacked: Cell::new(0),
         }
+    }
+
+    /// Sets the Draco-decoded accessors' values.
+    pub fn set_draco(&mut self, draco: std::collections::HashMap<usize, Vec<f64>>) {
+        self.draco = draco;
     }
 
     /// Byte slice of a buffer view, checked against its buffer.
@@ -283,8 +293,24 @@ impl Buffers {
                 ),
             });
         }
-        let mut values = match &acc.view {
-            Some(view) => {
+        let draco = self.draco.get(&acc.index);
+        let mut values = match (&acc.view, draco) {
+            (_, Some(values)) => {
+                // Decoded from its primitive's Draco stream (the counts
+                // were checked against the accessor's when decoded).
+                if values.len() != count * n {
+                    return Err(ImportError::Accessor {
+                        path: path(),
+                        msg: format!(
+                            "accessors[{}] decodes from Draco to {} components, not {count} × {n}",
+                            acc.index,
+                            values.len()
+                        ),
+                    });
+                }
+                values.clone()
+            }
+            (Some(view), None) => {
                 let (elems, _) = self.elements(view, acc.offset, count, elem, path)?;
                 let mut out = Vec::with_capacity(count * n);
                 for e in elems {
@@ -294,7 +320,7 @@ impl Buffers {
                 }
                 out
             }
-            None => {
+            (None, None) => {
                 // Zeros (glTF 2.0 §5.1.1), then the sparse values below.
                 let before = self.unbacked.get();
                 let total = count

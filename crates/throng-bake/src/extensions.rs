@@ -23,6 +23,10 @@ pub const READ: &[(&str, &str)] = &[
         "meshopt-compressed buffer views (the newer codec and filters), decoded at import",
     ),
     (
+        "KHR_draco_mesh_compression",
+        "Draco-compressed primitives (skinned ones included), decoded at import",
+    ),
+    (
         "EXT_texture_webp",
         "WebP images (lossless or lossy), decoded at bake into the bake's own texture codec",
     ),
@@ -39,10 +43,6 @@ pub const READ: &[(&str, &str)] = &[
 /// What ignoring an extension the baker knows of but does not read loses,
 /// when the file only uses it (a reader may ignore it).
 const IGNORED: &[(&str, &str)] = &[
-    (
-        "KHR_draco_mesh_compression",
-        "the uncompressed fallback attributes are read instead of the Draco streams",
-    ),
     (
         "KHR_texture_basisu",
         "the textures' fallback images are read instead of the KTX2 ones",
@@ -145,7 +145,7 @@ mod tests {
     fn used_extensions_not_read_are_named_once_with_what_is_lost() {
         let used = [
             "KHR_texture_transform",
-            "KHR_draco_mesh_compression",
+            "KHR_materials_unlit",
             "EXT_bar",
             "EXT_bar",
         ]
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(
             warnings,
             [
-                "extensionsUsed: KHR_draco_mesh_compression is not read by this baker; lost: the uncompressed fallback attributes are read instead of the Draco streams",
+                "extensionsUsed: KHR_materials_unlit is not read by this baker; lost: the materials are drawn lit",
                 "extensionsUsed: EXT_bar is not read by this baker; lost: whatever it adds to the file",
             ]
         );

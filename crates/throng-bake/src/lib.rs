@@ -35,6 +35,7 @@ mod accessor;
 mod assemble;
 pub mod bake;
 mod budget;
+mod draco_primitives;
 pub mod error;
 pub mod events;
 pub mod extensions;

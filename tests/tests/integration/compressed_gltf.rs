@@ -4,7 +4,9 @@
 //! (`KHR_mesh_quantization`), meshopt-compressed with
 //! `EXT_meshopt_compression` (every filter gltfpack emits for it:
 //! octahedral normals, quaternion rotations, exponential translations and
-//! scales) and with `KHR_meshopt_compression` — bake, and their baked
+//! scales) and with `KHR_meshopt_compression`, and through gltf-transform's
+//! Draco (`KHR_draco_mesh_compression`, skinned: joints and weights in the
+//! stream) — bake, and their baked
 //! skinned vertices match the bake of the uncompressed source within the
 //! quantization's error, every clip at several times. gltfpack re-orders
 //! and welds vertices, so the vertices are compared as point sets: the
@@ -25,8 +27,10 @@ use throng_tests::{asset, repo_root};
 /// about a thousandth of the model's radius at most: 2⁻¹⁴ of the mesh's
 /// extent from the position, up to 1/510 of the spread between a vertex's
 /// bones from a rounded weight, about 2⁻¹¹ rad × a limb's length from a
-/// rotation. Measured (printed): 0.00055 of the radius for the Foxes,
-/// 0.00074 for CesiumMan. The fixtures keep the source's key times
+/// rotation; gltf-transform's Draco defaults (14-bit positions, 12-bit
+/// texture coordinates, 10-bit normals, 8-bit generic attributes) are
+/// finer or equal. Measured (printed): 0.00055 of the radius for the
+/// gltfpack Foxes, 0.00074 for CesiumMan. The fixtures keep the source's key times
 /// (`-af 0`): gltfpack's default resampling at 30 Hz moves a clip's end
 /// to a whole 30th of a second and its poses by up to 8 % of the radius
 /// between keys, which is the pipeline's choice, not the decoder's.
@@ -102,12 +106,15 @@ fn compare(source: &str, compressed: &[&str]) {
 
 #[test]
 fn quantized_and_meshopt_foxes_bake_to_the_sources_poses() {
-    compare("khronos_Fox.glb", &["fox_q.glb", "fox_c.glb", "fox_cz.glb"]);
+    compare(
+        "khronos_Fox.glb",
+        &["fox_q.glb", "fox_c.glb", "fox_cz.glb", "fox_draco.glb"],
+    );
 }
 
 #[test]
-fn a_meshopt_cesium_man_with_every_filter_bakes_to_the_sources_poses() {
-    compare("khronos_CesiumMan.gltf", &["cm_cc.glb"]);
+fn a_meshopt_cesium_man_with_every_filter_and_a_draco_one_bake_to_the_sources_poses() {
+    compare("khronos_CesiumMan.gltf", &["cm_cc.glb", "cm_draco.glb"]);
 }
 
 /// A fixture's JSON and binary chunk.
@@ -303,4 +310,58 @@ fn a_webp_image_cut_short_drops_its_texture_with_a_warning() {
         imported.warnings
     );
     assert!(imported.scene.images.is_empty());
+}
+
+#[test]
+fn draco_streams_that_lie_are_refused_by_name() {
+    let ext = "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression";
+    let draco = |d: &mut serde_json::Value| -> serde_json::Value {
+        d["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"].clone()
+    };
+    // The stream cut short.
+    let msg = refusal("fox_draco.glb", |d| {
+        let view = draco(d)["bufferView"].as_u64().unwrap() as usize;
+        let length = d["bufferViews"][view]["byteLength"].as_u64().unwrap();
+        d["bufferViews"][view]["byteLength"] = (length / 2).into();
+    });
+    assert!(
+        msg.contains(ext) && msg.contains("Draco stream does not decode"),
+        "{msg}"
+    );
+    // More vertices declared than the stream holds.
+    let mut position = 0;
+    let msg = refusal("fox_draco.glb", |d| {
+        position = d["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap() as usize;
+        let count = d["accessors"][position]["count"].as_u64().unwrap();
+        d["accessors"][position]["count"] = (count + 1).into();
+    });
+    assert!(
+        msg.contains(ext)
+            && msg.contains(&format!(
+                "the stream decodes to 434 vertices; accessors[{position}] (POSITION) has 435"
+            )),
+        "{msg}"
+    );
+    // An attribute id the stream does not have.
+    let msg = refusal("fox_draco.glb", |d| {
+        d["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"]["attributes"]
+            ["WEIGHTS_0"] = 9.into();
+    });
+    assert!(
+        msg.contains(ext) && msg.contains("the stream has no attribute 9 (WEIGHTS_0)"),
+        "{msg}"
+    );
+    // Counts claiming more than the budget, refused before decoding.
+    let msg = refusal("fox_draco.glb", |d| {
+        let position = d["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap() as usize;
+        d["accessors"][position]["count"] = (1u64 << 26).into();
+    });
+    assert!(
+        msg.contains(ext) && msg.contains("decode to more than"),
+        "{msg}"
+    );
 }

@@ -324,7 +324,14 @@ fn load_buffers(
         out.push(data);
     }
     let decoded = crate::meshopt_views::decode_views(root, &out)?;
-    Ok(Buffers::new(out, decoded))
+    let mut buffers = Buffers::new(out, decoded);
+    let doc = Doc::new(root);
+    let draco = crate::draco_primitives::decode_primitives(root, &|view, path| {
+        let view = doc.view(view, path)?;
+        Ok(buffers.view(&view, path)?.to_vec())
+    })?;
+    buffers.set_draco(draco);
+    Ok(buffers)
 }
 
 struct Ctx<'a> {
