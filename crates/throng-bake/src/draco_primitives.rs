@@ -49,104 +49,185 @@ pub(crate) fn decode_primitives(
                 continue;
             };
             let path = format!("meshes[{m}].primitives[{p}].extensions.{NAME}");
-            let broken = |rule: String| ImportError::BrokenRule {
-                path: path.clone(),
-                rule,
-            };
-            let view = ext
-                .get("bufferView")
-                .and_then(Value::as_u64)
-                .and_then(|v| usize::try_from(v).ok())
-                .ok_or_else(|| broken("bufferView is missing or not an index".into()))?;
-            let ids = ext
-                .get("attributes")
-                .and_then(Value::as_object)
-                .ok_or_else(|| broken("attributes is missing".into()))?;
-            // Every compressed attribute's accessor, with its Draco id.
-            let mut targets: Vec<(String, usize, u32, usize, usize)> = Vec::new();
-            for (semantic, id) in ids {
-                let id = id
-                    .as_u64()
-                    .and_then(|i| u32::try_from(i).ok())
-                    .ok_or_else(|| broken(format!("attributes.{semantic} is not an id")))?;
-                let accessor = prim
-                    .attributes
-                    .iter()
-                    .find(|(s, _)| semantic_name(s) == *semantic)
-                    .map(|(_, a)| a.value())
-                    .ok_or_else(|| {
-                        broken(format!(
-                            "attributes.{semantic} names no attribute of the primitive"
-                        ))
-                    })?;
-                let (count, components) = accessor_shape(root, accessor).ok_or_else(|| {
-                    broken(format!("attributes.{semantic}'s accessor is missing"))
-                })?;
-                targets.push((semantic.clone(), accessor, id, count, components));
-            }
-            let indices = match prim.indices {
-                Some(i) => Some((
-                    i.value(),
-                    accessor_shape(root, i.value())
-                        .ok_or_else(|| broken("the indices' accessor is missing".into()))?
-                        .0,
-                )),
-                None => None,
-            };
-            let components: usize = targets
-                .iter()
-                .map(|t| t.3.saturating_mul(t.4))
-                .chain(indices.map(|(_, n)| n))
-                .fold(0usize, usize::saturating_add);
-            budget = budget.saturating_add(components.saturating_mul(4));
+            let plan = Plan::of(root, prim, ext, &path)?;
+            budget = budget.saturating_add(plan.bytes());
             if budget > MAX_DECODED_VIEW_BYTES {
-                return Err(broken(format!(
-                    "the compressed primitives decode to more than {MAX_DECODED_VIEW_BYTES} bytes together"
-                )));
+                return Err(broken(
+                    &path,
+                    format!(
+                        "the compressed primitives decode to more than {MAX_DECODED_VIEW_BYTES} bytes together"
+                    ),
+                ));
             }
-            let stream = view_bytes(view, &|| format!("{path}.bufferView"))?;
+            let stream = view_bytes(plan.view, &|| format!("{path}.bufferView"))?;
             let mesh = decode(&stream).map_err(|e| {
-                broken(format!(
-                    "the {}-byte Draco stream does not decode ({e})",
-                    stream.len()
-                ))
+                broken(
+                    &path,
+                    format!(
+                        "the {}-byte Draco stream does not decode ({e})",
+                        stream.len()
+                    ),
+                )
             })?;
-            for (semantic, accessor, id, count, components) in targets {
-                let attribute = mesh.attribute_by_unique_id(id).ok_or_else(|| {
-                    broken(format!("the stream has no attribute {id} ({semantic})"))
-                })?;
-                if mesh.num_points() != count {
-                    return Err(broken(format!(
-                        "the stream decodes to {} vertices; accessors[{accessor}] ({semantic}) has {count}",
-                        mesh.num_points()
-                    )));
-                }
-                if (attribute.num_components() as usize) < components {
-                    return Err(broken(format!(
-                        "attribute {id} ({semantic}) has {} components; accessors[{accessor}] has {components}",
-                        attribute.num_components()
-                    )));
-                }
-                let values = attribute.read_f32s(count, components);
-                out.insert(accessor, values.into_iter().map(f64::from).collect());
-            }
-            if let Some((accessor, count)) = indices {
-                if mesh.num_faces().checked_mul(3) != Some(count) {
-                    return Err(broken(format!(
-                        "the stream decodes to {} triangles; accessors[{accessor}] (indices) has {count} indices",
-                        mesh.num_faces()
-                    )));
-                }
-                let mut flat = Vec::with_capacity(count);
-                for f in 0..mesh.num_faces() {
-                    let face = mesh.face(FaceIndex(f as u32));
-                    flat.extend(face.iter().map(|p: &PointIndex| f64::from(p.0)));
-                }
-                out.insert(accessor, flat);
-            }
+            plan.take(&mesh, &path, &mut out)?;
         }
     }
     Ok(out)
+}
+
+fn broken(path: &str, rule: String) -> ImportError {
+    ImportError::BrokenRule {
+        path: path.to_owned(),
+        rule,
+    }
+}
+
+/// A compressed attribute: its semantic, accessor, Draco id, and the
+/// accessor's count and components per element.
+struct Target {
+    semantic: String,
+    accessor: usize,
+    id: u32,
+    count: usize,
+    components: usize,
+}
+
+/// What one compressed primitive's stream must give: its view, its
+/// attributes' accessors, and its indices' accessor with its count.
+struct Plan {
+    view: usize,
+    targets: Vec<Target>,
+    indices: Option<(usize, usize)>,
+}
+
+impl Plan {
+    /// The primitive `prim`'s extension object `ext`, checked against the
+    /// primitive's accessors.
+    fn of(
+        root: &json::Root,
+        prim: &json::mesh::Primitive,
+        ext: &Value,
+        path: &str,
+    ) -> Result<Self, ImportError> {
+        let view = ext
+            .get("bufferView")
+            .and_then(Value::as_u64)
+            .and_then(|v| usize::try_from(v).ok())
+            .ok_or_else(|| broken(path, "bufferView is missing or not an index".into()))?;
+        let ids = ext
+            .get("attributes")
+            .and_then(Value::as_object)
+            .ok_or_else(|| broken(path, "attributes is missing".into()))?;
+        let mut targets = Vec::new();
+        for (semantic, id) in ids {
+            let id = id
+                .as_u64()
+                .and_then(|i| u32::try_from(i).ok())
+                .ok_or_else(|| broken(path, format!("attributes.{semantic} is not an id")))?;
+            let accessor = prim
+                .attributes
+                .iter()
+                .find(|(s, _)| semantic_name(s) == *semantic)
+                .map(|(_, a)| a.value())
+                .ok_or_else(|| {
+                    broken(
+                        path,
+                        format!("attributes.{semantic} names no attribute of the primitive"),
+                    )
+                })?;
+            let (count, components) = accessor_shape(root, accessor).ok_or_else(|| {
+                broken(path, format!("attributes.{semantic}'s accessor is missing"))
+            })?;
+            targets.push(Target {
+                semantic: semantic.clone(),
+                accessor,
+                id,
+                count,
+                components,
+            });
+        }
+        let indices = match prim.indices {
+            Some(i) => {
+                let (count, _) = accessor_shape(root, i.value())
+                    .ok_or_else(|| broken(path, "the indices' accessor is missing".into()))?;
+                Some((i.value(), count))
+            }
+            None => None,
+        };
+        Ok(Self {
+            view,
+            targets,
+            indices,
+        })
+    }
+
+    /// Bytes the decoded values take, at 4 a component.
+    fn bytes(&self) -> usize {
+        self.targets
+            .iter()
+            .map(|t| t.count.saturating_mul(t.components))
+            .chain(self.indices.map(|(_, n)| n))
+            .fold(0usize, usize::saturating_add)
+            .saturating_mul(4)
+    }
+
+    /// The decoded `mesh`'s values for every accessor of the plan, checked
+    /// against their counts, into `out`.
+    fn take(
+        self,
+        mesh: &Mesh,
+        path: &str,
+        out: &mut HashMap<usize, Vec<f64>>,
+    ) -> Result<(), ImportError> {
+        for t in self.targets {
+            let (semantic, accessor, id) = (&t.semantic, t.accessor, t.id);
+            let attribute = mesh.attribute_by_unique_id(id).ok_or_else(|| {
+                broken(
+                    path,
+                    format!("the stream has no attribute {id} ({semantic})"),
+                )
+            })?;
+            if mesh.num_points() != t.count {
+                return Err(broken(
+                    path,
+                    format!(
+                        "the stream decodes to {} vertices; accessors[{accessor}] ({semantic}) has {}",
+                        mesh.num_points(),
+                        t.count
+                    ),
+                ));
+            }
+            if (attribute.num_components() as usize) < t.components {
+                return Err(broken(
+                    path,
+                    format!(
+                        "attribute {id} ({semantic}) has {} components; accessors[{accessor}] has {}",
+                        attribute.num_components(),
+                        t.components
+                    ),
+                ));
+            }
+            let values = attribute.read_f32s(t.count, t.components);
+            out.insert(accessor, values.into_iter().map(f64::from).collect());
+        }
+        if let Some((accessor, count)) = self.indices {
+            if mesh.num_faces().checked_mul(3) != Some(count) {
+                return Err(broken(
+                    path,
+                    format!(
+                        "the stream decodes to {} triangles; accessors[{accessor}] (indices) has {count} indices",
+                        mesh.num_faces()
+                    ),
+                ));
+            }
+            let flat = (0..mesh.num_faces())
+                .flat_map(|f| mesh.face(FaceIndex(f as u32)))
+                .map(|p: PointIndex| f64::from(p.0))
+                .collect();
+            out.insert(accessor, flat);
+        }
+        Ok(())
+    }
 }
 
 /// Decodes a Draco mesh stream; a panic in the decoder is an error too.

@@ -53,77 +53,16 @@ pub(super) fn dressed() -> BakedModel {
         .map(|c| c.first_frame + c.frame_count)
         .max()
         .unwrap();
-    // An 8 × 4 BC7 colour image (levels of 2, 1, 1 and 1 blocks) and a
-    // 4 × 4 normal map.
-    let image = |name: &str, (width, height), content, seed: usize| Image {
-        name: name.into(),
-        width,
-        height,
-        codec: TextureCodec::Bc7,
-        content,
-        levels: (0..crate::texture_codec::mip_levels(width, height))
-            .map(|l| {
-                let (w, h) = crate::texture_codec::mip_size(width, height, l);
-                let n = TextureCodec::Bc7.level_bytes(w, h) as usize;
-                (0..n).map(|i| (i * 37 + seed + l as usize) as u8).collect()
-            })
-            .collect(),
-    };
     model.images = vec![
         image("checker.png", (8, 4), ImageContent::Colour, 1),
         image("bumps.png", (4, 4), ImageContent::Normal, 2),
     ];
-    let first = Material {
-        name: "skin".into(),
-        base_color_factor: Vec4::new(0.9, 0.5, 0.25, 0.75),
-        metallic_factor: 0.3,
-        roughness_factor: 0.7,
-        normal_scale: 0.8,
-        occlusion_strength: 0.6,
-        emissive: Vec3::new(0.1, 0.2, 0.3),
-        textures: std::array::from_fn(|k| Some(texture(k as u32 % 2, k as u32))),
-        alpha_mode: AlphaMode::Mask,
-        alpha_cutoff: 0.4,
-        double_sided: true,
-    };
-    let mut second = Material {
-        name: "cloth".into(),
-        alpha_mode: AlphaMode::Blend,
-        double_sided: false,
-        ..first.clone()
-    };
-    second.textures[1] = None;
-    second.textures[3] = None;
-    model.materials = vec![first, second];
+    model.materials = materials();
     let mut lod1 = model.lods[0].clone();
     model.lods[0].screen_size = 0.25;
     lod1.screen_size = 0.0;
     // Morph targets: two slots; LOD 0's first vertices move.
-    model.morphs = Morphs {
-        slots: vec![
-            MorphSlot {
-                name: "smile".into(),
-                node: 1,
-                mesh: 0,
-                target: 0,
-            },
-            MorphSlot {
-                name: "blink".into(),
-                node: 1,
-                mesh: 0,
-                target: 1,
-            },
-        ],
-        weights: (0..frames * 2).map(|i| (i % 7) as f32 / 7.0).collect(),
-        deltas: (0..6)
-            .map(|i| MorphDelta {
-                position: [0.01 * i as f32, 0.02, -0.03],
-                slot: i % 2,
-                normal: [0.0, 0.1 * i as f32, 0.0],
-                pad: 0,
-            })
-            .collect(),
-    };
+    model.morphs = morphs(frames);
     for (i, v) in model.lods[0].vertices.iter_mut().take(3).enumerate() {
         v.morph = [2 * i as u32, 2];
     }
@@ -155,16 +94,7 @@ pub(super) fn dressed() -> BakedModel {
             data: r#"{"foot": "left"}"#.into(),
         },
     ];
-    let plan = AtlasPlan::layout(2, 1, 4, 1).with_surface(true);
-    let bytes = ImpostorAtlas::image_bytes(&plan) as usize;
-    model.impostor = Some(ImpostorAtlas {
-        plan,
-        screen_size: 0.05,
-        spheres: vec![[0.0, 0.5, 0.0, 1.5]],
-        colour: (0..bytes).map(|i| i as u8).collect(),
-        normal: (0..bytes).map(|i| (i * 7) as u8).collect(),
-        surface: (0..bytes).map(|i| (i * 3) as u8).collect(),
-    });
+    model.impostor = Some(impostor());
     model.provenance = Some(Provenance {
         inputs: [7; 32],
         files: 3,
@@ -172,6 +102,96 @@ pub(super) fn dressed() -> BakedModel {
         baker: "throng-bake 0.1.0".into(),
     });
     model
+}
+
+/// A BC7 image of `width × height` texels with every level, its bytes a
+/// pattern of `seed`.
+fn image(name: &str, (width, height): (u32, u32), content: ImageContent, seed: usize) -> Image {
+    Image {
+        name: name.into(),
+        width,
+        height,
+        codec: TextureCodec::Bc7,
+        content,
+        levels: (0..crate::texture_codec::mip_levels(width, height))
+            .map(|l| {
+                let (w, h) = crate::texture_codec::mip_size(width, height, l);
+                let n = TextureCodec::Bc7.level_bytes(w, h) as usize;
+                (0..n).map(|i| (i * 37 + seed + l as usize) as u8).collect()
+            })
+            .collect(),
+    }
+}
+
+/// Two materials whose every field differs from the default: one masked
+/// and double-sided with every slot, one blended with two slots empty.
+fn materials() -> Vec<Material> {
+    let first = Material {
+        name: "skin".into(),
+        base_color_factor: Vec4::new(0.9, 0.5, 0.25, 0.75),
+        metallic_factor: 0.3,
+        roughness_factor: 0.7,
+        normal_scale: 0.8,
+        occlusion_strength: 0.6,
+        emissive: Vec3::new(0.1, 0.2, 0.3),
+        textures: std::array::from_fn(|k| Some(texture(k as u32 % 2, k as u32))),
+        alpha_mode: AlphaMode::Mask,
+        alpha_cutoff: 0.4,
+        double_sided: true,
+    };
+    let mut second = Material {
+        name: "cloth".into(),
+        alpha_mode: AlphaMode::Blend,
+        double_sided: false,
+        ..first.clone()
+    };
+    second.textures[1] = None;
+    second.textures[3] = None;
+    vec![first, second]
+}
+
+/// Two morph slots over `frames` frames and six deltas.
+fn morphs(frames: u32) -> Morphs {
+    Morphs {
+        slots: vec![
+            MorphSlot {
+                name: "smile".into(),
+                node: 1,
+                mesh: 0,
+                target: 0,
+            },
+            MorphSlot {
+                name: "blink".into(),
+                node: 1,
+                mesh: 0,
+                target: 1,
+            },
+        ],
+        weights: (0..frames * 2).map(|i| (i % 7) as f32 / 7.0).collect(),
+        deltas: (0..6)
+            .map(|i| MorphDelta {
+                position: [0.01 * i as f32, 0.02, -0.03],
+                slot: i % 2,
+                normal: [0.0, 0.1 * i as f32, 0.0],
+                pad: 0,
+            })
+            .collect(),
+    }
+}
+
+/// A tiny impostor: 2 × 2 views, 1 frame, 4² texels, with the surface
+/// image.
+fn impostor() -> ImpostorAtlas {
+    let plan = AtlasPlan::layout(2, 1, 4, 1).with_surface(true);
+    let bytes = ImpostorAtlas::image_bytes(&plan) as usize;
+    ImpostorAtlas {
+        plan,
+        screen_size: 0.05,
+        spheres: vec![[0.0, 0.5, 0.0, 1.5]],
+        colour: (0..bytes).map(|i| i as u8).collect(),
+        normal: (0..bytes).map(|i| (i * 7) as u8).collect(),
+        surface: (0..bytes).map(|i| (i * 3) as u8).collect(),
+    }
 }
 
 /// Sets the header's checksum to its bytes', so an edit reaches the checks
