@@ -353,6 +353,72 @@ mod tests {
     }
 
     #[test]
+    fn generated_colours_keep_their_saturation_and_value_in_range() {
+        let p = Palette::generated(4, 64, 11).unwrap();
+        assert_eq!((p.columns(), p.rows()), (4, 64));
+        for row in 1..64 {
+            for column in 0..4 {
+                let c = unpack(p.colour(row, column));
+                let (max, min) = (c.x.max(c.y).max(c.z), c.x.min(c.y).min(c.z));
+                // Value 0.55..=1, saturation 0.25..=0.65 (one level of
+                // rounding each way).
+                let level = 1.0 / 255.0;
+                assert!((0.55 - level..=1.0).contains(&max), "{c}");
+                let saturation = (max - min) / max;
+                assert!(
+                    (0.25 - 2.0 * level..=0.65 + 2.0 * level).contains(&saturation),
+                    "{c}"
+                );
+                assert_eq!(c.w, 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn texels_end_each_row_with_its_area_weighted_mean() {
+        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data")
+            .join(format!("simple_skin.v{}.throng", crate::format::VERSION));
+        let model = crate::format::read_file(&sample).unwrap();
+        assert_eq!(column_count(&model), 1, "the sample has one material");
+        let colours = [
+            Vec4::new(1.0, 0.0, 0.0, 1.0),
+            Vec4::new(0.0, 0.0, 1.0, 1.0),
+            Vec4::new(0.2, 0.4, 0.6, 1.0),
+            Vec4::new(0.0, 1.0, 0.0, 1.0),
+        ];
+        let two = Palette::new(2, &colours).unwrap();
+        assert!(matches!(
+            two.check(&model),
+            Err(PaletteError::Columns {
+                columns: 2,
+                materials: 1,
+                ..
+            })
+        ));
+        // Column 1 wears no surface: each row's mean is its column 0.
+        let (width, height, texels) = two.texels(&model);
+        assert_eq!((width, height), (3, 2));
+        let row = |r: usize| vec![two.colour(r, 0), two.colour(r, 1), two.colour(r, 0)];
+        assert_eq!(texels, [row(0), row(1)].concat());
+        let one = Palette::new(1, &colours[..2]).unwrap();
+        assert!(one.check(&model).is_ok());
+        assert_eq!(
+            one.texels(&model),
+            (
+                2,
+                2,
+                vec![
+                    one.colour(0, 0),
+                    one.colour(0, 0),
+                    one.colour(1, 0),
+                    one.colour(1, 0)
+                ]
+            )
+        );
+    }
+
+    #[test]
     fn hsv_primaries() {
         assert!(hsv(0.0, 1.0, 1.0).abs_diff_eq(Vec3::X, 1e-6));
         assert!(hsv(1.0 / 3.0, 1.0, 1.0).abs_diff_eq(Vec3::Y, 1e-6));
