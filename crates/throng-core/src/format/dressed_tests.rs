@@ -8,22 +8,16 @@
 
 use glam::{Vec2, Vec3, Vec4};
 
+use super::tests::sample;
 use super::*;
 use crate::impostor::{AtlasPlan, ImpostorAtlas};
 use crate::material::{
     AlphaMode, Image, ImageContent, Material, TextureRef, TextureWrap, UvTransform,
 };
-use crate::model::{BakedModel, ClipEvent, RootMotionKey};
+use crate::model::{BakedModel, RootMotionKey};
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::provenance::Provenance;
 use crate::texture_codec::TextureCodec;
-
-fn sample() -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/data")
-        .join(format!("simple_skin.v{VERSION}.throng"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// A texture reference whose every field differs from the default and
 /// from the other slots' (`k` the slot).
@@ -79,21 +73,7 @@ pub(super) fn dressed() -> BakedModel {
             }
         })
         .collect();
-    let duration = model.clips[0].duration;
-    model.events = vec![
-        ClipEvent {
-            clip: 0,
-            time: 0.0,
-            name: "start".into(),
-            data: String::new(),
-        },
-        ClipEvent {
-            clip: 0,
-            time: duration * 0.5,
-            name: "step".into(),
-            data: r#"{"foot": "left"}"#.into(),
-        },
-    ];
+    model.events = super::tests::two_events(model.clips[0].duration);
     model.impostor = Some(impostor());
     model.provenance = Some(Provenance {
         inputs: [7; 32],

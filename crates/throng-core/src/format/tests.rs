@@ -18,7 +18,7 @@ fn sample_path() -> PathBuf {
         .join(format!("simple_skin.v{VERSION}.throng"))
 }
 
-fn sample() -> Vec<u8> {
+pub(super) fn sample() -> Vec<u8> {
     let path = sample_path();
     std::fs::read(&path).unwrap_or_else(|e| {
         panic!(
@@ -55,21 +55,7 @@ fn the_committed_sample_reads_and_writes_back_byte_for_byte() {
 #[test]
 fn events_and_provenance_round_trip() {
     let mut model = read_model(&sample()).unwrap();
-    let duration = model.clips[0].duration;
-    model.events = vec![
-        ClipEvent {
-            clip: 0,
-            time: 0.0,
-            name: "start".into(),
-            data: String::new(),
-        },
-        ClipEvent {
-            clip: 0,
-            time: duration * 0.5,
-            name: "step".into(),
-            data: r#"{"foot": "left"}"#.into(),
-        },
-    ];
+    model.events = two_events(model.clips[0].duration);
     model.provenance = Some(Provenance {
         inputs: [7; 32],
         files: 3,
@@ -105,4 +91,23 @@ fn every_prefix_and_every_flipped_bit_of_the_sample_is_refused() {
         assert!(read_model(&flipped).is_err(), "byte {i} flipped loaded");
         flipped[i] ^= 0x10;
     }
+}
+
+/// Two events of clip 0 (of `duration` seconds): one at its start without
+/// data, one midway with JSON data.
+pub(super) fn two_events(duration: f32) -> Vec<ClipEvent> {
+    vec![
+        ClipEvent {
+            clip: 0,
+            time: 0.0,
+            name: "start".into(),
+            data: String::new(),
+        },
+        ClipEvent {
+            clip: 0,
+            time: duration * 0.5,
+            name: "step".into(),
+            data: r#"{"foot": "left"}"#.into(),
+        },
+    ]
 }

@@ -242,14 +242,19 @@ impl Renderer {
         .create(&self.device, key)
     }
 
-    /// Creates the pipelines the planned draws need.
-    pub(super) fn ensure_pipelines(&mut self) {
-        let keys: Vec<PipelineKey> = self
-            .items
+    /// The pipeline keys of the planned mesh draws (impostors have their
+    /// own pipeline).
+    fn mesh_keys(&self) -> Vec<PipelineKey> {
+        self.items
             .iter()
             .filter(|i| !i.impostor)
             .map(|i| i.key)
-            .collect();
+            .collect()
+    }
+
+    /// Creates the pipelines the planned draws need.
+    pub(super) fn ensure_pipelines(&mut self) {
+        let keys = self.mesh_keys();
         for key in keys {
             self.pipeline(key);
         }
@@ -276,12 +281,7 @@ impl Renderer {
         if self.single_early().is_none() {
             return;
         }
-        let keys: Vec<PipelineKey> = self
-            .items
-            .iter()
-            .filter(|i| !i.impostor)
-            .map(|i| i.key)
-            .collect();
+        let keys = self.mesh_keys();
         for key in keys {
             if !self
                 .single_early()
