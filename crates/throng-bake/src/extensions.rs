@@ -27,6 +27,10 @@ pub const READ: &[(&str, &str)] = &[
         "Draco-compressed primitives (skinned ones included), decoded at import",
     ),
     (
+        "KHR_texture_basisu",
+        "KTX2 images (Basis Universal ETC1S or UASTC, Zstandard or not), transcoded at bake into the bake's own texture codec",
+    ),
+    (
         "EXT_texture_webp",
         "WebP images (lossless or lossy), decoded at bake into the bake's own texture codec",
     ),
@@ -40,13 +44,14 @@ pub const READ: &[(&str, &str)] = &[
     ),
 ];
 
+/// The extensions that give a texture an image of their own
+/// (`textures[i].extensions.X.source`), in the order a texture naming
+/// several is read by: the first present wins, `source` is the fallback.
+pub(crate) const IMAGE_EXTENSIONS: &[&str] = &["KHR_texture_basisu", "EXT_texture_webp"];
+
 /// What ignoring an extension the baker knows of but does not read loses,
 /// when the file only uses it (a reader may ignore it).
 const IGNORED: &[(&str, &str)] = &[
-    (
-        "KHR_texture_basisu",
-        "the textures' fallback images are read instead of the KTX2 ones",
-    ),
     ("KHR_materials_unlit", "the materials are drawn lit"),
     (
         "KHR_materials_pbrSpecularGlossiness",
@@ -159,5 +164,15 @@ mod tests {
                 "extensionsUsed: EXT_bar is not read by this baker; lost: whatever it adds to the file",
             ]
         );
+    }
+
+    #[test]
+    fn every_image_extension_is_one_the_baker_reads() {
+        for name in IMAGE_EXTENSIONS {
+            assert!(
+                is_read(name),
+                "{name} gives textures images but is not in READ"
+            );
+        }
     }
 }

@@ -18,6 +18,7 @@ mod format_robustness;
 mod gpu_index_bounds;
 mod herd;
 mod hostile_gltf;
+mod ktx2_textures;
 mod layers;
 mod lod;
 mod malformed_gltf;

@@ -26,6 +26,7 @@ use gltf::json;
 use gltf::json::validation::Checked;
 
 use crate::error::ImportError;
+use crate::extensions::IMAGE_EXTENSIONS;
 
 /// glTF's component types (`gltf::json::accessor::ComponentType`).
 pub(crate) use gltf::json::accessor::ComponentType as DataType;
@@ -191,27 +192,28 @@ impl<'a> Doc<'a> {
     pub fn texture(&self, index: usize, path: impl Fn() -> String) -> Result<Texture, ImportError> {
         let t = Self::get(&self.json.textures, "textures", index, &path)?;
         let at = |field: &str| format!("textures[{index}].{field}");
-        // EXT_texture_webp's image where there is one (its `source` is
-        // then the fallback, or absent).
-        let webp = t
-            .extensions
-            .as_ref()
-            .and_then(|e| e.others.get("EXT_texture_webp"))
-            .map(|e| {
-                e.get("source")
-                    .and_then(serde_json::Value::as_u64)
-                    .and_then(|s| usize::try_from(s).ok())
-                    .ok_or_else(|| ImportError::BrokenRule {
-                        path: at("extensions.EXT_texture_webp.source"),
-                        rule: "is not an image index".into(),
-                    })
-            })
-            .transpose()?;
-        let (image, field) = match webp {
-            Some(image) => (image, "extensions.EXT_texture_webp.source"),
-            None => (t.source.value(), "source"),
-        };
-        Self::get(&self.json.images, "images", image, || at(field))?;
+        // The image of the first extension the baker reads that names one
+        // (its `source` is then the fallback, or absent): KTX2 before WebP,
+        // as a file offering both expects of a reader with both.
+        let mut chosen = None;
+        for name in IMAGE_EXTENSIONS {
+            let Some(e) = t.extensions.as_ref().and_then(|e| e.others.get(*name)) else {
+                continue;
+            };
+            let field = format!("extensions.{name}.source");
+            let image = e
+                .get("source")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|s| usize::try_from(s).ok())
+                .ok_or_else(|| ImportError::BrokenRule {
+                    path: at(&field),
+                    rule: "is not an image index".into(),
+                })?;
+            chosen = Some((image, field));
+            break;
+        }
+        let (image, field) = chosen.unwrap_or_else(|| (t.source.value(), "source".into()));
+        Self::get(&self.json.images, "images", image, || at(&field))?;
         let wrap = match t.sampler {
             None => [WrappingMode::Repeat; 2],
             Some(s) => {

@@ -3,8 +3,7 @@
 //! `KHR_materials_emissive_strength`), each texture with its sampler wrap
 //! and `KHR_texture_transform` — alpha mode and sidedness; images read from
 //! buffer views or URIs under the untrusted-input policy and decoded to
-//! RGBA8 (PNG or JPEG, at most `MAX_IMAGE_SIDE` texels a side, checked from
-//! the header before decoding). A texture whose image cannot be read or
+//! RGBA8 by `image_bytes` (PNG, JPEG, WebP or KTX2). A texture whose image cannot be read or
 //! decoded is dropped with a warning (the slot's factor alone
 //! then applies), as is a texture that asks for a UV set other than
 //! `TEXCOORD_0` (the only one baked; read instead).
@@ -14,12 +13,14 @@ use std::collections::BTreeMap;
 use crate::scene::{AlphaMode, Material, SourceImage, TextureWrap};
 use glam::{Vec2, Vec3, Vec4};
 use gltf::json::material::AlphaMode as JsonAlphaMode;
-use throng_core::limits::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+use throng_core::limits::MAX_IMAGE_BYTES;
 use throng_core::material::{TextureRef, TextureSlot, UvTransform};
 
 use crate::error::ImportError;
 use crate::gltf_doc::{ImageSource, WrappingMode};
 use crate::uri::{Longer, UriError, shown_uri};
+
+use super::image_bytes;
 
 use super::*;
 
@@ -198,7 +199,7 @@ impl Ctx<'_> {
     /// (an image object that breaks glTF's rules — neither `uri` nor
     /// `bufferView`, a view out of range or past its buffer —, an
     /// unsupported format, a missing file, undecodable bytes, a size over
-    /// [`MAX_IMAGE_SIDE`] — read from the header before any texel is
+    /// `MAX_IMAGE_SIDE` — read from the header before any texel is
     /// decoded), the outer one a URI the policy refuses (outside the
     /// folder, not a regular file, larger than [`MAX_IMAGE_BYTES`]).
     pub(super) fn image(
@@ -247,50 +248,8 @@ impl Ctx<'_> {
                 }
             }
         };
-        let format = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            image::ImageFormat::Png
-        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            image::ImageFormat::Jpeg
-        } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
-            // EXT_texture_webp's images (lossless or lossy).
-            image::ImageFormat::WebP
-        } else {
-            return Ok(Err("not a PNG, JPEG or WebP image".into()));
-        };
-        Ok(decode(name, &bytes, format))
+        Ok(image_bytes::decode(name, &bytes))
     }
-}
-
-/// `bytes` (a PNG, JPEG or WebP) decoded to RGBA8, or why not: a size over
-/// [`MAX_IMAGE_SIDE`] is refused from the header, before any texel is
-/// decoded, and the decoder is held to that size's memory.
-fn decode(name: String, bytes: &[u8], format: image::ImageFormat) -> Result<SourceImage, String> {
-    let reader = || image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    let (w, h) = reader()
-        .into_dimensions()
-        .map_err(|e| format!("cannot be decoded ({e})"))?;
-    if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
-        return Err(format!(
-            "is {w}×{h}, outside the 1..={MAX_IMAGE_SIDE} texels a side an image may have"
-        ));
-    }
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    // The texels at 16 bits a channel, and the RGBA8 copy.
-    limits.max_alloc = Some(w as u64 * h as u64 * 12);
-    let mut r = reader();
-    r.limits(limits);
-    let rgba = r
-        .decode()
-        .map_err(|e| format!("cannot be decoded ({e})"))?
-        .into_rgba8();
-    Ok(SourceImage {
-        name,
-        width: w,
-        height: h,
-        rgba: rgba.into_raw(),
-    })
 }
 
 pub(super) fn wrap(mode: WrappingMode) -> TextureWrap {

@@ -32,6 +32,7 @@ use crate::gltf_doc::Doc;
 use crate::uri::{Longer, UriError, UriReader, shown_uri};
 
 mod anim;
+mod image_bytes;
 mod material;
 mod mesh;
 mod nodes;

@@ -1,12 +1,16 @@
 //! Compressed glTF draws the pictures of its source (docs/GLTF.md): the
 //! Fox run through gltfpack (quantized and meshopt-compressed, its texture
 //! coordinates dequantized by `KHR_texture_transform`) and through
-//! gltf-transform's lossless WebP (`EXT_texture_webp`), each baked and
+//! gltf-transform's lossless WebP (`EXT_texture_webp`) and through the
+//! Basis Universal encoder's UASTC KTX2 (`KHR_texture_basisu`), each baked and
 //! drawn at three clip times beside the bundled Fox, within the golden
 //! tolerance (`PIXEL_LEVEL_TOLERANCE` levels, `MAX_DIFFERING_FRACTION` of
 //! the pixels). Lossless WebP decodes to the source's texels exactly, so
 //! its pictures may differ only where the bake's texture codec is not
-//! deterministic (it is: they match to the level); gltfpack's 14-bit
+//! deterministic (it is: they match to the level); UASTC is within a
+//! hundredth of a level of the source's texels on average
+//! (`ktx2_textures` in the integration tests), tens of levels at a few
+//! block edges, under a pixel's share here; gltfpack's 14-bit
 //! positions move silhouettes by under a thousandth of the radius, a
 //! fraction of a pixel here.
 
@@ -66,7 +70,7 @@ fn compressed_foxes_draw_the_bundled_foxs_pictures() {
     let gpu = require_gpu("compressed models");
     let source = baked(&asset("khronos_Fox.glb"));
     let dir = std::env::temp_dir().join("throng-compressed-models");
-    for name in ["fox_c.glb", "fox_webp.glb"] {
+    for name in ["fox_c.glb", "fox_webp.glb", "fox_uastc.glb"] {
         let fox = baked(&repo_root().join("tests/data/compressed").join(name));
         for time in [0.0, 0.23, 0.51] {
             let expected = picture(&gpu, &source, time);
