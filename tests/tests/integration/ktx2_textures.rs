@@ -159,9 +159,18 @@ fn ktx2_images_that_lie_are_dropped_with_a_warning_saying_why() {
     let (warnings, _) = with_ktx2_edited(|b| b[36..40].copy_from_slice(&6u32.to_le_bytes()));
     let w = the_warning(&warnings);
     assert!(w.contains("is a KTX2 cube map (6 faces)"), "{w}");
-    // Not KTX2 at all past the identifier.
+    // Not KTX2 at all past the identifier: its header's words read as a
+    // size far past the limit.
     let (warnings, _) = with_ktx2_edited(|b| b[12..].fill(0xEE));
-    assert!(the_warning(&warnings).contains("cannot be decoded as KTX2"));
+    let w = the_warning(&warnings);
+    assert!(w.contains("is 4008636142×4008636142, outside"), "{w}");
+    // Past the header, a level index that runs out of the file.
+    let (warnings, _) = with_ktx2_edited(|b| b[80..88].copy_from_slice(&u64::MAX.to_le_bytes()));
+    let w = the_warning(&warnings);
+    assert!(
+        w.contains("level 0") && w.contains("runs past the file's"),
+        "{w}"
+    );
 }
 
 #[test]

@@ -64,6 +64,10 @@ pub(super) fn decode(name: String, bytes: &[u8]) -> Result<SourceImage, String> 
 /// as a PNG does; the material slot says how they are read.
 fn ktx2(name: String, bytes: &[u8]) -> Result<SourceImage, String> {
     use basisu::{DecodeFlags, TargetFormat, Transcoder};
+    // The transcoder allocates what the header and level index claim
+    // (a Zstandard level's uncompressed length, found by fuzzing: 77 GB
+    // from a one-word edit), so they are held to the image's size first.
+    check_ktx2_header(bytes)?;
     let undecodable = |e: basisu::Error| format!("cannot be decoded as KTX2 ({})", said(&e));
     let texture = Transcoder::new(bytes).map_err(undecodable)?;
     let (w, h) = texture.base_dimensions();
@@ -72,18 +76,6 @@ fn ktx2(name: String, bytes: &[u8]) -> Result<SourceImage, String> {
         return Err(
             "is a KTX2 video (its frames depend on each other); a texture is one image".into(),
         );
-    }
-    if texture.face_count() > 1 {
-        return Err(format!(
-            "is a KTX2 cube map ({} faces); a glTF texture is one 2D image",
-            texture.face_count()
-        ));
-    }
-    if texture.layer_count() > 1 {
-        return Err(format!(
-            "is a KTX2 texture array ({} layers); a glTF texture is one 2D image",
-            texture.layer_count()
-        ));
     }
     let rgba = texture
         .transcode(0, TargetFormat::Rgba32, DecodeFlags::NONE)
@@ -101,6 +93,70 @@ fn ktx2(name: String, bytes: &[u8]) -> Result<SourceImage, String> {
         height: h,
         rgba,
     })
+}
+
+/// KTX 2.0's header and level index (the specification's section 3), read
+/// before the transcoder sees the file: a 2D image 1..=`MAX_IMAGE_SIDE`
+/// texels a side, one layer and one face, at most a full mip chain, and
+/// every level inside the file and no larger, uncompressed, than 16 bytes
+/// per 4×4 block of its size (UASTC's rate, the largest of the Basis
+/// payloads; BasisLZ levels claim 0).
+fn check_ktx2_header(bytes: &[u8]) -> Result<(), String> {
+    let word = |at: usize| -> Result<u64, String> {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u64::from(u32::from_le_bytes(b.try_into().unwrap_or_default())))
+            .ok_or_else(|| "cannot be decoded as KTX2 (cut short in its header)".to_string())
+    };
+    let long = |at: usize| -> Result<u64, String> {
+        bytes
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+            .ok_or_else(|| "cannot be decoded as KTX2 (cut short in its level index)".to_string())
+    };
+    let (w, h) = (word(20)?, word(24)?);
+    let (depth, layers, faces, levels) = (word(28)?, word(32)?, word(36)?, word(40)?);
+    let side = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    check_side(side(w), side(h))?;
+    if depth > 1 {
+        return Err(format!(
+            "is a KTX2 3D texture ({depth} deep); a glTF texture is one 2D image"
+        ));
+    }
+    if faces > 1 {
+        return Err(format!(
+            "is a KTX2 cube map ({faces} faces); a glTF texture is one 2D image"
+        ));
+    }
+    if layers > 1 {
+        return Err(format!(
+            "is a KTX2 texture array ({layers} layers); a glTF texture is one 2D image"
+        ));
+    }
+    let full_chain = u64::from(64 - w.max(h).leading_zeros());
+    if levels > full_chain {
+        return Err(format!(
+            "cannot be decoded as KTX2 (it claims {levels} mip levels; a {w}×{h} image has at most {full_chain})"
+        ));
+    }
+    let file = bytes.len() as u64;
+    for level in 0..levels.max(1) {
+        let at = 80 + 24 * level as usize;
+        let (offset, length, unpacked) = (long(at)?, long(at + 8)?, long(at + 16)?);
+        if offset.checked_add(length).is_none_or(|end| end > file) {
+            return Err(format!(
+                "cannot be decoded as KTX2 (level {level}, {length} bytes at {offset}, runs past the file's {file})"
+            ));
+        }
+        let blocks = |v: u64| (v >> level).max(1).div_ceil(4);
+        let most = blocks(w) * blocks(h) * 16;
+        if unpacked > most {
+            return Err(format!(
+                "cannot be decoded as KTX2 (level {level} claims {unpacked} bytes uncompressed, more than the {most} of its size)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The transcoder's error in words.
