@@ -61,6 +61,8 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 step "format" cargo fmt --all -- --check
 # Imports between the files of each crate run one way, down their floors.
 step "floors" python3 tools/floors.py .
+# Every .rs and .wgsl file the docs (Markdown and doc comments) name exists.
+step "doc paths" python3 tools/doc_paths.py .
 step "clippy" cargo clippy --workspace --all-targets -- -D warnings
 # API docs build without warnings (broken or ambiguous intra-doc links).
 step "docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet

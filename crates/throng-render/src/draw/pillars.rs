@@ -22,7 +22,7 @@ pub const STONE: Vec3 = Vec3::new(0.55, 0.52, 0.47);
 /// One pillar: centre x, centre z, radius, height.
 pub type Pillar = [f32; 4];
 
-/// Mirrors `Pillars` in `shaders/pillars.wgsl`.
+/// Mirrors `Pillars` in `pillars.wgsl` (beside this file).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PillarUniforms {

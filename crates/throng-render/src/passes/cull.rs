@@ -6,7 +6,7 @@
 //!
 //! Equivalence with the CPU's [`throng_crowd::crowd::DrawList`] (same
 //! visible set, LODs, groups and records) is tested on lavapipe in
-//! `tests/render/gpu_driven.rs`.
+//! `tests/render/gpu_driven/cull.rs`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! passes drew, so that a shadowed frame's light cull follows its camera
 //! cull in the same submission and no frame waits for a readback. The CPU
 //! paths fit the same light on the CPU (`Shadow::fit_light`); the two are
-//! compared in `tests/render/gpu_driven.rs`.
+//! compared in `tests/render/gpu_driven/light_fit.rs`.
 
 use std::mem::offset_of;
 

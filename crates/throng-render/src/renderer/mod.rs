@@ -32,11 +32,12 @@
 //! vectors) the crowd through [`Renderer::set_prepass`] and
 //! [`Renderer::draw_prepass`] (`renderer/prepass.rs`).
 //!
-//! Beside this file: the options (`options.rs`), the pipeline kit
-//! (`pipeline.rs`), the depth and MSAA attachments (`targets.rs`), the
-//! shadow map (`shadow.rs`) and the layout of draw lists into draws
-//! (`draw_items.rs`); beside it in `renderer/`, the GPU-driven path, the
-//! animation layers' palettes and the pose cache's part of planning
+//! Elsewhere in the crate: the options (`base/options.rs`), the pipeline
+//! kit (`program/pipeline.rs`), the depth and MSAA attachments
+//! (`draw/targets.rs`), the shadow map's pass (`draw/shadow.rs`) and the
+//! layout of draw lists into draws (`draw/items.rs`); beside this file in
+//! `renderer/`, one file per part of the frame, the animation layers'
+//! palettes (`layers.rs`) and the pose cache's part of planning
 //! (`poses.rs`).
 
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! gets the same (pooled, compatible) layout for a given device, and the
 //! pipeline layout of every [`Program`](crate::base::shader::program::Program) ([`program_groups`],
 //! [`pipeline_layout`]): the one place that says which group a program reads
-//! at which index. `tests/render/shaders.rs` checks every binding an entry point
+//! at which index. `tests/render/shaders/bindings.rs` checks every binding an entry point
 //! uses against it (group, binding, kind and stage).
 //!
 //! | group | contents |
