@@ -285,7 +285,7 @@ pub struct Scene {
     format: wgpu::TextureFormat,
     targets: Option<Targets>,
     /// Obstacles drawn as cylinders (the plaza's; none elsewhere).
-    pillars: Option<throng::render::draw::pillars::Pillars>,
+    pillars: Option<throng_demo::pillars::Pillars>,
 }
 
 /// The application's GPU, as it made it for its window: the adapter, the
@@ -429,10 +429,10 @@ impl Scene {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        pillars: &[throng::render::draw::pillars::Pillar],
+        pillars: &[throng_demo::pillars::Pillar],
     ) {
         let p = self.pillars.get_or_insert_with(|| {
-            throng::render::draw::pillars::Pillars::new(device, self.format, SAMPLES)
+            throng_demo::pillars::Pillars::new(device, self.format, SAMPLES)
         });
         p.set(device, queue, pillars);
     }

@@ -1,6 +1,6 @@
 //! A plaza crossed on the GPU: the application's side of Throng's built-in
 //! steering ([`throng::render::navigate`]). [`steer_crowd`] lays a plaza
-//! ([`throng::crowd::plaza`]: a fountain, a ring of pillars, four goals at
+//! ([`throng_demo::plaza`]: a fountain, a ring of pillars, four goals at
 //! its sides) around a crowd and hands every instance to the GPU with a
 //! goal; [`plaza_simulation`] compiles the built-in hook and gives it the
 //! flow field and the model's gaits. The agents walk to a goal around the
@@ -12,12 +12,12 @@ use glam::{Vec2, Vec3};
 use throng::core::math::Aabb;
 use throng::core::simulation::NavigateParams;
 use throng::crowd::crowd::{Crowd, ModelHandle, ModelId, Motion};
-use throng::crowd::herd::spawn_crowd;
 use throng::crowd::navigation::FlowField;
-use throng::crowd::plaza::Plaza;
 use throng::render::Simulation;
 use throng::render::gaits::Gaits;
 use throng::render::navigate::{goal_data, navigate_params, navigate_simulation};
+use throng_demo::herd::spawn_crowd;
+use throng_demo::plaza::Plaza;
 
 /// A crowd on its plaza, handed to the GPU.
 pub struct Steered {

@@ -81,7 +81,7 @@ pub const TINTS: [Vec4; 4] = [
     Vec4::new(0.8, 1.0, 0.7, 1.0),
 ];
 
-pub use throng_crowd::walkers::unit_hash;
+pub use throng_demo::walkers::unit_hash;
 
 /// A new crowd holding `handle`'s model and a grid of it (see
 /// [`spawn_grid`]): the crowd, the model's id and the grid's bounds.

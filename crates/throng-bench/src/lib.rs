@@ -36,7 +36,5 @@ pub mod cpu_skinned;
 pub mod demo;
 pub mod engine;
 pub mod soak;
-/// The walking crowd, now throng-crowd's ([`throng_crowd::walkers`]).
-pub use throng_crowd::walkers as walking;
 
 pub use cpu_skinned::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};

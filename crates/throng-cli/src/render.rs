@@ -10,8 +10,8 @@ use clap::Args as ClapArgs;
 use throng_bench::demo::{
     CameraChoice, GridOptions, VARIETY_SEED, demo_variety, dressed, grid_crowd,
 };
-use throng_bench::walking::Walkers;
 use throng_crowd::crowd::ModelHandle;
+use throng_demo::walkers::Walkers;
 use throng_render::image_file::ImageFormat;
 use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 

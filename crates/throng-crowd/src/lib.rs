@@ -10,13 +10,8 @@
 //! * [`playback`]: playback arithmetic on unwrapped clip time: wrap modes,
 //!   event crossings, root-motion deltas.
 //! * [`camera`]: cameras and frustum culling.
-//! * [`herd`]: where a crowd stands: a seeded, round, varied herd.
-//! * [`walkers`]: a crowd that walks waypoint loops at speed-matched
-//!   playback, re-targeted 1 % a second.
 //! * [`navigation`]: obstacles on a grid and flow fields to goals (travel
 //!   distance, direction, clearance) for GPU crowd steering.
-//! * [`plaza`]: obstacles and goals around a herd, for the GPU's built-in
-//!   steering.
 //!
 //! It depends on the contract crate (`throng-core`) only; a test
 //! (`tests/tests/integration/crate_graph.rs`) fails if it comes to depend on the offline
@@ -59,11 +54,8 @@
 
 pub mod camera;
 pub mod crowd;
-pub mod herd;
 pub mod navigation;
 pub mod playback;
-pub mod plaza;
-pub mod walkers;
 
 pub use crowd::{
     Attachment, Crowd, CrowdError, CrowdEvent, DrawGroup, DrawList, DrawView, InstanceId,

@@ -9,7 +9,7 @@
 //! Modules: [`app`] (the winit application and the frame), [`camera`]
 //! (orbit/pan/zoom/fly math), [`keys`] (key bindings), [`cache`] (loading and bake caching), [`ground`],
 //! [`skeleton`] (the bone overlay), [`props`] (the hat), [`hud`]. The crowd
-//! stands as `throng_crowd::herd` places it.
+//! stands as `throng_demo::herd` places it.
 //!
 //! Every failure (no display, no adapter, a model that does not load) ends
 //! with one `throng-viewer: …` line naming the cause chain and exit code 1.

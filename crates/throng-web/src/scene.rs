@@ -1,9 +1,9 @@
 //! The crowd the page draws, built the same way in the browser and natively
 //! (the browser test compares the two pictures): the viewer's seeded herd
-//! ([`throng_crowd::herd`]) of one model on a checkered ground, with
+//! ([`throng_demo::herd`]) of one model on a checkered ground, with
 //! shadows, drawn through the embedding example's [`Scene`] — the page is
 //! an application of its own that draws Throng's crowd in its own pass.
-//! It walks the analytic waypoint loops ([`throng_crowd::walkers`]); with
+//! It walks the analytic waypoint loops ([`throng_demo::walkers`]); with
 //! `?walk=steer` on the GPU-driven path (WebGPU) it is steered by Throng's
 //! built-in steering across its plaza instead ([`throng_examples::plaza`]),
 //! as the viewer's is — not the default yet: Chromium's SwiftShader loses
@@ -14,8 +14,8 @@
 use anyhow::{Context, Result};
 use glam::Vec3;
 use throng_crowd::crowd::{Crowd, ModelHandle};
-use throng_crowd::herd::spawn_crowd;
-use throng_crowd::walkers::Walkers;
+use throng_demo::herd::spawn_crowd;
+use throng_demo::walkers::Walkers;
 use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
 use throng_render::RendererOptions;
 

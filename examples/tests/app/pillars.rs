@@ -1,7 +1,7 @@
 //! The pillar pass's shader validates and its uniforms match the Rust
 //! struct member for member.
 
-use throng::render::draw::pillars::{PillarUniforms, SHADER};
+use throng_demo::pillars::{PillarUniforms, SHADER};
 use throng_tests::wgsl::{struct_layout, validate};
 
 #[test]

@@ -1,6 +1,7 @@
 //! The crate graph is part of the design (ARCHITECTURE.md): the runtime —
 //! the contract crate, the crowd simulation and the renderer — never
-//! depends on the offline side (glTF import, the source `Scene`, baking).
+//! depends on the offline side (glTF import, the source `Scene`, baking)
+//! or on the demos' scenery (`throng-demo`).
 //! The compiler enforces it only as long as nobody adds the dependency; this
 //! test fails when someone does, naming the path through the graph.
 //!
@@ -18,8 +19,10 @@ use serde_json::Value;
 /// optional, behind its `bake` feature).
 const RUNTIME: [&str; 4] = ["throng-core", "throng-crowd", "throng-render", "throng"];
 
-/// What the runtime must never link.
-const OFFLINE: [&str; 2] = ["throng-bake", "gltf"];
+/// What the runtime must never link: the offline side, and the demos'
+/// scenery (herds, walkers, the plaza and its pillars), which a game that
+/// depends on the runtime must not compile.
+const OFFLINE: [&str; 3] = ["throng-bake", "gltf", "throng-demo"];
 
 /// Normal (not dev, not build, not optional: what default features link)
 /// dependencies declared by every workspace package, by package name. Third-party crates appear as leaves: the rule is
@@ -92,7 +95,7 @@ fn the_runtime_never_depends_on_the_offline_side() {
         for banned in OFFLINE {
             if let Some(p) = path(&graph, krate, banned) {
                 panic!(
-                    "{krate} depends on {banned}: {}; the runtime must not link the offline side (ARCHITECTURE.md)",
+                    "{krate} depends on {banned}: {}; the runtime must not link the offline side or the demos' scenery (ARCHITECTURE.md)",
                     p.join(" → ")
                 );
             }
@@ -106,6 +109,7 @@ fn the_path_finder_finds_a_known_dependency() {
     // does reach gltf, and the CLI reaches everything.
     let graph = normal_dependencies();
     assert!(path(&graph, "throng-bake", "gltf").is_some());
+    assert!(path(&graph, "throng-viewer", "throng-demo").is_some());
     let p = path(&graph, "throng-cli", "throng-core").expect("cli → core");
     assert_eq!(p.first().map(String::as_str), Some("throng-cli"));
 }

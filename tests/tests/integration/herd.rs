@@ -1,8 +1,8 @@
-//! The herd ([`throng_crowd::herd`]) of the bundled Fox: round, seeded,
+//! The herd ([`throng_demo::herd`]) of the bundled Fox: round, seeded,
 //! every clip used, inside its bounds.
 
 use throng_crowd::crowd::Crowd;
-use throng_crowd::herd::spawn_crowd;
+use throng_demo::herd::spawn_crowd;
 use throng_tests::bake_asset;
 
 #[test]

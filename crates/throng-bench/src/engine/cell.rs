@@ -16,8 +16,8 @@ use throng_render::{
 use super::report::{Cell, PassSpread, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
 use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid};
-use crate::walking::Walkers;
 use crate::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
+use throng_demo::walkers::Walkers;
 
 /// One measured frame, milliseconds.
 #[derive(Clone, Debug)]

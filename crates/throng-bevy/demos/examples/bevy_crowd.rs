@@ -3,7 +3,7 @@
 //! target, and a text overlay with the frame rate and what the crowd drew.
 //!
 //! Every Fox walks a wandering waypoint loop at its walk clip's
-//! speed-matched playback (`throng_bench::walking::Walkers`, as the
+//! speed-matched playback (`throng_demo::walkers::Walkers`, as the
 //! viewer's walking crowd): the motions are analytic, so the CPU re-targets
 //! 1 % of the walkers a second and the crowd's per-frame cost is what a
 //! standing crowd's is. The light casts shadows: the crowd's own, in
@@ -29,7 +29,7 @@ use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::light::DirectionalLight;
 use bevy::prelude::*;
-use throng_bench::walking::Walkers;
+use throng_demo::walkers::Walkers;
 use throng_bevy::throng_crowd::crowd::Spawn;
 use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, ThrongStats};
 use throng_bevy_demos::{Ending, Overlay, quit_after};

@@ -6,15 +6,12 @@
 //! caller's depth, normal and motion-vector prepass (`prepass`), the
 //! depth and MSAA attachments (`targets`), occlusion culling's early pass
 //! drawn single-sampled where multisampled attachments do not outlive a
-//! pass (`single_early`), and a scene's obstacles as
-//! cylinders for applications that steer crowds around them (`pillars`).
-//! Imports the floors below.
+//! pass (`single_early`). Imports the floors below.
 
 pub mod cascades;
 pub mod impostor;
 pub mod items;
 pub mod light_views;
-pub mod pillars;
 pub mod prepass;
 pub mod shadow;
 pub(crate) mod single_early;

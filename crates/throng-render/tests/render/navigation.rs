@@ -343,7 +343,7 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
             .enumerate()
             .map(|(i, (&s, &g))| {
                 let speed =
-                    SPEED * (1.0 + 0.15 * (2.0 * throng_crowd::walkers::unit_hash(i as u32) - 1.0));
+                    SPEED * (1.0 + 0.15 * (2.0 * throng_demo::walkers::unit_hash(i as u32) - 1.0));
                 let d = g - s;
                 let l = d.length();
                 s + d * (speed * t).min(l) / l.max(1e-6)

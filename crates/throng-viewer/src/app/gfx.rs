@@ -17,7 +17,7 @@ use super::Options;
 use crate::ground::Ground;
 use crate::hud;
 use crate::skeleton::LinePass;
-use throng_render::draw::pillars::Pillars;
+use throng_demo::pillars::Pillars;
 
 /// The GPU side of the viewer. See the module docs.
 pub(super) struct Gfx {

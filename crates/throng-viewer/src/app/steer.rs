@@ -1,9 +1,9 @@
 //! The viewer's steered crowd: on a GPU-driven renderer the walking crowd
 //! (`M`) is Throng's built-in steering ([`throng_render::navigate`]) rather
 //! than analytic loops — every instance walks to a goal at a side of the
-//! herd's plaza ([`throng_crowd::plaza`]) around a fountain and a ring of
+//! herd's plaza ([`throng_demo::plaza`]) around a fountain and a ring of
 //! pillars (drawn by
-//! [`throng_render::draw::pillars`]) and around the others, stands a while and leaves for
+//! [`throng_demo::pillars`]) and around the others, stands a while and leaves for
 //! another, its clip following its speed (idle, walk, run). The GPU is the
 //! authority over where they are: standing again reads their poses back
 //! first, so each stops where it is. Renderers that build their draw lists

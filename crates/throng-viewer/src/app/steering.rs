@@ -1,5 +1,5 @@
 //! The viewer's steered crowd's scene ([`Steering`]): the plaza laid out
-//! around the herd ([`throng_crowd::plaza`]), its flow field, the
+//! around the herd ([`throng_demo::plaza`]), its flow field, the
 //! steering's settings and the obstacles as drawn, and where handing it to
 //! the renderer stands. `steer.rs` starts, syncs and stops it.
 
@@ -7,10 +7,10 @@ use anyhow::Result;
 use glam::Vec2;
 use throng_core::simulation::NavigateParams;
 use throng_crowd::navigation::FlowField;
-use throng_crowd::plaza::Plaza;
+use throng_demo::plaza::Plaza;
 use throng_render::navigate::navigate_params;
 
-use throng_render::draw::pillars::Pillar;
+use throng_demo::pillars::Pillar;
 
 /// The steered crowd's scene: obstacles, goals, the field and settings.
 pub(super) struct Steering {

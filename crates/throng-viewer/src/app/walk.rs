@@ -7,8 +7,8 @@
 //! other, its clips following its speed. Standing again stops each
 //! instance where it is and gives it back the clip it played before.
 
-use throng_bench::walking::Walkers;
 use throng_crowd::crowd::Motion;
+use throng_demo::walkers::Walkers;
 
 use super::scene::Scene;
 

@@ -14,7 +14,7 @@ use crate::ground::{BlobInstance, GroundPlacement};
 use crate::hud;
 use crate::keys::{Action, FADE_SECONDS, RANDOM_FRACTION, Target};
 use crate::skeleton::{self, LineVertex};
-use throng_crowd::herd::{Rng, spawn_crowd};
+use throng_demo::herd::{Rng, spawn_crowd};
 
 /// The CPU side of the viewer. See the module docs.
 pub struct Scene {
@@ -57,7 +57,7 @@ pub struct Scene {
     /// Instances are coloured by LOD (`L`).
     pub(super) lod_tints: bool,
     /// The walking crowd's re-targeting (`M`; `None`: standing).
-    pub(super) walkers: Option<throng_bench::walking::Walkers>,
+    pub(super) walkers: Option<throng_demo::walkers::Walkers>,
     /// What each instance played before it walked.
     pub(super) stand_clips: Vec<Option<(usize, f32)>>,
     /// The crowd steered on the GPU (`M` on a GPU-driven renderer).

@@ -5,9 +5,9 @@
 //! (`throng bench --walking P`, `throng render --walking P`). Everything the
 //! walkers do per frame is the GPU's: the CPU only re-targets.
 
-use crate::crowd::{Crowd, CrowdError, InstanceId, ModelId, Motion, PathEnd, PathId};
 use glam::Vec3;
 use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelId, Motion, PathEnd, PathId};
 
 /// Walkers re-targeted per second, as a fraction of the walkers.
 pub const RETARGETS_PER_SECOND: f64 = 0.01;

@@ -5,10 +5,9 @@
 //! obstacles. The plaza example, the web page and the viewer draw their
 //! steered crowds' obstacles with it.
 
-use crate::base::options::Lighting;
-use crate::program::bind_groups::entries;
-use crate::program::pipeline::PassPipeline;
 use glam::{Mat4, Vec3};
+use throng_render::bind_groups::entries;
+use throng_render::{Lighting, PassPipeline, wgpu};
 
 /// The WGSL source (`pillars.wgsl`).
 pub const SHADER: &str = include_str!("pillars.wgsl");

@@ -7,7 +7,7 @@
 
 use glam::Vec2;
 
-use crate::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
+use throng_crowd::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
 
 /// Largest side of the plaza's flow field, cells: bigger herds get bigger
 /// cells.

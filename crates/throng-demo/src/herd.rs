@@ -5,10 +5,10 @@
 //! screenshot) is the same. The viewer's crowd, the web page's and the
 //! native pictures they are compared with all stand this way.
 
-use crate::crowd::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use throng_core::limits::REST_FRAME;
 use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelId, Spawn};
 
 /// A small deterministic generator (SplitMix64).
 #[derive(Clone, Debug)]

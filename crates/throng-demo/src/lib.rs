@@ -1,0 +1,20 @@
+//! # throng-demo
+//!
+//! The scenery of Throng's own programs — the viewer, the web page, the
+//! bench and the examples — kept out of the runtime crates, so an
+//! application that depends on `throng-crowd` and `throng-render` compiles
+//! none of it (`tests/tests/integration/crate_graph.rs` fails if the
+//! runtime comes to depend on this crate).
+//!
+//! * [`herd`]: where a crowd stands: a seeded, round, varied herd.
+//! * [`walkers`]: a crowd that walks waypoint loops at speed-matched
+//!   playback, re-targeted 1 % a second.
+//! * [`plaza`]: obstacles and goals around a herd, for the GPU's built-in
+//!   steering.
+//! * [`pillars`]: a plaza's obstacles drawn as instanced cylinders inside
+//!   the application's pass beside the crowd.
+
+pub mod herd;
+pub mod pillars;
+pub mod plaza;
+pub mod walkers;
