@@ -2,13 +2,16 @@
 # Throng as a user outside this repository gets it (docs/RELEASING.md).
 #
 #   tools/package.sh          packages every publishable crate of the
-#                             workspace and verifies each (cargo builds it
-#                             from its .crate alone, against the others'
-#                             packages); prints each package's size
+#                             workspace (without cargo's per-crate
+#                             verification: `consumer` builds them all);
+#                             prints each package's size
 #   tools/package.sh test     the above, then a consumer project outside
 #                             the repository built against those packages
-#                             (not the workspace's paths) that renders a
-#                             headless frame, then `throng` installed with
+#                             (not the workspace's paths), in one workspace
+#                             with every package unpacked from its .crate,
+#                             so each builds from its package alone (what
+#                             cargo's verification checks); the consumer
+#                             renders a headless frame; then `throng` installed with
 #                             `cargo install --path crates/throng-cli` and
 #                             run from an unrelated folder: bake a glb
 #                             copied there, inspect it, render it (the
@@ -65,13 +68,16 @@ if [ ${#stale[@]} -gt 0 ]; then
     rm -rf "${stale[@]}" "$root"/target/debug/.fingerprint/throng*
 fi
 
-unpublished() {
+# The main workspace's crates marked `publish = false` (with `unpublished`)
+# or not (with `published`).
+members() {
     cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["packages"]:
-    if p["publish"] == []:
-        print(p["name"])'
+    if (p["publish"] == []) == (sys.argv[1] == "unpublished"):
+        print(p["name"])' "$1"
 }
+unpublished() { members unpublished; }
 
 # One line of the size list: a .crate's compressed size and name.
 print_size() {
@@ -95,8 +101,13 @@ unpack_patched() {
 package() {
     local exclude=()
     for name in $(unpublished); do exclude+=(--exclude "$name"); done
-    echo "tools/package.sh: cargo package --workspace ${exclude[*]}"
-    cargo package --workspace "${exclude[@]}" --allow-dirty --offline "${ws_profile[@]}"
+    echo "tools/package.sh: cargo package --workspace ${exclude[*]} --no-verify"
+    # --no-verify: cargo's verification builds each package in a
+    # resolution of its own, so the crates below it were compiled once per
+    # package that depends on them, under as many feature sets (a CI run
+    # built throng-render four times and wgpu twice here, 5 of the step's
+    # 9 minutes); `consumer` builds every package from its .crate once.
+    cargo package --workspace "${exclude[@]}" --allow-dirty --offline --no-verify
     echo "tools/package.sh: package sizes (compressed .crate)"
     for crate in "$pkg"/*.crate; do print_size "$crate"; done
 }
@@ -111,6 +122,10 @@ bevy() {
     local patches=() name bevy_profile
     mapfile -t bevy_profile < <(profile_args crates/throng-bevy/Cargo.toml)
     for name in throng-core throng-crowd throng-render; do
+        # Unpacked beside its .crate (cargo's verification did this; the
+        # packages are made without it).
+        rm -rf "${pkg:?}/$name-$version"
+        tar -xzf "$pkg/$name-$version.crate" -C "$pkg"
         patches+=(--config "patch.crates-io.$name.path=\"$pkg/$name-$version\"")
     done
     # The patch is for the package's resolution only: the workspace's lock
@@ -143,32 +158,41 @@ bevy() {
     echo "tools/package.sh: throng-bevy builds from its package and draws the crowd"
 }
 
-# The consumer project (tools/consumer), copied out of the repository, with
-# crates.io's throng* replaced by the .crate files just packaged, unpacked.
+# The consumer project (tools/consumer), copied out of the repository, in a
+# workspace with every package just made, unpacked from its .crate, and
+# crates.io's throng* patched to them: building the workspace builds each
+# package from its own files (the viewer, a binary alone, included), then
+# the consumer runs.
 consumer() {
     local dir
     dir=$(mktemp -d)
     cp -r tools/consumer "$dir/project"
-    local names=() crate
-    for crate in "$pkg"/*-"$version".crate; do
-        crate=$(basename "$crate" .crate)
-        names+=("${crate%-"$version"}")
-    done
-    unpack_patched "$dir" "${names[@]}" >>"$dir/project/Cargo.toml"
-    echo "tools/package.sh: the consumer project in $dir/project"
+    # The consumer's own [workspace] gives way to the one around it.
+    sed -i '/^\[workspace\]$/d' "$dir/project/Cargo.toml"
+    # The packages `package` made (not throng-bevy's, nor any other .crate
+    # an earlier run left in target/package).
+    local names
+    mapfile -t names < <(members published)
+    {
+        echo "[workspace]"
+        echo "resolver = \"3\""
+        echo "members = [\"project\", \"crates/*\"]"
+        unpack_patched "$dir" "${names[@]}"
+    } >"$dir/Cargo.toml"
+    echo "tools/package.sh: the consumer project in $dir/project, beside ${#names[@]} packages"
     (
-        cd "$dir/project"
+        cd "$dir"
         # No path into the repository but the patch's unpacked packages.
-        if grep -n "$root" Cargo.toml | grep -v "$dir/crates"; then
+        if grep -n "$root" Cargo.toml project/Cargo.toml | grep -v "$dir/crates"; then
             echo "tools/package.sh: the consumer reaches into the repository" >&2
             exit 1
         fi
-        cargo run --offline --quiet --target-dir "$root/target" "${ws_profile[@]}" -- \
+        cargo build --workspace --offline --quiet --target-dir "$root/target" "${ws_profile[@]}"
+        cargo run -p throng-consumer --offline --quiet --target-dir "$root/target" "${ws_profile[@]}" -- \
             "$root/assets/khronos_Fox.glb" "$dir"
     )
     rm -rf "$dir"
 }
-
 # `throng` installed from its path, run in a folder of its own.
 installed() {
     local dir

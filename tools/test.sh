@@ -63,11 +63,23 @@ step "format" cargo fmt --all -- --check
 step "floors" python3 tools/floors.py .
 # Every .rs and .wgsl file the docs (Markdown and doc comments) name exists.
 step "doc paths" python3 tools/doc_paths.py .
-step "clippy" cargo clippy --workspace --all-targets -- -D warnings
-# API docs build without warnings (broken or ambiguous intra-doc links).
-step "docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# Clippy rides on the test build: cargo runs clippy-driver (a rustc with
+# the lints) for the workspace's own crates, as `cargo clippy` does, but
+# with code generation, so the crates are compiled once for both, and the
+# dependencies, which clippy does not lint, are not checked apart from
+# their build. Every cargo command of the main workspace below keeps these
+# two variables, or it would compile the crates again (cargo fingerprints
+# the wrapper); the MSRV check drops them (it must be that toolchain's
+# rustc).
+export RUSTC_WORKSPACE_WRAPPER
+RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 # Integration tests are one binary per package (tests/<name>/main.rs with a
 # module per concern), so the build links a few binaries, not a hundred.
+# --all-targets: the benches and examples are linted (and built) too.
+step "clippy and test build" cargo test --workspace --all-targets --no-run
+# API docs build without warnings (broken or ambiguous intra-doc links).
+step "docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 step "tests (Vulkan)" cargo test --workspace
 
 # The GPU tests again on GL (llvmpipe through EGL, headless): the backend that
@@ -88,13 +100,15 @@ step "tests (GL): integration" gl --test integration -- attachments:: morphs:: t
 step "tests (GL): app, cpu_skinned, smoke" gl --test app --test cpu_skinned --test smoke
 
 # The web build (crates/throng-web, docs/WEB.md): the runtime crates and the
-# page compile for wasm32 and lint clean there (the page's browser glue
-# exists only on wasm32); then the browser test: headless Chromium opens the
-# page with WebGPU and with WebGL2, its pictures are compared with the native
-# renderer's, and bad input must end in the page's error title.
+# page compile for wasm32, and the page lints clean there (the page's
+# browser glue exists only on wasm32: the clippy wrapper above lints it
+# while tools/web.sh builds the .wasm, where a separate `cargo clippy
+# --target wasm32-unknown-unknown` checked every crate a second time); then
+# the browser test: headless Chromium opens the page with WebGPU and with
+# WebGL2, its pictures are compared with the native renderer's, and bad
+# input must end in the page's error title.
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-step "web: clippy (wasm32)" cargo clippy --release --target wasm32-unknown-unknown -p throng-web --lib -- -D warnings
-step "web: browser test" tools/web.sh test
+step "web: build (linted) and browser test" tools/web.sh test
 
 # The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy
 # 0.20.1 declares rust-version 1.97.1 and this toolchain (1.95) builds it but
@@ -123,6 +137,6 @@ step "bevy: tests" cargo test "${bevy[@]}"
 step "package: verify, bevy, consumer, install" tools/package.sh test
 msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 rustup toolchain list | grep -q "^$msrv" || rustup toolchain install "$msrv" --profile minimal
-step "rust $msrv: check" cargo "+$msrv" check -p throng --features throng/bake -p throng-cli --quiet
+step "rust $msrv: check" env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo "+$msrv" check -p throng --features throng/bake -p throng-cli --quiet
 
 echo "tools/test.sh: target folder $(du -sh target | cut -f1)"

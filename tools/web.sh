@@ -42,13 +42,25 @@ ensure_tools() {
         # --debug: an unoptimised build installs in about a third of the
         # time (CI installs it on every fresh machine), and still binds the
         # page's .wasm in seconds.
-        cargo install --debug --locked --quiet wasm-bindgen-cli --version "$version" --root "$tools" ||
-            cargo install --debug --quiet wasm-bindgen-cli --version "$version" --root "$tools"
+        # Without tools/test.sh's clippy wrapper: the CLI is not ours to lint.
+        local install=(env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install --debug --quiet)
+        "${install[@]}" --locked wasm-bindgen-cli --version "$version" --root "$tools" ||
+            "${install[@]}" wasm-bindgen-cli --version "$version" --root "$tools"
     fi
 }
 
+# The native binaries the page's build and test run (`throng`, the
+# reference picture's `throng-web-reference`), built as the workspace's
+# tests build them: one resolution of the whole workspace, so CI reuses the
+# test build's crates. (`cargo run -p …` resolves that package's features
+# alone, and wgpu's differ by package: two more builds of wgpu and of the
+# crates on it.)
+native_bins() {
+    cargo build --workspace --all-targets
+}
 build() {
     ensure_tools
+    native_bins
     cargo build --quiet --release --target wasm32-unknown-unknown -p throng-web --lib
     rm -rf "$site"
     mkdir -p "$site"
@@ -59,7 +71,7 @@ build() {
             "$site/throng_web_bg.wasm" -o "$site/throng_web_bg.wasm"
     fi
     cp crates/throng-web/www/index.html "$site/"
-    cargo run --quiet -p throng-cli -- bake assets/khronos_Fox.glb -o "$site/fox.throng" >/dev/null
+    target/debug/throng bake assets/khronos_Fox.glb -o "$site/fox.throng" >/dev/null
     local raw gz
     raw=$(stat -c %s "$site/throng_web_bg.wasm")
     gz=$(gzip -9 -c "$site/throng_web_bg.wasm" | wc -c)
@@ -129,7 +141,7 @@ PY
     local icd=/usr/lib/chromium/vk_swiftshader_icd.json
     [ -f "$icd" ] || { echo "tools/web.sh: $icd is missing (Debian's chromium ships it)" >&2; exit 1; }
     VK_ICD_FILENAMES=$icd WGPU_BACKEND=vulkan \
-        cargo run --quiet -p throng-web --bin throng-web-reference -- \
+        target/debug/throng-web-reference \
         render "$site/fox.throng" "$out/native.png" "${test_size[@]}" "$query" 2>&1 | tee "$out/native.log"
     grep -q "on SwiftShader" "$out/native.log" || {
         echo "tools/web.sh: the native picture was not drawn on SwiftShader" >&2
@@ -144,7 +156,7 @@ PY
         python3 tools/crowd_pixels.py "$out/$picture.png" --min-share 0.05 || failed=1
     done
     for backend in webgpu webgl2; do
-        cargo run --quiet -p throng-web --bin throng-web-reference -- \
+        target/debug/throng-web-reference \
             compare "$out/native.png" "$out/$backend.png" "$out/$backend-difference.png" || failed=1
     done
     return $failed
