@@ -17,7 +17,7 @@
 //! Each frame first gives `changing_percent` of the instances a new
 //! transform (a turn in place, a different window of instances each frame),
 //! re-targets the walkers owed (`walking_percent` of the instances walk
-//! waypoint loops, [`crate::walking`]; 1 % of them per second get a new
+//! waypoint loops, [`throng_demo::walkers`]; 1 % of them per second get a new
 //! loop), then advances the animation by 1/60 s; it is timed as
 //! * **CPU**: crowd update, culling, records or palettes, upload, encode and
 //!   submit (everything up to the submit returning);
@@ -160,7 +160,7 @@ pub struct Plan {
     /// (0: an idle crowd, whose only change is time).
     pub changing_percent: f64,
     /// Percent of the instances walking waypoint loops on the GPU
-    /// ([`crate::walking`]).
+    /// ([`throng_demo::walkers`]).
     pub walking_percent: f64,
     /// Directional-light shadows (default options) in the renderer's modes;
     /// `cpu-skinned` has no shadow pass and is reported unsupported.
