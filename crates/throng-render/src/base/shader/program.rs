@@ -1,6 +1,6 @@
 //! [`Program`]: each of Throng's complete shader programs — an entry
 //! module and, for programs that draw crowd records, the record path — its
-//! composed source and its label.
+//! composed source and its label, the facts in one table.
 
 use crate::base::options::RecordPath;
 use crate::base::shader::compose::compose;
@@ -64,30 +64,172 @@ pub enum Program {
     Prepass,
 }
 
+/// What one program is: its entry module, where its instance records come
+/// from, its label. One row per program, in the enum's order, so a new
+/// program is one variant and one row.
+struct Facts {
+    program: Program,
+    /// The entry module, whose imports pull in the rest.
+    entry: &'static str,
+    /// Where its instance records come from (`None`: it reads none through
+    /// `instance_record()`).
+    records: Option<RecordPath>,
+    /// A label for wgpu objects.
+    label: &'static str,
+}
+
+/// Every program's facts, row `i` for the variant whose discriminant is `i`
+/// (checked when the crate compiles, below).
+const TABLE: [Facts; 20] = [
+    Facts {
+        program: Program::DrawPackaged,
+        entry: "shadow_receive",
+        records: Some(RecordPath::Packaged),
+        label: "throng draw (packaged)",
+    },
+    Facts {
+        program: Program::DrawUnbounded,
+        entry: "shadow_receive",
+        records: Some(RecordPath::Unbounded),
+        label: "throng draw (unbounded)",
+    },
+    Facts {
+        program: Program::ComputeSkin,
+        entry: "compute_skin",
+        records: None,
+        label: "throng compute skinning",
+    },
+    Facts {
+        program: Program::ShadowPackaged,
+        entry: "shadow_cast",
+        records: Some(RecordPath::Packaged),
+        label: "throng shadow (packaged)",
+    },
+    Facts {
+        program: Program::ShadowUnbounded,
+        entry: "shadow_cast",
+        records: Some(RecordPath::Unbounded),
+        label: "throng shadow (unbounded)",
+    },
+    Facts {
+        program: Program::CpuSkinned,
+        entry: "cpu_skinned",
+        records: Some(RecordPath::Unbounded),
+        label: "throng draw (CPU-skinned baseline)",
+    },
+    Facts {
+        program: Program::Cull,
+        entry: "cull",
+        records: None,
+        label: "throng cull (GPU-driven)",
+    },
+    Facts {
+        program: Program::DepthPyramid,
+        entry: "depth_pyramid",
+        records: None,
+        label: "throng depth pyramid",
+    },
+    Facts {
+        program: Program::DepthPyramidMultisampled,
+        entry: "depth_pyramid_ms",
+        records: None,
+        label: "throng depth pyramid (MSAA)",
+    },
+    Facts {
+        program: Program::Mirror,
+        entry: "mirror",
+        records: None,
+        label: "throng mirror upload (GPU-driven)",
+    },
+    Facts {
+        program: Program::LightFit,
+        entry: "light_fit",
+        records: None,
+        label: "throng light fit (GPU-driven)",
+    },
+    Facts {
+        program: Program::ImpostorPackaged,
+        entry: "impostor",
+        records: Some(RecordPath::Packaged),
+        label: "throng impostor (packaged)",
+    },
+    Facts {
+        program: Program::ImpostorUnbounded,
+        entry: "impostor",
+        records: Some(RecordPath::Unbounded),
+        label: "throng impostor (unbounded)",
+    },
+    Facts {
+        program: Program::ImpostorCastPackaged,
+        entry: "impostor",
+        records: Some(RecordPath::Packaged),
+        label: "throng impostor shadow (packaged)",
+    },
+    Facts {
+        program: Program::ImpostorCastUnbounded,
+        entry: "impostor",
+        records: Some(RecordPath::Unbounded),
+        label: "throng impostor shadow (unbounded)",
+    },
+    Facts {
+        program: Program::Palette,
+        entry: "palette",
+        records: None,
+        label: "throng palette pre-pass",
+    },
+    Facts {
+        program: Program::PoseFill,
+        entry: "pose_fill",
+        records: None,
+        label: "throng pose-cache fill",
+    },
+    Facts {
+        program: Program::Motion,
+        entry: "motion",
+        records: None,
+        label: "throng motion pass",
+    },
+    Facts {
+        program: Program::Simulation,
+        entry: "simulation_passes",
+        records: None,
+        label: "throng simulation passes",
+    },
+    Facts {
+        program: Program::Prepass,
+        entry: "prepass",
+        records: Some(RecordPath::Unbounded),
+        label: "throng prepass (unbounded)",
+    },
+];
+
+const _: () = {
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!(
+            TABLE[i].program as usize == i,
+            "Program's table is out of the enum's order"
+        );
+        i += 1;
+    }
+};
+
 impl Program {
     /// Every program.
-    pub const ALL: [Program; 20] = [
-        Program::DrawPackaged,
-        Program::DrawUnbounded,
-        Program::ComputeSkin,
-        Program::ShadowPackaged,
-        Program::ShadowUnbounded,
-        Program::CpuSkinned,
-        Program::Cull,
-        Program::DepthPyramid,
-        Program::DepthPyramidMultisampled,
-        Program::Mirror,
-        Program::LightFit,
-        Program::ImpostorPackaged,
-        Program::ImpostorUnbounded,
-        Program::ImpostorCastPackaged,
-        Program::ImpostorCastUnbounded,
-        Program::Palette,
-        Program::PoseFill,
-        Program::Motion,
-        Program::Simulation,
-        Program::Prepass,
-    ];
+    pub const ALL: [Program; TABLE.len()] = {
+        let mut all = [Program::DrawPackaged; TABLE.len()];
+        let mut i = 0;
+        while i < TABLE.len() {
+            all[i] = TABLE[i].program;
+            i += 1;
+        }
+        all
+    };
+
+    /// This program's row of the table.
+    fn facts(self) -> &'static Facts {
+        &TABLE[self as usize]
+    }
 
     /// The crowd's draw program for a record path.
     pub fn draw(path: RecordPath) -> Self {
@@ -123,53 +265,13 @@ impl Program {
 
     /// The entry module, whose imports pull in the rest.
     pub fn entry(self) -> &'static str {
-        match self {
-            Program::DrawPackaged | Program::DrawUnbounded => "shadow_receive",
-            Program::ShadowPackaged | Program::ShadowUnbounded => "shadow_cast",
-            Program::ComputeSkin => "compute_skin",
-            Program::CpuSkinned => "cpu_skinned",
-            Program::Cull => "cull",
-            Program::DepthPyramid => "depth_pyramid",
-            Program::DepthPyramidMultisampled => "depth_pyramid_ms",
-            Program::Mirror => "mirror",
-            Program::LightFit => "light_fit",
-            Program::Palette => "palette",
-            Program::PoseFill => "pose_fill",
-            Program::Motion => "motion",
-            Program::Simulation => "simulation_passes",
-            Program::Prepass => "prepass",
-            Program::ImpostorPackaged
-            | Program::ImpostorUnbounded
-            | Program::ImpostorCastPackaged
-            | Program::ImpostorCastUnbounded => "impostor",
-        }
+        self.facts().entry
     }
 
     /// Where the program's instance records come from (`None`: it reads none
     /// through `instance_record()`).
     pub fn record_path(self) -> Option<RecordPath> {
-        match self {
-            Program::DrawPackaged
-            | Program::ShadowPackaged
-            | Program::ImpostorPackaged
-            | Program::ImpostorCastPackaged => Some(RecordPath::Packaged),
-            Program::DrawUnbounded
-            | Program::ShadowUnbounded
-            | Program::CpuSkinned
-            | Program::ImpostorUnbounded
-            | Program::ImpostorCastUnbounded
-            | Program::Prepass => Some(RecordPath::Unbounded),
-            Program::ComputeSkin
-            | Program::Cull
-            | Program::DepthPyramid
-            | Program::DepthPyramidMultisampled
-            | Program::Mirror
-            | Program::LightFit
-            | Program::Palette
-            | Program::PoseFill
-            | Program::Motion
-            | Program::Simulation => None,
-        }
+        self.facts().records
     }
 
     /// Names of the modules the program is made of, entry last.
@@ -192,27 +294,6 @@ impl Program {
 
     /// A label for wgpu objects.
     pub fn label(self) -> &'static str {
-        match self {
-            Program::DrawPackaged => "throng draw (packaged)",
-            Program::DrawUnbounded => "throng draw (unbounded)",
-            Program::ComputeSkin => "throng compute skinning",
-            Program::ShadowPackaged => "throng shadow (packaged)",
-            Program::ShadowUnbounded => "throng shadow (unbounded)",
-            Program::CpuSkinned => "throng draw (CPU-skinned baseline)",
-            Program::Cull => "throng cull (GPU-driven)",
-            Program::DepthPyramid => "throng depth pyramid",
-            Program::DepthPyramidMultisampled => "throng depth pyramid (MSAA)",
-            Program::Mirror => "throng mirror upload (GPU-driven)",
-            Program::LightFit => "throng light fit (GPU-driven)",
-            Program::ImpostorPackaged => "throng impostor (packaged)",
-            Program::ImpostorUnbounded => "throng impostor (unbounded)",
-            Program::ImpostorCastPackaged => "throng impostor shadow (packaged)",
-            Program::ImpostorCastUnbounded => "throng impostor shadow (unbounded)",
-            Program::Palette => "throng palette pre-pass",
-            Program::PoseFill => "throng pose-cache fill",
-            Program::Motion => "throng motion pass",
-            Program::Simulation => "throng simulation passes",
-            Program::Prepass => "throng prepass (unbounded)",
-        }
+        self.facts().label
     }
 }
