@@ -61,6 +61,57 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     if m.reserved != [0; 4] {
         return Err(FormatError::corrupt("reserved model fields are not zero"));
     }
+    // In the file's order of checks: a file damaged in several places
+    // names the same damage as before.
+    let texels = read_texels(&dir, bytes, &m)?;
+    let bones = read_bones(&dir, bytes, &strings)?;
+    let clips = read_clips(&dir, bytes, &strings)?;
+    let frame_bounds = records::<[f32; 6]>(&dir, bytes, tags::FRAME_BOUNDS)?
+        .iter()
+        .map(|b| aabb([b[0], b[1], b[2]], [b[3], b[4], b[5]]))
+        .collect();
+    let lods = read_lods(&dir, bytes)?;
+    let materials = records::<MaterialRecord>(&dir, bytes, tags::MATERIALS)?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.to_material(i, strings.get(r.name, &|| format!("material {i}"))?))
+        .collect::<Result<Vec<_>, FormatError>>()?;
+    let images = read_images(&dir, bytes, &strings)?;
+    let root_motion: Vec<RootMotionKey> = records(&dir, bytes, tags::ROOT_MOTION)?;
+    let events = read_events(&dir, bytes, &strings)?;
+    let impostor = read_impostor(&dir, bytes)?;
+    let morphs = read_morphs(&dir, bytes, &strings)?;
+    let provenance = provenance_section(&dir, bytes, &strings)?;
+    let model = BakedModel {
+        name: strings.get(m.name, &|| "model name".into())?,
+        source: strings.get(m.source, &|| "model source".into())?,
+        fps: m.fps,
+        bake_error: m.bake_error,
+        bones,
+        clips,
+        texture: BoneTexture {
+            width: m.texture_width,
+            layers: m.texture_layers,
+            texels,
+        },
+        bounds: aabb(m.bounds_min, m.bounds_max),
+        bounding_radius: m.bounding_radius,
+        frame_bounds,
+        lods,
+        materials,
+        images,
+        root_motion,
+        events,
+        morphs,
+        impostor,
+        provenance,
+    };
+    model.validate()?;
+    Ok(model)
+}
+
+/// The bone texture's texels (`TEXL`), in the model record's format.
+fn read_texels(dir: &Directory, bytes: &[u8], m: &ModelRecord) -> Result<Texels, FormatError> {
     let format = TexelFormat::from_code(m.texel_format).ok_or_else(|| {
         FormatError::corrupt(format!("unknown texel format code {}", m.texel_format))
     })?;
@@ -74,11 +125,15 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
             format.texel_size()
         )));
     }
-    let texels = match format {
-        TexelFormat::F32 => Texels::F32(records(&dir, bytes, tags::TEXELS)?),
-        TexelFormat::F16 => Texels::F16(records(&dir, bytes, tags::TEXELS)?),
-    };
-    let bones = records::<BoneRecord>(&dir, bytes, tags::BONES)?
+    Ok(match format {
+        TexelFormat::F32 => Texels::F32(records(dir, bytes, tags::TEXELS)?),
+        TexelFormat::F16 => Texels::F16(records(dir, bytes, tags::TEXELS)?),
+    })
+}
+
+/// The bones (`BONE`).
+fn read_bones(dir: &Directory, bytes: &[u8], strings: &Strings) -> Result<Vec<Bone>, FormatError> {
+    records::<BoneRecord>(dir, bytes, tags::BONES)?
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -90,8 +145,16 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 rest_global: Mat4::from_cols_array(&b.rest_global),
             })
         })
-        .collect::<Result<Vec<_>, FormatError>>()?;
-    let clips = records::<ClipRecord>(&dir, bytes, tags::CLIPS)?
+        .collect()
+}
+
+/// The clips (`CLIP`).
+fn read_clips(
+    dir: &Directory,
+    bytes: &[u8],
+    strings: &Strings,
+) -> Result<Vec<ClipInfo>, FormatError> {
+    records::<ClipRecord>(dir, bytes, tags::CLIPS)?
         .iter()
         .enumerate()
         .map(|(i, c)| {
@@ -115,14 +178,15 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 },
             })
         })
-        .collect::<Result<Vec<_>, FormatError>>()?;
-    let frame_bounds = records::<[f32; 6]>(&dir, bytes, tags::FRAME_BOUNDS)?
-        .iter()
-        .map(|b| aabb([b[0], b[1], b[2]], [b[3], b[4], b[5]]))
-        .collect();
-    let verts: Vec<BakedVertex> = records(&dir, bytes, tags::VERTICES)?;
-    let indices: Vec<u32> = records(&dir, bytes, tags::INDICES)?;
-    let subs: Vec<SubmeshRecord> = records(&dir, bytes, tags::SUBMESHES)?;
+        .collect()
+}
+
+/// The LODs (`LODS`) with their vertices, indices and submeshes, each
+/// LOD's ranges starting where the previous one's end.
+fn read_lods(dir: &Directory, bytes: &[u8]) -> Result<Vec<Lod>, FormatError> {
+    let verts: Vec<BakedVertex> = records(dir, bytes, tags::VERTICES)?;
+    let indices: Vec<u32> = records(dir, bytes, tags::INDICES)?;
+    let subs: Vec<SubmeshRecord> = records(dir, bytes, tags::SUBMESHES)?;
     if let Some(i) = subs
         .iter()
         .position(|s| s.reserved != 0 || s.flags & !crate::model::SUBMESH_GENERATED_NORMALS != 0)
@@ -134,7 +198,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     }
     // LOD l's ranges start where LOD l-1's end, so no record is copied twice.
     let mut next = [0u64; 3];
-    let lods = records::<LodRecord>(&dir, bytes, tags::LODS)?
+    records::<LodRecord>(dir, bytes, tags::LODS)?
         .iter()
         .enumerate()
         .map(|(l, r)| {
@@ -175,16 +239,20 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 submeshes: subs[sr].iter().copied().map(SubmeshRecord::to_submesh).collect(),
             })
         })
-        .collect::<Result<Vec<_>, FormatError>>()?;
-    let materials = records::<MaterialRecord>(&dir, bytes, tags::MATERIALS)?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| r.to_material(i, strings.get(r.name, &|| format!("material {i}"))?))
-        .collect::<Result<Vec<_>, FormatError>>()?;
+        .collect()
+}
+
+/// The images (`IMGS`) and their mip chains from the image data (`IMGD`),
+/// each image's bytes starting where the previous one's end.
+fn read_images(
+    dir: &Directory,
+    bytes: &[u8],
+    strings: &Strings,
+) -> Result<Vec<Image>, FormatError> {
     let image_data = dir.section(bytes, tags::IMAGE_DATA)?;
     // Image i's bytes start where image i-1's end, so none is copied twice.
     let mut next_data = 0u64;
-    let images = records::<ImageRecord>(&dir, bytes, tags::IMAGES)?
+    records::<ImageRecord>(dir, bytes, tags::IMAGES)?
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -256,9 +324,16 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 levels,
             })
         })
-        .collect::<Result<Vec<_>, FormatError>>()?;
-    let root_motion: Vec<RootMotionKey> = records(&dir, bytes, tags::ROOT_MOTION)?;
-    let events = records::<EventRecord>(&dir, bytes, tags::EVENTS)?
+        .collect()
+}
+
+/// The events (`EVNT`).
+fn read_events(
+    dir: &Directory,
+    bytes: &[u8],
+    strings: &Strings,
+) -> Result<Vec<ClipEvent>, FormatError> {
+    records::<EventRecord>(dir, bytes, tags::EVENTS)?
         .iter()
         .enumerate()
         .map(|(i, e)| {
@@ -269,36 +344,7 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
                 data: strings.get(e.data, &|| format!("event {i} data"))?,
             })
         })
-        .collect::<Result<Vec<_>, FormatError>>()?;
-    let impostor = read_impostor(&dir, bytes)?;
-    let morphs = read_morphs(&dir, bytes, &strings)?;
-    let provenance = provenance_section(&dir, bytes, &strings)?;
-    let model = BakedModel {
-        name: strings.get(m.name, &|| "model name".into())?,
-        source: strings.get(m.source, &|| "model source".into())?,
-        fps: m.fps,
-        bake_error: m.bake_error,
-        bones,
-        clips,
-        texture: BoneTexture {
-            width: m.texture_width,
-            layers: m.texture_layers,
-            texels,
-        },
-        bounds: aabb(m.bounds_min, m.bounds_max),
-        bounding_radius: m.bounding_radius,
-        frame_bounds,
-        lods,
-        materials,
-        images,
-        root_motion,
-        events,
-        morphs,
-        impostor,
-        provenance,
-    };
-    model.validate()?;
-    Ok(model)
+        .collect()
 }
 
 /// The morph sections (`MSLT`, `MWGT`, `MDLT`); their consistency with the

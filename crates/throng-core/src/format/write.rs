@@ -41,6 +41,9 @@ fn section<T: Pod>(tag: [u8; 4], records: &[T]) -> ([u8; 4], u32, &[u8]) {
 /// refused rather than written.
 pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
     model.validate()?;
+    // The strings are added in the file's order (model, bones, clips,
+    // materials, images, events, morph slots, provenance): the bytes of a
+    // file do not depend on how this function is cut.
     let mut strings = StringTable(Vec::new());
     let model_rec = ModelRecord {
         name: strings.add(&model.name),
@@ -55,7 +58,57 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         bake_error: model.bake_error,
         reserved: [0; 4],
     };
-    let bones: Vec<BoneRecord> = model
+    let bones = bone_records(model, &mut strings);
+    let clips = clip_records(model, &mut strings);
+    let frame_bounds: Vec<[f32; 6]> = model
+        .frame_bounds
+        .iter()
+        .map(|b| [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z])
+        .collect();
+    let mesh = MeshSections::of(model);
+    let materials: Vec<MaterialRecord> = model
+        .materials
+        .iter()
+        .map(|m| MaterialRecord::from_material(m, strings.add(&m.name)))
+        .collect();
+    let (images, image_data) = image_records(model, &mut strings);
+    let events = event_records(model, &mut strings);
+    let morph_slots = morph_slot_records(model, &mut strings);
+    let (impostor, spheres, impostor_data) = impostor_records(model);
+    let provenance = provenance_records(model, &mut strings);
+    let texel_size = model.texture.texels.format().texel_size() as u32;
+    let sections: Vec<([u8; 4], u32, &[u8])> = vec![
+        section(tags::MODEL, std::slice::from_ref(&model_rec)),
+        section(tags::STRINGS, &strings.0),
+        // Optional, so not last: a section count one short (the header is
+        // outside the checksum) then drops a required section and fails.
+        section(tags::PROVENANCE, &provenance),
+        section(tags::BONES, &bones),
+        section(tags::CLIPS, &clips),
+        (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
+        section(tags::FRAME_BOUNDS, &frame_bounds),
+        section(tags::LODS, &mesh.lods),
+        section(tags::SUBMESHES, &mesh.subs),
+        section(tags::VERTICES, &mesh.verts),
+        section(tags::INDICES, &mesh.indices),
+        section(tags::MATERIALS, &materials),
+        section(tags::IMAGES, &images),
+        section(tags::IMAGE_DATA, &image_data),
+        section(tags::ROOT_MOTION, &model.root_motion),
+        section(tags::EVENTS, &events),
+        section(tags::IMPOSTOR, &impostor),
+        section(tags::IMPOSTOR_SPHERES, spheres),
+        section(tags::IMPOSTOR_DATA, &impostor_data),
+        section(tags::MORPH_SLOTS, &morph_slots),
+        section(tags::MORPH_WEIGHTS, &model.morphs.weights),
+        section(tags::MORPH_DELTAS, &model.morphs.deltas),
+    ];
+    Ok(lay_out(&sections))
+}
+
+/// The bones' records.
+fn bone_records(model: &BakedModel, strings: &mut StringTable) -> Vec<BoneRecord> {
+    model
         .bones
         .iter()
         .map(|b| BoneRecord {
@@ -65,8 +118,12 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             inverse_bind: mat_cols(&b.inverse_bind),
             rest_global: mat_cols(&b.rest_global),
         })
-        .collect();
-    let clips: Vec<ClipRecord> = model
+        .collect()
+}
+
+/// The clips' records.
+fn clip_records(model: &BakedModel, strings: &mut StringTable) -> Vec<ClipRecord> {
+    model
         .clips
         .iter()
         .map(|c| ClipRecord {
@@ -82,36 +139,50 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             max_error: c.error.max_error,
             reserved: 0,
         })
-        .collect();
-    let frame_bounds: Vec<[f32; 6]> = model
-        .frame_bounds
-        .iter()
-        .map(|b| [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z])
-        .collect();
-    let mut lods = Vec::new();
-    let mut subs = Vec::new();
-    let mut verts: Vec<BakedVertex> = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    for lod in &model.lods {
-        lods.push(LodRecord {
-            first_vertex: verts.len() as u32,
-            vertex_count: lod.vertices.len() as u32,
-            first_index: indices.len() as u32,
-            index_count: lod.indices.len() as u32,
-            first_submesh: subs.len() as u32,
-            submesh_count: lod.submeshes.len() as u32,
-            screen_size: lod.screen_size,
-            reserved: 0,
-        });
-        verts.extend_from_slice(&lod.vertices);
-        indices.extend_from_slice(&lod.indices);
-        subs.extend(lod.submeshes.iter().map(SubmeshRecord::from_submesh));
+        .collect()
+}
+
+/// The LODs' records and the vertices, indices and submeshes they range
+/// over, each LOD's after the previous one's.
+struct MeshSections {
+    lods: Vec<LodRecord>,
+    subs: Vec<SubmeshRecord>,
+    verts: Vec<BakedVertex>,
+    indices: Vec<u32>,
+}
+
+impl MeshSections {
+    fn of(model: &BakedModel) -> Self {
+        let mut lods = Vec::new();
+        let mut subs = Vec::new();
+        let mut verts: Vec<BakedVertex> = Vec::new();
+        let mut indices: Vec<u32> = Vec::new();
+        for lod in &model.lods {
+            lods.push(LodRecord {
+                first_vertex: verts.len() as u32,
+                vertex_count: lod.vertices.len() as u32,
+                first_index: indices.len() as u32,
+                index_count: lod.indices.len() as u32,
+                first_submesh: subs.len() as u32,
+                submesh_count: lod.submeshes.len() as u32,
+                screen_size: lod.screen_size,
+                reserved: 0,
+            });
+            verts.extend_from_slice(&lod.vertices);
+            indices.extend_from_slice(&lod.indices);
+            subs.extend(lod.submeshes.iter().map(SubmeshRecord::from_submesh));
+        }
+        Self {
+            lods,
+            subs,
+            verts,
+            indices,
+        }
     }
-    let materials: Vec<MaterialRecord> = model
-        .materials
-        .iter()
-        .map(|m| MaterialRecord::from_material(m, strings.add(&m.name)))
-        .collect();
+}
+
+/// The images' records and their mip chains, one after the other.
+fn image_records(model: &BakedModel, strings: &mut StringTable) -> (Vec<ImageRecord>, Vec<u8>) {
     let mut image_data = Vec::new();
     let images: Vec<ImageRecord> = model
         .images
@@ -134,8 +205,12 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             rec
         })
         .collect();
+    (images, image_data)
+}
 
-    let events: Vec<EventRecord> = model
+/// The events' records.
+fn event_records(model: &BakedModel, strings: &mut StringTable) -> Vec<EventRecord> {
+    model
         .events
         .iter()
         .map(|e| EventRecord {
@@ -144,8 +219,12 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             name: strings.add(&e.name),
             data: strings.add(&e.data),
         })
-        .collect();
-    let morph_slots: Vec<MorphSlotRecord> = model
+        .collect()
+}
+
+/// The morph slots' records.
+fn morph_slot_records(model: &BakedModel, strings: &mut StringTable) -> Vec<MorphSlotRecord> {
+    model
         .morphs
         .slots
         .iter()
@@ -155,28 +234,36 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             mesh: m.mesh,
             target: m.target,
         })
-        .collect();
-    let (impostor, spheres, impostor_data): (Vec<ImpostorRecord>, &[[f32; 4]], Vec<u8>) =
-        match &model.impostor {
-            Some(a) => (
-                vec![ImpostorRecord {
-                    views: a.plan.views.side,
-                    frames: a.plan.frames,
-                    cell: a.plan.cell,
-                    layer_size: a.plan.layer_size,
-                    layers: a.plan.layers,
-                    clips: a.plan.clips,
-                    screen_size: a.screen_size,
-                    codec: a.plan.codec.to_u32(),
-                    images: a.plan.images(),
-                    reserved: [0; 3],
-                }],
-                &a.spheres,
-                [a.colour.as_slice(), &a.normal, &a.surface].concat(),
-            ),
-            None => (Vec::new(), &[], Vec::new()),
-        };
-    let provenance: Vec<ProvenanceRecord> = model
+        .collect()
+}
+
+/// The impostor's record (none without one), its bounding spheres and its
+/// atlas's bytes (colour, normal, surface).
+fn impostor_records(model: &BakedModel) -> (Vec<ImpostorRecord>, &[[f32; 4]], Vec<u8>) {
+    match &model.impostor {
+        Some(a) => (
+            vec![ImpostorRecord {
+                views: a.plan.views.side,
+                frames: a.plan.frames,
+                cell: a.plan.cell,
+                layer_size: a.plan.layer_size,
+                layers: a.plan.layers,
+                clips: a.plan.clips,
+                screen_size: a.screen_size,
+                codec: a.plan.codec.to_u32(),
+                images: a.plan.images(),
+                reserved: [0; 3],
+            }],
+            &a.spheres,
+            [a.colour.as_slice(), &a.normal, &a.surface].concat(),
+        ),
+        None => (Vec::new(), &[], Vec::new()),
+    }
+}
+
+/// The provenance records.
+fn provenance_records(model: &BakedModel, strings: &mut StringTable) -> Vec<ProvenanceRecord> {
+    model
         .provenance
         .iter()
         .map(|p| ProvenanceRecord {
@@ -186,38 +273,16 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
             files: p.files,
             reserved: [0; 3],
         })
-        .collect();
-    let texel_size = model.texture.texels.format().texel_size() as u32;
-    let sections: Vec<([u8; 4], u32, &[u8])> = vec![
-        section(tags::MODEL, std::slice::from_ref(&model_rec)),
-        section(tags::STRINGS, &strings.0),
-        // Optional, so not last: a section count one short (the header is
-        // outside the checksum) then drops a required section and fails.
-        section(tags::PROVENANCE, &provenance),
-        section(tags::BONES, &bones),
-        section(tags::CLIPS, &clips),
-        (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
-        section(tags::FRAME_BOUNDS, &frame_bounds),
-        section(tags::LODS, &lods),
-        section(tags::SUBMESHES, &subs),
-        section(tags::VERTICES, &verts),
-        section(tags::INDICES, &indices),
-        section(tags::MATERIALS, &materials),
-        section(tags::IMAGES, &images),
-        section(tags::IMAGE_DATA, &image_data),
-        section(tags::ROOT_MOTION, &model.root_motion),
-        section(tags::EVENTS, &events),
-        section(tags::IMPOSTOR, &impostor),
-        section(tags::IMPOSTOR_SPHERES, spheres),
-        section(tags::IMPOSTOR_DATA, &impostor_data),
-        section(tags::MORPH_SLOTS, &morph_slots),
-        section(tags::MORPH_WEIGHTS, &model.morphs.weights),
-        section(tags::MORPH_DELTAS, &model.morphs.deltas),
-    ];
+        .collect()
+}
+
+/// The file: header, directory and `sections`, each at an aligned offset,
+/// the checksum over all but the header.
+fn lay_out(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
     let mut entries = Vec::with_capacity(sections.len());
-    for (tag, record_size, bytes) in &sections {
+    for (tag, record_size, bytes) in sections {
         entries.push(SectionEntry {
             tag: *tag,
             record_size: *record_size,
@@ -228,7 +293,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
     }
     let file_size = offset;
     let mut out = vec![0u8; file_size];
-    for (entry, (_, _, bytes)) in entries.iter().zip(&sections) {
+    for (entry, (_, _, bytes)) in entries.iter().zip(sections) {
         let at = entry.offset as usize;
         out[at..at + bytes.len()].copy_from_slice(bytes);
     }
@@ -244,7 +309,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         reserved: [0; 7],
     };
     out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
-    Ok(out)
+    out
 }
 
 /// Writes a model to `path` atomically ([`crate::fsio::write_atomic`]): on
