@@ -19,6 +19,32 @@ pub mod scenes;
 pub mod walker;
 pub mod wgsl;
 
+/// For tests: a GPU, or a panic that says how to get one.
+///
+/// A GPU test never passes without having run: with no adapter it fails,
+/// in CI and on a developer's machine alike, and the message names the
+/// packages that give a software adapter. `WGPU_BACKEND` chooses the
+/// backend (the test script runs the GPU tests on Vulkan and on GL); the
+/// adapter found is printed so that a test log says what it ran on.
+///
+/// # Panics
+///
+/// When no adapter of the requested backend exists or it refuses a device.
+pub fn require_gpu(test: &str) -> throng_render::Gpu {
+    match throng_render::Gpu::headless() {
+        Ok(gpu) => {
+            eprintln!("{test}: on {}", gpu.adapter_summary());
+            gpu
+        }
+        Err(e) => panic!(
+            "{test}: this GPU test needs an adapter and found none ({e}). \
+             Run ./tools/test.sh, which installs Mesa's software drivers \
+             (mesa-vulkan-drivers libvulkan1 for Vulkan; libegl1 libegl-mesa0 \
+             libgl1-mesa-dri for GL), or install them yourself."
+        ),
+    }
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

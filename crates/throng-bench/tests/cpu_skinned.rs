@@ -12,7 +12,8 @@ use throng_tests::golden as common;
 use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_bench::{Cast, Character, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_crowd::crowd::{Crowd, InstanceId};
-use throng_render::{FrameStats, Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
+use throng_render::{FrameStats, Gpu, GpuModel, Offscreen, Renderer, RendererOptions};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 256);
 const INSTANCES: u32 = 16;

@@ -80,13 +80,9 @@ pub use passes::{
 };
 pub use program::{bind_groups, pipeline};
 
-/// A model's materials on the GPU (`model::material`, under its former name).
-pub use model::material as gpu_material;
-
 pub use base::error::RenderError;
 pub use base::fog::{Fog, FogFalloff};
 #[cfg(not(target_arch = "wasm32"))]
-pub use device::context::require_gpu;
 pub use device::context::{Gpu, adapter_summary};
 pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use model::gpu_model::GpuModel;

@@ -16,10 +16,10 @@ use image::RgbaImage;
 use throng::crowd::crowd::ModelHandle;
 use throng::render::{
     CustomFragment, Gpu, OFFSCREEN_FORMAT, Offscreen, PathChoice, Renderer, RendererOptions,
-    require_gpu,
 };
 use throng_examples::{Ground, SAMPLES, SKY, Scene, bake_fox, ground_size};
 use throng_tests::golden::{MAX_MEAN_LEVEL_DIFFERENCE, assert_images_match, compare};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 256);
 /// A 3 × 3 grid of Foxes.

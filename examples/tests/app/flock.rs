@@ -14,9 +14,10 @@
 use glam::Vec3;
 use throng::core::clock::TICKS_PER_SECOND;
 use throng::crowd::crowd::InstanceId;
-use throng::render::{OFFSCREEN_FORMAT, Offscreen, require_gpu};
+use throng::render::{OFFSCREEN_FORMAT, Offscreen};
 use throng_examples::flock::flock_crowd;
 use throng_examples::{Scene, bake_fox};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 192);
 const AGENTS: u32 = 3000;

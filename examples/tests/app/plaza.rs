@@ -13,9 +13,10 @@
 
 use glam::{Vec2, Vec3};
 use throng::crowd::crowd::InstanceId;
-use throng::render::{OFFSCREEN_FORMAT, Offscreen, require_gpu};
+use throng::render::{OFFSCREEN_FORMAT, Offscreen};
 use throng_examples::plaza::plaza_crowd;
 use throng_examples::{Scene, bake_fox};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 192);
 const AGENTS: u32 = 800;

@@ -8,9 +8,9 @@ use glam::{Mat4, Quat, Vec3};
 use throng_bake::sample::PoseEvaluator;
 use throng_bake::{BakeOptions, bake, bake_file, bake_skinned_attachment, import_slice};
 use throng_crowd::crowd::{Attachment, Crowd, DrawList, ModelHandle, Spawn};
-use throng_render::require_gpu;
 use throng_tests::gltf_builder::{Channel, GltfBuilder, Interpolation, Node, Primitive};
 use throng_tests::readback::skin_on_gpu;
+use throng_tests::require_gpu;
 
 /// A 0.2-unit box prop with no skin (a rigid, static model).
 fn prop() -> ModelHandle {

@@ -232,7 +232,11 @@ fn throng_picture(
     spots: &[(glam::Vec3, usize, f32)],
     shadows: bool,
 ) -> image::RgbaImage {
-    let gpu = throng_render::require_gpu("throng-bevy headless");
+    // A GPU test fails without an adapter, never skips (as
+    // throng_tests::require_gpu, which this workspace does not depend on).
+    let gpu = throng_render::Gpu::headless().unwrap_or_else(|e| {
+        panic!("throng-bevy headless: this GPU test needs an adapter and found none ({e})")
+    });
     let world = app.world_mut();
     let (camera, transform, fog) = world
         .query::<(&Camera, &GlobalTransform, Option<&DistanceFog>)>()

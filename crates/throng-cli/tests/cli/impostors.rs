@@ -56,7 +56,7 @@ fn baked(source: &Path, out: &Path, extra: &[&str]) -> (String, BakedModel) {
 #[test]
 fn a_bake_with_impostors_stores_and_reports_the_plan_asked_for() {
     // The capture needs an adapter; in CI a missing one fails here.
-    drop(throng_render::require_gpu("impostor bake"));
+    drop(throng_tests::require_gpu("impostor bake"));
     let dir = scratch("bake");
     let out = dir.join("fox.throng");
     let plan = [
@@ -132,7 +132,7 @@ fn no_impostors_and_no_lods_leave_them_out() {
 /// records, so the second bake is not skipped as up to date.
 #[test]
 fn the_surface_image_is_captured_where_materials_vary_unless_refused() {
-    drop(throng_render::require_gpu("impostor surface bake"));
+    drop(throng_tests::require_gpu("impostor surface bake"));
     let dir = scratch("surface");
     let out = dir.join("textured.throng");
     let src =

@@ -13,7 +13,8 @@ use throng_core::baked::skin_lod;
 use throng_core::impostor::AtlasPlan;
 use throng_crowd::crowd::{Crowd, Spawn};
 use throng_impostor::{capture, cell_transform, frame_time};
-use throng_render::{GpuModel, require_gpu};
+use throng_render::GpuModel;
+use throng_tests::require_gpu;
 
 /// Largest distance, in texels, between an edge of the captured silhouette's
 /// box and the same edge of the CPU's projected box.

@@ -12,9 +12,8 @@ use glam::Vec3;
 use image::RgbaImage;
 use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_diff::PIXEL_LEVEL_TOLERANCE;
-use throng_render::{
-    Fog, FogFalloff, Gpu, GpuModel, Lighting, PathChoice, RendererOptions, require_gpu,
-};
+use throng_render::{Fog, FogFalloff, Gpu, GpuModel, Lighting, PathChoice, RendererOptions};
+use throng_tests::require_gpu;
 use throng_tests::scenes::{self, EVERY_PATH, Row, View};
 
 const SIZE: (u32, u32) = (200, 120);

@@ -24,9 +24,8 @@ use glam::Vec3;
 use throng_core::texture_codec::TextureCodec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle};
-use throng_render::{
-    Gpu, GpuModel, PathChoice, Renderer, RendererOptions, TextureUpload, require_gpu, wgpu,
-};
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, TextureUpload, wgpu};
+use throng_tests::require_gpu;
 use throng_tests::scenes::View;
 
 /// Largest change from one zoom step to the next of the chain's distance

@@ -30,8 +30,9 @@ use throng_core::variety::{Look, Palette};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_impostor::{capture_from, capture_lod};
-use throng_render::{Gpu, GpuModel, PathChoice, require_gpu};
+use throng_render::{Gpu, GpuModel, PathChoice};
 use throng_tests::material_models::{materials, spinning_sphere};
+use throng_tests::require_gpu;
 
 /// The alpha-masked sphere's coverage is judged by how many pixels each
 /// picture covers (their difference over the mesh's), not pixel by pixel:

@@ -6,7 +6,8 @@
 use crate::common::{fox, grid, paths, variant};
 use glam::Vec3;
 use throng_crowd::camera::Camera;
-use throng_render::{GpuModel, Renderer, RendererOptions, require_gpu};
+use throng_render::{GpuModel, Renderer, RendererOptions};
+use throng_tests::require_gpu;
 
 /// Most texels of the shadow map covered by exactly one of the two casts
 /// (impostors facing the light, cut out by the nearest view's coverage at

@@ -2,7 +2,7 @@
 //!
 //! `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` select the backend and adapter.
 //! [`RenderError::NoAdapter`] is a failure, never a reason to skip a test;
-//! [`require_gpu`] encodes that rule for tests. Software adapters (lavapipe,
+//! `throng_tests::require_gpu` encodes that rule for tests. Software adapters (lavapipe,
 //! llvmpipe GL) and what they need: docs/design/software-gpu.md#software-adapters.
 
 use crate::base::error::RenderError;
@@ -185,31 +185,4 @@ pub fn check_host_memory(
         available,
         note: " (this adapter renders in software: its GPU memory is host memory)",
     })
-}
-
-/// For tests: a GPU, or a panic that says how to get one.
-///
-/// A GPU test never passes without having run: with no adapter it fails,
-/// in CI and on a developer's machine alike, and the message names the
-/// packages that give a software adapter. `WGPU_BACKEND` chooses the
-/// backend (the test script runs the GPU tests on Vulkan and on GL); the
-/// adapter found is printed so that a test log says what it ran on.
-///
-/// # Panics
-///
-/// When no adapter of the requested backend exists or it refuses a device.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn require_gpu(test: &str) -> Gpu {
-    match Gpu::headless() {
-        Ok(gpu) => {
-            eprintln!("{test}: on {}", gpu.adapter_summary());
-            gpu
-        }
-        Err(e) => panic!(
-            "{test}: this GPU test needs an adapter and found none ({e}). \
-             Run ./tools/test.sh, which installs Mesa's software drivers \
-             (mesa-vulkan-drivers libvulkan1 for Vulkan; libegl1 libegl-mesa0 \
-             libgl1-mesa-dri for GL), or install them yourself."
-        ),
-    }
 }

@@ -12,8 +12,8 @@ use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, Spawn};
 use throng_render::shader::ShaderError;
 use throng_render::{
     CustomFragment, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RendererOptions,
-    require_gpu,
 };
+use throng_tests::require_gpu;
 
 /// A device on the same adapter with deliberately small texture limits.
 fn small_device(

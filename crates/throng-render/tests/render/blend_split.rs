@@ -16,8 +16,9 @@ use throng_core::material::AlphaMode;
 use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_render::image_diff::diff;
 use throng_render::renderer::DEPTH_FORMAT;
-use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::require_gpu;
 use throng_tests::scenes::{self, EVERY_PATH, Row, View};
 
 const SIZE: (u32, u32) = (160, 96);

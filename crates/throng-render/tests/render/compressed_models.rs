@@ -18,8 +18,9 @@ use glam::Vec3;
 use throng_bake::{BakeOptions, bake_file};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{Gpu, GpuModel, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, Renderer, RendererOptions};
 use throng_tests::golden::assert_images_match;
+use throng_tests::require_gpu;
 use throng_tests::{asset, repo_root};
 
 const SIZE: (u32, u32) = (192, 144);

@@ -8,10 +8,9 @@
 use glam::{Mat4, Vec3};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, Spawn};
-use throng_render::{
-    DepthConvention, GpuModel, Offscreen, PathChoice, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{DepthConvention, GpuModel, Offscreen, PathChoice, Renderer, RendererOptions};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (160, 96);
 

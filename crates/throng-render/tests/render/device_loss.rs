@@ -10,10 +10,9 @@
 use glam::{Mat4, Vec3};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{
-    GpuModel, Offscreen, PathChoice, RenderError, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{GpuModel, Offscreen, PathChoice, RenderError, Renderer, RendererOptions};
 use throng_tests::golden::assert_images_match;
+use throng_tests::require_gpu;
 
 fn fox() -> ModelHandle {
     throng_tests::bake_asset("khronos_Fox.glb")

@@ -7,9 +7,10 @@
 use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::{
     CustomFragment, OFFSCREEN_FORMAT, Offscreen, PathChoice, RenderError, Renderer,
-    RendererOptions, require_gpu, wgpu,
+    RendererOptions, wgpu,
 };
 use throng_tests::golden as common;
+use throng_tests::require_gpu;
 
 /// Two outputs: shaded-free tint at 0, the world normal at 1.
 const BOTH: &str = "// #import draw

@@ -15,7 +15,8 @@ use glam::{Mat4, Vec3, Vec4};
 use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{FrameStats, Gpu, GpuModel, Renderer, RendererOptions, require_gpu};
+use throng_render::{FrameStats, Gpu, GpuModel, Renderer, RendererOptions};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 256);
 

@@ -16,8 +16,9 @@ use throng_bake::reference::{self, SkinnedPrimitive};
 use throng_core::baked::skin_lod;
 use throng_core::gpu::{FrameBlend, InstanceRecord};
 use throng_core::layout::{FramePair, frame_time};
-use throng_render::{SkinnedVertex, require_gpu};
+use throng_render::SkinnedVertex;
 use throng_tests::readback::skin_on_gpu;
+use throng_tests::require_gpu;
 
 /// Largest GPU-vs-CPU position difference, as a fraction of the model's
 /// bounding radius. f32 arithmetic in a different order (GPU dot products vs

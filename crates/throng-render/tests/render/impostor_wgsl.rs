@@ -12,8 +12,9 @@ use glam::Vec3;
 use throng_core::gpu::ImpostorParams;
 use throng_core::impostor::{ViewGrid, view_basis};
 use throng_render::shader::compose;
-use throng_render::{RecordPath, require_gpu, wgpu};
+use throng_render::{RecordPath, wgpu};
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 use wgpu::util::DeviceExt;
 
 const TOLERANCE: f32 = 1e-5;

@@ -22,8 +22,9 @@ use throng_core::layout::FramePair;
 use throng_core::math::Rows3x4;
 use throng_core::model::BakedModel;
 use throng_crowd::crowd::ModelHandle;
+use throng_render::GpuModel;
 use throng_render::palette::{PalettePass, PaletteTables};
-use throng_render::{GpuModel, require_gpu};
+use throng_tests::require_gpu;
 
 /// Largest GPU-vs-CPU position difference, × bounding radius: f32 in
 /// another order of operations, as in `gpu_readback.rs`.

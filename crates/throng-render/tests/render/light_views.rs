@@ -14,8 +14,9 @@ use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::renderer::ShadowOptions;
 use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Offscreen, PathChoice, RecordPath,
-    Renderer, RendererOptions, require_gpu,
+    Renderer, RendererOptions,
 };
+use throng_tests::require_gpu;
 
 const MAP: u32 = 256;
 

@@ -24,10 +24,11 @@ use throng_core::layout::FramePair;
 use throng_core::limits::DEFAULT_MAX_ERROR;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{PathChoice, RendererOptions, SkinnedVertex, require_gpu};
+use throng_render::{PathChoice, RendererOptions, SkinnedVertex};
 use throng_tests::golden as common;
 use throng_tests::morph_models::{morph_bar, simple_skin_with_morph};
 use throng_tests::readback::skin_on_gpu;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 use throng_tests::scenes::{self, Row, View};
 

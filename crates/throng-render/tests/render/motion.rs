@@ -12,10 +12,11 @@ use throng_core::gpu::GpuTransform;
 use throng_crowd::crowd::{
     Crowd, InstanceId, ModelHandle, Motion, PathEnd, PathId, Spawn, WrapMode,
 };
+use throng_render::Gpu;
 use throng_render::cull::CullPass;
 use throng_render::mirror::CrowdMirror;
-use throng_render::{Gpu, require_gpu};
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 use throng_tests::scenes::{BesideCpu, View};
 use throng_tests::walker::bake_walker;

@@ -19,9 +19,8 @@ use throng_crowd::crowd::{Crowd, InstanceId, Motion, Spawn};
 use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_render::gaits::Gaits;
 use throng_render::navigate::{goal_data, navigate_params, navigate_simulation};
-use throng_render::{
-    Gpu, GpuModel, PathChoice, ReadPose, Renderer, RendererOptions, Simulation, require_gpu,
-};
+use throng_render::{Gpu, GpuModel, PathChoice, ReadPose, Renderer, RendererOptions, Simulation};
+use throng_tests::require_gpu;
 use throng_tests::scenes::View;
 
 /// Agents.

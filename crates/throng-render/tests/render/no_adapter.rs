@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use throng_render::require_gpu;
+use throng_tests::require_gpu;
 
 /// Run only by [`a_gpu_test_without_an_adapter_fails`], in a child process
 /// with no adapter.

@@ -16,10 +16,9 @@
 
 use glam::{Mat4, Vec3};
 use throng_crowd::crowd::{Crowd, InstanceId, ModelId, Spawn};
-use throng_render::{
-    DepthConvention, GpuModel, PathChoice, RecordPath, RendererOptions, require_gpu,
-};
+use throng_render::{DepthConvention, GpuModel, PathChoice, RecordPath, RendererOptions};
 use throng_tests::golden::assert_images_match;
+use throng_tests::require_gpu;
 use throng_tests::scenes::{View, draw, renderer};
 
 /// Columns and rows of the grid.

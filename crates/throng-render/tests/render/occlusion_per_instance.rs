@@ -33,8 +33,9 @@ use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{
     CustomFragment, DepthConvention, FrameStats, Gpu, GpuModel, Offscreen, PathChoice, RecordPath,
-    Renderer, RendererOptions, require_gpu, wgpu,
+    Renderer, RendererOptions, wgpu,
 };
+use throng_tests::require_gpu;
 use throng_tests::scenes::View;
 
 /// The id picture's format: linear, so a tint byte comes back as itself.

@@ -19,8 +19,9 @@
 use throng_render::passes::depth_pyramid::{
     DepthPyramid, PyramidPass, level_origin, level_size, pyramid_shape,
 };
-use throng_render::{DepthConvention, Gpu, require_gpu, wgpu};
+use throng_render::{DepthConvention, Gpu, wgpu};
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 
 /// Depth buffer sizes: powers of two and not, wide and tall, tiny.
 const SIZES: [(u32, u32); 7] = [

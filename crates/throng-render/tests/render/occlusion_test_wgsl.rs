@@ -17,8 +17,9 @@ use glam::{Vec3, Vec4};
 use throng_core::gpu::CullView;
 use throng_render::passes::depth_pyramid::{atlas_size, level_origin, level_size};
 use throng_render::shader::compose;
-use throng_render::{RecordPath, require_gpu, wgpu};
+use throng_render::{RecordPath, wgpu};
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 use wgpu::util::DeviceExt;
 

@@ -9,8 +9,9 @@ use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_core::limits::PACKAGE_WIDTH;
 use throng_render::renderer::supports_unbounded;
 use throng_render::{
-    GpuModel, Lighting, PathChoice, RecordPath, Renderer, RendererOptions, Shading, require_gpu,
+    GpuModel, Lighting, PathChoice, RecordPath, Renderer, RendererOptions, Shading,
 };
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (160, 160);
 

@@ -29,9 +29,10 @@ use throng_core::material::{TextureSlot, UvTransform};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{Gpu, Lighting, PathChoice, RendererOptions, Shading, require_gpu};
+use throng_render::{Gpu, Lighting, PathChoice, RendererOptions, Shading};
 use throng_tests::golden::{self as common, assert_images_match};
 use throng_tests::material_models::{baked_sphere, models};
+use throng_tests::require_gpu;
 use throng_tests::scenes::{self, EVERY_PATH, FOX_ROW, FOX_ROW_VIEW, View};
 
 const SIZE: (u32, u32) = (256, 192);

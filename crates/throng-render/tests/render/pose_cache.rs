@@ -28,8 +28,9 @@ use throng_core::layout::FramePair;
 use throng_core::math::Aabb;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{
-    FrameStats, Gpu, GpuModel, PathChoice, PoseCacheOptions, Renderer, RendererOptions, require_gpu,
+    FrameStats, Gpu, GpuModel, PathChoice, PoseCacheOptions, Renderer, RendererOptions,
 };
+use throng_tests::require_gpu;
 
 /// Largest difference of a cached position from the CPU mirror, × the
 /// bounding radius: f32 arithmetic in another order (as `gpu_readback`).

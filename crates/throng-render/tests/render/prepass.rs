@@ -15,8 +15,9 @@ use throng_core::model::BakedVertex;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::{
-    DepthConvention, GpuModel, PrepassTarget, RecordPath, Renderer, RendererOptions, require_gpu,
+    DepthConvention, GpuModel, PrepassTarget, RecordPath, Renderer, RendererOptions,
 };
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (256, 192);
 

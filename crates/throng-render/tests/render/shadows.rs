@@ -10,7 +10,8 @@ use glam::{Mat4, Vec3};
 use throng_core::baked::skin_lod;
 use throng_crowd::crowd::{Crowd, Spawn};
 use throng_render::renderer::ShadowOptions;
-use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
+use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
+use throng_tests::require_gpu;
 
 const MAP: u32 = 512;
 

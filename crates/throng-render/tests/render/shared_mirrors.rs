@@ -10,8 +10,9 @@
 use glam::{Mat4, Vec3};
 use throng_crowd::crowd::{Crowd, InstanceId, Spawn};
 use throng_render::mirror::SharedMirrors;
-use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu};
+use throng_render::{GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
 use throng_tests::golden::assert_images_match;
+use throng_tests::require_gpu;
 use throng_tests::scenes::{View, draw, renderer};
 
 const SIZE: (u32, u32) = (192, 128);

@@ -17,8 +17,9 @@ use throng_core::clock::TICKS_PER_SECOND;
 use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelHandle, Motion, Spawn};
 use throng_render::{
     GpuModel, PathChoice, RecordPath, RenderError, Renderer, RendererOptions, Simulation,
-    SimulationHook, require_gpu, wgpu,
+    SimulationHook, wgpu,
 };
+use throng_tests::require_gpu;
 use throng_tests::scenes::View;
 
 /// Largest difference between a GPU agent's position and `p₀ + v·t`,

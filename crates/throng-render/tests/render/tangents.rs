@@ -26,8 +26,9 @@ use throng_core::texture_codec::TextureCodec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 use throng_tests::material_models::{bumps, normal_mapped_sphere};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (128, 128);
 

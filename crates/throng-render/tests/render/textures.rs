@@ -1,4 +1,4 @@
-//! Baked textures on the GPU (`throng_render::gpu_material`, format 8): the
+//! Baked textures on the GPU (`throng_render::model::material`, format 8): the
 //! mip chains the bake stored, sampled as BC7 blocks where the device has
 //! BC textures ([`TextureUpload::Blocks`]) and decoded to RGBA8 at load
 //! ([`TextureUpload::Decoded`]), draw the same pictures within the golden
@@ -11,8 +11,9 @@ use glam::Vec3;
 use throng_core::texture_codec::TextureCodec;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng_render::{Gpu, GpuModel, Renderer, RendererOptions, TextureUpload, require_gpu};
+use throng_render::{Gpu, GpuModel, Renderer, RendererOptions, TextureUpload};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (160, 120);
 

@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use glam::{Mat4, Vec3};
 use throng_core::BakedModel;
 use throng_crowd::crowd::{Crowd, InstanceId, ModelHandle, ModelId, Spawn};
-use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, Offscreen, Renderer, RendererOptions};
 use throng_tests::golden as common;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 
 fn send_sync<T: Send + Sync>() {}

@@ -22,8 +22,9 @@ use throng_core::BakedModel;
 use throng_core::variety::{Look, Palette};
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::image_diff::diff;
-use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions, require_gpu};
+use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 use throng_tests::golden::{self as common, assert_images_match};
+use throng_tests::require_gpu;
 use throng_tests::scenes::{self, EVERY_PATH, FOX_ROW, FOX_ROW_VIEW};
 
 const SIZE: (u32, u32) = (192, 96);

@@ -28,10 +28,9 @@ use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_bench::{Cast, Character, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_core::layers::MAX_EXTRA_LAYERS;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, InstanceId, Layer, ModelHandle, WrapMode};
-use throng_render::{
-    Gpu, GpuModel, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions, require_gpu,
-};
+use throng_render::{Gpu, GpuModel, Offscreen, PathChoice, RecordPath, Renderer, RendererOptions};
 use throng_tests::golden as common;
+use throng_tests::require_gpu;
 
 const SIZE: (u32, u32) = (192, 192);
 const PATHS: [(PathChoice, RecordPath); 3] = [

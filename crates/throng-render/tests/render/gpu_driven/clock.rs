@@ -5,9 +5,9 @@ use glam::{Mat4, Vec3};
 use throng_core::gpu::InstanceRecord;
 use throng_crowd::crowd::{Crowd, DrawView, Spawn, WrapMode};
 use throng_render::cull::CullPass;
-use throng_render::require_gpu;
 use throng_tests::culling::Culling;
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 
 use super::fox_with_lods;
 

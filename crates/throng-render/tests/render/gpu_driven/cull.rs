@@ -10,9 +10,9 @@ use throng_core::gpu::{DRAWN_WORDS, InstanceRecord};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 use throng_render::cull::CullPass;
-use throng_render::require_gpu;
 use throng_tests::culling::Culling;
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 
 use super::{BOUNDARY_EPS, WEIGHT_EPS, fox_with_lods, random_crowd, stand_in_draws};

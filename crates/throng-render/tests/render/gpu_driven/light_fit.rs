@@ -6,9 +6,9 @@ use glam::{Mat4, Vec3};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::DrawView;
 use throng_render::cull::CullPass;
-use throng_render::require_gpu;
 use throng_tests::culling::Culling;
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 
 use super::{fox_with_lods, random_crowd, stand_in_draws};

@@ -6,9 +6,9 @@ use throng_core::gpu::DRAWN_WORDS;
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, Spawn};
 use throng_render::cull::{CullList, CullPass};
-use throng_render::require_gpu;
 use throng_tests::culling::Culling;
 use throng_tests::readback::read_buffer;
+use throng_tests::require_gpu;
 
 use super::{fox_with_lods, stand_in_draws};
 

@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Vec3};
 use throng_crowd::crowd::{Crowd, Spawn};
-use throng_render::require_gpu;
+use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 use throng_tests::scenes::{BesideCpu, View};
 
