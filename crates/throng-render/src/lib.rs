@@ -82,7 +82,6 @@ pub use program::{bind_groups, pipeline};
 
 pub use base::error::RenderError;
 pub use base::fog::{Fog, FogFalloff};
-#[cfg(not(target_arch = "wasm32"))]
 pub use device::context::{Gpu, adapter_summary};
 pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use model::gpu_model::GpuModel;
