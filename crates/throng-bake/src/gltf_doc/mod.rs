@@ -195,24 +195,24 @@ impl<'a> Doc<'a> {
         // The image of the first extension the baker reads that names one
         // (its `source` is then the fallback, or absent): KTX2 before WebP,
         // as a file offering both expects of a reader with both.
-        let mut chosen = None;
-        for name in IMAGE_EXTENSIONS {
-            let Some(e) = t.extensions.as_ref().and_then(|e| e.others.get(*name)) else {
-                continue;
-            };
-            let field = format!("extensions.{name}.source");
-            let image = e
-                .get("source")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|s| usize::try_from(s).ok())
-                .ok_or_else(|| ImportError::BrokenRule {
-                    path: at(&field),
-                    rule: "is not an image index".into(),
-                })?;
-            chosen = Some((image, field));
-            break;
-        }
-        let (image, field) = chosen.unwrap_or_else(|| (t.source.value(), "source".into()));
+        let extension = IMAGE_EXTENSIONS
+            .iter()
+            .find_map(|name| Some((name, t.extensions.as_ref()?.others.get(*name)?)));
+        let (image, field) = match extension {
+            Some((name, e)) => {
+                let field = format!("extensions.{name}.source");
+                let image = e
+                    .get("source")
+                    .and_then(serde_json::Value::as_u64)
+                    .and_then(|s| usize::try_from(s).ok())
+                    .ok_or_else(|| ImportError::BrokenRule {
+                        path: at(&field),
+                        rule: "is not an image index".into(),
+                    })?;
+                (image, field)
+            }
+            None => (t.source.value(), "source".into()),
+        };
         Self::get(&self.json.images, "images", image, || at(&field))?;
         let wrap = match t.sampler {
             None => [WrappingMode::Repeat; 2],

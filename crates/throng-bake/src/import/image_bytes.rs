@@ -70,8 +70,8 @@ fn ktx2(name: String, bytes: &[u8]) -> Result<SourceImage, String> {
     check_ktx2_header(bytes)?;
     let undecodable = |e: basisu::Error| format!("cannot be decoded as KTX2 ({})", said(&e));
     let texture = Transcoder::new(bytes).map_err(undecodable)?;
+    // The sides the header check held to the limit.
     let (w, h) = texture.base_dimensions();
-    check_side(w, h)?;
     if texture.is_video() {
         return Err(
             "is a KTX2 video (its frames depend on each other); a texture is one image".into(),
