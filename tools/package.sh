@@ -188,8 +188,9 @@ consumer() {
             exit 1
         fi
         cargo build --workspace --offline --quiet --target-dir "$root/target" "${ws_profile[@]}"
-        cargo run -p throng-consumer --offline --quiet --target-dir "$root/target" "${ws_profile[@]}" -- \
-            "$root/assets/khronos_Fox.glb" "$dir"
+        # The binary that build made (`cargo run -p` would resolve the
+        # consumer's features alone and build again what they change).
+        "$root/target/debug/throng-consumer" "$root/assets/khronos_Fox.glb" "$dir"
     )
     rm -rf "$dir"
 }
