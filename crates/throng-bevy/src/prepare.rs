@@ -22,12 +22,15 @@ use bevy::camera::{Camera, Camera3d, Exposure, Projection};
 use bevy::core_pipeline::prepass::{
     DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
 };
+use bevy::ecs::query::ROQueryItem;
+use bevy::ecs::system::SystemParam;
 use bevy::light::{Cascades, DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::pbr::DistanceFog;
 use bevy::prelude::*;
 use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
+use throng_crowd::crowd::Crowd;
 use throng_render::renderer::ShadowOptions;
 use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Lighting, Renderer, RendererOptions,
@@ -103,46 +106,63 @@ impl ThrongRenderState {
     }
 }
 
+/// The camera query's data: the camera, where it is and how it sees,
+/// whether it is marked for Throng, and which of Bevy's prepasses it has.
+type CameraData = (
+    Entity,
+    &'static Camera,
+    &'static GlobalTransform,
+    Option<&'static Projection>,
+    Option<&'static Exposure>,
+    Option<&'static DistanceFog>,
+    Has<ThrongCamera>,
+    (
+        Has<DepthPrepass>,
+        Has<NormalPrepass>,
+        Has<MotionVectorPrepass>,
+        Has<DeferredPrepass>,
+    ),
+);
+
+/// The directional light query's data: the light, where it is and its
+/// cascades.
+type LightData = (
+    Entity,
+    &'static DirectionalLight,
+    &'static GlobalTransform,
+    Option<&'static Cascades>,
+);
+
+/// What [`prepare_crowds`] reads of the main world, in place, during
+/// Bevy's extract: the crowds, the 3D cameras, the directional lights, and
+/// the resources that say how to light, shadow and report them.
+#[derive(SystemParam)]
+pub struct MainWorldInputs<'w, 's> {
+    crowds: Extract<'w, 's, Query<'static, 'static, &'static ThrongCrowd>>,
+    cameras: Extract<'w, 's, Query<'static, 'static, CameraData, With<Camera3d>>>,
+    lights: Extract<'w, 's, Query<'static, 'static, LightData>>,
+    shadow_choice: Extract<'w, 's, Option<Res<'static, ThrongShadows>>>,
+    ambient: Extract<'w, 's, Option<Res<'static, GlobalAmbientLight>>>,
+    shadow_map: Extract<'w, 's, Option<Res<'static, DirectionalLightShadowMap>>>,
+    which: Extract<'w, 's, Option<Res<'static, ThrongCameras>>>,
+    stats: Extract<'w, 's, Option<Res<'static, ThrongStats>>>,
+}
+
+/// What [`prepare_crowds`] holds of the render world: Throng's state and
+/// Bevy's GPU (absent until Bevy has made its device).
+#[derive(SystemParam)]
+pub struct RenderWorldInputs<'w> {
+    state: ResMut<'w, ThrongRenderState>,
+    gpu: Option<(
+        Res<'w, RenderAdapter>,
+        Res<'w, RenderDevice>,
+        Res<'w, RenderQueue>,
+    )>,
+}
+
 /// Prepares every crowd for every active 3D camera (see the module docs).
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-pub fn prepare_crowds(
-    crowds: Extract<Query<&ThrongCrowd>>,
-    cameras: Extract<
-        Query<
-            (
-                Entity,
-                &Camera,
-                &GlobalTransform,
-                Option<&Projection>,
-                Option<&Exposure>,
-                Option<&DistanceFog>,
-                Has<ThrongCamera>,
-                (
-                    Has<DepthPrepass>,
-                    Has<NormalPrepass>,
-                    Has<MotionVectorPrepass>,
-                    Has<DeferredPrepass>,
-                ),
-            ),
-            With<Camera3d>,
-        >,
-    >,
-    lights: Extract<
-        Query<(
-            Entity,
-            &DirectionalLight,
-            &GlobalTransform,
-            Option<&Cascades>,
-        )>,
-    >,
-    shadow_choice: Extract<Option<Res<ThrongShadows>>>,
-    ambient: Extract<Option<Res<GlobalAmbientLight>>>,
-    shadow_map: Extract<Option<Res<DirectionalLightShadowMap>>>,
-    which: Extract<Option<Res<ThrongCameras>>>,
-    stats: Extract<Option<Res<ThrongStats>>>,
-    mut state: ResMut<ThrongRenderState>,
-    gpu: Option<(Res<RenderAdapter>, Res<RenderDevice>, Res<RenderQueue>)>,
-) {
+pub fn prepare_crowds(main: MainWorldInputs, render: RenderWorldInputs) {
+    let RenderWorldInputs { mut state, gpu } = render;
     // Bevy makes its device while the app starts: nothing to draw before.
     let Some((adapter, device, queue)) = gpu else {
         return;
@@ -152,13 +172,13 @@ pub fn prepare_crowds(
     for v in state.views.values_mut() {
         v.prepared = false;
     }
-    let crowd_refs: Vec<&throng_crowd::crowd::Crowd> = crowds.iter().map(|c| &c.crowd).collect();
+    let crowd_refs: Vec<&Crowd> = main.crowds.iter().map(|c| &c.crowd).collect();
     // No instance anywhere: nothing to prepare or draw (the views' items
     // come out of their phases; a crowd that fills again is synced from
     // its change log then).
     if crowd_refs.iter().all(|c| c.is_empty()) {
         state.prepare_time = start.elapsed();
-        if let Some(stats) = stats.as_deref() {
+        if let Some(stats) = main.stats.as_deref() {
             stats.set(Frame {
                 prepare_time: state.prepare_time,
                 ..Frame::default()
@@ -166,14 +186,128 @@ pub fn prepare_crowds(
         }
         return;
     }
-    let device = device.wgpu_device();
-    // Models: uploaded once, when a crowd first uses them.
-    for c in &crowd_refs {
+    let gpu = BevyGpu {
+        adapter: &adapter,
+        device: device.wgpu_device(),
+        queue: &queue,
+    };
+    upload_models(state, &gpu, &crowd_refs);
+    let models: Vec<&GpuModel> = state.models.values().collect();
+    let inputs = FrameInputs {
+        gpu,
+        crowds: &crowd_refs,
+        models: &models,
+        lights: FrameLights::new(&main),
+        ambient: main.ambient.as_deref(),
+        mirrors: &state.mirrors,
+    };
+    let mut out = FrameOutcome::default();
+    let marked_only = main.which.as_deref() == Some(&ThrongCameras::Marked);
+    for item in &main.cameras {
+        let (entity, camera, .., marked, _) = item;
+        if !camera.is_active || (marked_only && !marked) {
+            continue;
+        }
+        out.seen.push(entity);
+        // Its view's format is known from its first frame on.
+        if let Some(&target) = state.targets.get(&entity) {
+            prepare_camera(&mut state.views, &inputs, item, target, &mut out);
+        }
+    }
+    finish_frame(state, &crowd_refs, out, start, main.stats.as_deref());
+}
+
+/// Bevy's GPU, as Throng's renderer takes it.
+struct BevyGpu<'a> {
+    adapter: &'a RenderAdapter,
+    device: &'a throng_render::wgpu::Device,
+    queue: &'a RenderQueue,
+}
+
+/// What the frame's directional lights ask of every camera: the brightest
+/// light (the crowd's sun), where the crowd takes its shadows from, and
+/// the cascades of the lights that cast shadows.
+struct FrameLights<'a> {
+    /// The brightest directional light and where it is.
+    light: Option<(&'a DirectionalLight, &'a GlobalTransform)>,
+    /// How the crowd casts and receives shadows (the default when the
+    /// app set none).
+    choice: ThrongShadows,
+    /// Throng's own shadow map, when the crowd receives from it.
+    shadows: Option<ShadowOptions>,
+    /// Bevy's cascades' depth convention, when the crowd receives from
+    /// them.
+    cascades: Option<DepthConvention>,
+    /// Every directional light that casts shadows, with its cascades, in
+    /// the query's order.
+    casters: Vec<(Entity, &'a Cascades)>,
+}
+
+impl<'a> FrameLights<'a> {
+    /// The frame's lights as the main world has them.
+    fn new(main: &'a MainWorldInputs) -> Self {
+        let light = main
+            .lights
+            .iter()
+            .map(|(_, l, t, _)| (l, t))
+            .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
+        let choice = main.shadow_choice.as_deref().copied().unwrap_or_default();
+        let shadowed = light.is_some_and(|(l, _)| l.shadow_maps_enabled);
+        let shadows = convert::shadows(light, main.shadow_map.as_deref())
+            .filter(|_| choice.receive == ThrongReceive::OwnMap);
+        // Bevy's cascades are reverse Z.
+        let cascades = (shadowed && choice.receive == ThrongReceive::BevyCascades)
+            .then_some(DepthConvention::Reversed);
+        let casters = main
+            .lights
+            .iter()
+            .filter_map(|(e, l, _, c)| c.filter(|_| l.shadow_maps_enabled).map(|c| (e, c)))
+            .collect();
+        Self {
+            light,
+            choice,
+            shadows,
+            cascades,
+            casters,
+        }
+    }
+}
+
+/// The frame's inputs every camera's renderer prepares from.
+struct FrameInputs<'a> {
+    gpu: BevyGpu<'a>,
+    crowds: &'a [&'a Crowd],
+    models: &'a [&'a GpuModel],
+    lights: FrameLights<'a>,
+    ambient: Option<&'a GlobalAmbientLight>,
+    /// The crowds' GPU mirrors, shared by every camera's renderer.
+    mirrors: &'a throng_render::mirror::SharedMirrors,
+}
+
+/// What preparing the cameras gathers for the frame's end.
+#[derive(Default)]
+struct FrameOutcome {
+    /// The figures reported to [`ThrongStats`].
+    frame: Frame,
+    /// The active cameras drawn to (renderers of others are dropped).
+    seen: Vec<Entity>,
+    /// What failed, logged once each at the frame's end.
+    failures: Vec<String>,
+    /// The crowds' mean position, worked out once a frame for every camera
+    /// with blended draws.
+    mean: Option<Vec3>,
+}
+
+/// Uploads the models the crowds use that are not on the GPU yet (once
+/// each, when a crowd first uses them); a model that fails is logged and
+/// tried again next frame.
+fn upload_models(state: &mut ThrongRenderState, gpu: &BevyGpu, crowds: &[&Crowd]) {
+    for c in crowds {
         for handle in c.models() {
             if state.models.contains_key(&handle.key()) {
                 continue;
             }
-            match GpuModel::upload(device, &queue, handle) {
+            match GpuModel::upload(gpu.device, gpu.queue, handle) {
                 Ok(m) => {
                     state.models.insert(handle.key(), m);
                 }
@@ -181,143 +315,187 @@ pub fn prepare_crowds(
             }
         }
     }
-    let models: Vec<&GpuModel> = state.models.values().collect();
-    let light = lights
-        .iter()
-        .map(|(_, l, t, _)| (l, t))
-        .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
-    let choice = shadow_choice.as_deref().copied().unwrap_or_default();
-    let shadowed = light.is_some_and(|(l, _)| l.shadow_maps_enabled);
-    let shadows = convert::shadows(light, shadow_map.as_deref())
-        .filter(|_| choice.receive == ThrongReceive::OwnMap);
-    // Bevy's cascades are reverse Z.
-    let cascades = (shadowed && choice.receive == ThrongReceive::BevyCascades)
-        .then_some(DepthConvention::Reversed);
-    let mut frame = Frame::default();
-    let mut seen = Vec::new();
-    let mut failures = Vec::new();
-    let marked_only = which.as_deref() == Some(&ThrongCameras::Marked);
-    // The crowds' mean position, worked out once a frame for every camera
-    // with blended draws.
-    let mut mean = None;
-    for (entity, camera, transform, projection, exposure, fog, marked, passes) in &cameras {
-        if !camera.is_active || (marked_only && !marked) {
-            continue;
-        }
-        seen.push(entity);
-        let Some(&(format, samples)) = state.targets.get(&entity) else {
-            continue; // its view's format is known from its first frame on
-        };
-        let lighting = convert::lighting(light, ambient.as_deref(), exposure, fog);
-        let fits = state.views.get(&entity).is_some_and(|v| {
-            let o = v.renderer.options();
-            v.format == format
-                && v.samples == samples
-                && o.shadows == shadows
-                && o.cascades == cascades
-        });
-        if !fits {
-            let options = RendererOptions {
-                cascades,
-                ..renderer_options(samples, lighting, shadows)
-            };
-            match Renderer::new(&adapter, device, &queue, format, options) {
-                Ok(mut renderer) => {
-                    // Off the GPU-driven path there is no mirror to share;
-                    // a renderer of another path or pose-cache setup keeps
-                    // a cache of its own.
-                    renderer.share_mirrors(&state.mirrors);
-                    if let Some(other) = state
-                        .views
-                        .values()
-                        .find(|v| v.renderer.path() == renderer.path())
-                    {
-                        renderer.share_pose_cache_with(&other.renderer);
-                    }
-                    state.views.insert(
-                        entity,
-                        ViewRenderer {
-                            renderer,
-                            format,
-                            samples,
-                            prepared: false,
-                            blend_center: None,
-                            light_views: Vec::new(),
-                        },
-                    );
-                }
-                Err(e) => {
-                    failures.push(format!("a renderer for camera {entity}: {e}"));
-                    state.views.remove(&entity);
-                    continue;
-                }
+}
+
+/// Prepares one active camera whose view `target` (format, MSAA samples)
+/// is known: its renderer (made anew when it no longer fits), its light
+/// and prepass, the crowd's draws, and the crowd cast into its cascades.
+fn prepare_camera(
+    views: &mut HashMap<Entity, ViewRenderer>,
+    inputs: &FrameInputs,
+    item: ROQueryItem<'_, '_, CameraData>,
+    (format, samples): (TextureFormat, u32),
+    out: &mut FrameOutcome,
+) {
+    let (entity, camera, transform, projection, exposure, fog, _, passes) = item;
+    let lights = &inputs.lights;
+    let lighting = convert::lighting(lights.light, inputs.ambient, exposure, fog);
+    let fits = views.get(&entity).is_some_and(|v| {
+        let o = v.renderer.options();
+        v.format == format
+            && v.samples == samples
+            && o.shadows == lights.shadows
+            && o.cascades == lights.cascades
+    });
+    if !fits {
+        match view_renderer(views, inputs, format, samples, lighting) {
+            Ok(view) => {
+                views.insert(entity, view);
             }
-        }
-        let Some(view) = state.views.get_mut(&entity) else {
-            continue;
-        };
-        view.renderer.set_lighting(lighting, wgpu_black());
-        let (depth, normal, motion_vectors, deferred) = passes;
-        let passes = Prepasses {
-            depth,
-            normal,
-            motion_vectors,
-            deferred,
-        };
-        if let Err(e) = view.renderer.set_prepass(prepass_target(passes, samples)) {
-            failures.push(format!("the crowd in camera {entity}'s prepass: {e}"));
-        }
-        let cam = convert::camera(camera, transform, projection);
-        match view.renderer.prepare_draws(&cam, &crowd_refs, &models) {
-            Ok(s) => {
-                view.prepared = true;
-                view.blend_center = view
-                    .renderer
-                    .has_blended()
-                    .then(|| *mean.get_or_insert_with(|| mean_position(&crowd_refs)));
-                frame.cameras.insert(entity, s);
-            }
-            Err(e) => failures.push(format!("preparing the crowd for camera {entity}: {e}")),
-        }
-        // The crowd cast into this camera's cascades of every directional
-        // light that casts shadows.
-        view.light_views.clear();
-        if view.prepared && choice.cast_into_bevy {
-            let mut light_views = Vec::new();
-            for (light_entity, l, _, cascades) in &lights {
-                let Some(cascades) = cascades.filter(|_| l.shadow_maps_enabled) else {
-                    continue;
-                };
-                let of_camera = cascades.cascades.get(&entity).into_iter().flatten();
-                for (i, c) in of_camera.take(MAX_CASCADES_PER_LIGHT).enumerate() {
-                    view.light_views.push((light_entity, i as u32));
-                    light_views.push(LightView {
-                        clip_from_world: convert::mat4(c.clip_from_world),
-                    });
-                }
-            }
-            if !light_views.is_empty() {
-                let target = LightViewTarget::default();
-                let cast =
-                    view.renderer
-                        .prepare_light_views(&target, &light_views, &crowd_refs, &models);
-                match cast {
-                    Ok(s) => {
-                        frame.cascades.insert(entity, s);
-                    }
-                    Err(e) => {
-                        view.light_views.clear();
-                        failures.push(format!(
-                            "casting the crowd into Bevy's cascades for camera {entity}: {e}"
-                        ));
-                    }
-                }
+            Err(e) => {
+                out.failures
+                    .push(format!("a renderer for camera {entity}: {e}"));
+                views.remove(&entity);
+                return;
             }
         }
     }
+    let Some(view) = views.get_mut(&entity) else {
+        return;
+    };
+    view.renderer.set_lighting(lighting, wgpu_black());
+    let (depth, normal, motion_vectors, deferred) = passes;
+    let passes = Prepasses {
+        depth,
+        normal,
+        motion_vectors,
+        deferred,
+    };
+    if let Err(e) = view.renderer.set_prepass(prepass_target(passes, samples)) {
+        out.failures
+            .push(format!("the crowd in camera {entity}'s prepass: {e}"));
+    }
+    let cam = convert::camera(camera, transform, projection);
+    prepare_draws(view, entity, &cam, inputs, out);
+    // The crowd cast into this camera's cascades of every directional
+    // light that casts shadows.
+    view.light_views.clear();
+    if view.prepared && lights.choice.cast_into_bevy {
+        cast_into_cascades(view, entity, inputs, out);
+    }
+}
+
+/// A new renderer for a camera's view, sharing the crowds' mirrors and,
+/// with a renderer of the same path in `views`, its pose cache.
+fn view_renderer(
+    views: &HashMap<Entity, ViewRenderer>,
+    inputs: &FrameInputs,
+    format: TextureFormat,
+    samples: u32,
+    lighting: Lighting,
+) -> Result<ViewRenderer, throng_render::RenderError> {
+    let options = RendererOptions {
+        cascades: inputs.lights.cascades,
+        ..renderer_options(samples, lighting, inputs.lights.shadows)
+    };
+    let gpu = &inputs.gpu;
+    let mut renderer = Renderer::new(gpu.adapter, gpu.device, gpu.queue, format, options)?;
+    // Off the GPU-driven path there is no mirror to share; a renderer of
+    // another path or pose-cache setup keeps a cache of its own.
+    renderer.share_mirrors(inputs.mirrors);
+    if let Some(other) = views
+        .values()
+        .find(|v| v.renderer.path() == renderer.path())
+    {
+        renderer.share_pose_cache_with(&other.renderer);
+    }
+    Ok(ViewRenderer {
+        renderer,
+        format,
+        samples,
+        prepared: false,
+        blend_center: None,
+        light_views: Vec::new(),
+    })
+}
+
+/// Prepares the crowds' draws for one camera and keeps its figures; a view
+/// with alpha-blended draws gets the crowds' mean position, where they
+/// sort among Bevy's transparent items.
+fn prepare_draws(
+    view: &mut ViewRenderer,
+    entity: Entity,
+    cam: &throng_crowd::camera::Camera,
+    inputs: &FrameInputs,
+    out: &mut FrameOutcome,
+) {
+    match view
+        .renderer
+        .prepare_draws(cam, inputs.crowds, inputs.models)
+    {
+        Ok(s) => {
+            view.prepared = true;
+            view.blend_center = view
+                .renderer
+                .has_blended()
+                .then(|| *out.mean.get_or_insert_with(|| mean_position(inputs.crowds)));
+            out.frame.cameras.insert(entity, s);
+        }
+        Err(e) => out
+            .failures
+            .push(format!("preparing the crowd for camera {entity}: {e}")),
+    }
+}
+
+/// Casts the crowd into camera `entity`'s Bevy cascades of every light that
+/// casts shadows (Throng light views), and notes which cascades they are
+/// in `view.light_views` (none when the cast fails).
+fn cast_into_cascades(
+    view: &mut ViewRenderer,
+    entity: Entity,
+    inputs: &FrameInputs,
+    out: &mut FrameOutcome,
+) {
+    let mut light_views = Vec::new();
+    for &(light_entity, cascades) in &inputs.lights.casters {
+        let of_camera = cascades.cascades.get(&entity).into_iter().flatten();
+        for (i, c) in of_camera.take(MAX_CASCADES_PER_LIGHT).enumerate() {
+            view.light_views.push((light_entity, i as u32));
+            light_views.push(LightView {
+                clip_from_world: convert::mat4(c.clip_from_world),
+            });
+        }
+    }
+    if light_views.is_empty() {
+        return;
+    }
+    let target = LightViewTarget::default();
+    let cast =
+        view.renderer
+            .prepare_light_views(&target, &light_views, inputs.crowds, inputs.models);
+    match cast {
+        Ok(s) => {
+            out.frame.cascades.insert(entity, s);
+        }
+        Err(e) => {
+            view.light_views.clear();
+            out.failures.push(format!(
+                "casting the crowd into Bevy's cascades for camera {entity}: {e}"
+            ));
+        }
+    }
+}
+
+/// Ends the frame: drops the renderers and targets of cameras no longer
+/// drawn to and the mirrors of crowds gone, reports the frame's figures
+/// (GPU bytes held, each pose cache once, and the prepare's CPU time) and
+/// logs its failures, each once.
+fn finish_frame(
+    state: &mut ThrongRenderState,
+    crowds: &[&Crowd],
+    out: FrameOutcome,
+    start: std::time::Instant,
+    stats: Option<&ThrongStats>,
+) {
+    let FrameOutcome {
+        mut frame,
+        seen,
+        failures,
+        ..
+    } = out;
     state.views.retain(|e, _| seen.contains(e));
     state.targets.retain(|e, _| seen.contains(e));
-    let identities: Vec<u64> = crowd_refs.iter().map(|c| c.identity()).collect();
+    let identities: Vec<u64> = crowds.iter().map(|c| c.identity()).collect();
     state.mirrors.retain(&identities);
     frame.mirror_bytes = state.mirrors.gpu_bytes()
         + state
@@ -335,7 +513,7 @@ pub fn prepare_crowds(
     frame.pose_cache_bytes = caches.values().sum();
     state.prepare_time = start.elapsed();
     frame.prepare_time = state.prepare_time;
-    if let Some(stats) = stats.as_deref() {
+    if let Some(stats) = stats {
         stats.set(frame);
     }
     for f in failures {
@@ -345,7 +523,7 @@ pub fn prepare_crowds(
 
 /// The mean position of the crowds' instances (where their transforms put
 /// them; the origin for empty crowds).
-fn mean_position(crowds: &[&throng_crowd::crowd::Crowd]) -> Vec3 {
+fn mean_position(crowds: &[&Crowd]) -> Vec3 {
     let (mut sum, mut n) = (bevy::math::DVec3::ZERO, 0usize);
     for c in crowds {
         for t in c.gpu_transforms().iter().take(c.len()) {
