@@ -252,16 +252,7 @@ pub fn spawn_agents(
     // them (the entity's id is known at once, so they name it already).
     let mut made: Option<(Entity, ThrongCrowd)> = None;
     for (entity, agent, transform, visibility, instance) in &new {
-        let fresh = match instance {
-            None => true,
-            Some(i) => {
-                i.applied.model != agent.model.id()
-                    || crowds
-                        .get(i.crowd)
-                        .map_or(true, |c| !c.crowd.contains(i.id))
-            }
-        };
-        if !fresh {
+        if !needs_instance(agent, instance, &crowds) {
             continue;
         }
         if let Some((old_crowd, old)) = agents.remove(entity)
@@ -277,19 +268,7 @@ pub fn spawn_agents(
         let Some(model) = models.get(&agent.model) else {
             continue; // loading (or failed: the asset server says why)
         };
-        // The plugin's crowd, unless the game despawned it (then a new one).
-        let plugins = agents
-            .crowd
-            .filter(|&e| crowds.contains(e) || made.as_ref().is_some_and(|(m, _)| *m == e));
-        let crowd = match agent.crowd.or(plugins) {
-            Some(e) => e,
-            None => {
-                let e = commands.spawn_empty().id();
-                agents.crowd = Some(e);
-                made = Some((e, ThrongCrowd::default()));
-                e
-            }
-        };
+        let crowd = agent_crowd(agent, &mut agents, &crowds, &mut made, &mut commands);
         let mut held;
         let c = match made.as_mut() {
             Some((e, c)) if *e == crowd => c,
@@ -306,18 +285,8 @@ pub fn spawn_agents(
                 &mut *held
             }
         };
-        let m = c.crowd.add_model(&model.0);
-        let spawned = c
-            .crowd
-            .spawn(m, spawn_of(agent, transform, visibility))
-            .and_then(|id| {
-                if agent.paused {
-                    c.crowd.pause(id)?;
-                }
-                Ok(id)
-            });
-        match spawned {
-            Ok(id) => {
+        match spawn_instance(c, model, agent, spawn_of(agent, transform, visibility)) {
+            Ok((m, id)) => {
                 agents.insert(entity, crowd, id);
                 let made = ThrongInstance {
                     crowd,
@@ -337,6 +306,67 @@ pub fn spawn_agents(
     if let Some((e, c)) = made {
         commands.entity(e).insert((c, ThrongAgentCrowd));
     }
+}
+
+/// An agent needs a new instance: it has none, its model changed, or its
+/// instance is gone from its crowd (despawned through the crowd's API, or
+/// the crowd with it).
+fn needs_instance(
+    agent: &ThrongAgent,
+    instance: Option<&ThrongInstance>,
+    crowds: &Query<&mut ThrongCrowd>,
+) -> bool {
+    match instance {
+        None => true,
+        Some(i) => {
+            i.applied.model != agent.model.id()
+                || crowds
+                    .get(i.crowd)
+                    .map_or(true, |c| !c.crowd.contains(i.id))
+        }
+    }
+}
+
+/// The crowd entity an agent joins: the one it names, else the plugin's,
+/// made here (into `made`, spawned by the caller after its agents) when
+/// there is none yet or the game despawned it.
+fn agent_crowd(
+    agent: &ThrongAgent,
+    agents: &mut ThrongAgents,
+    crowds: &Query<&mut ThrongCrowd>,
+    made: &mut Option<(Entity, ThrongCrowd)>,
+    commands: &mut Commands,
+) -> Entity {
+    // The plugin's crowd, unless the game despawned it (then a new one).
+    let plugins = agents
+        .crowd
+        .filter(|&e| crowds.contains(e) || made.as_ref().is_some_and(|(m, _)| *m == e));
+    match agent.crowd.or(plugins) {
+        Some(e) => e,
+        None => {
+            let e = commands.spawn_empty().id();
+            agents.crowd = Some(e);
+            *made = Some((e, ThrongCrowd::default()));
+            e
+        }
+    }
+}
+
+/// Spawns an agent's instance into crowd `c` (adding its model to the
+/// crowd if new), paused if the agent is: its model's id in the crowd and
+/// the instance's id.
+fn spawn_instance(
+    c: &mut ThrongCrowd,
+    model: &ThrongModel,
+    agent: &ThrongAgent,
+    spawn: Spawn,
+) -> Result<(ModelId, InstanceId), throng_crowd::crowd::CrowdError> {
+    let m = c.crowd.add_model(&model.0);
+    let id = c.crowd.spawn(m, spawn)?;
+    if agent.paused {
+        c.crowd.pause(id)?;
+    }
+    Ok((m, id))
 }
 
 /// One crowd's moved instances and their new transforms.
