@@ -37,59 +37,8 @@ impl Directory {
     /// [`Self::parse`], the checksum checked only if `checksum`.
     pub(super) fn parse_with(bytes: &[u8], checksum: bool) -> Result<Self, FormatError> {
         let len = bytes.len() as u64;
-        if bytes.len() < HEADER_SIZE {
-            return Err(FormatError::Truncated {
-                what: "header".into(),
-                needed: HEADER_SIZE as u64,
-                len,
-            });
-        }
-        let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
-        if header.magic != MAGIC {
-            return Err(FormatError::BadMagic {
-                found: header.magic.to_vec(),
-            });
-        }
-        if header.version != VERSION {
-            return Err(FormatError::UnsupportedVersion {
-                found: header.version,
-                supported: VERSION,
-            });
-        }
-        if header.header_size as usize != HEADER_SIZE {
-            return Err(FormatError::corrupt(format!(
-                "header size {} (expected {HEADER_SIZE})",
-                header.header_size
-            )));
-        }
-        if header.flags != 0 || header.reserved != [0; 7] {
-            return Err(FormatError::corrupt("reserved header fields are not zero"));
-        }
-        if header.file_size > len {
-            return Err(FormatError::Truncated {
-                what: "file (per its header)".into(),
-                needed: header.file_size,
-                len,
-            });
-        }
-        if header.file_size < len {
-            return Err(FormatError::corrupt(format!(
-                "{} bytes after the {}-byte file the header declares",
-                len - header.file_size,
-                header.file_size
-            )));
-        }
-        let computed = if checksum {
-            crc32fast::hash(&bytes[HEADER_SIZE..])
-        } else {
-            header.checksum
-        };
-        if computed != header.checksum {
-            return Err(FormatError::Checksum {
-                stored: header.checksum,
-                computed,
-            });
-        }
+        let header = read_header(bytes)?;
+        check_checksum(&header, bytes, checksum)?;
         if header.section_count > MAX_SECTIONS {
             return Err(FormatError::corrupt(format!(
                 "{} sections (at most {MAX_SECTIONS})",
@@ -105,55 +54,7 @@ impl Directory {
             });
         }
         let entries: Vec<SectionEntry> = bytemuck::pod_collect_to_vec(&bytes[HEADER_SIZE..dir_end]);
-        let mut spans: Vec<(u64, u64, [u8; 4])> = Vec::new();
-        for e in &entries {
-            let name = tag_name(e.tag);
-            let end = e
-                .offset
-                .checked_add(e.length)
-                .filter(|&end| end <= len)
-                .ok_or_else(|| {
-                    FormatError::corrupt(format!(
-                        "section {name} at {}+{} runs past the end of the {len}-byte file",
-                        e.offset, e.length
-                    ))
-                })?;
-            if e.offset % SECTION_ALIGN as u64 != 0 || e.offset < dir_end as u64 {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} offset {} is misaligned or inside the directory",
-                    e.offset
-                )));
-            }
-            if e.record_size == 0 || e.length % e.record_size as u64 != 0 {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} length {} is not a whole number of {}-byte records",
-                    e.length, e.record_size
-                )));
-            }
-            if let Some(expected) = expected_record_size(e.tag)
-                && expected != 0
-                && expected != e.record_size as usize
-            {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} declares {}-byte records, expected {expected}",
-                    e.record_size
-                )));
-            }
-            if spans.iter().any(|s| s.2 == e.tag) {
-                return Err(FormatError::corrupt(format!(
-                    "section {name} appears twice"
-                )));
-            }
-            spans.push((e.offset, end, e.tag));
-        }
-        spans.sort();
-        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
-            return Err(FormatError::corrupt(format!(
-                "sections {} and {} overlap",
-                tag_name(w[0].2),
-                tag_name(w[1].2)
-            )));
-        }
+        check_sections(&entries, dir_end as u64, len)?;
         Ok(Self { header, entries })
     }
 
@@ -182,6 +83,138 @@ impl Directory {
             ))
         })
     }
+}
+
+/// The header of `bytes`, checked: long enough, magic, version, header size,
+/// reserved fields zero, and a declared file size equal to `bytes`' length
+/// (a shorter file is truncated, a longer one has trailing bytes).
+fn read_header(bytes: &[u8]) -> Result<Header, FormatError> {
+    let len = bytes.len() as u64;
+    if bytes.len() < HEADER_SIZE {
+        return Err(FormatError::Truncated {
+            what: "header".into(),
+            needed: HEADER_SIZE as u64,
+            len,
+        });
+    }
+    let header: Header = bytemuck::pod_read_unaligned(&bytes[..HEADER_SIZE]);
+    if header.magic != MAGIC {
+        return Err(FormatError::BadMagic {
+            found: header.magic.to_vec(),
+        });
+    }
+    if header.version != VERSION {
+        return Err(FormatError::UnsupportedVersion {
+            found: header.version,
+            supported: VERSION,
+        });
+    }
+    if header.header_size as usize != HEADER_SIZE {
+        return Err(FormatError::corrupt(format!(
+            "header size {} (expected {HEADER_SIZE})",
+            header.header_size
+        )));
+    }
+    if header.flags != 0 || header.reserved != [0; 7] {
+        return Err(FormatError::corrupt("reserved header fields are not zero"));
+    }
+    if header.file_size > len {
+        return Err(FormatError::Truncated {
+            what: "file (per its header)".into(),
+            needed: header.file_size,
+            len,
+        });
+    }
+    if header.file_size < len {
+        return Err(FormatError::corrupt(format!(
+            "{} bytes after the {}-byte file the header declares",
+            len - header.file_size,
+            header.file_size
+        )));
+    }
+    Ok(header)
+}
+
+/// Compares the CRC-32 of everything after the header with the one
+/// `header` stores; with `checksum` false the check is skipped.
+fn check_checksum(header: &Header, bytes: &[u8], checksum: bool) -> Result<(), FormatError> {
+    let computed = if checksum {
+        crc32fast::hash(&bytes[HEADER_SIZE..])
+    } else {
+        header.checksum
+    };
+    if computed != header.checksum {
+        return Err(FormatError::Checksum {
+            stored: header.checksum,
+            computed,
+        });
+    }
+    Ok(())
+}
+
+/// Checks the directory `entries` of a `len`-byte file whose directory ends
+/// at `dir_end`: each section checked by [`check_section`], no tag twice,
+/// and no two sections overlapping.
+fn check_sections(entries: &[SectionEntry], dir_end: u64, len: u64) -> Result<(), FormatError> {
+    let mut spans: Vec<(u64, u64, [u8; 4])> = Vec::new();
+    for e in entries {
+        let end = check_section(e, dir_end, len)?;
+        if spans.iter().any(|s| s.2 == e.tag) {
+            return Err(FormatError::corrupt(format!(
+                "section {} appears twice",
+                tag_name(e.tag)
+            )));
+        }
+        spans.push((e.offset, end, e.tag));
+    }
+    spans.sort();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        return Err(FormatError::corrupt(format!(
+            "sections {} and {} overlap",
+            tag_name(w[0].2),
+            tag_name(w[1].2)
+        )));
+    }
+    Ok(())
+}
+
+/// One directory entry on its own: inside the `len`-byte file, aligned and
+/// after the directory (which ends at `dir_end`), a whole number of records
+/// of the size its tag expects. Returns the section's end offset.
+fn check_section(e: &SectionEntry, dir_end: u64, len: u64) -> Result<u64, FormatError> {
+    let name = tag_name(e.tag);
+    let end = e
+        .offset
+        .checked_add(e.length)
+        .filter(|&end| end <= len)
+        .ok_or_else(|| {
+            FormatError::corrupt(format!(
+                "section {name} at {}+{} runs past the end of the {len}-byte file",
+                e.offset, e.length
+            ))
+        })?;
+    if !e.offset.is_multiple_of(SECTION_ALIGN as u64) || e.offset < dir_end {
+        return Err(FormatError::corrupt(format!(
+            "section {name} offset {} is misaligned or inside the directory",
+            e.offset
+        )));
+    }
+    if e.record_size == 0 || !e.length.is_multiple_of(e.record_size as u64) {
+        return Err(FormatError::corrupt(format!(
+            "section {name} length {} is not a whole number of {}-byte records",
+            e.length, e.record_size
+        )));
+    }
+    if let Some(expected) = expected_record_size(e.tag)
+        && expected != 0
+        && expected != e.record_size as usize
+    {
+        return Err(FormatError::corrupt(format!(
+            "section {name} declares {}-byte records, expected {expected}",
+            e.record_size
+        )));
+    }
+    Ok(end)
 }
 
 pub(super) fn tag_name(tag: [u8; 4]) -> String {
