@@ -16,8 +16,38 @@ use super::{Channel, Clip, Interpolation, LocalTransform, Primitive, Scene, Weig
 use crate::error::SceneError;
 
 impl Scene {
-    /// Checks the validity rules in the module docs.
+    /// Checks the validity rules in the module docs, in the order written
+    /// there: the first broken rule is the one reported.
     pub fn validate(&self) -> Result<(), SceneError> {
+        self.validate_nodes()?;
+        if self.topological_order().len() != self.nodes.len() {
+            return Err(SceneError::Cycle);
+        }
+        self.validate_skins()?;
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            for prim in &mesh.primitives {
+                validate_primitive(m, prim, self.materials.len())?;
+            }
+        }
+        self.validate_instances()?;
+        for (c, clip) in self.clips.iter().enumerate() {
+            for (k, ch) in clip.channels.iter().enumerate() {
+                validate_channel(c, clip, k, ch, self.nodes.len())?;
+            }
+        }
+        morph_rules(self)?;
+        self.validate_events()?;
+        for (i, mat) in self.materials.iter().enumerate() {
+            mat.check(self.images.len()).map_err(|why| {
+                SceneError::Invalid(format!("material {i} ({}): {why}", mat.name))
+            })?;
+        }
+        self.validate_images()
+    }
+
+    /// Every node's parent is a node and its rest transform is finite
+    /// (the cycle check, which walks the parents, relies on the first).
+    fn validate_nodes(&self) -> Result<(), SceneError> {
         let node_count = self.nodes.len();
         for (i, node) in self.nodes.iter().enumerate() {
             if let Some(p) = node.parent
@@ -43,9 +73,12 @@ impl Scene {
                 )));
             }
         }
-        if self.topological_order().len() != node_count {
-            return Err(SceneError::Cycle);
-        }
+        Ok(())
+    }
+
+    /// Every skin has one finite inverse bind matrix per joint, and its
+    /// joints are nodes.
+    fn validate_skins(&self) -> Result<(), SceneError> {
         for (s, skin) in self.skins.iter().enumerate() {
             if skin.inverse_binds.len() != skin.joints.len() {
                 return Err(SceneError::Length {
@@ -56,7 +89,12 @@ impl Scene {
                 });
             }
             for &j in &skin.joints {
-                check_index("joint", &format!("skin {s} ({})", skin.name), j, node_count)?;
+                check_index(
+                    "joint",
+                    &format!("skin {s} ({})", skin.name),
+                    j,
+                    self.nodes.len(),
+                )?;
             }
             if skin.inverse_binds.iter().any(|m| !m.is_finite()) {
                 return Err(SceneError::NotFinite(format!(
@@ -64,42 +102,42 @@ impl Scene {
                 )));
             }
         }
-        for (m, mesh) in self.meshes.iter().enumerate() {
-            for prim in &mesh.primitives {
-                validate_primitive(m, prim, self.materials.len())?;
-            }
-        }
+        Ok(())
+    }
+
+    /// Every mesh instance names a node, a mesh and (if skinned) a skin;
+    /// a skinned instance's primitives all carry joints and weights, with
+    /// joint indices inside the skin.
+    fn validate_instances(&self) -> Result<(), SceneError> {
         for (k, inst) in self.instances.iter().enumerate() {
             let at = format!("mesh instance {k}");
-            check_index("node", &at, inst.node, node_count)?;
+            check_index("node", &at, inst.node, self.nodes.len())?;
             check_index("mesh", &at, inst.mesh, self.meshes.len())?;
-            if let Some(s) = inst.skin {
-                check_index("skin", &at, s, self.skins.len())?;
-                let joints = self.skins[s as usize].joints.len();
-                for prim in &self.meshes[inst.mesh as usize].primitives {
-                    if prim.influence_sets == 0 {
-                        return Err(SceneError::Invalid(format!(
-                            "{at}: skinned, but mesh {} primitive {} has no joints and weights",
-                            inst.mesh, prim.index
-                        )));
-                    }
-                    if let Some(&bad) = prim.joints.iter().find(|&&j| j as usize >= joints) {
-                        return Err(SceneError::BadIndex {
-                            what: "joint",
-                            at: format!("{at}, mesh {} primitive {}", inst.mesh, prim.index),
-                            index: bad as usize,
-                            len: joints,
-                        });
-                    }
+            let Some(s) = inst.skin else { continue };
+            check_index("skin", &at, s, self.skins.len())?;
+            let joints = self.skins[s as usize].joints.len();
+            for prim in &self.meshes[inst.mesh as usize].primitives {
+                if prim.influence_sets == 0 {
+                    return Err(SceneError::Invalid(format!(
+                        "{at}: skinned, but mesh {} primitive {} has no joints and weights",
+                        inst.mesh, prim.index
+                    )));
+                }
+                if let Some(&bad) = prim.joints.iter().find(|&&j| j as usize >= joints) {
+                    return Err(SceneError::BadIndex {
+                        what: "joint",
+                        at: format!("{at}, mesh {} primitive {}", inst.mesh, prim.index),
+                        index: bad as usize,
+                        len: joints,
+                    });
                 }
             }
         }
-        for (c, clip) in self.clips.iter().enumerate() {
-            for (k, ch) in clip.channels.iter().enumerate() {
-                validate_channel(c, clip, k, ch, node_count)?;
-            }
-        }
-        morph_rules(self)?;
+        Ok(())
+    }
+
+    /// Every event names a clip and falls inside its duration.
+    fn validate_events(&self) -> Result<(), SceneError> {
         for (i, e) in self.events.iter().enumerate() {
             let Some(clip) = self.clips.get(e.clip as usize) else {
                 return Err(SceneError::BadIndex {
@@ -117,11 +155,12 @@ impl Scene {
                 )));
             }
         }
-        for (i, mat) in self.materials.iter().enumerate() {
-            mat.check(self.images.len()).map_err(|why| {
-                SceneError::Invalid(format!("material {i} ({}): {why}", mat.name))
-            })?;
-        }
+        Ok(())
+    }
+
+    /// Every image is 1..=`MAX_IMAGE_SIDE` texels a side with exactly its
+    /// RGBA8 texels' bytes.
+    fn validate_images(&self) -> Result<(), SceneError> {
         for (i, img) in self.images.iter().enumerate() {
             let (w, h) = (img.width, img.height);
             if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
