@@ -11,7 +11,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use throng_bake::ModelKind;
 use throng_bake::scene::Scene;
 use throng_bench::engine::{
-    self, CameraChoice, Mode, OcclusionChoice, Plan, Progress, Ratio, Report, Spread, Subject,
+    self, CameraChoice, Mode, OcclusionChoice, Plan, Progress, Ratio, Report, Settings, Spread,
+    Subject,
 };
 use throng_core::BakedModel;
 use throng_crowd::crowd::ModelHandle;
@@ -234,10 +235,39 @@ fn print_progress(args: &Args, progress: Progress) {
     }
 }
 
-/// The readable table.
+/// The readable table: the run's header, one row per cell, the per-pass
+/// GPU times and pose caches of the cells that have them, then the ratios.
 fn table(r: &Report) -> String {
-    use std::fmt::Write;
     let mut s = String::new();
+    header_lines(&mut s, r);
+    cell_rows(&mut s, r);
+    pass_lines(&mut s, r);
+    pose_cache_lines(&mut s, r);
+    for (name, ratios) in [
+        ("baked / static", &r.baked_over_static),
+        ("pose-cache / static", &r.pose_cache_over_static),
+        ("pose-cache / gpu-driven", &r.pose_cache_over_gpu_driven),
+        (
+            "pose-cache / static-gpu-driven",
+            &r.pose_cache_over_static_gpu_driven,
+        ),
+        ("varied / gpu-driven", &r.varied_over_gpu_driven),
+        ("gpu-driven / lambert", &r.gpu_driven_over_lambert),
+    ] {
+        ratio_lines(&mut s, name, ratios);
+    }
+    for q in &r.occlusion_on_over_off {
+        let name = format!("{}, occlusion on / off", q.mode.map_or("-", |m| m.name()));
+        ratio_lines(&mut s, &name, std::slice::from_ref(q));
+    }
+    s
+}
+
+/// The lines above the table: what was measured (model), on what (adapter,
+/// machine), how (settings), and what the `static` mode leaves out, then a
+/// blank line.
+fn header_lines(s: &mut String, r: &Report) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "model     {} ({} vertices, {} triangles, {} submeshes, {} bones)",
@@ -262,17 +292,29 @@ fn table(r: &Report) -> String {
         "machine   {}, {} cores, {}",
         r.machine.cpu, r.machine.cores, r.machine.os
     );
+    settings_line(s, &r.settings);
+    let _ = writeln!(
+        s,
+        "static    same path, records, packages and shading as baked; only the skinning is skipped"
+    );
+    let _ = writeln!(s);
+}
+
+/// The `settings` line: target, MSAA, shadows, frames, load, camera,
+/// occlusion and impostor choice of the run.
+fn settings_line(s: &mut String, settings: &Settings) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera, occlusion {}, impostors one view below {}",
-        r.settings.size[0],
-        r.settings.size[1],
-        r.settings.msaa,
-        if r.settings.shadows {
+        settings.size[0],
+        settings.size[1],
+        settings.msaa,
+        if settings.shadows {
             format!(
                 "on (casters' LOD scale {}{})",
-                r.settings.caster_lod_scale,
-                if r.settings.shadow_occlusion {
+                settings.caster_lod_scale,
+                if settings.shadow_occlusion {
                     ", occlusion-culled from the light"
                 } else {
                     ""
@@ -281,23 +323,24 @@ fn table(r: &Report) -> String {
         } else {
             "off".into()
         },
-        r.settings.warmup,
-        r.settings.frames,
-        r.settings.changing_percent,
-        r.settings.walking_percent,
-        r.settings.camera.name(),
-        match r.settings.occlusion {
+        settings.warmup,
+        settings.frames,
+        settings.changing_percent,
+        settings.walking_percent,
+        settings.camera.name(),
+        match settings.occlusion {
             OcclusionChoice::On => "on",
             OcclusionChoice::Off => "off",
             OcclusionChoice::Both => "on and off",
         },
-        r.settings.impostor_one_view_size
+        settings.impostor_one_view_size
     );
-    let _ = writeln!(
-        s,
-        "static    same path, records, packages and shading as baked; only the skinning is skipped"
-    );
-    let _ = writeln!(s);
+}
+
+/// The column heads and one row per cell: its counts and timings, or its
+/// status and reason where it did not run.
+fn cell_rows(s: &mut String, r: &Report) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "{:<17} {:>10} {:>5} {:>8} {:>12} {:>12} {:>10} {:>10} {:>17} {:>17} {:>17} {:>10} {:>17} {:>17} {:>8}",
@@ -318,9 +361,6 @@ fn table(r: &Report) -> String {
         "fps"
     );
     for c in &r.results {
-        let spread = |x: &Option<Spread>| {
-            x.map_or_else(|| "-".into(), |x| format!("{:.2}/{:.2}", x.median, x.p95))
-        };
         if c.status != "ok" {
             let _ = writeln!(
                 s,
@@ -343,15 +383,25 @@ fn table(r: &Report) -> String {
             thousands(c.vertices.unwrap_or(0)),
             thousands(c.impostors.unwrap_or(0) as u64),
             thousands(c.occluded.unwrap_or(0) as u64),
-            spread(&c.cpu_ms),
-            spread(&c.prepare_ms),
-            spread(&c.gpu_ms),
+            spread(c.cpu_ms),
+            spread(c.prepare_ms),
+            spread(c.gpu_ms),
             c.gpu_source.unwrap_or("-"),
-            spread(&c.cull_gpu_ms),
-            spread(&c.frame_ms),
+            spread(c.cull_gpu_ms),
+            spread(c.frame_ms),
             c.fps.unwrap_or(f64::NAN),
         );
     }
+}
+
+/// A table cell's "median/p95", or "-" where it was not measured.
+fn spread(x: Option<Spread>) -> String {
+    x.map_or_else(|| "-".into(), |x| format!("{:.2}/{:.2}", x.median, x.p95))
+}
+
+/// A line per cell timed pass by pass on the GPU: each pass's median.
+fn pass_lines(s: &mut String, r: &Report) {
+    use std::fmt::Write;
     for c in r.results.iter().filter(|c| !c.pass_gpu_ms.is_empty()) {
         let passes: Vec<String> = c
             .pass_gpu_ms
@@ -367,6 +417,12 @@ fn table(r: &Report) -> String {
             passes.join(", ")
         );
     }
+}
+
+/// A line per cell that filled a pose cache: its poses, bytes, fill time
+/// and the draws left to per-vertex skinning.
+fn pose_cache_lines(s: &mut String, r: &Report) {
+    use std::fmt::Write;
     for c in r
         .results
         .iter()
@@ -383,24 +439,6 @@ fn table(r: &Report) -> String {
             c.pose_fallback_draws.unwrap_or(0)
         );
     }
-    for (name, ratios) in [
-        ("baked / static", &r.baked_over_static),
-        ("pose-cache / static", &r.pose_cache_over_static),
-        ("pose-cache / gpu-driven", &r.pose_cache_over_gpu_driven),
-        (
-            "pose-cache / static-gpu-driven",
-            &r.pose_cache_over_static_gpu_driven,
-        ),
-        ("varied / gpu-driven", &r.varied_over_gpu_driven),
-        ("gpu-driven / lambert", &r.gpu_driven_over_lambert),
-    ] {
-        ratio_lines(&mut s, name, ratios);
-    }
-    for q in &r.occlusion_on_over_off {
-        let name = format!("{}, occlusion on / off", q.mode.map_or("-", |m| m.name()));
-        ratio_lines(&mut s, &name, std::slice::from_ref(q));
-    }
-    s
 }
 
 /// The lines of one ratio, if any ran.
