@@ -11,7 +11,7 @@ use super::super::lod::{LOD_TINTS, impostor_fade_level, select_lod};
 use super::super::models::ModelRt;
 use super::super::{Crowd, ModelId};
 use super::{DrawGroup, DrawList, DrawView};
-use throng_core::gpu::{GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
+use throng_core::gpu::{FrameBlend, GpuLayer, GpuLayerSet, InstanceRecord, LOD_DITHER_LEVELS};
 use throng_core::math::Aabb;
 use throng_core::variety::Look;
 
@@ -140,114 +140,136 @@ impl<'a> DrawPass<'a> {
         }
     }
 
+    /// Culls one instance against the view and, if it is visible, widens
+    /// the list's bounds and pushes its records: one at the LOD its
+    /// projected size selects or, within the band around the switch to the
+    /// impostor, a mesh record and an impostor record dithered against
+    /// each other.
     #[inline]
     pub(super) fn visit(&mut self, d: usize, rt: &ModelRt, instance: Visited<'_>) {
-        let Visited {
-            anim: a,
-            rows,
-            sphere,
-            tint,
-            look,
-            layers,
-        } = instance;
-        let blend = blend_of(a, &rt.maps, self.now);
-        // While fading, the bounds are the union of both clips' (rare:
-        // computed here rather than cached).
-        let fading_sphere;
-        let sphere = if blend.fade < 1.0 {
-            // With layers, the cached sphere holds their clips too.
-            let both = world_sphere(rt, a, rows, true);
-            fading_sphere = match layers {
-                Some(_) => sphere_union(both, *sphere),
-                None => both,
-            };
-            &fading_sphere
-        } else {
-            sphere
-        };
-        if let Some(f) = &self.view.frustum {
-            // Branch-free: the smallest signed distance over the six planes.
-            let c = sphere.truncate().extend(1.0);
-            let p = &f.planes;
-            let d = p[0]
-                .dot(c)
-                .min(p[1].dot(c))
-                .min(p[2].dot(c))
-                .min(p[3].dot(c))
-                .min(p[4].dot(c))
-                .min(p[5].dot(c));
-            if d < -sphere.w {
-                return;
-            }
+        let blend = blend_of(instance.anim, &rt.maps, self.now);
+        let sphere = visible_sphere(rt, &instance, &blend);
+        if self.culled(&sphere) {
+            return;
         }
-        let r = Vec3::splat(sphere.w);
-        self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
-        self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
-        let mut lod = 0;
-        let mut cross_fade = None;
-        if rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0 {
-            let dist = (sphere.truncate() - self.view.eye)
-                .length()
-                .max(sphere.w)
-                .max(f32::MIN_POSITIVE);
-            let size = sphere.w * self.view.lod_scale / dist;
-            lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
-            self.out.lod_state[d] = lod as u8;
-            // Within the band around the switch to the impostor, both.
-            if let Some(imp) = rt.impostor
-                && lod >= imp.mesh_lod as usize
-            {
-                let level = impostor_fade_level(size, imp.size);
-                if level > 0 && level < LOD_DITHER_LEVELS {
-                    cross_fade = Some((imp.mesh_lod as usize, imp.lod as usize, level));
-                }
-            }
-        }
+        self.widen_bounds(&sphere);
+        let (lod, cross_fade) = self.choose_lod(d, rt, &sphere);
         let lod_tints = self.view.lod_tints;
         let tint_of = |lod: usize| {
             if lod_tints {
                 LOD_TINTS[lod.min(LOD_TINTS.len() - 1)]
             } else {
-                tint
+                instance.tint
             }
         };
-        let mut rec = InstanceRecord::from_rows(rows, &blend, tint_of(lod)).with_look(look);
+        let rec =
+            InstanceRecord::from_rows(instance.rows, &blend, tint_of(lod)).with_look(instance.look);
         let kind = if rec.fade < 1.0 { FADING } else { PLAIN };
-        // A mesh record of an instance with layers: its pose comes from the
-        // pre-pass; `frame0` names its layer set.
-        let is_impostor = |lod: usize| rt.impostor.is_some_and(|i| i.lod as usize == lod);
-        let mesh_record =
-            |pass: &mut Self, lod: usize, rec: InstanceRecord, level: u32| match layers {
-                Some(layers) if !is_impostor(lod) => {
-                    let index = pass.out.layer_sets.len() as u32;
-                    pass.out
-                        .layer_sets
-                        .push(GpuLayerSet::new(&blend, layers, 0));
-                    let layered = InstanceRecord {
-                        frame0: index,
-                        fade: 1.0,
-                        ..rec
-                    }
-                    .with_lod_dither(level);
-                    pass.push(rt, lod, LAYERED, layered);
-                }
-                _ => pass.push(rt, lod, kind, rec.with_lod_dither(level)),
-            };
-        if let Some((mesh_lod, imp, level)) = cross_fade {
+        let placement = Placement {
+            rt,
+            blend: &blend,
+            layers: instance.layers,
+            kind,
+        };
+        if let Some(fade) = cross_fade {
             let mesh = InstanceRecord {
-                tint: tint_of(mesh_lod),
+                tint: tint_of(fade.mesh_lod),
                 ..rec
             };
-            mesh_record(self, mesh_lod, mesh, level);
-            rec = InstanceRecord {
-                tint: tint_of(imp),
+            self.push_mesh(&placement, fade.mesh_lod, mesh, fade.level);
+            let impostor = InstanceRecord {
+                tint: tint_of(fade.impostor),
                 ..rec
             }
-            .with_lod_dither(level);
-            lod = imp;
-            self.push(rt, lod, kind, rec);
+            .with_lod_dither(fade.level);
+            self.push(rt, fade.impostor, kind, impostor);
         } else {
-            mesh_record(self, lod, rec, 0);
+            self.push_mesh(&placement, lod, rec, 0);
+        }
+    }
+
+    /// True if `sphere` lies wholly outside the view's frustum (never
+    /// without one).
+    #[inline]
+    fn culled(&self, sphere: &Vec4) -> bool {
+        let Some(f) = &self.view.frustum else {
+            return false;
+        };
+        // Branch-free: the smallest signed distance over the six planes.
+        let c = sphere.truncate().extend(1.0);
+        let p = &f.planes;
+        let d = p[0]
+            .dot(c)
+            .min(p[1].dot(c))
+            .min(p[2].dot(c))
+            .min(p[3].dot(c))
+            .min(p[4].dot(c))
+            .min(p[5].dot(c));
+        d < -sphere.w
+    }
+
+    /// Grows the list's world box over a drawn instance's sphere.
+    #[inline]
+    fn widen_bounds(&mut self, sphere: &Vec4) {
+        let r = Vec3::splat(sphere.w);
+        self.out.bounds.min = self.out.bounds.min.min(sphere.truncate() - r);
+        self.out.bounds.max = self.out.bounds.max.max(sphere.truncate() + r);
+    }
+
+    /// The LOD instance `d`'s projected size selects (0 where the model has
+    /// one LOD or the view selects none), remembered for next frame's
+    /// hysteresis, and the cross-fade with the impostor when its size lies
+    /// in the band around the switch.
+    #[inline]
+    fn choose_lod(&mut self, d: usize, rt: &ModelRt, sphere: &Vec4) -> (usize, Option<CrossFade>) {
+        if !(rt.lod_sizes.len() > 1 && self.view.lod_scale > 0.0) {
+            return (0, None);
+        }
+        let dist = (sphere.truncate() - self.view.eye)
+            .length()
+            .max(sphere.w)
+            .max(f32::MIN_POSITIVE);
+        let size = sphere.w * self.view.lod_scale / dist;
+        let lod = select_lod(size, &rt.lod_sizes, self.out.lod_state[d] as usize);
+        self.out.lod_state[d] = lod as u8;
+        // Within the band around the switch to the impostor, both.
+        let mut cross_fade = None;
+        if let Some(imp) = rt.impostor
+            && lod >= imp.mesh_lod as usize
+        {
+            let level = impostor_fade_level(size, imp.size);
+            if level > 0 && level < LOD_DITHER_LEVELS {
+                cross_fade = Some(CrossFade {
+                    mesh_lod: imp.mesh_lod as usize,
+                    impostor: imp.lod as usize,
+                    level,
+                });
+            }
+        }
+        (lod, cross_fade)
+    }
+
+    /// Pushes a mesh record at `lod`, dithered at `level`. A mesh record
+    /// of an instance with layers takes its pose from the pre-pass: its
+    /// layer set is added and `frame0` names it, in the LAYERED kind.
+    #[inline]
+    fn push_mesh(&mut self, to: &Placement<'_>, lod: usize, rec: InstanceRecord, level: u32) {
+        let is_impostor = to.rt.impostor.is_some_and(|i| i.lod as usize == lod);
+        match to.layers {
+            Some(layers) if !is_impostor => {
+                let index = self.out.layer_sets.len() as u32;
+                self.out
+                    .layer_sets
+                    .push(GpuLayerSet::new(to.blend, layers, 0));
+                let layered = InstanceRecord {
+                    frame0: index,
+                    fade: 1.0,
+                    ..rec
+                }
+                .with_lod_dither(level);
+                self.push(to.rt, lod, LAYERED, layered);
+            }
+            _ => self.push(to.rt, lod, to.kind, rec.with_lod_dither(level)),
         }
     }
 
@@ -288,4 +310,42 @@ impl<'a> DrawPass<'a> {
             }
         }
     }
+}
+
+/// The sphere an instance is culled and its LOD chosen by: its cached one
+/// or, while it fades between clips, the union of both clips' bounds (rare:
+/// computed here rather than cached), with the cached sphere too when it
+/// has layers (which holds their clips).
+#[inline]
+fn visible_sphere(rt: &ModelRt, instance: &Visited<'_>, blend: &FrameBlend) -> Vec4 {
+    if blend.fade < 1.0 {
+        let both = world_sphere(rt, instance.anim, instance.rows, true);
+        match instance.layers {
+            Some(_) => sphere_union(both, *instance.sphere),
+            None => both,
+        }
+    } else {
+        *instance.sphere
+    }
+}
+
+/// An instance in the band around its model's switch to the impostor:
+/// drawn at both levels, dithered against each other.
+struct CrossFade {
+    /// The mesh LOD it fades from.
+    mesh_lod: usize,
+    /// The impostor's level.
+    impostor: usize,
+    /// Dither level, between 0 and [`LOD_DITHER_LEVELS`] (both exclusive).
+    level: u32,
+}
+
+/// Where a visited instance's mesh records go ([`DrawPass::push_mesh`]):
+/// its model's buckets, in its kind, or with layers in the LAYERED kind
+/// with a layer set of its pose.
+struct Placement<'r> {
+    rt: &'r ModelRt,
+    blend: &'r FrameBlend,
+    layers: Option<&'r [GpuLayer]>,
+    kind: usize,
 }
