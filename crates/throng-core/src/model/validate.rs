@@ -14,10 +14,29 @@ use crate::math::Aabb;
 impl BakedModel {
     /// Checks the validity rules of the module docs.
     pub fn validate(&self) -> Result<(), FormatError> {
-        let bad = |msg: String| Err(FormatError::Invalid(msg));
         if let Some(p) = &self.provenance {
             p.validate().map_err(FormatError::Invalid)?;
         }
+        self.validate_bones()?;
+        let frames = self.validate_texture()?;
+        self.validate_clips(frames)?;
+        self.validate_frame_bounds(frames)?;
+        self.validate_root_motion_and_events(frames)?;
+        if let Some(atlas) = &self.impostor {
+            atlas
+                .check(self.clips.len())
+                .map_err(FormatError::Invalid)?;
+        }
+        self.validate_scalars()?;
+        self.validate_lods()?;
+        self.morphs.validate(frames, &self.lods)?;
+        self.validate_materials()
+    }
+
+    /// The palette: 1 to [`MAX_BONES`] bones, each parent another bone of
+    /// the palette, finite matrices, and no cycle through the parents.
+    fn validate_bones(&self) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         let bones = self.bones.len();
         if bones == 0 || bones > MAX_BONES as usize {
             return bad(format!(
@@ -48,8 +67,16 @@ impl BakedModel {
                 }
             }
         }
-        // Rule 3 first: the frame count derives from the texel count.
-        let per_frame = bones as u64 * TEXELS_PER_MATRIX as u64;
+        Ok(())
+    }
+
+    /// The bone texture (rule 3 first: the frame count derives from the
+    /// texel count): a positive whole number of frames, every texel
+    /// addressable by a u32, a tight layout, finite values. Returns the
+    /// frame count.
+    fn validate_texture(&self) -> Result<u32, FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
+        let per_frame = self.bones.len() as u64 * TEXELS_PER_MATRIX as u64;
         let texels = self.texture.texels.len() as u64;
         if texels == 0 || !texels.is_multiple_of(per_frame) {
             return bad(format!(
@@ -83,6 +110,14 @@ impl BakedModel {
             return bad("texture holds a NaN or infinite value".into());
         }
         debug_assert!(REST_FRAME < frames);
+        Ok(frames)
+    }
+
+    /// The clips: at most [`MAX_CLIPS`], each spanning frames of the
+    /// `frames`-frame table, with a duration that matches its frame count,
+    /// a finite frame rate, valid bounds and finite non-negative errors.
+    fn validate_clips(&self, frames: u32) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         if self.clips.len() > MAX_CLIPS as usize {
             return bad(format!("{} clips (at most {MAX_CLIPS})", self.clips.len()));
         }
@@ -126,6 +161,12 @@ impl BakedModel {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// One valid box per frame of the `frames`-frame table.
+    fn validate_frame_bounds(&self, frames: u32) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         if self.frame_bounds.len() != frames as usize {
             return bad(format!(
                 "{} frame bounds for {frames} frames",
@@ -135,12 +176,13 @@ impl BakedModel {
         if let Some(f) = self.frame_bounds.iter().position(|b| !aabb_ok(b)) {
             return bad(format!("bounds of frame {f} are invalid"));
         }
-        self.validate_root_motion_and_events(frames)?;
-        if let Some(atlas) = &self.impostor {
-            atlas
-                .check(self.clips.len())
-                .map_err(FormatError::Invalid)?;
-        }
+        Ok(())
+    }
+
+    /// The model's own numbers: valid bounds and bounding radius, an fps
+    /// within (0, [`MAX_FPS`]], a finite non-negative bake error.
+    fn validate_scalars(&self) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         if !(aabb_ok(&self.bounds)
             && self.bounding_radius.is_finite()
             && self.bounding_radius >= 0.0)
@@ -156,6 +198,13 @@ impl BakedModel {
                 self.bake_error
             ));
         }
+        Ok(())
+    }
+
+    /// The LODs: at least one, screen sizes not increasing, each valid on
+    /// its own ([`Self::validate_lod`]).
+    fn validate_lods(&self) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         if self.lods.is_empty() {
             return bad("no LOD".into());
         }
@@ -169,7 +218,13 @@ impl BakedModel {
         for (l, lod) in self.lods.iter().enumerate() {
             self.validate_lod(l, lod)?;
         }
-        self.morphs.validate(frames, &self.lods)?;
+        Ok(())
+    }
+
+    /// Every material (its images among the model's) and every image, each
+    /// by its own check.
+    fn validate_materials(&self) -> Result<(), FormatError> {
+        let bad = |msg: String| Err(FormatError::Invalid(msg));
         for (i, m) in self.materials.iter().enumerate() {
             if let Err(why) = m.check(self.images.len()) {
                 return bad(format!("material {i} ({}): {why}", m.name));
