@@ -18,7 +18,7 @@ use std::cell::Cell;
 use throng_core::limits::MAX_UNBACKED_COMPONENTS;
 
 use crate::error::ImportError;
-use crate::gltf_doc::{Accessor, DataType, Dimensions, View, to_usize};
+use crate::gltf_doc::{Accessor, DataType, Dimensions, Sparse, View, to_usize};
 
 /// Loaded buffer contents, indexed like `gltf.buffers`.
 pub(crate) struct Buffers {
@@ -248,133 +248,26 @@ impl Buffers {
         ))
     }
 
-    /// Reads an accessor, checking it against `expect`.
+    /// Reads an accessor, checking it against `expect`: its elements from
+    /// their Draco stream, buffer view or zeros, then its sparse
+    /// substitutions; floats must be finite.
     pub(crate) fn read(
         &self,
         acc: &Accessor,
         expect: Expect,
         path: &dyn Fn() -> String,
     ) -> Result<Components, ImportError> {
-        let (dims, data_type) = (acc.dims, acc.data_type);
-        if !expect.dims.contains(&dims) || !expect.types.contains(&data_type) {
-            return Err(ImportError::Accessor {
-                path: path(),
-                msg: format!(
-                    "accessors[{}] is {dims:?} of {data_type:?}; expected {:?} of {:?}",
-                    acc.index, expect.dims, expect.types
-                ),
-            });
-        }
-        let wrong = match expect.normalized {
-            Norm::Required => !acc.normalized,
-            Norm::Forbidden => acc.normalized,
-            Norm::Either => false,
-        };
-        if data_type != DataType::F32 && wrong {
-            return Err(ImportError::Accessor {
-                path: path(),
-                msg: format!(
-                    "accessors[{}] must {}be normalized",
-                    acc.index,
-                    if acc.normalized { "not " } else { "" }
-                ),
-            });
-        }
-        let n = dims_count(dims);
-        let csize = type_size(data_type);
-        let elem = n * csize;
-        let count = to_usize(acc.count);
-        if count == 0 {
-            return Err(ImportError::Accessor {
-                path: path(),
-                msg: format!(
-                    "accessors[{}] has count 0 (glTF requires at least 1)",
-                    acc.index
-                ),
-            });
-        }
+        let layout = checked_layout(acc, expect, path)?;
         let draco = self.draco.get(&acc.index);
         let mut values = match (&acc.view, draco) {
-            (_, Some(values)) => {
-                // Decoded from its primitive's Draco stream (the counts
-                // were checked against the accessor's when decoded).
-                if values.len() != count * n {
-                    return Err(ImportError::Accessor {
-                        path: path(),
-                        msg: format!(
-                            "accessors[{}] decodes from Draco to {} components, not {count} × {n}",
-                            acc.index,
-                            values.len()
-                        ),
-                    });
-                }
-                values.clone()
-            }
-            (Some(view), None) => {
-                let (elems, _) = self.elements(view, acc.offset, count, elem, path)?;
-                let mut out = Vec::with_capacity(count * n);
-                for e in elems {
-                    for c in 0..n {
-                        out.push(read_component(data_type, &e[c * csize..]));
-                    }
-                }
-                out
-            }
-            (None, None) => {
-                // Zeros (glTF 2.0 §5.1.1), then the sparse values below.
-                let before = self.unbacked.get();
-                let total = count
-                    .checked_mul(n)
-                    .and_then(|c| c.checked_add(before))
-                    .filter(|&t| t <= MAX_UNBACKED_COMPONENTS);
-                let Some(total) = total else {
-                    return Err(ImportError::Accessor {
-                        path: path(),
-                        msg: format!(
-                            "{}accessors[{}] without a bufferView declares {count} elements of {n} components; with the {before} components of such accessors read before it, that is over the limit of {MAX_UNBACKED_COMPONENTS} zero-filled components per file",
-                            if acc.sparse.is_some() { "sparse " } else { "" },
-                            acc.index
-                        ),
-                    });
-                };
-                self.unbacked.set(total);
-                vec![0.0; count * n]
-            }
+            (_, Some(values)) => draco_values(acc, layout, values, path)?,
+            (Some(view), None) => self.view_values(acc, view, layout, path)?,
+            (None, None) => self.zero_values(acc, layout, path)?,
         };
         if let Some(sparse) = &acc.sparse {
-            let k = to_usize(sparse.count);
-            if k == 0 || k > count {
-                return Err(ImportError::Accessor {
-                    path: path(),
-                    msg: format!("sparse count {k} is outside 1..={count}"),
-                });
-            }
-            let itype = sparse.index_type;
-            let (ielems, _) = self.elements(
-                &sparse.indices,
-                sparse.indices_offset,
-                k,
-                type_size(itype),
-                path,
-            )?;
-            let (velems, _) = self.elements(&sparse.values, sparse.values_offset, k, elem, path)?;
-            let mut last: Option<usize> = None;
-            for (ib, vb) in ielems.iter().zip(velems) {
-                let i = read_component(itype, ib) as usize;
-                if i >= count || last.is_some_and(|l| i <= l) {
-                    return Err(ImportError::Accessor {
-                        path: path(),
-                        msg: format!(
-                            "sparse index {i} is out of range or not increasing (count {count})"
-                        ),
-                    });
-                }
-                last = Some(i);
-                for c in 0..n {
-                    values[i * n + c] = read_component(data_type, &vb[c * csize..]);
-                }
-            }
+            self.apply_sparse(sparse, layout, &mut values, path)?;
         }
+        let data_type = layout.data_type;
         if data_type == DataType::F32 && values.iter().any(|v| !v.is_finite()) {
             return Err(ImportError::Accessor {
                 path: path(),
@@ -384,8 +277,200 @@ impl Buffers {
         Ok(Components {
             data_type,
             normalized: acc.normalized && data_type != DataType::F32,
-            dims: n,
+            dims: layout.n,
             values,
         })
     }
+
+    /// The components of an accessor stored in a buffer view, read
+    /// element by element (the view's stride and bounds checked).
+    fn view_values(
+        &self,
+        acc: &Accessor,
+        view: &View,
+        layout: Layout,
+        path: &dyn Fn() -> String,
+    ) -> Result<Vec<f64>, ImportError> {
+        let Layout { n, elem, count, .. } = layout;
+        let (elems, _) = self.elements(view, acc.offset, count, elem, path)?;
+        let mut out = Vec::with_capacity(count * n);
+        for e in elems {
+            for c in 0..n {
+                out.push(layout.component(e, c));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The zeros an accessor without a buffer view starts from (glTF 2.0
+    /// §5.1.1), charged to the import's budget of
+    /// [`MAX_UNBACKED_COMPONENTS`] (such an accessor's size is not bounded
+    /// by the file's bytes).
+    fn zero_values(
+        &self,
+        acc: &Accessor,
+        layout: Layout,
+        path: &dyn Fn() -> String,
+    ) -> Result<Vec<f64>, ImportError> {
+        let Layout { n, count, .. } = layout;
+        let before = self.unbacked.get();
+        let total = count
+            .checked_mul(n)
+            .and_then(|c| c.checked_add(before))
+            .filter(|&t| t <= MAX_UNBACKED_COMPONENTS);
+        let Some(total) = total else {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!(
+                    "{}accessors[{}] without a bufferView declares {count} elements of {n} components; with the {before} components of such accessors read before it, that is over the limit of {MAX_UNBACKED_COMPONENTS} zero-filled components per file",
+                    if acc.sparse.is_some() { "sparse " } else { "" },
+                    acc.index
+                ),
+            });
+        };
+        self.unbacked.set(total);
+        Ok(vec![0.0; count * n])
+    }
+
+    /// Writes a sparse accessor's substitutions over `values`: its indices
+    /// must be in range and strictly increasing.
+    fn apply_sparse(
+        &self,
+        sparse: &Sparse,
+        layout: Layout,
+        values: &mut [f64],
+        path: &dyn Fn() -> String,
+    ) -> Result<(), ImportError> {
+        let Layout { n, elem, count, .. } = layout;
+        let k = to_usize(sparse.count);
+        if k == 0 || k > count {
+            return Err(ImportError::Accessor {
+                path: path(),
+                msg: format!("sparse count {k} is outside 1..={count}"),
+            });
+        }
+        let itype = sparse.index_type;
+        let (ielems, _) = self.elements(
+            &sparse.indices,
+            sparse.indices_offset,
+            k,
+            type_size(itype),
+            path,
+        )?;
+        let (velems, _) = self.elements(&sparse.values, sparse.values_offset, k, elem, path)?;
+        let mut last: Option<usize> = None;
+        for (ib, vb) in ielems.iter().zip(velems) {
+            let i = read_component(itype, ib) as usize;
+            if i >= count || last.is_some_and(|l| i <= l) {
+                return Err(ImportError::Accessor {
+                    path: path(),
+                    msg: format!(
+                        "sparse index {i} is out of range or not increasing (count {count})"
+                    ),
+                });
+            }
+            last = Some(i);
+            for c in 0..n {
+                values[i * n + c] = layout.component(vb, c);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An accessor's element shape, as [`Buffers::read`] walks it.
+#[derive(Clone, Copy)]
+struct Layout {
+    data_type: DataType,
+    /// Components per element.
+    n: usize,
+    /// Bytes per component.
+    csize: usize,
+    /// Bytes per element.
+    elem: usize,
+    /// Element count (at least 1).
+    count: usize,
+}
+
+impl Layout {
+    /// Component `c` of the element at `e`, raw (not normalised).
+    fn component(&self, e: &[u8], c: usize) -> f64 {
+        read_component(self.data_type, &e[c * self.csize..])
+    }
+}
+
+/// Checks an accessor's element and component types, its `normalized`
+/// flag and its count against `expect`, and gives its element shape.
+fn checked_layout(
+    acc: &Accessor,
+    expect: Expect,
+    path: &dyn Fn() -> String,
+) -> Result<Layout, ImportError> {
+    let (dims, data_type) = (acc.dims, acc.data_type);
+    if !expect.dims.contains(&dims) || !expect.types.contains(&data_type) {
+        return Err(ImportError::Accessor {
+            path: path(),
+            msg: format!(
+                "accessors[{}] is {dims:?} of {data_type:?}; expected {:?} of {:?}",
+                acc.index, expect.dims, expect.types
+            ),
+        });
+    }
+    let wrong = match expect.normalized {
+        Norm::Required => !acc.normalized,
+        Norm::Forbidden => acc.normalized,
+        Norm::Either => false,
+    };
+    if data_type != DataType::F32 && wrong {
+        return Err(ImportError::Accessor {
+            path: path(),
+            msg: format!(
+                "accessors[{}] must {}be normalized",
+                acc.index,
+                if acc.normalized { "not " } else { "" }
+            ),
+        });
+    }
+    let n = dims_count(dims);
+    let csize = type_size(data_type);
+    let count = to_usize(acc.count);
+    if count == 0 {
+        return Err(ImportError::Accessor {
+            path: path(),
+            msg: format!(
+                "accessors[{}] has count 0 (glTF requires at least 1)",
+                acc.index
+            ),
+        });
+    }
+    Ok(Layout {
+        data_type,
+        n,
+        csize,
+        elem: n * csize,
+        count,
+    })
+}
+
+/// A Draco-compressed accessor's components, decoded from its
+/// primitive's stream (the counts were checked against the accessor's
+/// when decoded; checked again here).
+fn draco_values(
+    acc: &Accessor,
+    layout: Layout,
+    values: &[f64],
+    path: &dyn Fn() -> String,
+) -> Result<Vec<f64>, ImportError> {
+    let Layout { n, count, .. } = layout;
+    if values.len() != count * n {
+        return Err(ImportError::Accessor {
+            path: path(),
+            msg: format!(
+                "accessors[{}] decodes from Draco to {} components, not {count} × {n}",
+                acc.index,
+                values.len()
+            ),
+        });
+    }
+    Ok(values.to_vec())
 }
