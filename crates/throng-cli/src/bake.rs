@@ -339,7 +339,8 @@ fn lod_ratios(args: &Args) -> Vec<f32> {
     }
 }
 
-/// The summary table printed after a bake.
+/// The summary table printed after a bake: the headline, then a line (or
+/// table) per aspect of the baked model, from its clips to its warnings.
 pub fn summary(
     model: &BakedModel,
     report: &BakeReport,
@@ -356,6 +357,56 @@ pub fn summary(
         bytes(file_bytes),
         seconds * 1000.0
     );
+    clip_lines(&mut s, model, report);
+    texture_lines(&mut s, model, report);
+    let _ = writeln!(
+        s,
+        "  meshes      {} vertices, {} triangles, {} submeshes, {} materials, {} images",
+        thousands(report.vertices as u64),
+        thousands(report.triangles as u64),
+        report.submeshes,
+        model.materials.len(),
+        model.images.len()
+    );
+    let _ = writeln!(
+        s,
+        "  bounds      radius {:.4} (min {}, max {})",
+        report.bounding_radius, model.bounds.min, model.bounds.max
+    );
+    error_lines(&mut s, report);
+    let _ = writeln!(
+        s,
+        "  motion      {}; {} events",
+        report
+            .root_motion_node
+            .as_deref()
+            .map(|n| format!("root motion from node {n:?} (clips baked in place)"))
+            .unwrap_or_else(|| "no root motion".into()),
+        report.events
+    );
+    lod_line(&mut s, report);
+    let i = &report.influences;
+    let _ = writeln!(
+        s,
+        "  influences  {} vertices had > 4 (largest weight dropped {:.3}), {} renormalised, {} with zero weight",
+        i.vertices_truncated, i.max_dropped_weight, i.vertices_renormalised, i.vertices_zero_weight
+    );
+    if report.warnings.is_empty() {
+        let _ = writeln!(s, "  warnings    none");
+    } else {
+        let _ = writeln!(s, "  warnings    {}", report.warnings.len());
+        for w in &report.warnings {
+            let _ = writeln!(s, "    - {w}");
+        }
+    }
+    s
+}
+
+/// The `clips` line (count, base rate, error bound) and, where there are
+/// clips, a table row per clip: its rate, frames, bytes and errors, marked
+/// where it did not meet the bound.
+fn clip_lines(s: &mut String, model: &BakedModel, report: &BakeReport) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "  clips       {}, at least {} fps, error bound {:.1e} × radius between frames",
@@ -363,38 +414,45 @@ pub fn summary(
         model.fps,
         report.max_error
     );
-    if !report.clips.is_empty() {
-        let w = report
-            .clips
-            .iter()
-            .map(|c| c.name.len())
-            .max()
-            .unwrap_or(4)
-            .max(4);
+    if report.clips.is_empty() {
+        return;
+    }
+    let w = report
+        .clips
+        .iter()
+        .map(|c| c.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        s,
+        "      #  {:w$}  duration     rate  frames      bytes  error at frames  between frames",
+        "name"
+    );
+    for (i, c) in report.clips.iter().enumerate() {
         let _ = writeln!(
             s,
-            "      #  {:w$}  duration     rate  frames      bytes  error at frames  between frames",
-            "name"
+            "    {i:>3}  {:w$}  {:>7.3} s  {:>7}  {:>6}  {:>9}  {:>15.2e}  {:>14.2e}{}",
+            c.name,
+            c.duration,
+            format!("{:.1}", c.fps),
+            c.frames,
+            bytes(c.bytes),
+            c.error_at_frames.rel,
+            c.error_between.rel,
+            if c.within_bound {
+                ""
+            } else {
+                "  over the bound"
+            }
         );
-        for (i, c) in report.clips.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "    {i:>3}  {:w$}  {:>7.3} s  {:>7}  {:>6}  {:>9}  {:>15.2e}  {:>14.2e}{}",
-                c.name,
-                c.duration,
-                format!("{:.1}", c.fps),
-                c.frames,
-                bytes(c.bytes),
-                c.error_at_frames.rel,
-                c.error_between.rel,
-                if c.within_bound {
-                    ""
-                } else {
-                    "  over the bound"
-                }
-            );
-        }
     }
+}
+
+/// The bone texture's lines: palette size, frame count and, where one was
+/// baked, the texture's shape, format and bytes stored and on the GPU.
+fn texture_lines(s: &mut String, model: &BakedModel, report: &BakeReport) {
+    use std::fmt::Write;
     let _ = writeln!(s, "  palette     {} bones", report.bones);
     let _ = writeln!(
         s,
@@ -417,20 +475,12 @@ pub fn summary(
             bytes(model.texture.gpu_bytes())
         );
     }
-    let _ = writeln!(
-        s,
-        "  meshes      {} vertices, {} triangles, {} submeshes, {} materials, {} images",
-        thousands(report.vertices as u64),
-        thousands(report.triangles as u64),
-        report.submeshes,
-        model.materials.len(),
-        model.images.len()
-    );
-    let _ = writeln!(
-        s,
-        "  bounds      radius {:.4} (min {}, max {})",
-        report.bounding_radius, model.bounds.min, model.bounds.max
-    );
+}
+
+/// The two `error` lines: the worst skinned-vertex error against the CPU
+/// reference at frame times and between frames, each with where it was.
+fn error_lines(s: &mut String, report: &BakeReport) {
+    use std::fmt::Write;
     let e = &report.error;
     let _ = writeln!(
         s,
@@ -463,45 +513,27 @@ pub fn summary(
         e.source.2,
         e.vertex
     );
-    let _ = writeln!(
-        s,
-        "  motion      {}; {} events",
-        report
-            .root_motion_node
-            .as_deref()
-            .map(|n| format!("root motion from node {n:?} (clips baked in place)"))
-            .unwrap_or_else(|| "no root motion".into()),
-        report.events
-    );
-    if report.lods.len() > 1 {
-        let lods: Vec<String> = report
-            .lods
-            .iter()
-            .enumerate()
-            .map(|(i, (t, v, size))| {
-                format!(
-                    "LOD {i}: {} triangles, {} vertices, from {:.3} of the screen",
-                    thousands(*t as u64),
-                    thousands(*v as u64),
-                    size
-                )
-            })
-            .collect();
-        let _ = writeln!(s, "  LODs        {}", lods.join("; "));
+}
+
+/// The `LODs` line, where there is more than LOD 0: each LOD's triangles,
+/// vertices and the screen share it is drawn from.
+fn lod_line(s: &mut String, report: &BakeReport) {
+    use std::fmt::Write;
+    if report.lods.len() <= 1 {
+        return;
     }
-    let i = &report.influences;
-    let _ = writeln!(
-        s,
-        "  influences  {} vertices had > 4 (largest weight dropped {:.3}), {} renormalised, {} with zero weight",
-        i.vertices_truncated, i.max_dropped_weight, i.vertices_renormalised, i.vertices_zero_weight
-    );
-    if report.warnings.is_empty() {
-        let _ = writeln!(s, "  warnings    none");
-    } else {
-        let _ = writeln!(s, "  warnings    {}", report.warnings.len());
-        for w in &report.warnings {
-            let _ = writeln!(s, "    - {w}");
-        }
-    }
-    s
+    let lods: Vec<String> = report
+        .lods
+        .iter()
+        .enumerate()
+        .map(|(i, (t, v, size))| {
+            format!(
+                "LOD {i}: {} triangles, {} vertices, from {:.3} of the screen",
+                thousands(*t as u64),
+                thousands(*v as u64),
+                size
+            )
+        })
+        .collect();
+    let _ = writeln!(s, "  LODs        {}", lods.join("; "));
 }
