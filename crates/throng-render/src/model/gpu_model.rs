@@ -153,17 +153,63 @@ impl Upload<'_> {
     /// Uploads everything: the bone texture, the morph texture, the
     /// materials and palette, each LOD's buffers and looks, the impostor.
     fn run(self) -> Result<GpuModel, RenderError> {
-        let Upload {
-            device,
-            queue,
-            handle,
-            textures,
-        } = self;
+        let (device, queue, handle) = (self.device, self.queue, self.handle);
         let model = handle.model();
         let name = model.name.clone();
         let mut gpu_bytes = 0u64;
 
-        // Bone texture.
+        let (bone_texture, bone_bytes) = self.bone_texture();
+        gpu_bytes += bone_bytes;
+        let (morph_view, morph_bytes) = upload_morphs(device, queue, model);
+        gpu_bytes += morph_bytes;
+        let group = self.model_group(bone_texture, morph_view);
+
+        // Materials (the default one last).
+        let material_layout = bind_groups::material(device);
+        let (materials, material_bytes) =
+            crate::model::material::upload(device, queue, model, self.textures)?;
+        gpu_bytes += material_bytes;
+        let (palette, palette_bytes) = crate::model::look::palette_view(device, queue, handle);
+        gpu_bytes += palette_bytes;
+        let looks = Looks {
+            layout: &material_layout,
+            materials: &materials,
+            palette: &palette,
+        };
+
+        let mut lods = Vec::with_capacity(model.lods.len());
+        let mut triangles = Vec::with_capacity(model.lods.len());
+        let vertex_usage = vertex_usage(device);
+        for (l, lod) in model.lods.iter().enumerate() {
+            let gpu_lod = self.lod(l, lod, vertex_usage, &looks);
+            gpu_bytes += gpu_lod.vertex_buffer.size() + gpu_lod.index_buffer.size();
+            triangles.push(lod.indices.len() as u64 / 3);
+            lods.push(gpu_lod);
+        }
+        let impostor = GpuImpostor::upload(device, queue, model, &palette, self.textures);
+        gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
+        Ok(GpuModel {
+            key: handle.key(),
+            name,
+            bind_group: group.bind_group,
+            bone_texture: group.bone_texture,
+            bone_view: group.bone_view,
+            params_buffer: group.params_buffer,
+            morph_view: group.morph_view,
+            frame_count: group.frame_count,
+            lods,
+            materials,
+            triangles,
+            impostor,
+            gpu_bytes,
+        })
+    }
+
+    /// The bone texture, its layers allocated as the backend needs for an
+    /// array and its texels written (stored tightly; the tail of the last
+    /// layer is zero-filled). Returns it and the bytes it holds.
+    fn bone_texture(&self) -> (wgpu::Texture, u64) {
+        let (device, model) = (self.device, self.handle.model());
         let tex = &model.texture;
         let format = match tex.texels.format() {
             TexelFormat::F32 => wgpu::TextureFormat::Rgba32Float,
@@ -176,7 +222,7 @@ impl Upload<'_> {
             depth_or_array_layers: tex.layers,
         };
         let allocated_layers = bone_texture_layers(device.adapter_info().backend, tex.layers);
-        let label = format!("{name} bone texture");
+        let label = format!("{} bone texture", model.name);
         let bone_texture = device.create_texture(&crate::device::textures::descriptor(
             &label,
             (tex.width, tex.width, allocated_layers),
@@ -194,7 +240,7 @@ impl Upload<'_> {
             padded = v;
             &padded
         };
-        queue.write_texture(
+        self.queue.write_texture(
             wgpu::TexelCopyTextureInfo {
                 texture: &bone_texture,
                 mip_level: 0,
@@ -209,16 +255,26 @@ impl Upload<'_> {
             },
             size,
         );
-        gpu_bytes += capacity as u64 / tex.layers.max(1) as u64 * allocated_layers as u64;
+        let gpu_bytes = capacity as u64 / tex.layers.max(1) as u64 * allocated_layers as u64;
+        (bone_texture, gpu_bytes)
+    }
+
+    /// Group 1: the bone texture's view, the `ModelParams` uniform (the
+    /// bone and morph textures' shapes) and the morph texture's view.
+    fn model_group(
+        &self,
+        bone_texture: wgpu::Texture,
+        morph_view: wgpu::TextureView,
+    ) -> ModelGroup {
+        let (device, model) = (self.device, self.handle.model());
+        let name = &model.name;
         let morphs = &model.morphs;
         let frames = model.frame_count();
-        let (morph_view, morph_bytes) = upload_morphs(device, queue, model);
-        gpu_bytes += morph_bytes;
         let params = ModelParams {
             bone_count: model.bone_count(),
             frame_count: frames,
-            texture_width: tex.width,
-            texture_layers: tex.layers,
+            texture_width: model.texture.width,
+            texture_layers: model.texture.layers,
             morph_slots: morphs.slot_count(),
             morph_frame_texels: morphs.texels_per_frame(),
             morph_delta_base: morphs.delta_base(frames) as u32,
@@ -247,95 +303,104 @@ impl Upload<'_> {
                 ),
             ],
         );
-
-        // Materials (the default one last).
-        let material_layout = bind_groups::material(device);
-        let (materials, material_bytes) =
-            crate::model::material::upload(device, queue, model, textures)?;
-        gpu_bytes += material_bytes;
-        let default_material = materials.len() - 1;
-        let (palette, palette_bytes) = crate::model::look::palette_view(device, queue, handle);
-        gpu_bytes += palette_bytes;
-
-        // LODs.
-        let mut lods = Vec::with_capacity(model.lods.len());
-        let mut triangles = Vec::with_capacity(model.lods.len());
-        // The compute passes (pose-cache fill, GPU-driven path) read the
-        // vertices as storage; a device without storage buffers (WebGL2)
-        // draws them as vertices only.
-        let vertex_usage = if has_storage_buffers(device) {
-            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE
-        } else {
-            wgpu::BufferUsages::VERTEX
-        };
-        for (l, lod) in model.lods.iter().enumerate() {
-            let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(&format!("{name} LOD {l} vertices")),
-                contents: bytemuck::cast_slice(&lod.vertices),
-                usage: vertex_usage,
-            });
-            let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(&format!("{name} LOD {l} indices")),
-                contents: bytemuck::cast_slice(&lod.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-            gpu_bytes += vertex_buffer.size() + index_buffer.size();
-            let bits = throng_core::variety::submesh_bits(model, l);
-            let submeshes = lod
-                .submeshes
-                .iter()
-                .zip(bits)
-                .enumerate()
-                .map(|(i, (s, bit))| {
-                    let material = s.material.map_or(default_material, |m| m as usize);
-                    let bind_group = crate::model::look::submesh_bind_group(
-                        device,
-                        &material_layout,
-                        &materials[material],
-                        &palette,
-                        crate::model::look::SubmeshLook {
-                            column: throng_core::variety::column_of(s.material),
-                            bit,
-                        },
-                        &format!("{name} LOD {l} submesh {i}"),
-                    );
-                    GpuSubmesh {
-                        first_index: s.first_index,
-                        index_count: s.index_count,
-                        base_vertex: s.base_vertex as i32,
-                        vertex_count: s.vertex_count,
-                        material,
-                        flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
-                        bind_group,
-                    }
-                })
-                .collect();
-            triangles.push(lod.indices.len() as u64 / 3);
-            lods.push(GpuLod {
-                vertex_buffer,
-                index_buffer,
-                submeshes,
-                vertex_count: lod.vertices.len() as u32,
-                has_tangents: lod.vertices.iter().any(|v| v.tangent != [0; 4]),
-            });
-        }
-        let impostor = GpuImpostor::upload(device, queue, model, &palette, textures);
-        gpu_bytes += impostor.as_ref().map_or(0, |i| i.gpu_bytes);
-        Ok(GpuModel {
-            key: handle.key(),
-            name,
+        ModelGroup {
             bind_group,
             bone_texture,
             bone_view,
             params_buffer,
             morph_view,
             frame_count: params.frame_count,
-            lods,
-            materials,
-            triangles,
-            impostor,
-            gpu_bytes,
-        })
+        }
+    }
+
+    /// LOD `l`'s vertex and index buffers and its submeshes, each with the
+    /// group 2 bind group of its material, palette column and toggle bit.
+    fn lod(
+        &self,
+        l: usize,
+        lod: &throng_core::model::Lod,
+        vertex_usage: wgpu::BufferUsages,
+        looks: &Looks<'_>,
+    ) -> GpuLod {
+        let (device, model) = (self.device, self.handle.model());
+        let name = &model.name;
+        let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} LOD {l} vertices")),
+            contents: bytemuck::cast_slice(&lod.vertices),
+            usage: vertex_usage,
+        });
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} LOD {l} indices")),
+            contents: bytemuck::cast_slice(&lod.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let default_material = looks.materials.len() - 1;
+        let bits = throng_core::variety::submesh_bits(model, l);
+        let submeshes = lod
+            .submeshes
+            .iter()
+            .zip(bits)
+            .enumerate()
+            .map(|(i, (s, bit))| {
+                let material = s.material.map_or(default_material, |m| m as usize);
+                let bind_group = crate::model::look::submesh_bind_group(
+                    device,
+                    looks.layout,
+                    &looks.materials[material],
+                    looks.palette,
+                    crate::model::look::SubmeshLook {
+                        column: throng_core::variety::column_of(s.material),
+                        bit,
+                    },
+                    &format!("{name} LOD {l} submesh {i}"),
+                );
+                GpuSubmesh {
+                    first_index: s.first_index,
+                    index_count: s.index_count,
+                    base_vertex: s.base_vertex as i32,
+                    vertex_count: s.vertex_count,
+                    material,
+                    flat: s.flags & throng_core::model::SUBMESH_GENERATED_NORMALS != 0,
+                    bind_group,
+                }
+            })
+            .collect();
+        GpuLod {
+            vertex_buffer,
+            index_buffer,
+            submeshes,
+            vertex_count: lod.vertices.len() as u32,
+            has_tangents: lod.vertices.iter().any(|v| v.tangent != [0; 4]),
+        }
+    }
+}
+
+/// Group 1 of a model and what it binds ([`Upload::model_group`]).
+struct ModelGroup {
+    bind_group: wgpu::BindGroup,
+    bone_texture: wgpu::Texture,
+    bone_view: wgpu::TextureView,
+    params_buffer: wgpu::Buffer,
+    morph_view: wgpu::TextureView,
+    frame_count: u32,
+}
+
+/// What every submesh's group 2 is made from ([`Upload::lod`]): the
+/// material layout, the materials (the default one last) and the palette.
+struct Looks<'a> {
+    layout: &'a wgpu::BindGroupLayout,
+    materials: &'a [GpuMaterial],
+    palette: &'a wgpu::TextureView,
+}
+
+/// The vertex buffers' usage. The compute passes (pose-cache fill,
+/// GPU-driven path) read the vertices as storage; a device without storage
+/// buffers (WebGL2) draws them as vertices only.
+fn vertex_usage(device: &wgpu::Device) -> wgpu::BufferUsages {
+    if has_storage_buffers(device) {
+        wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE
+    } else {
+        wgpu::BufferUsages::VERTEX
     }
 }
 
