@@ -108,6 +108,71 @@ impl GpuImpostor {
     ) -> Option<Self> {
         let lod = model.impostor_lod()?;
         let atlas = model.impostor.as_ref()?;
+        let name = &model.name;
+        let images = AtlasImages::upload(device, queue, model, atlas, textures);
+        let (table_texture, table_bytes) = upload_table(device, queue, model, atlas);
+        let params = params(model, atlas);
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} impostor params")),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("throng impostor sampler"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let table_view = table_texture.create_view(&Default::default());
+        let bind_group = bind_group(
+            device,
+            &format!("{name} impostor bind group"),
+            &bind_groups::impostor(device),
+            &[
+                (8, wgpu::BindingResource::TextureView(&images.colour)),
+                (9, wgpu::BindingResource::TextureView(&images.normal)),
+                (10, wgpu::BindingResource::Sampler(&sampler)),
+                (11, wgpu::BindingResource::TextureView(&table_view)),
+                (12, params_buffer.as_entire_binding()),
+                (13, wgpu::BindingResource::TextureView(palette)),
+                (14, wgpu::BindingResource::TextureView(&images.surface)),
+            ],
+        );
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{name} impostor quad")),
+            contents: bytemuck::cast_slice(&QUAD_INDICES),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        Some(Self {
+            bind_group,
+            index_buffer,
+            lod,
+            gpu_bytes: images.gpu_bytes + table_bytes,
+        })
+    }
+}
+
+/// The atlas's images on the GPU, as 2D-array views.
+struct AtlasImages {
+    colour: wgpu::TextureView,
+    normal: wgpu::TextureView,
+    /// The surface image, or a one-texel stand-in ([`no_surface`]).
+    surface: wgpu::TextureView,
+    /// Bytes uploaded (the stand-in not counted).
+    gpu_bytes: u64,
+}
+
+impl AtlasImages {
+    /// Uploads the colour, normal and (if the atlas has one) surface
+    /// images, as blocks or decoded to RGBA8 as `textures` and the device
+    /// allow.
+    fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &BakedModel,
+        atlas: &ImpostorAtlas,
+        textures: TextureUpload,
+    ) -> Self {
         let plan = &atlas.plan;
         let name = &model.name;
         let mut gpu_bytes = 0;
@@ -170,81 +235,66 @@ impl GpuImpostor {
         };
         let colour = image("colour", format_of(codec, true), &colour);
         let normal = image("normal", format_of(codec, false), &normal);
-        let surface_view = if plan.surface {
+        let surface = if plan.surface {
             image("surface", format_of(codec, false), &surface)
         } else {
             no_surface(device, queue, name)
         };
-
-        let mut table = frame_table(model, atlas);
-        if plan.surface {
-            table.extend(throng_core::impostor::surface_emission(model));
-        }
-        let rows = table_rows(model, atlas);
-        table.resize((rows * IMPOSTOR_TABLE_WIDTH) as usize, [0.0; 4]);
-        let table_texture = crate::device::textures::texel_table(
-            device,
-            queue,
-            &format!("{name} impostor frame table"),
-            IMPOSTOR_TABLE_WIDTH,
-            rows,
-            &table,
-        );
-        gpu_bytes += (table.len() * 16) as u64;
-        let surface = mean_surface(model);
-        let params = ImpostorParams {
-            views: plan.views.side,
-            frames: plan.frames,
-            cell: plan.cell,
-            layer_size: plan.layer_size,
-            cells_per_row: plan.layer_size / plan.cell,
-            cells_per_layer: plan.cells_per_layer(),
-            frame_count: model.frame_count(),
-            clip_count: plan.clips,
-            metallic: surface.metallic,
-            roughness: surface.roughness,
-            surface: plan.surface as u32,
-            materials: throng_core::variety::column_count(model) as u32,
-            emissive: surface.emissive.to_array(),
-            pad1: 0,
-        };
-        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(&format!("{name} impostor params")),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("throng impostor sampler"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
-        let table_view = table_texture.create_view(&Default::default());
-        let bind_group = bind_group(
-            device,
-            &format!("{name} impostor bind group"),
-            &bind_groups::impostor(device),
-            &[
-                (8, wgpu::BindingResource::TextureView(&colour)),
-                (9, wgpu::BindingResource::TextureView(&normal)),
-                (10, wgpu::BindingResource::Sampler(&sampler)),
-                (11, wgpu::BindingResource::TextureView(&table_view)),
-                (12, params_buffer.as_entire_binding()),
-                (13, wgpu::BindingResource::TextureView(palette)),
-                (14, wgpu::BindingResource::TextureView(&surface_view)),
-            ],
-        );
-        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(&format!("{name} impostor quad")),
-            contents: bytemuck::cast_slice(&QUAD_INDICES),
-            usage: wgpu::BufferUsages::INDEX,
-        });
-        Some(Self {
-            bind_group,
-            index_buffer,
-            lod,
+        Self {
+            colour,
+            normal,
+            surface,
             gpu_bytes,
-        })
+        }
+    }
+}
+
+/// The frame table (and, with the surface image, each material's emission
+/// after it), zero-padded to whole rows of [`IMPOSTOR_TABLE_WIDTH`] texels.
+/// Returns the texture and its bytes.
+fn upload_table(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &BakedModel,
+    atlas: &ImpostorAtlas,
+) -> (wgpu::Texture, u64) {
+    let mut table = frame_table(model, atlas);
+    if atlas.plan.surface {
+        table.extend(throng_core::impostor::surface_emission(model));
+    }
+    let rows = table_rows(model, atlas);
+    table.resize((rows * IMPOSTOR_TABLE_WIDTH) as usize, [0.0; 4]);
+    let texture = crate::device::textures::texel_table(
+        device,
+        queue,
+        &format!("{} impostor frame table", model.name),
+        IMPOSTOR_TABLE_WIDTH,
+        rows,
+        &table,
+    );
+    (texture, (table.len() * 16) as u64)
+}
+
+/// The impostor's uniform: the atlas's layout, the model's frames and
+/// clips, and its materials' mean surface ([`mean_surface`]).
+fn params(model: &BakedModel, atlas: &ImpostorAtlas) -> ImpostorParams {
+    let plan = &atlas.plan;
+    let surface = mean_surface(model);
+    ImpostorParams {
+        views: plan.views.side,
+        frames: plan.frames,
+        cell: plan.cell,
+        layer_size: plan.layer_size,
+        cells_per_row: plan.layer_size / plan.cell,
+        cells_per_layer: plan.cells_per_layer(),
+        frame_count: model.frame_count(),
+        clip_count: plan.clips,
+        metallic: surface.metallic,
+        roughness: surface.roughness,
+        surface: plan.surface as u32,
+        materials: throng_core::variety::column_count(model) as u32,
+        emissive: surface.emissive.to_array(),
+        pad1: 0,
     }
 }
 
