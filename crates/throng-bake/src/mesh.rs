@@ -15,8 +15,8 @@
 
 use std::collections::HashMap;
 
-use crate::scene::{Primitive, Scene};
-use glam::{Mat3, Mat4, Vec2, Vec3};
+use crate::scene::{MeshInstance, Primitive, Scene};
+use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use throng_core::limits::{MAX_BONES, MAX_INFLUENCES};
 use throng_core::math::{mat4_to_rows, rows_transform_normal, rows_transform_point};
 use throng_core::model::{BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh, pack_tangent};
@@ -99,140 +99,192 @@ pub(crate) fn convert_meshes(
     report: &mut BakeReport,
 ) -> Result<Lod, BakeError> {
     let (first_slots, _) = crate::morph::first_slots(scene);
-    let mut vertices: Vec<BakedVertex> = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    let mut submeshes: Vec<Submesh> = Vec::new();
+    let mut lod = Lod {
+        screen_size: 0.0,
+        vertices: Vec::new(),
+        indices: Vec::new(),
+        submeshes: Vec::new(),
+    };
     let mut skin_maps: HashMap<u32, Vec<u16>> = HashMap::new();
     for (inst, &first_slot) in scene.instances.iter().zip(&first_slots) {
-        let mesh = &scene.meshes[inst.mesh as usize];
         let binding = match inst.skin {
-            Some(s) => {
-                let map = match skin_maps.get(&s) {
-                    Some(m) => m.clone(),
-                    None => {
-                        let skin = &scene.skins[s as usize];
-                        let mut map = Vec::with_capacity(skin.joints.len());
-                        for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
-                            map.push(bind(j, *ibm)?);
-                        }
-                        skin_maps.insert(s, map.clone());
-                        map
-                    }
-                };
-                Binding::Skinned(map)
-            }
-            None => {
-                let g = rest[inst.node as usize];
-                let inv = g.inverse();
-                if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
-                    Binding::Rigid {
-                        entry: bind(inst.node, inv)?,
-                        model_from_mesh: g,
-                    }
-                } else {
-                    report.warnings.push(format!(
-                        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
-                        inst.node, scene.nodes[inst.node as usize].name
-                    ));
-                    Binding::Rigid {
-                        entry: bind(inst.node, Mat4::IDENTITY)?,
-                        model_from_mesh: Mat4::IDENTITY,
-                    }
-                }
-            }
+            Some(s) => Binding::Skinned(skin_map(scene, s, bind, &mut skin_maps)?),
+            None => rigid_binding(scene, rest, inst.node, bind, report)?,
         };
-        for prim in &mesh.primitives {
-            let base_vertex = vertices.len() as u32;
-            let generated = prim.normals.is_none();
-            let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
-            let tangents = prim_tangents(scene, inst.mesh, prim, &normals, report);
-            let linear = match &binding {
-                Binding::Skinned(_) => None,
-                Binding::Rigid {
-                    model_from_mesh, ..
-                } => Some(Mat3::from_mat4(*model_from_mesh)),
-            };
-            for v in 0..prim.vertex_count() {
-                let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
-                let (position, normal, joints, weights) = match &binding {
-                    Binding::Skinned(map) => {
-                        let (j, w) = convert_influences(prim, v, map, &mut report.influences);
-                        (prim.positions[v], normals[v], j, w)
-                    }
-                    Binding::Rigid {
-                        entry,
-                        model_from_mesh,
-                    } => {
-                        let rows = mat4_to_rows(model_from_mesh);
-                        (
-                            rows_transform_point(&rows, prim.positions[v]),
-                            rows_transform_normal(&rows, normals[v]),
-                            [*entry, 0, 0, 0],
-                            [1.0, 0.0, 0.0, 0.0],
-                        )
-                    }
-                };
-                let morph = match deltas.as_deref_mut() {
-                    Some(out) => {
-                        let first = out.len();
-                        let normal_offsets = !generated;
-                        morph_deltas(
-                            prim,
-                            v,
-                            normals[v],
-                            normal_offsets,
-                            first_slot,
-                            &binding,
-                            out,
-                        );
-                        [first as u32, (out.len() - first) as u32]
-                    }
-                    None => [0, 0],
-                };
-                let tangent = tangents.as_ref().map_or([0; 4], |t| {
-                    let t = t[v];
-                    pack_tangent(match linear {
-                        // A direction in the surface: it moves with the
-                        // vertex; a mirroring transform flips the bitangent.
-                        Some(m) => (m * t.truncate()).extend(t.w * m.determinant().signum()),
-                        None => t,
-                    })
-                });
-                vertices.push(BakedVertex {
-                    position: position.into(),
-                    normal: normal.into(),
-                    uv: uv.into(),
-                    joints,
-                    weights,
-                    morph: if morph[1] == 0 { [0, 0] } else { morph },
-                    tangent,
-                });
-            }
-            let first_index = indices.len() as u32;
-            indices.extend_from_slice(&prim.indices);
-            submeshes.push(Submesh {
-                material: prim.material,
-                flags: if generated {
-                    SUBMESH_GENERATED_NORMALS
-                } else {
-                    0
-                },
-                source_node: inst.node,
-                source_mesh: inst.mesh,
-                source_primitive: prim.index,
-                base_vertex,
-                vertex_count: prim.vertex_count() as u32,
-                first_index,
-                index_count: prim.indices.len() as u32,
-            });
+        let instance = InstanceConversion {
+            scene,
+            inst,
+            binding,
+            first_slot,
+        };
+        for prim in &scene.meshes[inst.mesh as usize].primitives {
+            instance.convert_primitive(prim, deltas.as_deref_mut(), report, &mut lod);
         }
     }
-    Ok(Lod {
-        screen_size: 0.0,
-        vertices,
-        indices,
-        submeshes,
+    Ok(lod)
+}
+
+/// The palette entries of skin `s`'s joints, bound through `bind` the first
+/// time the skin is met and taken from `skin_maps` after, so instances
+/// sharing a skin share its entries.
+fn skin_map(
+    scene: &Scene,
+    s: u32,
+    bind: &mut dyn FnMut(u32, Mat4) -> Result<u16, BakeError>,
+    skin_maps: &mut HashMap<u32, Vec<u16>>,
+) -> Result<Vec<u16>, BakeError> {
+    if let Some(m) = skin_maps.get(&s) {
+        return Ok(m.clone());
+    }
+    let skin = &scene.skins[s as usize];
+    let mut map = Vec::with_capacity(skin.joints.len());
+    for (&j, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
+        map.push(bind(j, *ibm)?);
+    }
+    skin_maps.insert(s, map.clone());
+    Ok(map)
+}
+
+/// The binding of an unskinned mesh on `node`: bound to `(node, rest⁻¹)`
+/// and pre-transformed by its rest global; a singular rest transform (no
+/// inverse) is warned about and bakes the mesh in node space instead.
+fn rigid_binding(
+    scene: &Scene,
+    rest: &[Mat4],
+    node: u32,
+    bind: &mut dyn FnMut(u32, Mat4) -> Result<u16, BakeError>,
+    report: &mut BakeReport,
+) -> Result<Binding, BakeError> {
+    let g = rest[node as usize];
+    let inv = g.inverse();
+    if g.determinant().abs() > f32::MIN_POSITIVE && inv.is_finite() {
+        return Ok(Binding::Rigid {
+            entry: bind(node, inv)?,
+            model_from_mesh: g,
+        });
+    }
+    report.warnings.push(format!(
+        "node {} ({}) has a singular rest transform; its mesh is baked in node space",
+        node, scene.nodes[node as usize].name
+    ));
+    Ok(Binding::Rigid {
+        entry: bind(node, Mat4::IDENTITY)?,
+        model_from_mesh: Mat4::IDENTITY,
     })
+}
+
+/// One mesh instance while its primitives are converted: where it comes
+/// from, how its vertices bind to the palette and its first morph slot.
+struct InstanceConversion<'a> {
+    /// The source scene.
+    scene: &'a Scene,
+    /// The instance converted.
+    inst: &'a MeshInstance,
+    /// How its vertices bind to the palette.
+    binding: Binding,
+    /// The morph slot of its mesh's first target.
+    first_slot: u32,
+}
+
+impl InstanceConversion<'_> {
+    /// Appends `prim`'s vertices, indices and submesh to `lod`; with
+    /// `deltas`, its vertices' morph deltas there too.
+    fn convert_primitive(
+        &self,
+        prim: &Primitive,
+        mut deltas: Option<&mut Vec<MorphDelta>>,
+        report: &mut BakeReport,
+        lod: &mut Lod,
+    ) {
+        let base_vertex = lod.vertices.len() as u32;
+        let generated = prim.normals.is_none();
+        let normals = prim.normals.clone().unwrap_or_else(|| smooth_normals(prim));
+        let tangents = prim_tangents(self.scene, self.inst.mesh, prim, &normals, report);
+        let linear = match &self.binding {
+            Binding::Skinned(_) => None,
+            Binding::Rigid {
+                model_from_mesh, ..
+            } => Some(Mat3::from_mat4(*model_from_mesh)),
+        };
+        for v in 0..prim.vertex_count() {
+            let uv = prim.uvs.as_ref().map_or(Vec2::ZERO, |u| u[v]);
+            let (position, normal, joints, weights) =
+                self.binding
+                    .place(prim, v, normals[v], &mut report.influences);
+            let morph = match deltas.as_deref_mut() {
+                Some(out) => self.morph_range(prim, v, normals[v], !generated, out),
+                None => [0, 0],
+            };
+            let tangent = tangents
+                .as_ref()
+                .map_or([0; 4], |t| pack_tangent(move_tangent(t[v], linear)));
+            lod.vertices.push(BakedVertex {
+                position: position.into(),
+                normal: normal.into(),
+                uv: uv.into(),
+                joints,
+                weights,
+                morph,
+                tangent,
+            });
+        }
+        let first_index = lod.indices.len() as u32;
+        lod.indices.extend_from_slice(&prim.indices);
+        lod.submeshes.push(Submesh {
+            material: prim.material,
+            flags: if generated {
+                SUBMESH_GENERATED_NORMALS
+            } else {
+                0
+            },
+            source_node: self.inst.node,
+            source_mesh: self.inst.mesh,
+            source_primitive: prim.index,
+            base_vertex,
+            vertex_count: prim.vertex_count() as u32,
+            first_index,
+            index_count: prim.indices.len() as u32,
+        });
+    }
+
+    /// Appends vertex `v`'s morph deltas to `out` ([`morph_deltas`]) and
+    /// returns the vertex's range of them, `[first, count]`, or `[0, 0]`
+    /// when it has none.
+    fn morph_range(
+        &self,
+        prim: &Primitive,
+        v: usize,
+        normal: Vec3,
+        normal_offsets: bool,
+        out: &mut Vec<MorphDelta>,
+    ) -> [u32; 2] {
+        let first = out.len();
+        morph_deltas(
+            prim,
+            v,
+            normal,
+            normal_offsets,
+            self.first_slot,
+            &self.binding,
+            out,
+        );
+        let count = (out.len() - first) as u32;
+        if count == 0 {
+            [0, 0]
+        } else {
+            [first as u32, count]
+        }
+    }
+}
+
+/// Tangent `t` as the baked vertex carries it: under a rigid binding's
+/// `linear` part it is a direction in the surface that moves with the
+/// vertex, and a mirroring transform flips the bitangent.
+fn move_tangent(t: Vec4, linear: Option<Mat3>) -> Vec4 {
+    match linear {
+        Some(m) => (m * t.truncate()).extend(t.w * m.determinant().signum()),
+        None => t,
+    }
 }
 
 /// A primitive's tangents ([`crate::tangents`]): the file's, else
@@ -317,9 +369,46 @@ fn morph_deltas(
     }
 }
 
+/// How a mesh instance's vertices bind to the palette.
 pub(crate) enum Binding {
+    /// Skinned: the palette entry of each of the skin's joints.
     Skinned(Vec<u16>),
+    /// Rigid: every vertex on `entry`, pre-transformed by `model_from_mesh`.
     Rigid { entry: u16, model_from_mesh: Mat4 },
+}
+
+impl Binding {
+    /// Vertex `v`'s baked position, normal (`normal` is its source normal),
+    /// joints and weights: skinned, the bind-pose position and normal with
+    /// its influences converted ([`convert_influences`], counted in
+    /// `stats`); rigid, position and normal moved by `model_from_mesh` and
+    /// the whole weight on the entry.
+    fn place(
+        &self,
+        prim: &Primitive,
+        v: usize,
+        normal: Vec3,
+        stats: &mut InfluenceStats,
+    ) -> (Vec3, Vec3, [u16; 4], [f32; 4]) {
+        match self {
+            Binding::Skinned(map) => {
+                let (j, w) = convert_influences(prim, v, map, stats);
+                (prim.positions[v], normal, j, w)
+            }
+            Binding::Rigid {
+                entry,
+                model_from_mesh,
+            } => {
+                let rows = mat4_to_rows(model_from_mesh);
+                (
+                    rows_transform_point(&rows, prim.positions[v]),
+                    rows_transform_normal(&rows, normal),
+                    [*entry, 0, 0, 0],
+                    [1.0, 0.0, 0.0, 0.0],
+                )
+            }
+        }
+    }
 }
 
 #[derive(Default)]
