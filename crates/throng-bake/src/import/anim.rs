@@ -1,7 +1,7 @@
 //! Animations: channels to clips (keys validated), and events from the
 //! animations' extras.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::scene::{Channel, Clip, Interpolation, Property, WeightChannel};
 use glam::{Vec3, Vec4};
@@ -22,97 +22,45 @@ fn interpolation(sampler: &AnimSampler) -> Interpolation {
     }
 }
 
+/// The clip names given so far, so that a repeated name gets a free
+/// ` (k)` suffix.
+#[derive(Default)]
+struct ClipNames {
+    taken: HashSet<String>,
+    /// Per base name, the suffix to try first for its next repeat.
+    next_suffix: BTreeMap<String, usize>,
+}
+
+impl ClipNames {
+    /// `base` if it is free, else `base (k)` with the first free `k` from
+    /// 2; the name returned is taken. Linear in the clip count: names are
+    /// looked up in a set, and a repeated base name resumes at the next
+    /// free suffix.
+    fn unique(&mut self, base: &str) -> String {
+        let mut name = base.to_owned();
+        let mut k = self.next_suffix.get(base).copied().unwrap_or(2);
+        while self.taken.contains(&name) {
+            name = format!("{base} ({k})");
+            k += 1;
+        }
+        self.next_suffix.insert(base.to_owned(), k);
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
 impl Ctx<'_> {
+    /// Every animation with a transform or morph weight channel as a clip
+    /// (named uniquely), and the events in the animations' extras.
     pub(super) fn clips(
         &self,
         w: &mut Warnings,
     ) -> Result<(Vec<Clip>, Vec<ClipEvent>), ImportError> {
         let mut events = Vec::new();
         let mut clips: Vec<Clip> = Vec::new();
-        let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut next_suffix: BTreeMap<String, usize> = BTreeMap::new();
+        let mut names = ClipNames::default();
         for (a, anim) in self.doc.json().animations.iter().enumerate() {
-            let mut channels: Vec<Channel> = Vec::new();
-            let mut weights: Vec<WeightChannel> = Vec::new();
-            for c in 0..anim.channels.len() {
-                let at = format!("animations[{a}].channels[{c}]");
-                let ch = self.doc.channel(a, c)?;
-                let property = match ch.property {
-                    gltf_doc::Property::Translation => Property::Translation,
-                    gltf_doc::Property::Rotation => Property::Rotation,
-                    gltf_doc::Property::Scale => Property::Scale,
-                    gltf_doc::Property::MorphTargetWeights => {
-                        if let Some(ch) = self.weight_channel(a, &ch, &at, w)? {
-                            weights.retain(|x: &WeightChannel| x.node != ch.node);
-                            weights.push(ch);
-                        }
-                        continue;
-                    }
-                };
-                let sampler = ch.sampler;
-                let s = sampler.index;
-                let sp = format!("animations[{a}].samplers[{s}]");
-                let interpolation = interpolation(&sampler);
-                let times = self.key_times(&sampler, &sp)?;
-                let (dims, types): (&[Dimensions], &[DataType]) = match property {
-                    Property::Rotation => (&[Dimensions::Vec4], FLOAT_OR_NORM),
-                    _ => (&[Dimensions::Vec3], FLOAT_ONLY),
-                };
-                let out = self.buffers.read(
-                    &sampler.output,
-                    Expect {
-                        dims,
-                        types,
-                        normalized: Norm::Required,
-                    },
-                    &|| format!("{sp}.output"),
-                )?;
-                let per_key = if interpolation == Interpolation::CubicSpline {
-                    3
-                } else {
-                    1
-                };
-                if out.count() != times.len() * per_key {
-                    return Err(bad_value(
-                        format!("{sp}.output"),
-                        &format!(
-                            "has {} values for {} keys ({interpolation:?} needs {})",
-                            out.count(),
-                            times.len(),
-                            times.len() * per_key
-                        ),
-                    ));
-                }
-                let n = out.dims;
-                let values = out
-                    .to_f32()
-                    .chunks_exact(n)
-                    .map(|v| {
-                        if n == 4 {
-                            Vec4::from_slice(v)
-                        } else {
-                            Vec3::from_slice(v).extend(0.0)
-                        }
-                    })
-                    .collect();
-                let node = ch.node as u32;
-                if let Some(dup) = channels
-                    .iter()
-                    .position(|x| x.node == node && x.property == property)
-                {
-                    w.add(format!(
-                        "{at}: a second channel for node {node} {property:?}; it replaces the first"
-                    ));
-                    channels.remove(dup);
-                }
-                channels.push(Channel {
-                    node,
-                    property,
-                    interpolation,
-                    times,
-                    values,
-                });
-            }
+            let (channels, weights) = self.anim_channels(a, anim.channels.len(), w)?;
             if channels.is_empty() && weights.is_empty() {
                 w.add(format!(
                     "animations[{a}] has no transform or morph weight channels; skipped"
@@ -120,16 +68,7 @@ impl Ctx<'_> {
                 continue;
             }
             let base = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
-            // Linear in the clip count: names are looked up in a set, and a
-            // repeated base name resumes at the next free suffix.
-            let mut name = base.clone();
-            let mut k = next_suffix.get(&base).copied().unwrap_or(2);
-            while taken.contains(&name) {
-                name = format!("{base} ({k})");
-                k += 1;
-            }
-            next_suffix.insert(base.clone(), k);
-            taken.insert(name.clone());
+            let name = names.unique(&base);
             if name != base {
                 w.add(format!(
                     "animations[{a}]: duplicate clip name {base:?} renamed {name:?}"
@@ -146,6 +85,112 @@ impl Ctx<'_> {
             clips.push(clip);
         }
         Ok((clips, events))
+    }
+
+    /// The `count` channels of animation `a`: transform channels and morph
+    /// weight channels apart. A later channel for the same node and
+    /// property replaces an earlier one (with a warning for a transform).
+    fn anim_channels(
+        &self,
+        a: usize,
+        count: usize,
+        w: &mut Warnings,
+    ) -> Result<(Vec<Channel>, Vec<WeightChannel>), ImportError> {
+        let mut channels: Vec<Channel> = Vec::new();
+        let mut weights: Vec<WeightChannel> = Vec::new();
+        for c in 0..count {
+            let at = format!("animations[{a}].channels[{c}]");
+            let ch = self.doc.channel(a, c)?;
+            let property = match ch.property {
+                gltf_doc::Property::Translation => Property::Translation,
+                gltf_doc::Property::Rotation => Property::Rotation,
+                gltf_doc::Property::Scale => Property::Scale,
+                gltf_doc::Property::MorphTargetWeights => {
+                    if let Some(ch) = self.weight_channel(a, &ch, &at, w)? {
+                        weights.retain(|x: &WeightChannel| x.node != ch.node);
+                        weights.push(ch);
+                    }
+                    continue;
+                }
+            };
+            let channel = self.transform_channel(a, &ch, property)?;
+            let node = channel.node;
+            if let Some(dup) = channels
+                .iter()
+                .position(|x| x.node == node && x.property == property)
+            {
+                w.add(format!(
+                    "{at}: a second channel for node {node} {property:?}; it replaces the first"
+                ));
+                channels.remove(dup);
+            }
+            channels.push(channel);
+        }
+        Ok((channels, weights))
+    }
+
+    /// A translation, rotation or scale channel: its sampler's key times
+    /// and one value per key (three for a cubic spline: in-tangent, value,
+    /// out-tangent), rotations as `Vec4`, the others with w = 0.
+    fn transform_channel(
+        &self,
+        a: usize,
+        ch: &gltf_doc::Channel,
+        property: Property,
+    ) -> Result<Channel, ImportError> {
+        let sampler = ch.sampler;
+        let s = sampler.index;
+        let sp = format!("animations[{a}].samplers[{s}]");
+        let interpolation = interpolation(&sampler);
+        let times = self.key_times(&sampler, &sp)?;
+        let (dims, types): (&[Dimensions], &[DataType]) = match property {
+            Property::Rotation => (&[Dimensions::Vec4], FLOAT_OR_NORM),
+            _ => (&[Dimensions::Vec3], FLOAT_ONLY),
+        };
+        let out = self.buffers.read(
+            &sampler.output,
+            Expect {
+                dims,
+                types,
+                normalized: Norm::Required,
+            },
+            &|| format!("{sp}.output"),
+        )?;
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        if out.count() != times.len() * per_key {
+            return Err(bad_value(
+                format!("{sp}.output"),
+                &format!(
+                    "has {} values for {} keys ({interpolation:?} needs {})",
+                    out.count(),
+                    times.len(),
+                    times.len() * per_key
+                ),
+            ));
+        }
+        let n = out.dims;
+        let values = out
+            .to_f32()
+            .chunks_exact(n)
+            .map(|v| {
+                if n == 4 {
+                    Vec4::from_slice(v)
+                } else {
+                    Vec3::from_slice(v).extend(0.0)
+                }
+            })
+            .collect();
+        Ok(Channel {
+            node: ch.node as u32,
+            property,
+            interpolation,
+            times,
+            values,
+        })
     }
 
     /// A morph weight channel: its node's mesh gives the weights per key;
