@@ -216,66 +216,116 @@ impl CrowdMirror {
     ) -> Result<SyncStats, RenderError> {
         let pass = pipelines.as_ref();
         let mut stats = SyncStats::default();
-        let len = crowd.len();
+        let grew = self.reserve(device, crowd)?;
+        if self.moving {
+            self.sync_motion_tables(device, queue, crowd, &mut stats)?;
+        }
+        self.sync_model_tables(device, queue, crowd, &mut stats)?;
+        self.len = crowd.len() as u32;
+        let full = self.collect_changes(crowd, grew);
+        stats.states = self.state_slots.slots.len() as u64;
+        stats.transforms = self.transform_slots.slots.len() as u64;
+        stats.motions = self.motion_slots.slots.len() as u64;
+        let params = self.upload_changes(device, queue, encoder, crowd, full, &mut stats)?;
+        if self.state_slots.direct() && self.transform_slots.direct() && self.motion_slots.direct()
+        {
+            self.pose(device, queue, encoder, pass, crowd);
+            return Ok(stats);
+        }
+        self.scatter(device, queue, encoder, pass, &params, &mut stats);
+        self.pose(device, queue, encoder, pass, crowd);
+        Ok(stats)
+    }
+
+    /// Grows the instance streams to `crowd`'s length and notes whether it
+    /// has motions (the motion pass runs).
+    fn reserve(&mut self, device: &wgpu::Device, crowd: &Crowd) -> Result<Grew, RenderError> {
+        let len = crowd.len() as u64;
         let state_size = std::mem::size_of::<GpuInstance>() as u64;
         let transform_size = std::mem::size_of::<GpuTransform>() as u64;
         let motion_size = std::mem::size_of::<GpuMotion>() as u64;
-        let grew = self.states.reserve(device, len as u64 * state_size)?
-            | self
-                .transforms
-                .reserve(device, len as u64 * transform_size)?;
-        let all_motions = crowd.gpu_motions();
-        let moving = !all_motions.is_empty();
+        let streams = self.states.reserve(device, len * state_size)?
+            | self.transforms.reserve(device, len * transform_size)?;
+        let moving = !crowd.gpu_motions().is_empty();
         // Motions appear (or a buffer grew): all of them once.
-        let motions_grew = moving
-            && (self.motions.reserve(device, len as u64 * motion_size)? || !self.moving || grew);
+        let motions =
+            moving && (self.motions.reserve(device, len * motion_size)? || !self.moving || streams);
         self.moving = moving;
-        if moving {
-            let tables = (crowd.identity(), crowd.motion_tables_generation());
-            if self.motion_tables != Some(tables) {
-                let points: &[u8] = bytemuck::cast_slice(crowd.path_points());
-                let keys: &[u8] = bytemuck::cast_slice(crowd.root_keys());
-                write_tables(
-                    device,
-                    queue,
-                    &mut stats,
-                    [(&mut self.points, points), (&mut self.root_keys, keys)],
-                )?;
-                self.motion_tables = Some(tables);
-            }
+        Ok(Grew { streams, motions })
+    }
+
+    /// Uploads the crowd's path points and root-motion keys when they are
+    /// another crowd's or changed since the last sync.
+    fn sync_motion_tables(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        stats: &mut SyncStats,
+    ) -> Result<(), RenderError> {
+        let tables = (crowd.identity(), crowd.motion_tables_generation());
+        if self.motion_tables != Some(tables) {
+            let points: &[u8] = bytemuck::cast_slice(crowd.path_points());
+            let keys: &[u8] = bytemuck::cast_slice(crowd.root_keys());
+            write_tables(
+                device,
+                queue,
+                stats,
+                [(&mut self.points, points), (&mut self.root_keys, keys)],
+            )?;
+            self.motion_tables = Some(tables);
         }
-        if !crowd
+        Ok(())
+    }
+
+    /// Uploads the model, clip and LOD tables when the crowd's models are
+    /// not those they were built for.
+    fn sync_model_tables(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        stats: &mut SyncStats,
+    ) -> Result<(), RenderError> {
+        if crowd
             .models()
             .map(|m| m.key())
             .eq(self.model_keys.iter().copied())
         {
-            self.model_keys = crowd.models().map(|m| m.key()).collect();
-            self.tables = crowd.gpu_tables();
-            let t = &self.tables;
-            let (models, clips, sizes): (&[u8], &[u8], &[u8]) = (
-                bytemuck::cast_slice(&t.models),
-                bytemuck::cast_slice(&t.clips),
-                bytemuck::cast_slice(&t.lod_sizes),
-            );
-            let tables = [
-                (&mut self.models, models),
-                (&mut self.clips, clips),
-                (&mut self.lod_sizes, sizes),
-            ];
-            write_tables(device, queue, &mut stats, tables)?;
+            return Ok(());
         }
-        self.len = len as u32;
-        // Everything after a fresh buffer or when the log says so.
+        self.model_keys = crowd.models().map(|m| m.key()).collect();
+        self.tables = crowd.gpu_tables();
+        let t = &self.tables;
+        let (models, clips, sizes): (&[u8], &[u8], &[u8]) = (
+            bytemuck::cast_slice(&t.models),
+            bytemuck::cast_slice(&t.clips),
+            bytemuck::cast_slice(&t.lod_sizes),
+        );
+        let tables = [
+            (&mut self.models, models),
+            (&mut self.clips, clips),
+            (&mut self.lod_sizes, sizes),
+        ];
+        write_tables(device, queue, stats, tables)
+    }
+
+    /// Collects each stream's slots to write: all of them after a fresh
+    /// buffer or when the log says so (a full upload: returns true), else
+    /// those the change log names since the mirror's cursor.
+    fn collect_changes(&mut self, crowd: &Crowd, grew: Grew) -> bool {
+        let len = crowd.len();
+        let moving = self.moving;
         let (states, transforms, motions) = (
             &mut self.state_slots,
             &mut self.transform_slots,
             &mut self.motion_slots,
         );
-        let full = match crowd.changes(&mut self.cursor) {
-            Changes::Slots(changes) if !grew => {
+        match crowd.changes(&mut self.cursor) {
+            Changes::Slots(changes) if !grew.streams => {
                 states.collect(changes, len, Change::has_state);
                 transforms.collect(changes, len, Change::has_transform);
-                if motions_grew {
+                if grew.motions {
                     motions.all(len);
                 } else if moving {
                     motions.collect(changes, len, Change::has_motion);
@@ -294,10 +344,26 @@ impl CrowdMirror {
                 }
                 true
             }
-        };
-        stats.states = states.slots.len() as u64;
-        stats.transforms = transforms.slots.len() as u64;
-        stats.motions = motions.slots.len() as u64;
+        }
+    }
+
+    /// Writes the collected slots, through the queue for a full upload and
+    /// the belt into `encoder` otherwise: a stream with few runs as those
+    /// runs in place (transforms and motions straight from the crowd's
+    /// storage), one with more packed with their slots into its update
+    /// buffer for [`Self::scatter`]. Returns the scatter's params (its
+    /// counts per stream).
+    fn upload_changes(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        crowd: &Crowd,
+        full: bool,
+        stats: &mut SyncStats,
+    ) -> Result<MirrorParams, RenderError> {
+        let all_motions = crowd.gpu_motions();
+        let all_transforms = crowd.gpu_transforms();
         let mut upload = if full {
             Upload::Queue(queue)
         } else {
@@ -305,71 +371,86 @@ impl CrowdMirror {
         };
 
         // Direct runs.
-        if states.direct() {
-            for &(first, last) in &states.runs {
-                let count = (last - first + 1) as usize;
-                stats.bytes += upload.items::<GpuInstance, { std::mem::size_of::<GpuInstance>() }>(
-                    &self.states.buffer,
-                    first as u64 * state_size,
-                    count,
-                    (first..=last).map(|d| crowd.gpu_instance(d as usize)),
-                );
-                stats.writes += 1;
-            }
+        if self.state_slots.direct() {
+            write_state_runs(
+                &mut upload,
+                &self.states.buffer,
+                &self.state_slots,
+                crowd,
+                stats,
+            );
         }
-        if transforms.direct() {
-            let all = crowd.gpu_transforms();
-            upload.runs(&self.transforms.buffer, transforms, all, &mut stats);
+        if self.transform_slots.direct() {
+            let slots = &self.transform_slots;
+            upload.runs(&self.transforms.buffer, slots, all_transforms, stats);
         }
-        if motions.direct() {
-            upload.runs(&self.motions.buffer, motions, all_motions, &mut stats);
+        if self.motion_slots.direct() {
+            upload.runs(&self.motions.buffer, &self.motion_slots, all_motions, stats);
         }
 
         // Scattered: the changes, each with its slot, packed in one upload
         // per stream and scattered by one dispatch each.
-        let mut params = MirrorParams {
-            state_count: 0,
-            transform_count: 0,
-            instance_count: len as u32,
-            motion_count: 0,
-        };
-        // Each stream: its changes packed as `Update { slot, pad, field }`.
-        macro_rules! scatter {
-            ($slots:expr, $buffer:expr, $update:ident, $field:ident) => {
-                if !$slots.direct() {
-                    const N: usize = std::mem::size_of::<$update>();
-                    let make = |slot: u32| $update {
-                        slot,
-                        pad: [0; 3],
-                        $field: $field(slot),
-                    };
-                    upload.updates::<_, N>(device, &mut $buffer, &$slots.slots, &mut stats, make)?
-                } else {
-                    0
-                }
-            };
-        }
-        let all = crowd.gpu_transforms();
-        let motion = |s: u32| all_motions[s as usize];
-        let state = |s: u32| crowd.gpu_instance(s as usize);
-        let transform = |s: u32| all[s as usize];
-        params.motion_count = scatter!(motions, self.motion_updates, MotionUpdate, motion);
-        params.state_count = scatter!(states, self.state_updates, StateUpdate, state);
-        params.transform_count = scatter!(
-            transforms,
-            self.transform_updates,
-            TransformUpdate,
-            transform
-        );
+        let motion_count = pack_updates::<_, { std::mem::size_of::<MotionUpdate>() }>(
+            &mut upload,
+            device,
+            &self.motion_slots,
+            &mut self.motion_updates,
+            stats,
+            |slot| MotionUpdate {
+                slot,
+                pad: [0; 3],
+                motion: all_motions[slot as usize],
+            },
+        )?;
+        let state_count = pack_updates::<_, { std::mem::size_of::<StateUpdate>() }>(
+            &mut upload,
+            device,
+            &self.state_slots,
+            &mut self.state_updates,
+            stats,
+            |slot| StateUpdate {
+                slot,
+                pad: [0; 3],
+                state: crowd.gpu_instance(slot as usize),
+            },
+        )?;
+        let transform_count = pack_updates::<_, { std::mem::size_of::<TransformUpdate>() }>(
+            &mut upload,
+            device,
+            &self.transform_slots,
+            &mut self.transform_updates,
+            stats,
+            |slot| TransformUpdate {
+                slot,
+                pad: [0; 3],
+                transform: all_transforms[slot as usize],
+            },
+        )?;
         if !full {
             // The belt's chunks are mapped again once this encoder has run.
             self.belt.finish_and_recall_on_submit(encoder);
         }
-        if states.direct() && transforms.direct() && motions.direct() {
-            self.pose(device, queue, encoder, pass, crowd);
-            return Ok(stats);
-        }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        Ok(MirrorParams {
+            state_count,
+            transform_count,
+            instance_count: crowd.len() as u32,
+            motion_count,
+        })
+    }
+
+    /// Records the scatter: `params` written, then one dispatch per stream
+    /// with packed updates (`shaders/mirror.wgsl`), each placing its
+    /// updates at their slots.
+    fn scatter(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: &MirrorPipelines,
+        params: &MirrorParams,
+        stats: &mut SyncStats,
+    ) {
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         stats.writes += 1;
         let group = bind_group(
             device,
@@ -404,8 +485,6 @@ impl CrowdMirror {
         drop(cpass);
         stats.bytes += std::mem::size_of::<MirrorParams>() as u64;
         stats.scattered = true;
-        self.pose(device, queue, encoder, pass, crowd);
-        Ok(stats)
     }
 
     /// Records the motion pass: the moving instances' transforms at the
@@ -449,4 +528,54 @@ fn write_tables<const N: usize>(
         }
     }
     Ok(())
+}
+
+/// What [`CrowdMirror::reserve`] grew.
+#[derive(Clone, Copy)]
+struct Grew {
+    /// The states or transforms buffer: everything is uploaded again.
+    streams: bool,
+    /// All motions are uploaded: they appear, or a buffer grew.
+    motions: bool,
+}
+
+/// Packs one stream's changes as updates (`Update { slot, pad, field }`,
+/// `N` bytes each; `update` makes one) into its update buffer for the
+/// scatter, unless its runs are few enough to have been written in place.
+/// Returns the number of updates (0 for a stream written in place).
+fn pack_updates<T: bytemuck::Pod, const N: usize>(
+    upload: &mut Upload<'_>,
+    device: &wgpu::Device,
+    slots: &Slots,
+    buffer: &mut Grown,
+    stats: &mut SyncStats,
+    update: impl Fn(u32) -> T,
+) -> Result<u32, RenderError> {
+    if slots.direct() {
+        return Ok(0);
+    }
+    upload.updates::<T, N>(device, buffer, &slots.slots, stats, update)
+}
+
+/// Writes each run of `slots` of the states stream in place, one write a
+/// run: the crowd builds each state ([`Crowd::gpu_instance`]) straight into
+/// staging memory, as it keeps none contiguous.
+fn write_state_runs(
+    upload: &mut Upload<'_>,
+    buffer: &wgpu::Buffer,
+    slots: &Slots,
+    crowd: &Crowd,
+    stats: &mut SyncStats,
+) {
+    let state_size = std::mem::size_of::<GpuInstance>() as u64;
+    for &(first, last) in &slots.runs {
+        let count = (last - first + 1) as usize;
+        stats.bytes += upload.items::<GpuInstance, { std::mem::size_of::<GpuInstance>() }>(
+            buffer,
+            first as u64 * state_size,
+            count,
+            (first..=last).map(|d| crowd.gpu_instance(d as usize)),
+        );
+        stats.writes += 1;
+    }
 }
