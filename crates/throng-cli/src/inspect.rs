@@ -151,158 +151,212 @@ fn extensions_json(uses: &[throng_bake::extensions::ExtensionUse]) -> Value {
 
 /// Renders a summary as text.
 fn text(v: &Value) -> String {
-    use std::fmt::Write;
     let mut s = String::new();
-    let arr = |k: &str| v[k].as_array().cloned().unwrap_or_default();
-    let n = |x: &Value| x.as_u64().unwrap_or(0);
     if v["kind"] == "throng" {
-        let _ = writeln!(
-            s,
-            "{} (.throng, baked from {}, {})",
-            v["name"].as_str().unwrap_or(""),
-            v["source"].as_str().unwrap_or("?"),
-            bytes(n(&v["file_bytes"]))
-        );
-        let _ = writeln!(s, "  bones     {}", arr("bones").len());
-        let _ = writeln!(
-            s,
-            "  frames    {} (clips at least {} fps)",
-            thousands(n(&v["frames"])),
-            v["fps"]
-        );
-        let t = &v["texture"];
-        let _ = writeln!(
-            s,
-            "  texture   {}×{}×{} {}, {} texels, {} on the GPU",
-            t["width"],
-            t["width"],
-            t["layers"],
-            t["format"].as_str().unwrap_or(""),
-            thousands(n(&t["texels"])),
-            bytes(n(&t["gpu_bytes"]))
-        );
-        for (i, l) in arr("lods").iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "  LOD {i}     {} vertices, {} triangles, {} submeshes",
-                thousands(n(&l["vertices"])),
-                thousands(n(&l["triangles"])),
-                l["submeshes"].as_array().map_or(0, Vec::len)
-            );
-        }
-        crate::inspect_materials::text(&mut s, v);
-        crate::inspect_morphs::text(&mut s, v);
-        let i = &v["impostor"];
-        if i.is_object() {
-            let _ = writeln!(
-                s,
-                "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}, {} ({})",
-                i["views"],
-                i["views"],
-                i["frames"],
-                i["cell"],
-                i["layers"],
-                i["layer_size"],
-                i["codec"].as_str().unwrap_or("?").to_uppercase(),
-                bytes(n(&i["bytes"])),
-                image_list(&i["images"])
-            );
-        } else {
-            let _ = writeln!(s, "  impostor  none");
-        }
-        let p = &v["provenance"];
-        if p.is_object() {
-            let _ = writeln!(
-                s,
-                "  provenance  {} input file{}, BLAKE3 {}; {}\n              options {}",
-                p["files"],
-                if p["files"] == 1 { "" } else { "s" },
-                p["inputs_blake3"].as_str().unwrap_or(""),
-                p["baker"].as_str().unwrap_or(""),
-                p["options"].as_str().unwrap_or("")
-            );
-        } else {
-            let _ = writeln!(
-                s,
-                "  provenance  none recorded (an older bake: never up to date)"
-            );
-        }
-        let _ = writeln!(
-            s,
-            "  radius    {:.4}; bake error {:.2e} × radius",
-            v["bounding_radius"].as_f64().unwrap_or(0.0),
-            v["bake_error_rel"].as_f64().unwrap_or(0.0)
-        );
-        let _ = writeln!(s, "  clips     {}", arr("clips").len());
-        for c in arr("clips") {
-            let f = |k: &str| c[k].as_f64().unwrap_or(0.0);
-            let _ = writeln!(
-                s,
-                "    {:>3}  {:24} {:>8.3} s  {:>5} frames (first {}) at {:.1} fps, {}; error {:.2e} at frames, {:.2e} between (bound {:.1e})",
-                c["index"],
-                c["name"].as_str().unwrap_or(""),
-                f("duration"),
-                c["frames"],
-                c["first_frame"],
-                f("fps"),
-                bytes(n(&c["bytes"])),
-                f("error_at_frames_rel"),
-                f("error_between_frames_rel"),
-                f("max_error_rel")
-            );
-        }
+        baked_text(&mut s, v);
     } else {
-        let _ = writeln!(s, "{} (glTF)", v["name"].as_str().unwrap_or(""));
-        let _ = writeln!(s, "  nodes     {}", v["nodes"]);
-        let _ = writeln!(
-            s,
-            "  skins     {} ({} joints in all)",
-            arr("skins").len(),
-            arr("skins").iter().map(|k| n(&k["joints"])).sum::<u64>()
-        );
-        let _ = writeln!(
-            s,
-            "  meshes    {} drawn by {} nodes",
-            arr("meshes").len(),
-            arr("instances").len()
-        );
-        crate::inspect_materials::text(&mut s, v);
-        crate::inspect_morphs::text(&mut s, v);
-        let _ = writeln!(s, "  clips     {}", arr("clips").len());
-        for c in arr("clips") {
-            let _ = writeln!(
-                s,
-                "    {:>3}  {:24} {:>8.3} s  {:>4} channels",
-                c["index"],
-                c["name"].as_str().unwrap_or(""),
-                c["duration"].as_f64().unwrap_or(0.0),
-                c["channels"]
-            );
-        }
-        let extensions = arr("extensions");
-        if !extensions.is_empty() {
-            let _ = writeln!(s, "  extensions");
-        }
-        for e in extensions {
-            let _ = writeln!(
-                s,
-                "    {:36} {:9} {}",
-                e["name"].as_str().unwrap_or(""),
-                if e["required"] == true {
-                    "required"
-                } else {
-                    "used"
-                },
-                if e["read"] == true {
-                    "read"
-                } else {
-                    "not read"
-                }
-            );
-        }
-        for w in arr("warnings") {
-            let _ = writeln!(s, "  warning: {}", w.as_str().unwrap_or(""));
-        }
+        gltf_text(&mut s, v);
     }
     s
+}
+
+/// The array at `v[k]`, or an empty one.
+fn arr(v: &Value, k: &str) -> Vec<Value> {
+    v[k].as_array().cloned().unwrap_or_default()
+}
+
+/// `x` as a count, 0 where it is none.
+fn n(x: &Value) -> u64 {
+    x.as_u64().unwrap_or(0)
+}
+
+/// The text of a `.throng`'s summary: its data, materials, morphs,
+/// impostor and provenance, then its clips.
+fn baked_text(s: &mut String, v: &Value) {
+    use std::fmt::Write;
+    baked_data_lines(s, v);
+    crate::inspect_materials::text(s, v);
+    crate::inspect_morphs::text(s, v);
+    impostor_line(s, &v["impostor"]);
+    provenance_line(s, &v["provenance"]);
+    let _ = writeln!(
+        s,
+        "  radius    {:.4}; bake error {:.2e} × radius",
+        v["bounding_radius"].as_f64().unwrap_or(0.0),
+        v["bake_error_rel"].as_f64().unwrap_or(0.0)
+    );
+    baked_clip_lines(s, v);
+}
+
+/// A `.throng`'s headline (name, source, file size), then its bones,
+/// frames, bone texture and a line per LOD.
+fn baked_data_lines(s: &mut String, v: &Value) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "{} (.throng, baked from {}, {})",
+        v["name"].as_str().unwrap_or(""),
+        v["source"].as_str().unwrap_or("?"),
+        bytes(n(&v["file_bytes"]))
+    );
+    let _ = writeln!(s, "  bones     {}", arr(v, "bones").len());
+    let _ = writeln!(
+        s,
+        "  frames    {} (clips at least {} fps)",
+        thousands(n(&v["frames"])),
+        v["fps"]
+    );
+    let t = &v["texture"];
+    let _ = writeln!(
+        s,
+        "  texture   {}×{}×{} {}, {} texels, {} on the GPU",
+        t["width"],
+        t["width"],
+        t["layers"],
+        t["format"].as_str().unwrap_or(""),
+        thousands(n(&t["texels"])),
+        bytes(n(&t["gpu_bytes"]))
+    );
+    for (i, l) in arr(v, "lods").iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  LOD {i}     {} vertices, {} triangles, {} submeshes",
+            thousands(n(&l["vertices"])),
+            thousands(n(&l["triangles"])),
+            l["submeshes"].as_array().map_or(0, Vec::len)
+        );
+    }
+}
+
+/// The `impostor` line: the atlas's views, frames, cells, layers, codec,
+/// bytes and images, or "none".
+fn impostor_line(s: &mut String, i: &Value) {
+    use std::fmt::Write;
+    if i.is_object() {
+        let _ = writeln!(
+            s,
+            "  impostor  {}×{} views, {} frames a clip, {}² texels a cell, {} layers of {}², {}, {} ({})",
+            i["views"],
+            i["views"],
+            i["frames"],
+            i["cell"],
+            i["layers"],
+            i["layer_size"],
+            i["codec"].as_str().unwrap_or("?").to_uppercase(),
+            bytes(n(&i["bytes"])),
+            image_list(&i["images"])
+        );
+    } else {
+        let _ = writeln!(s, "  impostor  none");
+    }
+}
+
+/// The `provenance` lines: the inputs' count and hash, the baker and its
+/// options, or that none was recorded.
+fn provenance_line(s: &mut String, p: &Value) {
+    use std::fmt::Write;
+    if p.is_object() {
+        let _ = writeln!(
+            s,
+            "  provenance  {} input file{}, BLAKE3 {}; {}\n              options {}",
+            p["files"],
+            if p["files"] == 1 { "" } else { "s" },
+            p["inputs_blake3"].as_str().unwrap_or(""),
+            p["baker"].as_str().unwrap_or(""),
+            p["options"].as_str().unwrap_or("")
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  provenance  none recorded (an older bake: never up to date)"
+        );
+    }
+}
+
+/// The `clips` count and a line per baked clip: its frames, rate, bytes
+/// and errors.
+fn baked_clip_lines(s: &mut String, v: &Value) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "  clips     {}", arr(v, "clips").len());
+    for c in arr(v, "clips") {
+        let f = |k: &str| c[k].as_f64().unwrap_or(0.0);
+        let _ = writeln!(
+            s,
+            "    {:>3}  {:24} {:>8.3} s  {:>5} frames (first {}) at {:.1} fps, {}; error {:.2e} at frames, {:.2e} between (bound {:.1e})",
+            c["index"],
+            c["name"].as_str().unwrap_or(""),
+            f("duration"),
+            c["frames"],
+            c["first_frame"],
+            f("fps"),
+            bytes(n(&c["bytes"])),
+            f("error_at_frames_rel"),
+            f("error_between_frames_rel"),
+            f("max_error_rel")
+        );
+    }
+}
+
+/// The text of a glTF's summary: its nodes, skins, meshes, materials,
+/// morphs and clips, the extensions it uses and the import's warnings.
+fn gltf_text(s: &mut String, v: &Value) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "{} (glTF)", v["name"].as_str().unwrap_or(""));
+    let _ = writeln!(s, "  nodes     {}", v["nodes"]);
+    let _ = writeln!(
+        s,
+        "  skins     {} ({} joints in all)",
+        arr(v, "skins").len(),
+        arr(v, "skins").iter().map(|k| n(&k["joints"])).sum::<u64>()
+    );
+    let _ = writeln!(
+        s,
+        "  meshes    {} drawn by {} nodes",
+        arr(v, "meshes").len(),
+        arr(v, "instances").len()
+    );
+    crate::inspect_materials::text(s, v);
+    crate::inspect_morphs::text(s, v);
+    let _ = writeln!(s, "  clips     {}", arr(v, "clips").len());
+    for c in arr(v, "clips") {
+        let _ = writeln!(
+            s,
+            "    {:>3}  {:24} {:>8.3} s  {:>4} channels",
+            c["index"],
+            c["name"].as_str().unwrap_or(""),
+            c["duration"].as_f64().unwrap_or(0.0),
+            c["channels"]
+        );
+    }
+    extension_lines(s, v);
+    for w in arr(v, "warnings") {
+        let _ = writeln!(s, "  warning: {}", w.as_str().unwrap_or(""));
+    }
+}
+
+/// The `extensions` heading, where the glTF uses any, and a line per
+/// extension: required or only used, read by the baker or not.
+fn extension_lines(s: &mut String, v: &Value) {
+    use std::fmt::Write;
+    let extensions = arr(v, "extensions");
+    if !extensions.is_empty() {
+        let _ = writeln!(s, "  extensions");
+    }
+    for e in extensions {
+        let _ = writeln!(
+            s,
+            "    {:36} {:9} {}",
+            e["name"].as_str().unwrap_or(""),
+            if e["required"] == true {
+                "required"
+            } else {
+                "used"
+            },
+            if e["read"] == true {
+                "read"
+            } else {
+                "not read"
+            }
+        );
+    }
 }
