@@ -2,7 +2,7 @@
 //! PNG.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use throng_cli::args::size::parse_size;
 
 use anyhow::{Result, bail};
@@ -10,10 +10,11 @@ use clap::Args as ClapArgs;
 use throng_bench::demo::{
     CameraChoice, GridOptions, VARIETY_SEED, demo_variety, dressed, grid_crowd,
 };
-use throng_crowd::crowd::ModelHandle;
+use throng_core::math::Aabb;
+use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_demo::walkers::Walkers;
 use throng_render::image_file::ImageFormat;
-use throng_render::{Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
+use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
 
 use crate::util::{check_not_input, load_baked};
 use throng_cli::args::clip::resolve_clip;
@@ -92,6 +93,54 @@ pub struct Args {
 
 /// Runs `throng render`.
 pub fn run(args: Args) -> Result<()> {
+    check_numbers(&args)?;
+    // The output's format and identity before any work (and any GPU).
+    ImageFormat::of(&args.output)?;
+    check_not_input(&args.output, &[&args.model])?;
+    let (handle, grid) = model_and_grid(&args)?;
+    let gpu = Gpu::headless()?;
+    let options = RendererOptions {
+        path: args.path,
+        sample_count: args.msaa,
+        pose_cache: RendererOptions::default()
+            .pose_cache
+            .filter(|_| !args.no_pose_cache),
+        ..RendererOptions::default()
+    };
+    let mut renderer = Renderer::headless(&gpu, options)?;
+    // Refuse a crowd the device cannot draw before spending memory on it.
+    renderer.check_capacity(args.instances as u64)?;
+    let upload_start = Instant::now();
+    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let upload = upload_start.elapsed();
+    let (crowd, bounds) = populate(&args, &handle, &grid)?;
+    let camera = args
+        .camera
+        .camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
+    let start = Instant::now();
+    let (image, stats) =
+        renderer.render_image(&gpu, args.size, &camera, &[&crowd], &[&gpu_model])?;
+    let gpu_time = renderer.wait_gpu_time();
+    let frame = start.elapsed();
+    throng_render::image_file::save(&args.output, &image)?;
+    print_report(
+        &args,
+        &gpu,
+        &renderer,
+        &Measured {
+            stats,
+            upload,
+            gpu_bytes: gpu_model.gpu_bytes,
+            frame,
+            gpu_time,
+        },
+    );
+    Ok(())
+}
+
+/// Refuses a `--time`, `--walking` or `--walked` out of its range before
+/// any work.
+fn check_numbers(args: &Args) -> Result<()> {
     if args.time.is_some_and(|t| !t.is_finite()) {
         bail!("--time must be a finite number");
     }
@@ -107,9 +156,13 @@ pub fn run(args: Args) -> Result<()> {
             args.walked
         );
     }
-    // The output's format and identity before any work (and any GPU).
-    ImageFormat::of(&args.output)?;
-    check_not_input(&args.output, &[&args.model])?;
+    Ok(())
+}
+
+/// Loads the model and checks `--clip` and `--hide` against it; returns
+/// it (dressed in the variety palette with `--variety`) and the grid to
+/// fill with it.
+fn model_and_grid(args: &Args) -> Result<(ModelHandle, GridOptions)> {
     let (model, _) = load_baked(&args.model)?;
     let clip = match &args.clip {
         Some(c) => Some(resolve_clip(
@@ -139,32 +192,22 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         (handle, None)
     };
-    let gpu = Gpu::headless()?;
-    let options = RendererOptions {
-        path: args.path,
-        sample_count: args.msaa,
-        pose_cache: RendererOptions::default()
-            .pose_cache
-            .filter(|_| !args.no_pose_cache),
-        ..RendererOptions::default()
+    let grid = GridOptions {
+        count: args.instances,
+        clip,
+        time: args.time,
+        tints: variety.is_none(),
+        variety,
+        ..GridOptions::default()
     };
-    let mut renderer = Renderer::headless(&gpu, options)?;
-    // Refuse a crowd the device cannot draw before spending memory on it.
-    renderer.check_capacity(args.instances as u64)?;
-    let upload_start = Instant::now();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
-    let upload = upload_start.elapsed();
-    let (mut crowd, model_id, bounds) = grid_crowd(
-        &handle,
-        &GridOptions {
-            count: args.instances,
-            clip,
-            time: args.time,
-            tints: variety.is_none(),
-            variety,
-            ..GridOptions::default()
-        },
-    )?;
+    Ok((handle, grid))
+}
+
+/// Fills the grid, puts `--layer`s over every instance and, with
+/// `--walking`, walks the crowd for `--walked` seconds; returns the crowd
+/// and the grid's bounds.
+fn populate(args: &Args, handle: &ModelHandle, grid: &GridOptions) -> Result<(Crowd, Aabb)> {
+    let (mut crowd, model_id, bounds) = grid_crowd(handle, grid)?;
     let ids: Vec<_> = crowd.ids().collect();
     throng_cli::args::layer::apply(&mut crowd, model_id, &ids, &args.layers)?;
     if args.walking > 0.0 {
@@ -176,15 +219,27 @@ pub fn run(args: Args) -> Result<()> {
             walkers.step(&mut crowd, 1.0 / 30.0)?;
         }
     }
-    let camera = args
-        .camera
-        .camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
-    let start = Instant::now();
-    let (image, stats) =
-        renderer.render_image(&gpu, args.size, &camera, &[&crowd], &[&gpu_model])?;
-    let gpu_time = renderer.wait_gpu_time();
-    let frame = start.elapsed();
-    throng_render::image_file::save(&args.output, &image)?;
+    Ok((crowd, bounds))
+}
+
+/// What the picture's frame measured.
+struct Measured {
+    /// The frame's counts.
+    stats: FrameStats,
+    /// The model's upload time.
+    upload: Duration,
+    /// The model's bytes on the GPU.
+    gpu_bytes: u64,
+    /// The first frame's time, pipeline creation and readback included.
+    frame: Duration,
+    /// The GPU pass's time, where the adapter has timestamp queries.
+    gpu_time: Option<Duration>,
+}
+
+/// The lines on stdout after the picture: adapter, path, counts, pose
+/// cache, timings and the file written.
+fn print_report(args: &Args, gpu: &Gpu, renderer: &Renderer, m: &Measured) {
+    let stats = &m.stats;
     println!("adapter     {}", gpu.adapter_summary());
     println!("path        {}", renderer.path());
     println!(
@@ -202,14 +257,14 @@ pub fn run(args: Args) -> Result<()> {
     }
     println!(
         "upload      {:.1} ms ({} bytes on the GPU)",
-        upload.as_secs_f64() * 1e3,
-        gpu_model.gpu_bytes
+        m.upload.as_secs_f64() * 1e3,
+        m.gpu_bytes
     );
     println!(
         "frame       {:.1} ms (first frame: pipeline creation, render and readback)",
-        frame.as_secs_f64() * 1e3
+        m.frame.as_secs_f64() * 1e3
     );
-    match gpu_time {
+    match m.gpu_time {
         Some(t) => println!(
             "gpu pass    {:.2} ms (timestamp queries)",
             t.as_secs_f64() * 1e3
@@ -222,5 +277,4 @@ pub fn run(args: Args) -> Result<()> {
         args.size.0,
         args.size.1
     );
-    Ok(())
 }
