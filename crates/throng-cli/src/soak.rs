@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use throng_bench::soak::watch::Sample;
-use throng_bench::soak::{MAX_SOAK_INSTANCES, SoakOptions, soak};
+use throng_bench::soak::{MAX_SOAK_INSTANCES, SoakOptions, SoakReport, soak};
 use throng_render::{Gpu, PathChoice};
 
 use crate::render::path_parser;
@@ -83,21 +83,7 @@ fn line(s: &Sample) -> String {
 
 /// Runs `throng soak`.
 pub fn run(args: Args) -> Result<()> {
-    if !(args.seconds.is_finite() && args.seconds > 0.0) {
-        bail!("--seconds {}: a positive number of seconds", args.seconds);
-    }
-    if args.instances == 0 || args.instances > MAX_SOAK_INSTANCES {
-        bail!(
-            "--instances {}: from 1 to {}",
-            args.instances,
-            thousands(MAX_SOAK_INSTANCES as u64)
-        );
-    }
-    if let Some(w) = args.warmup
-        && !(w.is_finite() && w > 0.0 && w < args.seconds)
-    {
-        bail!("--warmup {w}: a positive number of seconds shorter than the run");
-    }
+    check_args(&args)?;
     let (model, _) = load_baked(&args.model)?;
     let gpu = Gpu::headless()?;
     let opts = SoakOptions {
@@ -131,13 +117,40 @@ pub fn run(args: Args) -> Result<()> {
         }
         shown += 1;
     })?;
-    let after: Vec<&Sample> = report
-        .samples
-        .iter()
-        .filter(|s| s.seconds >= report.warmup)
-        .collect();
-    let mut text = String::new();
+    let failures = report.failures();
+    write_stdout(&summary(&report, &failures))?;
+    if !failures.is_empty() {
+        bail!("the soak failed:\n  {}", failures.join("\n  "));
+    }
+    Ok(())
+}
+
+/// Refuses `--seconds`, `--instances` and `--warmup` out of their range
+/// before loading anything.
+fn check_args(args: &Args) -> Result<()> {
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        bail!("--seconds {}: a positive number of seconds", args.seconds);
+    }
+    if args.instances == 0 || args.instances > MAX_SOAK_INSTANCES {
+        bail!(
+            "--instances {}: from 1 to {}",
+            args.instances,
+            thousands(MAX_SOAK_INSTANCES as u64)
+        );
+    }
+    if let Some(w) = args.warmup
+        && !(w.is_finite() && w > 0.0 && w < args.seconds)
+    {
+        bail!("--warmup {w}: a positive number of seconds shorter than the run");
+    }
+    Ok(())
+}
+
+/// The summary after the run: paths, churn, memory after the warm-up,
+/// picture checks and, where nothing failed, that the soak held.
+fn summary(report: &SoakReport, failures: &[String]) -> String {
     use std::fmt::Write;
+    let mut text = String::new();
     let _ = writeln!(
         text,
         "path {}, pictures checked against {}",
@@ -156,6 +169,38 @@ pub fn run(args: Args) -> Result<()> {
         thousands(report.counts.motions),
         thousands(report.counts.layers)
     );
+    memory_line(&mut text, report);
+    let worst = report
+        .checks
+        .iter()
+        .max_by(|a, b| a.mean.total_cmp(&b.mean));
+    let _ = writeln!(
+        text,
+        "{} picture checks{}",
+        report.checks.len(),
+        worst.map_or(String::new(), |c| format!(
+            "; the largest difference at frame {}: {} pixels over the tolerance, mean {:.3} levels, worst {}",
+            c.frame, c.differing, c.mean, c.worst
+        ))
+    );
+    if failures.is_empty() {
+        let _ = writeln!(
+            text,
+            "held: no growth past the bounds, no drift, no failed frame"
+        );
+    }
+    text
+}
+
+/// The memory and device bytes from the first sample after the warm-up to
+/// the last, with their peaks, where any sample came after it.
+fn memory_line(text: &mut String, report: &SoakReport) {
+    use std::fmt::Write;
+    let after: Vec<&Sample> = report
+        .samples
+        .iter()
+        .filter(|s| s.seconds >= report.warmup)
+        .collect();
     if let (Some(first), Some(last)) = (after.first(), after.last()) {
         let peak = |f: fn(&Sample) -> Option<u64>| after.iter().filter_map(|s| f(s)).max();
         let _ = writeln!(
@@ -173,29 +218,4 @@ pub fn run(args: Args) -> Result<()> {
             figure(last.gpu_textures)
         );
     }
-    let worst = report
-        .checks
-        .iter()
-        .max_by(|a, b| a.mean.total_cmp(&b.mean));
-    let _ = writeln!(
-        text,
-        "{} picture checks{}",
-        report.checks.len(),
-        worst.map_or(String::new(), |c| format!(
-            "; the largest difference at frame {}: {} pixels over the tolerance, mean {:.3} levels, worst {}",
-            c.frame, c.differing, c.mean, c.worst
-        ))
-    );
-    let failures = report.failures();
-    if failures.is_empty() {
-        let _ = writeln!(
-            text,
-            "held: no growth past the bounds, no drift, no failed frame"
-        );
-    }
-    write_stdout(&text)?;
-    if !failures.is_empty() {
-        bail!("the soak failed:\n  {}", failures.join("\n  "));
-    }
-    Ok(())
 }
