@@ -85,114 +85,156 @@ impl HasOthers for gltf::json::extensions::material::OcclusionTexture {
     }
 }
 
+/// The images read so far, each image index loaded once however many
+/// textures use it.
+#[derive(Default)]
+struct LoadedImages {
+    images: Vec<SourceImage>,
+    /// Per glTF image index, its index in `images`; `None` for one that
+    /// could not be read (its warning already given).
+    by_source: BTreeMap<usize, Option<u32>>,
+}
+
+/// A material's factors, alpha mode and sidedness, without its textures.
+fn untextured(i: usize, mat: &gltf::json::Material) -> Result<Material, ImportError> {
+    let pbr = &mat.pbr_metallic_roughness;
+    let strength = mat
+        .extensions
+        .as_ref()
+        .and_then(|e| e.emissive_strength.as_ref())
+        .map_or(1.0, |s| s.emissive_strength.0);
+    Ok(Material {
+        name: mat.name.clone().unwrap_or_else(|| format!("material{i}")),
+        base_color_factor: Vec4::from_array(pbr.base_color_factor.0),
+        metallic_factor: pbr.metallic_factor.0.clamp(0.0, 1.0),
+        roughness_factor: pbr.roughness_factor.0.clamp(0.0, 1.0),
+        normal_scale: mat.normal_texture.as_ref().map_or(1.0, |t| t.scale),
+        occlusion_strength: mat
+            .occlusion_texture
+            .as_ref()
+            .map_or(1.0, |t| t.strength.0.clamp(0.0, 1.0)),
+        emissive: Vec3::from_array(mat.emissive_factor.0) * strength.max(0.0),
+        alpha_mode: match crate::gltf_doc::checked(&mat.alpha_mode, || {
+            format!("materials[{i}].alphaMode")
+        })? {
+            JsonAlphaMode::Opaque => AlphaMode::Opaque,
+            JsonAlphaMode::Mask => AlphaMode::Mask,
+            JsonAlphaMode::Blend => AlphaMode::Blend,
+        },
+        alpha_cutoff: mat.alpha_cutoff.map_or(0.5, |c| c.0),
+        double_sided: mat.double_sided,
+        ..Material::default()
+    })
+}
+
+/// A material's texture references in [`TextureSlot::ALL`] order.
+fn slot_sources(mat: &gltf::json::Material) -> [Option<SlotSource>; 5] {
+    let pbr = &mat.pbr_metallic_roughness;
+    [
+        pbr.base_color_texture.as_ref().map(info),
+        pbr.metallic_roughness_texture.as_ref().map(info),
+        mat.normal_texture
+            .as_ref()
+            .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
+        mat.occlusion_texture
+            .as_ref()
+            .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
+        mat.emissive_texture.as_ref().map(info),
+    ]
+}
+
 impl Ctx<'_> {
+    /// Every material with its textures, and the images they use.
     pub(super) fn materials(
         &self,
         w: &mut Warnings,
     ) -> Result<(Vec<Material>, Vec<SourceImage>), ImportError> {
-        let mut images = Vec::new();
-        let mut image_map: BTreeMap<usize, Option<u32>> = BTreeMap::new();
+        let mut loaded = LoadedImages::default();
         let mut out = Vec::new();
         for (i, mat) in self.doc.json().materials.iter().enumerate() {
-            let pbr = &mat.pbr_metallic_roughness;
-            let strength = mat
-                .extensions
-                .as_ref()
-                .and_then(|e| e.emissive_strength.as_ref())
-                .map_or(1.0, |s| s.emissive_strength.0);
-            let mut m = Material {
-                name: mat.name.clone().unwrap_or_else(|| format!("material{i}")),
-                base_color_factor: Vec4::from_array(pbr.base_color_factor.0),
-                metallic_factor: pbr.metallic_factor.0.clamp(0.0, 1.0),
-                roughness_factor: pbr.roughness_factor.0.clamp(0.0, 1.0),
-                normal_scale: mat.normal_texture.as_ref().map_or(1.0, |t| t.scale),
-                occlusion_strength: mat
-                    .occlusion_texture
-                    .as_ref()
-                    .map_or(1.0, |t| t.strength.0.clamp(0.0, 1.0)),
-                emissive: Vec3::from_array(mat.emissive_factor.0) * strength.max(0.0),
-                alpha_mode: match crate::gltf_doc::checked(&mat.alpha_mode, || {
-                    format!("materials[{i}].alphaMode")
-                })? {
-                    JsonAlphaMode::Opaque => AlphaMode::Opaque,
-                    JsonAlphaMode::Mask => AlphaMode::Mask,
-                    JsonAlphaMode::Blend => AlphaMode::Blend,
-                },
-                alpha_cutoff: mat.alpha_cutoff.map_or(0.5, |c| c.0),
-                double_sided: mat.double_sided,
-                ..Material::default()
-            };
-            let sources = [
-                pbr.base_color_texture.as_ref().map(info),
-                pbr.metallic_roughness_texture.as_ref().map(info),
-                mat.normal_texture
-                    .as_ref()
-                    .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
-                mat.occlusion_texture
-                    .as_ref()
-                    .map(|t| other_info(t.index, t.tex_coord, &t.extensions)),
-                mat.emissive_texture.as_ref().map(info),
-            ];
-            for (slot, source) in TextureSlot::ALL.into_iter().zip(sources) {
+            let mut m = untextured(i, mat)?;
+            for (slot, source) in TextureSlot::ALL.into_iter().zip(slot_sources(mat)) {
                 let Some(source) = source else { continue };
-                let here = || format!("materials[{i}].{}", slot.name());
-                let texture = match self
-                    .doc
-                    .texture(source.texture, || format!("{}.index", here()))
-                {
-                    Ok(texture) => texture,
-                    Err(why) => {
-                        w.add(format!("{why}; the material is drawn without it"));
-                        continue;
-                    }
-                };
-                if source.tex_coord != 0 {
-                    w.add(format!(
-                        "{}: uses TEXCOORD_{}; TEXCOORD_0 is used instead",
-                        here(),
-                        source.tex_coord
-                    ));
-                }
-                let transform = source.transform.unwrap_or_default();
-                if !transform.is_finite() {
-                    w.add(format!(
-                        "{}: KHR_texture_transform is not finite; the texture is drawn untransformed",
-                        here()
-                    ));
-                }
-                let src = texture.image;
-                let slot_image = match image_map.get(&src) {
-                    Some(slot) => *slot,
-                    None => {
-                        let loaded = match self.image(src, w)? {
-                            Ok(img) => {
-                                images.push(img);
-                                Some(images.len() as u32 - 1)
-                            }
-                            Err(why) => {
-                                w.add(format!(
-                                    "images[{src}]: {why}; the materials that use it are drawn without it"
-                                ));
-                                None
-                            }
-                        };
-                        image_map.insert(src, loaded);
-                        loaded
-                    }
-                };
-                m.textures[slot as usize] = slot_image.map(|image| TextureRef {
-                    image,
-                    wrap: texture.wrap.map(wrap),
-                    transform: if transform.is_finite() {
-                        transform
-                    } else {
-                        UvTransform::IDENTITY
-                    },
-                });
+                m.textures[slot as usize] = self.texture_ref(i, slot, &source, &mut loaded, w)?;
             }
             out.push(m);
         }
-        Ok((out, images))
+        Ok((out, loaded.images))
+    }
+
+    /// Material `i`'s texture in `slot`: `None` (with a warning) if its
+    /// texture or image cannot be read. A UV set other than `TEXCOORD_0`
+    /// and a transform that is not finite are warned about (and replaced).
+    fn texture_ref(
+        &self,
+        i: usize,
+        slot: TextureSlot,
+        source: &SlotSource,
+        loaded: &mut LoadedImages,
+        w: &mut Warnings,
+    ) -> Result<Option<TextureRef>, ImportError> {
+        let here = || format!("materials[{i}].{}", slot.name());
+        let texture = match self
+            .doc
+            .texture(source.texture, || format!("{}.index", here()))
+        {
+            Ok(texture) => texture,
+            Err(why) => {
+                w.add(format!("{why}; the material is drawn without it"));
+                return Ok(None);
+            }
+        };
+        if source.tex_coord != 0 {
+            w.add(format!(
+                "{}: uses TEXCOORD_{}; TEXCOORD_0 is used instead",
+                here(),
+                source.tex_coord
+            ));
+        }
+        let transform = source.transform.unwrap_or_default();
+        if !transform.is_finite() {
+            w.add(format!(
+                "{}: KHR_texture_transform is not finite; the texture is drawn untransformed",
+                here()
+            ));
+        }
+        let slot_image = self.loaded_image(texture.image, loaded, w)?;
+        Ok(slot_image.map(|image| TextureRef {
+            image,
+            wrap: texture.wrap.map(wrap),
+            transform: if transform.is_finite() {
+                transform
+            } else {
+                UvTransform::IDENTITY
+            },
+        }))
+    }
+
+    /// Image `src`'s index in `loaded`, loading it on first use; `None`
+    /// (warned about once) for an image that cannot be read.
+    fn loaded_image(
+        &self,
+        src: usize,
+        loaded: &mut LoadedImages,
+        w: &mut Warnings,
+    ) -> Result<Option<u32>, ImportError> {
+        if let Some(slot) = loaded.by_source.get(&src) {
+            return Ok(*slot);
+        }
+        let index = match self.image(src, w)? {
+            Ok(img) => {
+                loaded.images.push(img);
+                Some(loaded.images.len() as u32 - 1)
+            }
+            Err(why) => {
+                w.add(format!(
+                    "images[{src}]: {why}; the materials that use it are drawn without it"
+                ));
+                None
+            }
+        };
+        loaded.by_source.insert(src, index);
+        Ok(index)
     }
 
     /// Loads and decodes image `i`; the inner `Err` is a reason to skip it
