@@ -7,12 +7,14 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use throng_render::Offscreen;
+use throng_crowd::camera::Camera;
+use throng_render::{FrameStats, Offscreen};
 use winit::dpi::PhysicalSize;
 use winit::event_loop::ActiveEventLoop;
 
 use super::faults::Fault;
 use super::gfx::Gfx;
+use super::scene::Scene;
 use super::{App, MAX_DT, SCREENSHOT_DT, hud_pass, shots};
 use crate::camera::Mode;
 use crate::skeleton;
@@ -84,6 +86,10 @@ impl App {
         }
     }
 
+    /// One frame, in its steps: advance the world, acquire a target,
+    /// prepare the crowd and the scenery, run the HUD, record and submit,
+    /// then present or save. A device lost before or while preparing is
+    /// noted in `self.lost` and ends the frame.
     fn try_frame(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let Some(gfx) = self.gfx.as_mut() else {
             return Ok(());
@@ -95,34 +101,11 @@ impl App {
             return Ok(());
         }
         let start = Instant::now();
-        let wall_dt = self.timing.tick();
-        let screenshot = self.opts.screenshot.clone();
-        let dt = if screenshot.is_some() {
-            SCREENSHOT_DT
-        } else {
-            wall_dt.min(MAX_DT)
-        };
-        // Frame k (from 1) shows the crowd after k − 1 steps.
-        if self.frames > 0 {
-            self.scene.advance(dt);
-        }
-        if self.scene.camera.mode == Mode::Fly {
-            let fast = self.mods.shift;
-            self.scene.camera.fly(self.held.fly_input(), dt, fast);
-        }
-        self.frames += 1;
-        if self.opts.lose_device_after == Some(self.frames) {
-            // A test's stand-in for a driver reset.
-            gfx.device.destroy();
-        }
-        let faults: Vec<Fault> = self.opts.faults.at(self.frames).collect();
-        for fault in faults {
-            eprintln!("throng-viewer: frame {}: injected {fault}", self.frames);
-            self.inject(fault);
-        }
+        self.advance();
         let Some(gfx) = self.gfx.as_mut() else {
             return Ok(());
         };
+        let screenshot = self.opts.screenshot.clone();
         let last_frame = screenshot.is_some() && self.frames >= self.opts.frames;
         let capture = last_frame || self.scene.shot_requested;
         self.scene.shot_requested = false;
@@ -138,20 +121,8 @@ impl App {
             FrameTarget::Capture(c) => &c.view,
         };
 
-        let size = gfx.size();
-        let aspect = gfx.aspect();
-        let camera = self.scene.camera.camera(aspect);
-        gfx.renderer.set_lod_tints(self.scene.lod_tints);
-        if let Err(e) = super::steer::sync(gfx, &mut self.scene) {
-            self.scene.status = format!("steering: {e:#}");
-            self.scene.steering = None;
-        }
-        let stats = match gfx.renderer.prepare(
-            size,
-            &camera,
-            &[&self.scene.crowd],
-            &[&gfx.gpu_model, &gfx.prop_model],
-        ) {
+        let camera = self.scene.camera.camera(gfx.aspect());
+        let stats = match gfx.prepare_crowd(&mut self.scene, &camera) {
             Ok(s) => s,
             Err(throng_render::RenderError::DeviceLost(why)) => {
                 self.lost = Some(why);
@@ -163,45 +134,9 @@ impl App {
             }
             Err(e) => return Err(e).context("preparing the frame"),
         };
-        if self.scene.blobs_changed {
-            gfx.ground
-                .set_blobs(&gfx.device, &gfx.queue, &self.scene.blobs);
-            self.scene.blobs_changed = false;
-        }
-        let options = gfx.renderer.options();
-        let (_, far) = self.scene.camera.clip_planes();
-        let eye_to_ground = camera.eye.distance(self.scene.ground.center);
-        gfx.ground.prepare(
-            &gfx.queue,
-            &camera.clip_from_world(),
-            &self.scene.ground,
-            &options.lighting,
-            options.clear_color,
-            (far - eye_to_ground) * 0.95,
-        );
-        super::steer::prepare(gfx, &camera.clip_from_world());
-        self.scene.lines.clear();
-        if self.scene.skeletons {
-            skeleton::nearest_instances(
-                &self.scene.crowd,
-                camera.eye,
-                &camera.frustum(),
-                skeleton::NEAREST,
-                &mut self.scene.nearest,
-            );
-            skeleton::skeleton_lines(
-                &self.scene.crowd,
-                &self.scene.nearest,
-                &mut self.scene.lines,
-            );
-        }
-        gfx.lines.prepare(
-            &gfx.device,
-            &gfx.queue,
-            &camera.clip_from_world(),
-            &self.scene.lines,
-        );
+        gfx.prepare_scenery(&mut self.scene, &camera);
 
+        let samples = gfx.renderer.options().sample_count;
         let hud = hud_pass::run(
             gfx,
             event_loop,
@@ -209,40 +144,14 @@ impl App {
             &self.timing,
             &self.opts.origin,
             stats,
-            options.sample_count,
+            samples,
         );
-
-        let mut encoder = gfx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("viewer frame"),
-            });
-        let (ground, pillars, lines) = (&gfx.ground, &gfx.pillars, &gfx.lines);
-        let shadows = gfx.renderer.shadow_receiver().map(|r| r.bind_group.clone());
-        gfx.renderer.encode_with(&mut encoder, view, |pass| {
-            if let Some(shadows) = &shadows {
-                ground.draw(pass, shadows);
-            }
-            pillars.draw(pass);
-            lines.draw(pass);
-        });
-        let egui_commands = hud_pass::record(gfx, &mut encoder, view, &hud);
-        gfx.queue
-            .submit(egui_commands.into_iter().chain([encoder.finish()]));
-        gfx.renderer.after_submit();
-        hud_pass::free(gfx, hud);
+        gfx.record_and_submit(view, hud);
         self.timing
             .record_cpu(start.elapsed().saturating_sub(waited));
 
         match target {
-            FrameTarget::Surface(texture, view) => {
-                drop(view);
-                gfx.window.pre_present_notify();
-                gfx.queue.present(texture);
-                if !gfx.configured {
-                    gfx.resize(gfx.window.inner_size());
-                }
-            }
+            FrameTarget::Surface(texture, view) => gfx.present(texture, view),
             FrameTarget::Capture(capture) => {
                 let run_path = screenshot.as_deref().filter(|_| last_frame);
                 shots::save(
@@ -258,9 +167,144 @@ impl App {
         }
         Ok(())
     }
+
+    /// Advances the world one frame: the crowd (by the fixed screenshot
+    /// step, or the wall time capped), the flying camera and the frame
+    /// count, then the device loss and faults a test asked for at this
+    /// frame.
+    fn advance(&mut self) {
+        let wall_dt = self.timing.tick();
+        let dt = if self.opts.screenshot.is_some() {
+            SCREENSHOT_DT
+        } else {
+            wall_dt.min(MAX_DT)
+        };
+        // Frame k (from 1) shows the crowd after k − 1 steps.
+        if self.frames > 0 {
+            self.scene.advance(dt);
+        }
+        if self.scene.camera.mode == Mode::Fly {
+            let fast = self.mods.shift;
+            self.scene.camera.fly(self.held.fly_input(), dt, fast);
+        }
+        self.frames += 1;
+        if self.opts.lose_device_after == Some(self.frames)
+            && let Some(gfx) = &self.gfx
+        {
+            // A test's stand-in for a driver reset.
+            gfx.device.destroy();
+        }
+        let faults: Vec<Fault> = self.opts.faults.at(self.frames).collect();
+        for fault in faults {
+            eprintln!("throng-viewer: frame {}: injected {fault}", self.frames);
+            self.inject(fault);
+        }
+    }
 }
 
 impl Gfx {
+    /// Prepares the crowd's records for `camera`: the scene's LOD tints and
+    /// steering handed to the renderer first (a steering that fails is
+    /// dropped, said in the status line).
+    fn prepare_crowd(
+        &mut self,
+        scene: &mut Scene,
+        camera: &Camera,
+    ) -> Result<FrameStats, throng_render::RenderError> {
+        let size = self.size();
+        self.renderer.set_lod_tints(scene.lod_tints);
+        if let Err(e) = super::steer::sync(self, scene) {
+            scene.status = format!("steering: {e:#}");
+            scene.steering = None;
+        }
+        self.renderer.prepare(
+            size,
+            camera,
+            &[&scene.crowd],
+            &[&self.gpu_model, &self.prop_model],
+        )
+    }
+
+    /// Prepares what is drawn beside the crowd for `camera`: the ground
+    /// (its blob shadows uploaded again when they changed, faded out
+    /// before the far plane), the steering's pillars, and the skeleton
+    /// lines of the nearest instances when skeletons are shown.
+    fn prepare_scenery(&mut self, scene: &mut Scene, camera: &Camera) {
+        if scene.blobs_changed {
+            self.ground
+                .set_blobs(&self.device, &self.queue, &scene.blobs);
+            scene.blobs_changed = false;
+        }
+        let options = self.renderer.options();
+        let (_, far) = scene.camera.clip_planes();
+        let eye_to_ground = camera.eye.distance(scene.ground.center);
+        self.ground.prepare(
+            &self.queue,
+            &camera.clip_from_world(),
+            &scene.ground,
+            &options.lighting,
+            options.clear_color,
+            (far - eye_to_ground) * 0.95,
+        );
+        super::steer::prepare(self, &camera.clip_from_world());
+        scene.lines.clear();
+        if scene.skeletons {
+            skeleton::nearest_instances(
+                &scene.crowd,
+                camera.eye,
+                &camera.frustum(),
+                skeleton::NEAREST,
+                &mut scene.nearest,
+            );
+            skeleton::skeleton_lines(&scene.crowd, &scene.nearest, &mut scene.lines);
+        }
+        self.lines.prepare(
+            &self.device,
+            &self.queue,
+            &camera.clip_from_world(),
+            &scene.lines,
+        );
+    }
+
+    /// Records the crowd pass (with the ground, the pillars and the lines
+    /// drawn inside it) and the HUD pass into `view`, submits them (the
+    /// HUD's buffer updates first), and frees the HUD's spent textures.
+    fn record_and_submit(&mut self, view: &wgpu::TextureView, hud: hud_pass::HudFrame) {
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("viewer frame"),
+            });
+        let (ground, pillars, lines) = (&self.ground, &self.pillars, &self.lines);
+        let shadows = self
+            .renderer
+            .shadow_receiver()
+            .map(|r| r.bind_group.clone());
+        self.renderer.encode_with(&mut encoder, view, |pass| {
+            if let Some(shadows) = &shadows {
+                ground.draw(pass, shadows);
+            }
+            pillars.draw(pass);
+            lines.draw(pass);
+        });
+        let egui_commands = hud_pass::record(self, &mut encoder, view, &hud);
+        self.queue
+            .submit(egui_commands.into_iter().chain([encoder.finish()]));
+        self.renderer.after_submit();
+        hud_pass::free(self, hud);
+    }
+
+    /// Presents the surface texture drawn into, then reconfigures the
+    /// surface if acquiring it asked for that (a suboptimal texture).
+    fn present(&mut self, texture: wgpu::SurfaceTexture, view: wgpu::TextureView) {
+        drop(view);
+        self.window.pre_present_notify();
+        self.queue.present(texture);
+        if !self.configured {
+            self.resize(self.window.inner_size());
+        }
+    }
+
     /// The frame's target: a capture texture when `capture`, else the
     /// surface's next texture, with how long acquiring it waited. `None`
     /// skips the frame: the surface was reconfigured or recreated, or has
