@@ -335,64 +335,17 @@ impl Scene {
 
     /// Applies a key action; returns false when the viewer should quit.
     pub fn apply(&mut self, action: Action, aspect: f32) -> bool {
-        let clip_count = self.clips.len();
-        let who = |t: Target| match t {
-            Target::All => "every instance",
-            Target::RandomFifth => "a random 20 %",
-        };
         match action {
-            Action::FadeToClip { clip, target } => {
-                if clip >= clip_count {
-                    self.status = format!("no clip {}: the model has {clip_count}", clip + 1);
-                } else {
-                    let which = self.targets(target);
-                    self.fade(&which, &mut |_| clip);
-                    if target == Target::All {
-                        self.rest = false;
-                    }
-                    self.status = format!(
-                        "{} → {} ({} instances)",
-                        who(target),
-                        self.clips[clip].0,
-                        which.len()
-                    );
-                }
-            }
-            Action::FadeToRandomClips { target } => {
-                if clip_count > 0 {
-                    let which = self.targets(target);
-                    self.fade(&which, &mut |rng| rng.below(clip_count));
-                    if target == Target::All {
-                        self.rest = false;
-                    }
-                    self.status = format!("{} → random clips", who(target));
-                }
-            }
-            Action::MoreInstances | Action::FewerInstances => {
-                let n = self.instances.len() as u32;
-                let wanted = if action == Action::MoreInstances {
-                    (n.max(1) * 2).min(MAX_INSTANCES)
-                } else {
-                    (n / 2).max(1)
-                };
-                match self.respawn(wanted) {
-                    Ok(()) => self.status = format!("{} instances", hud::thousands(wanted as u64)),
-                    Err(e) => self.status = format!("respawn failed: {e:#}"),
-                }
-            }
+            Action::FadeToClip { clip, target } => self.fade_to_clip(clip, target),
+            Action::FadeToRandomClips { target } => self.fade_to_random_clips(target),
+            Action::MoreInstances => self.scale_instances(true),
+            Action::FewerInstances => self.scale_instances(false),
             Action::TogglePause => {
                 self.paused = !self.paused;
                 self.status = if self.paused { "paused" } else { "playing" }.into();
             }
-            Action::SlowerSpeed | Action::FasterSpeed => {
-                let f = if action == Action::FasterSpeed {
-                    2.0
-                } else {
-                    0.5
-                };
-                self.speed = (self.speed * f).clamp(SPEED_LIMITS.0, SPEED_LIMITS.1);
-                self.status = format!("speed ×{}", self.speed);
-            }
+            Action::SlowerSpeed => self.scale_speed(0.5),
+            Action::FasterSpeed => self.scale_speed(2.0),
             Action::ToggleSkeletons => {
                 self.skeletons = !self.skeletons;
                 self.status = if self.skeletons {
@@ -442,6 +395,66 @@ impl Scene {
         true
     }
 
+    /// Cross-fades the instances `target` addresses to clip `clip` (a
+    /// clip the model lacks is said in the status line); fading every
+    /// instance leaves the rest pose.
+    fn fade_to_clip(&mut self, clip: usize, target: Target) {
+        let clip_count = self.clips.len();
+        if clip >= clip_count {
+            self.status = format!("no clip {}: the model has {clip_count}", clip + 1);
+            return;
+        }
+        let which = self.targets(target);
+        self.fade(&which, &mut |_| clip);
+        if target == Target::All {
+            self.rest = false;
+        }
+        self.status = format!(
+            "{} → {} ({} instances)",
+            target_name(target),
+            self.clips[clip].0,
+            which.len()
+        );
+    }
+
+    /// Cross-fades the instances `target` addresses each to a random clip
+    /// (nothing for a model without clips); fading every instance leaves
+    /// the rest pose.
+    fn fade_to_random_clips(&mut self, target: Target) {
+        let clip_count = self.clips.len();
+        if clip_count == 0 {
+            return;
+        }
+        let which = self.targets(target);
+        self.fade(&which, &mut |rng| rng.below(clip_count));
+        if target == Target::All {
+            self.rest = false;
+        }
+        self.status = format!("{} → random clips", target_name(target));
+    }
+
+    /// Respawns the crowd with twice as many instances (`more`, up to
+    /// [`MAX_INSTANCES`]) or half as many (at least one).
+    fn scale_instances(&mut self, more: bool) {
+        let n = self.instances.len() as u32;
+        let wanted = if more {
+            (n.max(1) * 2).min(MAX_INSTANCES)
+        } else {
+            (n / 2).max(1)
+        };
+        match self.respawn(wanted) {
+            Ok(()) => self.status = format!("{} instances", hud::thousands(wanted as u64)),
+            Err(e) => self.status = format!("respawn failed: {e:#}"),
+        }
+    }
+
+    /// Multiplies the global playback speed by `factor`, kept within
+    /// [`SPEED_LIMITS`].
+    fn scale_speed(&mut self, factor: f32) {
+        self.speed = (self.speed * factor).clamp(SPEED_LIMITS.0, SPEED_LIMITS.1);
+        self.status = format!("speed ×{}", self.speed);
+    }
+
     fn toggle_rest(&mut self) {
         if self.rest {
             for (&(id, speed), saved) in self.instances.iter().zip(&self.saved) {
@@ -470,6 +483,14 @@ impl Scene {
             self.crowd.update(dt * self.speed);
             self.step_walkers(dt * self.speed);
         }
+    }
+}
+
+/// How the status line names the instances `target` addresses.
+fn target_name(target: Target) -> &'static str {
+    match target {
+        Target::All => "every instance",
+        Target::RandomFifth => "a random 20 %",
     }
 }
 
