@@ -127,25 +127,7 @@ impl Gfx {
         let format = choose_format(&caps.formats)
             .ok_or_else(|| anyhow!("the window surface offers no formats on this adapter"))?;
         let size = window.inner_size();
-        let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            format,
-            color_space: wgpu::SurfaceColorSpace::Auto,
-            width: size.width.max(1),
-            height: size.height.max(1),
-            desired_maximum_frame_latency: 2,
-            present_mode: if opts.screenshot.is_some() {
-                wgpu::PresentMode::AutoNoVsync
-            } else {
-                wgpu::PresentMode::AutoVsync
-            },
-            alpha_mode: caps
-                .alpha_modes
-                .first()
-                .copied()
-                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
-            view_formats: vec![],
-        };
+        let config = surface_config(&caps, format, size, opts);
         let configured = size.width > 0 && size.height > 0;
         if configured {
             surface.configure(&device, &config);
@@ -171,18 +153,7 @@ impl Gfx {
         let ground = Ground::new(&device, format, opts.msaa, receiver.layout);
         let pillars = Pillars::new(&device, format, opts.msaa);
         let lines = LinePass::new(&device, format, opts.msaa);
-        let egui_ctx = egui::Context::default();
-        hud::setup_style(&egui_ctx);
-        let egui_state = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &*window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(device.limits().max_texture_dimension_2d as usize),
-        );
-        let egui_renderer =
-            egui_wgpu::Renderer::new(&device, format, egui_wgpu::RendererOptions::default());
+        let (egui_ctx, egui_state, egui_renderer) = egui_parts(&window, &device, format);
         Ok(Self {
             adapter_name: throng_render::adapter_summary(&adapter),
             window,
@@ -242,6 +213,58 @@ impl Gfx {
         self.resize(self.window.inner_size());
         Ok(())
     }
+}
+
+/// The surface's configuration for a window of `size`: drawn into in
+/// `format`, at least 1×1, two frames in flight, without vsync for a
+/// screenshot run, in the surface's first alpha mode.
+fn surface_config(
+    caps: &wgpu::SurfaceCapabilities,
+    format: wgpu::TextureFormat,
+    size: PhysicalSize<u32>,
+    opts: &Options,
+) -> wgpu::SurfaceConfiguration {
+    wgpu::SurfaceConfiguration {
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        format,
+        color_space: wgpu::SurfaceColorSpace::Auto,
+        width: size.width.max(1),
+        height: size.height.max(1),
+        desired_maximum_frame_latency: 2,
+        present_mode: if opts.screenshot.is_some() {
+            wgpu::PresentMode::AutoNoVsync
+        } else {
+            wgpu::PresentMode::AutoVsync
+        },
+        alpha_mode: caps
+            .alpha_modes
+            .first()
+            .copied()
+            .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+        view_formats: vec![],
+    }
+}
+
+/// egui's context (in the HUD's style), its window state and its renderer
+/// drawing into `format`.
+fn egui_parts(
+    window: &Window,
+    device: &wgpu::Device,
+    format: wgpu::TextureFormat,
+) -> (egui::Context, egui_winit::State, egui_wgpu::Renderer) {
+    let egui_ctx = egui::Context::default();
+    hud::setup_style(&egui_ctx);
+    let egui_state = egui_winit::State::new(
+        egui_ctx.clone(),
+        egui::ViewportId::ROOT,
+        window,
+        Some(window.scale_factor() as f32),
+        window.theme(),
+        Some(device.limits().max_texture_dimension_2d as usize),
+    );
+    let egui_renderer =
+        egui_wgpu::Renderer::new(device, format, egui_wgpu::RendererOptions::default());
+    (egui_ctx, egui_state, egui_renderer)
 }
 
 #[cfg(test)]
