@@ -58,6 +58,9 @@ struct Page {
     srgb: Option<srgb::SrgbTarget>,
 }
 
+/// Sets the page up: the canvas, the GPU behind it, the model fetched,
+/// the surface configured and the scene built, then input attached and
+/// the frame loop started.
 async fn run() -> Result<()> {
     let window = web_sys::window().context("no window")?;
     let document = window.document().context("no document")?;
@@ -68,68 +71,12 @@ async fn run() -> Result<()> {
         .dyn_into()
         .map_err(|_| anyhow!("#throng is not a canvas"))?;
     let size = input::canvas_size(&canvas);
-
-    let backends = match query.backend {
-        BackendChoice::Auto => wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
-        BackendChoice::WebGpu => wgpu::Backends::BROWSER_WEBGPU,
-        BackendChoice::WebGl2 => wgpu::Backends::GL,
-    };
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = backends;
-    let instance = wgpu::util::new_instance_with_webgpu_detection(desc).await;
-    let surface = instance
-        .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
-        .context("making a surface on the canvas (no WebGPU and no WebGL2?)")?;
-    let adapter = instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            compatible_surface: Some(&surface),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| anyhow!("no adapter for {backends:?}: {e}"))?;
-    let backend = match adapter.get_info().backend {
-        wgpu::Backend::BrowserWebGpu => "webgpu",
-        _ => "webgl2",
-    };
-    let gpu = Gpu::from_adapter(instance, adapter).await?;
-    // In the browser's WebGPU, errors arrive here (see catch_device_errors).
-    gpu.device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-        report::error(&format!("GPU error: {e}"))
-    }));
+    let (surface, gpu, backend) = open_gpu(&canvas, query.backend).await?;
 
     let bytes = fetch(&query.model).await?;
     let handle = crate::scene::load_model(&bytes, &query.model)?;
 
-    let caps = surface.get_capabilities(&gpu.adapter);
-    // Draw in sRGB: the surface's own sRGB format (WebGL2), else into a
-    // texture of its first format's sRGB twin, copied to the canvas
-    // (WebGPU canvases are linear bgra8unorm or rgba8unorm; see `srgb`).
-    let (format, view) = match caps.formats.iter().find(|f| f.is_srgb()) {
-        Some(&f) => (f, f),
-        None => {
-            let f = *caps
-                .formats
-                .first()
-                .context("the surface offers no format")?;
-            (f, f.add_srgb_suffix())
-        }
-    };
-    let config = surface
-        .get_default_config(&gpu.adapter, size.0, size.1)
-        .context("the canvas's surface is not supported by this adapter")?;
-    let config = wgpu::SurfaceConfiguration {
-        format,
-        // The sRGB target is copied in where the canvas has no sRGB format.
-        usage: if view == format {
-            wgpu::TextureUsages::RENDER_ATTACHMENT
-        } else {
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_DST
-        },
-        present_mode: wgpu::PresentMode::Fifo,
-        ..config
-    };
-    surface.configure(&gpu.device, &config);
+    let (config, view) = configure_surface(&surface, &gpu, size)?;
     let app = AppGpu {
         adapter: &gpu.adapter,
         device: &gpu.device,
@@ -164,6 +111,83 @@ async fn run() -> Result<()> {
     input::attach(&canvas, page.clone())?;
     animate(page);
     Ok(())
+}
+
+/// A surface on `canvas` and the GPU behind it, on the backends `choice`
+/// allows, with the backend's name for the statistics line ("webgpu" or
+/// "webgl2"); the device's uncaptured errors are reported on the page.
+async fn open_gpu(
+    canvas: &web_sys::HtmlCanvasElement,
+    choice: BackendChoice,
+) -> Result<(wgpu::Surface<'static>, Gpu, &'static str)> {
+    let backends = match choice {
+        BackendChoice::Auto => wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
+        BackendChoice::WebGpu => wgpu::Backends::BROWSER_WEBGPU,
+        BackendChoice::WebGl2 => wgpu::Backends::GL,
+    };
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    let instance = wgpu::util::new_instance_with_webgpu_detection(desc).await;
+    let surface = instance
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
+        .context("making a surface on the canvas (no WebGPU and no WebGL2?)")?;
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| anyhow!("no adapter for {backends:?}: {e}"))?;
+    let backend = match adapter.get_info().backend {
+        wgpu::Backend::BrowserWebGpu => "webgpu",
+        _ => "webgl2",
+    };
+    let gpu = Gpu::from_adapter(instance, adapter).await?;
+    // In the browser's WebGPU, errors arrive here (see catch_device_errors).
+    gpu.device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+        report::error(&format!("GPU error: {e}"))
+    }));
+    Ok((surface, gpu, backend))
+}
+
+/// Configures `surface` for a canvas of `size`, presenting in FIFO; returns
+/// its configuration and the sRGB format the scene draws in: the surface's
+/// own sRGB format (WebGL2), else its first format's sRGB twin, drawn
+/// into a texture and copied to the canvas (WebGPU canvases are linear
+/// bgra8unorm or rgba8unorm; see [`srgb`]).
+fn configure_surface(
+    surface: &wgpu::Surface<'static>,
+    gpu: &Gpu,
+    size: (u32, u32),
+) -> Result<(wgpu::SurfaceConfiguration, wgpu::TextureFormat)> {
+    let caps = surface.get_capabilities(&gpu.adapter);
+    let (format, view) = match caps.formats.iter().find(|f| f.is_srgb()) {
+        Some(&f) => (f, f),
+        None => {
+            let f = *caps
+                .formats
+                .first()
+                .context("the surface offers no format")?;
+            (f, f.add_srgb_suffix())
+        }
+    };
+    let config = surface
+        .get_default_config(&gpu.adapter, size.0, size.1)
+        .context("the canvas's surface is not supported by this adapter")?;
+    let config = wgpu::SurfaceConfiguration {
+        format,
+        // The sRGB target is copied in where the canvas has no sRGB format.
+        usage: if view == format {
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+        } else {
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_DST
+        },
+        present_mode: wgpu::PresentMode::Fifo,
+        ..config
+    };
+    surface.configure(&gpu.device, &config);
+    Ok((config, view))
 }
 
 /// Fetches `url`'s bytes; a failed request or an HTTP error names both.
