@@ -69,15 +69,71 @@ pub(crate) fn bake_clip(
     precision: TexelFormat,
     progress: &mut dyn FnMut(u64),
 ) -> ClipBake {
-    let bones = src.entries.len();
     let slots = mesh.morphs.slots.len();
+    let sampled = sample_frames(scene, src, n, slots);
+    let stored = StoredFrames::new(&sampled, src.entries.len(), slots, precision);
+    let jobs = &sampled.jobs;
+    // Progress in frames: the measurements are spread over the clip's frames.
+    let per_frame = (jobs.len() as u64).div_ceil(n as u64).max(1);
+    let results = par_map(
+        jobs.len(),
+        &|j| measure_job(scene, src, mesh, &stored, jobs[j]),
+        &mut |d| progress(d / per_frame),
+    );
+    let (frame_bounds, at_frames, between) = worst_sites(jobs, results, n);
+    ClipBake {
+        rows: sampled.rows,
+        weights: sampled.weights,
+        root_keys: sampled.root_keys,
+        frame_bounds,
+        at_frames,
+        between,
+    }
+}
+
+/// One measurement of a clip: the baked pose at `pair` against the
+/// reference at clip time `t`.
+#[derive(Clone, Copy)]
+struct Measurement {
+    /// Clip time.
+    t: f32,
+    /// In-place correction applied to the reference (identity without
+    /// root motion).
+    correction: Mat4,
+    /// The baked frames and the weight between them.
+    pair: FramePair,
+}
+
+/// A clip's frames as sampled, and the measurements to make of them.
+struct SampledFrames {
+    /// Palette rows of every frame (f32, before any quantisation).
+    rows: Vec<[f32; 4]>,
+    /// Morph weights of every frame, one per slot.
+    weights: Vec<f32>,
+    /// Root-motion key of every frame (zero without root motion).
+    root_keys: Vec<RootMotionKey>,
+    /// Every frame's measurement, each followed by those between it and
+    /// the next frame.
+    jobs: Vec<Measurement>,
+}
+
+/// Samples `src`'s clip at `n` frames (palette rows, `slots` morph weights
+/// and the root-motion key of each) and lists the measurements: one per
+/// frame and one per [between-frame sample](crate::rate::between_samples),
+/// whose in-place correction continues root motion from the frame before.
+fn sample_frames(
+    scene: &Scene,
+    src: &crate::rate::ClipSource,
+    n: u32,
+    slots: usize,
+) -> SampledFrames {
+    let bones = src.entries.len();
     let between = crate::rate::between_samples(n, src.duration, src.keys);
     let mut rows = Vec::with_capacity(n as usize * bones * 3);
     let mut weights = Vec::with_capacity(n as usize * slots);
     let mut frame_weights = Vec::with_capacity(slots);
     let mut root_keys = Vec::with_capacity(n as usize);
-    // (time, in-place correction, frames and weight) of every measurement.
-    let mut jobs: Vec<(f32, Mat4, FramePair)> = Vec::with_capacity(n as usize + between.len());
+    let mut jobs = Vec::with_capacity(n as usize + between.len());
     let (mut locals, mut globals) = (Vec::new(), Vec::new());
     let mut extractor = None;
     let mut next = between.iter().peekable();
@@ -100,7 +156,11 @@ pub(crate) fn bake_clip(
             let m = globals[*node as usize] * *ibm;
             rows.extend(mat4_to_rows(&m).map(|r| r.to_array()));
         }
-        jobs.push((t, correction, FramePair::single(k)));
+        jobs.push(Measurement {
+            t,
+            correction,
+            pair: FramePair::single(k),
+        });
         // Between k and k + 1, root motion continues from frame k.
         while let Some(&(_, t)) = next.next_if(|(i, _)| *i == k) {
             let mut inner = extractor.clone();
@@ -113,72 +173,142 @@ pub(crate) fn bake_clip(
                 &mut locals,
                 &mut globals,
             );
-            jobs.push((t, correction, map.frames_at(t)));
+            jobs.push(Measurement {
+                t,
+                correction,
+                pair: map.frames_at(t),
+            });
         }
     }
-    let measured: std::borrow::Cow<[[f32; 4]]> = match precision {
-        TexelFormat::F32 => std::borrow::Cow::Borrowed(&rows),
-        TexelFormat::F16 => std::borrow::Cow::Owned(
-            rows.iter()
-                .map(|r| quantise((*r).into(), precision).to_array())
-                .collect(),
-        ),
-    };
-    let row = |f: u32, b: usize| -> Rows3x4 {
-        let i = (f as usize * bones + b) * 3;
+    SampledFrames {
+        rows,
+        weights,
+        root_keys,
+        jobs,
+    }
+}
+
+/// The sampled frames as the texture will return them (rows quantised to
+/// its precision, weights as stored), read back as the shader blends them.
+struct StoredFrames<'a> {
+    /// Palette rows of every frame, quantised.
+    rows: std::borrow::Cow<'a, [[f32; 4]]>,
+    /// Morph weights of every frame, one per slot.
+    weights: &'a [f32],
+    /// Palette entries per frame.
+    bones: usize,
+    /// Morph slots per frame.
+    slots: usize,
+}
+
+impl<'a> StoredFrames<'a> {
+    /// `sampled`'s frames, of `bones` palette entries and `slots` morph
+    /// slots each, as a texture of `precision` holds them.
+    fn new(sampled: &'a SampledFrames, bones: usize, slots: usize, precision: TexelFormat) -> Self {
+        let rows = match precision {
+            TexelFormat::F32 => std::borrow::Cow::Borrowed(sampled.rows.as_slice()),
+            TexelFormat::F16 => std::borrow::Cow::Owned(
+                sampled
+                    .rows
+                    .iter()
+                    .map(|r| quantise((*r).into(), precision).to_array())
+                    .collect(),
+            ),
+        };
+        Self {
+            rows,
+            weights: &sampled.weights,
+            bones,
+            slots,
+        }
+    }
+
+    /// Palette entry `b`'s rows at frame `f`.
+    fn row(&self, f: u32, b: usize) -> Rows3x4 {
+        let i = (f as usize * self.bones + b) * 3;
         [
-            measured[i].into(),
-            measured[i + 1].into(),
-            measured[i + 2].into(),
+            self.rows[i].into(),
+            self.rows[i + 1].into(),
+            self.rows[i + 2].into(),
         ]
-    };
-    let name = src.clip.name.as_str();
-    // Progress in frames: the measurements are spread over the clip's frames.
-    let per_frame = (jobs.len() as u64).div_ceil(n as u64).max(1);
-    let results = par_map(
-        jobs.len(),
-        &|j| {
-            let (t, correction, pair) = jobs[j];
-            let mut globals = src.eval.globals(Some(src.clip), t);
-            if correction != Mat4::IDENTITY {
-                // In-place clips: the reference is corrected the same way.
-                for g in globals.iter_mut() {
-                    *g = correction * *g;
-                }
-            }
-            let palette: Vec<Rows3x4> = (0..bones)
-                .map(|b| rows_lerp(&row(pair.frame0, b), &row(pair.frame1, b), pair.t))
-                .collect();
-            let mut reference_weights = Vec::with_capacity(slots);
-            crate::morph::weights_at(scene, Some(src.clip), t, &mut reference_weights);
-            let (w0, w1) = (pair.frame0 as usize * slots, pair.frame1 as usize * slots);
-            let baked_weights: Vec<f32> = (0..slots)
-                .map(|s| {
-                    let a = weights[w0 + s];
-                    a + (weights[w1 + s] - a) * pair.t
-                })
-                .collect();
-            measure_pose(
-                scene,
-                mesh,
-                PoseOf {
-                    matrices: &globals,
-                    weights: &reference_weights,
-                },
-                PoseOf {
-                    matrices: &palette,
-                    weights: &baked_weights,
-                },
-                Some(name),
-                t,
-            )
+    }
+
+    /// The palette at `pair`: each entry's rows blended between its frames.
+    fn palette(&self, pair: FramePair) -> Vec<Rows3x4> {
+        (0..self.bones)
+            .map(|b| rows_lerp(&self.row(pair.frame0, b), &self.row(pair.frame1, b), pair.t))
+            .collect()
+    }
+
+    /// The morph weights at `pair`: each slot's blended between its frames.
+    fn weights(&self, pair: FramePair) -> Vec<f32> {
+        let (w0, w1) = (
+            pair.frame0 as usize * self.slots,
+            pair.frame1 as usize * self.slots,
+        );
+        (0..self.slots)
+            .map(|s| {
+                let a = self.weights[w0 + s];
+                a + (self.weights[w1 + s] - a) * pair.t
+            })
+            .collect()
+    }
+}
+
+/// Bounds and worst error of one measurement ([`measure_pose`]): the
+/// reference posed at `job.t` (corrected in place like the baked clip)
+/// against the `stored` frames blended at `job.pair`.
+fn measure_job(
+    scene: &Scene,
+    src: &crate::rate::ClipSource,
+    mesh: BakedMesh,
+    stored: &StoredFrames,
+    job: Measurement,
+) -> (Aabb, ErrorSite) {
+    let Measurement {
+        t,
+        correction,
+        pair,
+    } = job;
+    let mut globals = src.eval.globals(Some(src.clip), t);
+    if correction != Mat4::IDENTITY {
+        // In-place clips: the reference is corrected the same way.
+        for g in globals.iter_mut() {
+            *g = correction * *g;
+        }
+    }
+    let palette = stored.palette(pair);
+    let mut reference_weights = Vec::with_capacity(stored.slots);
+    crate::morph::weights_at(scene, Some(src.clip), t, &mut reference_weights);
+    let baked_weights = stored.weights(pair);
+    measure_pose(
+        scene,
+        mesh,
+        PoseOf {
+            matrices: &globals,
+            weights: &reference_weights,
         },
-        &mut |d| progress(d / per_frame),
-    );
+        PoseOf {
+            matrices: &palette,
+            weights: &baked_weights,
+        },
+        Some(src.clip.name.as_str()),
+        t,
+    )
+}
+
+/// From the measurements of `n` frames, `jobs`, and their `results` in the
+/// same order: the bounds of every frame, the worst error at the frames
+/// and the worst between them.
+fn worst_sites(
+    jobs: &[Measurement],
+    results: Vec<(Aabb, ErrorSite)>,
+    n: u32,
+) -> (Vec<Aabb>, ErrorSite, ErrorSite) {
     let mut frame_bounds = Vec::with_capacity(n as usize);
     let (mut at_frames, mut worst_between) = (ErrorSite::default(), ErrorSite::default());
-    for ((_, _, pair), (bounds, site)) in jobs.iter().zip(results) {
-        let worst = if pair.frame0 == pair.frame1 {
+    for (job, (bounds, site)) in jobs.iter().zip(results) {
+        let worst = if job.pair.frame0 == job.pair.frame1 {
             frame_bounds.push(bounds);
             &mut at_frames
         } else {
@@ -188,14 +318,7 @@ pub(crate) fn bake_clip(
             *worst = site;
         }
     }
-    ClipBake {
-        rows,
-        weights,
-        root_keys,
-        frame_bounds,
-        at_frames,
-        between: worst_between,
-    }
+    (frame_bounds, at_frames, worst_between)
 }
 
 /// `f(0..count)` spread over the cores, in order; `progress` hears how many
