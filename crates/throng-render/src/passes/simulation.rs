@@ -109,76 +109,16 @@ impl Simulation {
     /// what its layout does not describe is an error naming its file and
     /// wgpu's words.
     pub fn new(device: &wgpu::Device, hook: &SimulationHook<'_>) -> Result<Self, RenderError> {
-        if !(hook.cell_size.is_finite() && hook.cell_size > 0.0) {
-            return Err(RenderError::Simulation(format!(
-                "{}: the neighbour grid's cell size must be finite and positive, got {}",
-                hook.file, hook.cell_size
-            )));
-        }
-        let source = compose(hook.file, hook.source, None)?;
-        if !source.contains("\n// ---- simulation.wgsl\n") {
-            return Err(ShaderError::MissingImport {
-                file: hook.file.to_owned(),
-                name: "simulation".into(),
-            }
-            .into());
-        }
+        let source = compose_hook(hook)?;
         let navigation = source
             .contains("\n// ---- navigation.wgsl\n")
             .then(|| navigation_layout(device));
-        let passes = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(Program::Simulation.label()),
-            source: wgpu::ShaderSource::Wgsl(Program::Simulation.source().into()),
-        });
-        let user = catch_device_errors(
-            device,
-            &format!("compiling the simulation hook {}", hook.file),
-            || {
-                device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(hook.file),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
-            },
-        )?;
+        let modules = Modules::compile(device, hook, source)?;
         let mut layouts = Vec::new();
         let mut pipelines = Vec::new();
         for stage in SimStage::ALL {
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(stage.entry()),
-                entries: &simulation_entries(Some(stage)),
-            });
-            let steer = stage == SimStage::Steer;
-            let mut groups = vec![Some(&layout)];
-            if steer {
-                groups.push(hook.layout);
-                if let Some(n) = &navigation {
-                    groups.push(Some(n));
-                }
-            }
-            let what = if steer {
-                format!(
-                    "creating the pipeline of the simulation hook {} (its steer(), and its bindings against Throng's group 0 and the layout given for group 1)",
-                    hook.file
-                )
-            } else {
-                format!("creating the simulation pass {}", stage.entry())
-            };
-            let pipeline = catch_device_errors(device, &what, || {
-                let pipeline_layout =
-                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some(stage.entry()),
-                        bind_group_layouts: &groups,
-                        immediate_size: 0,
-                    });
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(stage.entry()),
-                    layout: Some(&pipeline_layout),
-                    module: if steer { &user } else { &passes },
-                    entry_point: Some(stage.entry()),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })?;
+            let (layout, pipeline) =
+                stage_pipeline(device, hook, stage, &modules, navigation.as_ref())?;
             layouts.push(layout);
             pipelines.push(pipeline);
         }
@@ -329,51 +269,15 @@ impl Simulation {
         crowd: &Crowd,
     ) -> Result<(), RenderError> {
         let now = crowd.clock();
-        let dt = match self.last_tick {
-            Some(last) if now >= last => {
-                ((now - last) as f64 / TICKS_PER_SECOND as f64).min(SIM_MAX_DT as f64) as f32
-            }
-            _ => 0.0,
-        };
-        self.last_tick = Some(now);
+        let dt = self.advance_clock(now);
         if crowd.simulated_count() == 0 {
             return Ok(());
         }
-        if self.navigation_layout.is_some() && self.navigation.is_none() {
-            return Err(RenderError::Simulation(format!(
-                "{}: the hook imports navigation but no flow field was set (Simulation::set_navigation)",
-                self.file
-            )));
-        }
-        if self.wants_group && self.group.is_none() {
-            return Err(RenderError::Simulation(format!(
-                "{}: the hook has a group 1 layout but no bind group was set (Simulation::set_bind_group)",
-                self.file
-            )));
-        }
+        self.check_bindings()?;
         let len = crowd.len();
         let capacity = crowd.slot_capacity();
-        // Agents survive growth: the old buffers' contents are carried over.
-        for agents in &mut self.agents {
-            if let Some(old) = agents.reserve_keeping(device, bytes_of::<GpuAgent>(capacity))? {
-                encoder.copy_buffer_to_buffer(&old, 0, &agents.buffer, 0, old.size());
-            }
-        }
-        self.previous.reserve(device, bytes_of::<GpuAgent>(len))?;
-        self.ranks.reserve(device, bytes_of::<u32>(len))?;
-        self.neighbours
-            .reserve(device, bytes_of::<GpuNeighbour>(len))?;
-        if self.gaits_dirty {
-            let records = if self.gaits.is_empty() {
-                vec![GpuGait::default()]
-            } else {
-                self.gaits.clone()
-            };
-            let bytes: &[u8] = bytemuck::cast_slice(&records);
-            self.gait_buffer.reserve(device, bytes.len() as u64)?;
-            queue.write_buffer(&self.gait_buffer.buffer, 0, bytes);
-            self.gaits_dirty = false;
-        }
+        self.reserve(device, encoder, len, capacity)?;
+        self.upload_gaits(device, queue)?;
         let params = SimulationParams {
             now_lo: now as u32,
             now_hi: (now >> 32) as u32,
@@ -386,6 +290,95 @@ impl Simulation {
         };
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&self.counts, 0, None);
+        let groups = self.bind_groups(device, mirror);
+        self.dispatch(encoder, &groups, len);
+        self.latest = 1 - self.latest;
+        self.step = self.step.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Seconds since the last step (0 for the first, or after the clock
+    /// went back), at most [`SIM_MAX_DT`]; `now` becomes the last step's
+    /// tick.
+    fn advance_clock(&mut self, now: u64) -> f32 {
+        let dt = match self.last_tick {
+            Some(last) if now >= last => {
+                ((now - last) as f64 / TICKS_PER_SECOND as f64).min(SIM_MAX_DT as f64) as f32
+            }
+            _ => 0.0,
+        };
+        self.last_tick = Some(now);
+        dt
+    }
+
+    /// The bindings the hook declared are set: a flow field for a hook that
+    /// imports `navigation`, a bind group for one with a group 1 layout.
+    fn check_bindings(&self) -> Result<(), RenderError> {
+        if self.navigation_layout.is_some() && self.navigation.is_none() {
+            return Err(RenderError::Simulation(format!(
+                "{}: the hook imports navigation but no flow field was set (Simulation::set_navigation)",
+                self.file
+            )));
+        }
+        if self.wants_group && self.group.is_none() {
+            return Err(RenderError::Simulation(format!(
+                "{}: the hook has a group 1 layout but no bind group was set (Simulation::set_bind_group)",
+                self.file
+            )));
+        }
+        Ok(())
+    }
+
+    /// Grows the agents to the crowd's slot `capacity` (their contents
+    /// copied over in `encoder`: agents survive growth) and the step's
+    /// scratch (agents at its start, grid ranks, neighbours) to its `len`
+    /// instances.
+    fn reserve(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        len: usize,
+        capacity: usize,
+    ) -> Result<(), RenderError> {
+        // Agents survive growth: the old buffers' contents are carried over.
+        for agents in &mut self.agents {
+            if let Some(old) = agents.reserve_keeping(device, bytes_of::<GpuAgent>(capacity))? {
+                encoder.copy_buffer_to_buffer(&old, 0, &agents.buffer, 0, old.size());
+            }
+        }
+        self.previous.reserve(device, bytes_of::<GpuAgent>(len))?;
+        self.ranks.reserve(device, bytes_of::<u32>(len))?;
+        self.neighbours
+            .reserve(device, bytes_of::<GpuNeighbour>(len))?;
+        Ok(())
+    }
+
+    /// Writes the gaits by model index (one default record when none was
+    /// set) if they changed since the last step.
+    fn upload_gaits(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<(), RenderError> {
+        if !self.gaits_dirty {
+            return Ok(());
+        }
+        let records = if self.gaits.is_empty() {
+            vec![GpuGait::default()]
+        } else {
+            self.gaits.clone()
+        };
+        let bytes: &[u8] = bytemuck::cast_slice(&records);
+        self.gait_buffer.reserve(device, bytes.len() as u64)?;
+        queue.write_buffer(&self.gait_buffer.buffer, 0, bytes);
+        self.gaits_dirty = false;
+        Ok(())
+    }
+
+    /// Each stage's group 0, binding the buffers its entry point uses: the
+    /// agents of the last step are read (`before`) and this step's written
+    /// to the other buffer (`after`).
+    fn bind_groups(&self, device: &wgpu::Device, mirror: &CrowdMirror) -> Vec<wgpu::BindGroup> {
         let (before, after) = (self.latest, 1 - self.latest);
         let buffer = |b: u32| -> &wgpu::Buffer {
             match b {
@@ -405,7 +398,7 @@ impl Simulation {
                 _ => &self.gait_buffer.buffer,
             }
         };
-        let groups: Vec<wgpu::BindGroup> = SimStage::ALL
+        SimStage::ALL
             .iter()
             .zip(&self.layouts)
             .map(|(stage, layout)| {
@@ -423,14 +416,21 @@ impl Simulation {
                     entries: &entries,
                 })
             })
-            .collect();
+            .collect()
+    }
+
+    /// Records the step's compute pass (timed when the timer is idle): each
+    /// stage's pipeline over the `len` dense slots (the scan in one
+    /// workgroup), the steering with the hook's own group 1 and the flow
+    /// field's group 2.
+    fn dispatch(&self, encoder: &mut wgpu::CommandEncoder, groups: &[wgpu::BindGroup], len: usize) {
         let timed = self.timer.as_ref().filter(|t| t.idle());
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng simulation"),
             timestamp_writes: timed.map(|t| t.compute_writes(true, true)),
         });
         let (x, y) = dispatch_size((len as u32).div_ceil(WORKGROUP));
-        for ((stage, pipeline), group) in SimStage::ALL.iter().zip(&self.pipelines).zip(&groups) {
+        for ((stage, pipeline), group) in SimStage::ALL.iter().zip(&self.pipelines).zip(groups) {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
             if *stage == SimStage::Steer {
@@ -451,8 +451,112 @@ impl Simulation {
         if let Some(t) = timed {
             t.resolve(encoder);
         }
-        self.latest = after;
-        self.step = self.step.wrapping_add(1);
-        Ok(())
     }
+}
+
+/// Checks the hook's cell size and composes its WGSL with Throng's
+/// modules; it must import `simulation`.
+fn compose_hook(hook: &SimulationHook<'_>) -> Result<String, RenderError> {
+    if !(hook.cell_size.is_finite() && hook.cell_size > 0.0) {
+        return Err(RenderError::Simulation(format!(
+            "{}: the neighbour grid's cell size must be finite and positive, got {}",
+            hook.file, hook.cell_size
+        )));
+    }
+    let source = compose(hook.file, hook.source, None)?;
+    if !source.contains("\n// ---- simulation.wgsl\n") {
+        return Err(ShaderError::MissingImport {
+            file: hook.file.to_owned(),
+            name: "simulation".into(),
+        }
+        .into());
+    }
+    Ok(source)
+}
+
+/// The two shader modules a simulation's pipelines come from.
+struct Modules {
+    /// Throng's passes (resolve, scan, fill, apply).
+    passes: wgpu::ShaderModule,
+    /// The hook's composed source, with its `steer`.
+    user: wgpu::ShaderModule,
+}
+
+impl Modules {
+    /// Compiles Throng's passes and the hook's composed `source`; a hook
+    /// that does not compile is an error naming its file.
+    fn compile(
+        device: &wgpu::Device,
+        hook: &SimulationHook<'_>,
+        source: String,
+    ) -> Result<Self, RenderError> {
+        let passes = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(Program::Simulation.label()),
+            source: wgpu::ShaderSource::Wgsl(Program::Simulation.source().into()),
+        });
+        let user = catch_device_errors(
+            device,
+            &format!("compiling the simulation hook {}", hook.file),
+            || {
+                device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(hook.file),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                })
+            },
+        )?;
+        Ok(Self { passes, user })
+    }
+}
+
+/// `stage`'s group 0 layout and its pipeline: the steering's from the
+/// hook's module, with the hook's group 1 layout and the flow field's
+/// group 2 (for a hook that imports `navigation`), the other stages' from
+/// Throng's passes. A pipeline the device refuses is an error saying which.
+fn stage_pipeline(
+    device: &wgpu::Device,
+    hook: &SimulationHook<'_>,
+    stage: SimStage,
+    modules: &Modules,
+    navigation: Option<&wgpu::BindGroupLayout>,
+) -> Result<(wgpu::BindGroupLayout, wgpu::ComputePipeline), RenderError> {
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(stage.entry()),
+        entries: &simulation_entries(Some(stage)),
+    });
+    let steer = stage == SimStage::Steer;
+    let mut groups = vec![Some(&layout)];
+    if steer {
+        groups.push(hook.layout);
+        if let Some(n) = navigation {
+            groups.push(Some(n));
+        }
+    }
+    let what = if steer {
+        format!(
+            "creating the pipeline of the simulation hook {} (its steer(), and its bindings against Throng's group 0 and the layout given for group 1)",
+            hook.file
+        )
+    } else {
+        format!("creating the simulation pass {}", stage.entry())
+    };
+    let pipeline = catch_device_errors(device, &what, || {
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(stage.entry()),
+            bind_group_layouts: &groups,
+            immediate_size: 0,
+        });
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(stage.entry()),
+            layout: Some(&pipeline_layout),
+            module: if steer {
+                &modules.user
+            } else {
+                &modules.passes
+            },
+            entry_point: Some(stage.entry()),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    })?;
+    Ok((layout, pipeline))
 }
