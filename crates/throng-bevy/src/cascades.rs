@@ -24,7 +24,7 @@
 //! order, take the array's layers one by one, as Bevy's `prepare_lights`
 //! hands them out), the light's biases and overlap and the camera's view
 //! depth — which Throng's fragment stage samples as Bevy's `shadows.wesl`
-//! does (`throng-render`'s `shaders/shadow_cascades.wgsl`).
+//! does (`throng-render`'s `shadow/shadow_cascades.wgsl`).
 
 use bevy::asset::AssetId;
 use bevy::ecs::query::ROQueryItem;

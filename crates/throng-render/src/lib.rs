@@ -18,9 +18,10 @@
 //!
 //! | floor | folder | what lives there |
 //! |---|---|---|
-//! | 6 | [`renderer`] | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
-//! | 5 | [`draw`] | draw items and their layout, the shadow map, the impostors' pipelines, depth and MSAA targets |
-//! | 4 | [`passes`] | compute passes: motion, the crowd's mirror, cull, light fit, simulation, pose readback, palette pre-pass, compute skinning |
+//! | 7 | [`renderer`] | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
+//! | 6 | [`shadow`] | shadows, Rust and WGSL in one folder: their owner, the shadow map, the GPU's light fit, a caller's cascades and light views |
+//! | 5 | [`draw`] | draw items and their layout, the impostors' pipelines, the prepass, depth and MSAA targets |
+//! | 4 | [`passes`] | compute passes: motion, the crowd's mirror, cull, simulation, pose readback, palette pre-pass, compute skinning |
 //! | 3 | [`model`] | a model on the GPU: materials, look, impostor, [`GpuModel`], the pose cache |
 //! | 2 | [`program`] | bind-group and pipeline layouts, the pipeline kit |
 //! | 1 | [`device`] | a device and its loss, timing, buffers, small textures, offscreen targets, image files |
@@ -67,16 +68,16 @@ pub mod model;
 pub mod passes;
 pub mod program;
 pub mod renderer;
+pub mod shadow;
 
 pub use base::{error, fog, options, shader, uniforms};
 pub use device::{
     context, device_loss, image_diff, image_file, map_state, offscreen, pass_timer, timer,
 };
-pub use draw::{shadow, targets};
+pub use draw::targets;
 pub use model::{impostor, look, pose_cache};
 pub use passes::{
-    compute, cull, gaits, light_fit, mirror, motion, navigate, navigation, palette, readback,
-    simulation,
+    compute, cull, gaits, mirror, motion, navigate, navigation, palette, readback, simulation,
 };
 pub use program::{bind_groups, pipeline};
 

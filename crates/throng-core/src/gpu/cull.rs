@@ -173,7 +173,7 @@ pub const OCCLUDED_WORD: u32 = 8;
 pub const PLACED_WORD: u32 = 9;
 
 /// What the GPU-driven path's light fit reads (32 bytes), mirrored by WGSL's
-/// `LightFitParams` in `shaders/light_fit.wgsl`.
+/// `LightFitParams` in `shadow/light_fit.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct LightFitParams {

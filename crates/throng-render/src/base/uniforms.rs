@@ -119,7 +119,7 @@ pub struct ShadowUniforms {
     /// Column-major orthographic `clip_from_world` of the light.
     pub light_clip_from_world: [[f32; 4]; 4],
     /// x: 1 / map size, y: depth bias, z: strength, w: −1 for a reverse-Z
-    /// light view of the caller's (`draw/light_views.rs`), else 0.
+    /// light view of the caller's (`shadow/light_views.rs`), else 0.
     pub params: [f32; 4],
 }
 

@@ -8,10 +8,11 @@ use crate::base::error::RenderError;
 use crate::base::options::{PathChoice, RecordPath, RendererOptions};
 use crate::base::shader::program::Program;
 use crate::draw::impostor::ImpostorPipelines;
-use crate::draw::shadow::Shadow;
 use crate::model::pose_cache::PoseCache;
 use crate::program::bind_groups::{self, PACKAGE_BYTES};
 use crate::program::pipeline::{ColorPipeline, PipelineKey};
+use crate::shadow::Shadows;
+use crate::shadow::map::Shadow;
 
 use super::gpu_driven::supports_gpu_driven;
 use super::{Renderer, supports_unbounded};
@@ -112,7 +113,7 @@ impl Renderer {
                 "both Throng's own shadow map and a caller's cascades: the crowd receives one (set `shadows` to None with `cascades`)".into(),
             ));
         }
-        let receive = crate::draw::cascades::receive_of(&options);
+        let receive = crate::shadow::cascades::receive_of(&options);
         let own = if receive == bind_groups::Receive::OwnMap {
             bind_groups::ShadowBindings::Receive
         } else {
@@ -124,7 +125,7 @@ impl Renderer {
             bind_groups::frame_binding(device, "throng frame uniforms");
         let cascades = options
             .cascades
-            .map(|depth| crate::draw::cascades::CascadeReceiver::new(device, depth));
+            .map(|depth| crate::shadow::cascades::CascadeReceiver::new(device, depth));
         if let Some(c) = &cascades {
             frame_bind_group = c.frame_group(device, &frame_buffer, None);
         }
@@ -155,7 +156,7 @@ impl Renderer {
             items: Vec::new(),
             targets: None,
             timer: crate::device::pass_timer::PassTimer::new(device, queue),
-            shadow,
+            shadows: Shadows::new(shadow, cascades),
             gpu: (path == RecordPath::GpuDriven).then(|| super::gpu_driven::GpuDriven::new(device)),
             occlusion: super::occlusion::Occlusion::new(
                 adapter,
@@ -175,9 +176,7 @@ impl Renderer {
                 path != RecordPath::Packaged,
             )),
             loss: None,
-            light_views: None,
             prepass: None,
-            cascades,
         };
         let custom = renderer.options.fragment.as_ref().map(|custom| {
             format!(
@@ -227,9 +226,9 @@ impl Renderer {
             module: &self.module,
             vertex_entry: "vs_main",
             vertex_constants: &vertex_constants,
-            fragment_entry: match (&self.options.fragment, &self.shadow) {
+            fragment_entry: match (&self.options.fragment, &self.shadows.map) {
                 (Some(custom), _) => &custom.entry,
-                (None, _) if self.cascades.is_some() => "fs_cascaded",
+                (None, _) if self.shadows.cascades.is_some() => "fs_cascaded",
                 (None, Some(_)) => "fs_shadowed",
                 (None, None) => "fs_main",
             },
@@ -263,11 +262,11 @@ impl Renderer {
                 &self.device,
                 self.color_format,
                 self.options.sample_count,
-                crate::draw::cascades::receive_of(&self.options),
+                crate::shadow::cascades::receive_of(&self.options),
                 self.options.depth.compare(),
             );
         }
-        if let Some(sh) = &self.shadow
+        if let Some(sh) = &self.shadows.map
             && sh.items.iter().any(|i| i.impostor)
         {
             self.impostors.cast_pipeline(&self.device);
@@ -294,7 +293,7 @@ impl Renderer {
             }
         }
         let impostors = self.items.iter().any(|i| i.impostor);
-        let receive = crate::draw::cascades::receive_of(&self.options);
+        let receive = crate::shadow::cascades::receive_of(&self.options);
         let (compare, device, format) = (
             self.options.depth.compare(),
             self.device.clone(),

@@ -54,7 +54,10 @@ impl Renderer {
         if two_phase {
             self.encode_shadows_two_phase(encoder);
         } else {
-            self.shadow_pass(encoder, self.shadow.as_ref().and_then(|_| span("shadow")));
+            self.shadow_pass(
+                encoder,
+                self.shadows.map.as_ref().and_then(|_| span("shadow")),
+            );
         }
         if two_phase {
             self.encode_two_phase(encoder, views, extra);

@@ -1,5 +1,5 @@
 //! The crowd cast into light views the caller owns (an engine's shadow
-//! cascades; `draw/light_views.rs`): [`Renderer::prepare_light_views`]
+//! cascades; `shadow/light_views.rs`): [`Renderer::prepare_light_views`]
 //! culls the frame's crowds per view on the GPU, from the mirrors the
 //! frame's [`Renderer::prepare_draws`] synced, and
 //! [`Renderer::draw_light_view`] draws a view's casters in the caller's
@@ -9,14 +9,14 @@
 use throng_crowd::crowd::{Crowd, DrawView};
 
 use super::Renderer;
+use super::gpu_driven::GpuDriven;
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
-use crate::draw::light_views::{LightView, LightViewStats, LightViewTarget, LightViews};
-use crate::draw::shadow::cast_group;
 use crate::model::gpu_model::GpuModel;
 use crate::passes::cull::{CullList, CullPhase, CullRequest, INDIRECT_ARGS_SIZE};
 use crate::passes::mirror::shared;
-use crate::program::pipeline::PipelineKey;
+use crate::shadow::light_views::{LightView, LightViewStats, LightViewTarget, LightViews};
+use crate::shadow::map::cast_group;
 
 impl Renderer {
     /// Culls the crowds for each of `views` and plans their casters' draws
@@ -53,27 +53,10 @@ impl Renderer {
             )));
         }
         self.check_device()?;
-        let device = self.device.clone();
-        let queue = self.queue.clone();
-        let mut lv = match self.light_views.take() {
-            Some(lv) if lv.target == *target => lv,
-            _ => LightViews::new(&device, *target, self.options.skinning),
-        };
-        lv.set_views(&device, &queue, views);
-        let result = self.cull_light_views(&mut lv, views, crowds, models);
-        self.light_views = Some(lv);
-        result
-    }
-
-    fn cull_light_views(
-        &mut self,
-        lv: &mut LightViews,
-        views: &[LightView],
-        crowds: &[&Crowd],
-        models: &[&GpuModel],
-    ) -> Result<LightViewStats, RenderError> {
-        let device = self.device.clone();
-        let queue = self.queue.clone();
+        let lv = self
+            .shadows
+            .light_views_for(&self.device, *target, self.options.skinning);
+        lv.set_views(&self.device, &self.queue, views);
         let Some(gd) = self.gpu.as_mut() else {
             return Ok(LightViewStats::default());
         };
@@ -87,102 +70,19 @@ impl Renderer {
             views: views.len() as u32,
             ..LightViewStats::default()
         };
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("throng light view culls"),
-        });
-        // The mirrors the frame synced: shared ones by identity, else the
-        // renderer's own.
-        let held: Vec<Option<std::sync::Arc<std::sync::Mutex<_>>>> = crowds
-            .iter()
-            .zip(&gd.crowds)
-            .map(|(crowd, c)| {
-                let shared = gd.shared.as_ref().filter(|_| c.simulation.is_none())?;
-                Some(shared.mirror(&device, crowd.identity()))
-            })
-            .collect();
-        let guards: Vec<_> = held
-            .iter()
-            .map(|m| m.as_deref().map(shared::lock))
-            .collect();
-        let frustums: Vec<_> = views.iter().map(|v| lv.frustum(v)).collect();
-        let caster_lod_scale = lv.target.caster_lod_scale;
-        for (frustum, state) in frustums.into_iter().zip(&mut lv.views) {
-            state
-                .culls
-                .resize_with(crowds.len(), || CullList::new(&device));
-            let light = DrawView {
-                frustum: Some(frustum),
-                lod_tints: false,
-                lod_scale: camera.lod_scale * caster_lod_scale,
-                layered_only: false,
-                ..camera
-            };
-            let lists = crowds.iter().zip(&gd.crowds).zip(&gd.specs).zip(&guards);
-            for ((((crowd, c), (specs, _)), guard), cull) in lists.zip(&mut state.culls) {
-                let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
-                    continue;
-                };
-                if specs.is_empty() {
-                    continue;
-                }
-                let request = CullRequest {
-                    view: light,
-                    now: crowd.clock(),
-                    draws: specs,
-                    phase: CullPhase::Only,
-                    previous: None,
-                };
-                cull.prepare(&device, &queue, &gd.pass, mirror, &request)?;
-                cull.encode(&mut encoder, &gd.pass, None);
-            }
-        }
-        drop(guards);
-        queue.submit([encoder.finish()]);
-
-        // Each view's draws: every opaque planned draw, indirect.
-        let held_poses = self.poses.clone();
-        let poses = super::poses::lock(&held_poses);
-        let mut ignored = FrameStats::default();
-        let palettes = self.layers.palettes();
-        let mut impostors = false;
-        for state in &mut lv.views {
-            state.items.clear();
-            for (cull, (specs, planned)) in state.culls.iter_mut().zip(&gd.specs) {
-                if specs.is_empty() {
-                    continue;
-                }
-                cull.after_submit(&device);
-                if let Some(d) = cull.latest_drawn() {
-                    stats.casters += d.visible;
-                }
-                let group = cast_group(
-                    &device,
-                    &lv.cast_layout,
-                    cull.records(),
-                    &state.uniform,
-                    palettes,
-                );
-                for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
-                    let key = PipelineKey {
-                        flat: false,
-                        double_sided: true,
-                        blend: false,
-                        cross_fade: p.key.cross_fade,
-                        palettes: false,
-                        pose_cache: false,
-                    };
-                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
-                    let target = (cull.indirect(), offset, &group, cull.records());
-                    let item = p.item(models[p.model], key, target, &poses, &mut ignored)?;
-                    impostors |= item.impostor;
-                    state.items.push(item);
-                    stats.draws += 1;
-                }
-            }
-        }
+        let (device, queue) = (&self.device, &self.queue);
+        cull_light_views(device, queue, gd, lv, camera, views, crowds)?;
+        let plan = CasterPlan {
+            device,
+            gd,
+            models,
+            palettes: self.layers.palettes(),
+            poses: &self.poses,
+        };
+        let impostors = plan.plan(lv, &mut stats)?;
         if impostors && lv.impostor.is_none() {
-            let (primitive, depth) = lv.primitive_and_depth(&device);
-            lv.impostor = Some(self.impostors.cast_with(&device, primitive, depth));
+            let (primitive, depth) = lv.primitive_and_depth(device);
+            lv.impostor = Some(self.impostors.cast_with(device, primitive, depth));
         }
         Ok(stats)
     }
@@ -191,13 +91,124 @@ impl Renderer {
     /// [`Self::prepare_light_views`]) into `pass`, a depth pass of that
     /// call's target. Nothing for a view it was not given.
     pub fn draw_light_view(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        if let Some(lv) = &self.light_views {
-            lv.draw(index, pass);
-        }
+        self.shadows.draw_light_view(index, pass);
     }
 
     /// The target of the light views last prepared, if any.
     pub fn light_view_target(&self) -> Option<LightViewTarget> {
-        self.light_views.as_ref().map(|lv| lv.target)
+        self.shadows.light_view_target()
+    }
+}
+
+/// Culls the frame's crowds for each of `views` on the GPU, from the
+/// mirrors the frame synced (shared ones by identity, else the renderer's
+/// own), into each view's cull lists, and submits the culls.
+fn cull_light_views(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    gd: &GpuDriven,
+    lv: &mut LightViews,
+    camera: DrawView,
+    views: &[LightView],
+    crowds: &[&Crowd],
+) -> Result<(), RenderError> {
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("throng light view culls"),
+    });
+    let held: Vec<Option<std::sync::Arc<std::sync::Mutex<_>>>> = crowds
+        .iter()
+        .zip(&gd.crowds)
+        .map(|(crowd, c)| {
+            let shared = gd.shared.as_ref().filter(|_| c.simulation.is_none())?;
+            Some(shared.mirror(device, crowd.identity()))
+        })
+        .collect();
+    let guards: Vec<_> = held
+        .iter()
+        .map(|m| m.as_deref().map(shared::lock))
+        .collect();
+    let frustums: Vec<_> = views.iter().map(|v| lv.frustum(v)).collect();
+    let caster_lod_scale = lv.target.caster_lod_scale;
+    for (frustum, state) in frustums.into_iter().zip(&mut lv.views) {
+        state
+            .culls
+            .resize_with(crowds.len(), || CullList::new(device));
+        let light = DrawView {
+            frustum: Some(frustum),
+            lod_tints: false,
+            lod_scale: camera.lod_scale * caster_lod_scale,
+            layered_only: false,
+            ..camera
+        };
+        let lists = crowds.iter().zip(&gd.crowds).zip(&gd.specs).zip(&guards);
+        for ((((crowd, c), (specs, _)), guard), cull) in lists.zip(&mut state.culls) {
+            let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
+                continue;
+            };
+            if specs.is_empty() {
+                continue;
+            }
+            let request = CullRequest {
+                view: light,
+                now: crowd.clock(),
+                draws: specs,
+                phase: CullPhase::Only,
+                previous: None,
+            };
+            cull.prepare(device, queue, &gd.pass, mirror, &request)?;
+            cull.encode(&mut encoder, &gd.pass, None);
+        }
+    }
+    drop(guards);
+    queue.submit([encoder.finish()]);
+    Ok(())
+}
+
+/// What planning the light views' caster draws reads of the renderer.
+struct CasterPlan<'a> {
+    device: &'a wgpu::Device,
+    gd: &'a GpuDriven,
+    models: &'a [&'a GpuModel],
+    palettes: &'a wgpu::Buffer,
+    poses: &'a std::sync::Mutex<crate::model::pose_cache::PoseCache>,
+}
+
+impl CasterPlan<'_> {
+    /// Each view's draws, after its culls were submitted: every opaque
+    /// planned draw, indirect, double-sided, from the view's cull lists.
+    /// True if any draws an impostor.
+    fn plan(&self, lv: &mut LightViews, stats: &mut LightViewStats) -> Result<bool, RenderError> {
+        let poses = super::poses::lock(self.poses);
+        let mut ignored = FrameStats::default();
+        let mut impostors = false;
+        for state in &mut lv.views {
+            state.items.clear();
+            for (cull, (specs, planned)) in state.culls.iter_mut().zip(&self.gd.specs) {
+                if specs.is_empty() {
+                    continue;
+                }
+                cull.after_submit(self.device);
+                if let Some(d) = cull.latest_drawn() {
+                    stats.casters += d.visible;
+                }
+                let group = cast_group(
+                    self.device,
+                    &lv.cast_layout,
+                    cull.records(),
+                    &state.uniform,
+                    self.palettes,
+                );
+                for (d, p) in planned.iter().enumerate().filter(|(_, p)| !p.blend) {
+                    let key = p.cast_key();
+                    let offset = d as u64 * INDIRECT_ARGS_SIZE;
+                    let target = (cull.indirect(), offset, &group, cull.records());
+                    let item = p.item(self.models[p.model], key, target, &poses, &mut ignored)?;
+                    impostors |= item.impostor;
+                    state.items.push(item);
+                    stats.draws += 1;
+                }
+            }
+        }
+        Ok(impostors)
     }
 }

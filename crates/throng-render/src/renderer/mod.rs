@@ -22,7 +22,7 @@
 //!
 //! On adapters with compute shaders and indirect draws,
 //! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
-//! the GPU and culls them in a compute pass (`renderer/gpu_driven.rs`),
+//! the GPU and culls them in a compute pass (`renderer/gpu_driven/`),
 //! and frames the renderer records its own passes for are occlusion-culled
 //! in two phases (`renderer/occlusion.rs`); renderers of several views can
 //! share the crowds' mirrors (`renderer/mirrors.rs`); an engine's own
@@ -34,7 +34,7 @@
 //!
 //! Elsewhere in the crate: the options (`base/options.rs`), the pipeline
 //! kit (`program/pipeline.rs`), the depth and MSAA attachments
-//! (`draw/targets.rs`), the shadow map's pass (`draw/shadow.rs`) and the
+//! (`draw/targets.rs`), the shadow map's pass (`shadow/map.rs`) and the
 //! layout of draw lists into draws (`draw/items.rs`); beside this file in
 //! `renderer/`, one file per part of the frame, the animation layers'
 //! palettes (`layers.rs`) and the pose cache's part of planning
@@ -52,17 +52,15 @@ pub use crate::base::options::{
 use crate::device::device_loss::DeviceLoss;
 use crate::draw::impostor::ImpostorPipelines;
 use crate::draw::items::DrawItem;
-pub use crate::draw::light_views::{LightView, LightViewStats, LightViewTarget};
 pub use crate::draw::prepass::PrepassTarget;
-use crate::draw::shadow::Shadow;
-pub use crate::draw::shadow::ShadowReceiver;
 pub use crate::draw::targets::Targets;
 use crate::model::pose_cache::PoseCache;
 use crate::program::bind_groups::{self};
 pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
+use crate::shadow::Shadows;
+pub use crate::shadow::{LightView, LightViewStats, LightViewTarget, ShadowReceiver};
 
 mod build;
-mod cascades;
 mod draw;
 mod frame;
 mod gpu_driven;
@@ -101,7 +99,8 @@ pub struct Renderer {
     targets: Option<Targets>,
     /// GPU time per pass, where the device has timestamp queries.
     timer: Option<crate::device::pass_timer::PassTimer>,
-    shadow: Option<Shadow>,
+    /// The shadow map, a caller's cascades and light views (`shadow/`).
+    shadows: Shadows,
     /// The GPU-driven path's mirrors, cull lists and pipelines.
     gpu: Option<gpu_driven::GpuDriven>,
     /// Two-phase occlusion culling, where the path and device allow it.
@@ -117,10 +116,6 @@ pub struct Renderer {
     poses: std::sync::Arc<std::sync::Mutex<PoseCache>>,
     /// The device's loss, where it is watched ([`Self::set_device_loss`]).
     loss: Option<DeviceLoss>,
-    /// Light views of the caller's, once prepared (`light_views.rs`).
-    light_views: Option<crate::draw::light_views::LightViews>,
-    /// A caller's cascaded shadow maps, received (`RendererOptions::cascades`).
-    cascades: Option<crate::draw::cascades::CascadeReceiver>,
     /// The caller's prepass, once set (`renderer/prepass.rs`).
     prepass: Option<crate::draw::prepass::Prepass>,
 }

@@ -90,7 +90,8 @@ impl Renderer {
             single.ensure(&device, size, options, format)?;
         }
         let map = self
-            .shadow
+            .shadows
+            .map
             .as_ref()
             .filter(|sh| sh.options.occlusion)
             .map(|sh| sh.options.map_size);
@@ -127,7 +128,7 @@ impl Renderer {
     /// culling from the light: the casters the early shadow pass hides are
     /// not drawn), each GPU-timed where the device can.
     pub(super) fn encode_shadows_two_phase(&self, encoder: &mut wgpu::CommandEncoder) {
-        let (Some(sh), Some(o), Some(gd)) = (&self.shadow, &self.occlusion, &self.gpu) else {
+        let (Some(sh), Some(o), Some(gd)) = (&self.shadows.map, &self.occlusion, &self.gpu) else {
             return;
         };
         self.shadow_pass_of(encoder, self.render_span("shadow"), &sh.items, true);

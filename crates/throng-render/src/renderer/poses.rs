@@ -47,7 +47,11 @@ impl Renderer {
         let Some(buffer) = &self.records_buffer else {
             return;
         };
-        let shadow_items = self.shadow.iter_mut().flat_map(|sh| sh.items.iter_mut());
+        let shadow_items = self
+            .shadows
+            .map
+            .iter_mut()
+            .flat_map(|sh| sh.items.iter_mut());
         for item in self.items.iter_mut().chain(shadow_items) {
             if item.indirect.is_none() {
                 item.records = Some(buffer.clone());

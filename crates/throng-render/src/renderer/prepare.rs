@@ -167,7 +167,7 @@ impl Renderer {
         // Shadows: fit the light to what the camera sees, then cull casters
         // against the light's volume (not the camera's: an instance out of
         // view still casts into it).
-        if let Some(sh) = &mut self.shadow {
+        if let Some(sh) = &mut self.shadows.map {
             let receivers = self
                 .draw_lists
                 .iter()
@@ -189,7 +189,7 @@ impl Renderer {
             ..FrameStats::default()
         };
         self.items.clear();
-        if let Some(sh) = &mut self.shadow {
+        if let Some(sh) = &mut self.shadows.map {
             sh.items.clear();
         }
         self.plan_lists(crowds, models, &mut stats)?;
@@ -212,7 +212,7 @@ impl Renderer {
         self.layers.clear();
         if self.path != RecordPath::Packaged {
             self.layers.place(&mut self.draw_lists, crowds);
-            if let Some(sh) = &mut self.shadow {
+            if let Some(sh) = &mut self.shadows.map {
                 self.layers.place(&mut sh.lists, crowds);
             }
             self.layers.run(&self.device, &self.queue, crowds, models)?;
@@ -226,7 +226,7 @@ impl Renderer {
             self.path,
             self.package_stride,
         );
-        let shadow_slices = match &self.shadow {
+        let shadow_slices = match &self.shadows.map {
             Some(sh) => lay_out(&mut self.staging, &sh.lists, self.path, self.package_stride),
             None => Vec::new(),
         };
@@ -276,7 +276,7 @@ impl Renderer {
             }
         }
         self.items.append(&mut blended);
-        if let Some(sh) = &mut self.shadow {
+        if let Some(sh) = &mut self.shadows.map {
             for slice in &shadow_slices {
                 let group = sh.lists[slice.list].groups[slice.group];
                 let model = find_model(models, crowds[slice.list], &group)?;

@@ -10,8 +10,8 @@
 use super::Renderer;
 use crate::base::error::RenderError;
 use crate::base::options::RecordPath;
-use crate::draw::cascades::receive_of;
 use crate::draw::prepass::{Prepass, PrepassTarget};
+use crate::shadow::cascades::receive_of;
 
 impl Renderer {
     /// Draws the crowd into a caller's prepass of `target`'s attachments

@@ -27,7 +27,7 @@ impl Renderer {
     /// buffer; cheap, so callers can refuse an absurd crowd before spawning
     /// it. The host-memory side is [`Crowd::try_reserve`](throng_crowd::crowd::Crowd::try_reserve).
     pub fn check_capacity(&self, instances: u64) -> Result<(), RenderError> {
-        let passes = 1 + self.shadow.is_some() as u64;
+        let passes = 1 + self.shadows.map.is_some() as u64;
         let per_pass = match self.path {
             RecordPath::Packaged => instances
                 .div_ceil(PACKAGE_WIDTH as u64)
@@ -81,7 +81,7 @@ impl Renderer {
                 resource: self.layers.palettes().as_entire_binding(),
             },
         ];
-        if let Some(sh) = &self.shadow {
+        if let Some(sh) = &self.shadows.map {
             entries.extend(sh.receive_entries());
         }
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -144,7 +144,7 @@ impl Renderer {
                 resource: self.layers.palettes().as_entire_binding(),
             });
             entries.extend(palettes.clone());
-            if let Some(sh) = &mut self.shadow {
+            if let Some(sh) = &mut self.shadows.map {
                 entries.push(wgpu::BindGroupEntry {
                     binding: 2,
                     resource: sh.uniform.as_entire_binding(),

@@ -1,7 +1,12 @@
-//! The crowd's shadow map: its pass, encoded into the caller's encoder, and
-//! what other pipelines read of it to receive the crowd's shadows.
+//! The renderer's shadows (`shadow/`) in its frame: the shadow map's pass,
+//! encoded into the caller's encoder, what other pipelines read of it to
+//! receive the crowd's shadows, and a caller's cascaded maps handed in
+//! (`RendererOptions::cascades`).
 
-use crate::draw::shadow::ShadowReceiver;
+use crate::base::error::RenderError;
+use crate::base::uniforms::CascadeUniforms;
+use crate::draw::items::DrawItem;
+use crate::shadow::ShadowReceiver;
 
 use super::Renderer;
 
@@ -21,74 +26,28 @@ impl Renderer {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
-        let Some(sh) = &self.shadow else { return };
+        let Some(sh) = &self.shadows.map else { return };
         self.shadow_pass_of(encoder, timestamps, &sh.items, true);
     }
 
-    /// A shadow pass drawing `items` into the map, cleared first if
-    /// `clear` (else over what an earlier pass of the frame drew:
-    /// occlusion culling's late shadow pass).
+    /// A shadow pass drawing `items` into the map (`Shadows::encode`).
     pub(super) fn shadow_pass_of(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
-        items: &[crate::draw::items::DrawItem],
+        items: &[DrawItem],
         clear: bool,
     ) {
-        let Some(sh) = &self.shadow else { return };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("throng shadow pass"),
-            color_attachments: &[],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &sh.view,
-                depth_ops: Some(wgpu::Operations {
-                    load: if clear {
-                        wgpu::LoadOp::Clear(1.0)
-                    } else {
-                        wgpu::LoadOp::Load
-                    },
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        if items.is_empty() {
-            return;
-        }
-        let group = sh.cast_group.as_ref();
-        let mut bound = None;
-        for item in items {
-            // Meshes by their cast variant; impostors (None) by their own.
-            let which = (!item.impostor).then(|| crate::draw::shadow::cast_variant(item.key));
-            if bound != Some(which) {
-                match which {
-                    None => match self.impostors.cast.as_ref() {
-                        Some(p) => pass.set_pipeline(p),
-                        None => continue,
-                    },
-                    Some(v) => pass.set_pipeline(&sh.pipelines[v]),
-                }
-                bound = Some(which);
-            }
-            item.bind_geometry(&mut pass);
-            if let Some(material) = &item.material_bind_group {
-                pass.set_bind_group(2, material, &[]);
-            }
-            item.issue(&mut pass, group);
-        }
+        let impostor_cast = self.impostors.cast.as_ref();
+        self.shadows
+            .encode(encoder, timestamps, items, clear, impostor_cast);
     }
 
     /// Bind group for pipelines outside the renderer to sample the crowd's
     /// shadow map (`None` with shadows off). Valid for the frame last
     /// prepared; see [`ShadowReceiver`].
     pub fn shadow_receiver(&self) -> Option<ShadowReceiver<'_>> {
-        self.shadow.as_ref().map(|sh| ShadowReceiver {
-            layout: &sh.receiver_layout,
-            bind_group: &sh.receiver_group,
-        })
+        self.shadows.receiver()
     }
 
     /// The shadow map and the light's `clip_from_world` of the frame last
@@ -96,6 +55,28 @@ impl Renderer {
     /// On the GPU-driven path the light is fitted on the GPU and known here
     /// after [`Self::wait_gpu_stats`].
     pub fn shadow_map(&self) -> Option<(&wgpu::Texture, Option<glam::Mat4>)> {
-        self.shadow.as_ref().map(|sh| (&sh.map, sh.light))
+        self.shadows.map_and_light()
+    }
+
+    /// The cascaded shadow maps the crowd's fragment stage samples this
+    /// frame: `maps`, a `D2Array` view of depth layers (each cascade names
+    /// its layer), compared in the renderer's depth convention, and
+    /// `cascades` (their matrices, far bounds, texel sizes, biases, and
+    /// the camera's view depth). Call before the frame's draw; the maps
+    /// are read when the draw runs. Errors for a renderer not made with
+    /// `RendererOptions::cascades`.
+    pub fn set_cascades(
+        &mut self,
+        maps: &wgpu::TextureView,
+        cascades: &CascadeUniforms,
+    ) -> Result<(), RenderError> {
+        self.frame_bind_group = self.shadows.set_cascades(
+            &self.device,
+            &self.queue,
+            &self.frame_buffer,
+            maps,
+            cascades,
+        )?;
+        Ok(())
     }
 }

@@ -29,42 +29,42 @@ pub const MATERIAL: &str = include_str!(concat!(
 ));
 /// Distance fog, applied at the end of shading.
 pub const FOG: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/fog.wgsl"));
-/// `shaders/shadow_filter.wgsl` (no bindings: usable by other crates'
+/// `shadow/shadow_filter.wgsl` (no bindings: usable by other crates'
 /// pipelines, e.g. a ground plane receiving the crowd's shadows).
 pub const SHADOW_FILTER: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_filter.wgsl"
+    "/src/shadow/shadow_filter.wgsl"
 ));
-/// `shaders/shadow_common.wgsl`.
+/// `shadow/shadow_common.wgsl`.
 pub const SHADOW_COMMON: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_common.wgsl"
+    "/src/shadow/shadow_common.wgsl"
 ));
-/// `shaders/shadow_receiver.wgsl`: the crowd's shadows in a pipeline of
+/// `shadow/shadow_receiver.wgsl`: the crowd's shadows in a pipeline of
 /// the user's own, bound at group 1.
 pub const SHADOW_RECEIVER: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_receiver.wgsl"
+    "/src/shadow/shadow_receiver.wgsl"
 ));
-/// `shaders/shadow_receive.wgsl`.
+/// `shadow/shadow_receive.wgsl`.
 pub const SHADOW_RECEIVE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_receive.wgsl"
+    "/src/shadow/shadow_receive.wgsl"
 ));
-/// `shaders/shadow_cascades.wgsl`: a caller's cascaded shadow maps,
+/// `shadow/shadow_cascades.wgsl`: a caller's cascaded shadow maps,
 /// received as Bevy samples its directional cascades.
 pub const SHADOW_CASCADES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_cascades.wgsl"
+    "/src/shadow/shadow_cascades.wgsl"
 ));
 /// `shaders/prepass.wgsl`: the crowd in a caller's depth, normal and
 /// motion-vector prepass.
 pub const PREPASS: &str =
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/prepass.wgsl"));
-/// `shaders/shadow_cast.wgsl`.
+/// `shadow/shadow_cast.wgsl`.
 pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/shadow_cast.wgsl"
+    "/src/shadow/shadow_cast.wgsl"
 ));
 /// `shaders/compute_skin.wgsl`.
 pub const COMPUTE_SKIN: &str = include_str!(concat!(
@@ -117,10 +117,10 @@ pub const GPU_INSTANCE: &str = include_str!(concat!(
 ));
 /// `shaders/mirror.wgsl`.
 pub const MIRROR: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/mirror.wgsl"));
-/// `shaders/light_fit.wgsl`.
+/// `shadow/light_fit.wgsl`.
 pub const LIGHT_FIT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/light_fit.wgsl"
+    "/src/shadow/light_fit.wgsl"
 ));
 /// `shaders/impostor.wgsl`.
 pub const IMPOSTOR: &str = include_str!(concat!(

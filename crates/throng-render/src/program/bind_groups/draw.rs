@@ -346,7 +346,7 @@ pub fn records(
 
 /// A group for pipelines outside the renderer that receive the crowd's
 /// shadows: `ShadowUniforms` (0), the shadow map (1), its comparison sampler
-/// (2). See `Renderer::shadow_receiver` and `shaders/shadow_filter.wgsl`.
+/// (2). See `Renderer::shadow_receiver` and `shadow/shadow_filter.wgsl`.
 pub fn shadow_receiver(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     create(
         device,

@@ -1,4 +1,4 @@
-//! The light fitted on the GPU (`shaders/light_fit.wgsl`) equals the CPU
+//! The light fitted on the GPU (`shadow/light_fit.wgsl`) equals the CPU
 //! paths' fit to the same box, for random crowds, cameras and light
 //! directions; with nothing in view there is no light.
 
@@ -13,7 +13,7 @@ use throng_tests::rng::Rng;
 
 use super::{fox_with_lods, random_crowd, stand_in_draws};
 
-/// The light fitted on the GPU (`shaders/light_fit.wgsl`) to what the
+/// The light fitted on the GPU (`shadow/light_fit.wgsl`) to what the
 /// camera's cull drew equals the CPU paths' fit (`Camera::directional_light`
 /// with `Shadow::fit_light`'s margins) to the same box, for random crowds,
 /// cameras and light directions (straight down included), within
@@ -23,7 +23,7 @@ use super::{fox_with_lods, random_crowd, stand_in_draws};
 fn the_gpu_light_fit_equals_the_cpu_one() {
     use throng_core::gpu::LightFit;
     use throng_core::math::Aabb;
-    use throng_render::light_fit::LightFitPass;
+    use throng_render::shadow::light_fit::LightFitPass;
     /// Relative tolerance: f32 rounding of the GPU's divisions and square
     /// roots, which WGSL does not require to be correctly rounded.
     const LIGHT_EPS: f32 = 1e-5;

@@ -1,10 +1,11 @@
-//! Every WGSL program parses and validates, every file in `shaders/` is part
+//! Every WGSL program parses and validates, every WGSL file of the crate
+//! (in `shaders/`, or beside its feature's Rust in `src/`) is part
 //! of a program and matches what was built in, every import names a module
 //! and each program lists its modules once, the packaged path validates
 //! without capabilities and storage buffers, and the storage paths need
 //! three vertex storage buffers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use throng_render::bind_groups;
 use throng_render::shader::{MODULES, Program, imports};
@@ -19,19 +20,39 @@ fn every_program_parses_and_validates() {
     }
 }
 
+/// Every `.wgsl` file under `dir`, by module name (its file stem), with
+/// its path; a name found twice fails.
+fn wgsl_files(dir: &std::path::Path, found: &mut BTreeMap<String, std::path::PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            wgsl_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "wgsl") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if let Some(other) = found.insert(name.clone(), path.clone()) {
+                panic!(
+                    "two modules named {name}: {} and {}",
+                    other.display(),
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn every_shader_file_is_known_and_used() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| n.strip_suffix(".wgsl").map(str::to_owned))
-        .collect();
-    assert!(!on_disk.is_empty(), "no shader found in {}", dir.display());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeMap::new();
+    wgsl_files(&root.join("shaders"), &mut files);
+    wgsl_files(&root.join("src"), &mut files);
+    let on_disk: BTreeSet<String> = files.keys().cloned().collect();
+    assert!(!on_disk.is_empty(), "no shader found in {}", root.display());
     let known: BTreeSet<String> = MODULES.iter().map(|(n, _)| n.to_string()).collect();
     assert_eq!(
         on_disk, known,
-        "shaders/ and throng_render::shader::MODULES disagree"
+        "the crate's .wgsl files and throng_render::shader::MODULES disagree"
     );
     // simulation.wgsl is validated composed with a hook, the steering
     // modules composed into Throng's own hook (navigate.wgsl), and
@@ -53,7 +74,7 @@ fn every_shader_file_is_known_and_used() {
             used.contains(name),
             "{name}.wgsl is in no program, so nothing validates it"
         );
-        let on_disk = std::fs::read_to_string(dir.join(format!("{name}.wgsl"))).unwrap();
+        let on_disk = std::fs::read_to_string(&files[*name]).unwrap();
         assert_eq!(&on_disk, text, "{name}.wgsl changed on disk; rebuild");
     }
 }

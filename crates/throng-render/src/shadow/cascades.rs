@@ -1,6 +1,6 @@
 //! Receiving a caller's cascaded shadow maps (`RendererOptions::cascades`):
 //! an engine's directional-light cascades — Bevy's — bound beside the frame
-//! uniforms in group 0 of the colour pipelines (`shaders/shadow_cascades.wgsl`),
+//! uniforms in group 0 of the colour pipelines (`shadow/shadow_cascades.wgsl`),
 //! sampled as that engine samples them. The caller hands the maps' array
 //! view and the cascades each frame (`Renderer::set_cascades`); until it
 //! does, a stand-in with no cascades in use leaves the crowd lit.

@@ -16,9 +16,9 @@ use throng_crowd::camera::Frustum;
 use crate::base::options::DepthConvention;
 use crate::base::uniforms::ShadowUniforms;
 use crate::draw::items::DrawItem;
-use crate::draw::shadow::{cast_pipelines, cast_variant};
 use crate::passes::cull::CullList;
 use crate::program::pipeline::cast_primitive;
+use crate::shadow::map::{cast_pipelines, cast_variant};
 
 /// The depth target of the caller's light views: what the cast pipelines
 /// are made for.
@@ -74,7 +74,7 @@ pub struct LightViewStats {
 /// view's state.
 pub(crate) struct LightViews {
     pub(crate) target: LightViewTarget,
-    /// By the cast variants of `draw/shadow.rs`.
+    /// By the cast variants of `shadow/map.rs`.
     pub(crate) pipelines: Vec<wgpu::RenderPipeline>,
     pub(crate) cast_layout: wgpu::BindGroupLayout,
     /// The impostor caster's, made when a view first draws one.

@@ -1,5 +1,5 @@
 //! The GPU-driven path's light fit: the directional light's view fitted on
-//! the GPU (`shaders/light_fit.wgsl`) to the box of what the camera's cull
+//! the GPU (`shadow/light_fit.wgsl`) to the box of what the camera's cull
 //! passes drew, so that a shadowed frame's light cull follows its camera
 //! cull in the same submission and no frame waits for a readback. The CPU
 //! paths fit the same light on the CPU (`Shadow::fit_light`); the two are

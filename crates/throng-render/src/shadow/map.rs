@@ -53,7 +53,7 @@ impl Shadow {
     ) -> Option<throng_crowd::crowd::DrawView> {
         // Casters up to four receiver radii towards the light still cast
         // (tall things near the crowd); depth range is cheap. The GPU-driven
-        // path fits the same light on the GPU (shaders/light_fit.wgsl).
+        // path fits the same light on the GPU (shadow/light_fit.wgsl).
         let light = (!receivers.is_empty()).then(|| {
             let r = receivers.radius();
             Camera::directional_light(direction, receivers, r * 0.02, r * 4.0)
@@ -242,7 +242,7 @@ pub(crate) fn cast_group(
 /// The cast pipelines of a record path (`packaged` or a storage path), by
 /// [`CAST_VARIANTS`], drawing depth only with `primitive` and `depth` (the
 /// renderer's own map, or a light view of the caller's:
-/// `draw/light_views.rs`), and their records group's layout.
+/// `shadow/light_views.rs`), and their records group's layout.
 pub(crate) fn cast_pipelines(
     device: &wgpu::Device,
     packaged: bool,
@@ -333,7 +333,7 @@ pub(crate) fn cast_variant(key: crate::program::pipeline::PipelineKey) -> usize 
 /// What a pipeline outside the renderer binds to sample the crowd's shadow
 /// map: a bind group of layout [`bind_groups::shadow_receiver`] (`ShadowUniforms`
 /// at 0, the map at 1, its comparison sampler at 2) for use with
-/// `shaders/shadow_filter.wgsl` ([`crate::base::shader::sources::SHADOW_FILTER`]).
+/// `shadow/shadow_filter.wgsl` ([`crate::base::shader::sources::SHADOW_FILTER`]).
 pub struct ShadowReceiver<'a> {
     /// The layout, for the pipeline layout.
     pub layout: &'a wgpu::BindGroupLayout,

@@ -28,6 +28,8 @@ use crate::passes::depth_pyramid::{self, DepthPyramid};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 pub use crate::passes::mirror::previous::PreviousFrame;
+
+mod view;
 use crate::program::bind_groups::{CullStage, cull_layout};
 
 /// Size of one indirect indexed draw's arguments.
@@ -282,19 +284,37 @@ impl CullList {
         mirror: &CrowdMirror,
         request: &CullRequest<'_>,
     ) -> Result<(), RenderError> {
-        let CullRequest {
-            view,
-            now,
-            draws,
-            phase,
-            previous,
-        } = *request;
-        let n = mirror.len() as u64;
+        let draws = request.draws;
         let groups = mirror.tables().group_count.max(1);
+        self.reserve(device, mirror, request, groups)?;
+        if !draws.is_empty() {
+            queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));
+        }
+        let uniform = view::uniform(request, mirror.len(), groups);
+        queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
+        self.reset_counts(device, queue, groups);
+        self.draw_count = draws.len() as u32;
+        self.group_count = groups;
+        self.instances = mirror.len();
+        self.bind(device, pass, mirror, request);
+        Ok(())
+    }
+
+    /// Makes room in every buffer for `mirror`'s instances, `groups` draw
+    /// groups and the request's draws (and its previous records).
+    fn reserve(
+        &mut self,
+        device: &wgpu::Device,
+        mirror: &CrowdMirror,
+        request: &CullRequest<'_>,
+        groups: u32,
+    ) -> Result<(), RenderError> {
+        let draws = request.draws;
+        let n = mirror.len() as u64;
         // A new buffer is zeroed by wgpu: new instances start at LOD 0, as
         // on the CPU, and not visible; the others keep theirs (copied over
         // in `encode`). A late phase uses its early phase's.
-        if !matches!(phase, CullPhase::Late { .. })
+        if !matches!(request.phase, CullPhase::Late { .. })
             && let Some(old) = self.lod_state.reserve_keeping(device, n * 4)?
         {
             // Of two growths before an encode, the first buffer holds the state.
@@ -335,88 +355,20 @@ impl CullList {
             one
         };
         self.records.reserve(device, records)?;
-        self.wants_previous = previous.is_some();
-        if previous.is_some() {
+        self.wants_previous = request.previous.is_some();
+        if request.previous.is_some() {
             let p = self
                 .previous
                 .get_or_insert_with(|| Grown::new(device, "throng previous records", STORAGE));
             let previous = std::mem::size_of::<PreviousRecord>() as u64;
             p.reserve(device, records / record * previous)?;
         }
-        if !draws.is_empty() {
-            queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(draws));
-        }
-        let mut planes = [[0.0; 4]; 6];
-        if let Some(f) = &view.frustum {
-            for (p, q) in planes.iter_mut().zip(&f.planes) {
-                *p = q.to_array();
-            }
-        }
-        let stand_in = [&pass.stand_in, &pass.stand_in];
-        let (phase_flags, matrices, pyramid_shape, pyramid_views, lod_state) = match phase {
-            CullPhase::Only => (0, None, [0; 4], stand_in, &self.lod_state.buffer),
-            CullPhase::Early => (
-                CullView::EARLY,
-                None,
-                [0; 4],
-                stand_in,
-                &self.lod_state.buffer,
-            ),
-            CullPhase::Late {
-                early,
-                pyramid,
-                clip_from_world,
-                reversed,
-            } => (
-                CullView::LATE
-                    | if reversed {
-                        CullView::DEPTH_REVERSED
-                    } else {
-                        0
-                    },
-                Some(clip_from_world),
-                pyramid.shape(),
-                pyramid.views(),
-                &early.lod_state.buffer,
-            ),
-        };
-        let flags = phase_flags
-            | if view.frustum.is_some() {
-                CullView::CULL
-            } else {
-                0
-            }
-            | if view.lod_scale > 0.0 {
-                CullView::LOD
-            } else {
-                0
-            }
-            | if view.lod_tints {
-                CullView::LOD_TINTS
-            } else {
-                0
-            }
-            | if previous.is_some() {
-                CullView::PREVIOUS
-            } else {
-                0
-            };
-        let uniform = CullView {
-            planes,
-            eye: view.eye.extend(1.0).to_array(),
-            now_lo: now as u32,
-            now_hi: (now >> 32) as u32,
-            instance_count: mirror.len(),
-            flags,
-            lod_scale: view.lod_scale,
-            group_count: groups,
-            draw_count: draws.len() as u32,
-            pad: 0,
-            clip_from_world: matrices.map_or([[0.0; 4]; 4], |m| m.to_cols_array_2d()),
-            pyramid: pyramid_shape,
-            previous: previous.map_or([0; 4], |p| [p.now as u32, (p.now >> 32) as u32, 0, 0]),
-        };
-        queue.write_buffer(&self.view, 0, bytemuck::bytes_of(&uniform));
+        Ok(())
+    }
+
+    /// Clears the counts the cull adds to (its header names `groups`) and
+    /// makes every readback slot hold them.
+    fn reset_counts(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, groups: u32) {
         let mut empty = [0u32; DRAWN_WORDS as usize];
         empty[..3].fill(u32::MAX);
         empty[GROUPS_WORD as usize] = groups;
@@ -433,11 +385,25 @@ impl CullList {
                 };
             }
         }
-        self.draw_count = draws.len() as u32;
-        self.group_count = groups;
-        self.instances = mirror.len();
-        // Bind groups follow the buffers (which change when they grow or
-        // the mirror's do; rebuilding them each frame is cheap).
+    }
+
+    /// The stages' bind groups over this list's buffers, `mirror`'s and
+    /// the request's phase (its LOD state and depth pyramid) and previous
+    /// frame. They follow the buffers, which change when they grow or the
+    /// mirror's do; rebuilding them each frame is cheap.
+    fn bind(
+        &mut self,
+        device: &wgpu::Device,
+        pass: &CullPass,
+        mirror: &CrowdMirror,
+        request: &CullRequest<'_>,
+    ) {
+        let previous = request.previous;
+        let stand_in = [&pass.stand_in, &pass.stand_in];
+        let (lod_state, pyramid_views) = match request.phase {
+            CullPhase::Only | CullPhase::Early => (&self.lod_state.buffer, stand_in),
+            CullPhase::Late { early, pyramid, .. } => (&early.lod_state.buffer, pyramid.views()),
+        };
         let previous_records = match (&self.previous, previous) {
             (Some(p), Some(_)) => &p.buffer,
             _ => &pass.no_previous,
@@ -484,7 +450,6 @@ impl CullList {
                 entries: &entries,
             }));
         }
-        Ok(())
     }
 
     /// What the view drew in the latest frame whose result has come back

@@ -1,0 +1,372 @@
+//! A frame on the GPU-driven path ([`Renderer::prepare_draws`] there), in
+//! one submission: each crowd's mirror synced (and its simulation
+//! stepped), its camera culled (occlusion culling's late phase prepared
+//! for the frame's passes), then, with shadows, the light fitted on the
+//! GPU to what the camera's cull drew and the casters culled against it;
+//! then the draws planned (`draws.rs`).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use throng_core::gpu::DrawSpec;
+use throng_crowd::camera::Frustum;
+use throng_crowd::crowd::{Crowd, DrawView};
+
+use super::plan::{Planned, plan};
+use super::{CrowdGpu, GpuDriven, LateView};
+use crate::base::error::RenderError;
+use crate::base::options::FrameStats;
+use crate::device::pass_timer::{PassTimer, SpanKind};
+use crate::model::gpu_model::GpuModel;
+use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest};
+use crate::passes::depth_pyramid::DepthPyramid;
+use crate::passes::mirror::crowd_mirror::CrowdMirror;
+use crate::passes::mirror::shared;
+use crate::renderer::Renderer;
+use crate::shadow::light_fit::{self, LightFitPass};
+use crate::shadow::map::Shadow;
+
+/// Per crowd: its indirect draws' specs and what each draws (empty for an
+/// empty crowd).
+pub(super) type Plans = Vec<(Vec<DrawSpec>, Vec<Planned>)>;
+
+impl Renderer {
+    /// [`Self::prepare_draws`] on the GPU-driven path (frame uniforms already
+    /// written).
+    pub(in crate::renderer) fn prepare_gpu_driven(
+        &mut self,
+        gd: &mut GpuDriven,
+        view: DrawView,
+        crowds: &[&Crowd],
+        models: &[&GpuModel],
+        occlusion: Option<LateView<'_>>,
+        shadow_pyramid: Option<&DepthPyramid>,
+    ) -> Result<FrameStats, RenderError> {
+        let device = self.device.clone();
+        let queue = self.queue.clone();
+        gd.begin_frame(&device, view, crowds.len());
+        let mut stats = FrameStats::default();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("throng cull"),
+        });
+        // The shared mirrors this frame's crowds use, held until their
+        // culls are recorded.
+        let held = gd.held_mirrors(&device, crowds);
+        let mut guards: Vec<_> = held
+            .iter()
+            .map(|m| m.as_deref().map(shared::lock))
+            .collect();
+        let cull = FrameCull {
+            device: &device,
+            queue: &queue,
+            pass: &gd.pass,
+            timer: self.timer.as_ref(),
+            view,
+            crowds,
+        };
+        let cameras = CameraCull {
+            models,
+            occlusion,
+            prepass: self.prepass.is_some(),
+        };
+        let plans = cull.cameras(
+            &mut gd.crowds,
+            &mut guards,
+            &cameras,
+            &mut encoder,
+            &mut stats,
+        )?;
+        if let Some(sh) = &mut self.shadows.map {
+            let light = LightCull {
+                fit: &mut gd.light_fit,
+                direction: self.options.lighting.direction,
+                shadow_pyramid,
+            };
+            cull.casters(sh, light, &mut gd.crowds, &plans, &guards, &mut encoder)?;
+        }
+        let submitting = web_time::Instant::now();
+        queue.submit([encoder.finish()]);
+        stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
+        drop(guards);
+        let shadows = self.shadows.map.is_some();
+        gd.after_submit(
+            &device,
+            &plans,
+            occlusion.is_some(),
+            shadows,
+            shadow_pyramid.is_some(),
+        );
+
+        let late = occlusion.is_some();
+        self.plan_gpu_draws(
+            gd,
+            &plans,
+            models,
+            late,
+            shadow_pyramid.is_some(),
+            &mut stats,
+        )?;
+        stats.packages = stats.draws;
+        gd.specs = plans;
+        self.plan_layered(gd, view, crowds, models, &mut stats)?;
+        self.ensure_pipelines();
+        if let Some(p) = &mut self.prepass {
+            p.ensure_pipelines(&device);
+        }
+        Ok(stats)
+    }
+}
+
+impl GpuDriven {
+    /// Makes room for `crowds` crowds and notes the frame's camera `view`.
+    fn begin_frame(&mut self, device: &wgpu::Device, view: DrawView, crowds: usize) {
+        if self.crowds.len() < crowds {
+            self.crowds
+                .resize_with(crowds, || GpuDriven::crowd_gpu(device));
+        }
+        self.used = crowds;
+        self.view = Some(view);
+    }
+
+    /// Per crowd, the shared mirror it uses this frame, if this renderer
+    /// shares mirrors and the crowd is not simulated (a simulation steps
+    /// its own).
+    fn held_mirrors(
+        &self,
+        device: &wgpu::Device,
+        crowds: &[&Crowd],
+    ) -> Vec<Option<Arc<Mutex<CrowdMirror>>>> {
+        crowds
+            .iter()
+            .zip(&self.crowds)
+            .map(|(crowd, c)| {
+                let shared = self.shared.as_ref().filter(|_| c.simulation.is_none())?;
+                Some(shared.mirror(device, crowd.identity()))
+            })
+            .collect()
+    }
+
+    /// After the frame's culls were submitted: each list that ran collects
+    /// what its cull drew (occlusion culling's late phases: that of frames
+    /// before), and the simulations theirs.
+    fn after_submit(
+        &mut self,
+        device: &wgpu::Device,
+        plans: &Plans,
+        late: bool,
+        shadows: bool,
+        shadow_late: bool,
+    ) {
+        for c in &self.crowds {
+            if let Some(sim) = &c.simulation {
+                sim.after_submit();
+            }
+        }
+        for (c, (specs, _)) in self.crowds.iter_mut().zip(plans) {
+            if specs.is_empty() {
+                continue;
+            }
+            c.camera.after_submit(device);
+            if late {
+                c.late.after_submit(device);
+            }
+            if shadows {
+                c.shadow.after_submit(device);
+                if shadow_late {
+                    c.shadow_late.after_submit(device);
+                }
+            }
+        }
+    }
+}
+
+/// What every cull of the frame records with.
+struct FrameCull<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    pass: &'a CullPass,
+    /// Each view's cull pass is GPU-timed, where the device can.
+    timer: Option<&'a PassTimer>,
+    /// The camera's view.
+    view: DrawView,
+    crowds: &'a [&'a Crowd],
+}
+
+/// What the camera's culls need besides the frame's.
+struct CameraCull<'a> {
+    models: &'a [&'a GpuModel],
+    /// Occlusion culling's late phase, when the frame culls in two.
+    occlusion: Option<LateView<'a>>,
+    /// A prepass wants the frame before's records (motion vectors).
+    prepass: bool,
+}
+
+/// What the light's culls need besides the frame's.
+struct LightCull<'a> {
+    fit: &'a mut LightFitPass,
+    direction: glam::Vec3,
+    /// The early shadow pass's depth pyramid, when the light culls in two
+    /// phases.
+    shadow_pyramid: Option<&'a DepthPyramid>,
+}
+
+impl<'a> FrameCull<'a> {
+    /// A GPU-timed span of the frame's compute passes, where the device
+    /// times them.
+    fn span(&self, name: &'static str) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
+        let t = self.timer?;
+        Some(t.compute_writes(t.span(name, SpanKind::Prepared)?))
+    }
+
+    /// Syncs each crowd's mirror (its own, or the shared one `guards`
+    /// holds), steps its simulation, plans its draws and prepares and
+    /// records its camera's cull (and the late phase's, recorded later with
+    /// the frame's passes). Returns the plans.
+    fn cameras(
+        &self,
+        crowd_gpus: &mut [CrowdGpu],
+        guards: &mut [Option<MutexGuard<'_, CrowdMirror>>],
+        cameras: &CameraCull<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        stats: &mut FrameStats,
+    ) -> Result<Plans, RenderError> {
+        let (device, queue) = (self.device, self.queue);
+        let mut plans = Vec::with_capacity(self.crowds.len());
+        for ((crowd, c), guard) in self.crowds.iter().zip(crowd_gpus).zip(guards) {
+            let mirror = match guard {
+                Some(g) => &mut **g,
+                None => c.mirror.get_or_insert_with(|| CrowdMirror::new(device)),
+            };
+            if cameras.prepass {
+                // Before the sync changes them: the frame before's transforms.
+                mirror.keep_previous(device, queue, crowd.clock())?;
+            }
+            let sync = mirror.sync(device, queue, encoder, self.pass, crowd)?;
+            if let Some(sim) = &mut c.simulation {
+                sim.encode(device, queue, encoder, mirror, crowd)?;
+            }
+            stats.record_bytes += sync.bytes;
+            stats.instances += crowd.len() as u32;
+            if crowd.is_empty() {
+                // Nothing to cull or draw.
+                plans.push((Vec::new(), Vec::new()));
+                continue;
+            }
+            let (specs, planned) = plan(crowd, mirror.tables(), cameras.models)?;
+            let request = CullRequest {
+                view: self.view,
+                now: crowd.clock(),
+                draws: &specs,
+                phase: match cameras.occlusion {
+                    Some(_) => CullPhase::Early,
+                    None => CullPhase::Only,
+                },
+                previous: cameras.prepass.then(|| mirror.previous()).flatten(),
+            };
+            c.camera
+                .prepare(device, queue, self.pass, mirror, &request)?;
+            // The late phase is recorded with the frame's passes, after the
+            // early phase's draws and the pyramid of their depth.
+            if let Some(late) = &cameras.occlusion {
+                let request = CullRequest {
+                    phase: CullPhase::Late {
+                        early: &c.camera,
+                        pyramid: late.pyramid,
+                        clip_from_world: late.clip_from_world,
+                        reversed: late.reversed,
+                    },
+                    ..request
+                };
+                c.late.prepare(device, queue, self.pass, mirror, &request)?;
+            }
+            c.camera.encode(encoder, self.pass, self.span("cull"));
+            plans.push((specs, planned));
+        }
+        Ok(plans)
+    }
+
+    /// Shadows: the light is fitted on the GPU to what the camera's cull
+    /// drew, then the casters are culled against the light's volume (not
+    /// the camera's: an instance out of view still casts into it), all in
+    /// this submission. The light view's planes and the shadow uniforms'
+    /// matrix are copied from the fit over what the CPU wrote.
+    fn casters(
+        &self,
+        sh: &mut Shadow,
+        light: LightCull<'_>,
+        crowd_gpus: &mut [CrowdGpu],
+        plans: &Plans,
+        guards: &[Option<MutexGuard<'_, CrowdMirror>>],
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), RenderError> {
+        let (device, queue) = (self.device, self.queue);
+        sh.light = None;
+        sh.write_uniforms(queue, glam::Mat4::IDENTITY);
+        let cameras: Vec<&CullList> = crowd_gpus
+            .iter()
+            .zip(plans)
+            .filter(|(_, (specs, _))| !specs.is_empty())
+            .map(|(c, _)| &c.camera)
+            .collect();
+        light
+            .fit
+            .encode(device, queue, encoder, light.direction, &cameras)?;
+        let fit = light.fit.fit();
+        let (at, bytes) = light_fit::MATRIX;
+        encoder.copy_buffer_to_buffer(fit, at, &sh.uniform, 0, bytes);
+        let light_view = DrawView {
+            frustum: Some(Frustum {
+                planes: [glam::Vec4::ZERO; 6],
+            }),
+            lod_tints: false,
+            lod_scale: sh.caster_lod_scale(self.view.lod_scale),
+            ..self.view
+        };
+        let casters = self.crowds.iter().zip(crowd_gpus).zip(plans).zip(guards);
+        for (((crowd, c), (specs, _)), guard) in casters {
+            if specs.is_empty() {
+                continue;
+            }
+            let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
+                continue; // synced above: never
+            };
+            let request = CullRequest {
+                view: light_view,
+                now: crowd.clock(),
+                draws: specs,
+                phase: match light.shadow_pyramid {
+                    Some(_) => CullPhase::Early,
+                    None => CullPhase::Only,
+                },
+                previous: None,
+            };
+            c.shadow
+                .prepare(device, queue, self.pass, mirror, &request)?;
+            let (at, bytes) = light_fit::PLANES;
+            encoder.copy_buffer_to_buffer(fit, at, c.shadow.view_buffer(), 0, bytes);
+            // The light's late phase tests against the pyramid of the
+            // early shadow pass, in the light's projection: the fitted
+            // matrix is copied over the view's `clip_from_world`.
+            if let Some(pyramid) = light.shadow_pyramid {
+                let request = CullRequest {
+                    phase: CullPhase::Late {
+                        early: &c.shadow,
+                        pyramid,
+                        clip_from_world: glam::Mat4::IDENTITY,
+                        reversed: false,
+                    },
+                    ..request
+                };
+                c.shadow_late
+                    .prepare(device, queue, self.pass, mirror, &request)?;
+                let late = c.shadow_late.view_buffer();
+                encoder.copy_buffer_to_buffer(fit, at, late, 0, bytes);
+                let (from, bytes) = light_fit::MATRIX;
+                let to = std::mem::offset_of!(throng_core::gpu::CullView, clip_from_world);
+                encoder.copy_buffer_to_buffer(fit, from, late, to as u64, bytes);
+            }
+            c.shadow
+                .encode(encoder, self.pass, self.span("shadow cull"));
+        }
+        Ok(())
+    }
+}
