@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 
 use throng_core::gpu::pack_tint;
-use throng_core::math::mat4_to_rows;
+use throng_core::math::{Aabb, mat4_to_rows};
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle};
+use throng_crowd::crowd::{Crowd, CrowdError, DrawList, InstanceId, ModelHandle, ModelId};
 use throng_render::{
     FrameStats, Gpu, GpuModel, Offscreen, PathChoice, PoseCacheOptions, RenderError, Renderer,
     RendererOptions, Shading, wgpu,
@@ -240,22 +240,75 @@ pub(crate) struct Bench<'a> {
     pub(crate) target: &'a Offscreen,
 }
 
-impl Bench<'_> {
+/// A cell's fresh crowd and what draws it.
+struct Grid<'a> {
+    /// The grid's instances.
+    crowd: Crowd,
+    /// The model's id in `crowd`.
+    id: ModelId,
+    /// The grid's bounds, which the camera frames and the walkers keep to.
+    bounds: Aabb,
+    /// The GPU model drawn (the dressed one for `varied`).
+    gpu_model: &'a GpuModel,
+}
+
+/// What a cell's measured frames gave.
+struct Measured {
+    /// The measured frames' times.
+    samples: Vec<Sample>,
+    /// The last frame's stats (warm-up or measured).
+    last: FrameStats,
+    /// The longest pose-cache fill of any frame, milliseconds.
+    fill_ms: f64,
+}
+
+impl<'a> Bench<'a> {
     /// Runs one (mode, instances) cell on a fresh grid.
     pub(crate) fn run_cell(&self, mode: Mode, n: u32, occlusion: bool) -> Result<Cell, CellError> {
         let Bench {
-            plan,
-            gpu,
-            handle,
-            gpu_model,
-            dressed,
-            skin,
-            target,
+            plan, gpu, target, ..
         } = *self;
-        // `varied`: the dressed model, a palette row, size and no tint each.
-        let (handle, gpu_model, variety) = match (mode, dressed) {
+        let Grid {
+            mut crowd,
+            id,
+            bounds,
+            gpu_model,
+        } = self.grid(mode, n)?;
+        let aspect = target.size.0 as f32 / target.size.1 as f32;
+        let camera = plan.camera.camera(&bounds, aspect);
+        // Shadows off unless asked for: the CPU-skinned baseline has no
+        // shadow pass, and the default comparison is of skinning and drawing,
+        // not of lighting.
+        if plan.shadows && mode == Mode::CpuSkinned {
+            return Err(CellError::Unsupported(
+                "the CPU-skinned baseline has no shadow pass".into(),
+            ));
+        }
+        let mut drawer = self.drawer(mode, base_options(plan, occlusion), &crowd)?;
+        let mut changes = Changes::new(&crowd, plan.changing_percent)?;
+        let mut walkers = Walkers::new(&mut crowd, id, &bounds, plan.walking_percent)
+            .map_err(|e| CellError::Failed(e.to_string()))?;
+        let measured = measure(plan, &mut crowd, |crowd: &mut Crowd| {
+            drawer.frame(
+                gpu,
+                crowd,
+                target,
+                &camera,
+                gpu_model,
+                &mut changes,
+                &mut walkers,
+            )
+        })?;
+        Ok(measured.cell(mode, n, occlusion, drawer.path()))
+    }
+
+    /// A fresh grid of `n` instances; for `varied` the dressed model, each
+    /// instance a palette row and size and no tint; for `layered` a layer
+    /// over every instance.
+    fn grid(&self, mode: Mode, n: u32) -> Result<Grid<'a>, CellError> {
+        let (handle, gpu_model, variety) = match (mode, self.dressed) {
             (Mode::Varied, Some((h, g))) => (h, g, Some(demo_variety(VARIETY_SEED, Vec::new()))),
-            _ => (handle, gpu_model, None),
+            _ => (self.handle, self.gpu_model, None),
         };
         let mut crowd = Crowd::new();
         let id = crowd.add_model(handle);
@@ -273,33 +326,26 @@ impl Bench<'_> {
         if mode == Mode::Layered {
             add_layers(&mut crowd, id).map_err(|e| CellError::Failed(e.to_string()))?;
         }
-        let aspect = target.size.0 as f32 / target.size.1 as f32;
-        let camera = plan.camera.camera(&bounds, aspect);
-        // Shadows off unless asked for: the CPU-skinned baseline has no
-        // shadow pass, and the default comparison is of skinning and drawing,
-        // not of lighting.
-        if plan.shadows && mode == Mode::CpuSkinned {
-            return Err(CellError::Unsupported(
-                "the CPU-skinned baseline has no shadow pass".into(),
-            ));
-        }
-        let base = RendererOptions {
-            sample_count: plan.msaa,
-            shadows: plan
-                .shadows
-                .then(|| RendererOptions::default().shadows)
-                .flatten()
-                .map(|s| throng_render::renderer::ShadowOptions {
-                    caster_lod_scale: plan.caster_lod_scale,
-                    occlusion: plan.shadow_occlusion,
-                    ..s
-                }),
-            // Only `pose-cache` measures the cache.
-            pose_cache: None,
-            occlusion,
-            impostor_one_view_size: plan.impostor_one_view_size,
-            ..RendererOptions::default()
-        };
+        Ok(Grid {
+            crowd,
+            id,
+            bounds,
+            gpu_model,
+        })
+    }
+
+    /// The drawer of `mode`: a renderer on the mode's path with `base` as
+    /// the mode changes it, or the CPU-skinned baseline with the crowd's
+    /// instances and tints.
+    fn drawer(
+        &self,
+        mode: Mode,
+        base: RendererOptions,
+        crowd: &Crowd,
+    ) -> Result<Drawer<'a>, CellError> {
+        let Bench {
+            plan, gpu, skin, ..
+        } = *self;
         // Each baked mode: the base options with its path and what it
         // changes of them.
         let options = |path, change: &dyn Fn(&mut RendererOptions)| {
@@ -316,7 +362,7 @@ impl Bench<'_> {
         let budget = plan
             .pose_cache_budget
             .unwrap_or(PoseCacheOptions::DEFAULT_BUDGET);
-        let mut drawer = match mode {
+        Ok(match mode {
             Mode::GpuDriven | Mode::Varied => baked(options(PathChoice::GpuDriven, &|_| {}))?,
             Mode::Lambert => baked(options(PathChoice::GpuDriven, &|o| {
                 o.lighting.shading = Shading::Lambert
@@ -334,7 +380,7 @@ impl Bench<'_> {
                 let skin = skin.expect("checked before the run");
                 let renderer = CpuSkinnedRenderer::headless(gpu, base)?;
                 let ids: Vec<InstanceId> = crowd.ids().collect();
-                let tints = crowd_tints(&crowd, &ids);
+                let tints = crowd_tints(crowd, &ids);
                 Drawer::Cpu {
                     renderer: Box::new(renderer),
                     skin,
@@ -343,42 +389,77 @@ impl Bench<'_> {
                     tints,
                 }
             }
-        };
-        let mut changes = Changes::new(&crowd, plan.changing_percent)?;
-        let mut walkers = Walkers::new(&mut crowd, id, &bounds, plan.walking_percent)
-            .map_err(|e| CellError::Failed(e.to_string()))?;
-        let mut last = FrameStats::default();
-        let mut fill_ms = 0f64;
-        let mut frame = |crowd: &mut Crowd| {
-            drawer.frame(
-                gpu,
-                crowd,
-                target,
-                &camera,
-                gpu_model,
-                &mut changes,
-                &mut walkers,
-            )
-        };
-        for _ in 0..plan.warmup {
-            last = frame(&mut crowd)?.0;
-            fill_ms = fill_ms.max(last.pose_fill_ms);
+        })
+    }
+}
+
+/// The options every mode of a cell starts from: the plan's MSAA, shadows
+/// (if asked for, with its caster LOD scale and light occlusion) and
+/// impostor choice, the cell's occlusion, and no pose cache.
+fn base_options(plan: &Plan, occlusion: bool) -> RendererOptions {
+    RendererOptions {
+        sample_count: plan.msaa,
+        shadows: plan
+            .shadows
+            .then(|| RendererOptions::default().shadows)
+            .flatten()
+            .map(|s| throng_render::renderer::ShadowOptions {
+                caster_lod_scale: plan.caster_lod_scale,
+                occlusion: plan.shadow_occlusion,
+                ..s
+            }),
+        // Only `pose-cache` measures the cache.
+        pose_cache: None,
+        occlusion,
+        impostor_one_view_size: plan.impostor_one_view_size,
+        ..RendererOptions::default()
+    }
+}
+
+/// Draws the plan's warm-up frames, then its measured ones (stopping
+/// after `max_seconds` once enough are measured), with `frame`.
+fn measure<F>(plan: &Plan, crowd: &mut Crowd, mut frame: F) -> Result<Measured, CellError>
+where
+    F: FnMut(&mut Crowd) -> Result<(FrameStats, Sample), CellError>,
+{
+    let mut last = FrameStats::default();
+    let mut fill_ms = 0f64;
+    for _ in 0..plan.warmup {
+        last = frame(crowd)?.0;
+        fill_ms = fill_ms.max(last.pose_fill_ms);
+    }
+    let mut samples = Vec::with_capacity(plan.frames as usize);
+    let started = Instant::now();
+    for _ in 0..plan.frames {
+        let (stats, sample) = frame(crowd)?;
+        last = stats;
+        fill_ms = fill_ms.max(last.pose_fill_ms);
+        samples.push(sample);
+        if plan
+            .max_seconds
+            .is_some_and(|s| started.elapsed().as_secs_f64() > s)
+            && samples.len() >= MIN_MEASURED_FRAMES
+        {
+            break;
         }
-        let mut samples = Vec::with_capacity(plan.frames as usize);
-        let started = Instant::now();
-        for _ in 0..plan.frames {
-            let (stats, sample) = frame(&mut crowd)?;
-            last = stats;
-            fill_ms = fill_ms.max(last.pose_fill_ms);
-            samples.push(sample);
-            if plan
-                .max_seconds
-                .is_some_and(|s| started.elapsed().as_secs_f64() > s)
-                && samples.len() >= MIN_MEASURED_FRAMES
-            {
-                break;
-            }
-        }
+    }
+    Ok(Measured {
+        samples,
+        last,
+        fill_ms,
+    })
+}
+
+impl Measured {
+    /// The cell's row: the last frame's counts and the spreads of the
+    /// measured frames' times (GPU time from timestamps where every frame
+    /// has one, else the queue wait).
+    fn cell(self, mode: Mode, n: u32, occlusion: bool, path: String) -> Cell {
+        let Measured {
+            samples,
+            last,
+            fill_ms,
+        } = self;
         let cpu: Vec<f64> = samples.iter().map(|s| s.cpu).collect();
         let submit: Vec<f64> = samples.iter().map(|s| s.submit).collect();
         let prepare: Vec<f64> = samples.iter().map(|s| s.cpu - s.submit).collect();
@@ -392,13 +473,13 @@ impl Bench<'_> {
             None => (Spread::of(&wait), "queue-wall"),
         };
         let frame_ms = Spread::of(&frame);
-        Ok(Cell {
+        Cell {
             mode,
             instances: n,
             occlusion,
             status: "ok",
             reason: None,
-            path: Some(drawer.path()),
+            path: Some(path),
             visible: Some(last.visible),
             occluded: Some(last.occluded),
             shadow_casters: Some(last.shadow_casters + last.shadow_occluded),
@@ -424,7 +505,7 @@ impl Bench<'_> {
             pose_fallback_draws: Some(last.pose_fallback_draws),
             fps: Some(1e3 / frame_ms.median),
             frame_ms: Some(frame_ms),
-        })
+        }
     }
 }
 
