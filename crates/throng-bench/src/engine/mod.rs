@@ -294,17 +294,7 @@ pub fn run(
     let mut modes = plan.modes.clone();
     modes.dedup();
     let handle = subject.model;
-    let baked = handle.model();
-    let lod = &baked.lods[0];
-    let model_info = ModelInfo {
-        path: subject.path,
-        name: baked.name.clone(),
-        vertices: lod.vertices.len(),
-        triangles: lod.indices.len() / 3,
-        submeshes: lod.submeshes.len(),
-        bones: baked.bones.len(),
-        clips: baked.clips.iter().map(|c| c.name.clone()).collect(),
-    };
+    let model_info = model_info(subject.path, &handle);
     // The CPU-skinned model, or why there is none.
     let skin = match subject.scene {
         _ if !modes.contains(&Mode::CpuSkinned) => None,
@@ -316,21 +306,7 @@ pub fn run(
     };
 
     let gpu = Gpu::headless()?;
-    let info = gpu.adapter.get_info();
-    let adapter = AdapterInfo {
-        summary: gpu.adapter_summary(),
-        name: info.name.clone(),
-        backend: format!("{:?}", info.backend),
-        device_type: format!("{:?}", info.device_type),
-        driver: format!("{} {}", info.driver, info.driver_info)
-            .trim()
-            .to_owned(),
-        timestamp_queries: gpu
-            .device
-            .features()
-            .contains(wgpu::Features::TIMESTAMP_QUERY),
-        vertex_storage: supports_unbounded(&gpu.adapter, &gpu.device),
-    };
+    let adapter = adapter_info(&gpu);
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
     let dressed = modes
         .contains(&Mode::Varied)
@@ -346,26 +322,7 @@ pub fn run(
         machine: machine(),
         adapter,
         model: model_info,
-        settings: Settings {
-            size: [plan.size.0, plan.size.1],
-            frames: plan.frames,
-            warmup: plan.warmup,
-            max_seconds: plan.max_seconds,
-            dt: DT,
-            msaa: plan.msaa,
-            format: format!("{OFFSCREEN_FORMAT:?}"),
-            shadows: plan.shadows,
-            changing_percent: plan.changing_percent,
-            walking_percent: plan.walking_percent,
-            camera: plan.camera,
-            occlusion: plan.occlusion,
-            caster_lod_scale: plan.caster_lod_scale,
-            shadow_occlusion: plan.shadow_occlusion,
-            impostor_one_view_size: plan.impostor_one_view_size,
-            pose_cache_budget: plan
-                .pose_cache_budget
-                .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),
-        },
+        settings: settings(plan),
         results: Vec::new(),
         baked_over_static: Vec::new(),
         pose_cache_over_static: Vec::new(),
@@ -385,9 +342,80 @@ pub fn run(
         skin: skin.as_ref(),
         target: &target,
     };
-    for &n in &plan.instances {
-        for &mode in &modes {
-            for &occlusion in plan.occlusion.settings() {
+    report.results = run_cells(&bench, &modes, progress);
+    add_ratios(&mut report);
+    Ok(report)
+}
+
+/// The report's account of the model: its file, name, LOD 0's size, bones
+/// and clips.
+fn model_info(path: String, handle: &ModelHandle) -> ModelInfo {
+    let baked = handle.model();
+    let lod = &baked.lods[0];
+    ModelInfo {
+        path,
+        name: baked.name.clone(),
+        vertices: lod.vertices.len(),
+        triangles: lod.indices.len() / 3,
+        submeshes: lod.submeshes.len(),
+        bones: baked.bones.len(),
+        clips: baked.clips.iter().map(|c| c.name.clone()).collect(),
+    }
+}
+
+/// The report's account of the adapter: its names, driver, and whether it
+/// has timestamp queries and vertex-stage storage buffers.
+fn adapter_info(gpu: &Gpu) -> AdapterInfo {
+    let info = gpu.adapter.get_info();
+    AdapterInfo {
+        summary: gpu.adapter_summary(),
+        name: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        device_type: format!("{:?}", info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_owned(),
+        timestamp_queries: gpu
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY),
+        vertex_storage: supports_unbounded(&gpu.adapter, &gpu.device),
+    }
+}
+
+/// The report's copy of the plan's settings, with the step, target format
+/// and pose-cache budget it ran with.
+fn settings(plan: &Plan) -> Settings {
+    Settings {
+        size: [plan.size.0, plan.size.1],
+        frames: plan.frames,
+        warmup: plan.warmup,
+        max_seconds: plan.max_seconds,
+        dt: DT,
+        msaa: plan.msaa,
+        format: format!("{OFFSCREEN_FORMAT:?}"),
+        shadows: plan.shadows,
+        changing_percent: plan.changing_percent,
+        walking_percent: plan.walking_percent,
+        camera: plan.camera,
+        occlusion: plan.occlusion,
+        caster_lod_scale: plan.caster_lod_scale,
+        shadow_occlusion: plan.shadow_occlusion,
+        impostor_one_view_size: plan.impostor_one_view_size,
+        pose_cache_budget: plan
+            .pose_cache_budget
+            .unwrap_or(throng_render::PoseCacheOptions::DEFAULT_BUDGET),
+    }
+}
+
+/// Runs every cell, instance count by mode by occlusion setting, telling
+/// `progress` as each starts and ends; a cell that did not run is kept
+/// with its status and reason.
+fn run_cells(bench: &Bench, modes: &[Mode], progress: &mut dyn FnMut(Progress)) -> Vec<Cell> {
+    let mut results = Vec::new();
+    for &n in &bench.plan.instances {
+        for &mode in modes {
+            for &occlusion in bench.plan.occlusion.settings() {
                 progress(Progress::CellStarted(mode, n));
                 let mut cell = match bench.run_cell(mode, n, occlusion) {
                     Ok(c) => c,
@@ -396,10 +424,16 @@ pub fn run(
                 };
                 cell.occlusion = occlusion;
                 progress(Progress::CellDone(&cell));
-                report.results.push(cell);
+                results.push(cell);
             }
         }
     }
+    results
+}
+
+/// Fills the report's ratios between modes (and between occlusion on and
+/// off) from its cells.
+fn add_ratios(report: &mut Report) {
     report.baked_over_static = report::ratios(&report.results, Mode::Baked, Mode::Static);
     report.pose_cache_over_static = report::ratios(&report.results, Mode::PoseCache, Mode::Static);
     report.pose_cache_over_gpu_driven =
@@ -410,7 +444,6 @@ pub fn run(
     report.gpu_driven_over_lambert =
         report::ratios(&report.results, Mode::GpuDriven, Mode::Lambert);
     report.occlusion_on_over_off = report::occlusion_ratios(&report.results);
-    Ok(report)
 }
 
 #[cfg(test)]
