@@ -211,48 +211,17 @@ pub fn soak(
     model.impostor = None;
     let handle = ModelHandle::new(model)?;
     let start = Instant::now();
-    let setup = |what: &str| {
-        let what = what.to_owned();
-        move |e| render_err(what.clone(), e)
-    };
-    let gpu_model =
-        GpuModel::upload(&gpu.device, &gpu.queue, &handle).map_err(setup("uploading the model"))?;
-    let options = |path| RendererOptions {
-        path,
-        ..RendererOptions::default()
-    };
-    let mut renderer =
-        Renderer::headless(gpu, options(opts.path)).map_err(setup("creating the renderer"))?;
-    let reference_choice = match renderer.path() {
-        RecordPath::Unbounded => PathChoice::Packaged,
-        _ => PathChoice::Unbounded,
-    };
-    let mut reference = match Renderer::headless(gpu, options(reference_choice)) {
-        Err(RenderError::Unsupported(_)) => Renderer::headless(gpu, options(PathChoice::Packaged)),
-        other => other,
-    }
-    .map_err(setup("creating the reference renderer"))?;
-    let target = Offscreen::new(&gpu.device, opts.size).map_err(setup("creating the target"))?;
+    let mut rig = Rig::new(gpu, &handle, opts)?;
 
     let mut crowd = Crowd::new();
     let id = crowd.add_model(&handle);
     let mut churn = Churn::new(&mut crowd, id, opts.instances, opts.seed)
         .map_err(|e| crowd_err("setting up the churn".into(), e))?;
-    let half = churn.half_extent();
-    let r = handle.model().bounding_radius.max(1e-3);
-    let camera = Camera::look_at(
-        Vec3::new(0.0, half * 1.3, half * 1.9),
-        Vec3::ZERO,
-        Vec3::Y,
-        0.8,
-        opts.size.0 as f32 / opts.size.1 as f32,
-        r * 0.1,
-        half * 8.0 + r * 10.0,
-    );
+    let camera = overview_camera(churn.half_extent(), &handle, opts.size);
     let warmup = opts.warmup_seconds();
     let mut report = SoakReport {
-        path: renderer.path(),
-        reference: reference.path(),
+        path: rig.renderer.path(),
+        reference: rig.reference.path(),
         adapter: throng_render::adapter_summary(&gpu.adapter),
         samples: Vec::new(),
         frames: 0,
@@ -265,15 +234,7 @@ pub fn soak(
     loop {
         let seconds = start.elapsed().as_secs_f64();
         if seconds >= next_sample {
-            let (gpu_buffers, gpu_textures) = device_bytes(&gpu.device);
-            let sample = Sample {
-                seconds,
-                frames: report.frames,
-                instances: churn.len() as u32,
-                rss: resident_bytes(),
-                gpu_buffers,
-                gpu_textures,
-            };
+            let sample = sample(gpu, seconds, report.frames, churn.len() as u32);
             progress(&sample);
             report.samples.push(sample);
             next_sample += 1.0;
@@ -288,13 +249,7 @@ pub fn soak(
         crowd.update(opts.dt);
         let check = opts.check_every > 0 && frame.is_multiple_of(opts.check_every as u64);
         if check {
-            let (a, _) = renderer
-                .render_image(gpu, opts.size, &camera, &[&crowd], &[&gpu_model])
-                .map_err(at_frame(frame, render_err))?;
-            let (b, _) = reference
-                .render_image(gpu, opts.size, &camera, &[&crowd], &[&gpu_model])
-                .map_err(at_frame(frame, render_err))?;
-            let d: ImageDiff = diff(&a, &b);
+            let d = rig.compare(gpu, opts.size, &camera, &crowd, frame)?;
             report.checks.push(Check {
                 frame,
                 instances: churn.len() as u32,
@@ -304,19 +259,145 @@ pub fn soak(
                 matched: d.within_tolerance((opts.size.0 * opts.size.1) as usize),
             });
         } else {
-            renderer
-                .render(&target.view, opts.size, &camera, &[&crowd], &[&gpu_model])
-                .map_err(at_frame(frame, render_err))?;
-            // A frame at a time, as a presenting application is.
-            gpu.device
-                .poll(throng_render::wgpu::PollType::wait_indefinitely())
-                .map_err(|e| {
-                    render_err(format!("frame {frame}"), RenderError::Device(e.to_string()))
-                })?;
+            rig.draw(gpu, opts.size, &camera, &crowd, frame)?;
         }
         report.frames += 1;
     }
     report.counts = churn.counts;
     report.growth = watch::growth(&report.samples, warmup, opts.rss_bound, opts.gpu_bound);
     Ok(report)
+}
+
+/// The camera of a soak: above and in front of the churn's square of
+/// half-side `half`, looking at its middle, near and far planes from the
+/// model's radius.
+fn overview_camera(half: f32, handle: &ModelHandle, size: (u32, u32)) -> Camera {
+    let r = handle.model().bounding_radius.max(1e-3);
+    Camera::look_at(
+        Vec3::new(0.0, half * 1.3, half * 1.9),
+        Vec3::ZERO,
+        Vec3::Y,
+        0.8,
+        size.0 as f32 / size.1 as f32,
+        r * 0.1,
+        half * 8.0 + r * 10.0,
+    )
+}
+
+/// A sample of the process's resident memory and the device's buffer and
+/// texture bytes at `seconds`.
+fn sample(gpu: &Gpu, seconds: f64, frames: u64, instances: u32) -> Sample {
+    let (gpu_buffers, gpu_textures) = device_bytes(&gpu.device);
+    Sample {
+        seconds,
+        frames,
+        instances,
+        rss: resident_bytes(),
+        gpu_buffers,
+        gpu_textures,
+    }
+}
+
+/// What a soak draws with: the model on the GPU, the renderer on the path
+/// of choice, the reference renderer on a CPU-fed path, and the target of
+/// the unchecked frames. (Fields in the reverse of their creation, so
+/// that they drop as locals would.)
+struct Rig {
+    /// The target of the unchecked frames.
+    target: Offscreen,
+    /// The renderer its pictures are compared with: unbounded, or packaged
+    /// where the soaked one is unbounded or the adapter has no unbounded
+    /// path.
+    reference: Renderer,
+    /// The renderer soaked.
+    renderer: Renderer,
+    /// The model on the GPU.
+    gpu_model: GpuModel,
+}
+
+impl Rig {
+    /// Uploads the model and creates both renderers and the target; an
+    /// error says which step failed.
+    fn new(gpu: &Gpu, handle: &ModelHandle, opts: &SoakOptions) -> Result<Self, SoakError> {
+        let setup = |what: &str| {
+            let what = what.to_owned();
+            move |e| render_err(what.clone(), e)
+        };
+        let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, handle)
+            .map_err(setup("uploading the model"))?;
+        let options = |path| RendererOptions {
+            path,
+            ..RendererOptions::default()
+        };
+        let renderer =
+            Renderer::headless(gpu, options(opts.path)).map_err(setup("creating the renderer"))?;
+        let reference_choice = match renderer.path() {
+            RecordPath::Unbounded => PathChoice::Packaged,
+            _ => PathChoice::Unbounded,
+        };
+        let reference = match Renderer::headless(gpu, options(reference_choice)) {
+            Err(RenderError::Unsupported(_)) => {
+                Renderer::headless(gpu, options(PathChoice::Packaged))
+            }
+            other => other,
+        }
+        .map_err(setup("creating the reference renderer"))?;
+        let target =
+            Offscreen::new(&gpu.device, opts.size).map_err(setup("creating the target"))?;
+        Ok(Self {
+            target,
+            reference,
+            renderer,
+            gpu_model,
+        })
+    }
+
+    /// A checked frame: the crowd drawn by both renderers and read back,
+    /// and how their pictures differ.
+    fn compare(
+        &mut self,
+        gpu: &Gpu,
+        size: (u32, u32),
+        camera: &Camera,
+        crowd: &Crowd,
+        frame: u64,
+    ) -> Result<ImageDiff, SoakError> {
+        let (a, _) = self
+            .renderer
+            .render_image(gpu, size, camera, &[crowd], &[&self.gpu_model])
+            .map_err(at_frame(frame, render_err))?;
+        let (b, _) = self
+            .reference
+            .render_image(gpu, size, camera, &[crowd], &[&self.gpu_model])
+            .map_err(at_frame(frame, render_err))?;
+        Ok(diff(&a, &b))
+    }
+
+    /// An unchecked frame: the crowd drawn into the target, then waited
+    /// for.
+    fn draw(
+        &mut self,
+        gpu: &Gpu,
+        size: (u32, u32),
+        camera: &Camera,
+        crowd: &Crowd,
+        frame: u64,
+    ) -> Result<(), SoakError> {
+        self.renderer
+            .render(
+                &self.target.view,
+                size,
+                camera,
+                &[crowd],
+                &[&self.gpu_model],
+            )
+            .map_err(at_frame(frame, render_err))?;
+        // A frame at a time, as a presenting application is.
+        gpu.device
+            .poll(throng_render::wgpu::PollType::wait_indefinitely())
+            .map_err(|e| {
+                render_err(format!("frame {frame}"), RenderError::Device(e.to_string()))
+            })?;
+        Ok(())
+    }
 }
