@@ -17,8 +17,10 @@ use crate::ThrongPlugin;
 /// with Bevy's `multi_threaded` feature would add: it moves the render
 /// world to a thread of its own) and [`ThrongPlugin`]; its plugins
 /// finished, as `App::run` would before its first update. Drive it with
-/// `App::update`. A build with Bevy's `bevy_winit` still opens winit's
-/// event loop, which needs a display (Xvfb will do).
+/// `App::update`. In a build with Bevy's `bevy_winit`, enable this
+/// crate's `winit` feature too: winit's plugin is then left out (it opens
+/// an event loop, which needs a display and, in a process, one thread:
+/// tests run several apps on threads of their own).
 ///
 /// # Errors
 /// Bevy found no graphics adapter (its error names the backend asked
@@ -27,6 +29,10 @@ pub fn app(assets: &Path) -> Result<App, String> {
     let mut plugins = DefaultPlugins.build();
     if plugins.contains::<PipelinedRenderingPlugin>() {
         plugins = plugins.disable::<PipelinedRenderingPlugin>();
+    }
+    #[cfg(feature = "winit")]
+    if plugins.contains::<bevy::winit::WinitPlugin>() {
+        plugins = plugins.disable::<bevy::winit::WinitPlugin>();
     }
     let mut app = App::new();
     app.add_plugins(
