@@ -101,39 +101,11 @@ impl Work {
         // as row `height`); a column with none seen is "far" (≥ NONE).
         let far = i32::from(NONE);
         self.seen.fill(if border { -1 } else { -far });
-        for z in 0..height {
-            covered_columns(
-                &feature[z * width..(z + 1) * width],
-                border,
-                &mut self.covered,
-            );
-            let out_row = &mut self.rows[z * columns..(z + 1) * columns];
-            let z = z as i32;
-            for ((seen, &covered), out) in self.seen.iter_mut().zip(&self.covered).zip(out_row) {
-                if covered {
-                    *seen = z;
-                }
-                *out = (z - *seen).min(far) as u16;
-            }
-        }
+        self.sweep(feature, border, 0..height, |_, d| d);
         let after_last = height as i32;
         self.seen
             .fill(if border { after_last } else { after_last + far });
-        for z in (0..height).rev() {
-            covered_columns(
-                &feature[z * width..(z + 1) * width],
-                border,
-                &mut self.covered,
-            );
-            let out_row = &mut self.rows[z * columns..(z + 1) * columns];
-            let z = z as i32;
-            for ((seen, &covered), out) in self.seen.iter_mut().zip(&self.covered).zip(out_row) {
-                if covered {
-                    *seen = z;
-                }
-                *out = (*out).min((*seen - z).min(far) as u16);
-            }
-        }
+        self.sweep(feature, border, (0..height).rev(), u16::min);
         // Horizontal: the lower envelope per row.
         for z in 0..height {
             let row = &self.rows[z * columns..(z + 1) * columns];
@@ -166,6 +138,37 @@ impl Work {
                     z * width + x,
                     ((p - q) * (p - q) + self.f[q as usize]) as u64,
                 );
+            }
+        }
+    }
+
+    /// One vertical sweep over the cell rows in `order`: per lattice
+    /// column, the distance in rows from each row to the last feature row
+    /// seen (`seen` holds where the sweep starts), capped at [`NONE`], and
+    /// `keep(old, distance)` stored in `rows`.
+    fn sweep(
+        &mut self,
+        feature: &[bool],
+        border: bool,
+        order: impl Iterator<Item = usize>,
+        keep: impl Fn(u16, u16) -> u16,
+    ) {
+        let width = self.width;
+        let columns = 2 * width + 1;
+        let far = i32::from(NONE);
+        for z in order {
+            covered_columns(
+                &feature[z * width..(z + 1) * width],
+                border,
+                &mut self.covered,
+            );
+            let out_row = &mut self.rows[z * columns..(z + 1) * columns];
+            let z = z as i32;
+            for ((seen, &covered), out) in self.seen.iter_mut().zip(&self.covered).zip(out_row) {
+                if covered {
+                    *seen = z;
+                }
+                *out = keep(*out, (z - *seen).abs().min(far) as u16);
             }
         }
     }
