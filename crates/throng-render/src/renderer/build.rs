@@ -26,87 +26,9 @@ impl Renderer {
         color_format: wgpu::TextureFormat,
         options: RendererOptions,
     ) -> Result<Self, RenderError> {
-        let unbounded_ok = supports_unbounded(adapter, device);
-        let gpu_driven_ok = supports_gpu_driven(adapter, device);
-        let path = match options.path {
-            PathChoice::Auto if gpu_driven_ok => RecordPath::GpuDriven,
-            PathChoice::GpuDriven if gpu_driven_ok => RecordPath::GpuDriven,
-            PathChoice::GpuDriven => {
-                return Err(RenderError::Unsupported(format!(
-                    "the GPU-driven path needs compute shaders, indirect draws with a first instance and vertex-stage storage buffers; {} lacks one",
-                    crate::device::context::adapter_summary(adapter)
-                )));
-            }
-            PathChoice::Auto if unbounded_ok => RecordPath::Unbounded,
-            PathChoice::Auto | PathChoice::Packaged => RecordPath::Packaged,
-            PathChoice::Unbounded if unbounded_ok => RecordPath::Unbounded,
-            PathChoice::Unbounded => {
-                return Err(RenderError::Unsupported(format!(
-                    "the unbounded record path needs vertex-stage storage buffers, which {} lacks",
-                    crate::device::context::adapter_summary(adapter)
-                )));
-            }
-        };
-        if !options.extra_targets.is_empty() {
-            let most = device.limits().max_color_attachments as usize;
-            if options.fragment.is_none() {
-                return Err(RenderError::Unsupported(
-                    "extra colour targets need a custom fragment stage to write them".into(),
-                ));
-            }
-            if options.extra_targets.len() + 1 > most {
-                return Err(RenderError::Unsupported(format!(
-                    "{} colour targets; the device takes at most {most}",
-                    options.extra_targets.len() + 1
-                )));
-            }
-        }
-        if !matches!(options.sample_count, 1 | 4) {
-            return Err(RenderError::Unsupported(format!(
-                "MSAA sample count {} (1 or 4)",
-                options.sample_count
-            )));
-        }
-        if path == RecordPath::Packaged
-            && (device.limits().max_uniform_buffer_binding_size as usize) < PACKAGE_BYTES
-        {
-            return Err(RenderError::Unsupported(format!(
-                "uniform bindings of {} bytes are too small for a package of {PACKAGE_BYTES}",
-                device.limits().max_uniform_buffer_binding_size
-            )));
-        }
-        let program = Program::draw(path);
-        let module = match &options.fragment {
-            None => device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(program.label()),
-                source: wgpu::ShaderSource::Wgsl(program.source().into()),
-            }),
-            Some(custom) => {
-                let source = crate::base::shader::compose::compose(
-                    &custom.file,
-                    &custom.source,
-                    Some(path),
-                )?;
-                if !source.contains("\n// ---- draw.wgsl\n") {
-                    return Err(RenderError::Shader(
-                        crate::base::shader::compose::ShaderError::MissingImport {
-                            file: custom.file.clone(),
-                            name: "draw".into(),
-                        },
-                    ));
-                }
-                crate::device::context::catch_device_errors(
-                    device,
-                    &format!("compiling the custom fragment shader {}", custom.file),
-                    || {
-                        device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                            label: Some(&custom.file),
-                            source: wgpu::ShaderSource::Wgsl(source.into()),
-                        })
-                    },
-                )?
-            }
-        };
+        let path = choose_path(adapter, device, &options)?;
+        check_targets(device, path, &options)?;
+        let module = draw_module(device, path, &options)?;
         let packaged = path == RecordPath::Packaged;
         if options.cascades.is_some() && options.shadows.is_some() {
             return Err(RenderError::Unsupported(
@@ -178,28 +100,32 @@ impl Renderer {
             loss: None,
             prepass: None,
         };
-        let custom = renderer.options.fragment.as_ref().map(|custom| {
-            format!(
-                "creating a pipeline with the custom fragment entry point {:?} of {}",
-                custom.entry, custom.file
-            )
-        });
-        if let Some(what) = custom {
-            // Build the commonest pipeline now, so that an entry point that
-            // is missing or does not fit the layout is an error here rather
-            // than a panic in the first frame.
-            crate::device::context::catch_device_errors(device, &what, || {
-                renderer.pipeline(PipelineKey {
-                    flat: false,
-                    double_sided: false,
-                    blend: false,
-                    cross_fade: false,
-                    palettes: false,
-                    pose_cache: false,
-                });
-            })?;
-        }
+        renderer.check_custom_fragment()?;
         Ok(renderer)
+    }
+
+    /// With a custom fragment stage, builds the commonest pipeline now, so
+    /// that an entry point that is missing or does not fit the layout is an
+    /// error here rather than a panic in the first frame.
+    fn check_custom_fragment(&mut self) -> Result<(), RenderError> {
+        let Some(custom) = self.options.fragment.as_ref() else {
+            return Ok(());
+        };
+        let what = format!(
+            "creating a pipeline with the custom fragment entry point {:?} of {}",
+            custom.entry, custom.file
+        );
+        let device = self.device.clone();
+        crate::device::context::catch_device_errors(&device, &what, || {
+            self.pipeline(PipelineKey {
+                flat: false,
+                double_sided: false,
+                blend: false,
+                cross_fade: false,
+                palettes: false,
+                pose_cache: false,
+            });
+        })
     }
 
     pub(super) fn pipeline(&mut self, key: PipelineKey) -> &wgpu::RenderPipeline {
@@ -311,6 +237,110 @@ impl Renderer {
 // On wasm32 wgpu's objects are neither Send nor Sync: there the cache is
 // shared on the page's one thread; natively the Arc is Send + Sync.
 #[allow(clippy::arc_with_non_send_sync)]
+/// The record path `options` ask for, where the adapter and device can
+/// take it.
+fn choose_path(
+    adapter: &wgpu::Adapter,
+    device: &wgpu::Device,
+    options: &RendererOptions,
+) -> Result<RecordPath, RenderError> {
+    let unbounded_ok = supports_unbounded(adapter, device);
+    let gpu_driven_ok = supports_gpu_driven(adapter, device);
+    Ok(match options.path {
+        PathChoice::Auto if gpu_driven_ok => RecordPath::GpuDriven,
+        PathChoice::GpuDriven if gpu_driven_ok => RecordPath::GpuDriven,
+        PathChoice::GpuDriven => {
+            return Err(RenderError::Unsupported(format!(
+                "the GPU-driven path needs compute shaders, indirect draws with a first instance and vertex-stage storage buffers; {} lacks one",
+                crate::device::context::adapter_summary(adapter)
+            )));
+        }
+        PathChoice::Auto if unbounded_ok => RecordPath::Unbounded,
+        PathChoice::Auto | PathChoice::Packaged => RecordPath::Packaged,
+        PathChoice::Unbounded if unbounded_ok => RecordPath::Unbounded,
+        PathChoice::Unbounded => {
+            return Err(RenderError::Unsupported(format!(
+                "the unbounded record path needs vertex-stage storage buffers, which {} lacks",
+                crate::device::context::adapter_summary(adapter)
+            )));
+        }
+    })
+}
+
+/// The options' colour targets, samples and (on the packaged path)
+/// package size, against what the device takes.
+fn check_targets(
+    device: &wgpu::Device,
+    path: RecordPath,
+    options: &RendererOptions,
+) -> Result<(), RenderError> {
+    if !options.extra_targets.is_empty() {
+        let most = device.limits().max_color_attachments as usize;
+        if options.fragment.is_none() {
+            return Err(RenderError::Unsupported(
+                "extra colour targets need a custom fragment stage to write them".into(),
+            ));
+        }
+        if options.extra_targets.len() + 1 > most {
+            return Err(RenderError::Unsupported(format!(
+                "{} colour targets; the device takes at most {most}",
+                options.extra_targets.len() + 1
+            )));
+        }
+    }
+    if !matches!(options.sample_count, 1 | 4) {
+        return Err(RenderError::Unsupported(format!(
+            "MSAA sample count {} (1 or 4)",
+            options.sample_count
+        )));
+    }
+    if path == RecordPath::Packaged
+        && (device.limits().max_uniform_buffer_binding_size as usize) < PACKAGE_BYTES
+    {
+        return Err(RenderError::Unsupported(format!(
+            "uniform bindings of {} bytes are too small for a package of {PACKAGE_BYTES}",
+            device.limits().max_uniform_buffer_binding_size
+        )));
+    }
+    Ok(())
+}
+
+/// The draw program's module for `path`: Throng's, or composed with the
+/// caller's fragment stage (which must import `draw`), compiled with the
+/// device's errors caught.
+fn draw_module(
+    device: &wgpu::Device,
+    path: RecordPath,
+    options: &RendererOptions,
+) -> Result<wgpu::ShaderModule, RenderError> {
+    let program = Program::draw(path);
+    let Some(custom) = &options.fragment else {
+        return Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(program.label()),
+            source: wgpu::ShaderSource::Wgsl(program.source().into()),
+        }));
+    };
+    let source = crate::base::shader::compose::compose(&custom.file, &custom.source, Some(path))?;
+    if !source.contains("\n// ---- draw.wgsl\n") {
+        return Err(RenderError::Shader(
+            crate::base::shader::compose::ShaderError::MissingImport {
+                file: custom.file.clone(),
+                name: "draw".into(),
+            },
+        ));
+    }
+    crate::device::context::catch_device_errors(
+        device,
+        &format!("compiling the custom fragment shader {}", custom.file),
+        || {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&custom.file),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        },
+    )
+}
+
 fn shared_poses(cache: PoseCache) -> std::sync::Arc<std::sync::Mutex<PoseCache>> {
     std::sync::Arc::new(std::sync::Mutex::new(cache))
 }

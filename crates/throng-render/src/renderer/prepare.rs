@@ -5,18 +5,20 @@
 use throng_core::material::AlphaMode;
 use throng_core::math::Aabb;
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, DrawList, DrawView};
+use throng_crowd::crowd::{Crowd, DrawGroup, DrawList, DrawView};
 
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
 use crate::base::uniforms::FrameUniforms;
 use crate::draw::items::DrawItem;
 use crate::draw::items::find_model;
-use crate::draw::items::lay_out;
+use crate::draw::items::{Slice, lay_out};
 use crate::draw::targets::Targets;
-use crate::model::gpu_model::GpuModel;
+use crate::model::gpu_model::{GpuLod, GpuModel};
 use crate::model::impostor::QUAD_VERTICES;
+use crate::model::pose_cache::PoseCache;
 use crate::program::pipeline::PipelineKey;
+use crate::shadow::map::Shadow;
 
 use super::Renderer;
 
@@ -240,19 +242,63 @@ impl Renderer {
         // Plan the draws: opaque first, blended last; shadow casters opaque.
         let held = self.poses.clone();
         let poses = super::poses::lock(&held);
+        let plan = ListPlan {
+            path: self.path,
+            crowds,
+            models,
+            poses: &poses,
+        };
+        plan.draws(&slices, &self.draw_lists, stats, &mut self.items)?;
+        if let Some(sh) = &mut self.shadows.map {
+            plan.casters(&shadow_slices, sh, stats)?;
+        }
+        self.bind_instance_records();
+        Ok(())
+    }
+}
+
+/// What planning a frame's CPU-built draw lists into draw items reads.
+struct ListPlan<'a> {
+    path: RecordPath,
+    crowds: &'a [&'a Crowd],
+    models: &'a [&'a GpuModel],
+    poses: &'a PoseCache,
+}
+
+impl<'a> ListPlan<'a> {
+    /// The group `slice` of `lists` draws, its model and (unless the group
+    /// draws the impostor) its LOD's mesh, the last for a LOD past them.
+    fn group_of(
+        &self,
+        lists: &[DrawList],
+        slice: &Slice,
+    ) -> Result<(DrawGroup, &'a GpuModel, &'a GpuLod), RenderError> {
+        let group = lists[slice.list].groups[slice.group];
+        let model = find_model(self.models, self.crowds[slice.list], &group)?;
+        let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
+        Ok((group, model, lod))
+    }
+
+    /// The draws of `lists`' laid-out `slices` into `items`: each group's
+    /// impostor or its LOD's submeshes, opaque first, blended last.
+    fn draws(
+        &self,
+        slices: &[Slice],
+        lists: &[DrawList],
+        stats: &mut FrameStats,
+        items: &mut Vec<DrawItem>,
+    ) -> Result<(), RenderError> {
         let mut blended = Vec::new();
-        for slice in &slices {
-            let group = self.draw_lists[slice.list].groups[slice.group];
-            let model = find_model(models, crowds[slice.list], &group)?;
+        for slice in slices {
+            let (group, model, lod) = self.group_of(lists, slice)?;
             if let Some(imp) = model.impostor_at(group.lod as usize) {
-                self.items.push(DrawItem::impostor(imp, slice));
+                items.push(DrawItem::impostor(imp, slice));
                 stats.draws += 1;
                 stats.impostors += slice.count;
                 stats.triangles += 2 * slice.count as u64;
                 stats.vertices += QUAD_VERTICES as u64 * slice.count as u64;
                 continue;
             }
-            let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
             for sub in &lod.submeshes {
                 let material = &model.materials[sub.material];
                 let key = PipelineKey {
@@ -264,51 +310,59 @@ impl Renderer {
                     pose_cache: false,
                 };
                 let item = DrawItem::new(key, model, lod, sub, slice);
-                let item = Self::poses_of(self.path, &poses, item, model, group.lod, stats)?;
+                let item =
+                    Renderer::poses_of(self.path, self.poses, item, model, group.lod, stats)?;
                 stats.draws += 1;
                 stats.triangles += (sub.index_count / 3) as u64 * slice.count as u64;
                 stats.vertices += sub.vertex_count as u64 * slice.count as u64;
                 if key.blend {
                     blended.push(item)
                 } else {
-                    self.items.push(item)
+                    items.push(item)
                 }
             }
         }
-        self.items.append(&mut blended);
-        if let Some(sh) = &mut self.shadows.map {
-            for slice in &shadow_slices {
-                let group = sh.lists[slice.list].groups[slice.group];
-                let model = find_model(models, crowds[slice.list], &group)?;
-                stats.shadow_casters += slice.count;
-                if let Some(imp) = model.impostor_at(group.lod as usize) {
-                    sh.items.push(DrawItem::impostor(imp, slice));
-                    stats.shadow_draws += 1;
-                    continue;
+        items.append(&mut blended);
+        Ok(())
+    }
+
+    /// The shadow casters of the map's lists' laid-out `slices` into its
+    /// items: opaque submeshes (transparent surfaces cast no shadow) and
+    /// impostors.
+    fn casters(
+        &self,
+        slices: &[Slice],
+        sh: &mut Shadow,
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
+        for slice in slices {
+            let (group, model, lod) = self.group_of(&sh.lists, slice)?;
+            stats.shadow_casters += slice.count;
+            if let Some(imp) = model.impostor_at(group.lod as usize) {
+                sh.items.push(DrawItem::impostor(imp, slice));
+                stats.shadow_draws += 1;
+                continue;
+            }
+            for sub in &lod.submeshes {
+                let material = &model.materials[sub.material];
+                if material.alpha_mode == AlphaMode::Blend {
+                    continue; // transparent surfaces cast no shadow
                 }
-                let lod = &model.lods[(group.lod as usize).min(model.lods.len() - 1)];
-                for sub in &lod.submeshes {
-                    let material = &model.materials[sub.material];
-                    if material.alpha_mode == AlphaMode::Blend {
-                        continue; // transparent surfaces cast no shadow
-                    }
-                    let key = PipelineKey {
-                        flat: false,
-                        double_sided: true,
-                        blend: false,
-                        cross_fade: group.cross_fade,
-                        palettes: group.layered,
-                        pose_cache: false,
-                    };
-                    let item = DrawItem::new(key, model, lod, sub, slice);
-                    sh.items.push(Self::poses_of(
-                        self.path, &poses, item, model, group.lod, stats,
-                    )?);
-                    stats.shadow_draws += 1;
-                }
+                let key = PipelineKey {
+                    flat: false,
+                    double_sided: true,
+                    blend: false,
+                    cross_fade: group.cross_fade,
+                    palettes: group.layered,
+                    pose_cache: false,
+                };
+                let item = DrawItem::new(key, model, lod, sub, slice);
+                let item =
+                    Renderer::poses_of(self.path, self.poses, item, model, group.lod, stats)?;
+                sh.items.push(item);
+                stats.shadow_draws += 1;
             }
         }
-        self.bind_instance_records();
         Ok(())
     }
 }
