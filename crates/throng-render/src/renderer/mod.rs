@@ -34,11 +34,15 @@
 //!
 //! Elsewhere in the crate: the options (`base/options.rs`), the pipeline
 //! kit (`program/pipeline.rs`), the depth and MSAA attachments
-//! (`draw/targets.rs`), the shadow map's pass (`shadow/map.rs`) and the
-//! layout of draw lists into draws (`draw/items.rs`); beside this file in
-//! `renderer/`, one file per part of the frame, the animation layers'
-//! palettes (`layers.rs`) and the pose cache's part of planning
-//! (`poses.rs`).
+//! (`draw/targets.rs`), shadows with their owner, `Shadows` (`shadow/`),
+//! and the layout of draw lists into draws (`draw/items.rs`). Beside this
+//! file in `renderer/`, one file per part of the frame: making a renderer
+//! (`build.rs`), planning a frame on the CPU paths (`prepare.rs`), its
+//! records uploaded (`records.rs`), its passes encoded (`frame.rs`,
+//! `draw.rs`), the shadow pass and a caller's cascades (`shadows.rs`),
+//! the animation layers' palettes (`layers.rs`), the pose cache's part of
+//! planning (`poses.rs`), simulation hooks (`simulate.rs`) and headless
+//! drawing (`headless.rs`).
 
 use std::collections::HashMap;
 
