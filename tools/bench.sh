@@ -71,7 +71,9 @@ data=docs/bench-data
 mkdir -p "$data"
 # lavapipe complains without a runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# The commit, in the names of the reports that keep one per commit.
+tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit="$tag"
 git diff --quiet HEAD -- 2>/dev/null || commit="$commit (with uncommitted changes)"
 # Timings on a shared machine are only as good as its quiet: the load average
 # before and after each run goes into the output.
@@ -87,6 +89,14 @@ build() {
     fi
     THRONG="${THRONG:-target/release/throng}"
     THRONG_PLOT="${THRONG_PLOT:-target/release/throng-plot}"
+}
+
+# Bakes the model's default LOD chain to $lod (the caller's `local lod`),
+# for a report to bench and then remove.
+bake_default_lod() {
+    build
+    lod="$data/fox-default.throng"
+    "$THRONG" bake "$model" -o "$lod" >/dev/null
 }
 
 # On lavapipe the cost follows vertices: Fox (1,728 vertices) at 10,000
@@ -111,8 +121,7 @@ gpu() {
 
 gpu_driven() {
     build
-    local lod="$data/fox-lod.throng" tag
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    local lod="$data/fox-lod.throng"
     "$THRONG" bake "$model" --lod-ratios 0.5,0.2 -o "$lod" >/dev/null
     local cells=(--instances 10000,100000,1000000 --size 1920x1080 --warmup 3 --frames 20 --max-seconds 10)
     {
@@ -137,10 +146,8 @@ gpu_driven() {
 }
 
 pose_cache() {
-    build
-    local lod="$data/fox-default.throng" tag sizes counts
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    local lod sizes counts
+    bake_default_lod
     if [ -n "${POSE_CACHE_GPU:-}" ]; then
         sizes=1920x1080 counts=100000,1000000
     else
@@ -170,10 +177,8 @@ pose_cache() {
 # The figure a user asks first: what does a crowd of the default chain cost
 # from where a player stands? Meant for a GPU (THRONG=prebuilt binary there).
 headline() {
-    build
-    local lod="$data/fox-default.throng" tag
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    local lod
+    bake_default_lod
     local cells=(--instances 100000,1000000 --warmup 3 --frames 20 --max-seconds 8 --camera ground)
     {
         header
@@ -193,10 +198,8 @@ headline() {
 }
 
 occlusion() {
-    build
-    local lod="$data/fox-default.throng" tag cam cells
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    local lod cam cells
+    bake_default_lod
     if [ -n "${OCCLUSION_GPU:-}" ]; then
         cells=(--instances 100000,1000000 --size 1920x1080 --warmup 3 --frames 20 --max-seconds 8)
     else
@@ -220,10 +223,8 @@ occlusion() {
 }
 
 walking() {
-    build
-    local lod="$data/fox-default.throng" tag n how
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    "$THRONG" bake "$model" -o "$lod" >/dev/null
+    local lod n how
+    bake_default_lod
     {
         header
         for n in 10000 100000 1000000; do
@@ -249,8 +250,6 @@ walking() {
 # STEER_AGENTS=10000,100000,1000000 on a GPU), and the flow field's CPU cost
 # at 256² and 1024² cells (criterion).
 steering() {
-    local tag
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     cargo build --release -p throng-examples --example steer_bench
     { header
       target/release/examples/steer_bench --agents "${STEER_AGENTS:-10000,100000}" --frames 10
@@ -294,8 +293,6 @@ bake_timings() {
 
 bake() {
     build
-    local tag
-    tag="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     scratch="$(mktemp -d)"
     {
         header
