@@ -347,30 +347,43 @@ fn refusal_with(tag: [u8; 4], index: usize, record: usize, field: usize, value: 
     refusal(&bytes)
 }
 
+/// Asserts that record 0 of section `tag` (`R`s, each a `what` in
+/// messages, written with flags 0x1) is refused by name with the reserved
+/// word at `reserved` set to 1, and with the flags at `flags` set to
+/// `unknown` (`(reserved, flags)`: `offset_of!`s).
+#[track_caller]
+fn assert_flags_checked<R>(
+    tag: [u8; 4],
+    what: &str,
+    (reserved, flags): (usize, usize),
+    unknown: u32,
+) {
+    let message = |shown: u32| {
+        format!("corrupt file: {what} 0 has unknown flags {shown:#x} or a non-zero reserved field")
+    };
+    let record = std::mem::size_of::<R>();
+    assert_eq!(refusal_with(tag, 0, record, reserved, 1), message(1));
+    assert_eq!(
+        refusal_with(tag, 0, record, flags, unknown),
+        message(unknown)
+    );
+}
+
 #[test]
 fn reserved_fields_and_unknown_flags_are_refused_by_name() {
-    use std::mem::{offset_of, size_of};
-    let clip = |field, value| refusal_with(tags::CLIPS, 0, size_of::<ClipRecord>(), field, value);
+    use std::mem::offset_of;
     // Clip 0 has root motion (flag 1): a reserved word alone refuses it.
-    assert_eq!(
-        clip(offset_of!(ClipRecord, reserved), 1),
-        "corrupt file: clip 0 has unknown flags 0x1 or a non-zero reserved field"
+    let clip = (
+        offset_of!(ClipRecord, reserved),
+        offset_of!(ClipRecord, flags),
     );
-    assert_eq!(
-        clip(offset_of!(ClipRecord, flags), 3),
-        "corrupt file: clip 0 has unknown flags 0x3 or a non-zero reserved field"
-    );
+    assert_flags_checked::<ClipRecord>(tags::CLIPS, "clip", clip, 3);
     // Submesh 0's normals were generated (flag 1).
-    let submesh =
-        |field, value| refusal_with(tags::SUBMESHES, 0, size_of::<SubmeshRecord>(), field, value);
-    assert_eq!(
-        submesh(offset_of!(SubmeshRecord, reserved), 1),
-        "corrupt file: submesh 0 has unknown flags 0x1 or a non-zero reserved field"
+    let submesh = (
+        offset_of!(SubmeshRecord, reserved),
+        offset_of!(SubmeshRecord, flags),
     );
-    assert_eq!(
-        submesh(offset_of!(SubmeshRecord, flags), 0x10),
-        "corrupt file: submesh 0 has unknown flags 0x10 or a non-zero reserved field"
-    );
+    assert_flags_checked::<SubmeshRecord>(tags::SUBMESHES, "submesh", submesh, 0x10);
 }
 
 #[test]
