@@ -16,9 +16,10 @@
 //    that anticipation leaves, in jams and at bottlenecks, is undone in
 //    a step or two rather than accumulated.
 //
-// Both read the neighbour grid: the cell size should be at least four
-// radii (two agents' discs plus the look-ahead), and both skip the other
-// cells sharing a bucket.
+// All three read the neighbour grid through one walk (neighbour_walk,
+// next_neighbour), which skips the other cells sharing a bucket: the cell
+// size should be at least four radii (two agents' discs plus the
+// look-ahead).
 
 // #import simulation
 
@@ -31,6 +32,58 @@ fn avoid_hash01(x: u32) -> f32 {
     return f32(h >> 8u) / 16777216.0;
 }
 
+// A walk over an agent's neighbours: the agents in the 3 × 3 grid cells
+// around it (z outer, x inner, each bucket in order), less the agent
+// itself and the other cells' agents sharing those buckets. Start it with
+// neighbour_walk; `while next_neighbour(&walk) { let n = walk.neighbour;
+// ... }` visits each once.
+struct NeighbourWalk {
+    position: vec3<f32>,
+    slot: u32,
+    // The next of the nine cells to open, x fastest; 9 when all are open.
+    next_cell: i32,
+    // The open cell's key and the rest of its bucket's range.
+    cell: u32,
+    k: u32,
+    end: u32,
+    // The neighbour next_neighbour found.
+    neighbour: Neighbour,
+}
+
+// The walk over the neighbours of `agent`, whose dense slot is `slot`.
+fn neighbour_walk(agent: Agent, slot: u32) -> NeighbourWalk {
+    var walk: NeighbourWalk;
+    walk.position = agent.position;
+    walk.slot = slot;
+    walk.next_cell = 0;
+    walk.k = 0u;
+    walk.end = 0u;
+    return walk;
+}
+
+// Moves `walk` to its next neighbour (in walk.neighbour): false when
+// there is none left.
+fn next_neighbour(walk: ptr<function, NeighbourWalk>) -> bool {
+    while (*walk).k < (*walk).end || (*walk).next_cell < 9 {
+        if (*walk).k < (*walk).end {
+            let n = neighbour((*walk).k);
+            (*walk).k += 1u;
+            if n.slot != (*walk).slot && n.cell == (*walk).cell {
+                (*walk).neighbour = n;
+                return true;
+            }
+        } else {
+            let offset = vec2<i32>((*walk).next_cell % 3 - 1, (*walk).next_cell / 3 - 1);
+            let range = neighbours_near((*walk).position, offset);
+            (*walk).cell = near_cell_key((*walk).position, offset);
+            (*walk).k = range.x;
+            (*walk).end = range.y;
+            (*walk).next_cell += 1;
+        }
+    }
+    return false;
+}
+
 // `desired` (this agent's wanted velocity) changed so that, within
 // `horizon` seconds, it passes every neighbour at least two `radius`
 // apart, taking half of each change; never faster than `most`.
@@ -39,48 +92,39 @@ fn avoid_neighbours(agent: Agent, slot: u32, desired: vec2<f32>, radius: f32, ho
     let reach = sim_cell_size();
     let r2 = 2.0 * radius;
     var change = vec2<f32>(0.0);
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            let offset = vec2<i32>(dx, dz);
-            let range = neighbours_near(agent.position, offset);
-            let cell = near_cell_key(agent.position, offset);
-            for (var k = range.x; k < range.y; k++) {
-                let n = neighbour(k);
-                if n.slot == slot || n.cell != cell {
-                    continue;
-                }
-                let d = n.position.xz - p;
-                let dist2 = dot(d, d);
-                if dist2 > reach * reach {
-                    continue;
-                }
-                // Relative velocity: how fast we close on it.
-                let w = desired - n.velocity.xz;
-                let a = dot(w, w);
-                if a < 1e-8 {
-                    continue;
-                }
-                // Time of closest approach, and the miss then.
-                let t = dot(d, w) / a;
-                if t <= 0.0 || t >= horizon {
-                    continue;
-                }
-                let miss = w * t - d;
-                let m = length(miss);
-                if m >= r2 {
-                    continue;
-                }
-                // Away from it at closest approach, biased to the right of
-                // the relative motion so that both of a pair (whose
-                // relative motions are opposite) choose opposite sides:
-                // counter-flows form lanes instead of deadlocking.
-                let right = vec2<f32>(w.y, -w.x) / sqrt(a);
-                let away = normalize(miss + right * (0.25 * r2));
-                // Half the change that makes the miss r2, by how soon.
-                let urgency = 1.0 - t / horizon;
-                change += away * (0.5 * (r2 - m) / max(t, sim_dt())) * urgency;
-            }
+    var walk = neighbour_walk(agent, slot);
+    while next_neighbour(&walk) {
+        let n = walk.neighbour;
+        let d = n.position.xz - p;
+        let dist2 = dot(d, d);
+        if dist2 > reach * reach {
+            continue;
         }
+        // Relative velocity: how fast we close on it.
+        let w = desired - n.velocity.xz;
+        let a = dot(w, w);
+        if a < 1e-8 {
+            continue;
+        }
+        // Time of closest approach, and the miss then.
+        let t = dot(d, w) / a;
+        if t <= 0.0 || t >= horizon {
+            continue;
+        }
+        let miss = w * t - d;
+        let m = length(miss);
+        if m >= r2 {
+            continue;
+        }
+        // Away from it at closest approach, biased to the right of
+        // the relative motion so that both of a pair (whose
+        // relative motions are opposite) choose opposite sides:
+        // counter-flows form lanes instead of deadlocking.
+        let right = vec2<f32>(w.y, -w.x) / sqrt(a);
+        let away = normalize(miss + right * (0.25 * r2));
+        // Half the change that makes the miss r2, by how soon.
+        let urgency = 1.0 - t / horizon;
+        change += away * (0.5 * (r2 - m) / max(t, sim_dt())) * urgency;
     }
     var v = desired + change;
     let s = length(v);
@@ -98,27 +142,18 @@ fn yield_to_contacts(agent: Agent, slot: u32, velocity: vec2<f32>, radius: f32) 
     let p = agent.position.xz;
     let r2 = 2.0 * radius;
     var v = velocity;
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            let offset = vec2<i32>(dx, dz);
-            let range = neighbours_near(agent.position, offset);
-            let cell = near_cell_key(agent.position, offset);
-            for (var k = range.x; k < range.y; k++) {
-                let n = neighbour(k);
-                if n.slot == slot || n.cell != cell {
-                    continue;
-                }
-                let d = n.position.xz - p;
-                let dist = length(d);
-                if dist >= 1.2 * r2 || dist < 1e-6 {
-                    continue;
-                }
-                let u = d / dist;
-                let closing = dot(v, u) - max(dot(n.velocity.xz, u), 0.0);
-                if closing > 0.0 {
-                    v -= u * closing;
-                }
-            }
+    var walk = neighbour_walk(agent, slot);
+    while next_neighbour(&walk) {
+        let n = walk.neighbour;
+        let d = n.position.xz - p;
+        let dist = length(d);
+        if dist >= 1.2 * r2 || dist < 1e-6 {
+            continue;
+        }
+        let u = d / dist;
+        let closing = dot(v, u) - max(dot(n.velocity.xz, u), 0.0);
+        if closing > 0.0 {
+            v -= u * closing;
         }
     }
     return v;
@@ -133,31 +168,22 @@ fn separate(agent: Agent, slot: u32, next: vec2<f32>, radius: f32) -> vec2<f32> 
     // the crowd behind starts the next step apart.
     let r2 = 2.1 * radius;
     var push = vec2<f32>(0.0);
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            let offset = vec2<i32>(dx, dz);
-            let range = neighbours_near(agent.position, offset);
-            let cell = near_cell_key(agent.position, offset);
-            for (var k = range.x; k < range.y; k++) {
-                let n = neighbour(k);
-                if n.slot == slot || n.cell != cell {
-                    continue;
-                }
-                let q = n.position.xz + n.velocity.xz * sim_dt();
-                let d = next - q;
-                let dist = length(d);
-                if dist >= r2 {
-                    continue;
-                }
-                var away = d / max(dist, 1e-6);
-                if dist < 1e-4 * radius {
-                    // On top of each other: a direction from the pair.
-                    let h = 6.2831853 * avoid_hash01(min(slot, n.slot) * 7919u + max(slot, n.slot));
-                    away = vec2<f32>(cos(h), sin(h)) * select(1.0, -1.0, slot < n.slot);
-                }
-                push += away * (0.5 * (r2 - dist));
-            }
+    var walk = neighbour_walk(agent, slot);
+    while next_neighbour(&walk) {
+        let n = walk.neighbour;
+        let q = n.position.xz + n.velocity.xz * sim_dt();
+        let d = next - q;
+        let dist = length(d);
+        if dist >= r2 {
+            continue;
         }
+        var away = d / max(dist, 1e-6);
+        if dist < 1e-4 * radius {
+            // On top of each other: a direction from the pair.
+            let h = 6.2831853 * avoid_hash01(min(slot, n.slot) * 7919u + max(slot, n.slot));
+            away = vec2<f32>(cos(h), sin(h)) * select(1.0, -1.0, slot < n.slot);
+        }
+        push += away * (0.5 * (r2 - dist));
     }
     let l = length(push);
     if l > r2 {
