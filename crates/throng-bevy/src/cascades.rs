@@ -27,9 +27,6 @@
 //! does (`throng-render`'s `shadow/shadow_cascades.wgsl`).
 
 use bevy::asset::AssetId;
-use bevy::ecs::query::ROQueryItem;
-use bevy::ecs::system::SystemParamItem;
-use bevy::ecs::system::lifetimeless::{Read, SRes};
 use bevy::mesh::Mesh;
 use bevy::pbr::{
     ExtractedDirectionalLight, LightEntity, Shadow, ShadowBatchSetKey, ShadowBinKey,
@@ -38,14 +35,15 @@ use bevy::pbr::{
 use bevy::prelude::*;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_phase::{
-    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
-    RenderCommandResult, TrackedRenderPass, ViewBinnedRenderPhases,
+    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, RenderCommandResult,
+    ViewBinnedRenderPhases,
 };
 use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::{ExtractedView, RetainedViewEntity};
 
 use throng_render::uniforms::{CascadeUniforms, MAX_SHADOW_CASCADES, ShadowCascade};
 
+use crate::draw::{DrawThrong, ThrongDraw, ViewDraw};
 use crate::prepare::ThrongRenderState;
 
 /// The camera's main entity and the renderer's light view that a cascade
@@ -58,33 +56,24 @@ fn light_view(state: &ThrongRenderState, view: &RetainedViewEntity) -> Option<(E
     Some((camera, index))
 }
 
-/// Draws the crowd's casters of a cascade into Bevy's shadow pass.
-pub struct DrawThrongCaster;
+/// The crowd's casters of a cascade, drawn into Bevy's shadow pass
+/// (`Renderer::draw_light_view`).
+pub struct CasterDraw;
 
-impl<P: PhaseItem> RenderCommand<P> for DrawThrongCaster {
-    type Param = SRes<ThrongRenderState>;
-    type ViewQuery = Read<ExtractedView>;
-    type ItemQuery = ();
-
-    fn render<'w>(
-        _: &P,
-        view: ROQueryItem<'w, '_, Self::ViewQuery>,
-        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
-        state: SystemParamItem<'w, '_, Self::Param>,
-        pass: &mut TrackedRenderPass<'w>,
-    ) -> RenderCommandResult {
-        let state = state.into_inner();
-        match light_view(state, &view.retained_view_entity) {
-            Some((camera, index)) => {
-                state.views[&camera]
-                    .renderer
-                    .draw_light_view(index, pass.wgpu_pass());
-                RenderCommandResult::Success
-            }
-            None => RenderCommandResult::Skip,
+impl ThrongDraw for CasterDraw {
+    const DRAW: ViewDraw = |view, state, pass| match light_view(state, &view.retained_view_entity) {
+        Some((camera, index)) => {
+            state.views[&camera]
+                .renderer
+                .draw_light_view(index, pass.wgpu_pass());
+            RenderCommandResult::Success
         }
-    }
+        None => RenderCommandResult::Skip,
+    };
 }
+
+/// Draws the crowd's casters of a cascade into Bevy's shadow pass.
+pub type DrawThrongCaster = DrawThrong<CasterDraw>;
 
 /// Puts the crowd's item into each directional cascade view's `Shadow`
 /// phase the crowd was cast for, and takes it out of the others.

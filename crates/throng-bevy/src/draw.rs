@@ -7,6 +7,8 @@
 //! `Transparent3d` phase, sorted among Bevy's by the crowd's mean position
 //! and drawn by [`DrawThrongBlended`] (`Renderer::draw_blended`).
 
+use std::marker::PhantomData;
+
 use bevy::asset::AssetId;
 use bevy::core_pipeline::core_3d::{
     Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey, Transparent3d, TransparentSortingInfo3d,
@@ -29,17 +31,29 @@ use throng_render::Renderer;
 
 use crate::prepare::ThrongRenderState;
 
-/// Draws the crowds' opaque draws (`BLENDED` false) or their alpha-blended
-/// draws (`BLENDED` true) into the view's pass.
-pub struct DrawThrong<const BLENDED: bool>;
+/// A Bevy [`RenderCommand`] that hands a view's render pass to one of
+/// Throng's draws, `D`: the one command behind [`DrawThrongCrowd`],
+/// [`DrawThrongBlended`], [`crate::prepass::DrawThrongPrepass`] and
+/// [`crate::cascades::DrawThrongCaster`].
+pub struct DrawThrong<D>(PhantomData<fn() -> D>);
 
-/// Draws the crowds' opaque draws into the view's pass.
-pub type DrawThrongCrowd = DrawThrong<false>;
+/// How a [`DrawThrong`] draws a view: into its pass, with the renderer in
+/// the state that serves the view; [`RenderCommandResult::Skip`] where none
+/// does this frame.
+pub type ViewDraw = for<'w> fn(
+    &ExtractedView,
+    &'w ThrongRenderState,
+    &mut TrackedRenderPass<'w>,
+) -> RenderCommandResult;
 
-/// Draws the crowds' alpha-blended draws into the view's pass.
-pub type DrawThrongBlended = DrawThrong<true>;
+/// One of Throng's draws into the render pass of a Bevy phase, named by a
+/// type so that [`DrawThrong<Self>`] is a render command of its own.
+pub trait ThrongDraw: 'static {
+    /// What [`DrawThrong<Self>`] does for each view.
+    const DRAW: ViewDraw;
+}
 
-impl<P: PhaseItem, const BLENDED: bool> RenderCommand<P> for DrawThrong<BLENDED> {
+impl<P: PhaseItem, D: ThrongDraw> RenderCommand<P> for DrawThrong<D> {
     type Param = SRes<ThrongRenderState>;
     type ViewQuery = Read<ExtractedView>;
     type ItemQuery = ();
@@ -51,14 +65,31 @@ impl<P: PhaseItem, const BLENDED: bool> RenderCommand<P> for DrawThrong<BLENDED>
         state: SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
-        let draw: fn(&Renderer, &mut throng_render::wgpu::RenderPass<'_>) = if BLENDED {
-            Renderer::draw_blended
-        } else {
-            Renderer::draw_opaque
-        };
-        draw_view(view, state.into_inner(), pass, draw)
+        (D::DRAW)(view, state.into_inner(), pass)
     }
 }
+
+/// The crowds' opaque draws in the camera's main pass
+/// ([`Renderer::draw_opaque`]).
+pub struct OpaqueDraw;
+
+impl ThrongDraw for OpaqueDraw {
+    const DRAW: ViewDraw = |view, state, pass| draw_view(view, state, pass, Renderer::draw_opaque);
+}
+
+/// The crowds' alpha-blended draws in the camera's main pass
+/// ([`Renderer::draw_blended`]).
+pub struct BlendedDraw;
+
+impl ThrongDraw for BlendedDraw {
+    const DRAW: ViewDraw = |view, state, pass| draw_view(view, state, pass, Renderer::draw_blended);
+}
+
+/// Draws the crowds' opaque draws into the view's pass.
+pub type DrawThrongCrowd = DrawThrong<OpaqueDraw>;
+
+/// Draws the crowds' alpha-blended draws into the view's pass.
+pub type DrawThrongBlended = DrawThrong<BlendedDraw>;
 
 /// Hands `pass` to `draw` with the renderer of `view`'s camera, if it
 /// prepared this frame.

@@ -21,41 +21,29 @@ use bevy::asset::AssetId;
 use bevy::core_pipeline::prepass::{
     Opaque3dPrepass, OpaqueNoLightmap3dBatchSetKey, OpaqueNoLightmap3dBinKey,
 };
-use bevy::ecs::query::ROQueryItem;
-use bevy::ecs::system::SystemParamItem;
-use bevy::ecs::system::lifetimeless::{Read, SRes};
 use bevy::mesh::Mesh;
 use bevy::prelude::*;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_phase::{
-    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
-    RenderCommandResult, TrackedRenderPass, ViewBinnedRenderPhases,
+    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, ViewBinnedRenderPhases,
 };
 use bevy::render::render_resource::CachedRenderPipelineId;
 use bevy::render::view::ExtractedView;
 use throng_render::Renderer;
 
-use crate::draw::draw_view;
+use crate::draw::{DrawThrong, ThrongDraw, ViewDraw, draw_view};
 use crate::prepare::ThrongRenderState;
 
-/// Draws the crowd into Bevy's prepass of the view's camera.
-pub struct DrawThrongPrepass;
+/// The crowd's draw into Bevy's prepass of the view's camera
+/// ([`Renderer::draw_prepass`]).
+pub struct PrepassDraw;
 
-impl<P: PhaseItem> RenderCommand<P> for DrawThrongPrepass {
-    type Param = SRes<ThrongRenderState>;
-    type ViewQuery = Read<ExtractedView>;
-    type ItemQuery = ();
-
-    fn render<'w>(
-        _: &P,
-        view: ROQueryItem<'w, '_, Self::ViewQuery>,
-        _: Option<ROQueryItem<'w, '_, Self::ItemQuery>>,
-        state: SystemParamItem<'w, '_, Self::Param>,
-        pass: &mut TrackedRenderPass<'w>,
-    ) -> RenderCommandResult {
-        draw_view(view, state.into_inner(), pass, Renderer::draw_prepass)
-    }
+impl ThrongDraw for PrepassDraw {
+    const DRAW: ViewDraw = |view, state, pass| draw_view(view, state, pass, Renderer::draw_prepass);
 }
+
+/// Draws the crowd into Bevy's prepass of the view's camera.
+pub type DrawThrongPrepass = DrawThrong<PrepassDraw>;
 
 /// Puts the crowd's item into the `Opaque3dPrepass` phase of each view
 /// whose renderer prepared with a prepass, and takes it out of the others.
