@@ -15,16 +15,15 @@
 //! hatted Fox is on screen with the plain ray cast (`ThrongPicker`), and prints what was picked and
 //! heard; `--screenshot PATH` saves the window ten frames before.
 
-use bevy::asset::AssetPlugin;
-use bevy::camera::Hdr;
-use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::picking::events::PointerClick;
 use bevy::prelude::*;
 use throng_bevy::{
     ThrongAgent, ThrongBone, ThrongCrowd, ThrongEvent, ThrongInstance, ThrongModel, ThrongPicker,
     ThrongPlugin,
 };
-use throng_bevy_demos::{Ending, Overlay, quit_after};
+use throng_bevy_demos::{
+    Ending, Overlay, flags_or_exit, ground, hdr_camera, overlay_text, quit_after, window_plugins,
+};
 
 /// Foxes on the circle, its radius (model units: the Fox's glTF is in
 /// centimetres) and their pace around it (radians a second).
@@ -89,11 +88,7 @@ fn setup(
 ) {
     let fox: Handle<ThrongModel> = assets.load("fox.throng");
     commands.spawn((
-        Camera3d::default(),
-        // Throng draws into the HDR target and Bevy's tonemapping pass
-        // maps crowd and ground alike (AcesFitted needs no LUT feature).
-        Hdr,
-        Tonemapping::AcesFitted,
+        hdr_camera(),
         Transform::from_xyz(0.0, 520.0, 900.0).looking_at(Vec3::new(0.0, 40.0, 0.0), Vec3::Y),
     ));
     commands.spawn((
@@ -108,14 +103,7 @@ fn setup(
         brightness: 600.0,
         ..default()
     });
-    commands.spawn((
-        Mesh3d(meshes.add(Plane3d::default().mesh().size(3000.0, 3000.0))),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::srgb(0.32, 0.45, 0.28),
-            perceptual_roughness: 1.0,
-            ..default()
-        })),
-    ));
+    commands.spawn(ground(3000.0, &mut meshes, &mut materials));
     let hat = (
         Mesh3d(meshes.add(Cuboid::new(14.0, 14.0, 14.0))),
         MeshMaterial3d(materials.add(StandardMaterial {
@@ -143,20 +131,7 @@ fn setup(
                 .with_child((hat.clone(), Transform::from_xyz(0.0, 14.0, 4.0)));
         }
     }
-    commands.spawn((
-        Overlay,
-        Text::new(""),
-        TextFont {
-            font_size: FontSize::Px(18.0),
-            ..default()
-        },
-        Node {
-            position_type: PositionType::Absolute,
-            top: px(8.0),
-            left: px(8.0),
-            ..default()
-        },
-    ));
+    commands.spawn(overlay_text(""));
 }
 
 /// On the circle at `angle`, facing along it.
@@ -282,29 +257,10 @@ fn overlay(log: Res<Log>, mut text: Single<&mut Text, With<Overlay>>) {
 }
 
 fn main() {
-    let ending = match ending() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("bevy_agents: {e}");
-            std::process::exit(2);
-        }
-    };
+    let ending = flags_or_exit("bevy_agents", ending());
     let dir = throng_bevy_demos::fox_assets_with("throng-bevy-agents", true, Some(STEPS));
     App::new()
-        .add_plugins(
-            DefaultPlugins
-                .set(AssetPlugin {
-                    file_path: dir.to_string_lossy().into_owned(),
-                    ..default()
-                })
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "throng-bevy: agents".into(),
-                        ..default()
-                    }),
-                    ..default()
-                }),
-        )
+        .add_plugins(window_plugins(&dir, "throng-bevy: agents".into()))
         .add_plugins(ThrongPlugin)
         .insert_resource(ending)
         .init_resource::<Log>()

@@ -22,18 +22,17 @@
 //! and `--screenshot PATH` saves the window's picture ten frames before
 //! (what a run under Xvfb checks).
 
-use bevy::asset::AssetPlugin;
-use bevy::camera::Hdr;
 use bevy::camera_controller::free_camera::{FreeCamera, FreeCameraPlugin};
-use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::light::DirectionalLight;
 use bevy::prelude::*;
-use throng_demo::walkers::Walkers;
 use throng_bevy::throng_crowd::crowd::Spawn;
 use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, ThrongStats};
-use throng_bevy_demos::{Ending, Overlay, quit_after};
+use throng_bevy_demos::{
+    Ending, Overlay, flags_or_exit, ground, hdr_camera, overlay_text, quit_after, window_plugins,
+};
 use throng_core::math::Aabb;
+use throng_demo::walkers::Walkers;
 
 /// Model units (the Fox's glTF is in centimetres) between Foxes at spawn.
 const SPACING: f32 = 150.0;
@@ -103,11 +102,7 @@ fn setup(
     commands.insert_resource(Fox(assets.load("fox.throng")));
     commands.spawn(ThrongCrowd::default());
     commands.spawn((
-        Camera3d::default(),
-        // Throng draws into the HDR target and Bevy's tonemapping pass
-        // maps crowd and ground alike (AcesFitted needs no LUT feature).
-        Hdr,
-        Tonemapping::AcesFitted,
+        hdr_camera(),
         FreeCamera {
             walk_speed: 600.0,
             run_speed: 3000.0,
@@ -131,28 +126,8 @@ fn setup(
         ..default()
     });
     commands.insert_resource(ClearColor(Color::srgb(0.45, 0.6, 0.8)));
-    commands.spawn((
-        Mesh3d(meshes.add(Plane3d::default().mesh().size(side * 4.0, side * 4.0))),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::srgb(0.32, 0.45, 0.28),
-            perceptual_roughness: 1.0,
-            ..default()
-        })),
-    ));
-    commands.spawn((
-        Overlay,
-        Text::new("loading fox.throng…"),
-        TextFont {
-            font_size: FontSize::Px(18.0),
-            ..default()
-        },
-        Node {
-            position_type: PositionType::Absolute,
-            top: px(8.0),
-            left: px(8.0),
-            ..default()
-        },
-    ));
+    commands.spawn(ground(side * 4.0, &mut meshes, &mut materials));
+    commands.spawn(overlay_text("loading fox.throng…"));
 }
 
 /// Spawns the crowd on a grid once the model is loaded, and sets it
@@ -237,29 +212,13 @@ fn overlay(
 }
 
 fn main() {
-    let settings = match settings() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("bevy_crowd: {e}");
-            std::process::exit(2);
-        }
-    };
+    let settings = flags_or_exit("bevy_crowd", settings());
     let dir = throng_bevy_demos::fox_assets("throng-bevy-crowd", true);
     App::new()
-        .add_plugins(
-            DefaultPlugins
-                .set(AssetPlugin {
-                    file_path: dir.to_string_lossy().into_owned(),
-                    ..default()
-                })
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: format!("throng-bevy: {} Foxes", settings.count),
-                        ..default()
-                    }),
-                    ..default()
-                }),
-        )
+        .add_plugins(window_plugins(
+            &dir,
+            format!("throng-bevy: {} Foxes", settings.count),
+        ))
         .add_plugins((
             ThrongPlugin,
             FreeCameraPlugin,

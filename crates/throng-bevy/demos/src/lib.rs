@@ -1,11 +1,14 @@
 //! What the examples share: the bundled Fox, baked by this build into a
-//! scratch asset folder beside its glTF, and how a windowed demo's run
+//! scratch asset folder beside its glTF, how a windowed demo's run
 //! ends when asked to (`--frames`, `--screenshot`: what a run under Xvfb
-//! checks).
+//! checks), and a windowed demo's window, camera, ground and overlay.
 
 use std::path::{Path, PathBuf};
 
-use bevy::app::AppExit;
+use bevy::app::{AppExit, PluginGroupBuilder};
+use bevy::asset::AssetPlugin;
+use bevy::camera::Hdr;
+use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
@@ -23,6 +26,76 @@ pub struct Ending {
 /// Marks the demo's text overlay, whose last text [`quit_after`] prints.
 #[derive(Component)]
 pub struct Overlay;
+
+/// The demo's text overlay ([`Overlay`]) in the window's top-left corner,
+/// saying `text` until the demo's overlay system rewrites it.
+pub fn overlay_text(text: &str) -> impl Bundle {
+    (
+        Overlay,
+        Text::new(text),
+        TextFont {
+            font_size: FontSize::Px(18.0),
+            ..default()
+        },
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8.0),
+            left: px(8.0),
+            ..default()
+        },
+    )
+}
+
+/// A windowed demo's 3D camera (placed by the caller): Throng draws into
+/// the HDR target and Bevy's tonemapping pass maps crowd and ground alike
+/// (AcesFitted needs no LUT feature).
+pub fn hdr_camera() -> impl Bundle {
+    (Camera3d::default(), Hdr, Tonemapping::AcesFitted)
+}
+
+/// The demos' grass-green ground: a plane of `size` by `size` model units
+/// about the origin.
+pub fn ground(
+    size: f32,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) -> impl Bundle {
+    (
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(size, size))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgb(0.32, 0.45, 0.28),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+    )
+}
+
+/// Bevy's default plugins for a demo's window titled `title`, loading
+/// assets from `assets` (the folder [`fox_assets`] made).
+pub fn window_plugins(assets: &Path, title: String) -> PluginGroupBuilder {
+    DefaultPlugins
+        .set(AssetPlugin {
+            file_path: assets.to_string_lossy().into_owned(),
+            ..default()
+        })
+        .set(WindowPlugin {
+            primary_window: Some(Window { title, ..default() }),
+            ..default()
+        })
+}
+
+/// The demo's settings read from its flags, or (`Err`, what was wrong
+/// with them) the process ends with status 2, having printed that after
+/// the demo's name.
+pub fn flags_or_exit<T>(demo: &str, flags: Result<T, String>) -> T {
+    match flags {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{demo}: {e}");
+            std::process::exit(2);
+        }
+    }
+}
 
 /// With [`Ending::frames`], quits after them and prints the overlay (and
 /// with [`Ending::screenshot`], saves the window ten frames before).
