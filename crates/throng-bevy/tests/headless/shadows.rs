@@ -28,6 +28,62 @@ const EDGE_TOLERANCE: f64 = 0.03;
 /// way) and its normal bias, at the cascade's texel size on the screen.
 const HULL_MARGIN: f32 = 3.0;
 
+/// A pixel's luma, in the integer weights (3, 6, 1) the tests compare by.
+fn luma(p: &image::Rgba<u8>) -> i32 {
+    p.0[0] as i32 * 3 + p.0[1] as i32 * 6 + p.0[2] as i32
+}
+
+/// Turns the scene's directional light's shadows on, its cascades reaching
+/// the crowd from the test's camera, and returns its direction towards the
+/// light.
+fn shadowing_light(app: &mut App) -> Dir3 {
+    let world = app.world_mut();
+    let (light, toward_light) = world
+        .query_filtered::<(Entity, &GlobalTransform), With<DirectionalLight>>()
+        .single(world)
+        .map(|(e, t)| (e, t.back()))
+        .unwrap();
+    let mut l = world.entity_mut(light);
+    l.get_mut::<DirectionalLight>().unwrap().shadow_maps_enabled = true;
+    l.insert(
+        CascadeShadowConfigBuilder {
+            first_cascade_far_bound: 450.0,
+            maximum_distance: 2000.0,
+            ..default()
+        }
+        .build(),
+    );
+    toward_light
+}
+
+/// Bevy's picture of the scene, settled with the crowd's shadows cast
+/// into Bevy's cascades or not, and received as `receive`.
+fn picture_with(app: &mut App, cast_into_bevy: bool, receive: ThrongReceive) -> image::RgbaImage {
+    app.insert_resource(ThrongShadows {
+        cast_into_bevy,
+        receive,
+    });
+    settle(app);
+    capture(app)
+}
+
+/// The test's camera and its transform.
+fn camera_view(app: &mut App) -> (Camera, GlobalTransform) {
+    let world = app.world_mut();
+    world
+        .query::<(&Camera, &GlobalTransform)>()
+        .single(world)
+        .map(|(c, t)| (c.clone(), *t))
+        .unwrap()
+}
+
+/// Removes the test's scratch folder, unless `KEEP` is set.
+fn remove_unless_kept(dir: &std::path::Path) {
+    if std::env::var_os("KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// The ground pixels of `with` that differ from `without` by more than the
 /// golden tolerance, off the crowd (`crowd`: Throng's picture of it over a
 /// plain background), and how many of them are darker.
@@ -37,7 +93,6 @@ fn changed_ground(
     crowd: &image::RgbaImage,
 ) -> (Vec<(u32, u32)>, usize) {
     let background = crowd.get_pixel(0, 0).0;
-    let luma = |p: &image::Rgba<u8>| p.0[0] as i32 * 3 + p.0[1] as i32 * 6 + p.0[2] as i32;
     let mut changed = Vec::new();
     let mut darker = 0;
     for (x, y, p) in with.enumerate_pixels() {
@@ -58,32 +113,9 @@ fn the_crowd_casts_into_bevys_cascades_and_bevys_ground_shows_it() {
     let dir = assets("cascades");
     let mut app = app(&dir);
     let handle = standing(&mut app);
-    // Shadows on, the cascades reaching the crowd from the test's camera.
-    let world = app.world_mut();
-    let light = world
-        .query_filtered::<Entity, With<DirectionalLight>>()
-        .single(world)
-        .unwrap();
-    let mut l = world.entity_mut(light);
-    l.get_mut::<DirectionalLight>().unwrap().shadow_maps_enabled = true;
-    l.insert(
-        CascadeShadowConfigBuilder {
-            first_cascade_far_bound: 450.0,
-            maximum_distance: 2000.0,
-            ..default()
-        }
-        .build(),
-    );
-    let set = |app: &mut App, cast_into_bevy: bool| {
-        app.insert_resource(ThrongShadows {
-            cast_into_bevy,
-            receive: ThrongReceive::OwnMap,
-        });
-        settle(app);
-        capture(app)
-    };
-    let without = set(&mut app, false);
-    let with = set(&mut app, true);
+    shadowing_light(&mut app);
+    let without = picture_with(&mut app, false, ThrongReceive::OwnMap);
+    let with = picture_with(&mut app, true, ThrongReceive::OwnMap);
     let cam = camera(&mut app);
     let cast = app.world().resource::<ThrongStats>().frame().cascades[&cam];
     let crowd_picture = throng_picture(&mut app, &handle, &foxes(), true);
@@ -92,12 +124,8 @@ fn the_crowd_casts_into_bevys_cascades_and_bevys_ground_shows_it() {
     let _ = without.save(dir.join("bevy-cascades-off.png"));
 
     // Each changed ground pixel's ray to the light.
+    let (camera, at) = camera_view(&mut app);
     let world = app.world_mut();
-    let (camera, at) = world
-        .query::<(&Camera, &GlobalTransform)>()
-        .single(world)
-        .map(|(c, t)| (c.clone(), *t))
-        .unwrap();
     let toward_light = world
         .query::<(&DirectionalLight, &GlobalTransform)>()
         .single(world)
@@ -142,9 +170,7 @@ fn the_crowd_casts_into_bevys_cascades_and_bevys_ground_shows_it() {
         missed.len(),
         changed.len()
     );
-    if std::env::var_os("KEEP").is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    remove_unless_kept(&dir);
 }
 
 /// Whether `p` lies in the convex hull of `points` grown by `margin`.
@@ -184,22 +210,8 @@ fn a_bevy_cubes_shadow_falls_on_the_crowd_through_bevys_cascades() {
     let dir = assets("receive");
     let mut app = app(&dir);
     let handle = standing(&mut app);
+    let toward_light = shadowing_light(&mut app);
     let world = app.world_mut();
-    let (light, toward_light) = world
-        .query_filtered::<(Entity, &GlobalTransform), With<DirectionalLight>>()
-        .single(world)
-        .map(|(e, t)| (e, t.back()))
-        .unwrap();
-    let mut l = world.entity_mut(light);
-    l.get_mut::<DirectionalLight>().unwrap().shadow_maps_enabled = true;
-    l.insert(
-        CascadeShadowConfigBuilder {
-            first_cascade_far_bound: 450.0,
-            maximum_distance: 2000.0,
-            ..default()
-        }
-        .build(),
-    );
     // A cube of Bevy's up towards the light from the second Fox.
     let side = 80.0;
     let over = Vec3::new(-70.0, 40.0, -60.0) + *toward_light * 160.0;
@@ -214,16 +226,8 @@ fn a_bevy_cubes_shadow_falls_on_the_crowd_through_bevys_cascades() {
         MeshMaterial3d(material),
         Transform::from_translation(over),
     ));
-    let set = |app: &mut App, receive: ThrongReceive| {
-        app.insert_resource(ThrongShadows {
-            cast_into_bevy: false,
-            receive,
-        });
-        settle(app);
-        capture(app)
-    };
-    let unshadowed = set(&mut app, ThrongReceive::None);
-    let received = set(&mut app, ThrongReceive::BevyCascades);
+    let unshadowed = picture_with(&mut app, false, ThrongReceive::None);
+    let received = picture_with(&mut app, false, ThrongReceive::BevyCascades);
     let crowd = throng_picture(&mut app, &handle, &foxes(), false);
     let _ = received.save(dir.join("bevy-receive-on.png"));
     let _ = unshadowed.save(dir.join("bevy-receive-off.png"));
@@ -231,13 +235,7 @@ fn a_bevy_cubes_shadow_falls_on_the_crowd_through_bevys_cascades() {
     // The crowd's pixels darkened, against the cube's shadow volume on
     // the screen: the cube's corners and their shadows on the ground.
     let background = crowd.get_pixel(0, 0).0;
-    let luma = |p: &image::Rgba<u8>| p.0[0] as i32 * 3 + p.0[1] as i32 * 6 + p.0[2] as i32;
-    let world = app.world_mut();
-    let (camera, at) = world
-        .query::<(&Camera, &GlobalTransform)>()
-        .single(world)
-        .map(|(c, t)| (c.clone(), *t))
-        .unwrap();
+    let (camera, at) = camera_view(&mut app);
     let mut volume = Vec::new();
     for i in 0..8 {
         let corner = over
@@ -287,7 +285,5 @@ fn a_bevy_cubes_shadow_falls_on_the_crowd_through_bevys_cascades() {
         outside, 0,
         "darkened crowd pixels outside the cube's shadow"
     );
-    if std::env::var_os("KEEP").is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    remove_unless_kept(&dir);
 }
