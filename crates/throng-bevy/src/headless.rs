@@ -9,7 +9,9 @@ use bevy::prelude::*;
 use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::window::{ExitCondition, WindowPlugin};
 
-use crate::ThrongPlugin;
+use throng_crowd::crowd::ModelHandle;
+
+use crate::{ThrongModel, ThrongPlugin};
 
 /// Bevy's default plugins with no window, assets read from `assets`,
 /// pipelines compiled as they are asked for (the first frame draws), the
@@ -71,4 +73,12 @@ pub fn app(assets: &Path) -> Result<App, String> {
         ));
     }
     Ok(app)
+}
+
+/// The Throng model of the `.throng` asset `model`, once Bevy has loaded
+/// it (`None` before): what a headless run waits for, updating the app,
+/// before it adds the model to a crowd.
+pub fn loaded_model(app: &App, model: &Handle<ThrongModel>) -> Option<ModelHandle> {
+    let models = app.world().resource::<Assets<ThrongModel>>();
+    models.get(model).map(|m| m.0.clone())
 }

@@ -71,23 +71,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     app.update();
 
     let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
-    let loaded = (0..FRAMES).any(|_| {
+    let loaded = (0..FRAMES).find_map(|_| {
         app.update();
-        app.world()
-            .resource::<Assets<ThrongModel>>()
-            .get(&fox)
-            .is_some()
+        throng_bevy::headless::loaded_model(&app, &fox)
     });
-    if !loaded {
+    let Some(handle) = loaded else {
         return Err(format!("fox.throng not loaded after {FRAMES} frames").into());
-    }
-    let handle = app
-        .world()
-        .resource::<Assets<ThrongModel>>()
-        .get(&fox)
-        .unwrap()
-        .0
-        .clone();
+    };
     {
         let world = app.world_mut();
         let mut crowd = world.query::<&mut ThrongCrowd>().single_mut(world)?;

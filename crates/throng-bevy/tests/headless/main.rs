@@ -32,6 +32,7 @@ use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::Msaa;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use throng_bevy::headless::loaded_model;
 use throng_bevy::{ThrongCrowd, ThrongModel, convert};
 use throng_crowd::crowd::{Crowd, ModelId, Spawn};
 use throng_render::image_diff::{self, diff};
@@ -294,10 +295,7 @@ fn with_fox(app: &mut App) -> Handle<ThrongModel> {
     app.update();
     let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
     run_until(app, "loading fox.throng", |app| {
-        app.world()
-            .resource::<Assets<ThrongModel>>()
-            .get(&fox)
-            .is_some()
+        loaded_model(app, &fox).is_some()
     });
     fox
 }
@@ -305,13 +303,7 @@ fn with_fox(app: &mut App) -> Handle<ThrongModel> {
 /// The scene with the five Foxes standing; the Fox's handle.
 fn standing(app: &mut App) -> throng_crowd::crowd::ModelHandle {
     let fox = with_fox(app);
-    let handle = app
-        .world()
-        .resource::<Assets<ThrongModel>>()
-        .get(&fox)
-        .unwrap()
-        .0
-        .clone();
+    let handle = loaded_model(app, &fox).unwrap();
     let world = app.world_mut();
     let mut q = world.query::<&mut ThrongCrowd>();
     let mut c = q.single_mut(world).unwrap();
