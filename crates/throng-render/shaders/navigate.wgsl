@@ -33,15 +33,6 @@ struct NavigateParams {
 
 @group(1) @binding(0) var<uniform> params: NavigateParams;
 
-// A number in [0, 1) from an integer.
-fn nav_hash01(x: u32) -> f32 {
-    var h = x * 0x9e3779b9u;
-    h = h ^ (h >> 16u);
-    h = h * 0x85ebca6bu;
-    h = h ^ (h >> 13u);
-    return f32(h >> 8u) / 16777216.0;
-}
-
 // A point of `layer`'s goal box that reaches the goal and is clear of
 // obstacles, chosen by `seed` (a few tries, else the box's centre).
 fn pick_goal(layer: u32, seed: u32) -> vec2<f32> {
@@ -50,7 +41,7 @@ fn pick_goal(layer: u32, seed: u32) -> vec2<f32> {
     let lo = min(b.xy + inset, (b.xy + b.zw) * 0.5);
     let hi = max(b.zw - inset, (b.xy + b.zw) * 0.5);
     for (var i = 0u; i < 8u; i++) {
-        let u = vec2<f32>(nav_hash01(seed * 2u + i * 7919u), nav_hash01(seed * 2u + 1u + i * 104729u));
+        let u = vec2<f32>(avoid_hash01(seed * 2u + i * 7919u), avoid_hash01(seed * 2u + 1u + i * 104729u));
         let q = mix(lo, hi, u);
         if nav_clearance(q) > params.radius && nav_distance(layer, q) >= 0.0 {
             return q;
@@ -72,7 +63,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
         a.data = vec4<f32>(f32(layer), g, 0.0);
     }
     let p = a.position.xz;
-    let speed = params.speed * (1.0 + params.speed_spread * (2.0 * nav_hash01(a.serial ^ 0x5bd1e995u) - 1.0));
+    let speed = params.speed * (1.0 + params.speed_spread * (2.0 * avoid_hash01(a.serial ^ 0x5bd1e995u) - 1.0));
     var desired = vec2<f32>(0.0);
     let slow = 2.0 * params.arrive + params.radius;
     if a.data.w > 0.0 {
@@ -81,7 +72,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
         // goal (patrol).
         desired = seek_arrive(p, a.data.yz, speed, slow);
         if params.dwell >= 0.0 && sim_seconds() - a.data.w >= params.dwell && layers > 1u {
-            let step = 1u + u32(nav_hash01(a.serial + u32(sim_seconds() * 7.0)) * f32(layers - 1u));
+            let step = 1u + u32(avoid_hash01(a.serial + u32(sim_seconds() * 7.0)) * f32(layers - 1u));
             layer = (layer + min(step, layers - 1u)) % layers;
             let g = pick_goal(layer, a.serial * 2654435761u + u32(sim_seconds() * 13.0));
             a.data = vec4<f32>(f32(layer), g, 0.0);

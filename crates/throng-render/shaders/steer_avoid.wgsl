@@ -23,7 +23,9 @@
 
 // #import simulation
 
-// A number in [0, 1) from an integer.
+// A number in [0, 1) from an integer: separate's tie-break, and the one
+// hash of the hooks that import this module (navigate draws its goals and
+// speeds with it).
 fn avoid_hash01(x: u32) -> f32 {
     var h = x * 0x9e3779b9u;
     h = h ^ (h >> 16u);

@@ -19,6 +19,7 @@ use crate::base::error::RenderError;
 use crate::base::options::DepthConvention;
 use crate::base::shader::program::Program;
 use crate::device::buffers::make;
+use crate::passes::entry_pipeline::entry_pipeline;
 use crate::program::bind_groups::entries::create;
 use crate::program::bind_groups::{PyramidStage, pyramid_entries};
 
@@ -67,14 +68,7 @@ impl PyramidPass {
                 bind_group_layouts: &[Some(&group)],
                 immediate_size: 0,
             });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(stage.entry()),
-                layout: Some(&layout),
-                module: &module,
-                entry_point: Some(stage.entry()),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+            let pipeline = entry_pipeline(device, &module, &layout, stage.entry());
             (group, pipeline)
         };
         Self {

@@ -9,6 +9,7 @@
 pub mod compute;
 pub mod cull;
 pub mod depth_pyramid;
+pub(crate) mod entry_pipeline;
 pub mod gaits;
 pub mod mirror;
 pub mod motion;

@@ -25,6 +25,7 @@ use crate::device::buffers::{
 };
 use crate::device::map_state::{MapState, Take};
 use crate::passes::depth_pyramid::{self, DepthPyramid};
+use crate::passes::entry_pipeline::entry_pipeline;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 pub use crate::passes::mirror::previous::PreviousFrame;
@@ -64,14 +65,7 @@ impl CullPass {
             .iter()
             .map(|&stage| {
                 let (group, layout) = cull_layout(device, stage);
-                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(stage.entry()),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some(stage.entry()),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
+                let pipeline = entry_pipeline(device, &module, &layout, stage.entry());
                 (group, pipeline)
             })
             .collect();
