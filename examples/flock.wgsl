@@ -3,7 +3,10 @@
 // their centre (Reynolds' boids), at a cruising speed of its own, inside a
 // disc it turns back from. Throng plays each Fox's walk at its speed.
 
+// steer_avoid for its neighbour walk and hash only: the flock steers by
+// its own rules.
 // #import simulation
+// #import steer_avoid
 
 // The flock's settings, bound by the application (FlockParams in
 // examples/src/flock.rs).
@@ -20,20 +23,11 @@ struct FlockParams {
 
 @group(1) @binding(0) var<uniform> flock: FlockParams;
 
-// A number in [0, 1) from an integer.
-fn hash01(x: u32) -> f32 {
-    var h = x * 0x9e3779b9u;
-    h = h ^ (h >> 16u);
-    h = h * 0x85ebca6bu;
-    h = h ^ (h >> 13u);
-    return f32(h >> 8u) / 16777216.0;
-}
-
 fn steer(agent: Agent, slot: u32) -> Agent {
     var a = agent;
     // data.x: this agent's cruising speed factor, chosen once.
     if a.data.x == 0.0 {
-        a.data.x = 0.6 + 0.9 * hash01(slot ^ (a.serial * 747796405u));
+        a.data.x = 0.6 + 0.9 * avoid_hash01(slot ^ (a.serial * 747796405u));
     }
     let p = a.position.xz;
     var v = a.velocity.xz;
@@ -42,26 +36,18 @@ fn steer(agent: Agent, slot: u32) -> Agent {
     var heading = vec2<f32>(0.0);
     var centre = vec2<f32>(0.0);
     var count = 0.0;
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dx = -1; dx <= 1; dx++) {
-            let range = neighbours_near(a.position, vec2<i32>(dx, dz));
-            let cell = near_cell_key(a.position, vec2<i32>(dx, dz));
-            for (var k = range.x; k < range.y; k++) {
-                let n = neighbour(k);
-                if n.slot == slot || n.cell != cell {
-                    continue;
-                }
-                let d = n.position.xz - p;
-                let d2 = dot(d, d);
-                if d2 >= reach2 || d2 < 1e-12 {
-                    continue;
-                }
-                apart -= d * (1.0 / d2);
-                heading += n.velocity.xz;
-                centre += n.position.xz;
-                count += 1.0;
-            }
+    var walk = neighbour_walk(a, slot);
+    while next_neighbour(&walk) {
+        let n = walk.neighbour;
+        let d = n.position.xz - p;
+        let d2 = dot(d, d);
+        if d2 >= reach2 || d2 < 1e-12 {
+            continue;
         }
+        apart -= d * (1.0 / d2);
+        heading += n.velocity.xz;
+        centre += n.position.xz;
+        count += 1.0;
     }
     let cruise = flock.cruise * a.data.x;
     var accel = vec2<f32>(0.0);
@@ -76,7 +62,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
         accel -= p / r * (r - flock.world_radius) * (cruise / flock.reach);
     }
     // Wander a little.
-    let w = 6.2831853 * hash01(slot * 2654435761u + u32(sim_seconds() * 2.0));
+    let w = 6.2831853 * avoid_hash01(slot * 2654435761u + u32(sim_seconds() * 2.0));
     accel += vec2<f32>(cos(w), sin(w)) * cruise * 0.3;
     v += accel * sim_dt();
     // Keep to about its cruising speed.
