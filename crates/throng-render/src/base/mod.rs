@@ -3,10 +3,12 @@
 //! `#[repr(C)]` uniform twins of the WGSL structs (`uniforms`), distance fog
 //! (`fog`), what a renderer is asked for and reports (`options`, with the
 //! depth format and the record paths), the WGSL sources, generated prelude
-//! and composition (`shader`), and the errors (`error`).
+//! and composition (`shader`), the errors (`error`), and locking the
+//! crate's mutexes, poisoned or not (`sync`).
 
 pub mod error;
 pub mod fog;
 pub mod options;
 pub mod shader;
+pub(crate) mod sync;
 pub mod uniforms;

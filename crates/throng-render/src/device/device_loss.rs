@@ -23,6 +23,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::base::error::RenderError;
+use crate::base::sync::lock;
 
 /// Whether, and why, a device was lost; clones share the record.
 #[derive(Clone, Debug, Default)]
@@ -46,7 +47,7 @@ impl DeviceLoss {
 
     /// Records a loss (the first one is kept).
     pub fn record(&self, reason: wgpu::DeviceLostReason, message: &str) {
-        let mut lost = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lost = lock(&self.0);
         if lost.is_none() {
             let reason = match reason {
                 wgpu::DeviceLostReason::Destroyed => "destroyed",
@@ -62,7 +63,7 @@ impl DeviceLoss {
 
     /// Why the device was lost, if it was.
     pub fn lost(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.0).clone()
     }
 
     /// [`RenderError::DeviceLost`] if the device was lost.

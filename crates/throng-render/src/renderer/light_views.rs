@@ -12,9 +12,9 @@ use super::Renderer;
 use super::gpu_driven::GpuDriven;
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
+use crate::base::sync::lock;
 use crate::model::gpu_model::GpuModel;
 use crate::passes::cull::{CullList, CullPhase, CullRequest, INDIRECT_ARGS_SIZE};
-use crate::passes::mirror::shared;
 use crate::shadow::light_views::{LightView, LightViewStats, LightViewTarget, LightViews};
 use crate::shadow::map::cast_group;
 
@@ -123,10 +123,7 @@ fn cull_light_views(
             Some(shared.mirror(device, crowd.identity()))
         })
         .collect();
-    let guards: Vec<_> = held
-        .iter()
-        .map(|m| m.as_deref().map(shared::lock))
-        .collect();
+    let guards: Vec<_> = held.iter().map(|m| m.as_deref().map(lock)).collect();
     let frustums: Vec<_> = views.iter().map(|v| lv.frustum(v)).collect();
     let caster_lod_scale = lv.target.caster_lod_scale;
     for (frustum, state) in frustums.into_iter().zip(&mut lv.views) {
@@ -178,7 +175,7 @@ impl CasterPlan<'_> {
     /// planned draw, indirect, double-sided, from the view's cull lists.
     /// True if any draws an impostor.
     fn plan(&self, lv: &mut LightViews, stats: &mut LightViewStats) -> Result<bool, RenderError> {
-        let poses = super::poses::lock(self.poses);
+        let poses = lock(self.poses);
         let mut ignored = FrameStats::default();
         let mut impostors = false;
         for state in &mut lv.views {

@@ -10,7 +10,9 @@ use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
 use crate::draw::items::DrawItem;
 use crate::model::gpu_model::GpuModel;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
+
+use crate::base::sync::lock;
 
 use crate::model::pose_cache::PoseCache;
 
@@ -94,10 +96,4 @@ impl Renderer {
         }
         same
     }
-}
-
-/// Locks a pose cache (a poisoned one is still a cache: a fill that
-/// panicked left its model out, and the next `ensure` fills it).
-pub(super) fn lock(poses: &Mutex<PoseCache>) -> MutexGuard<'_, PoseCache> {
-    poses.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -9,6 +9,7 @@ use throng_crowd::crowd::{Crowd, DrawGroup, DrawList, DrawView};
 
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
+use crate::base::sync::lock;
 use crate::base::uniforms::FrameUniforms;
 use crate::draw::items::DrawItem;
 use crate::draw::items::find_model;
@@ -241,7 +242,7 @@ impl Renderer {
 
         // Plan the draws: opaque first, blended last; shadow casters opaque.
         let held = self.poses.clone();
-        let poses = super::poses::lock(&held);
+        let poses = lock(&held);
         let plan = ListPlan {
             path: self.path,
             crowds,

@@ -65,7 +65,7 @@ impl Renderer {
         }
         // Shared with other views' renderers (never simulated).
         let shared = gd.shared_mirror(crowd).ok_or_else(none)?;
-        let mirror = crate::passes::mirror::shared::lock(&shared);
+        let mirror = crate::base::sync::lock(&shared);
         PoseReadback::request(&self.device, &self.queue, &mirror, None, crowd, ids)
     }
 }

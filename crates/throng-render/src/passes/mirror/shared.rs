@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::crowd_mirror::CrowdMirror;
+use crate::base::sync::lock;
 
 /// Mirrors shared by renderers ([`crate::Renderer::share_mirrors`]);
 /// cloning shares them too.
@@ -30,7 +31,7 @@ impl SharedMirrors {
     fn map(&self) -> MutexGuard<'_, HashMap<u64, Arc<Mutex<CrowdMirror>>>> {
         // A renderer that panicked mid-sync leaves a mirror whose next
         // sync uploads what the log says: the map itself stays usable.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.0)
     }
 
     /// The mirror of the crowd with identity `crowd`, made if new.
@@ -72,10 +73,4 @@ impl SharedMirrors {
             .map(|m| m.lock().map_or(0, |m| m.gpu_bytes()))
             .sum()
     }
-}
-
-/// Locks a shared mirror (a poisoned one is still a mirror: its next sync
-/// uploads what the log says).
-pub(crate) fn lock(m: &Mutex<CrowdMirror>) -> MutexGuard<'_, CrowdMirror> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -11,6 +11,7 @@ use super::prepare::Plans;
 use super::stats::{add_cpu_counts, count_casters, count_drawn};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
+use crate::base::sync::lock;
 use crate::draw::items::DrawItem;
 use crate::draw::prepass::Prepass;
 use crate::model::gpu_model::GpuModel;
@@ -51,7 +52,7 @@ impl Renderer {
         stats: &mut FrameStats,
     ) -> Result<(), RenderError> {
         let held_poses = self.poses.clone();
-        let poses = super::super::poses::lock(&held_poses);
+        let poses = lock(&held_poses);
         let device = self.device.clone();
         let of = DrawsOf {
             models,

@@ -15,12 +15,12 @@ use super::plan::{Planned, plan};
 use super::{CrowdGpu, GpuDriven, LateView};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
+use crate::base::sync::lock;
 use crate::device::pass_timer::{PassTimer, SpanKind};
 use crate::model::gpu_model::GpuModel;
 use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest};
 use crate::passes::depth_pyramid::DepthPyramid;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
-use crate::passes::mirror::shared;
 use crate::renderer::Renderer;
 use crate::shadow::light_fit::{self, LightFitPass};
 use crate::shadow::map::Shadow;
@@ -51,10 +51,7 @@ impl Renderer {
         // The shared mirrors this frame's crowds use, held until their
         // culls are recorded.
         let held = gd.held_mirrors(&device, crowds);
-        let mut guards: Vec<_> = held
-            .iter()
-            .map(|m| m.as_deref().map(shared::lock))
-            .collect();
+        let mut guards: Vec<_> = held.iter().map(|m| m.as_deref().map(lock)).collect();
         let cull = FrameCull {
             device: &device,
             queue: &queue,
