@@ -480,8 +480,10 @@ fn mesh_keeps(in: ImpostorOut) -> bool {
     return in.cells.w != 0u && dither_rank(in.clip_position.xy) < in.cells.w;
 }
 
-@fragment
-fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
+// The fragment's blended atlas texel, or the fragment discarded: where
+// the mesh keeps the pixel (mesh_keeps) or the texel is clearer than
+// IMPOSTOR_ALPHA_CUTOFF.
+fn kept_blend(in: ImpostorOut) -> Blended {
     if mesh_keeps(in) {
         discard;
     }
@@ -489,6 +491,18 @@ fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
     if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
         discard;
     }
+    return b;
+}
+
+// The point of the fragment's sphere nearest the light, where its shadow
+// is read.
+fn nearest_the_light(in: ImpostorOut) -> vec3<f32> {
+    return in.world_position + frame.light_dir.xyz * in.coords2.w;
+}
+
+@fragment
+fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
+    let b = kept_blend(in);
     return shade_impostor(in, b, 1.0);
 }
 
@@ -497,14 +511,8 @@ fn fs_impostor(in: ImpostorOut) -> @location(0) vec4<f32> {
 // fragment of the one read against the other would shadow itself.
 @fragment
 fn fs_impostor_shadowed(in: ImpostorOut) -> @location(0) vec4<f32> {
-    if mesh_keeps(in) {
-        discard;
-    }
-    let b = blended(in);
-    if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
-        discard;
-    }
-    let at = in.world_position + frame.light_dir.xyz * in.coords2.w;
+    let b = kept_blend(in);
+    let at = nearest_the_light(in);
     return shade_impostor(in, b, shadow_filter(shadow_map, shadow_sampler, shadow, at));
 }
 
@@ -512,14 +520,8 @@ fn fs_impostor_shadowed(in: ImpostorOut) -> @location(0) vec4<f32> {
 // point, its normal the direction to the light.
 @fragment
 fn fs_impostor_cascaded(in: ImpostorOut) -> @location(0) vec4<f32> {
-    if mesh_keeps(in) {
-        discard;
-    }
-    let b = blended(in);
-    if b.colour.a < IMPOSTOR_ALPHA_CUTOFF {
-        discard;
-    }
-    let at = in.world_position + frame.light_dir.xyz * in.coords2.w;
+    let b = kept_blend(in);
+    let at = nearest_the_light(in);
     return shade_impostor(in, b, cascaded_shadow(at, frame.light_dir.xyz));
 }
 
