@@ -147,9 +147,11 @@ fn track_frames(model: GpuModelInfo, track: GpuTrack, ticks: vec2<u32>) -> Frame
     return frames_at(clip, track_time(track, ticks, clip.duration));
 }
 
-// Ticks from the instance's anchor to the clock `now` (low, high).
+// Ticks from the instance's anchor to the clock `now` (low, high). A
+// clock behind the anchor (never, for one crowd) reads as the anchor.
 fn ticks_since_anchor(inst: GpuInstance, now: vec2<u32>) -> vec2<u32> {
-    return sub64(now, vec2<u32>(inst.anchor_lo, inst.anchor_hi));
+    let ticks = sub64(now, vec2<u32>(inst.anchor_lo, inst.anchor_hi));
+    return select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
 }
 
 // What an instance shows now: its record minus the tint. Mirrors
@@ -161,9 +163,7 @@ struct Shown {
 }
 
 fn shown(inst: GpuInstance, model: GpuModelInfo) -> Shown {
-    let ticks = ticks_since_anchor(inst, vec2<u32>(view.now_lo, view.now_hi));
-    // A clock behind the anchor (never, for one crowd) reads as the anchor.
-    let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
+    let since = ticks_since_anchor(inst, vec2<u32>(view.now_lo, view.now_hi));
     var current = FramePair(REST_FRAME, REST_FRAME, 0.0);
     if has_clip(inst.current) {
         current = track_frames(model, inst.current, since);
@@ -479,23 +479,44 @@ fn lod_tint(lod: u32) -> u32 {
     }
 }
 
+// An instance as classify placed it: its index, its placement (group
+// word, slot; a second pair, NOT_DRAWN unless it fades between levels),
+// the instance and its model.
+struct Placed {
+    index: u32,
+    place: vec4<u32>,
+    inst: GpuInstance,
+    model: GpuModelInfo,
+}
+
+// The instance of this invocation as classify placed it; place.x is
+// NOT_DRAWN (and nothing else read) where there is none or it is not
+// drawn.
+fn placed(inv: Invocation) -> Placed {
+    var p: Placed;
+    p.index = instance_index(inv);
+    p.place = vec4<u32>(NOT_DRAWN, 0u, NOT_DRAWN, 0u);
+    if p.index != NOT_DRAWN {
+        p.place = placement[p.index];
+    }
+    if p.place.x != NOT_DRAWN {
+        p.inst = instances[p.index];
+        p.model = model_of(p.inst);
+    }
+    return p;
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn scatter(inv: Invocation) {
-    let i = instance_index(inv);
-    if i == NOT_DRAWN {
+    let p = placed(inv);
+    if p.place.x == NOT_DRAWN {
         return;
     }
-    let place = placement[i];
-    if place.x == NOT_DRAWN {
-        return;
-    }
-    let inst = instances[i];
-    let model = model_of(inst);
-    let s = shown(inst, model);
-    let t = transforms[i];
-    write_record(place.xy, inst, model, s, t);
-    if place.z != NOT_DRAWN {
-        write_record(place.zw, inst, model, s, t);
+    let s = shown(p.inst, p.model);
+    let t = transforms[p.index];
+    write_record(p.place.xy, p.inst, p.model, s, t);
+    if p.place.z != NOT_DRAWN {
+        write_record(p.place.zw, p.inst, p.model, s, t);
     }
 }
 
@@ -533,34 +554,30 @@ fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Sho
 // its current clip's frames at the clock of that frame (`view.previous`).
 @compute @workgroup_size(WORKGROUP)
 fn previous(inv: Invocation) {
-    let i = instance_index(inv);
-    if i == NOT_DRAWN || (view.flags & CULL_PREVIOUS) == 0u {
+    if (view.flags & CULL_PREVIOUS) == 0u {
         return;
     }
-    let place = placement[i];
-    if place.x == NOT_DRAWN {
+    let p = placed(inv);
+    if p.place.x == NOT_DRAWN {
         return;
     }
-    let inst = instances[i];
-    let model = model_of(inst);
-    var t = transforms[i];
-    if i < arrayLength(&previous_transforms) {
-        let p = previous_transforms[i];
+    var t = transforms[p.index];
+    if p.index < arrayLength(&previous_transforms) {
+        let before = previous_transforms[p.index];
         let zero = vec4<f32>(0.0);
-        if any(p.row0 != zero) || any(p.row1 != zero) || any(p.row2 != zero) {
-            t = p;
+        if any(before.row0 != zero) || any(before.row1 != zero) || any(before.row2 != zero) {
+            t = before;
         }
     }
     var pose = FramePair(REST_FRAME, REST_FRAME, 0.0);
-    if has_clip(inst.current) {
-        let ticks = ticks_since_anchor(inst, view.previous.xy);
-        let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
-        pose = track_frames(model, inst.current, since);
+    if has_clip(p.inst.current) {
+        let since = ticks_since_anchor(p.inst, view.previous.xy);
+        pose = track_frames(p.model, p.inst.current, since);
     }
     let record = PreviousRecord(t.row0, t.row1, t.row2, pose.frame0, pose.frame1, pose.t, 0u);
-    write_previous(place.xy, record);
-    if place.z != NOT_DRAWN {
-        write_previous(place.zw, record);
+    write_previous(p.place.xy, record);
+    if p.place.z != NOT_DRAWN {
+        write_previous(p.place.zw, record);
     }
 }
 
