@@ -16,7 +16,9 @@
 
 use glam::{Mat4, Vec3};
 use throng_crowd::crowd::{Crowd, InstanceId, ModelId, Spawn};
-use throng_render::{DepthConvention, GpuModel, PathChoice, RecordPath, RendererOptions};
+use throng_render::{
+    DepthConvention, FrameStats, Gpu, GpuModel, PathChoice, RecordPath, RendererOptions,
+};
 use throng_tests::golden::assert_images_match;
 use throng_tests::require_gpu;
 use throng_tests::scenes::{View, draw, renderer};
@@ -202,6 +204,33 @@ fn occlusion_culling_holds_with_reversed_depth_and_msaa() {
     );
 }
 
+/// `crowd` drawn through `view` for three frames by a renderer with
+/// `options(true)` (occlusion culling) and one with `options(false)`:
+/// asserts each frame's pictures equal (on failure written as
+/// `{name}_{k}`), then hands both frames' stats, with and without, to
+/// `count`, which checks them and returns the frame's figure; returns the
+/// figures.
+fn three_frames_with_and_without(
+    gpu: &Gpu,
+    name: &str,
+    (crowd, model): (&Crowd, &GpuModel),
+    view: &View,
+    options: impl Fn(bool) -> RendererOptions,
+    count: impl Fn(FrameStats, FrameStats) -> u32,
+) -> Vec<u32> {
+    let (mut with, mut without) = (renderer(gpu, options(true)), renderer(gpu, options(false)));
+    let cam = view.camera(SIZE);
+    let dir = std::env::temp_dir().join("throng-occlusion");
+    (0..3)
+        .map(|k| {
+            let (a, sa) = draw(&mut with, gpu, SIZE, &cam, &[crowd], &[model]);
+            let (b, sb) = draw(&mut without, gpu, SIZE, &cam, &[crowd], &[model]);
+            assert_images_match(&format!("{name}_{k}"), &b, &a, &dir);
+            count(sa, sb)
+        })
+        .collect()
+}
+
 /// A Fox scaled to fill the view in front of the camera hides a row of
 /// Foxes behind it: after two frames (the visibility bits settle), the
 /// row is reported occluded and the pictures are still equal.
@@ -234,26 +263,23 @@ fn foxes_behind_a_giant_one_are_occluded() {
         occlusion,
         ..RendererOptions::default()
     };
-    let (mut with, mut without) = (
-        renderer(&gpu, options(true)),
-        renderer(&gpu, options(false)),
-    );
-    let cam = View {
+    let view = View {
         eye: Vec3::new(0.0, 40.0, 200.0),
         target: Vec3::new(0.0, 40.0, -1500.0),
         fov: 40f32.to_radians(),
         depth: (5.0, 4000.0),
-    }
-    .camera(SIZE);
-    let dir = std::env::temp_dir().join("throng-occlusion");
-    let mut occluded = Vec::new();
-    for k in 0..3 {
-        let (a, sa) = draw(&mut with, &gpu, SIZE, &cam, &[&crowd], &[&model]);
-        let (b, sb) = draw(&mut without, &gpu, SIZE, &cam, &[&crowd], &[&model]);
-        assert_images_match(&format!("occlusion_wall_{k}"), &b, &a, &dir);
-        assert_eq!(sa.visible + sa.occluded, sb.visible);
-        occluded.push(sa.occluded);
-    }
+    };
+    let occluded = three_frames_with_and_without(
+        &gpu,
+        "occlusion_wall",
+        (&crowd, &model),
+        &view,
+        options,
+        |sa, sb| {
+            assert_eq!(sa.visible + sa.occluded, sb.visible);
+            sa.occluded
+        },
+    );
     assert_eq!(
         occluded,
         [0, 0, 5],
@@ -300,26 +326,23 @@ fn casters_hidden_from_the_light_are_left_out_of_the_shadow_map() {
         }),
         ..RendererOptions::default()
     };
-    let (mut with, mut without) = (
-        renderer(&gpu, options(true)),
-        renderer(&gpu, options(false)),
-    );
-    let cam = View {
+    let view = View {
         eye: Vec3::new(0.0, 120.0, 400.0),
         target: Vec3::new(0.0, 30.0, 0.0),
         fov: 50f32.to_radians(),
         depth: (5.0, 4000.0),
-    }
-    .camera(SIZE);
-    let dir = std::env::temp_dir().join("throng-occlusion");
-    let mut occluded = Vec::new();
-    for k in 0..3 {
-        let (a, sa) = draw(&mut with, &gpu, SIZE, &cam, &[&crowd], &[&model]);
-        let (b, sb) = draw(&mut without, &gpu, SIZE, &cam, &[&crowd], &[&model]);
-        assert_images_match(&format!("occlusion_light_{k}"), &b, &a, &dir);
-        assert_eq!(sa.shadow_casters + sa.shadow_occluded, sb.shadow_casters);
-        occluded.push(sa.shadow_occluded);
-    }
+    };
+    let occluded = three_frames_with_and_without(
+        &gpu,
+        "occlusion_light",
+        (&crowd, &model),
+        &view,
+        options,
+        |sa, sb| {
+            assert_eq!(sa.shadow_casters + sa.shadow_occluded, sb.shadow_casters);
+            sa.shadow_occluded
+        },
+    );
     assert_eq!(
         occluded,
         [0, 0, 5],
