@@ -42,20 +42,7 @@ impl Offscreen {
             bytes,
         )?;
         let texture = catch_device_errors(device, "creating the offscreen target", || {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("throng offscreen target"),
-                size: wgpu::Extent3d {
-                    width: size.0,
-                    height: size.1,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            })
+            readable_target(device, "throng offscreen target", size, format)
         })?;
         let view = texture.create_view(&Default::default());
         Ok(Self {
@@ -73,6 +60,23 @@ impl Offscreen {
     ) -> Result<image::RgbaImage, RenderError> {
         read_rgba8(device, queue, &self.texture)
     }
+}
+
+/// A 2D single-sampled texture of `size` in `format`, labelled `label`,
+/// that a render pass draws into and a copy reads back
+/// (`RENDER_ATTACHMENT | COPY_SRC`): what [`read_rgba8`] and
+/// [`read_depth`] read. Checks nothing; [`Offscreen::with_format`] checks
+/// the size and memory first.
+pub fn readable_target(
+    device: &wgpu::Device,
+    label: &str,
+    size: (u32, u32),
+    format: wgpu::TextureFormat,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        ..crate::device::textures::descriptor(label, (size.0, size.1, 1), format)
+    })
 }
 
 /// An error unless the device can render to a 2D target of `size`.

@@ -18,6 +18,8 @@ use throng_render::{
 };
 use throng_tests::require_gpu;
 
+use super::support::depth_pass;
+
 const MAP: u32 = 256;
 
 /// How much further from the light than 1 − the own map's depth the view
@@ -31,6 +33,23 @@ const DEPTH_TOLERANCE: f32 = 0.001;
 /// this allows the odd silhouette texel where the own pass's slope bias
 /// meets the clear depth.
 const COVERAGE_TOLERANCE: f64 = 0.002;
+
+/// The camera's picture size.
+const SIZE: (u32, u32) = (192, 128);
+
+/// The camera both tests draw the crowd through: from the front and above,
+/// 50°, aspect 1.5 ([`SIZE`]).
+fn camera() -> throng_crowd::camera::Camera {
+    throng_crowd::camera::Camera::look_at(
+        Vec3::new(0.0, 160.0, 380.0),
+        Vec3::new(0.0, 20.0, -140.0),
+        Vec3::Y,
+        50f32.to_radians(),
+        1.5,
+        5.0,
+        5000.0,
+    )
+}
 
 /// `z' = w − z`: a standard `[0, 1]` depth matrix as reverse Z.
 fn reversed(m: Mat4) -> Mat4 {
@@ -58,20 +77,12 @@ fn crowd() -> Crowd {
 /// Draws light view 0 into a fresh `MAP`² depth target cleared to 0 and
 /// reads it back.
 fn draw_view(gpu: &throng_render::Gpu, renderer: &Renderer) -> Vec<f32> {
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("light view"),
-        size: wgpu::Extent3d {
-            width: MAP,
-            height: MAP,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Depth32Float,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let texture = throng_render::offscreen::readable_target(
+        &gpu.device,
+        "light view",
+        (MAP, MAP),
+        wgpu::TextureFormat::Depth32Float,
+    );
     draw_into(gpu, renderer, &texture.create_view(&Default::default()));
     throng_render::offscreen::read_depth(&gpu.device, &gpu.queue, &texture).unwrap()
 }
@@ -80,21 +91,13 @@ fn draw_view(gpu: &throng_render::Gpu, renderer: &Renderer) -> Vec<f32> {
 fn draw_into(gpu: &throng_render::Gpu, renderer: &Renderer, view: &wgpu::TextureView) {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("light view pass"),
-            color_attachments: &[],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = depth_pass(
+            &mut encoder,
+            "light view pass",
+            &[],
+            view,
+            wgpu::LoadOp::Clear(0.0),
+        );
         renderer.draw_light_view(0, &mut pass);
     }
     gpu.queue.submit([encoder.finish()]);
@@ -142,19 +145,10 @@ fn a_reverse_z_light_view_holds_the_casters_of_the_own_map_and_pancakes_those_be
         pancake: false,
         caster_lod_scale: shadows.caster_lod_scale,
     };
-    let camera = throng_crowd::camera::Camera::look_at(
-        Vec3::new(0.0, 160.0, 380.0),
-        Vec3::new(0.0, 20.0, -140.0),
-        Vec3::Y,
-        50f32.to_radians(),
-        1.5,
-        5.0,
-        5000.0,
-    );
-    let size = (192, 128);
-    let screen = Offscreen::new(&gpu.device, size).unwrap();
+    let camera = camera();
+    let screen = Offscreen::new(&gpu.device, SIZE).unwrap();
     let mut stats = renderer
-        .render(&screen.view, size, &camera, &[&crowd], &[&model])
+        .render(&screen.view, SIZE, &camera, &[&crowd], &[&model])
         .unwrap();
     if renderer.path() != RecordPath::GpuDriven {
         let refused = renderer.prepare_light_views(&target, &[], &[&crowd], &[&model]);
@@ -303,20 +297,11 @@ fn a_renderer_receiving_cascades_shadows_the_crowd_where_its_own_map_does() {
         strength: 1.0,
         ..ShadowOptions::default()
     };
-    let camera = throng_crowd::camera::Camera::look_at(
-        Vec3::new(0.0, 160.0, 380.0),
-        Vec3::new(0.0, 20.0, -140.0),
-        Vec3::Y,
-        50f32.to_radians(),
-        1.5,
-        5.0,
-        5000.0,
-    );
-    let size = (192, 128);
+    let camera = camera();
     let picture = |renderer: &mut Renderer| {
-        let screen = Offscreen::new(&gpu.device, size).unwrap();
+        let screen = Offscreen::new(&gpu.device, SIZE).unwrap();
         renderer
-            .render(&screen.view, size, &camera, &[&crowd], &[&model])
+            .render(&screen.view, SIZE, &camera, &[&crowd], &[&model])
             .unwrap();
         screen.read(&gpu.device, &gpu.queue).unwrap()
     };
@@ -376,9 +361,9 @@ fn a_renderer_receiving_cascades_shadows_the_crowd_where_its_own_map_does() {
         caster_lod_scale: shadows.caster_lod_scale,
         ..LightViewTarget::default()
     };
-    let screen = Offscreen::new(&gpu.device, size).unwrap();
+    let screen = Offscreen::new(&gpu.device, SIZE).unwrap();
     cascaded
-        .prepare(size, &camera, &[&crowd], &[&model])
+        .prepare(SIZE, &camera, &[&crowd], &[&model])
         .unwrap();
     cascaded
         .prepare_light_views(

@@ -37,6 +37,7 @@ mod shaders;
 mod shadows;
 mod shared_mirrors;
 mod simulation;
+mod support;
 mod tangents;
 mod textures;
 mod threads;

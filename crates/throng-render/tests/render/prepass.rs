@@ -19,6 +19,8 @@ use throng_render::{
 };
 use throng_tests::require_gpu;
 
+use super::support::depth_pass;
+
 const SIZE: (u32, u32) = (256, 192);
 
 /// How far a motion vector read back may be from the CPU's at a vertex
@@ -67,20 +69,7 @@ fn half_to_f32(h: u16) -> f32 {
 }
 
 fn texture(gpu: &throng_render::Gpu, format: wgpu::TextureFormat) -> wgpu::Texture {
-    gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("prepass target"),
-        size: wgpu::Extent3d {
-            width: SIZE.0,
-            height: SIZE.1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
+    throng_render::offscreen::readable_target(&gpu.device, "prepass target", SIZE, format)
 }
 
 /// Reads a 4-byte-a-texel texture back, row by row.
@@ -152,40 +141,24 @@ fn draw(gpu: &throng_render::Gpu, renderer: &Renderer) -> Frame {
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("prepass"),
-            color_attachments: &[attachment(&normals), attachment(&motion)],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(0.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = depth_pass(
+            &mut encoder,
+            "prepass",
+            &[attachment(&normals), attachment(&motion)],
+            &depth,
+            wgpu::LoadOp::Clear(0.0),
+        );
         renderer.draw_prepass(&mut pass);
     }
     {
         // The colour pass loads the prepass's depth, as Bevy's main pass does.
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("colour after the prepass"),
-            color_attachments: &[attachment(&frame.colour.view)],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Load,
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = depth_pass(
+            &mut encoder,
+            "colour after the prepass",
+            &[attachment(&frame.colour.view)],
+            &depth,
+            wgpu::LoadOp::Load,
+        );
         renderer.draw(&mut pass);
     }
     gpu.queue.submit([encoder.finish()]);
