@@ -16,12 +16,13 @@
 
 use glam::Vec3;
 use throng_bake::{BakeOptions, bake_file};
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{Gpu, GpuModel, Renderer, RendererOptions};
 use throng_tests::golden::assert_images_match;
 use throng_tests::require_gpu;
 use throng_tests::{asset, repo_root};
+
+use super::support::camera_on_bounds;
 
 const SIZE: (u32, u32) = (192, 144);
 
@@ -34,17 +35,12 @@ fn baked(path: &std::path::Path) -> ModelHandle {
 /// `fox` playing its Walk at `time`, seen from the front and above.
 fn picture(gpu: &Gpu, fox: &ModelHandle, time: f32) -> image::RgbaImage {
     let model = GpuModel::upload(&gpu.device, &gpu.queue, fox).unwrap();
-    let bounds = fox.model().bounds;
-    let (centre, radius) = (bounds.center(), (bounds.max - bounds.min).length() * 0.5);
-    let eye = centre + Vec3::new(0.6, 0.5, 1.0).normalize() * radius * 2.2;
-    let camera = Camera::look_at(
-        eye,
-        centre,
-        Vec3::Y,
-        40f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        radius * 0.1,
-        radius * 6.0,
+    let camera = camera_on_bounds(
+        &fox.model().bounds,
+        Vec3::new(0.6, 0.5, 1.0),
+        2.2,
+        1.0,
+        SIZE,
     );
     let mut crowd = Crowd::new();
     let m = crowd.add_model(fox);

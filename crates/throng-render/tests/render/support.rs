@@ -1,6 +1,9 @@
 //! Helpers several modules of this binary share: a render pass over a
-//! depth target.
+//! depth target, a camera on a model's bounds.
 
+use glam::Vec3;
+use throng_core::math::Aabb;
+use throng_crowd::camera::Camera;
 use throng_render::wgpu;
 
 /// Begins a render pass labelled `label` drawing into `colour` over the
@@ -28,4 +31,28 @@ pub fn depth_pass<'e>(
         occlusion_query_set: None,
         multiview_mask: None,
     })
+}
+
+/// A 40° camera for a picture of `size` looking at the centre of `bounds`
+/// from `from` (a direction, any length), `eye_radii` × `distance`
+/// bounding radii away; its near plane a tenth of a radius, its far plane
+/// 6 × `distance` radii.
+pub fn camera_on_bounds(
+    bounds: &Aabb,
+    from: Vec3,
+    eye_radii: f32,
+    distance: f32,
+    size: (u32, u32),
+) -> Camera {
+    let (centre, radius) = (bounds.center(), (bounds.max - bounds.min).length() * 0.5);
+    let eye = centre + from.normalize() * radius * eye_radii * distance;
+    Camera::look_at(
+        eye,
+        centre,
+        Vec3::Y,
+        40f32.to_radians(),
+        size.0 as f32 / size.1 as f32,
+        radius * 0.1,
+        radius * 6.0 * distance,
+    )
 }

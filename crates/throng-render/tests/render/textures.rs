@@ -9,28 +9,19 @@
 
 use glam::Vec3;
 use throng_core::texture_codec::TextureCodec;
-use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, ModelHandle, Spawn};
 use throng_render::{Gpu, GpuModel, Renderer, RendererOptions, TextureUpload};
 use throng_tests::golden::{self as common, assert_images_match};
 use throng_tests::require_gpu;
 
+use super::support::camera_on_bounds;
+
 const SIZE: (u32, u32) = (160, 120);
 
 /// `fox` drawn once, seen from `distance` times three bounding radii.
 fn picture(gpu: &Gpu, fox: &ModelHandle, model: &GpuModel, distance: f32) -> image::RgbaImage {
-    let bounds = fox.model().bounds;
-    let (centre, radius) = (bounds.center(), (bounds.max - bounds.min).length() * 0.5);
-    let eye = centre + Vec3::new(0.55, 0.6, 1.0).normalize() * radius * 3.0 * distance;
-    let camera = Camera::look_at(
-        eye,
-        centre,
-        Vec3::Y,
-        40f32.to_radians(),
-        SIZE.0 as f32 / SIZE.1 as f32,
-        radius * 0.1,
-        radius * 6.0 * distance,
-    );
+    let from = Vec3::new(0.55, 0.6, 1.0);
+    let camera = camera_on_bounds(&fox.model().bounds, from, 3.0, distance, SIZE);
     let mut crowd = Crowd::new();
     let m = crowd.add_model(fox);
     crowd.spawn(m, Spawn::default()).unwrap();
