@@ -82,21 +82,26 @@ impl PyramidPass {
 /// A 1 × 1 pyramid of one level, bound where a cull phase reads none.
 pub fn stand_in(device: &wgpu::Device) -> wgpu::TextureView {
     device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng depth pyramid stand-in"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: PYRAMID_FORMAT,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        })
+        .create_texture(&atlas_descriptor(
+            "throng depth pyramid stand-in",
+            (1, 1),
+            wgpu::TextureUsages::TEXTURE_BINDING,
+        ))
         .create_view(&Default::default())
+}
+
+/// The descriptor of a pyramid atlas (even or odd levels, or the
+/// stand-in) of `size` texels in [`PYRAMID_FORMAT`], labelled `label`,
+/// for `usage`.
+pub fn atlas_descriptor(
+    label: &str,
+    size: (u32, u32),
+    usage: wgpu::TextureUsages,
+) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
+        usage,
+        ..crate::device::textures::descriptor(label, (size.0, size.1, 1), PYRAMID_FORMAT)
+    }
 }
 
 /// The largest power of two at most `n` (`n` ≥ 1).
@@ -176,21 +181,11 @@ impl DepthPyramid {
                     "throng depth pyramid (odd levels)",
                 ]
                 .map(|label| {
-                    device.create_texture(&wgpu::TextureDescriptor {
-                        label: Some(label),
-                        size: wgpu::Extent3d {
-                            width: atlas.0,
-                            height: atlas.1,
-                            depth_or_array_layers: 1,
-                        },
-                        mip_level_count: 1,
-                        sample_count: 1,
-                        dimension: wgpu::TextureDimension::D2,
-                        format: PYRAMID_FORMAT,
-                        usage: wgpu::TextureUsages::TEXTURE_BINDING
-                            | wgpu::TextureUsages::STORAGE_BINDING,
-                        view_formats: &[],
-                    })
+                    device.create_texture(&atlas_descriptor(
+                        label,
+                        atlas,
+                        wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING,
+                    ))
                 })
             },
         )?;

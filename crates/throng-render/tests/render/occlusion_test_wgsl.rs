@@ -15,7 +15,9 @@
 
 use glam::{Vec3, Vec4};
 use throng_core::gpu::CullView;
-use throng_render::passes::depth_pyramid::{atlas_size, level_origin, level_size};
+use throng_render::passes::depth_pyramid::{
+    atlas_descriptor, atlas_size, level_origin, level_size,
+};
 use throng_render::shader::compose;
 use throng_render::{RecordPath, wgpu};
 use throng_tests::readback::read_buffer;
@@ -119,20 +121,11 @@ fn a_box_called_occluded_is_behind_every_texel_it_covers() {
         device
             .create_texture_with_data(
                 &gpu.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some("synthetic pyramid"),
-                    size: wgpu::Extent3d {
-                        width: atlas.0,
-                        height: atlas.1,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::R32Float,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                    view_formats: &[],
-                },
+                &atlas_descriptor(
+                    "synthetic pyramid",
+                    atlas,
+                    wgpu::TextureUsages::TEXTURE_BINDING,
+                ),
                 wgpu::util::TextureDataOrder::LayerMajor,
                 bytemuck::cast_slice(&data),
             )
