@@ -17,6 +17,8 @@ use throng_tests::readback::read_buffer;
 use throng_tests::require_gpu;
 use wgpu::util::DeviceExt;
 
+use super::support::{dispatch, kernel_io_entries};
+
 const TOLERANCE: f32 = 1e-5;
 
 /// Per direction: the views, their weights, the basis's right and up.
@@ -122,16 +124,7 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
         let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 20,
-                    resource: input.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 21,
-                    resource: output.as_entire_binding(),
-                },
-            ],
+            entries: &kernel_io_entries(&input, &output),
         });
         let group1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
@@ -141,15 +134,8 @@ fn the_shaders_view_functions_equal_their_rust_twins() {
                 resource: uniform.as_entire_binding(),
             }],
         });
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group0, &[]);
-            pass.set_bind_group(1, &group1, &[]);
-            pass.dispatch_workgroups((dirs.len() as u32).div_ceil(64), 1, 1);
-        }
-        gpu.queue.submit([encoder.finish()]);
+        let workgroups = (dirs.len() as u32).div_ceil(64);
+        dispatch(&gpu, &pipeline, &[&group0, &group1], workgroups);
         let bytes = read_buffer(&gpu, &output, size);
         let got: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
 

@@ -25,6 +25,8 @@ use throng_tests::require_gpu;
 use throng_tests::rng::Rng;
 use wgpu::util::DeviceExt;
 
+use super::support::{dispatch, kernel_io_entries};
+
 const ENTRY: &str = r#"
 // #import cull
 
@@ -221,6 +223,7 @@ fn a_box_called_occluded_is_behind_every_texel_it_covers() {
         &vec![0u8; PROBES * 4],
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     );
+    let [input_entry, output_entry] = kernel_io_entries(&input, &output);
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("occluded probe"),
         layout: &layout,
@@ -237,24 +240,11 @@ fn a_box_called_occluded_is_behind_every_texel_it_covers() {
                 binding: 14,
                 resource: wgpu::BindingResource::TextureView(&views[1]),
             },
-            wgpu::BindGroupEntry {
-                binding: 20,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 21,
-                resource: output.as_entire_binding(),
-            },
+            input_entry,
+            output_entry,
         ],
     });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups((PROBES as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
+    dispatch(&gpu, &pipeline, &[&group], (PROBES as u32).div_ceil(64));
     let hidden: Vec<u32> =
         bytemuck::pod_collect_to_vec(&read_buffer(&gpu, &output, (PROBES * 4) as u64));
 
