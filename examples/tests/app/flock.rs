@@ -14,10 +14,12 @@
 use glam::Vec3;
 use throng::core::clock::TICKS_PER_SECOND;
 use throng::crowd::crowd::InstanceId;
-use throng::render::{OFFSCREEN_FORMAT, Offscreen};
+use throng::render::OFFSCREEN_FORMAT;
 use throng_examples::flock::flock_crowd;
 use throng_examples::{Scene, bake_fox};
 use throng_tests::require_gpu;
+
+use crate::frames::run_frames;
 
 const SIZE: (u32, u32) = (256, 192);
 const AGENTS: u32 = 3000;
@@ -60,29 +62,7 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
     let ids: Vec<InstanceId> = scene.crowd.ids().collect();
     assert_eq!(ids.len(), AGENTS as usize);
     assert_eq!(scene.crowd.simulated_count(), AGENTS as usize);
-    let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-    let frame = |scene: &mut Scene| {
-        scene
-            .render(&gpu.device, &gpu.queue, &target.view, SIZE)
-            .unwrap();
-        target.read(&gpu.device, &gpu.queue).unwrap()
-    };
-    let read = |scene: &Scene| {
-        scene
-            .renderer
-            .read_poses(0, &scene.crowd, &ids)
-            .unwrap()
-            .wait(&gpu.device)
-            .unwrap()
-    };
-    let first_image = frame(&mut scene);
-    let first = read(&scene);
-    for _ in 0..FRAMES {
-        scene.crowd.update(1.0 / 30.0);
-        frame(&mut scene);
-    }
-    let last_image = frame(&mut scene);
-    let last = read(&scene);
+    let run = run_frames(&gpu, &mut scene, &ids, SIZE, FRAMES);
     let seconds = FRAMES as f32 / 30.0;
 
     let duration = fox
@@ -95,7 +75,7 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
     let (mut still, mut speed_sum, mut worst_speed) = (0usize, 0.0f32, 0.0f64);
     let mut slowest = f32::INFINITY;
     let mut farthest = 0.0f32;
-    for (a, b) in first.iter().zip(&last) {
+    for (a, b) in run.first.iter().zip(&run.last) {
         assert_eq!(a.id, b.id);
         let (pa, pb) = (
             a.agent.expect("stepped").position,
@@ -124,7 +104,7 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
         let want = (Vec3::from(pb.velocity).length() / expected.ground_speed) as f64;
         worst_speed = worst_speed.max((playback - want).abs() / want.max(1e-3));
     }
-    let mean_speed = speed_sum / last.len() as f32;
+    let mean_speed = speed_sum / run.last.len() as f32;
     println!(
         "{AGENTS} agents, {seconds} s: mean speed {mean_speed:.2} (cruise {:.2}), {still} barely moved, farthest {farthest:.1} of a {:.1} disc, worst playback speed error {worst_speed:e}",
         params.cruise, params.world_radius
@@ -155,14 +135,15 @@ fn the_flock_moves_on_the_gpu_with_playback_following_speed() {
         worst_speed <= SPEED_EPS,
         "worst playback speed error {worst_speed:e} > {SPEED_EPS:e}"
     );
-    let orange = orange_fraction(&last_image);
+    let orange = orange_fraction(&run.last_image);
     assert!(orange > 0.01, "the picture shows no Foxes ({orange})");
-    let moved = first_image
+    let moved = run
+        .first_image
         .pixels()
-        .zip(last_image.pixels())
+        .zip(run.last_image.pixels())
         .filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 8))
         .count() as f64
-        / first_image.pixels().len() as f64;
+        / run.first_image.pixels().len() as f64;
     assert!(moved > 0.01, "the picture did not change ({moved})");
 }
 

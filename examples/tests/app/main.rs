@@ -4,6 +4,7 @@
 
 mod embedding;
 mod flock;
+mod frames;
 mod pillars;
 mod plaza;
 mod readme;

@@ -13,10 +13,12 @@
 
 use glam::{Vec2, Vec3};
 use throng::crowd::crowd::InstanceId;
-use throng::render::{OFFSCREEN_FORMAT, Offscreen};
+use throng::render::OFFSCREEN_FORMAT;
 use throng_examples::plaza::plaza_crowd;
 use throng_examples::{Scene, bake_fox};
 use throng_tests::require_gpu;
+
+use crate::frames::run_frames;
 
 const SIZE: (u32, u32) = (256, 192);
 const AGENTS: u32 = 800;
@@ -39,36 +41,14 @@ fn the_plaza_walks_around_its_obstacles_and_each_other_on_the_gpu() {
     let (_, steered) = plaza_crowd(&fox, AGENTS).unwrap();
     let ids: Vec<InstanceId> = scene.crowd.ids().collect();
     assert_eq!(scene.crowd.simulated_count(), AGENTS as usize);
-    let target = Offscreen::new(&gpu.device, SIZE).unwrap();
-    let frame = |scene: &mut Scene| {
-        scene
-            .render(&gpu.device, &gpu.queue, &target.view, SIZE)
-            .unwrap();
-        target.read(&gpu.device, &gpu.queue).unwrap()
-    };
-    let read = |scene: &Scene| {
-        scene
-            .renderer
-            .read_poses(0, &scene.crowd, &ids)
-            .unwrap()
-            .wait(&gpu.device)
-            .unwrap()
-    };
-    let first_image = frame(&mut scene);
-    let first = read(&scene);
-    for _ in 0..FRAMES {
-        scene.crowd.update(1.0 / 30.0);
-        frame(&mut scene);
-    }
-    let last_image = frame(&mut scene);
-    let last = read(&scene);
+    let run = run_frames(&gpu, &mut scene, &ids, SIZE, FRAMES);
 
     let plaza = &steered.plaza;
     let radius = plaza.agent_radius;
     let clips: Vec<String> = fox.model().clips.iter().map(|c| c.name.clone()).collect();
     let (mut moved, mut points, mut playing) =
         (0usize, Vec::new(), std::collections::BTreeSet::new());
-    for (a, b) in first.iter().zip(&last) {
+    for (a, b) in run.first.iter().zip(&run.last) {
         assert_eq!(a.id, b.id);
         let p0 = Vec3::from(a.agent.expect("stepped").position);
         let agent = b.agent.expect("stepped");
@@ -139,6 +119,9 @@ fn the_plaza_walks_around_its_obstacles_and_each_other_on_the_gpu() {
             })
             .count()
     };
-    assert!(orange(&last_image) > 50, "no Foxes in the picture");
-    assert_ne!(first_image, last_image, "the picture did not change");
+    assert!(orange(&run.last_image) > 50, "no Foxes in the picture");
+    assert_ne!(
+        run.first_image, run.last_image,
+        "the picture did not change"
+    );
 }
