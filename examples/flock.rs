@@ -6,32 +6,32 @@
 //! N frames, `--lose-device-after N` destroys the device after N frames
 //! to show the recovery (the smoke tests under Xvfb).
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use clap::Parser;
 use throng_examples::Scene;
 use throng_examples::window::{MakeScene, RunOptions, run_scene};
 
+/// The flock example's command line.
+#[derive(Parser)]
+#[command(about = "A flock of Foxes steered on the GPU")]
+struct Args {
+    /// Foxes in the flock (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    agents: u32,
+    /// Quit after N frames (default: when the window closes).
+    #[arg(long, value_name = "N")]
+    frames: Option<u32>,
+    /// Destroy the device after N frames, to show the recovery.
+    #[arg(long, value_name = "N")]
+    lose_device_after: Option<u32>,
+}
+
 fn main() -> Result<()> {
-    let mut agents = 100_000u32;
-    let mut frames = None;
-    let mut lose_device_after = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| -> Result<u32> {
-            let v = args
-                .next()
-                .with_context(|| format!("{name} needs a number"))?;
-            v.parse()
-                .with_context(|| format!("{name}: {v:?} is not a whole number"))
-        };
-        match arg.as_str() {
-            "--agents" => agents = value("--agents")?,
-            "--frames" => frames = Some(value("--frames")?),
-            "--lose-device-after" => lose_device_after = Some(value("--lose-device-after")?),
-            other => {
-                bail!("unknown argument {other:?} (--agents N, --frames N, --lose-device-after N)")
-            }
-        }
-    }
+    let Args {
+        agents,
+        frames,
+        lose_device_after,
+    } = Args::parse();
     if agents == 0 {
         bail!("--agents must be at least 1");
     }

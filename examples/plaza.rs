@@ -6,28 +6,25 @@
 //! Walk, Run). The scene is `examples/src/plaza.rs`: an obstacle grid, a
 //! flow field to four goals, the hook and the gaits.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use clap::Parser;
 use throng_examples::Scene;
 use throng_examples::window::{MakeScene, RunOptions, run_scene};
 
+/// The plaza example's command line.
+#[derive(Parser)]
+#[command(about = "A plaza of Foxes crossing on the GPU")]
+struct Args {
+    /// Foxes on the plaza (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    agents: u32,
+    /// Quit after N frames (default: when the window closes).
+    #[arg(long, value_name = "N")]
+    frames: Option<u32>,
+}
+
 fn main() -> Result<()> {
-    let mut agents = 2_000u32;
-    let mut frames = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| -> Result<u32> {
-            let v = args
-                .next()
-                .with_context(|| format!("{name} needs a number"))?;
-            v.parse()
-                .with_context(|| format!("{name}: {v:?} is not a whole number"))
-        };
-        match arg.as_str() {
-            "--agents" => agents = value("--agents")?,
-            "--frames" => frames = Some(value("--frames")?),
-            other => bail!("unknown argument {other:?} (--agents N, --frames N)"),
-        }
-    }
+    let Args { agents, frames } = Args::parse();
     if agents == 0 {
         bail!("--agents must be at least 1");
     }
