@@ -269,6 +269,16 @@ impl Targets {
     }
 }
 
+/// The options of a scene steered on the GPU: its simulated instances exist
+/// only there, so the GPU-driven path, with the application's sample count.
+fn gpu_driven_options() -> RendererOptions {
+    RendererOptions {
+        sample_count: SAMPLES,
+        path: throng::render::PathChoice::GpuDriven,
+        ..Default::default()
+    }
+}
+
 /// Everything the application draws: its ground and camera, and Throng's
 /// renderer, model and crowd.
 pub struct Scene {
@@ -330,16 +340,11 @@ impl Scene {
         handle: &ModelHandle,
         agents: u32,
     ) -> Result<Self> {
-        // Simulated instances exist only on the GPU: the GPU-driven path.
-        let options = RendererOptions {
-            sample_count: SAMPLES,
-            path: throng::render::PathChoice::GpuDriven,
-            ..Default::default()
-        };
         let flock::Flock { crowd, params, .. } = flock::flock_crowd(handle, agents)?;
         let cell = params.reach / 1.5;
         let half = params.world_radius * 1.4;
-        let mut scene = Self::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
+        let mut scene =
+            Self::with_crowd(gpu, format, handle, crowd, half, cell, gpu_driven_options())?;
         scene.camera.distance = params.world_radius * 0.5 + 8.0 * cell;
         scene.camera.pitch = 0.35;
         let simulation = flock::flock_simulation(gpu.device, &params)?;
@@ -356,16 +361,12 @@ impl Scene {
         handle: &ModelHandle,
         agents: u32,
     ) -> Result<Self> {
-        let options = RendererOptions {
-            sample_count: SAMPLES,
-            path: throng::render::PathChoice::GpuDriven,
-            ..Default::default()
-        };
         let (crowd, steered) = plaza::plaza_crowd(handle, agents)?;
         let simulation = plaza::plaza_simulation(gpu.device, &crowd, &steered)?;
         let cell = steered.plaza.agent_radius * 2.5;
         let half = steered.plaza.half * 1.3;
-        let mut scene = Self::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
+        let mut scene =
+            Self::with_crowd(gpu, format, handle, crowd, half, cell, gpu_driven_options())?;
         scene.camera.distance = steered.plaza.half * 1.8;
         scene.camera.pitch = 0.6;
         scene.renderer.set_simulation(0, Some(simulation))?;
