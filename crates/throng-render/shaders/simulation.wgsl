@@ -19,7 +19,9 @@
 //
 // (a bucket holds every cell that hashes to it: `n.cell != cell` skips
 // the other cells' agents, so counts and distances are exact; the
-// built-in steering modules — seek, avoid, navigation — do this for you).
+// built-in steering modules — seek, avoid, navigation — do this for you,
+// and steer_avoid's neighbour_walk / next_neighbour is this loop as a
+// walk a hook can import).
 //
 // A hook may bind resources of its own in @group(1) (up to three storage
 // buffers: Throng's group uses five of the eight a device guarantees per
