@@ -182,6 +182,20 @@ impl PipelineKey {
         palettes: false,
         pose_cache: false,
     };
+
+    /// The key a shadow caster is drawn with (into a shadow map or a
+    /// caller's light view): double-sided, opaque, cross-fading and with
+    /// the pre-pass's palettes as its draw.
+    pub const fn caster(cross_fade: bool, palettes: bool) -> PipelineKey {
+        PipelineKey {
+            flat: false,
+            double_sided: true,
+            blend: false,
+            cross_fade,
+            palettes,
+            pose_cache: false,
+        }
+    }
 }
 
 /// The parts of a colour pipeline that stay the same across [`PipelineKey`]s.

@@ -349,14 +349,7 @@ impl<'a> ListPlan<'a> {
                 if material.alpha_mode == AlphaMode::Blend {
                     continue; // transparent surfaces cast no shadow
                 }
-                let key = PipelineKey {
-                    flat: false,
-                    double_sided: true,
-                    blend: false,
-                    cross_fade: group.cross_fade,
-                    palettes: group.layered,
-                    pose_cache: false,
-                };
+                let key = PipelineKey::caster(group.cross_fade, group.layered);
                 let item = DrawItem::new(key, model, lod, sub, slice);
                 let item =
                     Renderer::poses_of(self.path, self.poses, item, model, group.lod, stats)?;

@@ -57,17 +57,9 @@ impl Planned {
     }
 
     /// The pipeline key its shadow casters are drawn with (into the
-    /// renderer's map or a caller's light view): double-sided, opaque,
-    /// cross-fading as the draw does.
+    /// renderer's map or a caller's light view).
     pub(in crate::renderer) fn cast_key(&self) -> PipelineKey {
-        PipelineKey {
-            flat: false,
-            double_sided: true,
-            blend: false,
-            cross_fade: self.key.cross_fade,
-            palettes: false,
-            pose_cache: false,
-        }
+        PipelineKey::caster(self.key.cross_fade, false)
     }
 }
 
