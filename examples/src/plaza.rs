@@ -8,16 +8,16 @@
 //! does nothing per frame but advance the clock.
 
 use anyhow::Result;
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 use throng::core::math::Aabb;
 use throng::core::simulation::NavigateParams;
-use throng::crowd::crowd::{Crowd, ModelHandle, ModelId, Motion};
+use throng::crowd::crowd::{Crowd, ModelHandle, ModelId};
 use throng::crowd::navigation::FlowField;
 use throng::render::Simulation;
 use throng::render::gaits::Gaits;
-use throng::render::navigate::{goal_data, navigate_params, navigate_simulation};
+use throng::render::navigate::{navigate_params, navigate_simulation};
 use throng_demo::herd::spawn_crowd;
-use throng_demo::plaza::Plaza;
+use throng_demo::plaza::{Plaza, send_to_goals};
 
 /// A crowd on its plaza, handed to the GPU.
 pub struct Steered {
@@ -46,17 +46,7 @@ pub fn steer_crowd(crowd: &mut Crowd, model: ModelId, bounds: &Aabb) -> Result<S
         ..navigate_params(plaza.agent_radius, 1.15 * plaza.walk_speed)
     };
     let ids: Vec<_> = crowd.ids().collect();
-    for (i, id) in ids.into_iter().enumerate() {
-        let data = goal_data(i as u32 % 4, None);
-        crowd.set_motion(
-            id,
-            Motion::Simulated {
-                velocity: Vec3::ZERO,
-                ground_speed: 0.0,
-                data,
-            },
-        )?;
-    }
+    send_to_goals(crowd, &ids)?;
     Ok(Steered {
         plaza,
         field,

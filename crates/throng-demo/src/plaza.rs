@@ -5,9 +5,11 @@
 //! [`Plaza::field`] the GPU's built-in steering (`throng_render::navigate`)
 //! walks agents from goal to goal around the obstacles.
 
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 
+use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, Motion};
 use throng_crowd::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
+use throng_render::navigate::goal_data;
 
 /// Largest side of the plaza's flow field, cells: bigger herds get bigger
 /// cells.
@@ -82,6 +84,24 @@ impl Plaza {
     pub fn field(&self) -> Result<FlowField, NavigationError> {
         FlowField::compute(&self.grid, &self.goals)
     }
+}
+
+/// Hands each of `ids` in `crowd` to the GPU's steering, standing (no
+/// velocity yet), the plaza's four goals dealt out in turn: the `i`-th
+/// walks to goal layer `i % 4`, to a point the hook chooses there.
+pub fn send_to_goals(crowd: &mut Crowd, ids: &[InstanceId]) -> Result<(), CrowdError> {
+    for (i, &id) in ids.iter().enumerate() {
+        let data = goal_data(i as u32 % 4, None);
+        crowd.set_motion(
+            id,
+            Motion::Simulated {
+                velocity: Vec3::ZERO,
+                ground_speed: 0.0,
+                data,
+            },
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@
 //! on the CPU walk the analytic loops instead (`walk.rs`).
 
 use anyhow::{Context, Result};
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat4, Vec2};
 use throng_crowd::crowd::Motion;
+use throng_demo::plaza::send_to_goals;
 use throng_render::ReadPose;
 use throng_render::gaits::Gaits;
-use throng_render::navigate::{goal_data, navigate_simulation};
+use throng_render::navigate::navigate_simulation;
 
 use super::gfx::Gfx;
 use super::scene::Scene;
@@ -36,17 +37,8 @@ impl Scene {
             extent.x.max(extent.z).max(body),
             body,
         )?;
-        for (i, &(id, _)) in self.instances().to_vec().iter().enumerate() {
-            let data = goal_data(i as u32 % 4, None);
-            self.crowd.set_motion(
-                id,
-                Motion::Simulated {
-                    velocity: Vec3::ZERO,
-                    ground_speed: 0.0,
-                    data,
-                },
-            )?;
-        }
+        let ids: Vec<_> = self.instances().iter().map(|&(id, _)| id).collect();
+        send_to_goals(&mut self.crowd, &ids)?;
         self.status = format!("{} instances steered on the GPU", self.instances().len());
         self.steering = Some(steering);
         Ok(())
