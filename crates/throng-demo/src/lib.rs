@@ -13,8 +13,10 @@
 //!   steering.
 //! * [`pillars`]: a plaza's obstacles drawn as instanced cylinders inside
 //!   the application's pass beside the crowd.
+//! * [`uniform`]: a scenery pass's uniform buffer and its bind group.
 
 pub mod herd;
 pub mod pillars;
 pub mod plaza;
+pub mod uniform;
 pub mod walkers;

@@ -9,6 +9,8 @@ use glam::{Mat4, Vec3};
 use throng_render::bind_groups::entries;
 use throng_render::{Lighting, PassPipeline, wgpu};
 
+use crate::uniform::uniform_binding;
+
 /// The WGSL source (`pillars.wgsl`).
 pub const SHADER: &str = include_str!("pillars.wgsl");
 
@@ -86,20 +88,8 @@ impl Pillars {
             )
         }
         .create(device);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("viewer pillars uniforms"),
-            size: size_of::<PillarUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("viewer pillars bind group"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        });
+        let (buffer, bind_group) =
+            uniform_binding::<PillarUniforms>(device, &layout, "viewer pillars");
         Self {
             pipeline,
             buffer,

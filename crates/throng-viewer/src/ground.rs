@@ -6,6 +6,7 @@
 
 use glam::{Mat4, Vec3};
 use throng_core::math::Aabb;
+use throng_demo::uniform::uniform_binding;
 use throng_render::bind_groups::entries;
 use throng_render::{Lighting, PassPipeline};
 
@@ -163,20 +164,8 @@ impl Ground {
             ..base
         }
         .create(device);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("viewer ground uniforms"),
-            size: std::mem::size_of::<GroundUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("viewer ground bind group"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        });
+        let (buffer, bind_group) =
+            uniform_binding::<GroundUniforms>(device, &layout, "viewer ground");
         Self {
             pipeline,
             blob_pipeline,
