@@ -23,7 +23,7 @@ use bevy::camera::{Camera, Exposure, Projection};
 use bevy::light::{DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
-use throng_render::renderer::ShadowOptions;
+use throng_render::ShadowOptions;
 use throng_render::{Fog, Lighting};
 
 /// A Bevy (glam 0.33) matrix as Throng's (glam 0.34).

@@ -31,7 +31,7 @@ use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
 use throng_crowd::crowd::Crowd;
-use throng_render::renderer::ShadowOptions;
+use throng_render::ShadowOptions;
 use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Lighting, Renderer, RendererOptions,
 };

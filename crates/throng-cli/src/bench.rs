@@ -79,7 +79,7 @@ pub struct Args {
     /// With --shadows: casters choose their LOD as if their projected size
     /// were this share of the camera's, in (0, 1] (1: each instance casts
     /// at the LOD it is drawn with).
-    #[arg(long, default_value_t = throng_render::renderer::ShadowOptions::DEFAULT_CASTER_LOD_SCALE)]
+    #[arg(long, default_value_t = throng_render::ShadowOptions::DEFAULT_CASTER_LOD_SCALE)]
     pub caster_lod_scale: f32,
     /// With --shadows: occlusion culling from the light as well (two
     /// shadow passes; needs occlusion culling on).

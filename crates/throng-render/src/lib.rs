@@ -18,18 +18,21 @@
 //!
 //! | floor | folder | what lives there |
 //! |---|---|---|
-//! | 7 | [`renderer`] | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
+//! | 7 | `renderer` | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
 //! | 6 | [`shadow`] | shadows, Rust and WGSL in one folder: their owner, the shadow map, the GPU's light fit, a caller's cascades and light views |
-//! | 5 | [`draw`] | draw items and their layout, the impostors' pipelines, the prepass, depth and MSAA targets |
-//! | 4 | [`passes`] | compute passes: motion, the crowd's mirror, cull, simulation, pose readback, palette pre-pass, compute skinning |
-//! | 3 | [`model`] | a model on the GPU: materials, look, impostor, [`GpuModel`], the pose cache |
-//! | 2 | [`program`] | bind-group and pipeline layouts, the pipeline kit |
-//! | 1 | [`device`] | a device and its loss, timing, buffers, small textures, offscreen targets, image files |
-//! | 0 | [`base`] | uniforms, fog, options, WGSL composition, errors |
+//! | 5 | `draw` | draw items and their layout, the impostors' pipelines, the prepass, depth and MSAA targets |
+//! | 4 | `passes` | compute passes: motion, the crowd's mirror, cull, simulation, pose readback, palette pre-pass, compute skinning |
+//! | 3 | `model` | a model on the GPU: materials, look, impostor, [`GpuModel`], the pose cache |
+//! | 2 | `program` | bind-group and pipeline layouts, the pipeline kit |
+//! | 1 | `device` | a device and its loss, timing, buffers, small textures, offscreen targets, image files |
+//! | 0 | `base` | uniforms, fog, options, WGSL composition, errors |
 //!
-//! The floors' modules are re-exported here under their own names
-//! (`throng_render::cull`, `throng_render::model`, …), so callers need not
-//! know the floor a module lives on.
+//! The floors are private: their modules are re-exported here under their
+//! own names, each at that one path (`throng_render::cull`,
+//! `throng_render::pose_cache`, …), so callers need not know the floor a
+//! module lives on, and a module moving between floors changes no
+//! caller. A feature in a folder of its own is public under its name
+//! ([`shadow`]).
 //!
 //! ## Example
 //!
@@ -61,13 +64,13 @@
 //! # }
 //! ```
 
-pub mod base;
-pub mod device;
-pub mod draw;
-pub mod model;
-pub mod passes;
-pub mod program;
-pub mod renderer;
+mod base;
+mod device;
+mod draw;
+mod model;
+mod passes;
+mod program;
+mod renderer;
 pub mod shadow;
 
 pub use base::{error, fog, options, shader, uniforms};
@@ -75,9 +78,10 @@ pub use device::{
     context, device_loss, image_diff, image_file, map_state, offscreen, pass_timer, timer,
 };
 pub use draw::targets;
-pub use model::{impostor, look, pose_cache};
+pub use model::{impostor, look, material, pose_cache};
 pub use passes::{
-    compute, cull, gaits, mirror, motion, navigate, navigation, palette, readback, simulation,
+    compute, cull, depth_pyramid, gaits, mirror, motion, navigate, navigation, palette, readback,
+    simulation,
 };
 pub use program::{bind_groups, pipeline};
 
@@ -85,15 +89,16 @@ pub use base::error::RenderError;
 pub use base::fog::{Fog, FogFalloff};
 pub use device::context::{Gpu, adapter_summary};
 pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
-pub use model::gpu_model::GpuModel;
 pub use model::material::TextureUpload;
+pub use model::{GpuLod, GpuMaterial, GpuModel, GpuSubmesh, check_limits};
 pub use passes::compute::{SkinCompute, SkinnedVertex};
 pub use passes::readback::{PoseReadback, ReadPose};
 pub use passes::simulation::{Simulation, SimulationHook};
 pub use program::pipeline::PassPipeline;
 pub use renderer::{
-    ColorPipeline, CustomFragment, DepthConvention, FrameStats, LightView, LightViewStats,
-    LightViewTarget, Lighting, PathChoice, PipelineKey, PoseCacheOptions, PrepassTarget,
-    RecordPath, Renderer, RendererOptions, Shading, Targets,
+    ColorPipeline, CustomFragment, DEPTH_FORMAT, DepthConvention, FrameStats, LightView,
+    LightViewStats, LightViewTarget, Lighting, PathChoice, PipelineKey, PoseCacheOptions,
+    PrepassTarget, RecordPath, Renderer, RendererOptions, Shading, ShadowOptions, Targets,
+    supports_gpu_driven, supports_unbounded,
 };
 pub use wgpu;

@@ -128,7 +128,7 @@ pub struct LinePass {
 
 impl LinePass {
     /// Builds the pipeline for the crowd pass's targets (`format`,
-    /// `sample_count`, [`DEPTH_FORMAT`](throng_render::renderer::DEPTH_FORMAT)).
+    /// `sample_count`, [`DEPTH_FORMAT`](throng_render::DEPTH_FORMAT)).
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("viewer lines shader"),

@@ -18,7 +18,7 @@
 //! each character is drawn with one draw per submesh that binds its slice
 //! with a dynamic offset; `shaders/cpu_skinned.wgsl` blends the 4
 //! influences from that palette. Mesh, materials and fragment shading are the
-//! baked model's ([`GpuModel`](throng_render::model::GpuModel), `draw.wgsl`'s `fs_main`), so the only
+//! baked model's ([`GpuModel`](throng_render::GpuModel), `draw.wgsl`'s `fs_main`), so the only
 //! difference from [`throng_render::Renderer`] is where the palette comes from and
 //! how many draws it takes.
 //!
@@ -63,5 +63,5 @@ pub enum CpuSkinnedError {
 /// True if the adapter can run CPU palette skinning (vertex-stage storage
 /// buffers, like [`throng_render::RecordPath::Unbounded`]).
 pub fn supports(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
-    throng_render::renderer::supports_unbounded(adapter, device)
+    throng_render::supports_unbounded(adapter, device)
 }

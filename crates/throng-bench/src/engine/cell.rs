@@ -403,7 +403,7 @@ fn base_options(plan: &Plan, occlusion: bool) -> RendererOptions {
             .shadows
             .then(|| RendererOptions::default().shadows)
             .flatten()
-            .map(|s| throng_render::renderer::ShadowOptions {
+            .map(|s| throng_render::ShadowOptions {
                 caster_lod_scale: plan.caster_lod_scale,
                 occlusion: plan.shadow_occlusion,
                 ..s

@@ -51,7 +51,7 @@ mod report;
 use serde::Serialize;
 use throng_bake::scene::Scene;
 use throng_crowd::crowd::ModelHandle;
-use throng_render::renderer::supports_unbounded;
+use throng_render::supports_unbounded;
 use throng_render::{Gpu, GpuModel, OFFSCREEN_FORMAT, Offscreen, RenderError, wgpu};
 
 pub use crate::demo::CameraChoice;
@@ -166,10 +166,10 @@ pub struct Plan {
     /// `cpu-skinned` has no shadow pass and is reported unsupported.
     pub shadows: bool,
     /// With shadows: the casters' LOD scale
-    /// ([`throng_render::renderer::ShadowOptions::caster_lod_scale`]).
+    /// ([`throng_render::ShadowOptions::caster_lod_scale`]).
     pub caster_lod_scale: f32,
     /// With shadows: occlusion culling from the light as well
-    /// ([`throng_render::renderer::ShadowOptions::occlusion`]).
+    /// ([`throng_render::ShadowOptions::occlusion`]).
     pub shadow_occlusion: bool,
     /// [`throng_render::RendererOptions::impostor_one_view_size`].
     pub impostor_one_view_size: f32,

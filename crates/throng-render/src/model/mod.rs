@@ -11,6 +11,5 @@ pub mod look;
 pub mod material;
 pub mod pose_cache;
 
-pub use crate::device::textures::bone_texture_layers;
 pub use gpu_model::{GpuLod, GpuModel, GpuSubmesh, check_limits};
 pub use material::GpuMaterial;

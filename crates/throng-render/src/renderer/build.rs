@@ -232,11 +232,6 @@ impl Renderer {
     }
 }
 
-/// A pose cache that renderers of other views may share
-/// (`Renderer::share_pose_cache_with`).
-// On wasm32 wgpu's objects are neither Send nor Sync: there the cache is
-// shared on the page's one thread; natively the Arc is Send + Sync.
-#[allow(clippy::arc_with_non_send_sync)]
 /// The record path `options` ask for, where the adapter and device can
 /// take it.
 fn choose_path(
@@ -341,6 +336,11 @@ fn draw_module(
     )
 }
 
+/// A pose cache that renderers of other views may share
+/// (`Renderer::share_pose_cache_with`).
+// On wasm32 wgpu's objects are neither Send nor Sync: there the cache is
+// shared on the page's one thread; natively the Arc is Send + Sync.
+#[allow(clippy::arc_with_non_send_sync)]
 fn shared_poses(cache: PoseCache) -> std::sync::Arc<std::sync::Mutex<PoseCache>> {
     std::sync::Arc::new(std::sync::Mutex::new(cache))
 }

@@ -62,7 +62,7 @@ use crate::model::pose_cache::PoseCache;
 use crate::program::bind_groups::{self};
 pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
 use crate::shadow::Shadows;
-pub use crate::shadow::{LightView, LightViewStats, LightViewTarget, ShadowReceiver};
+pub use crate::shadow::{LightView, LightViewStats, LightViewTarget};
 
 mod build;
 mod draw;

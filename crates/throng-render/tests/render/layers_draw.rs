@@ -21,7 +21,7 @@ use throng_tests::golden as common;
 
 use glam::Mat4;
 use throng_crowd::crowd::{Crowd, Layer, ModelHandle, Spawn};
-use throng_render::renderer::ShadowOptions;
+use throng_render::ShadowOptions;
 use throng_render::{Gpu, GpuModel, PathChoice, RecordPath, Renderer, RendererOptions};
 use throng_tests::require_gpu;
 

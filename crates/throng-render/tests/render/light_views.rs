@@ -11,7 +11,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_crowd::crowd::{Crowd, Spawn};
-use throng_render::renderer::ShadowOptions;
+use throng_render::ShadowOptions;
 use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Offscreen, PathChoice, RecordPath,
     Renderer, RendererOptions,

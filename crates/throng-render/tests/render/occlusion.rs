@@ -294,7 +294,7 @@ fn foxes_behind_a_giant_one_are_occluded() {
 /// shadow) equal those without occlusion culling.
 #[test]
 fn casters_hidden_from_the_light_are_left_out_of_the_shadow_map() {
-    use throng_render::renderer::ShadowOptions;
+    use throng_render::ShadowOptions;
     let gpu = require_gpu("occlusion_light");
     let handle = super::gpu_driven::fox_with_lods();
     let mut crowd = Crowd::new();

@@ -7,7 +7,7 @@ use throng_tests::golden as common;
 
 use throng_bench::demo::{GridOptions, framing_camera, grid_crowd};
 use throng_core::limits::PACKAGE_WIDTH;
-use throng_render::renderer::supports_unbounded;
+use throng_render::supports_unbounded;
 use throng_render::{
     GpuModel, Lighting, PathChoice, RecordPath, Renderer, RendererOptions, Shading,
 };

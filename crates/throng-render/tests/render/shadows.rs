@@ -9,7 +9,7 @@ use throng_tests::golden as common;
 use glam::{Mat4, Vec3};
 use throng_core::baked::skin_lod;
 use throng_crowd::crowd::{Crowd, Spawn};
-use throng_render::renderer::ShadowOptions;
+use throng_render::ShadowOptions;
 use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 use throng_tests::require_gpu;
 

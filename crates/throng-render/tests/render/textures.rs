@@ -1,4 +1,4 @@
-//! Baked textures on the GPU (`throng_render::model::material`, format 8): the
+//! Baked textures on the GPU (`throng_render::material`, format 8): the
 //! mip chains the bake stored, sampled as BC7 blocks where the device has
 //! BC textures ([`TextureUpload::Blocks`]) and decoded to RGBA8 at load
 //! ([`TextureUpload::Decoded`]), draw the same pictures within the golden

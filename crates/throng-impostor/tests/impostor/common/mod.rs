@@ -119,10 +119,10 @@ pub fn grid_at(handle: &ModelHandle, side: usize, spacing: f32, later: f32, turn
 /// The record paths this adapter has.
 pub fn paths(gpu: &Gpu) -> Vec<PathChoice> {
     let mut paths = vec![PathChoice::Packaged];
-    if throng_render::renderer::supports_unbounded(&gpu.adapter, &gpu.device) {
+    if throng_render::supports_unbounded(&gpu.adapter, &gpu.device) {
         paths.push(PathChoice::Unbounded);
     }
-    if throng_render::renderer::supports_gpu_driven(&gpu.adapter, &gpu.device) {
+    if throng_render::supports_gpu_driven(&gpu.adapter, &gpu.device) {
         paths.push(PathChoice::GpuDriven);
     }
     paths
