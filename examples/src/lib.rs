@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use glam::{Mat4, Vec3};
 use throng::crowd::camera::Camera;
 use throng::crowd::crowd::{Crowd, ModelHandle, Spawn};
-use throng::render::renderer::DEPTH_FORMAT;
+use throng::render::DEPTH_FORMAT;
 use throng::render::{
     CustomFragment, FrameStats, GpuModel, PassPipeline, Renderer, RendererOptions,
 };

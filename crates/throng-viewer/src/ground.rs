@@ -108,7 +108,7 @@ pub struct Ground {
 
 impl Ground {
     /// Builds the pipeline for targets of `format` with `sample_count`
-    /// samples and [`DEPTH_FORMAT`](throng_render::renderer::DEPTH_FORMAT) depth (the crowd pass's targets).
+    /// samples and [`DEPTH_FORMAT`](throng_render::DEPTH_FORMAT) depth (the crowd pass's targets).
     /// `shadows` is the crowd renderer's shadow receiver layout: the ground
     /// samples the same shadow map (group 1).
     pub fn new(
