@@ -10,14 +10,14 @@ use throng_core::math::{Rows3x4, mat4_to_rows};
 use throng_crowd::camera::Camera;
 
 use throng_render::Gpu;
+use throng_render::GpuModel;
 use throng_render::bind_groups;
 use throng_render::error::RenderError;
-use throng_render::GpuModel;
-use throng_render::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
 use throng_render::shader::Program;
 use throng_render::timer::GpuTimer;
 use throng_render::uniforms::{CharacterHeader, FrameUniforms};
 use throng_render::wgpu;
+use throng_render::{ColorPipeline, FrameStats, PipelineKey, RendererOptions, Targets};
 
 use super::model::{Character, CpuSkinnedModel};
 use super::{CpuSkinnedError, supports};
