@@ -136,16 +136,14 @@ bevy() {
     cp "$pkg/bevy.lock" crates/throng-bevy/Cargo.lock
     print_size "$pkg/throng-bevy-$version.crate"
     # Built as a dependency of a small project outside the repository
-    # (tools/consumer-bevy), which also depends on what the Bevy
-    # workspace's test build does (the demos' Bevy features and Throng
-    # crates, throng-bake, image), so features unify as there and Bevy is
-    # not built twice; then run: one headless frame of Foxes that must show
-    # in the picture.
+    # (tools/consumer-bevy), which also depends on what throng-bevy's tests
+    # do (throng-bake, image), so features unify as in the tests' build and
+    # Bevy is not built twice; then run: one headless frame of Foxes that
+    # must show in the picture.
     local dir
     dir=$(mktemp -d)
     cp -r tools/consumer-bevy "$dir/project"
-    unpack_patched "$dir" throng-core throng-crowd throng-render throng-bake throng-demo \
-        throng-bench throng-bevy \
+    unpack_patched "$dir" throng-core throng-crowd throng-render throng-bake throng-bevy \
         >>"$dir/project/Cargo.toml"
     cp "$pkg/bevy.lock" "$dir/project/Cargo.lock"
     mkdir "$dir/scratch"
