@@ -115,14 +115,7 @@ fn cull_light_views(
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("throng light view culls"),
     });
-    let held: Vec<Option<std::sync::Arc<std::sync::Mutex<_>>>> = crowds
-        .iter()
-        .zip(&gd.crowds)
-        .map(|(crowd, c)| {
-            let shared = gd.shared.as_ref().filter(|_| c.simulation.is_none())?;
-            Some(shared.mirror(device, crowd.identity()))
-        })
-        .collect();
+    let held = gd.held_mirrors(device, crowds);
     let guards: Vec<_> = held.iter().map(|m| m.as_deref().map(lock)).collect();
     let frustums: Vec<_> = views.iter().map(|v| lv.frustum(v)).collect();
     let caster_lod_scale = lv.target.caster_lod_scale;

@@ -127,7 +127,7 @@ impl GpuDriven {
     /// Per crowd, the shared mirror it uses this frame, if this renderer
     /// shares mirrors and the crowd is not simulated (a simulation steps
     /// its own).
-    fn held_mirrors(
+    pub(in crate::renderer) fn held_mirrors(
         &self,
         device: &wgpu::Device,
         crowds: &[&Crowd],
