@@ -169,6 +169,11 @@ consumer() {
     cp -r tools/consumer "$dir/project"
     # The consumer's own [workspace] gives way to the one around it.
     sed -i '/^\[workspace\]$/d' "$dir/project/Cargo.toml"
+    # The repository's lock file and a member that only adds features
+    # (tools/consumer-unify): the dependencies resolve as in the test
+    # build, which compiled them already, so only the packages are built.
+    cp -r tools/consumer-unify "$dir/unify"
+    cp Cargo.lock "$dir/Cargo.lock"
     # The packages `package` made (not throng-bevy's, nor any other .crate
     # an earlier run left in target/package).
     local names
@@ -176,7 +181,7 @@ consumer() {
     {
         echo "[workspace]"
         echo "resolver = \"3\""
-        echo "members = [\"project\", \"crates/*\"]"
+        echo "members = [\"project\", \"unify\", \"crates/*\"]"
         unpack_patched "$dir" "${names[@]}"
     } >"$dir/Cargo.toml"
     echo "tools/package.sh: the consumer project in $dir/project, beside ${#names[@]} packages"

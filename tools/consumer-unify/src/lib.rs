@@ -1,0 +1,1 @@
+//! Empty: its manifest is the point (see Cargo.toml).
