@@ -67,8 +67,12 @@
 mod base;
 mod device;
 mod draw;
+pub mod impostor;
 mod model;
+pub mod occlusion;
 mod passes;
+pub mod pose_cache;
+mod prepass;
 mod program;
 mod renderer;
 pub mod shadow;
@@ -78,10 +82,9 @@ pub use device::{
     context, device_loss, image_diff, image_file, map_state, offscreen, pass_timer, timer,
 };
 pub use draw::targets;
-pub use model::{impostor, look, material, pose_cache};
+pub use model::{look, material};
 pub use passes::{
-    compute, cull, depth_pyramid, gaits, mirror, motion, navigate, navigation, palette, readback,
-    simulation,
+    compute, cull, gaits, mirror, motion, navigate, navigation, palette, readback, simulation,
 };
 pub use program::{bind_groups, pipeline};
 

@@ -125,7 +125,7 @@ impl CullView {
 pub const VISIBLE_BIT: u32 = 1 << 31;
 
 /// What the depth pyramid's reduction reads (16 bytes), mirrored by WGSL's
-/// `PyramidParams` in `shaders/pyramid_reduce.wgsl`.
+/// `PyramidParams` in `throng-render/src/occlusion/pyramid_reduce.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct PyramidParams {

@@ -148,7 +148,7 @@ pub struct ShadowCascade {
 }
 
 /// The two cameras a motion-vector prepass compares (128 bytes): WGSL
-/// `PrepassUniforms` in `shaders/prepass.wgsl`. Both without a caller's
+/// `PrepassUniforms` in `prepass/prepass.wgsl`. Both without a caller's
 /// sub-pixel jitter, as Bevy's prepass compares them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -9,9 +9,9 @@ use throng_crowd::crowd::{Crowd, DrawList};
 
 use crate::base::error::RenderError;
 use crate::base::options::RecordPath;
+use crate::impostor::{GpuImpostor, QUAD_INDICES};
 use crate::model::gpu_model::GpuModel;
-use crate::model::impostor::{GpuImpostor, QUAD_INDICES};
-use crate::model::pose_cache::PoseCache;
+use crate::pose_cache::PoseCache;
 use crate::program::pipeline::{PipelineKey, RECORDS_SLOT};
 
 pub(crate) struct DrawItem {

@@ -18,7 +18,7 @@ use wgpu::util::DeviceExt;
 use crate::base::error::RenderError;
 use crate::device::buffers::has_storage_buffers;
 use crate::device::textures::{bone_texture_layers, texel_table};
-use crate::model::impostor::GpuImpostor;
+use crate::impostor::GpuImpostor;
 pub use crate::model::material::GpuMaterial;
 use crate::model::material::TextureUpload;
 use crate::program::bind_groups;
@@ -457,7 +457,7 @@ pub fn check_limits(device: &wgpu::Device, model: &BakedModel) -> Result<(), Ren
         limits.max_texture_dimension_2d as u64,
     )?;
     if let Some(atlas) = &model.impostor {
-        crate::model::impostor::check_limits(device, model, atlas)?;
+        crate::impostor::check_limits(device, model, atlas)?;
     }
     let storage = has_storage_buffers(device);
     for (l, lod) in model.lods.iter().enumerate() {

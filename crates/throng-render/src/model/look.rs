@@ -7,7 +7,7 @@
 //! colour multiplies its tint, and a hidden submesh's vertices leave the
 //! clip volume, so neither costs a draw or CPU work per frame. The
 //! impostor's vertex stage reads the palette's last column, each row's
-//! area-weighted mean (`shaders/impostor.wgsl`).
+//! area-weighted mean (`impostor/impostor.wgsl`).
 
 use throng_crowd::crowd::ModelHandle;
 use wgpu::util::DeviceExt;

@@ -1,15 +1,13 @@
 //! Floor 3, models: what lives on the GPU per baked model — its materials
 //! (`material`), its variety palette and per-submesh bind groups (`look`),
-//! its animated impostor (`impostor`), the model itself
-//! ([`GpuModel`]: bones, vertices, morphs, LODs;
-//! `gpu_model`), and each (model, LOD)'s cached poses (`pose_cache`).
-//! Imports the floors below.
+//! the model itself ([`GpuModel`]: bones, vertices, morphs, LODs;
+//! `gpu_model`). Beside it on this floor, two features in folders of
+//! their own: the animated impostor (`impostor/`) and each (model, LOD)'s
+//! cached poses (`pose_cache/`). Imports the floors below.
 
 pub mod gpu_model;
-pub mod impostor;
 pub mod look;
 pub mod material;
-pub mod pose_cache;
 
 pub use gpu_model::{GpuLod, GpuModel, GpuSubmesh, check_limits};
 pub use material::GpuMaterial;

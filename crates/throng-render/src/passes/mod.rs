@@ -1,14 +1,15 @@
 //! Floor 4, passes: the compute work over a crowd on the GPU — the motion
 //! pass (`motion`), the crowd's mirror and its scattered uploads
-//! (`mirror`), the cull (`cull`) with occlusion culling's depth pyramid
-//! (`depth_pyramid`) of the GPU-driven path, the simulation hook (`simulation`) with its flow field
+//! (`mirror`), the cull (`cull`) of the GPU-driven path with the layout of
+//! the depth pyramid its late phase reads (`pyramid_layout`; occlusion
+//! culling, which builds the pyramid, is `occlusion/`), the simulation
+//! hook (`simulation`) with its flow field
 //! (`navigation`), gaits (`gaits`) and built-in steering (`navigate`), pose readbacks
 //! (`readback`), the animation layers' palette pre-pass (`palette`), and
 //! the compute skinning readback (`compute`). Imports the floors below.
 
 pub mod compute;
 pub mod cull;
-pub mod depth_pyramid;
 pub(crate) mod entry_pipeline;
 pub mod gaits;
 pub mod mirror;
@@ -16,5 +17,6 @@ pub mod motion;
 pub mod navigate;
 pub mod navigation;
 pub mod palette;
+pub mod pyramid_layout;
 pub mod readback;
 pub mod simulation;

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use crate::base::error::RenderError;
 use crate::base::options::{PathChoice, RecordPath, RendererOptions};
 use crate::base::shader::program::Program;
-use crate::draw::impostor::ImpostorPipelines;
-use crate::model::pose_cache::PoseCache;
+use crate::impostor::ImpostorPipelines;
+use crate::pose_cache::PoseCache;
 use crate::program::bind_groups::{self, PACKAGE_BYTES};
 use crate::program::pipeline::{ColorPipeline, PipelineKey};
 use crate::shadow::Shadows;
@@ -80,7 +80,7 @@ impl Renderer {
             timer: crate::device::pass_timer::PassTimer::new(device, queue),
             shadows: Shadows::new(shadow, cascades),
             gpu: (path == RecordPath::GpuDriven).then(|| super::gpu_driven::GpuDriven::new(device)),
-            occlusion: super::occlusion::Occlusion::new(
+            occlusion: crate::occlusion::Occlusion::new(
                 adapter,
                 device,
                 path,
@@ -201,7 +201,7 @@ impl Renderer {
 
     /// Creates the pipelines the single-sampled early pass needs for the
     /// planned draws, where occlusion culling draws one
-    /// (`draw/single_early.rs`).
+    /// (`occlusion/single_early.rs`).
     pub(super) fn ensure_single_early_pipelines(&mut self) {
         if self.single_early().is_none() {
             return;

@@ -68,7 +68,7 @@ impl Renderer {
     }
 
     /// [`Self::draw_items`] with `pipelines` and the `impostor` pipeline
-    /// (the single-sampled early pass's, `draw/single_early.rs`).
+    /// (the single-sampled early pass's, `occlusion/single_early.rs`).
     pub(super) fn draw_items_with(
         &self,
         pass: &mut wgpu::RenderPass<'_>,

@@ -160,7 +160,7 @@ struct CasterPlan<'a> {
     gd: &'a GpuDriven,
     models: &'a [&'a GpuModel],
     palettes: &'a wgpu::Buffer,
-    poses: &'a std::sync::Mutex<crate::model::pose_cache::PoseCache>,
+    poses: &'a std::sync::Mutex<crate::pose_cache::PoseCache>,
 }
 
 impl CasterPlan<'_> {

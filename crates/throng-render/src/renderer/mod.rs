@@ -54,11 +54,11 @@ pub use crate::base::options::{
     PoseCacheOptions, RecordPath, RendererOptions, Shading, ShadowOptions,
 };
 use crate::device::device_loss::DeviceLoss;
-use crate::draw::impostor::ImpostorPipelines;
 use crate::draw::items::DrawItem;
-pub use crate::draw::prepass::PrepassTarget;
 pub use crate::draw::targets::Targets;
-use crate::model::pose_cache::PoseCache;
+use crate::impostor::ImpostorPipelines;
+use crate::pose_cache::PoseCache;
+pub use crate::prepass::PrepassTarget;
 use crate::program::bind_groups::{self};
 pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
 use crate::shadow::Shadows;
@@ -108,7 +108,7 @@ pub struct Renderer {
     /// The GPU-driven path's mirrors, cull lists and pipelines.
     gpu: Option<gpu_driven::GpuDriven>,
     /// Two-phase occlusion culling, where the path and device allow it.
-    occlusion: Option<occlusion::Occlusion>,
+    occlusion: Option<crate::occlusion::Occlusion>,
     /// The impostors' programs and pipelines.
     impostors: ImpostorPipelines,
     /// Animation layers on the CPU-list path: the palettes and pre-pass.
@@ -121,7 +121,7 @@ pub struct Renderer {
     /// The device's loss, where it is watched ([`Self::set_device_loss`]).
     loss: Option<DeviceLoss>,
     /// The caller's prepass, once set (`renderer/prepass.rs`).
-    prepass: Option<crate::draw::prepass::Prepass>,
+    prepass: Option<crate::prepass::Prepass>,
 }
 
 /// True if the adapter can read storage buffers in the vertex stage, as

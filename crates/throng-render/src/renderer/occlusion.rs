@@ -9,61 +9,11 @@
 //! An instance is drawn by exactly one of the phases, so the picture is the
 //! one without occlusion culling.
 
-use throng_crowd::camera::Camera;
-
 use super::Renderer;
-use super::gpu_driven::LateView;
 use crate::base::error::RenderError;
-use crate::base::options::{DepthConvention, RecordPath};
-use crate::draw::single_early::SingleSampledEarly;
 use crate::draw::targets::PassPlace;
-use crate::passes::depth_pyramid::{DepthPyramid, PyramidPass, supports_pyramid};
-
-/// The renderer's occlusion culling: the pyramids' pipelines and chains,
-/// the camera's and the light's.
-pub(super) struct Occlusion {
-    pass: PyramidPass,
-    pyramid: Option<DepthPyramid>,
-    /// The shadow map's reduction (single-sampled, standard depth).
-    shadow_pass: PyramidPass,
-    shadow_pyramid: Option<DepthPyramid>,
-    /// The frame last prepared is drawn in two phases (its late draws are
-    /// the GPU-driven path's `late_items`).
-    pub(super) active: bool,
-    /// The early pass drawn single-sampled, where multisampled attachments
-    /// do not outlive a pass (MSAA on wgpu's GL backend): the pyramid is
-    /// reduced from its depth, and one multisampled pass draws both
-    /// phases.
-    single: Option<SingleSampledEarly>,
-}
-
-impl Occlusion {
-    /// Occlusion culling for a renderer on `path` whose depth has `samples`
-    /// and `convention`, where the path and device allow it. With MSAA on
-    /// wgpu's GL backend, whose multisampled attachments do not survive
-    /// from one pass to the next (measured on llvmpipe GL: the late pass
-    /// resolves nothing, and the depth reads back as zeros), the early
-    /// pass is drawn single-sampled ([`SingleSampledEarly`]).
-    pub(super) fn new(
-        adapter: &wgpu::Adapter,
-        device: &wgpu::Device,
-        path: RecordPath,
-        samples: u32,
-        convention: DepthConvention,
-    ) -> Option<Self> {
-        let gl_msaa = adapter.get_info().backend == wgpu::Backend::Gl && samples > 1;
-        let usable = path == RecordPath::GpuDriven && supports_pyramid(device);
-        let pyramid_samples = if gl_msaa { 1 } else { samples };
-        usable.then(|| Self {
-            pass: PyramidPass::new(device, pyramid_samples, convention),
-            pyramid: None,
-            shadow_pass: PyramidPass::new(device, 1, DepthConvention::Standard),
-            shadow_pyramid: None,
-            active: false,
-            single: gl_msaa.then(|| SingleSampledEarly::new(path)),
-        })
-    }
-}
+use crate::occlusion::single_early::SingleSampledEarly;
+use crate::occlusion::{DepthPyramid, PyramidPass};
 
 impl Renderer {
     /// True if frames prepared with [`Self::prepare`] are occlusion-culled
@@ -78,16 +28,11 @@ impl Renderer {
         self.options.occlusion = on;
     }
 
-    /// The pyramid for targets of `size`, made or kept (`None` without
+    /// The pyramids for targets of `size`, made or kept (none without
     /// occlusion culling).
     pub(super) fn ensure_pyramid(&mut self, size: (u32, u32)) -> Result<(), RenderError> {
         if !self.occlusion_culling() {
             return Ok(());
-        }
-        let (device, queue) = (self.device.clone(), self.queue.clone());
-        let (options, format) = (&self.options, self.color_format);
-        if let Some(single) = self.occlusion.as_mut().and_then(|o| o.single.as_mut()) {
-            single.ensure(&device, size, options, format)?;
         }
         let map = self
             .shadows
@@ -95,33 +40,21 @@ impl Renderer {
             .as_ref()
             .filter(|sh| sh.options.occlusion)
             .map(|sh| sh.options.map_size);
-        if let Some(o) = &mut self.occlusion {
-            DepthPyramid::ensure(&mut o.pyramid, &device, &queue, &o.pass, size)?;
-            match map {
-                Some(m) => {
-                    let pass = &o.shadow_pass;
-                    DepthPyramid::ensure(&mut o.shadow_pyramid, &device, &queue, pass, (m, m))?
-                }
-                None => o.shadow_pyramid = None,
-            }
+        let target = (&self.options, self.color_format);
+        match &mut self.occlusion {
+            Some(o) => o.ensure(&self.device, &self.queue, size, map, target),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The single-sampled early pass, where occlusion culling draws one.
     pub(super) fn single_early(&self) -> Option<&SingleSampledEarly> {
-        self.occlusion.as_ref()?.single.as_ref()
+        self.occlusion.as_ref()?.single()
     }
 
     /// [`Self::single_early`], to make its pipelines.
     pub(super) fn single_early_mut(&mut self) -> Option<&mut SingleSampledEarly> {
-        self.occlusion.as_mut()?.single.as_mut()
-    }
-
-    /// The pyramid the light's late phase tests against, if the frame about
-    /// to be prepared is drawn in two phases with shadows.
-    pub(super) fn shadow_pyramid(occlusion: Option<&Occlusion>) -> Option<&DepthPyramid> {
-        occlusion?.shadow_pyramid.as_ref()
+        self.occlusion.as_mut()?.single_mut()
     }
 
     /// Records the prepared frame's shadow map in two passes (occlusion
@@ -132,29 +65,14 @@ impl Renderer {
             return;
         };
         self.shadow_pass_of(encoder, self.render_span("shadow"), &sh.items, true);
-        let Some(pyramid) = &o.shadow_pyramid else {
+        let Some((pyramid, pass)) = o.shadow_pyramid() else {
             return;
         };
         let span = self.compute_span("shadow pyramid");
-        pyramid.encode(&self.device, encoder, &o.shadow_pass, &sh.view, span);
+        pyramid.encode(&self.device, encoder, pass, &sh.view, span);
         gd.encode_late(encoder, self.timer.as_ref(), true);
         let span = self.render_span("shadow late");
         self.shadow_pass_of(encoder, span, &gd.shadow_late_items, false);
-    }
-
-    /// The late phase's view of the frame about to be prepared with
-    /// `camera`, if it is to be drawn in two phases.
-    pub(super) fn late_view<'a>(
-        occlusion: Option<&'a Occlusion>,
-        camera: &Camera,
-        convention: DepthConvention,
-    ) -> Option<LateView<'a>> {
-        let pyramid = occlusion?.pyramid.as_ref()?;
-        Some(LateView {
-            pyramid,
-            clip_from_world: camera.clip_from_world(),
-            reversed: convention == DepthConvention::Reversed,
-        })
     }
 
     /// Records the prepared frame's crowd in two passes through the
@@ -169,8 +87,10 @@ impl Renderer {
         let (Some(targets), Some(o), Some(gd)) = (&self.targets, &self.occlusion, &self.gpu) else {
             return;
         };
-        let Some(pyramid) = &o.pyramid else { return };
-        if let Some(single) = &o.single {
+        let Some(pyramid) = o.camera_pyramid() else {
+            return;
+        };
+        if let Some(single) = o.single() {
             self.encode_two_phase_single(encoder, views, extra, single, pyramid);
             return;
         }
@@ -190,7 +110,8 @@ impl Renderer {
         self.draw_items(&mut pass, &self.items[..blended]);
         drop(pass);
         let span = self.compute_span("pyramid");
-        pyramid.encode(&self.device, encoder, &o.pass, &targets.depth, span);
+        let (pyramid, pass) = pyramid;
+        pyramid.encode(&self.device, encoder, pass, &targets.depth, span);
         gd.encode_late(encoder, self.timer.as_ref(), false);
         let mut pass = targets.begin_pass_at(
             encoder,
@@ -222,10 +143,9 @@ impl Renderer {
         views: &[&wgpu::TextureView],
         extra: impl FnOnce(&mut wgpu::RenderPass<'_>),
         single: &SingleSampledEarly,
-        pyramid: &DepthPyramid,
+        (pyramid, pass): (&DepthPyramid, &PyramidPass),
     ) {
-        let (Some(targets), Some(o), Some(gd), Some(depth)) =
-            (&self.targets, &self.occlusion, &self.gpu, single.depth())
+        let (Some(targets), Some(gd), Some(depth)) = (&self.targets, &self.gpu, single.depth())
         else {
             return;
         };
@@ -241,7 +161,7 @@ impl Renderer {
             );
         }
         let span = self.compute_span("pyramid");
-        pyramid.encode(&self.device, encoder, &o.pass, depth, span);
+        pyramid.encode(&self.device, encoder, pass, depth, span);
         gd.encode_late(encoder, self.timer.as_ref(), false);
         let mut pass = targets.begin_pass_at(
             encoder,

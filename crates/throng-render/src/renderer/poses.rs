@@ -14,7 +14,7 @@ use std::sync::MutexGuard;
 
 use crate::base::sync::lock;
 
-use crate::model::pose_cache::PoseCache;
+use crate::pose_cache::PoseCache;
 
 impl Renderer {
     /// `item`, of LOD `lod` of `model`, reading the pose cache where it can

@@ -15,9 +15,9 @@ use crate::draw::items::DrawItem;
 use crate::draw::items::find_model;
 use crate::draw::items::{Slice, lay_out};
 use crate::draw::targets::Targets;
+use crate::impostor::QUAD_VERTICES;
 use crate::model::gpu_model::{GpuLod, GpuModel};
-use crate::model::impostor::QUAD_VERTICES;
-use crate::model::pose_cache::PoseCache;
+use crate::pose_cache::PoseCache;
 use crate::program::pipeline::PipelineKey;
 use crate::shadow::map::Shadow;
 
@@ -121,28 +121,8 @@ impl Renderer {
             RecordPath::Packaged => 0.0,
             _ => self.poses().ensure(&self.device, &self.queue, models)?,
         };
-        let mut stats = match self.gpu.take() {
-            Some(mut gd) => {
-                let mut occlusion = self.occlusion.take();
-                let late = Self::late_view(
-                    occlusion.as_ref().filter(|_| two_phase),
-                    camera,
-                    self.options.depth,
-                );
-                let active = late.is_some();
-                let shadow_pyramid = Self::shadow_pyramid(occlusion.as_ref().filter(|_| active));
-                let result =
-                    self.prepare_gpu_driven(&mut gd, view, crowds, models, late, shadow_pyramid);
-                // The late view borrowed the pyramid.
-                if let Some(o) = &mut occlusion {
-                    o.active = active && result.is_ok();
-                }
-                self.occlusion = occlusion;
-                self.gpu = Some(gd);
-                let stats = result?;
-                self.ensure_single_early_pipelines();
-                stats
-            }
+        let mut stats = match self.gpu {
+            Some(_) => self.prepare_gpu_driven(camera, view, crowds, models, two_phase)?,
             None => self.prepare_lists(view, crowds, models)?,
         };
         stats.pose_fill_ms = pose_fill_ms;

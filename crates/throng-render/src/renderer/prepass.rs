@@ -1,4 +1,4 @@
-//! The crowd in a caller's prepass (`draw/prepass.rs`): an engine's depth,
+//! The crowd in a caller's prepass (`prepass/`): an engine's depth,
 //! normal and motion-vector prepass. [`Renderer::set_prepass`] turns it on
 //! for the frames after; each [`Renderer::prepare_draws`] then keeps the
 //! frame before (the mirrors' transforms and clock, the camera), has the
@@ -10,7 +10,7 @@
 use super::Renderer;
 use crate::base::error::RenderError;
 use crate::base::options::RecordPath;
-use crate::draw::prepass::{Prepass, PrepassTarget};
+use crate::prepass::{Prepass, PrepassTarget};
 use crate::shadow::cascades::receive_of;
 
 impl Renderer {
@@ -31,20 +31,7 @@ impl Renderer {
                 self.path
             )));
         }
-        if !target.depth_format.has_depth_aspect() {
-            return Err(RenderError::Unsupported(format!(
-                "a prepass depth target of {:?}, which has no depth",
-                target.depth_format
-            )));
-        }
-        if (target.normals.is_some() && target.color_slots < 1)
-            || (target.motion_vectors.is_some() && target.color_slots < 2)
-        {
-            return Err(RenderError::Unsupported(format!(
-                "a prepass of {} colour slots writing normals (slot 0) or motion vectors (slot 1) past them",
-                target.color_slots
-            )));
-        }
+        target.check()?;
         if self.prepass.as_ref().is_none_or(|p| p.target != target) {
             let receive = receive_of(&self.options);
             self.prepass = Some(Prepass::new(

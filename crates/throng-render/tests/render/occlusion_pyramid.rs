@@ -16,7 +16,7 @@
 //! numbers; a further level, the farthest of the 2 × 2 it covers (one
 //! texel read twice where the level before is one texel across).
 
-use throng_render::depth_pyramid::{
+use throng_render::occlusion::{
     DepthPyramid, PyramidPass, level_origin, level_size, pyramid_shape,
 };
 use throng_render::{DepthConvention, Gpu, wgpu};
@@ -375,7 +375,7 @@ fn pyramid_texels_equal_a_cpu_reduction_of_the_read_back_depth() {
                 gpu.queue.submit([encoder.finish()]);
                 let [w0, h0, levels, _] = pyramid.shape();
                 assert_eq!(((w0, h0), levels), pyramid_shape(size), "{case}: shape");
-                let atlas = throng_render::depth_pyramid::atlas_size((w0, h0), levels);
+                let atlas = throng_render::occlusion::atlas_size((w0, h0), levels);
                 let atlases = pyramid.views().map(|v| read_texels(&gpu, v, atlas, 1));
                 let expected = cpu_pyramid(&texels, size, samples, convention);
                 for (k, level) in expected.iter().enumerate() {

@@ -15,7 +15,7 @@
 
 use glam::{Vec3, Vec4};
 use throng_core::gpu::CullView;
-use throng_render::depth_pyramid::{atlas_descriptor, atlas_size, level_origin, level_size};
+use throng_render::occlusion::{atlas_descriptor, atlas_size, level_origin, level_size};
 use throng_render::shader::compose;
 use throng_render::{RecordPath, wgpu};
 use throng_tests::readback::read_buffer;

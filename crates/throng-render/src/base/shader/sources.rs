@@ -57,10 +57,12 @@ pub const SHADOW_CASCADES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/shadow/shadow_cascades.wgsl"
 ));
-/// `shaders/prepass.wgsl`: the crowd in a caller's depth, normal and
+/// `prepass/prepass.wgsl`: the crowd in a caller's depth, normal and
 /// motion-vector prepass.
-pub const PREPASS: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/prepass.wgsl"));
+pub const PREPASS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/prepass/prepass.wgsl"
+));
 /// `shadow/shadow_cast.wgsl`.
 pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -86,25 +88,25 @@ pub const DISPATCH: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/dispatch.wgsl"
 ));
-/// `shaders/depth_pyramid.wgsl`: the depth pyramid from single-sampled depth.
+/// `occlusion/depth_pyramid.wgsl`: the depth pyramid from single-sampled depth.
 pub const DEPTH_PYRAMID: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/depth_pyramid.wgsl"
+    "/src/occlusion/depth_pyramid.wgsl"
 ));
-/// `shaders/depth_pyramid_ms.wgsl`: the depth pyramid from multisampled depth.
+/// `occlusion/depth_pyramid_ms.wgsl`: the depth pyramid from multisampled depth.
 pub const DEPTH_PYRAMID_MS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/depth_pyramid_ms.wgsl"
+    "/src/occlusion/depth_pyramid_ms.wgsl"
 ));
-/// `shaders/pyramid_reduce.wgsl`: the depth pyramid's reductions.
+/// `occlusion/pyramid_reduce.wgsl`: the depth pyramid's reductions.
 pub const PYRAMID_REDUCE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/pyramid_reduce.wgsl"
+    "/src/occlusion/pyramid_reduce.wgsl"
 ));
-/// `shaders/pyramid_layout.wgsl`: where a depth pyramid's levels lie.
+/// `passes/pyramid_layout.wgsl`: where a depth pyramid's levels lie.
 pub const PYRAMID_LAYOUT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/pyramid_layout.wgsl"
+    "/src/passes/pyramid_layout.wgsl"
 ));
 /// `shaders/clock.wgsl`.
 pub const CLOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/clock.wgsl"));
@@ -122,10 +124,10 @@ pub const LIGHT_FIT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/shadow/light_fit.wgsl"
 ));
-/// `shaders/impostor.wgsl`.
+/// `impostor/impostor.wgsl`.
 pub const IMPOSTOR: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/impostor.wgsl"
+    "/src/impostor/impostor.wgsl"
 ));
 /// `shaders/pose.wgsl`.
 pub const POSE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/pose.wgsl"));
@@ -142,15 +144,15 @@ pub const OCTAHEDRAL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/octahedral.wgsl"
 ));
-/// `shaders/pose_cache.wgsl`.
+/// `pose_cache/pose_cache.wgsl`.
 pub const POSE_CACHE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/pose_cache.wgsl"
+    "/src/pose_cache/pose_cache.wgsl"
 ));
-/// `shaders/pose_fill.wgsl`.
+/// `pose_cache/pose_fill.wgsl`.
 pub const POSE_FILL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/pose_fill.wgsl"
+    "/src/pose_cache/pose_fill.wgsl"
 ));
 /// `shaders/motion.wgsl`.
 pub const MOTION: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/motion.wgsl"));

@@ -24,11 +24,11 @@ use crate::device::buffers::{
     Grown, STORAGE, WORKGROUP, dispatch_size, make, readback_buffer, storage_binding_limit,
 };
 use crate::device::map_state::{MapState, Take};
-use crate::passes::depth_pyramid::{self, DepthPyramid};
 use crate::passes::entry_pipeline::entry_pipeline;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 pub use crate::passes::mirror::previous::PreviousFrame;
+use crate::passes::pyramid_layout::{self, PyramidRead};
 
 mod view;
 use crate::program::bind_groups::{CullStage, cull_layout};
@@ -72,7 +72,7 @@ impl CullPass {
         Self {
             stages,
             mirror: MirrorPipelines::new(device),
-            stand_in: depth_pyramid::stand_in(device),
+            stand_in: pyramid_layout::stand_in(device),
             no_previous: make(
                 device,
                 "throng no previous records",
@@ -116,7 +116,7 @@ pub enum CullPhase<'a> {
         /// The same view's early list.
         early: &'a CullList,
         /// The pyramid of the early phase's depth.
-        pyramid: &'a DepthPyramid,
+        pyramid: PyramidRead<'a>,
         /// The view's `clip_from_world`.
         clip_from_world: glam::Mat4,
         /// The view's depth is reversed.
@@ -396,7 +396,7 @@ impl CullList {
         let stand_in = [&pass.stand_in, &pass.stand_in];
         let (lod_state, pyramid_views) = match request.phase {
             CullPhase::Only | CullPhase::Early => (&self.lod_state.buffer, stand_in),
-            CullPhase::Late { early, pyramid, .. } => (&early.lod_state.buffer, pyramid.views()),
+            CullPhase::Late { early, pyramid, .. } => (&early.lod_state.buffer, pyramid.views),
         };
         let previous_records = match (&self.previous, previous) {
             (Some(p), Some(_)) => &p.buffer,

@@ -34,7 +34,7 @@ pub(super) fn uniform(request: &CullRequest<'_>, instances: u32, groups: u32) ->
         } => (
             CullView::LATE | flag(reversed, CullView::DEPTH_REVERSED),
             Some(clip_from_world),
-            pyramid.shape(),
+            pyramid.shape,
         ),
     };
     let flags = phase_flags

@@ -149,7 +149,7 @@ pub fn cull_entries(stage: Option<CullStage>) -> Entries {
     }
 }
 
-/// An entry point of the depth pyramid (`shaders/pyramid_reduce.wgsl`).
+/// An entry point of the depth pyramid (`occlusion/pyramid_reduce.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PyramidStage {
     /// Level 0 from the depth buffer.

@@ -59,7 +59,7 @@ pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// Group 1 of the storage paths' draw and shadow programs: the model's
 /// entries ([`model_entries`]), then one (model, LOD)'s pose cache (2, a
 /// storage array of cached vertices) and its `PoseCacheParams` (3), which
-/// `shaders/pose_cache.wgsl` declares. Bound per (model, LOD) by
+/// `pose_cache/pose_cache.wgsl` declares. Bound per (model, LOD) by
 /// `crate::model::pose_cache`, with a one-vertex stand-in where the LOD is not
 /// cached.
 pub fn pose_model_entries() -> Entries {
@@ -267,7 +267,7 @@ pub enum ShadowBindings {
     Receive,
     /// The shadow pass: `ShadowUniforms` (2).
     Cast,
-    /// The prepass (`shaders/prepass.wgsl`): `PrepassUniforms` (2) and the
+    /// The prepass (`prepass/prepass.wgsl`): `PrepassUniforms` (2) and the
     /// previous records (6), where each record's instance was one frame
     /// before. Storage paths only.
     Prepass,

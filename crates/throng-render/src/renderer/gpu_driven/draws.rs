@@ -6,17 +6,16 @@
 
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
-use super::GpuDriven;
 use super::prepare::Plans;
 use super::stats::{add_cpu_counts, count_casters, count_drawn};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::base::sync::lock;
 use crate::draw::items::DrawItem;
-use crate::draw::prepass::Prepass;
 use crate::model::gpu_model::GpuModel;
-use crate::model::pose_cache::PoseCache;
 use crate::passes::cull::{CullList, INDIRECT_ARGS_SIZE};
+use crate::pose_cache::PoseCache;
+use crate::prepass::Prepass;
 use crate::renderer::Renderer;
 use crate::shadow::map::Shadow;
 
@@ -44,7 +43,6 @@ impl Renderer {
     /// prepass's and the light's into theirs.
     pub(super) fn plan_gpu_draws(
         &mut self,
-        gd: &mut GpuDriven,
         plans: &Plans,
         models: &[&GpuModel],
         late: bool,
@@ -68,6 +66,9 @@ impl Renderer {
         if let Some(p) = &mut self.prepass {
             p.items.clear();
         }
+        let Some(gd) = &self.gpu else {
+            return Ok(());
+        };
         for (c, (specs, planned)) in gd.crowds.iter().zip(plans) {
             if planned.is_empty() {
                 continue;
@@ -90,6 +91,9 @@ impl Renderer {
         self.items.clear();
         self.items.append(&mut camera.opaque);
         self.items.append(&mut camera.blended);
+        let Some(gd) = &mut self.gpu else {
+            return Ok(());
+        };
         gd.late_items = late_phase.opaque;
         gd.late_items.append(&mut late_phase.blended);
         gd.shadow_late_items = shadow_late_items;
@@ -130,7 +134,6 @@ impl Renderer {
     /// GPU, after this).
     pub(super) fn plan_layered(
         &mut self,
-        gd: &mut GpuDriven,
         view: DrawView,
         crowds: &[&Crowd],
         models: &[&GpuModel],
@@ -141,7 +144,7 @@ impl Renderer {
             self.draw_lists
                 .iter_mut()
                 .for_each(|l| *l = DrawList::default());
-            gd.layered_stats = FrameStats::default();
+            self.set_layered_stats(FrameStats::default());
             return Ok(());
         }
         let layered = DrawView {
@@ -169,8 +172,15 @@ impl Renderer {
         stats.draws += layered_stats.draws;
         stats.shadow_draws += layered_stats.shadow_draws;
         stats.record_bytes += layered_stats.record_bytes;
-        gd.layered_stats = layered_stats;
+        self.set_layered_stats(layered_stats);
         Ok(())
+    }
+
+    /// Notes what the CPU's lists of layered instances drew this frame.
+    fn set_layered_stats(&mut self, stats: FrameStats) {
+        if let Some(gd) = &mut self.gpu {
+            gd.layered_stats = stats;
+        }
     }
 }
 

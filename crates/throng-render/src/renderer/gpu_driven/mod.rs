@@ -28,7 +28,6 @@ use crate::base::options::RecordPath;
 use crate::device::pass_timer::{PassTimer, SpanKind};
 use crate::draw::items::DrawItem;
 use crate::passes::cull::{CullList, CullPass};
-use crate::passes::depth_pyramid::DepthPyramid;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::shared::SharedMirrors;
 use crate::passes::simulation::Simulation;
@@ -179,15 +178,6 @@ impl GpuDriven {
         let c = self.crowds.get(index)?;
         Some((c.mirror.as_ref()?, c.simulation.as_ref()))
     }
-}
-
-/// What the late phase of occlusion culling tests against: the pyramid
-/// of the early phase's depth and the camera that drew it.
-#[derive(Clone, Copy)]
-pub(super) struct LateView<'a> {
-    pub pyramid: &'a DepthPyramid,
-    pub clip_from_world: glam::Mat4,
-    pub reversed: bool,
 }
 
 impl GpuDriven {

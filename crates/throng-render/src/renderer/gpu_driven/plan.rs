@@ -9,9 +9,9 @@ use throng_crowd::crowd::{Crowd, GpuTables};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::draw::items::{DrawItem, find_model_by_key};
+use crate::impostor::{QUAD_INDICES, QUAD_VERTICES};
 use crate::model::gpu_model::GpuModel;
-use crate::model::impostor::{QUAD_INDICES, QUAD_VERTICES};
-use crate::model::pose_cache::PoseCache;
+use crate::pose_cache::PoseCache;
 use crate::program::pipeline::PipelineKey;
 
 /// One planned indirect draw: what it draws and with which pipeline.

@@ -12,18 +12,19 @@ use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, DrawView};
 
 use super::plan::{Planned, plan};
-use super::{CrowdGpu, GpuDriven, LateView};
+use super::{CrowdGpu, GpuDriven};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::base::sync::lock;
 use crate::device::pass_timer::{PassTimer, SpanKind};
 use crate::model::gpu_model::GpuModel;
+use crate::occlusion::{DepthPyramid, LateView};
 use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest};
-use crate::passes::depth_pyramid::DepthPyramid;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::renderer::Renderer;
 use crate::shadow::light_fit::{self, LightFitPass};
 use crate::shadow::map::Shadow;
+use throng_crowd::camera::Camera;
 
 /// Per crowd: its indirect draws' specs and what each draws (empty for an
 /// empty crowd).
@@ -31,89 +32,105 @@ pub(super) type Plans = Vec<(Vec<DrawSpec>, Vec<Planned>)>;
 
 impl Renderer {
     /// [`Self::prepare_draws`] on the GPU-driven path (frame uniforms already
-    /// written).
+    /// written): the crowds culled by the path's owner ([`GpuDriven::cull`]),
+    /// in two phases if `two_phase` and occlusion culling has its pyramids,
+    /// then the draws planned.
     pub(in crate::renderer) fn prepare_gpu_driven(
         &mut self,
-        gd: &mut GpuDriven,
+        camera: &Camera,
         view: DrawView,
         crowds: &[&Crowd],
         models: &[&GpuModel],
-        occlusion: Option<LateView<'_>>,
-        shadow_pyramid: Option<&DepthPyramid>,
+        two_phase: bool,
     ) -> Result<FrameStats, RenderError> {
-        let device = self.device.clone();
-        let queue = self.queue.clone();
-        gd.begin_frame(&device, view, crowds.len());
+        let Some(gd) = self.gpu.as_mut() else {
+            return self.prepare_lists(view, crowds, models);
+        };
+        let occlusion = self.occlusion.as_ref().filter(|_| two_phase);
+        let late = occlusion.and_then(|o| o.late_view(camera, self.options.depth));
+        let shadow_pyramid = occlusion
+            .filter(|_| late.is_some())
+            .and_then(|o| o.shadow_pyramid())
+            .map(|(pyramid, _)| pyramid);
+        let inputs = CullInputs {
+            device: &self.device,
+            queue: &self.queue,
+            timer: self.timer.as_ref(),
+            view,
+            crowds,
+            models,
+            occlusion: late,
+            prepass: self.prepass.is_some(),
+        };
+        let light = self.shadows.map.as_mut().map(|map| LightCull {
+            map,
+            direction: self.options.lighting.direction,
+            shadow_pyramid,
+        });
+        let culled = gd.cull(&inputs, light);
+        let (late, shadow_late) = (late.is_some(), shadow_pyramid.is_some());
+        // The late view borrowed the pyramid: the frame is drawn in two
+        // phases if it was culled in two.
+        if let Some(o) = &mut self.occlusion {
+            o.active = late && culled.is_ok();
+        }
+        let (plans, mut stats) = culled?;
+        self.plan_gpu_draws(&plans, models, late, shadow_late, &mut stats)?;
+        stats.packages = stats.draws;
+        self.plan_layered(view, crowds, models, &mut stats)?;
+        if let Some(gd) = &mut self.gpu {
+            gd.specs = plans;
+        }
+        self.ensure_pipelines();
+        if let Some(p) = &mut self.prepass {
+            p.ensure_pipelines(&self.device);
+        }
+        self.ensure_single_early_pipelines();
+        Ok(stats)
+    }
+}
+
+impl GpuDriven {
+    /// A frame's culls, in one submission: each crowd's mirror synced (and
+    /// its simulation stepped), its camera culled (and the late phase
+    /// prepared), then, with `light`, the light fitted on the GPU and the
+    /// casters culled. Returns each crowd's plan and the frame's counts so
+    /// far.
+    fn cull(
+        &mut self,
+        inputs: &CullInputs<'_>,
+        light: Option<LightCull<'_>>,
+    ) -> Result<(Plans, FrameStats), RenderError> {
+        let (device, queue) = (inputs.device, inputs.queue);
+        self.begin_frame(device, inputs.view, inputs.crowds.len());
         let mut stats = FrameStats::default();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("throng cull"),
         });
         // The shared mirrors this frame's crowds use, held until their
         // culls are recorded.
-        let held = gd.held_mirrors(&device, crowds);
+        let held = self.held_mirrors(device, inputs.crowds);
         let mut guards: Vec<_> = held.iter().map(|m| m.as_deref().map(lock)).collect();
         let cull = FrameCull {
-            device: &device,
-            queue: &queue,
-            pass: &gd.pass,
-            timer: self.timer.as_ref(),
-            view,
-            crowds,
+            inputs,
+            pass: &self.pass,
         };
-        let cameras = CameraCull {
-            models,
-            occlusion,
-            prepass: self.prepass.is_some(),
-        };
-        let plans = cull.cameras(
-            &mut gd.crowds,
-            &mut guards,
-            &cameras,
-            &mut encoder,
-            &mut stats,
-        )?;
-        if let Some(sh) = &mut self.shadows.map {
-            let light = LightCull {
-                fit: &mut gd.light_fit,
-                direction: self.options.lighting.direction,
-                shadow_pyramid,
-            };
-            cull.casters(sh, light, &mut gd.crowds, &plans, &guards, &mut encoder)?;
+        let plans = cull.cameras(&mut self.crowds, &mut guards, &mut encoder, &mut stats)?;
+        let shadows = light.is_some();
+        let shadow_late = light.as_ref().is_some_and(|l| l.shadow_pyramid.is_some());
+        if let Some(light) = light {
+            let fit = &mut self.light_fit;
+            cull.casters(light, fit, &mut self.crowds, &plans, &guards, &mut encoder)?;
         }
         let submitting = web_time::Instant::now();
         queue.submit([encoder.finish()]);
         stats.submit_ms += submitting.elapsed().as_secs_f64() * 1e3;
         drop(guards);
-        let shadows = self.shadows.map.is_some();
-        gd.after_submit(
-            &device,
-            &plans,
-            occlusion.is_some(),
-            shadows,
-            shadow_pyramid.is_some(),
-        );
-
-        let late = occlusion.is_some();
-        self.plan_gpu_draws(
-            gd,
-            &plans,
-            models,
-            late,
-            shadow_pyramid.is_some(),
-            &mut stats,
-        )?;
-        stats.packages = stats.draws;
-        gd.specs = plans;
-        self.plan_layered(gd, view, crowds, models, &mut stats)?;
-        self.ensure_pipelines();
-        if let Some(p) = &mut self.prepass {
-            p.ensure_pipelines(&device);
-        }
-        Ok(stats)
+        let late = inputs.occlusion.is_some();
+        self.after_submit(device, &plans, late, shadows, shadow_late);
+        Ok((plans, stats))
     }
-}
 
-impl GpuDriven {
     /// Makes room for `crowds` crowds and notes the frame's camera `view`.
     fn begin_frame(&mut self, device: &wgpu::Device, view: DrawView, crowds: usize) {
         if self.crowds.len() < crowds {
@@ -176,41 +193,43 @@ impl GpuDriven {
     }
 }
 
-/// What every cull of the frame records with.
-struct FrameCull<'a> {
-    device: &'a wgpu::Device,
-    queue: &'a wgpu::Queue,
-    pass: &'a CullPass,
+/// What a frame's culls read of the renderer's (the path's owner,
+/// [`GpuDriven`], holds the rest).
+pub(super) struct CullInputs<'a> {
+    pub device: &'a wgpu::Device,
+    pub queue: &'a wgpu::Queue,
     /// Each view's cull pass is GPU-timed, where the device can.
-    timer: Option<&'a PassTimer>,
+    pub timer: Option<&'a PassTimer>,
     /// The camera's view.
-    view: DrawView,
-    crowds: &'a [&'a Crowd],
-}
-
-/// What the camera's culls need besides the frame's.
-struct CameraCull<'a> {
-    models: &'a [&'a GpuModel],
+    pub view: DrawView,
+    pub crowds: &'a [&'a Crowd],
+    pub models: &'a [&'a GpuModel],
     /// Occlusion culling's late phase, when the frame culls in two.
-    occlusion: Option<LateView<'a>>,
+    pub occlusion: Option<LateView<'a>>,
     /// A prepass wants the frame before's records (motion vectors).
-    prepass: bool,
+    pub prepass: bool,
 }
 
-/// What the light's culls need besides the frame's.
-struct LightCull<'a> {
-    fit: &'a mut LightFitPass,
-    direction: glam::Vec3,
+/// The shadow map's part of a frame's culls.
+pub(super) struct LightCull<'a> {
+    pub map: &'a mut Shadow,
+    pub direction: glam::Vec3,
     /// The early shadow pass's depth pyramid, when the light culls in two
     /// phases.
-    shadow_pyramid: Option<&'a DepthPyramid>,
+    pub shadow_pyramid: Option<&'a DepthPyramid>,
+}
+
+/// What every cull of the frame records with.
+struct FrameCull<'a> {
+    inputs: &'a CullInputs<'a>,
+    pass: &'a CullPass,
 }
 
 impl<'a> FrameCull<'a> {
     /// A GPU-timed span of the frame's compute passes, where the device
     /// times them.
     fn span(&self, name: &'static str) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
-        let t = self.timer?;
+        let t = self.inputs.timer?;
         Some(t.compute_writes(t.span(name, SpanKind::Prepared)?))
     }
 
@@ -222,18 +241,17 @@ impl<'a> FrameCull<'a> {
         &self,
         crowd_gpus: &mut [CrowdGpu],
         guards: &mut [Option<MutexGuard<'_, CrowdMirror>>],
-        cameras: &CameraCull<'_>,
         encoder: &mut wgpu::CommandEncoder,
         stats: &mut FrameStats,
     ) -> Result<Plans, RenderError> {
-        let (device, queue) = (self.device, self.queue);
-        let mut plans = Vec::with_capacity(self.crowds.len());
-        for ((crowd, c), guard) in self.crowds.iter().zip(crowd_gpus).zip(guards) {
+        let (device, queue) = (self.inputs.device, self.inputs.queue);
+        let mut plans = Vec::with_capacity(self.inputs.crowds.len());
+        for ((crowd, c), guard) in self.inputs.crowds.iter().zip(crowd_gpus).zip(guards) {
             let mirror = match guard {
                 Some(g) => &mut **g,
                 None => c.mirror.get_or_insert_with(|| CrowdMirror::new(device)),
             };
-            if cameras.prepass {
+            if self.inputs.prepass {
                 // Before the sync changes them: the frame before's transforms.
                 mirror.keep_previous(device, queue, crowd.clock())?;
             }
@@ -248,22 +266,22 @@ impl<'a> FrameCull<'a> {
                 plans.push((Vec::new(), Vec::new()));
                 continue;
             }
-            let (specs, planned) = plan(crowd, mirror.tables(), cameras.models)?;
+            let (specs, planned) = plan(crowd, mirror.tables(), self.inputs.models)?;
             let request = CullRequest {
-                view: self.view,
+                view: self.inputs.view,
                 now: crowd.clock(),
                 draws: &specs,
-                phase: match cameras.occlusion {
+                phase: match self.inputs.occlusion {
                     Some(_) => CullPhase::Early,
                     None => CullPhase::Only,
                 },
-                previous: cameras.prepass.then(|| mirror.previous()).flatten(),
+                previous: self.inputs.prepass.then(|| mirror.previous()).flatten(),
             };
             c.camera
                 .prepare(device, queue, self.pass, mirror, &request)?;
             // The late phase is recorded with the frame's passes, after the
             // early phase's draws and the pyramid of their depth.
-            if let Some(late) = &cameras.occlusion {
+            if let Some(late) = &self.inputs.occlusion {
                 let request = CullRequest {
                     phase: CullPhase::Late {
                         early: &c.camera,
@@ -288,14 +306,15 @@ impl<'a> FrameCull<'a> {
     /// matrix are copied from the fit over what the CPU wrote.
     fn casters(
         &self,
-        sh: &mut Shadow,
         light: LightCull<'_>,
+        fit: &mut LightFitPass,
         crowd_gpus: &mut [CrowdGpu],
         plans: &Plans,
         guards: &[Option<MutexGuard<'_, CrowdMirror>>],
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(), RenderError> {
-        let (device, queue) = (self.device, self.queue);
+        let (device, queue) = (self.inputs.device, self.inputs.queue);
+        let sh = light.map;
         sh.light = None;
         sh.write_uniforms(queue, glam::Mat4::IDENTITY);
         let cameras: Vec<&CullList> = crowd_gpus
@@ -304,10 +323,8 @@ impl<'a> FrameCull<'a> {
             .filter(|(_, (specs, _))| !specs.is_empty())
             .map(|(c, _)| &c.camera)
             .collect();
-        light
-            .fit
-            .encode(device, queue, encoder, light.direction, &cameras)?;
-        let fit = light.fit.fit();
+        fit.encode(device, queue, encoder, light.direction, &cameras)?;
+        let fit = fit.fit();
         let (at, bytes) = light_fit::MATRIX;
         encoder.copy_buffer_to_buffer(fit, at, &sh.uniform, 0, bytes);
         let light_view = DrawView {
@@ -315,10 +332,16 @@ impl<'a> FrameCull<'a> {
                 planes: [glam::Vec4::ZERO; 6],
             }),
             lod_tints: false,
-            lod_scale: sh.caster_lod_scale(self.view.lod_scale),
-            ..self.view
+            lod_scale: sh.caster_lod_scale(self.inputs.view.lod_scale),
+            ..self.inputs.view
         };
-        let casters = self.crowds.iter().zip(crowd_gpus).zip(plans).zip(guards);
+        let casters = self
+            .inputs
+            .crowds
+            .iter()
+            .zip(crowd_gpus)
+            .zip(plans)
+            .zip(guards);
         for (((crowd, c), (specs, _)), guard) in casters {
             if specs.is_empty() {
                 continue;
@@ -347,7 +370,7 @@ impl<'a> FrameCull<'a> {
                 let request = CullRequest {
                     phase: CullPhase::Late {
                         early: &c.shadow,
-                        pyramid,
+                        pyramid: pyramid.read(),
                         clip_from_world: glam::Mat4::IDENTITY,
                         reversed: false,
                     },

@@ -1,6 +1,9 @@
-//! The crowd in a caller's prepass: an engine's depth, normal and
-//! motion-vector prepass (Bevy's, which SSAO, TAA and motion blur read).
-//! The camera's culled draws are drawn again by `shaders/prepass.wgsl`'s
+//! The crowd in a caller's prepass, a feature in a folder of its own: an
+//! engine's depth, normal and motion-vector prepass (Bevy's, which SSAO,
+//! TAA and motion blur read). Its owner, [`Prepass`], holds the pipelines
+//! and the draws; the renderer's frame hands it the camera's culled draws
+//! (`renderer/prepass.rs`, `renderer/gpu_driven/draws.rs`).
+//! The camera's culled draws are drawn again by `prepass.wgsl`'s
 //! pipelines, made for the caller's attachments ([`PrepassTarget`]), each
 //! record beside its previous record — where its instance was one frame
 //! before, written by the cull — and the two cameras ([`PrepassUniforms`]).
@@ -12,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use crate::base::error::RenderError;
 use crate::base::options::DepthConvention;
 use crate::base::shader::program::Program;
 use crate::base::uniforms::PrepassUniforms;
@@ -58,6 +62,26 @@ impl Default for PrepassTarget {
 }
 
 impl PrepassTarget {
+    /// An error for a target without depth or with normals or motion
+    /// vectors beyond its slots.
+    pub(crate) fn check(&self) -> Result<(), RenderError> {
+        if !self.depth_format.has_depth_aspect() {
+            return Err(RenderError::Unsupported(format!(
+                "a prepass depth target of {:?}, which has no depth",
+                self.depth_format
+            )));
+        }
+        if (self.normals.is_some() && self.color_slots < 1)
+            || (self.motion_vectors.is_some() && self.color_slots < 2)
+        {
+            return Err(RenderError::Unsupported(format!(
+                "a prepass of {} colour slots writing normals (slot 0) or motion vectors (slot 1) past them",
+                self.color_slots
+            )));
+        }
+        Ok(())
+    }
+
     /// The pass's colour targets, as the pipelines declare them.
     fn color_targets(&self) -> Vec<Option<wgpu::ColorTargetState>> {
         let target = |format: Option<wgpu::TextureFormat>| {

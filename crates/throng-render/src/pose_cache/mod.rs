@@ -3,11 +3,11 @@
 //! A crowd of a million instances shows at most a few thousand distinct
 //! poses — the baked frames of its models — and skinned positions are
 //! linear in the bone matrices. So each baked frame of a (model, LOD) is
-//! skinned once, by a compute pass (`shaders/pose_fill.wgsl`, the draw
+//! skinned once, by a compute pass (`pose_fill.wgsl` beside this file, the draw
 //! stage's own `skin()`), into a storage buffer of cached vertices
 //! ([`throng_core::pose_cache`]: 16 bytes each), and the vertex stage of
 //! every instance reads two cached poses (four while cross-fading) and
-//! blends them with its record's weights (`shaders/pose_cache.wgsl`) instead
+//! blends them with its record's weights (`pose_cache.wgsl`) instead
 //! of loading 4 bones × 3 texels × 2 frames and blending matrices. The
 //! picture equals per-vertex skinning's up to float rounding in positions
 //! and the normal code's precision (docs/design/pose-cache.md).

@@ -1,5 +1,5 @@
 //! [`GpuImpostor`]: a model's animated impostor on the GPU, the far end of
-//! its LOD chain (`shaders/impostor.wgsl` draws it).
+//! its LOD chain (`impostor.wgsl` beside this file draws it).
 //!
 //! The atlas's images become 2D-array textures (colour as sRGB, so the
 //! shader reads linear premultiplied colour; normals and the surface, or a

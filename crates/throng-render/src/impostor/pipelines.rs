@@ -1,8 +1,7 @@
 //! The impostors' pipelines (`ImpostorPipelines`): a renderer's colour
 //! and shadow-casting pipelines for drawing models' animated impostors
-//! (`shaders/impostor.wgsl`), made when a frame first draws one. The
-//! impostors themselves, per model, are uploaded on the model floor
-//! (`crate::model::impostor`).
+//! (`impostor.wgsl`), made when a frame first draws one. The impostors
+//! themselves, per model, are uploaded beside this file (`upload.rs`).
 
 use crate::base::options::RecordPath;
 use crate::base::shader::program::Program;

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use crate::base::error::RenderError;
 use crate::base::options::RendererOptions;
-use crate::draw::impostor::ImpostorPipelines;
 use crate::draw::targets::Targets;
+use crate::impostor::ImpostorPipelines;
 use crate::program::pipeline::PipelineKey;
 
 /// The single-sampled early pass: its pipelines (the renderer's, at one
