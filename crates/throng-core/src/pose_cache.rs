@@ -1,5 +1,5 @@
 //! The pose cache's layout and encoding, the CPU twin of
-//! `shaders/pose_cache.wgsl`: what one cached vertex holds, how many bytes
+//! `throng-render/src/pose_cache/pose_cache.wgsl`: what one cached vertex holds, how many bytes
 //! a (model, LOD) needs, and the octahedral normal code.
 //!
 //! The runtime (`throng_render::pose_cache`) skins every baked frame of a

@@ -27,9 +27,9 @@ pub struct ModelParams {
 }
 
 /// Where one (model, LOD)'s pose cache sits, mirrored by WGSL's
-/// `PoseCacheParams` (`shaders/pose_cache.wgsl`): pose `f` of the LOD
+/// `PoseCacheParams` (`throng-render/src/pose_cache/pose_cache.wgsl`): pose `f` of the LOD
 /// starts at cached vertex `f * vertex_count` ([`crate::pose_cache`]). The
-/// fill (`shaders/pose_fill.wgsl`) reads the same parameters.
+/// fill (`throng-render/src/pose_cache/pose_fill.wgsl`) reads the same parameters.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct PoseCacheParams {
@@ -46,7 +46,7 @@ pub struct PoseCacheParams {
 pub const IMPOSTOR_TABLE_WIDTH: u32 = 1024;
 
 /// Per-model constants of an impostor's draw (32 bytes), mirrored by
-/// WGSL's `ImpostorParams` in `shaders/impostor.wgsl`: the atlas's layout
+/// WGSL's `ImpostorParams` in `throng-render/src/impostor/impostor.wgsl`: the atlas's layout
 /// (`crate::impostor::AtlasPlan`) and the size of its frame table.
 ///
 /// The frame table is an `Rgba32Float` texture, [`IMPOSTOR_TABLE_WIDTH`]
