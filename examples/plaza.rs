@@ -1,6 +1,6 @@
 //! A plaza of Foxes crossing on the GPU (`cargo run --release -p
 //! throng-examples --example plaza -- [--agents N] [--frames N]`): Throng's
-//! built-in steering (`throng::render::navigate`) walks every Fox to a goal
+//! built-in steering (`throng::render::simulation::navigate`) walks every Fox to a goal
 //! at a side of the square around pillars, a fountain and each other,
 //! stands it a while and sends it on; its clip follows its speed (Survey,
 //! Walk, Run). The scene is `examples/src/plaza.rs`: an obstacle grid, a

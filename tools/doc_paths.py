@@ -12,6 +12,7 @@ is history (it may name what was removed) and is not read; glob patterns,
 `target/` paths and the few names of other projects' files below are
 skipped.
 """
+import os
 import re
 import subprocess
 import sys
@@ -24,9 +25,16 @@ NAME = re.compile(r"(?<![\w./*-])((?:[\w.-]+/)*[\w-]+\.(?:rs|wgsl))\b")
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
-    files = subprocess.run(
-        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+    # The working tree as it is: tracked and untracked (not ignored) files
+    # that exist, so an uncommitted move reads as the tree will be.
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
+    files = sorted({f for f in listed if os.path.isfile(f"{root}/{f}")})
     names = {f.rsplit("/", 1)[-1] for f in files}
     missing = []
     for doc in files:

@@ -1,5 +1,5 @@
 //! A plaza crossed on the GPU: the application's side of Throng's built-in
-//! steering ([`throng::render::navigate`]). [`steer_crowd`] lays a plaza
+//! steering ([`throng::render::simulation::navigate`]). [`steer_crowd`] lays a plaza
 //! ([`throng_demo::plaza`]: a fountain, a ring of pillars, four goals at
 //! its sides) around a crowd and hands every instance to the GPU with a
 //! goal; [`plaza_simulation`] compiles the built-in hook and gives it the
@@ -14,8 +14,8 @@ use throng::core::simulation::NavigateParams;
 use throng::crowd::crowd::{Crowd, ModelHandle, ModelId};
 use throng::crowd::navigation::FlowField;
 use throng::render::Simulation;
-use throng::render::gaits::Gaits;
-use throng::render::navigate::{navigate_params, navigate_simulation};
+use throng::render::simulation::gaits::Gaits;
+use throng::render::simulation::navigate::{navigate_params, navigate_simulation};
 use throng_demo::herd::spawn_crowd;
 use throng_demo::plaza::{Plaza, send_to_goals};
 

@@ -1,12 +1,12 @@
 //! What a flow field is on the GPU: the layout the navigation module
-//! (`shaders/navigation.wgsl`) reads — the field's [`NavigationParams`]
+//! (`throng-render/src/simulation/navigation.wgsl`) reads — the field's [`NavigationParams`]
 //! and its cells ([`GpuNavCell`]), layer-major then row-major — and its
 //! limits. The CPU computes fields (`throng_crowd::navigation`).
 
 use bytemuck::{Pod, Zeroable};
 
 /// What the navigation module reads (32 bytes), mirrored by WGSL's
-/// `NavigationParams` in `shaders/navigation.wgsl`. Cell `(x, z)` covers
+/// `NavigationParams` in `throng-render/src/simulation/navigation.wgsl`. Cell `(x, z)` covers
 /// world `[origin_x + x·cell_size, origin_x + (x + 1)·cell_size) ×
 /// [origin_z + z·cell_size, …)`.
 #[repr(C)]

@@ -1,5 +1,5 @@
 //! The GPU simulation hook's data, shared by Rust and WGSL
-//! (`shaders/simulation.wgsl`): the state of one agent, one entry of the
+//! (`throng-render/src/simulation/simulation.wgsl`): the state of one agent, one entry of the
 //! neighbour grid, and the pass's parameters. An instance handed to the
 //! simulation ([`crate::motion::MotionKind::Simulated`]) has an agent,
 //! indexed by the instance's stable slot; the GPU is its authority.
@@ -88,7 +88,7 @@ pub struct SimulationParams {
     pub step: u32,
 }
 
-/// The settings of Throng's built-in steering hook (`shaders/navigate.wgsl`,
+/// The settings of Throng's built-in steering hook (`throng-render/src/simulation/navigate.wgsl`,
 /// 32 bytes), mirrored by its WGSL `NavigateParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -115,7 +115,7 @@ pub struct NavigateParams {
 }
 
 /// One model's gaits on the GPU (48 bytes), mirrored by WGSL's `Gait` in
-/// `shaders/agent.wgsl`: which clip a simulated instance plays by its
+/// `throng-render/src/simulation/agent.wgsl`: which clip a simulated instance plays by its
 /// speed, and at what playback rate.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -2,14 +2,14 @@
 //! `examples/plaza` lay it out around [`crate::herd`]'s crowd: a fountain
 //! in the middle and a ring of seven pillars as obstacles, and four goals,
 //! one at each side of a square a little larger than the herd. With
-//! [`Plaza::field`] the GPU's built-in steering (`throng_render::navigate`)
+//! [`Plaza::field`] the GPU's built-in steering (`throng_render::simulation::navigate`)
 //! walks agents from goal to goal around the obstacles.
 
 use glam::{Vec2, Vec3};
 
 use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, Motion};
 use throng_crowd::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
-use throng_render::navigate::goal_data;
+use throng_render::simulation::navigate::goal_data;
 
 /// Largest side of the plaza's flow field, cells: bigger herds get bigger
 /// cells.

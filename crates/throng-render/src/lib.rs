@@ -76,6 +76,7 @@ mod prepass;
 mod program;
 mod renderer;
 pub mod shadow;
+pub mod simulation;
 
 pub use base::{error, fog, options, shader, uniforms};
 pub use device::{
@@ -83,9 +84,7 @@ pub use device::{
 };
 pub use draw::targets;
 pub use model::{look, material};
-pub use passes::{
-    compute, cull, gaits, mirror, motion, navigate, navigation, palette, readback, simulation,
-};
+pub use passes::{compute, cull, mirror, motion, palette, readback};
 pub use program::{bind_groups, pipeline};
 
 pub use base::error::RenderError;
@@ -96,7 +95,6 @@ pub use model::material::TextureUpload;
 pub use model::{GpuLod, GpuMaterial, GpuModel, GpuSubmesh, check_limits};
 pub use passes::compute::{SkinCompute, SkinnedVertex};
 pub use passes::readback::{PoseReadback, ReadPose};
-pub use passes::simulation::{Simulation, SimulationHook};
 pub use program::pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, CustomFragment, DEPTH_FORMAT, DepthConvention, FrameStats, LightView,
@@ -104,4 +102,5 @@ pub use renderer::{
     PrepassTarget, RecordPath, Renderer, RendererOptions, Shading, ShadowOptions, Targets,
     supports_gpu_driven, supports_unbounded,
 };
+pub use simulation::{Simulation, SimulationHook};
 pub use wgpu;

@@ -1,7 +1,7 @@
 //! The flow field: per goal layer, each cell's travel distance to the goal
 //! and direction toward it, with the grid's clearance, laid out as the GPU
 //! reads it ([`throng_core::navigation`]); and the CPU's reading of it,
-//! the arithmetic of `shaders/navigation.wgsl` (`nav_direction`,
+//! the arithmetic of `throng-render/src/simulation/navigation.wgsl` (`nav_direction`,
 //! `nav_distance`, `nav_clearance`).
 
 use glam::Vec2;

@@ -2,7 +2,7 @@
 //! into an [`ObstacleGrid`], and a [`FlowField`] computed over it on the
 //! CPU — per goal, every cell's travel distance to the goal and direction
 //! toward it, and every cell's clearance — for GPU crowd steering
-//! (`shaders/navigation.wgsl` reads it; the layout is
+//! (`throng-render/src/simulation/navigation.wgsl` reads it; the layout is
 //! [`throng_core::navigation`]). Positions are world (x, z) as `Vec2`.
 //!
 //! One job per file, arrows running down:

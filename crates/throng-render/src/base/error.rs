@@ -64,7 +64,7 @@ pub enum RenderError {
     /// The requested record path is not available on this adapter.
     #[error("{0}")]
     Unsupported(String),
-    /// A GPU simulation hook ([`crate::passes::simulation::Simulation`]) cannot run
+    /// A GPU simulation hook ([`crate::simulation::Simulation`]) cannot run
     /// as set up, or a path that cannot draw simulated instances was asked
     /// to.
     #[error("GPU simulation: {0}")]

@@ -1,6 +1,6 @@
 //! Chosen instances' poses back from the GPU, asynchronously: what the CPU
 //! asks of instances whose authority is the GPU (simulated ones, see
-//! [`crate::passes::simulation`]), or to check what the GPU-driven path drew.
+//! [`crate::simulation`]), or to check what the GPU-driven path drew.
 //!
 //! [`PoseReadback::request`] records copies of the instances' transforms
 //! and states from a crowd's mirror (and their agents, with a simulation)
@@ -22,7 +22,7 @@ use throng_crowd::crowd::{Crowd, InstanceId};
 use crate::base::error::RenderError;
 use crate::device::map_state::{MapState, Take};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
-use crate::passes::simulation::Simulation;
+use crate::simulation::Simulation;
 
 /// Most instances one readback carries (one copy each per stream).
 pub const MAX_READBACK: usize = 1 << 16;

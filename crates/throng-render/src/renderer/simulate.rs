@@ -1,5 +1,5 @@
 //! The renderer's side of the GPU simulation hook
-//! ([`crate::passes::simulation`]): a [`Simulation`] per crowd index on the
+//! ([`crate::simulation`]): a [`Simulation`] per crowd index on the
 //! GPU-driven path, stepped after the crowd's mirror is synced and before
 //! its cull; readbacks of chosen instances' poses; and the refusal of the
 //! CPU paths, which cannot draw instances whose pose only the GPU knows.
@@ -9,7 +9,7 @@ use throng_crowd::crowd::{Crowd, InstanceId};
 use super::{RecordPath, Renderer};
 use crate::base::error::RenderError;
 use crate::passes::readback::PoseReadback;
-use crate::passes::simulation::Simulation;
+use crate::simulation::Simulation;
 
 impl Renderer {
     /// Steps `simulation` every frame over the crowd at `crowd_index` of

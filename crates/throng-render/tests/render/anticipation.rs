@@ -13,7 +13,7 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_crowd::crowd::{Crowd, Motion, Spawn};
 use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_render::GpuModel;
-use throng_render::navigate::{goal_data, navigate_params, navigate_simulation};
+use throng_render::simulation::navigate::{goal_data, navigate_params, navigate_simulation};
 use throng_tests::require_gpu;
 
 /// Pairs, each on a line of its own far from the others.

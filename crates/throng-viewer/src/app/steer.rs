@@ -1,5 +1,5 @@
 //! The viewer's steered crowd: on a GPU-driven renderer the walking crowd
-//! (`M`) is Throng's built-in steering ([`throng_render::navigate`]) rather
+//! (`M`) is Throng's built-in steering ([`throng_render::simulation::navigate`]) rather
 //! than analytic loops — every instance walks to a goal at a side of the
 //! herd's plaza ([`throng_demo::plaza`]) around a fountain and a ring of
 //! pillars (drawn by
@@ -14,8 +14,8 @@ use glam::{Mat4, Vec2};
 use throng_crowd::crowd::Motion;
 use throng_demo::plaza::send_to_goals;
 use throng_render::ReadPose;
-use throng_render::gaits::Gaits;
-use throng_render::navigate::navigate_simulation;
+use throng_render::simulation::gaits::Gaits;
+use throng_render::simulation::navigate::navigate_simulation;
 
 use super::gfx::Gfx;
 use super::scene::Scene;

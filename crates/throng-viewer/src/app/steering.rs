@@ -8,7 +8,7 @@ use glam::Vec2;
 use throng_core::simulation::NavigateParams;
 use throng_crowd::navigation::FlowField;
 use throng_demo::plaza::Plaza;
-use throng_render::navigate::navigate_params;
+use throng_render::simulation::navigate::navigate_params;
 
 use throng_demo::pillars::Pillar;
 

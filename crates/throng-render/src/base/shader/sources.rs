@@ -156,38 +156,41 @@ pub const POSE_FILL: &str = include_str!(concat!(
 ));
 /// `shaders/motion.wgsl`.
 pub const MOTION: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/motion.wgsl"));
-/// `shaders/agent.wgsl`.
-pub const AGENT: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/agent.wgsl"));
-/// `shaders/simulation.wgsl`: what a simulation hook imports.
+/// `simulation/agent.wgsl`.
+pub const AGENT: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/simulation/agent.wgsl"
+));
+/// `simulation/simulation.wgsl`: what a simulation hook imports.
 pub const SIMULATION: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/simulation.wgsl"
+    "/src/simulation/simulation.wgsl"
 ));
-/// `shaders/simulation_passes.wgsl`.
+/// `simulation/simulation_passes.wgsl`.
 pub const SIMULATION_PASSES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/simulation_passes.wgsl"
+    "/src/simulation/simulation_passes.wgsl"
 ));
 
-/// `shaders/navigation.wgsl`: what a hook imports to follow a flow field around obstacles.
+/// `simulation/navigation.wgsl`: what a hook imports to follow a flow field around obstacles.
 pub const NAVIGATION: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/navigation.wgsl"
+    "/src/simulation/navigation.wgsl"
 ));
-/// `shaders/steer_seek.wgsl`: goal seeking with arrival.
+/// `simulation/steer_seek.wgsl`: goal seeking with arrival.
 pub const STEER_SEEK: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/steer_seek.wgsl"
+    "/src/simulation/steer_seek.wgsl"
 ));
-/// `shaders/steer_avoid.wgsl`: neighbour avoidance.
+/// `simulation/steer_avoid.wgsl`: neighbour avoidance.
 pub const STEER_AVOID: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/steer_avoid.wgsl"
+    "/src/simulation/steer_avoid.wgsl"
 ));
-/// `shaders/navigate.wgsl`: Throng's built-in steering hook.
+/// `simulation/navigate.wgsl`: Throng's built-in steering hook.
 pub const NAVIGATE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/navigate.wgsl"
+    "/src/simulation/navigate.wgsl"
 ));
 
 /// Every shader module: `(name, source)`; the file is `shaders/{name}.wgsl`.

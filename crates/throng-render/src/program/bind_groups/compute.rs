@@ -260,8 +260,8 @@ pub fn motion_entries() -> Entries {
     ]
 }
 
-/// An entry point of the GPU simulation (`shaders/simulation_passes.wgsl`,
-/// and the hook's `steer_agents` from `shaders/simulation.wgsl`).
+/// An entry point of the GPU simulation (`simulation/simulation_passes.wgsl`,
+/// and the hook's `steer_agents` from `simulation/simulation.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SimStage {
     /// Each agent's state at the start of the step, and its bucket rank.

@@ -30,8 +30,8 @@ use crate::draw::items::DrawItem;
 use crate::passes::cull::{CullList, CullPass};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::shared::SharedMirrors;
-use crate::passes::simulation::Simulation;
 use crate::shadow::light_fit::LightFitPass;
+use crate::simulation::Simulation;
 
 mod draws;
 mod plan;

@@ -1,6 +1,6 @@
 //! A flow field on the GPU: [`throng_crowd::navigation::FlowField`]
 //! (obstacles and goals, computed on the CPU) uploaded for the simulation
-//! hooks that `// #import navigation` (`shaders/navigation.wgsl`), bound in
+//! hooks that `// #import navigation` (`navigation.wgsl`), bound in
 //! their `@group(2)`: the field's `NavigationParams` (0), its cells (1) and
 //! each goal layer's box (2). A new field (goals moved, obstacles changed)
 //! replaces the old one between frames; the agents follow it from the next

@@ -1,6 +1,6 @@
-//! Throng's built-in steering hook (`shaders/navigate.wgsl`): agents walk
+//! Throng's built-in steering hook (`navigate.wgsl`): agents walk
 //! to goals around a scene's obstacles — following a flow field
-//! ([`crate::passes::navigation`]), anticipating and separating from their
+//! ([`crate::simulation::navigation`]), anticipating and separating from their
 //! neighbours, sliding along walls and never standing inside one — and,
 //! with `dwell ≥ 0`, leave for another goal after standing a while. It is
 //! composed of the modules a hook of your own imports the same way
@@ -15,7 +15,7 @@ use wgpu::util::DeviceExt;
 
 use crate::base::error::RenderError;
 use crate::base::shader::sources::NAVIGATE;
-use crate::passes::simulation::{Simulation, SimulationHook};
+use crate::simulation::{Simulation, SimulationHook};
 
 /// An agent's user words for the hook: walk to goal layer `layer`, to
 /// `point` (world x, z) or, with `None`, to a point the hook chooses in the

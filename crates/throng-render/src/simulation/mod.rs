@@ -1,8 +1,13 @@
-//! The GPU simulation hook: a compute function of the user's own, in WGSL
+//! The GPU simulation, a feature in a folder of its own (its WGSL beside
+//! its Rust: `simulation.wgsl`, the hook's contract, `simulation_passes.wgsl`,
+//! `agent.wgsl`, and the built-in steering's `navigation.wgsl`,
+//! `navigate.wgsl`, `steer_seek.wgsl`, `steer_avoid.wgsl`).
+//!
+//! The hook: a compute function of the user's own, in WGSL
 //! composed with Throng's modules (`// #import simulation`), that steers
 //! the crowd's simulated instances every frame on the GPU-driven path —
 //! boids, flow fields, goal seeking — with the previous step's agents in a
-//! read-only neighbour grid. See `shaders/simulation.wgsl` for the hook's
+//! read-only neighbour grid. See `simulation.wgsl` beside this file for the hook's
 //! contract and `examples/flock.wgsl` for one.
 //!
 //! An instance is handed to the simulation by
@@ -18,7 +23,7 @@
 //! simulated instances and say so.
 //!
 //! Each step is five dispatches over the dense slots (see
-//! `shaders/simulation_passes.wgsl`): resolve (each agent's state at the
+//! `simulation_passes.wgsl`): resolve (each agent's state at the
 //! start of the step, fresh ones from their hand-over), scan and fill (the
 //! neighbour grid: [`SIM_CELLS`] hashed buckets of cells
 //! [`SimulationHook::cell_size`] wide), the hook's steering, and apply. The
@@ -27,10 +32,10 @@
 //!
 //! Two things a hook may have besides its own `@group(1)`: a flow field
 //! ([`Simulation::set_navigation`], for hooks that import `navigation`,
-//! bound in `@group(2)`; see [`crate::passes::navigation`]) and, per
+//! bound in `@group(2)`; see [`crate::simulation::navigation`]) and, per
 //! model, gaits chosen by speed ([`Simulation::set_gaits`]; see
-//! [`crate::passes::gaits`]). Throng's own hook, built from the modules
-//! any hook can import, is [`crate::passes::navigate`].
+//! [`crate::simulation::gaits`]). Throng's own hook, built from the modules
+//! any hook can import, is [`crate::simulation::navigate`].
 
 use throng_core::clock::TICKS_PER_SECOND;
 use throng_core::simulation::{
@@ -45,10 +50,14 @@ use crate::base::shader::program::Program;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
 use crate::device::context::catch_device_errors;
 use crate::device::timer::GpuTimer;
-use crate::passes::gaits::Gaits;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
-use crate::passes::navigation::{NavigationBinding, navigation_layout};
 use crate::program::bind_groups::{SimStage, simulation_entries};
+use crate::simulation::gaits::Gaits;
+use crate::simulation::navigation::{NavigationBinding, navigation_layout};
+
+pub mod gaits;
+pub mod navigate;
+pub mod navigation;
 
 /// A simulation hook as the user gives it.
 #[derive(Clone, Copy, Debug)]

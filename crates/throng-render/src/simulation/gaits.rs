@@ -1,7 +1,7 @@
 //! Gaits chosen by speed: for a model's simulated instances, which clip
 //! plays at which speed — idle below a threshold, walk, run above another —
 //! and at what playback rate (the agent's ground speed over the clip's).
-//! The simulation's apply pass (`shaders/simulation_passes.wgsl`) switches
+//! The simulation's apply pass (`simulation_passes.wgsl`) switches
 //! with hysteresis and cross-fades, the new clip starting at the old one's
 //! phase so that feet stay in step; see [`Gaits`].
 
