@@ -15,6 +15,7 @@ use crate::shadow::Shadows;
 use crate::shadow::map::Shadow;
 
 use super::gpu_driven::supports_gpu_driven;
+use super::records::Records;
 use super::{Renderer, supports_unbounded};
 
 impl Renderer {
@@ -66,14 +67,10 @@ impl Renderer {
             path,
             module,
             pipeline_layout,
-            records_layout,
             pipelines: HashMap::new(),
             frame_buffer,
             frame_bind_group,
-            records_buffer: None,
-            records_bind_group: None,
-            package_stride: (PACKAGE_BYTES as u64).next_multiple_of(align.max(1)),
-            staging: Vec::new(),
+            records: Records::new(records_layout, align),
             draw_lists: Vec::new(),
             items: Vec::new(),
             targets: None,
@@ -89,7 +86,6 @@ impl Renderer {
             ),
             impostors: ImpostorPipelines::new(path),
             layers: super::layers::LayerDraws::new(device),
-            records_generation: 0,
             // The static floor (no skinning) and the packaged path never
             // cache.
             poses: shared_poses(PoseCache::new(

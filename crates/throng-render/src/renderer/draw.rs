@@ -79,7 +79,7 @@ impl Renderer {
         if items.is_empty() {
             return;
         }
-        let records = self.records_bind_group.as_ref();
+        let records = self.records.bind_group.as_ref();
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         let mut bound_key = None;
         // Where the device can, each run of mesh draws and of impostor

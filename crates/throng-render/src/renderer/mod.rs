@@ -90,14 +90,11 @@ pub struct Renderer {
     path: RecordPath,
     module: wgpu::ShaderModule,
     pipeline_layout: wgpu::PipelineLayout,
-    records_layout: wgpu::BindGroupLayout,
     pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
     frame_buffer: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
-    records_buffer: Option<wgpu::Buffer>,
-    records_bind_group: Option<wgpu::BindGroup>,
-    package_stride: u64,
-    staging: Vec<u8>,
+    /// The CPU paths' records of the frame on the GPU (`records.rs`).
+    records: records::Records,
     draw_lists: Vec<DrawList>,
     items: Vec<DrawItem>,
     targets: Option<Targets>,
@@ -113,8 +110,6 @@ pub struct Renderer {
     impostors: ImpostorPipelines,
     /// Animation layers on the CPU-list path: the palettes and pre-pass.
     layers: layers::LayerDraws,
-    /// The `layers.generation` the records bind groups were made with.
-    records_generation: u64,
     /// The storage paths' per-(model, LOD) group 1 and pose caches
     /// (empty and unused on the packaged path).
     poses: std::sync::Arc<std::sync::Mutex<PoseCache>>,

@@ -46,7 +46,7 @@ impl Renderer {
         if self.path == RecordPath::Packaged {
             return;
         }
-        let Some(buffer) = &self.records_buffer else {
+        let Some(buffer) = &self.records.buffer else {
             return;
         };
         let shadow_items = self

@@ -202,22 +202,27 @@ impl Renderer {
         }
 
         // Lay out every record of the frame, both passes, in one staging buffer.
-        self.staging.clear();
+        self.records.staging.clear();
         let slices = lay_out(
-            &mut self.staging,
+            &mut self.records.staging,
             &self.draw_lists,
             self.path,
-            self.package_stride,
+            self.records.package_stride,
         );
         let shadow_slices = match &self.shadows.map {
-            Some(sh) => lay_out(&mut self.staging, &sh.lists, self.path, self.package_stride),
+            Some(sh) => lay_out(
+                &mut self.records.staging,
+                &sh.lists,
+                self.path,
+                self.records.package_stride,
+            ),
             None => Vec::new(),
         };
         for list in &self.draw_lists {
             stats.visible += list.visible();
         }
         stats.packages += slices.len() as u32;
-        stats.record_bytes += self.staging.len() as u64;
+        stats.record_bytes += self.records.staging.len() as u64;
         self.upload_records()?;
 
         // Plan the draws: opaque first, blended last; shadow casters opaque.

@@ -11,6 +11,38 @@ use crate::program::bind_groups::PACKAGE_BYTES;
 
 use super::Renderer;
 
+/// The CPU paths' records of a frame on the GPU: every record of the
+/// frame, both passes, laid out in `staging` and uploaded in one write to
+/// `buffer`, bound through `bind_group` (packages at `package_stride`
+/// apart on the packaged path).
+pub(super) struct Records {
+    /// Group 2's layout (records, and the renderer's own shadow map).
+    pub(super) layout: wgpu::BindGroupLayout,
+    pub(super) buffer: Option<wgpu::Buffer>,
+    pub(super) bind_group: Option<wgpu::BindGroup>,
+    /// Bytes from one package's records to the next (a package's bytes
+    /// rounded up to the device's uniform offset alignment).
+    pub(super) package_stride: u64,
+    /// The frame's records, laid out before their upload.
+    pub(super) staging: Vec<u8>,
+    /// The `layers.generation` the records bind groups were made with.
+    pub(super) generation: u64,
+}
+
+impl Records {
+    /// No records yet, bound through `layout`, packages aligned to `align`.
+    pub(super) fn new(layout: wgpu::BindGroupLayout, align: u64) -> Self {
+        Self {
+            layout,
+            buffer: None,
+            bind_group: None,
+            package_stride: (PACKAGE_BYTES as u64).next_multiple_of(align.max(1)),
+            staging: Vec::new(),
+            generation: 0,
+        }
+    }
+}
+
 impl Renderer {
     /// The most bytes of records one frame may upload on this device.
     pub(super) fn max_record_bytes(&self) -> u64 {
@@ -31,7 +63,7 @@ impl Renderer {
         let per_pass = match self.path {
             RecordPath::Packaged => instances
                 .div_ceil(PACKAGE_WIDTH as u64)
-                .saturating_mul(self.package_stride),
+                .saturating_mul(self.records.package_stride),
             RecordPath::Unbounded => {
                 instances.saturating_mul(std::mem::size_of::<InstanceRecord>() as u64)
             }
@@ -86,16 +118,16 @@ impl Renderer {
         }
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng records bind group (GPU-driven)"),
-            layout: &self.records_layout,
+            layout: &self.records.layout,
             entries: &entries,
         })
     }
 
     pub(super) fn upload_records(&mut self) -> Result<(), RenderError> {
-        if self.staging.is_empty() {
+        if self.records.staging.is_empty() {
             return Ok(());
         }
-        let needed = self.staging.len() as u64;
+        let needed = self.records.staging.len() as u64;
         let max = self.max_record_bytes();
         if needed > max {
             return Err(RenderError::TooBig {
@@ -106,11 +138,12 @@ impl Renderer {
             });
         }
         let grow = self
-            .records_buffer
+            .records
+            .buffer
             .as_ref()
             .is_none_or(|b| b.size() < needed);
-        if grow || self.records_generation != self.layers.generation {
-            let size = match &self.records_buffer {
+        if grow || self.records.generation != self.layers.generation {
+            let size = match &self.records.buffer {
                 Some(b) if !grow => b.size(),
                 _ => needed.next_power_of_two().min(max).max(needed),
             };
@@ -174,17 +207,17 @@ impl Renderer {
                     entries: &cast_entries,
                 }));
             }
-            self.records_bind_group =
+            self.records.bind_group =
                 Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("throng records bind group"),
-                    layout: &self.records_layout,
+                    layout: &self.records.layout,
                     entries: &entries,
                 }));
-            self.records_buffer = Some(buffer);
-            self.records_generation = self.layers.generation;
+            self.records.buffer = Some(buffer);
+            self.records.generation = self.layers.generation;
         }
-        let buffer = self.records_buffer.as_ref().expect("allocated above");
-        self.queue.write_buffer(buffer, 0, &self.staging);
+        let buffer = self.records.buffer.as_ref().expect("allocated above");
+        self.queue.write_buffer(buffer, 0, &self.records.staging);
         Ok(())
     }
 }
