@@ -160,6 +160,10 @@ pub enum BakeError {
     /// Root motion cannot be baked as asked.
     #[error("root motion: {0}")]
     RootMotion(String),
+    /// Clips from another file (`--clips-from`) cannot be brought onto the
+    /// body: a name clash, too few joints matched, a bad bone map.
+    #[error("clips from other files: {0}")]
+    ClipLibrary(String),
     /// A level of detail cannot be built.
     #[error("LOD: {0}")]
     Lod(String),

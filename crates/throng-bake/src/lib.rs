@@ -53,6 +53,7 @@ pub mod provenance;
 mod rate;
 pub mod reference;
 pub mod report;
+pub mod retarget;
 mod root_motion;
 pub mod sample;
 mod sampling;

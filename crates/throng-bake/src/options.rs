@@ -32,6 +32,13 @@ pub struct BakeOptions {
     /// Events file for [`crate::bake_file`] (`None`: `MODEL.events.json`
     /// beside the model, if it exists).
     pub events_file: Option<std::path::PathBuf>,
+    /// Animation libraries: glTF files whose clips are baked onto the
+    /// model too, retargeted by joint name ([`crate::retarget`],
+    /// [`crate::bake_file`]).
+    pub clips_from: Vec<std::path::PathBuf>,
+    /// Library joint names mapped to the model's, for the joints whose
+    /// names do not match ([`crate::retarget::BoneMap`]).
+    pub bone_map: Option<std::path::PathBuf>,
     /// glTF files whose meshes become LODs 1, 2, … ([`crate::bake_file`]).
     pub lod_files: Vec<std::path::PathBuf>,
     /// Generate further LODs by simplifying LOD 0 to these triangle ratios.
@@ -64,9 +71,28 @@ pub enum RootMotionSource {
 
 impl BakeOptions {
     /// The options as canonical text, the same for the same options: what a
-    /// bake's [`throng_core::provenance::Provenance`] records (the events
-    /// and LOD files by name; their contents are hashed as inputs).
+    /// bake's [`throng_core::provenance::Provenance`] records (the events,
+    /// library and LOD files by name; their contents are hashed as inputs).
+    /// The libraries and the bone map are named only when given, so a bake
+    /// without them keeps the text it had before they existed.
     pub fn canonical(&self) -> String {
+        let mut text = self.canonical_base();
+        if !self.clips_from.is_empty() {
+            let files: Vec<String> = self
+                .clips_from
+                .iter()
+                .map(|p| format!("{:?}", p.display().to_string()))
+                .collect();
+            text.push_str(&format!(" clips_from=[{}]", files.join(",")));
+        }
+        if let Some(map) = &self.bone_map {
+            text.push_str(&format!(" bone_map={:?}", map.display().to_string()));
+        }
+        text
+    }
+
+    /// [`Self::canonical`] of the options every bake has.
+    fn canonical_base(&self) -> String {
         let list = |v: &[f32]| {
             v.iter()
                 .map(|x| format!("{x:?}"))
@@ -126,6 +152,8 @@ impl Default for BakeOptions {
             clips: None,
             root_motion: None,
             events_file: None,
+            clips_from: Vec::new(),
+            bone_map: None,
             lod_files: Vec::new(),
             lod_ratios: Vec::new(),
             lod_screen_sizes: None,

@@ -39,6 +39,12 @@ pub fn provenance(model: &Path, opts: &BakeOptions, options: String) -> Provenan
     let sidecar = crate::events::sidecar_path(model);
     let events = opts.events_file.as_deref().unwrap_or(&sidecar);
     h.file("events", &display_name(events), events);
+    for library in &opts.clips_from {
+        h.model("clips", library, opts.allow_outside_uris);
+    }
+    if let Some(map) = &opts.bone_map {
+        h.file("bone map", &display_name(map), map);
+    }
     for lod in &opts.lod_files {
         h.model("lod", lod, opts.allow_outside_uris);
     }

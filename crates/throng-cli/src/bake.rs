@@ -106,6 +106,15 @@ pub struct Args {
     /// Clip events JSON [default: MODEL.events.json beside the model, if any].
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
+    /// An animation library: a glTF (or a folder or pattern of them) whose
+    /// clips are baked onto the model too, retargeted by joint name (repeat
+    /// for more; `--clips` selects across all; docs/RETARGETING.md).
+    #[arg(long = "clips-from", value_name = "FILE")]
+    pub clips_from: Vec<PathBuf>,
+    /// JSON object mapping library joint names to the model's, for joints
+    /// whose names differ beyond a `prefix:` namespace.
+    #[arg(long, value_name = "FILE.json", requires = "clips_from")]
+    pub bone_map: Option<PathBuf>,
     /// A glTF with the same skeleton whose meshes become the next LOD
     /// (repeat for more; bones matched by name).
     #[arg(long = "lod", value_name = "FILE")]
@@ -194,6 +203,8 @@ pub fn settings(args: &Args) -> Settings {
             }
         }),
         events_file: args.events.clone(),
+        clips_from: args.clips_from.clone(),
+        bone_map: args.bone_map.clone(),
         lod_files: args.lod_files.clone(),
         lod_screen_sizes: args.lod_screen_sizes.clone(),
         max_bake_bytes: args.max_bake_bytes,
@@ -248,13 +259,17 @@ impl Observer for SingleBar {
 }
 
 /// Runs `throng bake`.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
     if let Some(s) = args.impostor_screen_size
         && !(s.is_finite() && (0.0..=1.0).contains(&s))
     {
         bail!("--impostor-screen-size {s} is not a fraction of the screen height (0 to 1)");
     }
     let plan = throng_pipeline::plan(&args.models, args.output.as_deref())?;
+    if !args.clips_from.is_empty() {
+        // Folders and patterns, as the models are given.
+        args.clips_from = throng_pipeline::model_files(&args.clips_from)?;
+    }
     if !plan.single && (args.events.is_some() || !args.lod_files.is_empty()) {
         bail!("--events and --lod belong to one model; bake models that need them one at a time");
     }

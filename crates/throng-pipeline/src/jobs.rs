@@ -74,7 +74,44 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
     if out_dir.is_file() {
         return Err(PipelineError::OutputIsFile(out_dir));
     }
-    // (model, its path below the output folder)
+    let found = expand(paths)?;
+    let mut outputs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut jobs = Vec::with_capacity(found.len());
+    for (model, below) in found {
+        let output = out_dir.join(below.with_extension("throng"));
+        if let Some(first) = outputs.get(&output) {
+            if throng_core::fsio::same_file(first, &model) {
+                continue; // Named twice (a folder and a file in it): bake once.
+            }
+            return Err(PipelineError::Collision {
+                first: first.clone(),
+                second: model,
+                output,
+            });
+        }
+        outputs.insert(output.clone(), model.clone());
+        jobs.push(Job { model, output });
+    }
+    Ok(Plan {
+        jobs,
+        single: false,
+    })
+}
+
+fn file_name(path: &Path) -> PathBuf {
+    path.file_name().map(PathBuf::from).unwrap_or_default()
+}
+
+/// The models `paths` name: a model file, every glTF/GLB under a folder
+/// (recursively, in name order), or the files a glob pattern matches —
+/// the bake's inputs as [`plan`] takes them; for options that take models
+/// the same way (`--clips-from`).
+pub fn model_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    Ok(expand(paths)?.into_iter().map(|(m, _)| m).collect())
+}
+
+/// Each model `paths` name, with its path below the output folder.
+fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>> {
     let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -116,31 +153,7 @@ pub fn plan(paths: &[PathBuf], output: Option<&Path>) -> Result<Plan> {
             return Err(PipelineError::Missing(path.clone()));
         }
     }
-    let mut outputs: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-    let mut jobs = Vec::with_capacity(found.len());
-    for (model, below) in found {
-        let output = out_dir.join(below.with_extension("throng"));
-        if let Some(first) = outputs.get(&output) {
-            if throng_core::fsio::same_file(first, &model) {
-                continue; // Named twice (a folder and a file in it): bake once.
-            }
-            return Err(PipelineError::Collision {
-                first: first.clone(),
-                second: model,
-                output,
-            });
-        }
-        outputs.insert(output.clone(), model.clone());
-        jobs.push(Job { model, output });
-    }
-    Ok(Plan {
-        jobs,
-        single: false,
-    })
-}
-
-fn file_name(path: &Path) -> PathBuf {
-    path.file_name().map(PathBuf::from).unwrap_or_default()
+    Ok(found)
 }
 
 /// Every `.gltf`/`.glb` below `dir`, in name order, not following symbolic

@@ -35,7 +35,7 @@ pub mod outcome;
 pub mod settings;
 
 pub use error::PipelineError;
-pub use jobs::{Job, Plan, plan};
+pub use jobs::{Job, Plan, model_files, plan};
 pub use many::{JobResult, bake_all, bake_dir};
 pub use observe::{Observer, Phase};
 pub use one::{bake_one, up_to_date};

@@ -42,6 +42,8 @@ pub fn bake_one(
     let sidecar = throng_bake::events::sidecar_path(&job.model);
     let events = opts.events_file.as_deref().unwrap_or(&sidecar);
     let mut inputs = vec![job.model.as_path(), events];
+    inputs.extend(opts.clips_from.iter().map(PathBuf::as_path));
+    inputs.extend(opts.bone_map.as_deref());
     inputs.extend(opts.lod_files.iter().map(PathBuf::as_path));
     throng_core::fsio::check_output(&job.output, "throng", &inputs)?;
     // Hashed before anything is read (an input edited meanwhile makes the

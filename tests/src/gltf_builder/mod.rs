@@ -72,6 +72,16 @@ pub fn gltf_bytes(doc: &Value) -> Vec<u8> {
     serde_json::to_vec_pretty(doc).expect("a JSON value serialises")
 }
 
+/// A `.glb`'s JSON document and its binary chunk (empty without one):
+/// what [`glb_bytes`] packs again once edited. Panics on bytes that are
+/// not a GLB (a test's own fixture).
+pub fn glb_parts(bytes: &[u8]) -> (Value, Vec<u8>) {
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().expect("a GLB header")) as usize;
+    let doc = serde_json::from_slice(&bytes[20..20 + json_len]).expect("a GLB's JSON chunk");
+    let bin = bytes.get(20 + json_len + 8..).unwrap_or_default().to_vec();
+    (doc, bin)
+}
+
 /// Packs a (possibly edited) document and a binary chunk as `.glb` bytes
 /// (the BIN chunk is left out when `bin` is empty).
 pub fn glb_bytes(doc: &Value, bin: &[u8]) -> Vec<u8> {

@@ -148,11 +148,7 @@ fn a_meshopt_cesium_man_with_every_filter_and_a_draco_one_bake_to_the_sources_po
 
 /// A fixture's JSON and binary chunk.
 fn glb_parts(name: &str) -> (serde_json::Value, Vec<u8>) {
-    let bytes = std::fs::read(fixture(name)).unwrap();
-    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let doc = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
-    let bin = bytes[20 + json_len + 8..].to_vec();
-    (doc, bin)
+    throng_tests::gltf_builder::glb_parts(&std::fs::read(fixture(name)).unwrap())
 }
 
 /// `name` with its JSON edited by `edit`: the message of its refusal.

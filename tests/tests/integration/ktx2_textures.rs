@@ -125,11 +125,7 @@ fn with_ktx2_edited(edit: impl FnOnce(&mut Vec<u8>)) -> (Vec<String>, usize) {
 
 /// A fixture's JSON and binary chunk.
 fn glb_parts(name: &str) -> (serde_json::Value, Vec<u8>) {
-    let bytes = fixture(name);
-    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let doc = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
-    let bin = bytes[20 + json_len + 8..].to_vec();
-    (doc, bin)
+    throng_tests::gltf_builder::glb_parts(&fixture(name))
 }
 
 /// The one warning of an import, which must name the KTX2 image.

@@ -9,6 +9,7 @@
 mod attachments;
 mod bake_assets;
 mod bone_queries;
+mod clips_from;
 mod compressed_gltf;
 mod crate_graph;
 mod error_bound;

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use throng_tests::gltf_builder::skinned_triangle;
+use throng_tests::gltf_builder::{glb_bytes, glb_parts, skinned_triangle};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -229,5 +229,57 @@ fn a_headless_bake_prints_only_its_summary() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.trim().is_empty(), "stderr of a successful bake: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Fox's GLB with its JSON edited by `edit`, written to `path`.
+fn write_fox(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let (mut doc, bin) =
+        glb_parts(&std::fs::read(repo_root().join("assets/khronos_Fox.glb")).unwrap());
+    edit(&mut doc);
+    std::fs::write(path, glb_bytes(&doc, &bin)).unwrap();
+}
+
+#[test]
+fn bodies_take_a_librarys_clips_and_bake_again_when_it_changes() {
+    let dir = scratch("clips-from");
+    for folder in ["bodies", "library"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    // A body without clips; the library, a folder holding the Fox.
+    write_fox(&dir.join("bodies/fox.glb"), |doc| {
+        doc.as_object_mut().unwrap().remove("animations");
+    });
+    write_fox(&dir.join("library/clips.glb"), |_| {});
+    let bake = [
+        "bake",
+        "bodies",
+        "-o",
+        "out",
+        "--no-impostors",
+        "--no-lods",
+        "--clips-from",
+        "library",
+    ];
+    let cold = succeeded("cold bake", &throng(&dir, &bake));
+    assert!(cold.contains("1 baked, 0 up to date, 0 failed"), "{cold}");
+    let shown = succeeded("inspect", &throng(&dir, &["inspect", "out/fox.throng"]));
+    assert!(
+        ["Survey", "Walk", "Run"].iter().all(|c| shown.contains(c)) && shown.contains("clips_from"),
+        "{shown}"
+    );
+    let warm = succeeded("warm bake", &throng(&dir, &bake));
+    assert!(warm.contains("0 baked, 1 up to date"), "{warm}");
+    // The library changes (a clip renamed): the body is baked again.
+    write_fox(&dir.join("library/clips.glb"), |doc| {
+        doc["animations"][1]["name"] = "Stroll".into();
+    });
+    let after = succeeded("after a library edit", &throng(&dir, &bake));
+    assert!(after.contains("1 baked, 0 up to date"), "{after}");
+    let shown = succeeded("inspect", &throng(&dir, &["inspect", "out/fox.throng"]));
+    assert!(
+        shown.contains("Stroll") && !shown.contains("Walk"),
+        "{shown}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
