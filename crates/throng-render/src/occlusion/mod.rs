@@ -49,9 +49,9 @@ pub(crate) struct Occlusion {
 /// phase's depth and the camera that drew it.
 #[derive(Clone, Copy)]
 pub(crate) struct LateView<'a> {
-    pub pyramid: PyramidRead<'a>,
-    pub clip_from_world: glam::Mat4,
-    pub reversed: bool,
+    pub(crate) pyramid: PyramidRead<'a>,
+    pub(crate) clip_from_world: glam::Mat4,
+    pub(crate) reversed: bool,
 }
 
 impl Occlusion {

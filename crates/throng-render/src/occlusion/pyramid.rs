@@ -193,7 +193,7 @@ impl DepthPyramid {
     }
 
     /// The pyramid as the cull's late phase reads it.
-    pub(crate) fn read(&self) -> PyramidRead<'_> {
+    pub fn read(&self) -> PyramidRead<'_> {
         PyramidRead {
             views: self.views(),
             shape: self.shape(),

@@ -28,7 +28,8 @@ use crate::passes::entry_pipeline::entry_pipeline;
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 pub use crate::passes::mirror::previous::PreviousFrame;
-use crate::passes::pyramid_layout::{self, PyramidRead};
+use crate::passes::pyramid_layout;
+pub use crate::passes::pyramid_layout::PyramidRead;
 
 mod view;
 use crate::program::bind_groups::{CullStage, cull_layout};

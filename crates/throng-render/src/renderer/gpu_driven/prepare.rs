@@ -196,27 +196,27 @@ impl GpuDriven {
 /// What a frame's culls read of the renderer's (the path's owner,
 /// [`GpuDriven`], holds the rest).
 pub(super) struct CullInputs<'a> {
-    pub device: &'a wgpu::Device,
-    pub queue: &'a wgpu::Queue,
+    pub(super) device: &'a wgpu::Device,
+    pub(super) queue: &'a wgpu::Queue,
     /// Each view's cull pass is GPU-timed, where the device can.
-    pub timer: Option<&'a PassTimer>,
+    pub(super) timer: Option<&'a PassTimer>,
     /// The camera's view.
-    pub view: DrawView,
-    pub crowds: &'a [&'a Crowd],
-    pub models: &'a [&'a GpuModel],
+    pub(super) view: DrawView,
+    pub(super) crowds: &'a [&'a Crowd],
+    pub(super) models: &'a [&'a GpuModel],
     /// Occlusion culling's late phase, when the frame culls in two.
-    pub occlusion: Option<LateView<'a>>,
+    pub(super) occlusion: Option<LateView<'a>>,
     /// A prepass wants the frame before's records (motion vectors).
-    pub prepass: bool,
+    pub(super) prepass: bool,
 }
 
 /// The shadow map's part of a frame's culls.
 pub(super) struct LightCull<'a> {
-    pub map: &'a mut Shadow,
-    pub direction: glam::Vec3,
+    pub(super) map: &'a mut Shadow,
+    pub(super) direction: glam::Vec3,
     /// The early shadow pass's depth pyramid, when the light culls in two
     /// phases.
-    pub shadow_pyramid: Option<&'a DepthPyramid>,
+    pub(super) shadow_pyramid: Option<&'a DepthPyramid>,
 }
 
 /// What every cull of the frame records with.
