@@ -17,15 +17,22 @@
 //!   in the joint's own frame: `body_rest · library_rest⁻¹ · q(t)`;
 //! - a translation is scaled: the root-motion joint's (the highest joint
 //!   the clip translates) by the ratio of the two skeletons' hip heights
-//!   (that joint's rest height above the lowest joint), every other one by
-//!   the ratio of the two joints' rest translation lengths (its bone's
-//!   length), so a body with longer legs walks with a longer stride, and
-//!   a bone keeps the body's own length;
+//!   (that joint's rest height above the lowest node below it), every
+//!   other one by the ratio of the two joints' rest translation lengths
+//!   (its bone's length), so a body with longer legs walks with a longer
+//!   stride, and a bone keeps the body's own length;
+//! - then the root is grounded: at each key of its translation (a linear
+//!   channel first gets [`GROUND_STEPS`] keys per interval, on its own
+//!   line), it moves up or down so that the lowest end of the chains below
+//!   it (a foot) is as high as the library's, scaled by the ratio of the
+//!   root's rest offsets (1 where only the legs differ, the scale where the
+//!   whole rig is scaled): the feet touch the ground when the library's do;
 //! - a scale keeps its ratio to the library joint's rest scale;
 //! - morph weights move to the body node of the same name when its mesh
 //!   has as many targets.
 //!
-//! Nothing more: no IK, no limb-length compensation beyond this scaling,
+//! Nothing more: no IK (a foot's height is met by moving the whole body,
+//! not by bending the leg), no limb-length compensation beyond this,
 //! no change of a joint's rest direction (a library whose arms rest at
 //! another angle moves the body's arms by the same change of angle). The
 //! retargeted clips are the body's clips from then on: sampled, measured
@@ -38,7 +45,8 @@ use std::path::Path;
 use glam::{Quat, Vec3, Vec4};
 
 use crate::error::BakeError;
-use crate::scene::{Channel, Clip, Property, Scene, WeightChannel};
+use crate::sample::{PoseEvaluator, rest_globals, sample_channel, translation_of};
+use crate::scene::{Channel, Clip, Interpolation, Property, Scene, WeightChannel};
 
 /// Library joint names mapped to body joint names (`--bone-map`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -102,6 +110,7 @@ pub fn add_library(
     matching.check(body, library.file)?;
     let mut warnings = matching.warnings(body, lib, library.file);
     let rig = Rig::new(body, lib, &matching.to_body);
+    let ground = Ground::new(body, lib, &matching);
     let first = body.clips.len() as u32;
     for clip in &lib.clips {
         if let Some(i) = body.clips.iter().position(|c| c.name == clip.name) {
@@ -110,7 +119,10 @@ pub fn add_library(
                 clip.name, own[i], library.file
             )));
         }
-        let (retargeted, dropped) = rig.clip(body, clip);
+        let (mut retargeted, dropped) = rig.clip(body, clip);
+        if let Some(ground) = &ground {
+            ground.apply(body, lib, clip, &mut retargeted);
+        }
         if dropped > 0 {
             warnings.push(format!(
                 "{}: clip {:?}: {dropped} morph weight channel(s) dropped (no body mesh of that name and target count)",
@@ -337,6 +349,143 @@ impl<'a> Rig<'a> {
     }
 }
 
+/// The grounding of a retargeted clip: at each key of the root-motion
+/// joint's translation, the body's lowest matched joint below the root is
+/// put at the
+/// library's lowest one's height times the ratio of the root's rest
+/// offsets (1 where only the legs differ, the scale where the whole rig is
+/// scaled) by moving the root vertically; the feet touch the ground when
+/// the library's do, whatever the legs' proportions.
+struct Ground {
+    /// The library's root-motion joint and its body joint.
+    root: (u32, u32),
+    /// Matched (library, body) nodes below the root: the feet are among
+    /// them.
+    pairs: Vec<(u32, u32)>,
+    /// The scale of heights above the ground.
+    k: f32,
+    /// Offsets up to this are rounding, not a foot off the ground: a
+    /// millionth of the body's hip height.
+    still: f32,
+}
+
+impl Ground {
+    fn new(body: &Scene, lib: &Scene, matching: &Matching) -> Option<Self> {
+        let root = root_motion_joint(lib)?;
+        let root_body = matching.to_body[root as usize]?;
+        // The ends of the chains that move with the root — the feet among
+        // them —, not the joints above it, which stand still at the ground,
+        // nor knees and ankles, which a longer leg holds at other heights.
+        let leaf = |scene: &Scene, n: u32| !scene.nodes.iter().any(|c| c.parent == Some(n));
+        let pairs: Vec<(u32, u32)> = matching
+            .to_body
+            .iter()
+            .enumerate()
+            .filter_map(|(l, b)| Some((l as u32, (*b)?)))
+            .filter(|&(l, b)| under(lib, l, root) && under(body, b, root_body))
+            .filter(|&(l, b)| leaf(lib, l) && leaf(body, b))
+            .collect();
+        let from = lib.nodes[root as usize].rest.to_trs().translation.length();
+        let to = body.nodes[root_body as usize]
+            .rest
+            .to_trs()
+            .translation
+            .length();
+        let k = if from > 1e-6 { to / from } else { 1.0 };
+        let still = 1e-6 * hip_height(body, root_body).unwrap_or(0.0);
+        (!pairs.is_empty()).then_some(Self {
+            root: (root, root_body),
+            pairs,
+            k,
+            still,
+        })
+    }
+
+    /// Moves `clip`'s root keys (the body's, retargeted from `lib_clip`)
+    /// so the lowest chain end meets the library's at each key's time.
+    /// Where that moves anything, a linear root channel first gets
+    /// [`GROUND_STEPS`] keys per key interval (on its own line, so the
+    /// motion is the same), so that between keys the root follows the
+    /// feet more closely than its linear interpolation would.
+    fn apply(&self, body: &Scene, lib: &Scene, lib_clip: &Clip, clip: &mut Clip) {
+        let root = self.root.1;
+        let Some(c) = clip
+            .channels
+            .iter()
+            .position(|ch| ch.node == root && ch.property == Property::Translation)
+        else {
+            return;
+        };
+        let (library, rig) = (PoseEvaluator::new(lib), PoseEvaluator::new(body));
+        let offsets = |clip: &Clip| -> Vec<(Vec3, usize)> {
+            let channel = &clip.channels[c];
+            let parent = body.nodes[root as usize].parent;
+            let mut out = Vec::with_capacity(channel.times.len());
+            for (i, &t) in channel.times.iter().enumerate() {
+                let want = self.k * self.lowest(&library.globals(Some(lib_clip), t), false);
+                let globals = rig.globals(Some(clip), t);
+                let delta = want - self.lowest(&globals, true);
+                // Rounding (a rig the same but for scale) moves nothing.
+                if delta.abs() <= self.still || !delta.is_finite() {
+                    continue;
+                }
+                let up = Vec3::Y * delta;
+                let local = match parent {
+                    Some(p) => globals[p as usize].inverse().transform_vector3(up),
+                    None => up,
+                };
+                let at = match channel.interpolation {
+                    Interpolation::CubicSpline => 3 * i + 1,
+                    _ => i,
+                };
+                out.push((local, at));
+            }
+            out
+        };
+        if offsets(clip).is_empty() {
+            return;
+        }
+        if clip.channels[c].interpolation == Interpolation::Linear {
+            clip.channels[c] = densified(&clip.channels[c]);
+        }
+        for (local, at) in offsets(clip) {
+            if let Some(v) = clip.channels[c].values.get_mut(at) {
+                *v += local.extend(0.0);
+            }
+        }
+    }
+
+    /// The height of the lowest of the pairs' joints in `globals`, the
+    /// library's or (`body_side`) the body's.
+    fn lowest(&self, globals: &[glam::Mat4], body_side: bool) -> f32 {
+        self.pairs
+            .iter()
+            .map(|&(l, b)| globals[if body_side { b } else { l } as usize].w_axis.y)
+            .fold(f32::INFINITY, f32::min)
+    }
+}
+
+/// Keys a grounded root gets per key interval of its library channel.
+pub const GROUND_STEPS: usize = 8;
+
+/// A linear channel with [`GROUND_STEPS`] keys per interval, each on the
+/// channel's own line: the same motion, more keys to move.
+fn densified(channel: &Channel) -> Channel {
+    let mut times = Vec::with_capacity(channel.times.len() * GROUND_STEPS);
+    for pair in channel.times.windows(2) {
+        for s in 0..GROUND_STEPS {
+            times.push(pair[0] + (pair[1] - pair[0]) * s as f32 / GROUND_STEPS as f32);
+        }
+    }
+    times.extend(channel.times.last());
+    let values = times.iter().map(|&t| sample_channel(channel, t)).collect();
+    Channel {
+        times,
+        values,
+        ..channel.clone()
+    }
+}
+
 /// The root-motion joint of `scene`'s clips: the highest node (fewest
 /// ancestors) that a clip translates.
 fn root_motion_joint(scene: &Scene) -> Option<u32> {
@@ -360,40 +509,30 @@ fn root_motion_joint(scene: &Scene) -> Option<u32> {
         .min_by_key(|&n| (depth(n), n))
 }
 
-/// `joint`'s rest height above the lowest joint of its skeleton (the
-/// scene's skins' joints, or every node), in model space; `None` where it
-/// is not above it.
+/// Whether `node` is `ancestor` or below it.
+fn under(scene: &Scene, mut node: u32, ancestor: u32) -> bool {
+    for _ in 0..=scene.nodes.len() {
+        if node == ancestor {
+            return true;
+        }
+        match scene.nodes[node as usize].parent {
+            Some(p) => node = p,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `joint`'s rest height above the lowest node below it (the feet, for
+/// the hips), in model space; `None` where it is not above it.
 fn hip_height(scene: &Scene, joint: u32) -> Option<f32> {
-    let globals = rest_globals(scene);
-    let joints: Vec<u32> = match scene
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.clone())
-        .collect::<Vec<_>>()
-    {
-        j if j.is_empty() => (0..scene.nodes.len() as u32).collect(),
-        j => j,
-    };
-    let lowest = joints
-        .iter()
-        .map(|&j| globals[j as usize].y)
+    let globals: Vec<Vec3> = rest_globals(scene).iter().map(translation_of).collect();
+    let lowest = (0..scene.nodes.len() as u32)
+        .filter(|&n| under(scene, n, joint))
+        .map(|n| globals[n as usize].y)
         .fold(f32::INFINITY, f32::min);
     let height = globals.get(joint as usize)?.y - lowest;
     (height > 1e-6).then_some(height)
-}
-
-/// Every node's rest position in model space.
-fn rest_globals(scene: &Scene) -> Vec<Vec3> {
-    let mut world = vec![glam::Mat4::IDENTITY; scene.nodes.len()];
-    for n in scene.topological_order() {
-        let node = &scene.nodes[n as usize];
-        let local = node.rest.to_mat4();
-        world[n as usize] = match node.parent {
-            Some(p) => world[p as usize] * local,
-            None => local,
-        };
-    }
-    world.iter().map(|m| m.w_axis.truncate()).collect()
 }
 
 #[cfg(test)]

@@ -200,7 +200,7 @@ pub struct RendererOptions {
     /// The pose cache on the storage paths: each baked frame of a (model,
     /// LOD) skinned once, the vertex stage blending two cached poses
     /// instead of skinning every vertex of every instance
-    /// ([`crate::model::pose_cache`]). `None` skins every vertex from the bone
+    /// ([`crate::pose_cache`]). `None` skins every vertex from the bone
     /// texture (the path before the cache). The packaged path never caches.
     pub pose_cache: Option<PoseCacheOptions>,
     /// Further colour targets, at fragment outputs 1, 2, …, that a
@@ -264,7 +264,7 @@ impl Default for RendererOptions {
     }
 }
 
-/// How much GPU memory the pose cache may take ([`crate::model::pose_cache`]).
+/// How much GPU memory the pose cache may take ([`crate::pose_cache`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoseCacheOptions {
     /// Most bytes the caches of all models may hold together. A (model,

@@ -6,7 +6,7 @@
 //! `texture_2d_array` of `Rgba32Float` or `Rgba16Float`, read with integer
 //! `textureLoad` only. Materials and their images are uploaded by
 //! [`crate::model::material`].
-//! The impostor, if any, is uploaded by [`crate::model::impostor`].
+//! The impostor, if any, is uploaded by [`crate::impostor`].
 
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;

@@ -1,5 +1,5 @@
 //! Occlusion culling (docs/design/occlusion.md), one feature in one
-//! folder: its owner, [`Occlusion`] (the pyramids' pipelines and chains,
+//! folder: its owner, `Occlusion` (the pyramids' pipelines and chains,
 //! the camera's and the light's, and the single-sampled early pass where
 //! one is drawn); the depth pyramid reduced from the early pass's depth
 //! (`pyramid.rs`, with `depth_pyramid.wgsl`, `depth_pyramid_ms.wgsl` and

@@ -165,7 +165,7 @@ pub struct PipelineKey {
     /// records' `PALETTES`; always false for other programs).
     pub palettes: bool,
     /// Every record drawn is of a (model, LOD) whose poses are cached
-    /// ([`crate::model::pose_cache`]): the pipeline runs the cached vertex entry
+    /// ([`crate::pose_cache`]): the pipeline runs the cached vertex entry
     /// point (`vs_cached`), which reads the bind-pose UV alone. Storage
     /// paths only; never with `palettes`.
     pub pose_cache: bool,

@@ -60,7 +60,7 @@ pub fn model(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// entries ([`model_entries`]), then one (model, LOD)'s pose cache (2, a
 /// storage array of cached vertices) and its `PoseCacheParams` (3), which
 /// `pose_cache/pose_cache.wgsl` declares. Bound per (model, LOD) by
-/// `crate::model::pose_cache`, with a one-vertex stand-in where the LOD is not
+/// `crate::pose_cache`, with a one-vertex stand-in where the LOD is not
 /// cached.
 pub fn pose_model_entries() -> Entries {
     let mut entries = model_entries();
