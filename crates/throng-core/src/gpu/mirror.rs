@@ -98,7 +98,7 @@ pub struct GpuTransform {
 }
 
 /// One changed instance state of a crowd mirror's scattered upload (96
-/// bytes), mirrored by WGSL's `StateUpdate` in `shaders/mirror.wgsl`.
+/// bytes), mirrored by WGSL's `StateUpdate` in `throng-render/src/passes/mirror/mirror.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct StateUpdate {
@@ -111,7 +111,7 @@ pub struct StateUpdate {
 }
 
 /// One changed transform of a crowd mirror's scattered upload (64 bytes),
-/// mirrored by WGSL's `TransformUpdate` in `shaders/mirror.wgsl`.
+/// mirrored by WGSL's `TransformUpdate` in `throng-render/src/passes/mirror/mirror.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct TransformUpdate {
@@ -124,7 +124,7 @@ pub struct TransformUpdate {
 }
 
 /// One changed motion of a crowd mirror's scattered upload (128 bytes),
-/// mirrored by WGSL's `MotionUpdate` in `shaders/mirror.wgsl`.
+/// mirrored by WGSL's `MotionUpdate` in `throng-render/src/passes/mirror/mirror.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MotionUpdate {

@@ -5,7 +5,7 @@
 use bytemuck::{Pod, Zeroable};
 
 /// One instance's analytic motion on the GPU-driven path (112 bytes),
-/// mirrored by WGSL's `GpuMotion` in `shaders/motion.wgsl` and evaluated
+/// mirrored by WGSL's `GpuMotion` in `throng-render/src/passes/motion.wgsl` and evaluated
 /// there and by [`crate::motion::motion_rows`] the same way: the instance's
 /// transform at the anchor tick, a kind, and the kind's parameters. The
 /// motion pass writes the instance's transform of the frame from it, so a
@@ -43,7 +43,7 @@ pub struct GpuMotion {
 }
 
 /// What the motion pass reads (16 bytes), mirrored by WGSL's
-/// `MotionParams` in `shaders/motion.wgsl`.
+/// `MotionParams` in `throng-render/src/passes/motion.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct MotionParams {

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::limits::MAX_EXTRA_LAYERS;
 
 /// One animation layer of an instance as the palette pre-pass reads it
-/// (48 bytes), mirrored by WGSL's `GpuLayer` in `shaders/palette.wgsl`.
+/// (48 bytes), mirrored by WGSL's `GpuLayer` in `throng-render/src/passes/palette.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct GpuLayer {

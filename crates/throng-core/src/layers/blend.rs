@@ -1,6 +1,6 @@
 //! The layered pose: a layer as sampled at one moment ([`LayerPose`], its
 //! [`LayerMode`]), the layered palette and morph weights of an instance
-//! (the arithmetic of `shaders/palette.wgsl`), the checks on a stack of
+//! (the arithmetic of `throng-render/src/passes/palette.wgsl`), the checks on a stack of
 //! layers, and a layer and a layer set as the pre-pass reads them.
 
 use bytemuck::Zeroable;
@@ -88,7 +88,7 @@ fn local(model: &BakedModel, skeleton: &Skeleton, bone: u32, blend: &FrameBlend)
 }
 
 /// The palette of an instance with layers: `out[bone]` for every bone (the
-/// arithmetic of `shaders/palette.wgsl`).
+/// arithmetic of `throng-render/src/passes/palette.wgsl`).
 pub fn layered_palette(
     model: &BakedModel,
     skeleton: &Skeleton,
@@ -145,7 +145,7 @@ pub fn palette_entries(model: &BakedModel) -> u64 {
 }
 
 /// The morph weights of an instance with layers: `out[slot]` for every
-/// slot (the arithmetic of `shaders/palette.wgsl`'s weights). Without
+/// slot (the arithmetic of `throng-render/src/passes/palette.wgsl`'s weights). Without
 /// layers, each is the base pose's blended weight, as on the plain path.
 pub fn layered_weights(
     model: &BakedModel,

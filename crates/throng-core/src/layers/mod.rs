@@ -1,5 +1,5 @@
 //! Animation layers on baked clips, on the CPU: the arithmetic the GPU's
-//! palette pre-pass (`shaders/palette.wgsl`) does, bone for bone.
+//! palette pre-pass (`throng-render/src/passes/palette.wgsl`) does, bone for bone.
 //!
 //! An instance shows a **base pose** — its clip, cross-faded with the
 //! previous one as on the plain path ([`crate::baked::blended_bone_rows`]) —

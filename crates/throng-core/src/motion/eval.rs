@@ -1,6 +1,6 @@
 //! Where a motion puts an instance at a tick ([`motion_rows`]): the closed
 //! forms of the module docs, operation for operation as
-//! `shaders/motion.wgsl` computes them.
+//! `throng-render/src/passes/motion.wgsl` computes them.
 
 use glam::{Vec3, Vec4};
 

@@ -1,6 +1,6 @@
 //! Analytic locomotion: where an instance is at any tick, from its
 //! transform at an anchor tick and a motion, with nothing integrated per
-//! frame — the CPU twin of `shaders/motion.wgsl`, operation for operation,
+//! frame — the CPU twin of `throng-render/src/passes/motion.wgsl`, operation for operation,
 //! on the same words ([`GpuMotion`]).
 //!
 //! Three kinds, each a closed form of the time since the anchor:

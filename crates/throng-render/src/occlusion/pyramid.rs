@@ -3,7 +3,7 @@
 //! reduced by compute into an R32Float mip chain whose every texel holds the
 //! farthest depth it covers (`pyramid_reduce.wgsl` beside this file), in the standard
 //! order whatever the depth convention; the cull's late phase tests each
-//! instance's bounds against it (`shaders/cull.wgsl`, `occluded`).
+//! instance's bounds against it (`passes/cull/cull.wgsl`, `occluded`).
 //!
 //! Level 0 is the largest power of two at most the depth buffer's size in
 //! each axis (its texels cover 1 to 2 pixels per axis, reduced over every

@@ -1,5 +1,5 @@
 //! The GPU-driven path's motion pass: every frame, one dispatch of
-//! `shaders/motion.wgsl`'s `pose_movers` writes each moving instance's
+//! `passes/motion.wgsl`'s `pose_movers` writes each moving instance's
 //! transform of the frame into the mirror's transform stream, from its
 //! motion ([`throng_core::gpu::GpuMotion`]) and the clock, before the cull
 //! pass reads it. So a walking crowd costs the CPU nothing per frame: its

@@ -1,4 +1,4 @@
-//! The palette pre-pass on the GPU (`shaders/palette.wgsl`): per instance,
+//! The palette pre-pass on the GPU (`passes/palette.wgsl`): per instance,
 //! its base pose and up to [`MAX_EXTRA_LAYERS`](throng_core::layers::MAX_EXTRA_LAYERS)
 //! animation layers evaluated once per bone into a palette buffer, then its
 //! layered morph weights after the bones' matrices — the twin of

@@ -1,4 +1,4 @@
-//! The palette pre-pass on the GPU (`shaders/palette.wgsl`) equals its CPU
+//! The palette pre-pass on the GPU (`throng-render/src/passes/palette.wgsl`) equals its CPU
 //! twin (`throng_core::layers::layered_palette` and `layered_weights`):
 //! LOD 0 morphed and skinned by the read-back palettes and weights is
 //! within `GPU_TOLERANCE × bounding radius` of LOD 0 by the CPU's, and each

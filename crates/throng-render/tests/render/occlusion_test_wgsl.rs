@@ -1,4 +1,4 @@
-//! The cull's occlusion test itself (`occluded` in `shaders/cull.wgsl`,
+//! The cull's occlusion test itself (`occluded` in `throng-render/src/passes/cull/cull.wgsl`,
 //! docs/design/occlusion.md "The test"), run on the GPU over thousands of
 //! random boxes against a synthetic depth pyramid, and held to the rule it
 //! must keep: a box it calls occluded lies behind every level-0 texel its

@@ -68,10 +68,10 @@ pub const SHADOW_CAST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/shadow/shadow_cast.wgsl"
 ));
-/// `shaders/compute_skin.wgsl`.
+/// `passes/compute_skin.wgsl`.
 pub const COMPUTE_SKIN: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/shaders/compute_skin.wgsl"
+    "/src/passes/compute_skin.wgsl"
 ));
 /// `shaders/cpu_skinned.wgsl`.
 pub const CPU_SKINNED: &str = include_str!(concat!(
@@ -110,15 +110,21 @@ pub const PYRAMID_LAYOUT: &str = include_str!(concat!(
 ));
 /// `shaders/clock.wgsl`.
 pub const CLOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/clock.wgsl"));
-/// `shaders/cull.wgsl`.
-pub const CULL: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/cull.wgsl"));
+/// `passes/cull/cull.wgsl`.
+pub const CULL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/cull/cull.wgsl"
+));
 /// `shaders/gpu_instance.wgsl`.
 pub const GPU_INSTANCE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/shaders/gpu_instance.wgsl"
 ));
-/// `shaders/mirror.wgsl`.
-pub const MIRROR: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/mirror.wgsl"));
+/// `passes/mirror/mirror.wgsl`.
+pub const MIRROR: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/mirror/mirror.wgsl"
+));
 /// `shadow/light_fit.wgsl`.
 pub const LIGHT_FIT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -131,9 +137,11 @@ pub const IMPOSTOR: &str = include_str!(concat!(
 ));
 /// `shaders/pose.wgsl`.
 pub const POSE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/pose.wgsl"));
-/// `shaders/palette.wgsl`.
-pub const PALETTE: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/palette.wgsl"));
+/// `passes/palette.wgsl`.
+pub const PALETTE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/palette.wgsl"
+));
 /// `shaders/vertex_words.wgsl`.
 pub const VERTEX_WORDS_MODULE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -154,8 +162,11 @@ pub const POSE_FILL: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/pose_cache/pose_fill.wgsl"
 ));
-/// `shaders/motion.wgsl`.
-pub const MOTION: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/motion.wgsl"));
+/// `passes/motion.wgsl`.
+pub const MOTION: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/motion.wgsl"
+));
 /// `simulation/agent.wgsl`.
 pub const AGENT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),

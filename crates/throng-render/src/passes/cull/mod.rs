@@ -1,5 +1,5 @@
 //! The GPU-driven path's cull pass: a [`CullList`] is one view's draw list
-//! built on the GPU by `shaders/cull.wgsl` — records compacted per (model,
+//! built on the GPU by `passes/cull/cull.wgsl` — records compacted per (model,
 //! LOD, fading) group and indirect draw arguments — from a crowd's
 //! [`CrowdMirror`] and the crowd clock. [`CullPass`] holds the compute
 //! pipelines, the mirror's scattered uploads included.

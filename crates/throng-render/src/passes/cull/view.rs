@@ -1,7 +1,7 @@
 //! The cull's view uniform ([`CullView`]): a [`CullRequest`] — the view's
 //! planes, eye and LOD scale, the crowd clock, the phase of occlusion
 //! culling with its camera and depth pyramid, the previous frame's clock —
-//! as `shaders/cull.wgsl` reads it.
+//! as `passes/cull/cull.wgsl` reads it.
 
 use throng_core::gpu::CullView;
 

@@ -439,7 +439,7 @@ impl CrowdMirror {
     }
 
     /// Records the scatter: `params` written, then one dispatch per stream
-    /// with packed updates (`shaders/mirror.wgsl`), each placing its
+    /// with packed updates (`passes/mirror/mirror.wgsl`), each placing its
     /// updates at their slots.
     fn scatter(
         &self,

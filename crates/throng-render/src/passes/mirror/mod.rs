@@ -5,7 +5,7 @@
 //! names, of a moved instance only its transform. Changes go through a
 //! staging belt (mapped buffers reused frame after frame) as runs written in
 //! place, or, when scattered, packed with their slots and placed by
-//! `shaders/mirror.wgsl`. Instances' analytic motions are a third stream,
+//! `passes/mirror/mirror.wgsl`. Instances' analytic motions are a third stream,
 //! with the crowd's path points and root-motion keys beside it; after the
 //! uploads, the motion pass ([`crate::passes::motion`]) writes the moving instances'
 //! transforms of the frame. The cull pass ([`crate::passes::cull`]) reads the

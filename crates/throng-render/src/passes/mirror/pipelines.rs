@@ -5,7 +5,7 @@ use crate::passes::motion::MotionPass;
 use crate::program::bind_groups::compute::mirror_entries;
 
 /// The mirror's compute pipelines: its scattered uploads of changed
-/// states, transforms and motions (`shaders/mirror.wgsl`: `apply_states`,
+/// states, transforms and motions (`passes/mirror/mirror.wgsl`: `apply_states`,
 /// `apply_transforms`, `apply_motions`) and the motion pass that follows
 /// them. [`CullPass`](crate::passes::cull::CullPass) holds one.
 pub struct MirrorPipelines {

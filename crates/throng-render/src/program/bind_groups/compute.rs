@@ -69,7 +69,7 @@ pub fn pose_fill_entries() -> Entries {
     ]
 }
 
-/// An entry point of the cull pass (`shaders/cull.wgsl`).
+/// An entry point of the cull pass (`passes/cull/cull.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CullStage {
     /// Per instance: animate, cull, choose the LOD, take a slot.
