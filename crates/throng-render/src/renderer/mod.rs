@@ -34,8 +34,14 @@
 //!
 //! Elsewhere in the crate: the options (`base/options.rs`), the pipeline
 //! kit (`program/pipeline.rs`), the depth and MSAA attachments
-//! (`draw/targets.rs`), shadows with their owner, `Shadows` (`shadow/`),
-//! and the layout of draw lists into draws (`draw/items.rs`). Beside this
+//! (`draw/targets.rs`), the layout of draw lists into draws
+//! (`draw/items.rs`), and the features in folders of their own, each with
+//! its owner and its WGSL: shadows (`shadow/`, `Shadows`), occlusion
+//! culling (`occlusion/`), a caller's prepass (`prepass/`), impostors
+//! (`impostor/`), the pose cache (`pose_cache/`) and the GPU simulation
+//! (`simulation/`). The renderer holds one field per feature and hands
+//! each what it reads of the frame; the GPU-driven path's culls are its
+//! owner's (`GpuDriven::cull`, `renderer/gpu_driven/prepare.rs`). Beside this
 //! file in `renderer/`, one file per part of the frame: making a renderer
 //! (`build.rs`), planning a frame on the CPU paths (`prepare.rs`), its
 //! records uploaded (`records.rs`), its passes encoded (`frame.rs`,
