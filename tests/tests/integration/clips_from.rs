@@ -471,3 +471,55 @@ fn longer_legs_touch_the_ground_when_the_librarys_do() {
         worst.1
     );
 }
+
+/// Imported clips are the body's own for root motion and events: the
+/// body's sidecar events file may name a library's clip, and root motion
+/// baked from imported clips equals the Fox's own.
+#[test]
+fn imported_clips_take_root_motion_and_the_bodys_events() {
+    let fox = asset("khronos_Fox.glb");
+    let root_motion = BakeOptions {
+        root_motion: Some(throng_bake::RootMotionSource::SkeletonRoot),
+        ..BakeOptions::default()
+    };
+    let reference = bake(&fox, &root_motion).unwrap();
+    let (dir, body) = fox_edited("body.glb", |doc, _| without_clips(doc));
+    std::fs::write(
+        dir.path().join("body.events.json"),
+        r#"{"Walk": [{"time": 0.25, "name": "footstep"}]}"#,
+    )
+    .unwrap();
+    let opts = BakeOptions {
+        clips_from: vec![fox.clone()],
+        ..root_motion
+    };
+    let baked = bake(&body, &opts).unwrap();
+    assert_poses(
+        &baked,
+        &reference,
+        1.0,
+        SAME,
+        "root motion from imported clips",
+    );
+    assert_eq!(
+        baked.root_motion.len(),
+        reference.root_motion.len(),
+        "root motion keys"
+    );
+    for (a, b) in baked.root_motion.iter().zip(&reference.root_motion) {
+        assert_eq!(
+            (a.translation, a.yaw),
+            (b.translation, b.yaw),
+            "root motion"
+        );
+    }
+    let walk = baked.clips.iter().position(|c| c.name == "Walk").unwrap() as u32;
+    assert!(
+        baked
+            .events
+            .iter()
+            .any(|e| e.clip == walk && e.name == "footstep" && (e.time - 0.25).abs() < 1e-6),
+        "{:?}",
+        baked.events
+    );
+}
