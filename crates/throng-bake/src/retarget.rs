@@ -109,8 +109,9 @@ pub fn add_library(
     let matching = Matching::of(body, lib, map);
     matching.check(body, library.file)?;
     let mut warnings = matching.warnings(body, lib, library.file);
-    let rig = Rig::new(body, lib, &matching.to_body);
-    let ground = Ground::new(body, lib, &matching);
+    let root = RootJoint::of(body, lib, &matching.to_body);
+    let rig = Rig::new(body, lib, &matching.to_body, root);
+    let ground = root.and_then(|r| Ground::new(body, lib, &matching, r));
     let first = body.clips.len() as u32;
     for clip in &lib.clips {
         if let Some(i) = body.clips.iter().position(|c| c.name == clip.name) {
@@ -237,6 +238,31 @@ fn names(scene: &Scene, nodes: &[u32]) -> String {
         .join(", ")
 }
 
+/// The library's root-motion joint matched to the body's, with both hip
+/// heights: found once per library, read by the translation ratios and the
+/// grounding.
+#[derive(Clone, Copy)]
+struct RootJoint {
+    lib: u32,
+    body: u32,
+    lib_hips: Option<f32>,
+    body_hips: Option<f32>,
+}
+
+impl RootJoint {
+    /// `None` where the clips translate no joint, or one the body lacks.
+    fn of(body: &Scene, lib: &Scene, to_body: &[Option<u32>]) -> Option<Self> {
+        let lib_root = root_motion_joint(lib)?;
+        let body_root = to_body[lib_root as usize]?;
+        Some(Self {
+            lib: lib_root,
+            body: body_root,
+            lib_hips: hip_height(lib, lib_root),
+            body_hips: hip_height(body, body_root),
+        })
+    }
+}
+
 /// How each library node's channels become its body node's.
 struct Rig<'a> {
     to_body: &'a [Option<u32>],
@@ -250,11 +276,9 @@ struct Rig<'a> {
 }
 
 impl<'a> Rig<'a> {
-    fn new(body: &Scene, lib: &Scene, to_body: &'a [Option<u32>]) -> Self {
-        let root = root_motion_joint(lib);
-        let hips = root
-            .and_then(|r| Some((hip_height(lib, r)?, hip_height(body, to_body[r as usize]?)?)))
-            .map(|(l, b)| b / l);
+    fn new(body: &Scene, lib: &Scene, to_body: &'a [Option<u32>], root: Option<RootJoint>) -> Self {
+        let hips = root.and_then(|r| Some(r.body_hips? / r.lib_hips?));
+        let root = root.map(|r| r.lib);
         let n = lib.nodes.len();
         let (mut rotate, mut translate, mut scale) =
             (vec![Quat::IDENTITY; n], vec![1.0; n], vec![Vec3::ONE; n]);
@@ -326,20 +350,11 @@ impl<'a> Rig<'a> {
     /// is linear in the value) is mapped.
     fn channel(&self, ch: &Channel, node: u32) -> Channel {
         let l = ch.node as usize;
-        let map: Box<dyn Fn(Vec4) -> Vec4> = match ch.property {
-            Property::Rotation if self.rotate[l] == Quat::IDENTITY => Box::new(|v| v),
-            Property::Rotation => {
-                let r = self.rotate[l];
-                Box::new(move |v| Vec4::from(r * Quat::from_vec4(v)))
-            }
-            Property::Translation => {
-                let k = self.translate[l];
-                Box::new(move |v| v * k)
-            }
-            Property::Scale => {
-                let s = self.scale[l].extend(1.0);
-                Box::new(move |v| v * s)
-            }
+        let map = |v: Vec4| match ch.property {
+            Property::Rotation if self.rotate[l] == Quat::IDENTITY => v,
+            Property::Rotation => Vec4::from(self.rotate[l] * Quat::from_vec4(v)),
+            Property::Translation => v * self.translate[l],
+            Property::Scale => v * self.scale[l].extend(1.0),
         };
         Channel {
             node,
@@ -370,9 +385,8 @@ struct Ground {
 }
 
 impl Ground {
-    fn new(body: &Scene, lib: &Scene, matching: &Matching) -> Option<Self> {
-        let root = root_motion_joint(lib)?;
-        let root_body = matching.to_body[root as usize]?;
+    fn new(body: &Scene, lib: &Scene, matching: &Matching, joint: RootJoint) -> Option<Self> {
+        let (root, root_body) = (joint.lib, joint.body);
         // The ends of the chains that move with the root — the feet among
         // them —, not the joints above it, which stand still at the ground,
         // nor knees and ankles, which a longer leg holds at other heights.
@@ -392,7 +406,7 @@ impl Ground {
             .translation
             .length();
         let k = if from > 1e-6 { to / from } else { 1.0 };
-        let still = 1e-6 * hip_height(body, root_body).unwrap_or(0.0);
+        let still = 1e-6 * joint.body_hips.unwrap_or(0.0);
         (!pairs.is_empty()).then_some(Self {
             root: (root, root_body),
             pairs,
