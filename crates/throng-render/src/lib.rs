@@ -83,7 +83,7 @@ pub use device::{
     context, device_loss, image_diff, image_file, map_state, offscreen, pass_timer, timer,
 };
 pub use draw::targets;
-pub use model::{look, material};
+pub use model::{look, material, shared_frames};
 pub use passes::{compute, cull, mirror, motion, palette, readback};
 pub use program::{bind_groups, pipeline};
 
@@ -92,7 +92,7 @@ pub use base::fog::{Fog, FogFalloff};
 pub use device::context::{Gpu, adapter_summary};
 pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use model::material::TextureUpload;
-pub use model::{GpuLod, GpuMaterial, GpuModel, GpuSubmesh, check_limits};
+pub use model::{GpuLod, GpuMaterial, GpuModel, GpuSubmesh, SharedFrames, check_limits};
 pub use passes::compute::{SkinCompute, SkinnedVertex};
 pub use passes::readback::{PoseReadback, ReadPose};
 pub use program::pipeline::PassPipeline;

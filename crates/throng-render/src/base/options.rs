@@ -405,6 +405,11 @@ pub struct FrameStats {
     pub cached_poses: u64,
     /// Bytes the pose cache holds on the GPU.
     pub pose_cache_bytes: u64,
+    /// Bytes of the distinct bone textures the frame's models bind.
+    pub bone_bytes: u64,
+    /// Bytes the frame's models' bone textures would take more if none
+    /// were shared ([`crate::GpuModel::upload_sharing`]).
+    pub shared_bone_bytes: u64,
     /// Milliseconds this frame spent filling the pose cache for models met
     /// for the first time (encoding, the GPU's work and the wait for it);
     /// 0 once every model is cached.

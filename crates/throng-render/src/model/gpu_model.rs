@@ -8,6 +8,8 @@
 //! [`crate::model::material`].
 //! The impostor, if any, is uploaded by [`crate::impostor`].
 
+use std::sync::Arc;
+
 use throng_core::BakedModel;
 use throng_core::gpu::ModelParams;
 use throng_core::limits::MORPH_TEXTURE_WIDTH;
@@ -21,6 +23,7 @@ use crate::device::textures::{bone_texture_layers, texel_table};
 use crate::impostor::GpuImpostor;
 pub use crate::model::material::GpuMaterial;
 use crate::model::material::TextureUpload;
+use crate::model::shared_frames::{BoneFrames, SharedFrames};
 use crate::program::bind_groups;
 use crate::program::bind_groups::entries::bind_group;
 
@@ -69,8 +72,15 @@ pub struct GpuModel {
     name: String,
     /// Group 1 bind group (bone texture + params).
     pub bind_group: wgpu::BindGroup,
-    /// The bone texture.
+    /// The bone texture (shared with the models of equal frames where it
+    /// was uploaded with [`Self::upload_sharing`]).
     pub bone_texture: wgpu::Texture,
+    /// Bytes the bone texture takes on the GPU, whether or not this model
+    /// uploaded it.
+    pub bone_bytes: u64,
+    /// The bone texture found in (or put into) a [`SharedFrames`]: holds
+    /// it alive there for as long as this model is.
+    shared_frames: Option<Arc<BoneFrames>>,
     /// Its view and the `ModelParams` uniform: group 1's bindings 0 and 1,
     /// which the pose cache's per-LOD groups repeat.
     pub(crate) bone_view: wgpu::TextureView,
@@ -89,7 +99,8 @@ pub struct GpuModel {
     /// The animated impostor after the last LOD, if the model has one that
     /// is ever drawn.
     pub impostor: Option<GpuImpostor>,
-    /// Bytes uploaded.
+    /// Bytes uploaded (a bone texture found in a [`SharedFrames`] is
+    /// not: see [`Self::bone_bytes`]).
     pub gpu_bytes: u64,
 }
 
@@ -120,6 +131,37 @@ impl GpuModel {
         Self::upload_with(device, queue, handle, TextureUpload::Auto)
     }
 
+    /// [`Self::upload_with`], binding the bone texture already in `frames`
+    /// for a model whose baked frames are equal to this one's (one
+    /// animation library on many bodies of one build), or uploading it
+    /// there for the next ([`crate::model::shared_frames`]).
+    pub fn upload_sharing(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+        textures: TextureUpload,
+        frames: &SharedFrames,
+    ) -> Result<Self, RenderError> {
+        Self::upload_in(device, queue, handle, textures, Some(frames))
+    }
+
+    /// What tells its bone texture from another's: the shared frames'
+    /// address, or the model's own key where it holds its texture alone.
+    pub(crate) fn frames_identity(&self) -> (bool, u64) {
+        match &self.shared_frames {
+            Some(f) => (true, Arc::as_ptr(f) as usize as u64),
+            None => (false, self.key),
+        }
+    }
+
+    /// Whether this model binds a bone texture another model uploaded
+    /// ([`Self::upload_sharing`]).
+    pub fn shares_frames(&self) -> bool {
+        self.shared_frames
+            .as_ref()
+            .is_some_and(|f| f.source.key() != self.key)
+    }
+
     /// [`Self::upload`], its block-compressed images uploaded as `textures`
     /// says.
     pub fn upload_with(
@@ -128,6 +170,17 @@ impl GpuModel {
         handle: &ModelHandle,
         textures: TextureUpload,
     ) -> Result<Self, RenderError> {
+        Self::upload_in(device, queue, handle, textures, None)
+    }
+
+    /// The upload, its bone texture found in or put into `frames` if any.
+    fn upload_in(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        handle: &ModelHandle,
+        textures: TextureUpload,
+        frames: Option<&SharedFrames>,
+    ) -> Result<Self, RenderError> {
         let model = handle.model();
         check_limits(device, model)?;
         let upload = Upload {
@@ -135,6 +188,7 @@ impl GpuModel {
             queue,
             handle,
             textures,
+            frames,
         };
         let what = format!("uploading model {:?}", model.name);
         crate::device::context::catch_device_errors(device, &what, || upload.run())?
@@ -147,6 +201,7 @@ struct Upload<'a> {
     queue: &'a wgpu::Queue,
     handle: &'a ModelHandle,
     textures: TextureUpload,
+    frames: Option<&'a SharedFrames>,
 }
 
 impl Upload<'_> {
@@ -158,8 +213,20 @@ impl Upload<'_> {
         let name = model.name.clone();
         let mut gpu_bytes = 0u64;
 
-        let (bone_texture, bone_bytes) = self.bone_texture();
-        gpu_bytes += bone_bytes;
+        let (bone_texture, bone_bytes, shared_frames) = match self.frames {
+            Some(store) => {
+                let (frames, found) = store.get_or_upload(device, handle, || self.bone_texture());
+                if !found {
+                    gpu_bytes += frames.bytes;
+                }
+                (frames.texture.clone(), frames.bytes, Some(frames))
+            }
+            None => {
+                let (texture, bytes) = self.bone_texture();
+                gpu_bytes += bytes;
+                (texture, bytes, None)
+            }
+        };
         let (morph_view, morph_bytes) = upload_morphs(device, queue, model);
         gpu_bytes += morph_bytes;
         let group = self.model_group(bone_texture, morph_view);
@@ -193,6 +260,8 @@ impl Upload<'_> {
             name,
             bind_group: group.bind_group,
             bone_texture: group.bone_texture,
+            bone_bytes,
+            shared_frames,
             bone_view: group.bone_view,
             params_buffer: group.params_buffer,
             morph_view: group.morph_view,

@@ -130,6 +130,8 @@ impl Renderer {
         stats.cached_poses = poses.poses();
         stats.pose_cache_bytes = poses.bytes();
         drop(poses);
+        (stats.bone_bytes, stats.shared_bone_bytes) =
+            crate::model::shared_frames::bone_bytes(models);
         Ok(stats)
     }
 

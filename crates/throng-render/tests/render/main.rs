@@ -35,6 +35,7 @@ mod pose_cache;
 mod prepass;
 mod shaders;
 mod shadows;
+mod shared_frames;
 mod shared_mirrors;
 mod simulation;
 mod support;
