@@ -57,6 +57,14 @@ pub struct BakeOptions {
     /// How the materials' images are stored, every mip level
     /// ([`crate::images`]). Default [`DEFAULT_IMAGE_CODEC`] (BC7).
     pub texture_codec: TextureCodec,
+    /// Fewest frames of the clips of these names: the error-bounded search
+    /// starts there (and may still go higher). Set by a bake of several
+    /// bodies with shared clips (`throng_pipeline::Settings::shared_clips`),
+    /// so that bodies of one build bake the same frames and share one bone
+    /// texture on the GPU. Not in [`Self::canonical`]: it follows from the
+    /// other bodies of that bake, whose setting the provenance records;
+    /// leaving it out keeps an output up to date when the bake runs again.
+    pub min_clip_frames: Vec<(String, u32)>,
 }
 
 /// Which node's motion becomes root motion.
@@ -89,6 +97,17 @@ impl BakeOptions {
             text.push_str(&format!(" bone_map={:?}", map.display().to_string()));
         }
         text
+    }
+
+    /// The fewest frames [`Self::min_clip_frames`] asks of clip `name` (0:
+    /// none).
+    pub fn min_frames_of(&self, name: &str) -> u32 {
+        self.min_clip_frames
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|&(_, f)| f)
+            .max()
+            .unwrap_or(0)
     }
 
     /// [`Self::canonical`] of the options every bake has.
@@ -158,6 +177,7 @@ impl Default for BakeOptions {
             lod_ratios: Vec::new(),
             lod_screen_sizes: None,
             max_bake_bytes: DEFAULT_MAX_BAKE_BYTES,
+            min_clip_frames: Vec::new(),
             allow_outside_uris: false,
             texture_codec: DEFAULT_IMAGE_CODEC,
         }

@@ -216,15 +216,17 @@ impl Sampler<'_> {
             let duration = clip.duration();
             let keys = key_times(clip, duration);
             let source = self.source(clip, &keys);
-            let n_min = base_frames[i];
-            let own_max = clip_frame_count(duration, opts.max_fps).max(n_min);
-            let n_max = own_max.min(n_min.saturating_add(cap.min(u32::MAX as u64) as u32));
+            let base = base_frames[i];
+            let own_max = clip_frame_count(duration, opts.max_fps).max(base);
+            let n_max = own_max.min(base.saturating_add(cap.min(u32::MAX as u64) as u32));
+            // A floor asked for (shared clips) within what the clip may take.
+            let n_min = opts.min_frames_of(&clip.name).clamp(base, n_max);
             let mut search_target = target;
             let (mut n, mut estimate) = source.choose(n_min, n_max, search_target, probes);
             let mut refinements = 0;
             let baked = loop {
-                if n > n_min {
-                    total.fetch_add((n - n_min) as u64, Ordering::Relaxed);
+                if n > base {
+                    total.fetch_add((n - base) as u64, Ordering::Relaxed);
                 }
                 let mut told = 0;
                 let b = bake_clip(

@@ -115,6 +115,11 @@ pub struct Args {
     /// whose names differ beyond a `prefix:` namespace.
     #[arg(long, value_name = "FILE.json", requires = "clips_from")]
     pub bone_map: Option<PathBuf>,
+    /// Bake each clip at one frame count for every model of this bake (the
+    /// most any needs), so that bodies of one build bake the same frames
+    /// and share one bone texture on the GPU (docs/RETARGETING.md).
+    #[arg(long)]
+    pub shared_clips: bool,
     /// A glTF with the same skeleton whose meshes become the next LOD
     /// (repeat for more; bones matched by name).
     #[arg(long = "lod", value_name = "FILE")]
@@ -208,6 +213,8 @@ pub fn settings(args: &Args) -> Settings {
         lod_files: args.lod_files.clone(),
         lod_screen_sizes: args.lod_screen_sizes.clone(),
         max_bake_bytes: args.max_bake_bytes,
+        // Set per round by the pipeline (`--shared-clips`).
+        min_clip_frames: Vec::new(),
         allow_outside_uris: args.allow_outside_uris,
         texture_codec: args.texture_codec.codec(),
     };
@@ -231,6 +238,7 @@ pub fn settings(args: &Args) -> Settings {
         }),
         impostor_asked,
         force: args.force,
+        shared_clips: args.shared_clips,
     }
 }
 

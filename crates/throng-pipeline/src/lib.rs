@@ -7,8 +7,9 @@
 //! the output records (a content hash of the model and every file it
 //! references, the options and the baker), the bake (`throng-bake`), the
 //! impostor (`throng-impostor`, on a headless adapter) and the atomic
-//! write; [`bake_all`] runs jobs in parallel and [`bake_dir`] a whole
-//! folder; an [`Observer`] sees them in flight. [`Settings`] holds what
+//! write; [`bake_all`] runs jobs in parallel (with [`shared_clips`], bodies
+//! baked together get each clip at one frame count) and [`bake_dir`] a
+//! whole folder; an [`Observer`] sees them in flight. [`Settings`] holds what
 //! the jobs share, `Settings::default()` being the default chain.
 //!
 //! ```no_run
@@ -33,6 +34,7 @@ pub mod observe;
 pub mod one;
 pub mod outcome;
 pub mod settings;
+pub mod shared_clips;
 
 pub use error::PipelineError;
 pub use jobs::{Job, Plan, model_files, plan};

@@ -1,6 +1,7 @@
 //! [`bake_all`]: several jobs in parallel on the current rayon pool (each
 //! bake also samples its clips on it), every job run to its end whatever
-//! the others do; [`bake_dir`]: every model under a folder.
+//! the others do (and, with shared clips, evened out:
+//! [`crate::shared_clips`]); [`bake_dir`]: every model under a folder.
 
 use std::path::Path;
 use std::time::Instant;
@@ -10,26 +11,19 @@ use rayon::prelude::*;
 use crate::error::PipelineError;
 use crate::jobs::{Job, plan};
 use crate::observe::Observer;
-use crate::one::{Outcome, bake_one};
+use crate::one::bake_one;
+pub use crate::outcome::JobResult;
 use crate::settings::Settings;
-
-/// How one job ended.
-#[derive(Debug)]
-pub struct JobResult {
-    /// The job.
-    pub job: Job,
-    /// Its outcome, or why it failed.
-    pub result: Result<Outcome, PipelineError>,
-    /// Seconds it ran.
-    pub seconds: f64,
-}
 
 /// Runs every job of `jobs` with `settings` in parallel, on the current
 /// rayon pool (run it in `ThreadPool::install` to bound the threads), and
 /// returns their results in the order of `jobs`. A failed job does not
-/// stop the others.
+/// stop the others. With [`Settings::shared_clips`], the bodies below a
+/// clip's largest frame count are then baked again from there
+/// ([`crate::shared_clips`]).
 pub fn bake_all(jobs: Vec<Job>, settings: &Settings, observer: &dyn Observer) -> Vec<JobResult> {
-    jobs.into_par_iter()
+    let mut results: Vec<JobResult> = jobs
+        .into_par_iter()
         .map(|job| {
             let started = Instant::now();
             let result = bake_one(&job, settings, observer);
@@ -41,7 +35,11 @@ pub fn bake_all(jobs: Vec<Job>, settings: &Settings, observer: &dyn Observer) ->
                 seconds,
             }
         })
-        .collect()
+        .collect();
+    if settings.shared_clips {
+        crate::shared_clips::even_out(&mut results, settings, observer);
+    }
+    results
 }
 
 /// Bakes every `.gltf`/`.glb` below `dir` into `out_dir`, each keeping its

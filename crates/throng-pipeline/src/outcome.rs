@@ -1,10 +1,13 @@
-//! [`Outcome`]: how a job ended when it did not fail, and [`Baked`], what
-//! a bake that ran made. Below both the job ([`crate::one`]) and the
+//! [`Outcome`]: how a job ended when it did not fail, [`Baked`], what
+//! a bake that ran made, and [`JobResult`], a job with how it ended. Below both the job ([`crate::one`]) and the
 //! observer ([`crate::observe`]), which shows it to the caller, so the
 //! observer need not reach up into the job.
 
 use throng_bake::BakeReport;
 use throng_core::BakedModel;
+
+use crate::error::PipelineError;
+use crate::jobs::Job;
 
 /// A bake that ran.
 #[derive(Debug)]
@@ -39,4 +42,15 @@ pub enum Outcome {
         /// Size of the existing output.
         file_bytes: u64,
     },
+}
+
+/// How one job ended.
+#[derive(Debug)]
+pub struct JobResult {
+    /// The job.
+    pub job: Job,
+    /// Its outcome, or why it failed.
+    pub result: Result<Outcome, PipelineError>,
+    /// Seconds it ran.
+    pub seconds: f64,
 }

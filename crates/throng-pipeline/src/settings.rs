@@ -22,6 +22,11 @@ pub struct Settings {
     pub impostor_asked: bool,
     /// Bake even where the output is up to date.
     pub force: bool,
+    /// Several bodies baked together get each clip at one frame count (the
+    /// most any of them needs), so that bodies of one build bake the same
+    /// frames and share one bone texture on the GPU
+    /// ([`crate::shared_clips`]).
+    pub shared_clips: bool,
 }
 
 /// The impostor options of a bake.
@@ -59,13 +64,16 @@ impl Default for Settings {
             impostor: Some(ImpostorSettings::default()),
             impostor_asked: false,
             force: false,
+            shared_clips: false,
         }
     }
 }
 
 impl Settings {
     /// Every setting that changes the output, as canonical text (recorded
-    /// as the provenance's options; `force` is not one of them).
+    /// as the provenance's options; `force` is not one of them, and
+    /// `shared_clips` is named only when on, so that other bakes keep the
+    /// text they had before it existed).
     pub fn canonical(&self) -> String {
         let impostor = match &self.impostor {
             None => "none".to_owned(),
@@ -85,6 +93,11 @@ impl Settings {
                 self.impostor_asked
             ),
         };
-        format!("{} impostor=[{impostor}]", self.opts.canonical())
+        let shared = if self.shared_clips {
+            " shared_clips=true"
+        } else {
+            ""
+        };
+        format!("{}{shared} impostor=[{impostor}]", self.opts.canonical())
     }
 }

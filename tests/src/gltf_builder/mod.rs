@@ -30,13 +30,15 @@
 //! The parts, each re-exported here: `node` ([`Node`], [`Transform`]),
 //! `primitive` ([`Primitive`] and its skin sets), `channel` ([`Channel`]),
 //! `builder` ([`GltfBuilder`], which writes the document) and `samples`
-//! (ready-made documents the malformed and hostile glTF tests edit). This
+//! (ready-made documents the malformed and hostile glTF tests edit), and
+//! `edit` (float accessors of a read GLB edited in place). This
 //! file holds the component codes and the `.gltf`/`.glb` serialisers.
 
 use serde_json::Value;
 
 mod builder;
 mod channel;
+pub mod edit;
 mod node;
 mod primitive;
 mod samples;

@@ -18,6 +18,7 @@ use throng_core::baked::{bone_model_transform, skin_lod};
 use throng_core::gpu::FrameBlend;
 use throng_core::model::BakedModel;
 use throng_tests::asset;
+use throng_tests::gltf_builder::edit::{edit_floats, scale_accessor};
 use throng_tests::gltf_builder::{glb_bytes, glb_parts};
 
 /// Where the skeletons agree, the body's frames are the library's own up
@@ -153,57 +154,6 @@ fn joints_under_a_namespace_match_the_librarys_by_their_bare_names() {
     });
     let baked = bake(&body, &with_clips_from(&fox)).unwrap();
     assert_poses(&baked, &reference, 1.0, SAME, "namespaced joints");
-}
-
-/// Edits each group of `width` floats of the float accessor `index` in
-/// `bin` with `edit`.
-fn edit_floats(
-    doc: &Value,
-    bin: &mut [u8],
-    index: usize,
-    width: usize,
-    mut edit: impl FnMut(&mut [f32]),
-) {
-    let accessor = &doc["accessors"][index];
-    assert_eq!(accessor["componentType"], 5126, "a float accessor");
-    let view = &doc["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
-    let start =
-        view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
-    let stride = view["byteStride"].as_u64().unwrap_or(4 * width as u64);
-    let mut group = vec![0.0f32; width];
-    for i in 0..accessor["count"].as_u64().unwrap() {
-        let at = (start + i * stride) as usize;
-        for (c, v) in group.iter_mut().enumerate() {
-            *v = f32::from_le_bytes(bin[at + 4 * c..at + 4 * c + 4].try_into().unwrap());
-        }
-        edit(&mut group);
-        for (c, v) in group.iter().enumerate() {
-            bin[at + 4 * c..at + 4 * c + 4].copy_from_slice(&v.to_le_bytes());
-        }
-    }
-}
-
-/// Multiplies the components `which` of each group of `width` floats of
-/// the accessor `index` by `k` in `bin` (and its bounds).
-fn scale_accessor(
-    doc: &mut Value,
-    bin: &mut [u8],
-    index: usize,
-    width: usize,
-    which: &[usize],
-    k: f32,
-) {
-    edit_floats(doc, bin, index, width, |g| {
-        which.iter().for_each(|&c| g[c] *= k)
-    });
-    for bound in ["min", "max"] {
-        if let Some(values) = doc["accessors"][index][bound].as_array_mut() {
-            for &c in which {
-                let v = values[c].as_f64().unwrap() * k as f64;
-                values[c] = Value::from(v);
-            }
-        }
-    }
 }
 
 #[test]

@@ -1,0 +1,133 @@
+//! Shared clips (`Settings::shared_clips`, `throng bake --shared-clips`):
+//! bodies of one build baked together get each clip at one frame count,
+//! and so the same frames, texel for texel — what lets the runtime bind
+//! one bone texture for all of them (`throng_render::SharedFrames`).
+//!
+//! The bodies are the bundled Fox with its mesh (not its rig) stretched:
+//! one as it is, one 1.5 times as long, one 1.6 times as wide. Baked apart,
+//! the long one needs more frames of a clip than the others (the
+//! error-bounded search measures the mesh); baked together, each clip
+//! takes the most any body needs, every body's error stays within the
+//! bound, and the bake run again finds every output up to date.
+
+use std::path::{Path, PathBuf};
+
+use throng_core::BakedModel;
+use throng_pipeline::{JobResult, Outcome, Settings, bake_all, plan};
+use throng_tests::asset;
+use throng_tests::gltf_builder::edit::scale_accessor;
+use throng_tests::gltf_builder::{glb_bytes, glb_parts};
+
+/// The Fox with every POSITION accessor's component `axis` times `k`.
+fn stretched(dir: &Path, name: &str, axis: usize, k: f32) -> PathBuf {
+    let (mut doc, mut bin) = glb_parts(&std::fs::read(asset("khronos_Fox.glb")).unwrap());
+    let positions: Vec<usize> = doc["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["primitives"].as_array().unwrap().clone())
+        .map(|p| p["attributes"]["POSITION"].as_u64().unwrap() as usize)
+        .collect();
+    for a in positions {
+        scale_accessor(&mut doc, &mut bin, a, 3, &[axis], k);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, glb_bytes(&doc, &bin)).unwrap();
+    path
+}
+
+fn models(results: &[JobResult]) -> Vec<(String, &BakedModel, f32)> {
+    results
+        .iter()
+        .map(|r| {
+            let name = r
+                .job
+                .model
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            match &r.result {
+                Ok(Outcome::Baked(b)) => (name, &b.model, b.worst_error()),
+                other => panic!("{name}: {other:?}"),
+            }
+        })
+        .collect()
+}
+
+fn counts(model: &BakedModel) -> Vec<(String, u32)> {
+    model
+        .clips
+        .iter()
+        .map(|c| (c.name.clone(), c.frame_count))
+        .collect()
+}
+
+#[test]
+fn bodies_baked_together_bake_each_clip_at_one_frame_count() {
+    let dir = std::env::temp_dir().join(format!("throng-shared-clips-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bodies = vec![
+        stretched(&dir, "fox.glb", 2, 1.0),
+        stretched(&dir, "long.glb", 2, 1.5),
+        stretched(&dir, "wide.glb", 0, 1.6),
+    ];
+    let jobs = plan(&bodies, Some(&dir.join("out"))).unwrap().jobs;
+    let apart = Settings {
+        impostor: None,
+        ..Settings::default()
+    };
+    let max_error = apart.opts.max_error;
+
+    // Apart: the long body needs more frames of some clip than the Fox.
+    let results = bake_all(jobs.clone(), &apart, &());
+    let baked = models(&results);
+    let apart_counts: Vec<Vec<(String, u32)>> = baked.iter().map(|(_, m, _)| counts(m)).collect();
+    for ((name, ..), c) in baked.iter().zip(&apart_counts) {
+        println!("apart     {name:10} {c:?}");
+    }
+    assert_ne!(
+        apart_counts[0], apart_counts[1],
+        "the test needs bodies whose own bakes differ"
+    );
+    let most: Vec<u32> = (0..apart_counts[0].len())
+        .map(|c| apart_counts.iter().map(|b| b[c].1).max().unwrap())
+        .collect();
+
+    // Together: every clip at the most any body needed, the same frames.
+    let together = Settings {
+        shared_clips: true,
+        ..apart.clone()
+    };
+    let results = bake_all(jobs.clone(), &together, &());
+    let baked = models(&results);
+    let reference = baked[0].1;
+    for (name, model, worst) in &baked {
+        let c = counts(model);
+        println!("together  {name:10} {c:?}, worst error {worst:.2e}");
+        let frames: Vec<u32> = c.iter().map(|&(_, n)| n).collect();
+        assert_eq!(frames, most, "{name}");
+        assert!(
+            model.texture.texels == reference.texture.texels,
+            "{name}: its frames differ from {}'s",
+            baked[0].0
+        );
+        assert!(
+            *worst <= max_error,
+            "{name}: worst error {worst:e} over the bound {max_error:e}"
+        );
+    }
+
+    // Again: nothing to bake.
+    let results = bake_all(jobs, &together, &());
+    for r in &results {
+        assert!(
+            matches!(r.result, Ok(Outcome::UpToDate { .. })),
+            "{}: {:?}",
+            r.job.model.display(),
+            r.result.as_ref().map(|_| ())
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
