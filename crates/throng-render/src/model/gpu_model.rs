@@ -23,7 +23,7 @@ use crate::device::textures::{bone_texture_layers, texel_table};
 use crate::impostor::GpuImpostor;
 pub use crate::model::material::GpuMaterial;
 use crate::model::material::TextureUpload;
-use crate::model::shared_frames::{BoneFrames, SharedFrames};
+use crate::model::shared_frames::{BoneFrames, FramesIdentity, SharedFrames, distinct_bytes};
 use crate::program::bind_groups;
 use crate::program::bind_groups::entries::bind_group;
 
@@ -145,13 +145,23 @@ impl GpuModel {
         Self::upload_in(device, queue, handle, textures, Some(frames))
     }
 
-    /// What tells its bone texture from another's: the shared frames'
-    /// address, or the model's own key where it holds its texture alone.
-    pub(crate) fn frames_identity(&self) -> (bool, u64) {
+    /// What tells its bone texture from another's.
+    fn frames_identity(&self) -> FramesIdentity {
         match &self.shared_frames {
-            Some(f) => (true, Arc::as_ptr(f) as usize as u64),
-            None => (false, self.key),
+            Some(f) => FramesIdentity::Shared(Arc::as_ptr(f) as usize),
+            None => FramesIdentity::Own(self.key),
         }
+    }
+
+    /// The bone textures `models` bind: the bytes of the distinct ones,
+    /// and the bytes sharing saved (what the models' textures would take
+    /// apart, less the distinct ones). A model given twice counts once.
+    pub fn bone_bytes_of(models: &[&GpuModel]) -> (u64, u64) {
+        distinct_bytes(
+            models
+                .iter()
+                .map(|m| (m.key, m.frames_identity(), m.bone_bytes)),
+        )
     }
 
     /// Whether this model binds a bone texture another model uploaded

@@ -18,7 +18,8 @@
 //! one device; a model uploaded on another device is never matched.
 //!
 //! How many bytes sharing saves in a frame is in
-//! [`crate::options::FrameStats::shared_bone_bytes`] ([`bone_bytes`]).
+//! [`crate::options::FrameStats::shared_bone_bytes`]
+//! ([`crate::GpuModel::bone_bytes_of`]).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -26,8 +27,6 @@ use std::sync::{Arc, Mutex, Weak};
 
 use throng_core::model::TexelFormat;
 use throng_crowd::crowd::ModelHandle;
-
-use crate::model::gpu_model::GpuModel;
 
 /// What finds the candidates for a model's frames: the texels' shape,
 /// format and hash.
@@ -138,17 +137,34 @@ impl SharedFrames {
     }
 }
 
-/// The bone textures `models` bind: bytes of the distinct textures, and
-/// bytes sharing saved (what the models' textures would take apart, less
-/// the distinct ones).
-pub fn bone_bytes(models: &[&GpuModel]) -> (u64, u64) {
+/// What tells one bone texture from another in [`distinct_bytes`]: the
+/// shared frames' address, or the key of the model that holds its texture
+/// alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum FramesIdentity {
+    /// Found in or put into a [`SharedFrames`].
+    Shared(usize),
+    /// A model's own.
+    Own(u64),
+}
+
+/// Of the bone textures some models bind, given per model as its key, its
+/// texture's identity and bytes: the bytes of the distinct textures, and
+/// the bytes sharing saved (what the models' textures would take apart,
+/// less the distinct ones). A model given twice counts once.
+pub(crate) fn distinct_bytes(
+    models: impl IntoIterator<Item = (u64, FramesIdentity, u64)>,
+) -> (u64, u64) {
     let mut models_seen = std::collections::HashSet::new();
     let mut seen = std::collections::HashSet::new();
     let (mut distinct, mut apart) = (0u64, 0u64);
-    for m in models.iter().filter(|m| models_seen.insert(m.key())) {
-        apart += m.bone_bytes;
-        if seen.insert(m.frames_identity()) {
-            distinct += m.bone_bytes;
+    for (key, identity, bytes) in models {
+        if !models_seen.insert(key) {
+            continue;
+        }
+        apart += bytes;
+        if seen.insert(identity) {
+            distinct += bytes;
         }
     }
     (distinct, apart - distinct)

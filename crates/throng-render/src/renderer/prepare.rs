@@ -130,8 +130,7 @@ impl Renderer {
         stats.cached_poses = poses.poses();
         stats.pose_cache_bytes = poses.bytes();
         drop(poses);
-        (stats.bone_bytes, stats.shared_bone_bytes) =
-            crate::model::shared_frames::bone_bytes(models);
+        (stats.bone_bytes, stats.shared_bone_bytes) = GpuModel::bone_bytes_of(models);
         Ok(stats)
     }
 
