@@ -56,6 +56,13 @@ pub const MAX_PALETTE_ROWS: u32 = 4096;
 /// ([`crate::variety::Look::hidden`]), one per submesh of the finest LOD.
 pub const TOGGLEABLE_SUBMESHES: u32 = 32;
 
+/// Hidden masks per model of a crowd that get draw groups of their own on
+/// the GPU-driven path ([`crate::gpu::GpuModelInfo::hidden_masks`]): an
+/// instance wearing one is drawn without its hidden submeshes, whose
+/// vertices are then never shaded; an instance wearing another mask is
+/// drawn with every submesh, the hidden ones moved out of view.
+pub const MAX_LOOK_CLASSES: u32 = 16;
+
 /// Texels per row of a model's morph texture ([`crate::morph`]: the
 /// weights of every frame, then the deltas): 2048, the least
 /// `max_texture_dimension_2d` of WebGL2-class adapters.

@@ -80,4 +80,10 @@ struct GpuModelInfo {
     impostor_size: f32,
     impostor_mesh_lod: u32,
     rest_half_extent: vec4<f32>,
+    // Hidden masks with draw groups of their own (look classes 1, 2, …).
+    look_classes: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    hidden_masks: array<u32, MAX_LOOK_CLASSES>,
 }

@@ -6,6 +6,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::limits::MAX_LOOK_CLASSES;
+
 /// One clip as the cull pass reads it (48 bytes), mirrored by WGSL's
 /// `GpuClip`: its [`crate::layout::FrameMap`], its bounding sphere and
 /// the half extents of the box the sphere bounds (the clip's bounds over
@@ -28,8 +30,15 @@ pub struct GpuClip {
     pub half_extent: [f32; 4],
 }
 
-/// One model of a crowd as the cull pass reads it (64 bytes), mirrored by
+/// One model of a crowd as the cull pass reads it (144 bytes), mirrored by
 /// WGSL's `GpuModelInfo`.
+///
+/// Its draw groups: per level of its LOD chain, steady then fading, one
+/// group per look class — class 0 for instances drawn with every submesh
+/// (the hidden ones moved out of view), class `c ≥ 1` for instances whose
+/// hidden mask is `hidden_masks[c − 1]`, drawn without those submeshes
+/// ([`Self::group`], [`Self::class_of`]). The impostor draws every submesh
+/// in one quad: its groups are class 0's only.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuModelInfo {
@@ -43,7 +52,7 @@ pub struct GpuModelInfo {
     pub lod_base: u32,
     /// Its LODs.
     pub lod_count: u32,
-    /// Its first draw group: group `group_base + 2·lod + fading`.
+    /// Its first draw group ([`Self::group`]).
     pub group_base: u32,
     /// The level of its LOD chain the impostor is at, or [`NO_IMPOSTOR`].
     pub impostor_lod: u32,
@@ -56,6 +65,45 @@ pub struct GpuModelInfo {
     /// Half extents of the rest pose's bounding box (w unused), about
     /// [`Self::rest_sphere`]'s centre.
     pub rest_half_extent: [f32; 4],
+    /// Hidden masks with draw groups of their own: the first
+    /// `look_classes` of [`Self::hidden_masks`] (at most
+    /// [`MAX_LOOK_CLASSES`]).
+    pub look_classes: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+    /// The hidden masks of look classes 1, 2, …, each non-zero and each
+    /// once.
+    pub hidden_masks: [u32; MAX_LOOK_CLASSES as usize],
+}
+
+impl GpuModelInfo {
+    /// The look class of an instance with hidden mask `hidden`: 1 + the
+    /// mask's place in [`Self::hidden_masks`], or 0 where it has none.
+    /// WGSL's `look_class` in `cull.wgsl` is its twin.
+    pub fn class_of(&self, hidden: u32) -> u32 {
+        let n = self.look_classes.min(MAX_LOOK_CLASSES) as usize;
+        self.hidden_masks[..n]
+            .iter()
+            .position(|&m| m == hidden)
+            .map_or(0, |i| i as u32 + 1)
+    }
+
+    /// Look classes, class 0 included.
+    pub fn classes(&self) -> u32 {
+        1 + self.look_classes.min(MAX_LOOK_CLASSES)
+    }
+
+    /// The draw group of level `lod` of its LOD chain, `fading` or not,
+    /// look class `class`: `group_base + (2·lod + fading)·classes + class`.
+    /// WGSL's `draw_group` in `cull.wgsl` is its twin.
+    pub fn group(&self, lod: u32, fading: bool, class: u32) -> u32 {
+        self.group_base + (2 * lod + fading as u32) * self.classes() + class
+    }
+
+    /// Its draw groups, all levels and classes.
+    pub fn group_count(&self) -> u32 {
+        2 * self.lod_count * self.classes()
+    }
 }
 
 /// [`GpuModelInfo::impostor_lod`] of a model without an impostor.
@@ -142,7 +190,7 @@ pub struct PyramidParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct DrawSpec {
-    /// Draw group (model, LOD, fading).
+    /// Draw group (model, LOD, fading, look class: [`GpuModelInfo::group`]).
     pub group: u32,
     /// Indices of the submesh.
     pub index_count: u32,
@@ -202,4 +250,40 @@ pub struct LightFit {
     pub visible: u32,
     /// Padding to 16 bytes.
     pub pad: [u32; 3],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_classes_number_groups_after_every_level_and_fading() {
+        let mut info = GpuModelInfo {
+            group_base: 10,
+            lod_count: 3,
+            look_classes: 2,
+            ..Default::default()
+        };
+        info.hidden_masks[..2].copy_from_slice(&[0b10, 0b01]);
+        assert_eq!(info.class_of(0b10), 1);
+        assert_eq!(info.class_of(0b01), 2);
+        assert_eq!(info.class_of(0b11), 0, "a mask without a class");
+        assert_eq!(info.class_of(0), 0);
+        assert_eq!(info.classes(), 3);
+        assert_eq!(info.group_count(), 18);
+        // Every (level, fading, class) its own group, all within the model's.
+        let mut groups: Vec<u32> = (0..3)
+            .flat_map(|lod| [false, true].map(|f| (lod, f)))
+            .flat_map(|(lod, f)| (0..3).map(move |c| info.group(lod, f, c)))
+            .collect();
+        groups.sort_unstable();
+        assert_eq!(groups, (10..28).collect::<Vec<_>>());
+        // A model without classes keeps the layout it had: 2·lod + fading.
+        let plain = GpuModelInfo {
+            group_base: 4,
+            lod_count: 2,
+            ..Default::default()
+        };
+        assert_eq!(plain.group(1, true, 0), 4 + 3);
+    }
 }

@@ -246,6 +246,7 @@ impl Crowd {
         });
         self.tints.push(pack_tint(spawn.tint));
         self.looks.push(spawn.look);
+        self.note_look(m, spawn.look);
         if !self.motions.is_empty() {
             self.motions.push(throng_core::motion::GpuMotion::still(
                 rows_of(&spawn.transform).map(|v| v.to_array()),
@@ -327,6 +328,7 @@ impl Crowd {
         self.metas.clear();
         self.tints.clear();
         self.looks.clear();
+        self.forget_look_classes();
         self.motions.clear();
         self.simulated = 0;
         for p in &mut self.paths {

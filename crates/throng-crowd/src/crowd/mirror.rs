@@ -7,6 +7,7 @@
 //! ([`Crowd::changes`]).
 
 use throng_core::gpu::{GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, NO_IMPOSTOR};
+use throng_core::limits::MAX_LOOK_CLASSES;
 
 use super::Crowd;
 use super::anim_state::Playback;
@@ -20,8 +21,8 @@ pub struct GpuTables {
     pub clips: Vec<GpuClip>,
     /// Every model's LOD screen sizes, model after model.
     pub lod_sizes: Vec<f32>,
-    /// Draw groups: two (steady, fading) per (model, LOD), in the order
-    /// [`super::DrawList`] lists them.
+    /// Draw groups: per model, per level of its LOD chain, steady then
+    /// fading, one per look class ([`GpuModelInfo::group`]).
     pub group_count: u32,
 }
 
@@ -56,22 +57,32 @@ impl Crowd {
         bytemuck::cast_slice(&self.rows)
     }
 
-    /// The model, clip and LOD tables of the crowd's models.
+    /// The model, clip and LOD tables of the crowd's models, with each
+    /// model's look classes and its draw groups
+    /// ([`GpuModelInfo::group`]).
     pub fn gpu_tables(&self) -> GpuTables {
         let mut t = GpuTables::default();
         for m in &self.models {
-            t.models.push(GpuModelInfo {
+            let masks = m.look_classes.masks();
+            let mut hidden_masks = [0; MAX_LOOK_CLASSES as usize];
+            hidden_masks[..masks.len()].copy_from_slice(masks);
+            let info = GpuModelInfo {
                 rest_sphere: m.rest_sphere.to_array(),
                 clip_base: t.clips.len() as u32,
                 clip_count: m.maps.len() as u32,
                 lod_base: t.lod_sizes.len() as u32,
                 lod_count: m.lod_sizes.len() as u32,
-                group_base: 2 * m.bucket,
+                group_base: t.group_count,
                 impostor_lod: m.impostor.map_or(NO_IMPOSTOR, |i| i.lod),
                 impostor_size: m.impostor.map_or(0.0, |i| i.size),
                 impostor_mesh_lod: m.impostor.map_or(0, |i| i.mesh_lod),
                 rest_half_extent: m.rest_half_extent.extend(0.0).to_array(),
-            });
+                look_classes: masks.len() as u32,
+                pad: [0; 3],
+                hidden_masks,
+            };
+            t.group_count += info.group_count();
+            t.models.push(info);
             t.clips
                 .extend(
                     m.maps
@@ -88,7 +99,6 @@ impl Crowd {
                         }),
                 );
             t.lod_sizes.extend_from_slice(&m.lod_sizes);
-            t.group_count = 2 * (m.bucket + m.lod_sizes.len() as u32);
         }
         t
     }

@@ -56,6 +56,8 @@
 //! * `pick.rs`: the instance a ray hits first, against posed bounds.
 //! * `layers.rs`: animation layers over an instance's base pose, bone
 //!   masks, and the palette an instance shows with them.
+//! * `look_classes.rs`: the hidden masks each model's instances wear,
+//!   which get draw groups of their own on the GPU-driven path.
 //! * `lod.rs`: LOD choice with hysteresis, the mesh–impostor band, LOD
 //!   tints; below the models and the draw lists.
 //! * `draw/`: culling, LOD selection and the per-frame draw list (the
@@ -81,6 +83,7 @@ mod fixtures;
 mod instances;
 mod layers;
 mod lod;
+mod look_classes;
 mod mirror;
 mod models;
 mod motion;
@@ -133,6 +136,8 @@ pub struct Crowd {
     metas: Vec<Meta>,
     tints: Vec<u32>,
     looks: Vec<throng_core::variety::Look>,
+    /// Bumped whenever a model gets a look class (`look_classes.rs`).
+    looks_generation: u64,
     events: Vec<CrowdEvent>,
     /// Attachments, parents before children (creation order).
     followers: Vec<Follower>,

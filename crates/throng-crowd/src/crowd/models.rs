@@ -163,6 +163,8 @@ pub(super) struct ModelRt {
     pub(super) impostor: Option<ImpostorLevel>,
     /// First draw bucket of this model (buckets are (model, LOD) pairs).
     pub(super) bucket: u32,
+    /// The hidden masks its instances wear with draw groups of their own.
+    pub(super) look_classes: super::look_classes::LookClasses,
     /// Its first key in the crowd's root-key table.
     pub(super) root_base: u32,
 }
@@ -215,6 +217,7 @@ impl Crowd {
                 .models
                 .last()
                 .map_or(0, |p| p.bucket + p.lod_sizes.len() as u32),
+            look_classes: Default::default(),
             root_base,
         });
         ModelId(self.models.len() as u32 - 1)

@@ -28,7 +28,9 @@ impl Crowd {
     /// palette (row 0 for a model without one).
     pub fn set_look(&mut self, id: InstanceId, look: Look) -> Result<(), CrowdError> {
         let d = self.dense(id)?;
-        self.check_look(self.metas[d].model, look)?;
+        let m = self.metas[d].model;
+        self.check_look(m, look)?;
+        self.note_look(m, look);
         self.looks[d] = look;
         self.touch(Change::state(d));
         Ok(())

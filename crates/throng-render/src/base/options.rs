@@ -390,6 +390,11 @@ pub struct FrameStats {
     pub vertices: u64,
     /// Instances drawn as impostors.
     pub impostors: u32,
+    /// Submeshes not drawn because their instance hides them: per instance
+    /// drawn in a look class, the submeshes its mask leaves out (the
+    /// GPU-driven path; `throng_crowd`'s look classes). The other paths
+    /// draw hidden submeshes and move their vertices out of view: 0.
+    pub parts_culled: u64,
     /// Bytes of records uploaded (crowd and shadow passes).
     pub record_bytes: u64,
     /// Instances drawn into the shadow map (in the light's view and, with

@@ -131,17 +131,17 @@ fn cull_light_views(
             ..camera
         };
         let lists = crowds.iter().zip(&gd.crowds).zip(&gd.specs).zip(&guards);
-        for ((((crowd, c), (specs, _)), guard), cull) in lists.zip(&mut state.culls) {
+        for ((((crowd, c), plan), guard), cull) in lists.zip(&mut state.culls) {
             let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
                 continue;
             };
-            if specs.is_empty() {
+            if plan.is_empty() {
                 continue;
             }
             let request = CullRequest {
                 view: light,
                 now: crowd.clock(),
-                draws: specs,
+                draws: &plan.specs,
                 phase: CullPhase::Only,
                 previous: None,
             };
@@ -173,10 +173,11 @@ impl CasterPlan<'_> {
         let mut impostors = false;
         for state in &mut lv.views {
             state.items.clear();
-            for (cull, (specs, planned)) in state.culls.iter_mut().zip(&self.gd.specs) {
-                if specs.is_empty() {
+            for (cull, plan) in state.culls.iter_mut().zip(&self.gd.specs) {
+                if plan.is_empty() {
                     continue;
                 }
+                let planned = &plan.planned;
                 cull.after_submit(self.device);
                 if let Some(d) = cull.latest_drawn() {
                     stats.casters += d.visible;

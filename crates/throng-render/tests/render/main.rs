@@ -16,6 +16,7 @@ mod extra_targets;
 mod golden;
 mod gpu_driven;
 mod gpu_readback;
+mod hidden_parts;
 mod impostor_wgsl;
 mod layers_draw;
 mod layers_readback;

@@ -11,8 +11,9 @@ use throng_core::gpu::{
 };
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{
-    MAX_INFLUENCES, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH, MORPH_WEIGHTS_PER_TEXEL,
-    PACKAGE_WIDTH, PALETTE_WEIGHTS_PER_MATRIX, REST_FRAME, TEXELS_PER_MATRIX,
+    MAX_INFLUENCES, MAX_LOOK_CLASSES, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH,
+    MORPH_WEIGHTS_PER_TEXEL, PACKAGE_WIDTH, PALETTE_WEIGHTS_PER_MATRIX, REST_FRAME,
+    TEXELS_PER_MATRIX,
 };
 use throng_core::model::BakedVertex;
 use throng_core::motion::MotionKind;
@@ -77,6 +78,7 @@ pub fn prelude() -> String {
          const CULL_PREVIOUS: u32 = {}u;\n\
          const IMPOSTOR_TABLE_WIDTH: u32 = {IMPOSTOR_TABLE_WIDTH}u;\n\
          const NO_IMPOSTOR: u32 = {NO_IMPOSTOR}u;\n\
+         const MAX_LOOK_CLASSES: u32 = {MAX_LOOK_CLASSES}u;\n\
          const LOD_DITHER_LEVELS: u32 = {LOD_DITHER_LEVELS}u;\n\
          const MAX_EXTRA_LAYERS: u32 = {MAX_EXTRA_LAYERS}u;\n\
          const MAX_SHADOW_CASCADES: u32 = {MAX_SHADOW_CASCADES}u;\n\

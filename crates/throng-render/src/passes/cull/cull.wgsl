@@ -5,7 +5,11 @@
 // 1. `classify` (one invocation per instance): frames and fade from the
 //    clock, bounds (union of both clips while fading), frustum test, LOD by
 //    projected size with hysteresis (state kept per instance per view), then
-//    a slot in its draw group (model, LOD, fading) by an atomic counter.
+//    a slot in its draw group (model, LOD, fading, look class) by an atomic
+//    counter. The look class is the instance's hidden mask's among its
+//    model's (`look_class`): its group's draws leave out the submeshes that
+//    mask hides, so their vertices are never shaded; class 0 (no class)
+//    draws them all, the hidden ones moved out of view in the vertex stage.
 //    With occlusion culling it runs twice a frame (docs/design/occlusion.md):
 //    the early phase places only the instances in view that were visible
 //    last frame (the visibility bit of their LOD state); after they are
@@ -362,6 +366,30 @@ fn occluded(b: LocalBox, t: GpuTransform) -> bool {
     return far < 1.0 && near > far;
 }
 
+// Look classes of a model, class 0 included.
+fn look_classes(model: GpuModelInfo) -> u32 {
+    return 1u + min(model.look_classes, MAX_LOOK_CLASSES);
+}
+
+// The look class of an instance with hidden mask `hidden`: 1 + the mask's
+// place among its model's, or 0 where it has none. The twin of
+// throng_core::gpu::GpuModelInfo::class_of.
+fn look_class(model: GpuModelInfo, hidden: u32) -> u32 {
+    var masks = model.hidden_masks;
+    for (var c = 0u; c < look_classes(model) - 1u; c++) {
+        if masks[c] == hidden {
+            return c + 1u;
+        }
+    }
+    return 0u;
+}
+
+// The draw group of level `lod`, fading or not, look class `look`. The
+// twin of throng_core::gpu::GpuModelInfo::group.
+fn draw_group(model: GpuModelInfo, lod: u32, fading: bool, look: u32) -> u32 {
+    return model.group_base + (2u * lod + u32(fading)) * look_classes(model) + look;
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn classify(inv: Invocation) {
     let i = instance_index(inv);
@@ -438,11 +466,16 @@ fn classify(inv: Invocation) {
     }
     var second = vec2<u32>(NOT_DRAWN, 0u);
     if level > 0u {
-        let imp = min(model.group_base + 2u * model.impostor_lod + u32(fading), view.group_count - 1u);
+        let imp = min(draw_group(model, model.impostor_lod, fading, 0u), view.group_count - 1u);
         second = vec2<u32>(imp | (level << LEVEL_SHIFT), atomicAdd(&counts[DRAWN_WORDS + imp], 1u));
         lod = model.impostor_mesh_lod;
     }
-    let group = min(model.group_base + 2u * lod + u32(fading), view.group_count - 1u);
+    // The impostor shows every submesh: its groups are class 0's.
+    var look = 0u;
+    if model.impostor_lod == NO_IMPOSTOR || lod != model.impostor_lod {
+        look = look_class(model, inst.look_hidden);
+    }
+    let group = min(draw_group(model, lod, fading, look), view.group_count - 1u);
     let slot = atomicAdd(&counts[DRAWN_WORDS + group], 1u);
     atomicAdd(&counts[PLACED_WORD], 1u);
     placement[i] = vec4<u32>(group | (level << LEVEL_SHIFT), slot, second);
@@ -535,7 +568,7 @@ fn write_record(place: vec2<u32>, inst: GpuInstance, model: GpuModelInfo, s: Sho
     let level = place.x >> LEVEL_SHIFT;
     var tint = inst.tint;
     if (view.flags & CULL_LOD_TINTS) != 0u {
-        tint = lod_tint((placed_group(place) - model.group_base) / 2u);
+        tint = lod_tint((placed_group(place) - model.group_base) / (2u * look_classes(model)));
     }
     let at = placed_at(place);
     if at < arrayLength(&records) {

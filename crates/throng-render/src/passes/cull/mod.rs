@@ -91,7 +91,8 @@ pub struct CullRequest<'a> {
     pub view: DrawView,
     /// The crowd clock ([`throng_crowd::crowd::Crowd::clock`]).
     pub now: u64,
-    /// Per indirect draw: the group (`group_base + 2·lod + fading` of
+    /// Per indirect draw: the group
+    /// ([`throng_core::gpu::GpuModelInfo::group`] of a model of
     /// [`throng_crowd::crowd::GpuTables`]) and the submesh it draws.
     pub draws: &'a [DrawSpec],
     /// One pass, or a phase of occlusion culling.
@@ -326,7 +327,7 @@ impl CullList {
         if groups >= 1 << 24 {
             return Err(RenderError::TooBig {
                 model: "the crowd".into(),
-                what: "draw groups (models × LODs × 2) of one crowd".into(),
+                what: "draw groups (models × LODs × 2 × look classes) of one crowd".into(),
                 needed: groups as u64,
                 limit: (1 << 24) - 1,
             });

@@ -43,6 +43,9 @@ pub struct CrowdMirror {
     /// Keys of the models the tables were built for: another crowd, or
     /// the same number of other models, rebuilds them.
     model_keys: Vec<u64>,
+    /// The crowd and the generation of its look classes the tables were
+    /// built for: a new class (new draw groups) rebuilds them.
+    look_classes: Option<(u64, u64)>,
     len: u32,
     state_slots: Slots,
     transform_slots: Slots,
@@ -91,6 +94,7 @@ impl CrowdMirror {
             ),
             tables: GpuTables::default(),
             model_keys: Vec::new(),
+            look_classes: None,
             len: 0,
             state_slots: Slots::default(),
             transform_slots: Slots::default(),
@@ -278,8 +282,8 @@ impl CrowdMirror {
         Ok(())
     }
 
-    /// Uploads the model, clip and LOD tables when the crowd's models are
-    /// not those they were built for.
+    /// Uploads the model, clip and LOD tables when the crowd's models, or
+    /// their look classes, are not those they were built for.
     fn sync_model_tables(
         &mut self,
         device: &wgpu::Device,
@@ -287,14 +291,17 @@ impl CrowdMirror {
         crowd: &Crowd,
         stats: &mut SyncStats,
     ) -> Result<(), RenderError> {
+        let look_classes = Some((crowd.identity(), crowd.look_classes_generation()));
         if crowd
             .models()
             .map(|m| m.key())
             .eq(self.model_keys.iter().copied())
+            && self.look_classes == look_classes
         {
             return Ok(());
         }
         self.model_keys = crowd.models().map(|m| m.key()).collect();
+        self.look_classes = look_classes;
         self.tables = crowd.gpu_tables();
         let t = &self.tables;
         let (models, clips, sizes): (&[u8], &[u8], &[u8]) = (

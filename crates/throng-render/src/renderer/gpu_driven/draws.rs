@@ -6,6 +6,7 @@
 
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
+use super::CrowdPlan;
 use super::prepare::Plans;
 use super::stats::{add_cpu_counts, count_casters, count_drawn};
 use crate::base::error::RenderError;
@@ -69,18 +70,19 @@ impl Renderer {
         let Some(gd) = &self.gpu else {
             return Ok(());
         };
-        for (c, (specs, planned)) in gd.crowds.iter().zip(plans) {
-            if planned.is_empty() {
+        for (c, plan) in gd.crowds.iter().zip(plans) {
+            if plan.planned.is_empty() {
                 continue;
             }
-            self.list_draws(&c.camera, specs, planned, &of, stats, &mut camera)?;
+            let planned = &plan.planned;
+            self.list_draws(&c.camera, plan, &of, stats, &mut camera)?;
             if let (Some(prepass), Some(previous)) =
                 (self.prepass.as_mut(), c.camera.previous_records())
             {
                 prepass_draws(prepass, &c.camera, previous, planned, &of)?;
             }
             if late {
-                self.list_draws(&c.late, specs, planned, &of, stats, &mut late_phase)?;
+                self.list_draws(&c.late, plan, &of, stats, &mut late_phase)?;
             }
             if let Some(sh) = self.shadows.map.as_mut() {
                 let lists = [Some(&c.shadow), shadow_late.then_some(&c.shadow_late)];
@@ -104,15 +106,15 @@ impl Renderer {
     fn list_draws(
         &self,
         list: &CullList,
-        specs: &[throng_core::gpu::DrawSpec],
-        planned: &[Planned],
+        plan: &CrowdPlan,
         of: &DrawsOf<'_>,
         stats: &mut FrameStats,
         out: &mut Sorted,
     ) -> Result<(), RenderError> {
         if let Some(drawn) = list.latest_drawn() {
-            count_drawn(stats, drawn, specs, planned);
+            count_drawn(stats, drawn, plan);
         }
+        let planned = &plan.planned;
         let records = self.records_group(list.records());
         for (d, p) in planned.iter().enumerate() {
             let offset = d as u64 * INDIRECT_ARGS_SIZE;

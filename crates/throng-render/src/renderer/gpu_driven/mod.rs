@@ -38,7 +38,7 @@ mod plan;
 mod prepare;
 mod stats;
 
-pub(super) use plan::Planned;
+pub(super) use plan::{CrowdPlan, Planned};
 
 /// True if the adapter and device can run the GPU-driven path: storage
 /// buffers in the vertex stage, compute shaders with 8 storage buffers,
@@ -63,7 +63,7 @@ pub(super) struct GpuDriven {
     pub(super) used: usize,
     /// Their indirect draws, and per draw the vertices an instance shades
     /// and whether it draws the impostor.
-    pub(super) specs: Vec<(Vec<throng_core::gpu::DrawSpec>, Vec<Planned>)>,
+    pub(super) specs: Vec<CrowdPlan>,
     /// What the CPU's lists of instances with animation layers drew last
     /// frame (added to the GPU's counts).
     layered_stats: FrameStats,
@@ -195,8 +195,8 @@ impl GpuDriven {
         } else {
             "late cull"
         };
-        for (c, (specs, _)) in self.crowds.iter().zip(&self.specs).take(self.used) {
-            if !specs.is_empty() {
+        for (c, plan) in self.crowds.iter().zip(&self.specs).take(self.used) {
+            if !plan.is_empty() {
                 let span =
                     timer.and_then(|t| Some(t.compute_writes(t.span(name, SpanKind::Frame)?)));
                 let list = if shadow { &c.shadow_late } else { &c.late };

@@ -1,9 +1,13 @@
-//! A crowd's indirect draws planned: every (model, LOD, fading, submesh)
-//! as a [`DrawSpec`] for the cull and a [`Planned`] draw that becomes a
-//! draw item of whichever list (camera, late phase, light) culled it.
+//! A crowd's indirect draws planned ([`CrowdPlan`]): every (model, LOD,
+//! fading, look class, submesh the class shows) as a [`DrawSpec`] for the
+//! cull and a [`Planned`] draw that becomes a draw item of whichever list
+//! (camera, late phase, light) culled it. A look class (`throng_crowd`'s
+//! `look_classes`) leaves out the submeshes its hidden mask hides; class 0
+//! draws them all.
 
 use throng_core::gpu::DrawSpec;
 use throng_core::material::AlphaMode;
+use throng_core::variety::submesh_bits;
 use throng_crowd::crowd::{Crowd, GpuTables};
 
 use crate::base::error::RenderError;
@@ -63,28 +67,46 @@ impl Planned {
     }
 }
 
-/// Every (model, LOD, fading, submesh) of a crowd: the indirect draws'
-/// specs and what each draws.
+/// A crowd's indirect draws: what the cull fills and what each draws.
+#[derive(Default)]
+pub(in crate::renderer) struct CrowdPlan {
+    /// Per indirect draw, its group and submesh, for the cull.
+    pub(in crate::renderer) specs: Vec<DrawSpec>,
+    /// Per indirect draw, what it draws.
+    pub(in crate::renderer) planned: Vec<Planned>,
+    /// Per draw group of a look class that hides something: the group and
+    /// the submeshes its draws leave out (counted per instance drawn,
+    /// `FrameStats::parts_culled`).
+    pub(in crate::renderer) hidden: Vec<(u32, u32)>,
+}
+
+impl CrowdPlan {
+    /// No draws: an empty crowd.
+    pub(in crate::renderer) fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+}
+
+/// Every (model, LOD, fading, look class, submesh shown) of a crowd.
 pub(in crate::renderer) fn plan(
     crowd: &Crowd,
     tables: &GpuTables,
     models: &[&GpuModel],
-) -> Result<(Vec<DrawSpec>, Vec<Planned>), RenderError> {
-    let mut specs = Vec::new();
-    let mut planned = Vec::new();
+) -> Result<CrowdPlan, RenderError> {
+    let mut out = CrowdPlan::default();
     for (m, handle) in crowd.models().enumerate() {
         let (index, model) = find_model_by_key(models, handle)?;
         let info = &tables.models[m];
         for lod in 0..info.lod_count as usize {
             if model.impostor_at(lod).is_some() {
                 for fading in [false, true] {
-                    specs.push(DrawSpec {
-                        group: info.group_base + 2 * lod as u32 + fading as u32,
+                    out.specs.push(DrawSpec {
+                        group: info.group(lod as u32, fading, 0),
                         index_count: QUAD_INDICES.len() as u32,
                         first_index: 0,
                         base_vertex: 0,
                     });
-                    planned.push(Planned {
+                    out.planned.push(Planned {
                         key: PipelineKey::IMPOSTOR,
                         model: index,
                         lod,
@@ -96,36 +118,91 @@ pub(in crate::renderer) fn plan(
                 }
                 continue;
             }
-            let gl = &model.lods[lod.min(model.lods.len() - 1)];
+            let mesh_lod = lod.min(model.lods.len() - 1);
+            let bits = submesh_bits(handle.model(), mesh_lod);
             for fading in [false, true] {
-                for (s, sub) in gl.submeshes.iter().enumerate() {
-                    let material = &model.materials[sub.material];
-                    specs.push(DrawSpec {
-                        group: info.group_base + 2 * lod as u32 + fading as u32,
-                        index_count: sub.index_count,
-                        first_index: sub.first_index,
-                        base_vertex: sub.base_vertex,
-                    });
-                    let blend = material.alpha_mode == AlphaMode::Blend;
-                    planned.push(Planned {
-                        key: PipelineKey {
-                            flat: sub.flat,
-                            double_sided: material.double_sided,
-                            blend,
-                            cross_fade: fading,
-                            palettes: false,
-                            pose_cache: false,
-                        },
-                        model: index,
+                for class in 0..info.classes() {
+                    let hides = match class {
+                        0 => 0,
+                        c => info.hidden_masks[c as usize - 1],
+                    };
+                    let group = info.group(lod as u32, fading, class);
+                    let at = Level {
+                        index,
                         lod,
-                        sub: s,
-                        blend,
-                        impostor: false,
-                        vertices: sub.vertex_count,
+                        mesh_lod,
+                        fading,
+                        group,
+                    };
+                    let hidden = plan_class(&mut out, model, at, |s| {
+                        bits.get(s).is_some_and(|&b| b & hides != 0)
                     });
+                    if hidden > 0 {
+                        out.hidden.push((group, hidden));
+                    }
                 }
             }
         }
     }
-    Ok((specs, planned))
+    Ok(out)
+}
+
+/// Where one draw group's draws are: the model's place among the frame's
+/// models, the level of its LOD chain and the mesh LOD drawn there,
+/// fading or not, and the group.
+struct Level {
+    index: usize,
+    lod: usize,
+    mesh_lod: usize,
+    fading: bool,
+    group: u32,
+}
+
+/// The draws of one group of `model` at `at`: one per submesh of the mesh
+/// LOD that `hides` does not leave out. Returns how many it leaves out.
+fn plan_class(
+    out: &mut CrowdPlan,
+    model: &GpuModel,
+    at: Level,
+    hides: impl Fn(usize) -> bool,
+) -> u32 {
+    let Level {
+        index,
+        lod,
+        mesh_lod,
+        fading,
+        group,
+    } = at;
+    let mut hidden = 0;
+    for (s, sub) in model.lods[mesh_lod].submeshes.iter().enumerate() {
+        if hides(s) {
+            hidden += 1;
+            continue;
+        }
+        let material = &model.materials[sub.material];
+        out.specs.push(DrawSpec {
+            group,
+            index_count: sub.index_count,
+            first_index: sub.first_index,
+            base_vertex: sub.base_vertex,
+        });
+        let blend = material.alpha_mode == AlphaMode::Blend;
+        out.planned.push(Planned {
+            key: PipelineKey {
+                flat: sub.flat,
+                double_sided: material.double_sided,
+                blend,
+                cross_fade: fading,
+                palettes: false,
+                pose_cache: false,
+            },
+            model: index,
+            lod,
+            sub: s,
+            blend,
+            impostor: false,
+            vertices: sub.vertex_count,
+        });
+    }
+    hidden
 }

@@ -7,11 +7,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use throng_core::gpu::DrawSpec;
 use throng_crowd::camera::Frustum;
 use throng_crowd::crowd::{Crowd, DrawView};
 
-use super::plan::{Planned, plan};
+use super::plan::{CrowdPlan, plan};
 use super::{CrowdGpu, GpuDriven};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
@@ -26,9 +25,8 @@ use crate::shadow::light_fit::{self, LightFitPass};
 use crate::shadow::map::Shadow;
 use throng_crowd::camera::Camera;
 
-/// Per crowd: its indirect draws' specs and what each draws (empty for an
-/// empty crowd).
-pub(super) type Plans = Vec<(Vec<DrawSpec>, Vec<Planned>)>;
+/// Per crowd: its indirect draws (none for an empty crowd).
+pub(super) type Plans = Vec<CrowdPlan>;
 
 impl Renderer {
     /// [`Self::prepare_draws`] on the GPU-driven path (frame uniforms already
@@ -175,8 +173,8 @@ impl GpuDriven {
                 sim.after_submit();
             }
         }
-        for (c, (specs, _)) in self.crowds.iter_mut().zip(plans) {
-            if specs.is_empty() {
+        for (c, plan) in self.crowds.iter_mut().zip(plans) {
+            if plan.is_empty() {
                 continue;
             }
             c.camera.after_submit(device);
@@ -263,14 +261,14 @@ impl<'a> FrameCull<'a> {
             stats.instances += crowd.len() as u32;
             if crowd.is_empty() {
                 // Nothing to cull or draw.
-                plans.push((Vec::new(), Vec::new()));
+                plans.push(CrowdPlan::default());
                 continue;
             }
-            let (specs, planned) = plan(crowd, mirror.tables(), self.inputs.models)?;
+            let crowd_plan = plan(crowd, mirror.tables(), self.inputs.models)?;
             let request = CullRequest {
                 view: self.inputs.view,
                 now: crowd.clock(),
-                draws: &specs,
+                draws: &crowd_plan.specs,
                 phase: match self.inputs.occlusion {
                     Some(_) => CullPhase::Early,
                     None => CullPhase::Only,
@@ -294,7 +292,7 @@ impl<'a> FrameCull<'a> {
                 c.late.prepare(device, queue, self.pass, mirror, &request)?;
             }
             c.camera.encode(encoder, self.pass, self.span("cull"));
-            plans.push((specs, planned));
+            plans.push(crowd_plan);
         }
         Ok(plans)
     }
@@ -320,7 +318,7 @@ impl<'a> FrameCull<'a> {
         let cameras: Vec<&CullList> = crowd_gpus
             .iter()
             .zip(plans)
-            .filter(|(_, (specs, _))| !specs.is_empty())
+            .filter(|(_, plan)| !plan.is_empty())
             .map(|(c, _)| &c.camera)
             .collect();
         fit.encode(device, queue, encoder, light.direction, &cameras)?;
@@ -342,8 +340,8 @@ impl<'a> FrameCull<'a> {
             .zip(crowd_gpus)
             .zip(plans)
             .zip(guards);
-        for (((crowd, c), (specs, _)), guard) in casters {
-            if specs.is_empty() {
+        for (((crowd, c), plan), guard) in casters {
+            if plan.is_empty() {
                 continue;
             }
             let Some(mirror) = guard.as_deref().or(c.mirror.as_ref()) else {
@@ -352,7 +350,7 @@ impl<'a> FrameCull<'a> {
             let request = CullRequest {
                 view: light_view,
                 now: crowd.clock(),
-                draws: specs,
+                draws: &plan.specs,
                 phase: match light.shadow_pyramid {
                     Some(_) => CullPhase::Early,
                     None => CullPhase::Only,

@@ -2,27 +2,30 @@
 //! from the GPU a frame or two later; [`Renderer::wait_gpu_stats`] waits
 //! for the frame last prepared.
 
-use throng_core::gpu::{DrawSpec, LightFit};
+use throng_core::gpu::LightFit;
 
-use super::Planned;
+use super::CrowdPlan;
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::device::offscreen::map_read;
 use crate::renderer::Renderer;
 
 /// What a view's draws submitted, from its per-group counts: instances in
-/// view (less those a late phase found occluded), triangles, vertices and
-/// impostors into `stats`.
+/// view (less those a late phase found occluded), triangles, vertices,
+/// impostors and the hidden parts left out into `stats`.
 pub(super) fn count_drawn(
     stats: &mut FrameStats,
     drawn: &crate::passes::cull::Drawn,
-    specs: &[DrawSpec],
-    planned: &[Planned],
+    plan: &CrowdPlan,
 ) {
     stats.visible = (stats.visible + drawn.visible).saturating_sub(drawn.occluded);
     stats.occluded += drawn.occluded;
-    for (s, p) in specs.iter().zip(planned) {
-        let n = drawn.groups.get(s.group as usize).copied().unwrap_or(0);
+    let count = |group: u32| drawn.groups.get(group as usize).copied().unwrap_or(0);
+    for &(group, parts) in &plan.hidden {
+        stats.parts_culled += count(group) as u64 * parts as u64;
+    }
+    for (s, p) in plan.specs.iter().zip(&plan.planned) {
+        let n = count(s.group);
         stats.triangles += n as u64 * (s.index_count / 3) as u64;
         stats.vertices += n as u64 * p.vertices as u64;
         if p.impostor {
@@ -69,13 +72,14 @@ impl Renderer {
         stats.triangles = 0;
         stats.vertices = 0;
         stats.impostors = 0;
+        stats.parts_culled = 0;
         add_cpu_counts(stats, &gd.layered_stats);
-        for (c, (specs, planned)) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
+        for (c, plan) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
             if let Some(drawn) = c.camera.wait_drawn(&device)? {
-                count_drawn(stats, drawn, specs, planned);
+                count_drawn(stats, drawn, plan);
             }
             if two_phase && let Some(drawn) = c.late.wait_drawn(&device)? {
-                count_drawn(stats, drawn, specs, planned);
+                count_drawn(stats, drawn, plan);
             }
             if shadows {
                 if let Some(d) = c.shadow.wait_drawn(&device)? {

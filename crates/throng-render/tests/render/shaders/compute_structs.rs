@@ -185,6 +185,11 @@ fn cull_structs_match_their_rust_twins() {
             offset_of!(GpuModelInfo, impostor_size),
             offset_of!(GpuModelInfo, impostor_mesh_lod),
             offset_of!(GpuModelInfo, rest_half_extent),
+            offset_of!(GpuModelInfo, look_classes),
+            offset_of!(GpuModelInfo, pad),
+            offset_of!(GpuModelInfo, pad) + 4,
+            offset_of!(GpuModelInfo, pad) + 8,
+            offset_of!(GpuModelInfo, hidden_masks),
         ],
     );
     check(
