@@ -253,6 +253,7 @@ fn table(r: &Report) -> String {
         ),
         ("varied / gpu-driven", &r.varied_over_gpu_driven),
         ("gpu-driven / lambert", &r.gpu_driven_over_lambert),
+        ("outfits / outfits-shaded", &r.outfits_over_shaded),
     ] {
         ratio_lines(&mut s, name, ratios);
     }

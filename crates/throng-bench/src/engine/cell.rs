@@ -15,7 +15,7 @@ use throng_render::{
 
 use super::report::{Cell, PassSpread, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
-use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid};
+use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, outfit_look, spawn_grid};
 use crate::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_demo::walkers::Walkers;
 
@@ -236,6 +236,8 @@ pub(crate) struct Bench<'a> {
     pub(crate) gpu_model: &'a GpuModel,
     /// The model dressed in the demo palette, for `varied` cells.
     pub(crate) dressed: Option<(&'a ModelHandle, &'a GpuModel)>,
+    /// The model worn as outfits, for the `outfits` cells.
+    pub(crate) outfitted: Option<(&'a ModelHandle, &'a GpuModel)>,
     pub(crate) skin: Option<&'a CpuSkinnedModel>,
     pub(crate) target: &'a Offscreen,
 }
@@ -304,10 +306,13 @@ impl<'a> Bench<'a> {
 
     /// A fresh grid of `n` instances; for `varied` the dressed model, each
     /// instance a palette row and size and no tint; for `layered` a layer
-    /// over every instance.
+    /// over every instance; for the outfits modes the outfitted model,
+    /// instance `i` wearing outfit `i` modulo their number.
     fn grid(&self, mode: Mode, n: u32) -> Result<Grid<'a>, CellError> {
-        let (handle, gpu_model, variety) = match (mode, self.dressed) {
-            (Mode::Varied, Some((h, g))) => (h, g, Some(demo_variety(VARIETY_SEED, Vec::new()))),
+        let outfits = matches!(mode, Mode::Outfits | Mode::OutfitsShaded);
+        let (handle, gpu_model, variety) = match (mode, self.dressed, self.outfitted) {
+            (Mode::Varied, Some((h, g)), _) => (h, g, Some(demo_variety(VARIETY_SEED, Vec::new()))),
+            (_, _, Some((h, g))) if outfits => (h, g, None),
             _ => (self.handle, self.gpu_model, None),
         };
         let mut crowd = Crowd::new();
@@ -325,6 +330,14 @@ impl<'a> Bench<'a> {
         .map_err(|e| CellError::Failed(e.to_string()))?;
         if mode == Mode::Layered {
             add_layers(&mut crowd, id).map_err(|e| CellError::Failed(e.to_string()))?;
+        }
+        if outfits {
+            let ids: Vec<InstanceId> = crowd.dense_ids().collect();
+            for (i, instance) in ids.into_iter().enumerate() {
+                crowd
+                    .set_look(instance, outfit_look(handle, i as u32))
+                    .map_err(|e| CellError::Failed(e.to_string()))?;
+            }
         }
         Ok(Grid {
             crowd,
@@ -363,7 +376,12 @@ impl<'a> Bench<'a> {
             .pose_cache_budget
             .unwrap_or(PoseCacheOptions::DEFAULT_BUDGET);
         Ok(match mode {
-            Mode::GpuDriven | Mode::Varied => baked(options(PathChoice::GpuDriven, &|_| {}))?,
+            Mode::GpuDriven | Mode::Varied | Mode::Outfits => {
+                baked(options(PathChoice::GpuDriven, &|_| {}))?
+            }
+            Mode::OutfitsShaded => baked(options(PathChoice::GpuDriven, &|o| {
+                o.cull_hidden_parts = false
+            }))?,
             Mode::Lambert => baked(options(PathChoice::GpuDriven, &|o| {
                 o.lighting.shading = Shading::Lambert
             }))?,

@@ -98,14 +98,23 @@ pub enum Mode {
     /// [`crate::demo::DEMO_VARIANTS`] rows, every instance a row and a size
     /// of its own ([`crate::demo::demo_variety`]).
     Varied,
+    /// As `GpuDriven`, the model worn as [`crate::demo::DEMO_OUTFITS`]
+    /// outfits ([`crate::demo::outfitted`]; its finest LOD only), each
+    /// instance wearing one: the others are left out of its draws.
+    Outfits,
+    /// As `Outfits` with `RendererOptions::cull_hidden_parts` off: every
+    /// outfit drawn, the hidden ones moved out of view in the vertex stage.
+    OutfitsShaded,
 }
 
 impl Mode {
     /// Every mode, in the order the table lists them.
-    pub const ALL: [Mode; 10] = [
+    pub const ALL: [Mode; 12] = [
         Mode::GpuDriven,
         Mode::Lambert,
         Mode::Varied,
+        Mode::Outfits,
+        Mode::OutfitsShaded,
         Mode::PoseCache,
         Mode::Baked,
         Mode::BakedUnbounded,
@@ -128,6 +137,8 @@ impl Mode {
             Mode::CpuSkinned => "cpu-skinned",
             Mode::Varied => "varied",
             Mode::Lambert => "lambert",
+            Mode::Outfits => "outfits",
+            Mode::OutfitsShaded => "outfits-shaded",
         }
     }
 
@@ -315,6 +326,23 @@ pub fn run(
         Some(d) => Some(GpuModel::upload(&gpu.device, &gpu.queue, d)?),
         None => None,
     };
+    let outfitted = match modes
+        .iter()
+        .any(|m| matches!(m, Mode::Outfits | Mode::OutfitsShaded))
+    {
+        false => None,
+        true => Some(crate::demo::outfitted(&handle).ok_or_else(|| {
+            BenchError::Plan(format!(
+                "the outfits modes wear {} copies of the finest LOD's submeshes; \
+                 this model has too many submeshes for a look's toggles",
+                crate::demo::DEMO_OUTFITS
+            ))
+        })?),
+    };
+    let outfitted_gpu = match &outfitted {
+        Some(o) => Some(GpuModel::upload(&gpu.device, &gpu.queue, o)?),
+        None => None,
+    };
     let target = Offscreen::new(&gpu.device, plan.size)?;
     let mut report = Report {
         schema: SCHEMA,
@@ -331,6 +359,7 @@ pub fn run(
         occlusion_on_over_off: Vec::new(),
         varied_over_gpu_driven: Vec::new(),
         gpu_driven_over_lambert: Vec::new(),
+        outfits_over_shaded: Vec::new(),
     };
     progress(Progress::Started(&report));
     let bench = Bench {
@@ -339,6 +368,7 @@ pub fn run(
         handle: &handle,
         gpu_model: &gpu_model,
         dressed: dressed.as_ref().zip(dressed_gpu.as_ref()),
+        outfitted: outfitted.as_ref().zip(outfitted_gpu.as_ref()),
         skin: skin.as_ref(),
         target: &target,
     };
@@ -443,6 +473,8 @@ fn add_ratios(report: &mut Report) {
     report.varied_over_gpu_driven = report::ratios(&report.results, Mode::Varied, Mode::GpuDriven);
     report.gpu_driven_over_lambert =
         report::ratios(&report.results, Mode::GpuDriven, Mode::Lambert);
+    report.outfits_over_shaded =
+        report::ratios(&report.results, Mode::Outfits, Mode::OutfitsShaded);
     report.occlusion_on_over_off = report::occlusion_ratios(&report.results);
 }
 

@@ -349,6 +349,9 @@ pub struct Report {
     /// `gpu-driven / lambert` per instance count where both ran: what PBR
     /// shading costs over Lambert's.
     pub gpu_driven_over_lambert: Vec<Ratio>,
+    /// `outfits / outfits-shaded` per instance count where both ran: what
+    /// leaving hidden outfits out of the draws saves.
+    pub outfits_over_shaded: Vec<Ratio>,
 }
 
 /// `a / b` where both ran at the same instance count.

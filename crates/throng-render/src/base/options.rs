@@ -229,6 +229,13 @@ pub struct RendererOptions {
     /// vertex stage's per-view work and of the texture reads, for
     /// instances a few pixels tall. 0 blends three views at every size.
     pub impostor_one_view_size: f32,
+    /// On the GPU-driven path, leave out of an instance's draws the
+    /// submeshes its look hides, for the masks that are its model's look
+    /// classes (`throng_crowd`'s `look_classes`): their vertices are never
+    /// shaded. False draws every submesh and moves the hidden ones' vertices
+    /// out of view, as the other paths do (the outfits benchmark's
+    /// baseline). Default true.
+    pub cull_hidden_parts: bool,
 }
 
 impl RendererOptions {
@@ -258,6 +265,7 @@ impl Default for RendererOptions {
             pose_cache: Some(PoseCacheOptions::default()),
             extra_targets: Vec::new(),
             depth: DepthConvention::Standard,
+            cull_hidden_parts: true,
             occlusion: true,
             impostor_one_view_size: Self::IMPOSTOR_ONE_VIEW_SIZE,
         }

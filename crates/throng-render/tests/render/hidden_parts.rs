@@ -12,6 +12,8 @@
 //! * the frame's vertices are exactly the parts each instance shows, and
 //!   `parts_culled` the parts it hides — where without look classes every
 //!   part of every instance would be shaded;
+//! * with `RendererOptions::cull_hidden_parts` off, every part of every
+//!   instance is drawn (the same picture, all the vertices);
 //! * with more distinct masks than `MAX_LOOK_CLASSES`, the first masks
 //!   worn get classes, the rest are drawn whole with their parts moved out
 //!   of view, and the picture still equals the packaged path's.
@@ -82,16 +84,18 @@ fn dressed_grid(
     (crowd, id, bounds)
 }
 
-/// The picture and statistics of `crowd` on `path`.
+/// The picture and statistics of `crowd` on `path`, hidden parts culled
+/// or not.
 fn draw(
     gpu: &throng_render::Gpu,
-    path: PathChoice,
+    (path, cull_hidden_parts): (PathChoice, bool),
     crowd: &Crowd,
     model: &GpuModel,
     bounds: &Aabb,
 ) -> (image::RgbaImage, FrameStats) {
     let options = RendererOptions {
         path,
+        cull_hidden_parts,
         ..RendererOptions::default()
     };
     let mut renderer = scenes::renderer(gpu, options);
@@ -126,10 +130,15 @@ fn check(what: &str, n: u32, looks: impl Fn(usize) -> u32, count: u32) {
     let model = outfits(&fox, n);
     let (crowd, id, bounds) = dressed_grid(&model, count, looks);
     let gpu_model = scenes::upload(&gpu, &[&model]).remove(0);
-    let (packaged, _) = draw(&gpu, PathChoice::Packaged, &crowd, &gpu_model, &bounds);
-    let (driven, stats) = draw(&gpu, PathChoice::GpuDriven, &crowd, &gpu_model, &bounds);
+    let packaged = (PathChoice::Packaged, true);
+    let (packaged, _) = draw(&gpu, packaged, &crowd, &gpu_model, &bounds);
+    let driven = (PathChoice::GpuDriven, true);
+    let (driven, stats) = draw(&gpu, driven, &crowd, &gpu_model, &bounds);
+    let shaded = (PathChoice::GpuDriven, false);
+    let (shaded, shaded_stats) = draw(&gpu, shaded, &crowd, &gpu_model, &bounds);
     let dir = std::env::temp_dir().join("throng-hidden-parts");
     assert_images_match(&format!("{what}-gpu-driven"), &packaged, &driven, &dir);
+    assert_images_match(&format!("{what}-shaded"), &packaged, &shaded, &dir);
     let (vertices, culled) = expected(&model, id, &crowd);
     let all: u64 = count as u64
         * model.model().lods[0]
@@ -150,6 +159,11 @@ fn check(what: &str, n: u32, looks: impl Fn(usize) -> u32, count: u32) {
         "{what}: vertices shaded and parts culled"
     );
     assert!(stats.vertices < all, "{what}: hidden parts were shaded");
+    assert_eq!(
+        (shaded_stats.vertices, shaded_stats.parts_culled),
+        (all, 0),
+        "{what}: with cull_hidden_parts off, every part is drawn"
+    );
 }
 
 #[test]

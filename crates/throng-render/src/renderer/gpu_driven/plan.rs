@@ -87,11 +87,14 @@ impl CrowdPlan {
     }
 }
 
-/// Every (model, LOD, fading, look class, submesh shown) of a crowd.
+/// Every (model, LOD, fading, look class, submesh shown) of a crowd; with
+/// `cull_hidden` false, every submesh in every class (the hidden ones then
+/// moved out of view in the vertex stage).
 pub(in crate::renderer) fn plan(
     crowd: &Crowd,
     tables: &GpuTables,
     models: &[&GpuModel],
+    cull_hidden: bool,
 ) -> Result<CrowdPlan, RenderError> {
     let mut out = CrowdPlan::default();
     for (m, handle) in crowd.models().enumerate() {
@@ -124,6 +127,7 @@ pub(in crate::renderer) fn plan(
                 for class in 0..info.classes() {
                     let hides = match class {
                         0 => 0,
+                        _ if !cull_hidden => 0,
                         c => info.hidden_masks[c as usize - 1],
                     };
                     let group = info.group(lod as u32, fading, class);

@@ -59,6 +59,7 @@ impl Renderer {
             models,
             occlusion: late,
             prepass: self.prepass.is_some(),
+            cull_hidden_parts: self.options.cull_hidden_parts,
         };
         let light = self.shadows.map.as_mut().map(|map| LightCull {
             map,
@@ -206,6 +207,9 @@ pub(super) struct CullInputs<'a> {
     pub(super) occlusion: Option<LateView<'a>>,
     /// A prepass wants the frame before's records (motion vectors).
     pub(super) prepass: bool,
+    /// Leave hidden parts out of the look classes' draws
+    /// ([`crate::options::RendererOptions::cull_hidden_parts`]).
+    pub(super) cull_hidden_parts: bool,
 }
 
 /// The shadow map's part of a frame's culls.
@@ -264,7 +268,12 @@ impl<'a> FrameCull<'a> {
                 plans.push(CrowdPlan::default());
                 continue;
             }
-            let crowd_plan = plan(crowd, mirror.tables(), self.inputs.models)?;
+            let crowd_plan = plan(
+                crowd,
+                mirror.tables(),
+                self.inputs.models,
+                self.inputs.cull_hidden_parts,
+            )?;
             let request = CullRequest {
                 view: self.inputs.view,
                 now: crowd.clock(),
