@@ -56,6 +56,13 @@
 #                              bundled model cold and warm; BASE=path/to/throng
 #                              times an older binary beside it (its folder bake
 #                              one model after another)
+#   tools/bench.sh mixed       bodies of one build and hidden outfits
+#                              (docs/BENCHMARKS.md, "One bone texture for many
+#                              bodies", "Hidden outfits"): four Foxes of other
+#                              proportions baked with --shared-clips and drawn
+#                              as one mixed crowd in outfits
+#                              (docs/mixed-crowd.png, the README's picture),
+#                              then the outfits bench at 1k and 3k
 #   tools/bench.sh plot        redraws docs/bench.svg (and docs/bench-gpu.svg
 #                              when GPU results exist) from docs/bench-data/
 #
@@ -329,6 +336,26 @@ plot() {
     fi
 }
 
+# Bodies of one build and hidden outfits (docs/BENCHMARKS.md, "One bone
+# texture for many bodies" and "Hidden outfits"; the README's mixed crowd):
+# four Foxes of other proportions (mesh only) baked together with
+# --shared-clips, drawn as one mixed crowd worn as outfits; then the outfits
+# bench, each mode twice interleaved.
+mixed() {
+    build
+    local bodies="$data/bodies"
+    python3 tools/stretched_bodies.py "$model" "$bodies" \
+        fox:1,1,1 long:1,1,1.5 wide:1.6,1,1 tall:1,1.4,1
+    "$THRONG" bake "$bodies"/*.glb -o "$bodies/baked" --shared-clips
+    "$THRONG" render "$bodies"/baked/{fox,long,wide,tall}.throng --instances 400 \
+        --outfits --variety --size 1200x500 --camera ground --path gpu-driven \
+        -o docs/mixed-crowd.png | tee "$data/mixed-crowd.txt"
+    "$THRONG" bench "$model" --instances 1000,3000 \
+        --mode outfits,outfits-shaded,outfits,outfits-shaded --size 320x180 \
+        --frames 30 --warmup 5 --json "$data/outfits-$commit-lavapipe.json"
+    rm -rf "$bodies"
+}
+
 case "${1:-all}" in
     all) lavapipe; criterion; plot ;;
     lavapipe) lavapipe ;;
@@ -340,7 +367,8 @@ case "${1:-all}" in
     headline) headline ;;
     occlusion) occlusion ;;
     bake) bake ;;
+    mixed) mixed ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|occlusion|bake|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|occlusion|bake|mixed|criterion|plot]" >&2; exit 2 ;;
 esac

@@ -148,30 +148,58 @@ pub fn spawn_grid(
     model: ModelId,
     opts: &GridOptions,
 ) -> Result<Aabb, CrowdError> {
+    spawn_mixed_grid(crowd, &[model], opts)
+}
+
+/// [`spawn_grid`] of a mixed crowd: instance `i` is of `models[i mod n]`,
+/// the grid spaced for the largest of them. `opts.clip`, where given, must
+/// be a clip of every model (a mixed crowd of bodies sharing one animation
+/// library); otherwise each instance plays clip `i` modulo its model's.
+pub fn spawn_mixed_grid(
+    crowd: &mut Crowd,
+    models: &[ModelId],
+    opts: &GridOptions,
+) -> Result<Aabb, CrowdError> {
     crowd.try_reserve(opts.count as usize)?;
-    let m = crowd.model(model)?;
-    let clip_count = m.clips.len();
-    let all = m.bounds;
+    struct Kind {
+        id: ModelId,
+        clip_bounds: Vec<Aabb>,
+        durations: Vec<f32>,
+        rest: Aabb,
+    }
+    let mut kinds = Vec::with_capacity(models.len());
+    let mut extent = Vec3::splat(1e-3);
+    for &id in models {
+        let m = crowd.model(id)?;
+        extent = extent.max(m.bounds.max - m.bounds.min);
+        kinds.push(Kind {
+            id,
+            clip_bounds: m.clips.iter().map(|c| c.bounds).collect(),
+            durations: m.clips.iter().map(|c| c.duration).collect(),
+            rest: m.frame_bounds[0],
+        });
+    }
+    if kinds.is_empty() {
+        return Ok(Aabb::EMPTY);
+    }
     // Per-axis spacing: long models (a fox) sit close side by side.
-    let extent = (all.max - all.min).max(Vec3::splat(1e-3));
     let (step_x, step_z) = (extent.x * opts.spacing, extent.z * opts.spacing);
     let side = (opts.count as f32).sqrt().ceil().max(1.0) as u32;
-    let clip_bounds: Vec<Aabb> = m.clips.iter().map(|c| c.bounds).collect();
-    let durations: Vec<f32> = m.clips.iter().map(|c| c.duration).collect();
-    let rest = m.frame_bounds[0];
     let mut world = Aabb::EMPTY;
     for i in 0..opts.count {
+        let kind = &kinds[i as usize % kinds.len()];
         let (gx, gz) = ((i % side) as f32, (i / side) as f32);
         let half = (side - 1) as f32 * 0.5;
         let offset = Vec3::new((gx - half) * step_x, 0.0, (gz - half) * step_z);
-        let clip = match (opts.clip, clip_count) {
+        let clip = match (opts.clip, kind.durations.len()) {
             (Some(c), _) => Some(c),
             (None, 0) => None,
             (None, n) => Some(i as usize % n),
         };
+        let duration = |c: usize| kind.durations.get(c).copied().unwrap_or(0.0);
         let time = opts
             .time
-            .unwrap_or_else(|| clip.map_or(0.0, |c| unit_hash(i) * durations[c]));
+            .unwrap_or_else(|| clip.map_or(0.0, |c| unit_hash(i) * duration(c)));
         let mut spawn = Spawn {
             transform: Mat4::from_translation(offset),
             clip,
@@ -186,8 +214,11 @@ pub fn spawn_grid(
         if let Some(v) = &opts.variety {
             spawn = spawn.varied(v, i as u64);
         }
-        crowd.spawn(model, spawn)?;
-        let b = clip.map_or(rest, |c| clip_bounds[c]);
+        crowd.spawn(kind.id, spawn)?;
+        let b = clip
+            .and_then(|c| kind.clip_bounds.get(c))
+            .copied()
+            .unwrap_or(kind.rest);
         world = world.union(&b.transformed(&spawn.transform));
     }
     Ok(world)

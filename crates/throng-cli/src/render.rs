@@ -1,5 +1,7 @@
 //! `throng render`: a grid crowd, standing or walking, drawn headless to a
-//! PNG.
+//! PNG; of one model, or mixed of several that share their clips (bodies
+//! dressed on one animation library), their bone textures shared where
+//! their frames are equal, optionally each worn as outfits.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -8,13 +10,17 @@ use throng_cli::args::size::parse_size;
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use throng_bench::demo::{
-    CameraChoice, GridOptions, VARIETY_SEED, demo_variety, dressed, grid_crowd,
+    CameraChoice, DEMO_OUTFITS, GridOptions, VARIETY_SEED, demo_variety, dressed, outfit_look,
+    outfitted, spawn_mixed_grid,
 };
 use throng_core::math::Aabb;
-use throng_crowd::crowd::{Crowd, ModelHandle};
+use throng_core::variety::Look;
+use throng_crowd::crowd::{Crowd, ModelHandle, ModelId};
 use throng_demo::walkers::Walkers;
 use throng_render::image_file::ImageFormat;
-use throng_render::{FrameStats, Gpu, GpuModel, PathChoice, Renderer, RendererOptions};
+use throng_render::{
+    FrameStats, Gpu, GpuModel, PathChoice, Renderer, RendererOptions, SharedFrames, TextureUpload,
+};
 
 use crate::util::{check_not_input, load_baked};
 use throng_cli::args::clip::resolve_clip;
@@ -29,8 +35,11 @@ pub fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice>
 /// Arguments of `throng render`.
 #[derive(ClapArgs)]
 pub struct Args {
-    /// A `.throng` (or a glTF, baked in memory).
-    pub model: PathBuf,
+    /// A `.throng` (or a glTF, baked in memory); several make a mixed
+    /// crowd (instance `i` of model `i` modulo their number), which must
+    /// share the first one's clips by name and order.
+    #[arg(required = true, num_args = 1..)]
+    pub models: Vec<PathBuf>,
     /// Instances, on a square grid.
     #[arg(long, default_value_t = 16)]
     pub instances: u32,
@@ -84,8 +93,14 @@ pub struct Args {
     /// With `--variety`: hide submesh SUBMESH of the finest LOD (a hat, a
     /// bag) on a share CHANCE of the instances, e.g. `--hide 1:0.5`;
     /// repeatable.
-    #[arg(long, value_name = "SUBMESH:CHANCE", value_parser = throng_cli::args::toggle::parse_toggle, requires = "variety")]
+    #[arg(long, value_name = "SUBMESH:CHANCE", value_parser = throng_cli::args::toggle::parse_toggle, requires = "variety", conflicts_with = "outfits")]
     pub hide: Vec<(u32, f32)>,
+    /// Wear each model as 8 outfits (each a copy of its finest LOD's
+    /// submeshes, `throng_bench::demo::outfitted`), instance `i` wearing
+    /// outfit `i` modulo 8: on the GPU-driven path the others are left out
+    /// of its draws (`parts culled` in the report).
+    #[arg(long)]
+    pub outfits: bool,
     /// Output image: .png, or .jpg/.jpeg (no alpha).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -96,8 +111,9 @@ pub fn run(args: Args) -> Result<()> {
     check_numbers(&args)?;
     // The output's format and identity before any work (and any GPU).
     ImageFormat::of(&args.output)?;
-    check_not_input(&args.output, &[&args.model])?;
-    let (handle, grid) = model_and_grid(&args)?;
+    let inputs: Vec<&std::path::Path> = args.models.iter().map(PathBuf::as_path).collect();
+    check_not_input(&args.output, &inputs)?;
+    let (handles, grid) = models_and_grid(&args)?;
     let gpu = Gpu::headless()?;
     let options = RendererOptions {
         path: args.path,
@@ -111,15 +127,19 @@ pub fn run(args: Args) -> Result<()> {
     // Refuse a crowd the device cannot draw before spending memory on it.
     renderer.check_capacity(args.instances as u64)?;
     let upload_start = Instant::now();
-    let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle)?;
+    let frames = SharedFrames::new();
+    let gpu_models = handles
+        .iter()
+        .map(|h| GpuModel::upload_sharing(&gpu.device, &gpu.queue, h, TextureUpload::Auto, &frames))
+        .collect::<Result<Vec<_>, _>>()?;
     let upload = upload_start.elapsed();
-    let (crowd, bounds) = populate(&args, &handle, &grid)?;
+    let (crowd, bounds) = populate(&args, &handles, &grid)?;
     let camera = args
         .camera
         .camera(&bounds, args.size.0 as f32 / args.size.1 as f32);
     let start = Instant::now();
-    let (image, stats) =
-        renderer.render_image(&gpu, args.size, &camera, &[&crowd], &[&gpu_model])?;
+    let refs: Vec<&GpuModel> = gpu_models.iter().collect();
+    let (image, stats) = renderer.render_image(&gpu, args.size, &camera, &[&crowd], &refs)?;
     let gpu_time = renderer.wait_gpu_time();
     let frame = start.elapsed();
     throng_render::image_file::save(&args.output, &image)?;
@@ -130,7 +150,7 @@ pub fn run(args: Args) -> Result<()> {
         &Measured {
             stats,
             upload,
-            gpu_bytes: gpu_model.gpu_bytes,
+            gpu_bytes: gpu_models.iter().map(|m| m.gpu_bytes).sum(),
             frame,
             gpu_time,
         },
@@ -159,39 +179,67 @@ fn check_numbers(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// Loads the model and checks `--clip` and `--hide` against it; returns
-/// it (dressed in the variety palette with `--variety`) and the grid to
-/// fill with it.
-fn model_and_grid(args: &Args) -> Result<(ModelHandle, GridOptions)> {
-    let (model, _) = load_baked(&args.model)?;
+/// Loads the models and checks `--clip`, `--hide` and `--outfits` against
+/// them and their clips against the first's; returns them (dressed in the
+/// variety palette with `--variety`, worn as outfits with `--outfits`) and
+/// the grid to fill with them.
+fn models_and_grid(args: &Args) -> Result<(Vec<ModelHandle>, GridOptions)> {
+    let mut models = Vec::with_capacity(args.models.len());
+    for path in &args.models {
+        models.push(load_baked(path)?.0);
+    }
+    let names = |m: &throng_core::BakedModel| -> Vec<String> {
+        m.clips.iter().map(|c| c.name.clone()).collect()
+    };
+    let first = names(&models[0]);
+    for (path, m) in args.models.iter().zip(&models).skip(1) {
+        if names(m) != first {
+            bail!(
+                "{}: a mixed crowd's models share their clips, and its clips {:?} are not those of {} ({:?}); bake the bodies with the same --clips-from",
+                path.display(),
+                names(m),
+                args.models[0].display(),
+                first
+            );
+        }
+    }
     let clip = match &args.clip {
         Some(c) => Some(resolve_clip(
-            &model
-                .clips
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>(),
+            &first.iter().map(String::as_str).collect::<Vec<_>>(),
             c,
         )?),
         None => None,
     };
-    let submeshes = model.lods[0].submeshes.len();
-    if let Some((s, _)) = args.hide.iter().find(|(s, _)| *s as usize >= submeshes) {
-        bail!(
-            "--hide {s}: model {:?} has {submeshes} submeshes in its finest LOD (0 to {})",
-            model.name,
-            submeshes.saturating_sub(1)
-        );
+    for m in &models {
+        let submeshes = m.lods[0].submeshes.len();
+        if let Some((s, _)) = args.hide.iter().find(|(s, _)| *s as usize >= submeshes) {
+            bail!(
+                "--hide {s}: model {:?} has {submeshes} submeshes in its finest LOD (0 to {})",
+                m.name,
+                submeshes.saturating_sub(1)
+            );
+        }
     }
-    let handle = ModelHandle::new(model)?;
-    let (handle, variety) = if args.variety {
-        (
-            dressed(&handle, VARIETY_SEED),
-            Some(demo_variety(VARIETY_SEED, args.hide.clone())),
-        )
-    } else {
-        (handle, None)
-    };
+    let variety = args
+        .variety
+        .then(|| demo_variety(VARIETY_SEED, args.hide.clone()));
+    let mut handles = Vec::with_capacity(models.len());
+    for (path, m) in args.models.iter().zip(models) {
+        let mut handle = ModelHandle::new(m)?;
+        if args.outfits {
+            handle = outfitted(&handle).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--outfits: {} has more than {} submeshes in its finest LOD: {DEMO_OUTFITS} outfits of them need more toggles than a look has",
+                    path.display(),
+                    throng_core::limits::TOGGLEABLE_SUBMESHES / DEMO_OUTFITS
+                )
+            })?;
+        }
+        if args.variety {
+            handle = dressed(&handle, VARIETY_SEED);
+        }
+        handles.push(handle);
+    }
     let grid = GridOptions {
         count: args.instances,
         clip,
@@ -200,16 +248,37 @@ fn model_and_grid(args: &Args) -> Result<(ModelHandle, GridOptions)> {
         variety,
         ..GridOptions::default()
     };
-    Ok((handle, grid))
+    Ok((handles, grid))
 }
 
-/// Fills the grid, puts `--layer`s over every instance and, with
-/// `--walking`, walks the crowd for `--walked` seconds; returns the crowd
-/// and the grid's bounds.
-fn populate(args: &Args, handle: &ModelHandle, grid: &GridOptions) -> Result<(Crowd, Aabb)> {
-    let (mut crowd, model_id, bounds) = grid_crowd(handle, grid)?;
-    let ids: Vec<_> = crowd.ids().collect();
-    throng_cli::args::layer::apply(&mut crowd, model_id, &ids, &args.layers)?;
+/// Fills the grid (mixed where there are several models; with
+/// `--outfits`, instance `i` wearing outfit `i` modulo their number),
+/// puts `--layer`s over every instance of the first model and, with
+/// `--walking`, walks its instances for `--walked` seconds; returns the
+/// crowd and the grid's bounds.
+fn populate(args: &Args, handles: &[ModelHandle], grid: &GridOptions) -> Result<(Crowd, Aabb)> {
+    let mut crowd = Crowd::new();
+    let ids: Vec<ModelId> = handles.iter().map(|h| crowd.add_model(h)).collect();
+    let bounds = spawn_mixed_grid(&mut crowd, &ids, grid)?;
+    if args.outfits {
+        let instances: Vec<_> = crowd.dense_ids().collect();
+        for (i, id) in instances.into_iter().enumerate() {
+            let handle = &handles[i % handles.len()];
+            let look = Look {
+                variant: crowd.look(id)?.variant,
+                ..outfit_look(handle, i as u32)
+            };
+            crowd.set_look(id, look)?;
+        }
+    }
+    let model_id = ids[0];
+    let first: Vec<_> = crowd
+        .dense_ids()
+        .enumerate()
+        .filter(|(i, _)| i % handles.len() == 0)
+        .map(|(_, id)| id)
+        .collect();
+    throng_cli::args::layer::apply(&mut crowd, model_id, &first, &args.layers)?;
     if args.walking > 0.0 {
         let mut walkers = Walkers::new(&mut crowd, model_id, &bounds, args.walking)?;
         // Walk in steps of 1/30 s, re-targeting as the bench does.
@@ -226,9 +295,9 @@ fn populate(args: &Args, handle: &ModelHandle, grid: &GridOptions) -> Result<(Cr
 struct Measured {
     /// The frame's counts.
     stats: FrameStats,
-    /// The model's upload time.
+    /// The models' upload time.
     upload: Duration,
-    /// The model's bytes on the GPU.
+    /// The models' bytes uploaded to the GPU.
     gpu_bytes: u64,
     /// The first frame's time, pipeline creation and readback included.
     frame: Duration,
@@ -260,6 +329,18 @@ fn print_report(args: &Args, gpu: &Gpu, renderer: &Renderer, m: &Measured) {
         m.upload.as_secs_f64() * 1e3,
         m.gpu_bytes
     );
+    println!(
+        "models      {}: bone textures {:.1} KiB on the GPU, {:.1} KiB shared",
+        args.models.len(),
+        stats.bone_bytes as f64 / 1024.0,
+        stats.shared_bone_bytes as f64 / 1024.0
+    );
+    if args.outfits {
+        println!(
+            "outfits     {} parts culled (hidden outfits left out of the draws)",
+            stats.parts_culled
+        );
+    }
     println!(
         "frame       {:.1} ms (first frame: pipeline creation, render and readback)",
         m.frame.as_secs_f64() * 1e3

@@ -12,6 +12,7 @@ mod error_report;
 mod hostile_inputs;
 mod impostors;
 mod layers_cli;
+mod mixed_cli;
 mod morphs_cli;
 mod outputs;
 mod resource_limits;
