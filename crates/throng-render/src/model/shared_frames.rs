@@ -94,6 +94,9 @@ impl SharedFrames {
     /// makes (and keeps for the next equal model). `upload` returns the
     /// texture and the bytes it takes; the flag says whether the frames
     /// were found rather than uploaded.
+    // On wasm32 wgpu's objects are neither Send nor Sync: there the frames
+    // are shared on the page's one thread; natively the Arc is Send + Sync.
+    #[allow(clippy::arc_with_non_send_sync)]
     pub(crate) fn get_or_upload(
         &self,
         device: &wgpu::Device,
