@@ -1,5 +1,6 @@
 //! Hidden parts culled on the GPU-driven path (`throng_crowd`'s look
-//! classes): an instance whose hidden mask is one of its model's look
+//! classes), on the adapter the tests run on (lavapipe; again on llvmpipe
+//! GL from `tools/test.sh`): an instance whose hidden mask is one of its model's look
 //! classes is drawn without the submeshes it hides — their vertices never
 //! shaded — where the other paths draw them and move them out of view.
 //!
