@@ -114,6 +114,28 @@ pub fn spawn_crowd(
     count: u32,
     seed: u64,
 ) -> Result<Spawned, CrowdError> {
+    spawn_mixed_crowd(crowd, &[model], count, seed)
+}
+
+/// [`spawn_crowd`] of a mixed herd: instance `i` is of `models[i mod n]`.
+/// The herd is laid out, and its clips chosen, by the first model: the
+/// others share its clips (bodies dressed on one animation library) and
+/// its palette rows.
+pub fn spawn_mixed_crowd(
+    crowd: &mut Crowd,
+    models: &[ModelId],
+    count: u32,
+    seed: u64,
+) -> Result<Spawned, CrowdError> {
+    let Some(&model) = models.first() else {
+        return Ok(Spawned {
+            ids: Vec::new(),
+            speeds: Vec::new(),
+            placements: Vec::new(),
+            bounds: Aabb::EMPTY,
+            ground_y: 0.0,
+        });
+    };
     let variants = crowd.model_handle(model)?.variants() as u32;
     let rows = throng_core::variety::Variety {
         variants,
@@ -163,7 +185,7 @@ pub fn spawn_crowd(
         // so that the herd stands as it does without).
         let (look, _) = rows.pick(out.ids.len() as u64);
         out.ids.push(crowd.spawn(
-            model,
+            models[out.ids.len() % models.len()],
             Spawn {
                 transform,
                 clip,

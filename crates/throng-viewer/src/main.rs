@@ -46,9 +46,17 @@ fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
 #[command(name = "throng-viewer", version, about, long_about = None)]
 struct Args {
     /// Model: a .throng, or a .glb/.gltf baked on the fly and cached
-    /// [default: the bundled assets/khronos_Fox.glb].
+    /// [default: the bundled assets/khronos_Fox.glb]. Repeat for a mixed
+    /// crowd of bodies that share the first one's clips (instance `i` of
+    /// model `i` modulo their number; their bone textures are shared where
+    /// their frames are equal: bake them with `throng bake --shared-clips`).
     #[arg(long)]
-    model: Option<PathBuf>,
+    model: Vec<PathBuf>,
+    /// Wear each model as 8 outfits (each a copy of its finest LOD's
+    /// submeshes), every instance one: on the GPU-driven path the others
+    /// are left out of its draws (the HUD counts them).
+    #[arg(long)]
+    outfits: bool,
     /// Instances at start (`+`/`-` double and halve them).
     #[arg(long, default_value_t = 1000)]
     instances: u32,
@@ -155,6 +163,29 @@ fn no_display_message(e: &winit::error::EventLoopError) -> String {
     }
 }
 
+/// Refuses a mixed crowd whose models do not share the first one's clips
+/// (names, in order), naming both.
+fn check_shared_clips(paths: &[PathBuf], handles: &[ModelHandle]) -> Result<()> {
+    let names = |h: &ModelHandle| -> Vec<String> {
+        h.model().clips.iter().map(|c| c.name.clone()).collect()
+    };
+    let Some(first) = handles.first().map(names) else {
+        return Ok(());
+    };
+    for (path, h) in paths.iter().zip(handles).skip(1) {
+        if names(h) != first {
+            bail!(
+                "{}: a mixed crowd's models share their clips, and its clips {:?} are not those of {} ({:?}); bake the bodies with the same --clips-from",
+                path.display(),
+                names(h),
+                paths[0].display(),
+                first
+            );
+        }
+    }
+    Ok(())
+}
+
 fn run(args: Args) -> Result<()> {
     if args.screenshot.is_some() && args.frames == 0 {
         bail!("--frames must be at least 1");
@@ -169,31 +200,57 @@ fn run(args: Args) -> Result<()> {
         Ok(l) => l,
         Err(e) => bail!("{}", no_display_message(&e)),
     };
-    let model_path = match args.model {
-        Some(p) => p,
-        None => cache::default_model_path()?,
+    let model_paths = match args.model.is_empty() {
+        true => vec![cache::default_model_path()?],
+        false => args.model.clone(),
     };
     if let Some(shot) = &args.screenshot
-        && throng_core::fsio::same_file(shot, &model_path)
+        && let Some(model) = model_paths
+            .iter()
+            .find(|m| throng_core::fsio::same_file(shot, m))
     {
         bail!(
             "--screenshot {} is the model {} (the same file); choose another path",
             shot.display(),
-            model_path.display()
+            model.display()
         );
     }
     let cache_dir = cache::cache_dir();
-    let (model, origin) = cache::load_model(&model_path, &cache_dir, &mut |line| {
-        eprintln!("throng-viewer: {line}")
-    })?;
-    eprintln!("throng-viewer: {} ({origin})", model_path.display());
-    let handle =
-        ModelHandle::new(model).with_context(|| format!("validating {}", model_path.display()))?;
-    let handle = if args.no_variety {
-        handle
-    } else {
-        throng_bench::demo::dressed(&handle, throng_bench::demo::VARIETY_SEED)
-    };
+    let mut handles = Vec::with_capacity(model_paths.len());
+    let mut origin = None;
+    for path in &model_paths {
+        let (model, from) = cache::load_model(path, &cache_dir, &mut |line| {
+            eprintln!("throng-viewer: {line}")
+        })?;
+        eprintln!("throng-viewer: {} ({from})", path.display());
+        origin.get_or_insert(from);
+        let handle =
+            ModelHandle::new(model).with_context(|| format!("validating {}", path.display()))?;
+        handles.push(handle);
+    }
+    check_shared_clips(&model_paths, &handles)?;
+    let handles = handles
+        .into_iter()
+        .zip(&model_paths)
+        .map(|(handle, path)| {
+            let handle = match args.outfits {
+                false => handle,
+                true => throng_bench::demo::outfitted(&handle).with_context(|| {
+                    format!(
+                        "--outfits: {} has too many submeshes in its finest LOD to wear {} outfits",
+                        path.display(),
+                        throng_bench::demo::DEMO_OUTFITS
+                    )
+                })?,
+            };
+            Ok(match args.no_variety {
+                true => handle,
+                false => throng_bench::demo::dressed(&handle, throng_bench::demo::VARIETY_SEED),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let model_path = model_paths[0].clone();
+    let origin = origin.expect("at least one model");
     let opts = app::Options {
         model_path,
         origin: origin.short().to_owned(),
@@ -205,6 +262,7 @@ fn run(args: Args) -> Result<()> {
         hud: !args.no_hud,
         lod_tints: args.lod_tints,
         props: args.props,
+        outfits: args.outfits,
         walking: !args.stand,
         steer: !args.loops,
         screenshot: args.screenshot,
@@ -212,7 +270,7 @@ fn run(args: Args) -> Result<()> {
         lose_device_after: args.lose_device_after,
         faults: args.faults,
     };
-    let mut app = app::App::new(opts, handle)?;
+    let mut app = app::App::new(opts, handles)?;
     event_loop
         .run_app(&mut app)
         .context("the window event loop failed")?;
@@ -240,7 +298,7 @@ mod tests {
         let a = Args::try_parse_from(["throng-viewer"]).unwrap();
         assert_eq!(a.instances, 1000);
         assert_eq!(a.msaa, 4);
-        assert!(a.model.is_none() && a.screenshot.is_none());
+        assert!(a.model.is_empty() && a.screenshot.is_none() && !a.outfits);
         let a = Args::try_parse_from([
             "throng-viewer",
             "--model",

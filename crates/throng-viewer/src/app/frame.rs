@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use throng_crowd::camera::Camera;
-use throng_render::{FrameStats, Offscreen};
+use throng_render::{FrameStats, GpuModel, Offscreen};
 use winit::dpi::PhysicalSize;
 use winit::event_loop::ActiveEventLoop;
 
@@ -52,7 +52,7 @@ impl App {
             window,
             event_loop,
             &self.opts,
-            &self.scene.handle,
+            &self.scene.handles,
             &self.scene.prop,
         )
         .context("recovering from the device loss")?;
@@ -217,12 +217,10 @@ impl Gfx {
             scene.status = format!("steering: {e:#}");
             scene.steering = None;
         }
-        self.renderer.prepare(
-            size,
-            camera,
-            &[&scene.crowd],
-            &[&self.gpu_model, &self.prop_model],
-        )
+        let mut models: Vec<&GpuModel> = self.gpu_models.iter().collect();
+        models.push(&self.prop_model);
+        self.renderer
+            .prepare(size, camera, &[&scene.crowd], &models)
     }
 
     /// Prepares what is drawn beside the crowd for `camera`: the ground

@@ -36,7 +36,9 @@ pub(super) struct Gfx {
     pub(super) queue: wgpu::Queue,
     pub(super) adapter_name: String,
     pub(super) renderer: Renderer,
-    pub(super) gpu_model: GpuModel,
+    /// The crowd's models (the first the HUD's), their bone textures
+    /// shared where their frames are equal.
+    pub(super) gpu_models: Vec<GpuModel>,
     pub(super) prop_model: GpuModel,
     pub(super) ground: Ground,
     pub(super) pillars: Pillars,
@@ -74,7 +76,7 @@ impl Gfx {
     pub(super) fn new(
         event_loop: &ActiveEventLoop,
         opts: &Options,
-        handle: &ModelHandle,
+        handles: &[ModelHandle],
         prop: &ModelHandle,
     ) -> Result<Self> {
         let title = format!(
@@ -93,7 +95,7 @@ impl Gfx {
                 )
                 .context("creating the window")?,
         );
-        Self::on_window(window, event_loop, opts, handle, prop)
+        Self::on_window(window, event_loop, opts, handles, prop)
     }
 
     /// Everything but the window: the instance, surface, device, renderer,
@@ -103,7 +105,7 @@ impl Gfx {
         window: Arc<Window>,
         event_loop: &ActiveEventLoop,
         opts: &Options,
-        handle: &ModelHandle,
+        handles: &[ModelHandle],
         prop: &ModelHandle,
     ) -> Result<Self> {
         let instance =
@@ -144,8 +146,15 @@ impl Gfx {
             },
         )?;
         renderer.set_device_loss(loss);
-        let gpu_model = GpuModel::upload(&device, &queue, handle)
-            .with_context(|| format!("uploading {}", handle.model().name))?;
+        let frames = throng_render::SharedFrames::new();
+        let gpu_models = handles
+            .iter()
+            .map(|h| {
+                let textures = throng_render::TextureUpload::Auto;
+                GpuModel::upload_sharing(&device, &queue, h, textures, &frames)
+                    .with_context(|| format!("uploading {}", h.model().name))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let prop_model = GpuModel::upload(&device, &queue, prop).context("uploading the prop")?;
         let receiver = renderer
             .shadow_receiver()
@@ -166,7 +175,7 @@ impl Gfx {
             device,
             queue,
             renderer,
-            gpu_model,
+            gpu_models,
             prop_model,
             ground,
             pillars,

@@ -33,13 +33,27 @@ pub(super) fn run(
 ) -> HudFrame {
     let size = gfx.size();
     let raw = gfx.egui_state.take_egui_input(&gfx.window);
-    let model_line = format!(
+    let mut model_line = format!(
         "{} ({} bones, {} triangles; {})",
         scene.handle.model().name,
         scene.handle.model().bones.len(),
-        gfx.gpu_model.triangles.first().copied().unwrap_or(0),
+        gfx.gpu_models
+            .first()
+            .and_then(|m| m.triangles.first().copied())
+            .unwrap_or(0),
         origin
     );
+    // A mixed crowd: its models, the bone bytes they share, the hidden
+    // parts left out of the draws.
+    if gfx.gpu_models.len() > 1 || stats.parts_culled > 0 {
+        model_line.push_str(&format!(
+            "\n{} models: bone textures {} KiB ({} KiB shared), {} parts culled",
+            gfx.gpu_models.len(),
+            thousands(stats.bone_bytes >> 10),
+            thousands(stats.shared_bone_bytes >> 10),
+            thousands(stats.parts_culled)
+        ));
+    }
     let cache = gfx.renderer.pose_cache();
     let pose_cache = if stats.pose_cache_bytes == 0 && stats.pose_fallback_draws == 0 {
         "pose cache off: every vertex skinned".to_owned()

@@ -113,6 +113,9 @@ pub struct Options {
     pub lod_tints: bool,
     /// Start with a prop on every head.
     pub props: bool,
+    /// Each model is worn as outfits, every instance wearing one
+    /// (`throng_bench::demo::outfitted`).
+    pub outfits: bool,
     /// Destroy the device after this frame (tests of the recovery).
     pub lose_device_after: Option<u32>,
     /// Window and surface faults to inject (tests of the recovery).
@@ -139,10 +142,12 @@ pub struct App {
 }
 
 impl App {
-    /// An application showing `handle` as `opts` says.
-    pub fn new(opts: Options, handle: ModelHandle) -> Result<Self> {
+    /// An application showing a crowd of `handles` (mixed: they share the
+    /// first one's clips) as `opts` says.
+    pub fn new(opts: Options, handles: Vec<ModelHandle>) -> Result<Self> {
         let aspect = opts.size.0 as f32 / opts.size.1.max(1) as f32;
-        let mut scene = Scene::new(handle, opts.instances, opts.seed, aspect, opts.hud)?;
+        let mut scene = Scene::new(handles, opts.instances, opts.seed, aspect, opts.hud)?;
+        scene.set_outfits(opts.outfits)?;
         scene.set_walking(opts.walking);
         scene.set_props(opts.props);
         scene.set_lod_tints(opts.lod_tints);
@@ -218,7 +223,12 @@ impl ApplicationHandler for App {
         if self.gfx.is_some() {
             return;
         }
-        match Gfx::new(event_loop, &self.opts, &self.scene.handle, &self.scene.prop) {
+        match Gfx::new(
+            event_loop,
+            &self.opts,
+            &self.scene.handles,
+            &self.scene.prop,
+        ) {
             Ok(gfx) => {
                 if gfx.configured {
                     self.scene.frame_crowd(gfx.aspect());

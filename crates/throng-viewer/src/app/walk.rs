@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn the_crowd_walks_and_stands_where_it_stopped_on_its_old_clips() {
-        let mut s = Scene::new(fox(), 50, 3, 16.0 / 9.0, true).unwrap();
+        let mut s = Scene::new(vec![fox()], 50, 3, 16.0 / 9.0, true).unwrap();
         let ids: Vec<_> = s.instances().iter().map(|&(id, _)| id).collect();
         let before = s.clips_now();
         let at = |s: &Scene| -> Vec<glam::Vec3> {

@@ -14,13 +14,21 @@ use crate::ground::{BlobInstance, GroundPlacement};
 use crate::hud;
 use crate::keys::{Action, FADE_SECONDS, RANDOM_FRACTION, Target};
 use crate::skeleton::{self, LineVertex};
-use throng_demo::herd::{Rng, spawn_crowd};
+use throng_demo::herd::{Rng, spawn_mixed_crowd};
 
 /// The CPU side of the viewer. See the module docs.
 pub struct Scene {
+    /// The first model: its clips, bones and props are the HUD's and the
+    /// keys'.
     pub(super) handle: ModelHandle,
+    /// Every model of the crowd, the first included (a mixed crowd shares
+    /// the first one's clips), and their ids in it.
+    pub(super) handles: Vec<ModelHandle>,
+    models: Vec<ModelId>,
     pub(super) crowd: Crowd,
     model: ModelId,
+    /// Each instance wears one outfit of its model (`--outfits`).
+    outfits: bool,
     /// Live instances in spawn order with their own playback speeds.
     instances: Vec<(InstanceId, f32)>,
     /// Clip and time of each instance before the rest pose was shown.
@@ -68,10 +76,20 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// A crowd of `count` instances of `handle`, framed for `aspect`.
-    pub fn new(handle: ModelHandle, count: u32, seed: u64, aspect: f32, hud: bool) -> Result<Self> {
+    /// A crowd of `count` instances of `handles` (instance `i` of model
+    /// `i` modulo their number), framed for `aspect`.
+    pub fn new(
+        handles: Vec<ModelHandle>,
+        count: u32,
+        seed: u64,
+        aspect: f32,
+        hud: bool,
+    ) -> Result<Self> {
         let mut crowd = Crowd::new();
-        let model = crowd.add_model(&handle);
+        let models: Vec<ModelId> = handles.iter().map(|h| crowd.add_model(h)).collect();
+        let (Some(handle), Some(&model)) = (handles.first().cloned(), models.first()) else {
+            anyhow::bail!("the viewer needs a model");
+        };
         let prop = crate::props::hat()?;
         let prop_model = crowd.add_model(&prop);
         let prop_bone = crate::props::head_bone(handle.model());
@@ -84,8 +102,11 @@ impl Scene {
             .collect();
         let mut scene = Self {
             handle,
+            handles,
+            models,
             crowd,
             model,
+            outfits: false,
             instances: Vec::new(),
             saved: Vec::new(),
             bounds: Aabb::EMPTY,
@@ -132,7 +153,7 @@ impl Scene {
     /// toggle; the camera stays where it is).
     fn respawn(&mut self, count: u32) -> Result<()> {
         self.crowd.clear();
-        let spawned = spawn_crowd(&mut self.crowd, self.model, count, self.seed)?;
+        let spawned = spawn_mixed_crowd(&mut self.crowd, &self.models, count, self.seed)?;
         self.instances = spawned
             .ids
             .iter()
@@ -162,6 +183,9 @@ impl Scene {
         self.blobs_changed = true;
         self.camera.scene_radius = radius.max(1e-3);
         self.saved = self.current_clips();
+        if self.outfits {
+            self.wear_outfits()?;
+        }
         if self.props {
             self.attach_props();
         }
@@ -180,7 +204,30 @@ impl Scene {
         Ok(())
     }
 
-    /// The crowd's model.
+    /// Each instance wears one outfit of its model, or every submesh.
+    pub(super) fn set_outfits(&mut self, on: bool) -> Result<()> {
+        self.outfits = on;
+        if on {
+            self.wear_outfits()?;
+        }
+        Ok(())
+    }
+
+    /// Instance `i` wears outfit `i` of its model (`--outfits`: the models
+    /// were worn as outfits when loaded), keeping its palette row.
+    fn wear_outfits(&mut self) -> Result<()> {
+        for (i, &(id, _)) in self.instances.iter().enumerate() {
+            let handle = &self.handles[i % self.handles.len()];
+            let look = throng_core::variety::Look {
+                variant: self.crowd.look(id)?.variant,
+                ..throng_bench::demo::outfit_look(handle, i as u32)
+            };
+            self.crowd.set_look(id, look)?;
+        }
+        Ok(())
+    }
+
+    /// The crowd's first model.
     pub(super) fn model_id(&self) -> ModelId {
         self.model
     }

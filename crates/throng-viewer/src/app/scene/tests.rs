@@ -5,7 +5,7 @@ use super::*;
 use crate::test_model::fox;
 
 fn scene(n: u32) -> Scene {
-    Scene::new(fox(), n, 3, 16.0 / 9.0, true).unwrap()
+    Scene::new(vec![fox()], n, 3, 16.0 / 9.0, true).unwrap()
 }
 
 #[test]
@@ -148,4 +148,33 @@ fn the_upper_body_layer_goes_on_every_instance_and_stays_through_respawns() {
     assert_eq!(layered(&s), 16);
     s.apply(Action::ToggleUpperBody, 1.0);
     assert_eq!(layered(&s), 0);
+}
+
+#[test]
+fn a_mixed_crowd_alternates_its_models_and_each_wears_one_outfit() {
+    use throng_bench::demo::{DEMO_OUTFITS, outfit_look, outfitted};
+    let fox = fox();
+    let other = ModelHandle::new(fox.model().clone()).unwrap();
+    let handles = vec![outfitted(&fox).unwrap(), outfitted(&other).unwrap()];
+    let mut s = Scene::new(handles.clone(), 20, 3, 16.0 / 9.0, true).unwrap();
+    s.set_outfits(true).unwrap();
+    let check = |s: &Scene| {
+        assert_eq!(s.instances().len(), 20);
+        for (i, &(id, _)) in s.instances().iter().enumerate() {
+            let state = s.crowd.state(id).unwrap();
+            let model = s.crowd.model_handle(state.model).unwrap();
+            assert_eq!(model.key(), handles[i % 2].key(), "instance {i}'s model");
+            let hidden = s.crowd.look(id).unwrap().hidden;
+            assert_eq!(hidden, outfit_look(model, i as u32).hidden, "instance {i}");
+            assert_eq!(
+                hidden.count_zeros(),
+                32 - (DEMO_OUTFITS - 1),
+                "one outfit worn"
+            );
+        }
+    };
+    check(&s);
+    // A respawn keeps the mix and the outfits.
+    s.respawn(20).unwrap();
+    check(&s);
 }
