@@ -290,7 +290,8 @@ pub struct Scene {
     pub camera: OrbitCamera,
     /// Draw the ground (the headless test also compares without it).
     pub show_ground: bool,
-    model: GpuModel,
+    /// The crowd's models (bone textures shared where frames are equal).
+    models: Vec<GpuModel>,
     ground: Ground,
     format: wgpu::TextureFormat,
     targets: Option<Targets>,
@@ -386,15 +387,38 @@ impl Scene {
         cell: f32,
         options: RendererOptions,
     ) -> Result<Self> {
+        let handles = std::slice::from_ref(handle);
+        Self::with_mixed_crowd(gpu, format, handles, crowd, half, cell, options)
+    }
+
+    /// [`Self::with_crowd`] of a crowd of several models (`handles`, the
+    /// first framed), uploaded with one [`throng::render::SharedFrames`] so
+    /// that bodies of equal frames bind one bone texture.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_mixed_crowd(
+        gpu: AppGpu,
+        format: wgpu::TextureFormat,
+        handles: &[ModelHandle],
+        crowd: Crowd,
+        half: f32,
+        cell: f32,
+        options: RendererOptions,
+    ) -> Result<Self> {
         let AppGpu {
             adapter,
             device,
             queue,
         } = gpu;
+        let first = handles.first().context("a scene needs a model")?;
         let renderer = Renderer::new(adapter, device, queue, format, options)?;
-        let model = GpuModel::upload(device, queue, handle)?;
+        let frames = throng::render::SharedFrames::new();
+        let textures = throng::render::TextureUpload::Auto;
+        let models = handles
+            .iter()
+            .map(|h| GpuModel::upload_sharing(device, queue, h, textures, &frames))
+            .collect::<Result<Vec<_>, _>>()?;
         let ground = Ground::new(device, &renderer, format, half, cell)?;
-        let target = Vec3::new(0.0, handle.model().bounds.center().y, 0.0);
+        let target = Vec3::new(0.0, first.model().bounds.center().y, 0.0);
         let camera = OrbitCamera {
             target,
             distance: half * 0.36,
@@ -406,7 +430,7 @@ impl Scene {
             crowd,
             camera,
             show_ground: true,
-            model,
+            models,
             ground,
             format,
             targets: None,
@@ -419,9 +443,14 @@ impl Scene {
         self.camera.camera(size.0 as f32 / size.1.max(1) as f32)
     }
 
-    /// The GPU model.
+    /// The (first) GPU model.
     pub fn model(&self) -> &GpuModel {
-        &self.model
+        &self.models[0]
+    }
+
+    /// Every GPU model of the crowd.
+    pub fn models(&self) -> &[GpuModel] {
+        &self.models
     }
 
     /// Draws `pillars` (centre x, centre z, radius, height; none: nothing)
@@ -453,9 +482,10 @@ impl Scene {
             self.targets = Some(Targets::new(device, self.format, size));
         }
         let camera = self.frame_camera(size);
+        let models: Vec<&GpuModel> = self.models.iter().collect();
         let stats = self
             .renderer
-            .prepare_draws(&camera, &[&self.crowd], &[&self.model])?;
+            .prepare_draws(&camera, &[&self.crowd], &models)?;
         self.ground.prepare(queue, &camera);
         if let Some(p) = &self.pillars {
             p.prepare(

@@ -5,7 +5,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_core::math::Aabb;
-use throng_core::variety::{Look, Palette, Variety, column_count};
+use throng_core::variety::{Palette, Variety, column_count};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, CrowdError, ModelHandle, ModelId, Spawn};
 
@@ -73,49 +73,7 @@ pub fn demo_variety(seed: u64, toggles: Vec<(u32, f32)>) -> Variety {
     }
 }
 
-/// Outfits of the benchmark's outfitted model ([`outfitted`]).
-pub const DEMO_OUTFITS: u32 = 8;
-
-/// `handle`'s finest LOD alone (no impostor), worn as [`DEMO_OUTFITS`]
-/// outfits: each outfit a copy of every submesh, drawn from primitives of
-/// its own (so each copy has its own bit of `Look::hidden`). An instance
-/// wearing one ([`outfit_look`]) looks like the model; with the others
-/// drawn too, it shades [`DEMO_OUTFITS`] times the vertices. `None` for a
-/// model with more than 4 submeshes (the outfits would need more toggle
-/// bits than a look has).
-pub fn outfitted(handle: &ModelHandle) -> Option<ModelHandle> {
-    let mut m = handle.model().clone();
-    let n = m.lods[0].submeshes.len() as u32;
-    if n == 0 || n * DEMO_OUTFITS > throng_core::limits::TOGGLEABLE_SUBMESHES {
-        return None;
-    }
-    m.name = format!("{} in {DEMO_OUTFITS} outfits", m.name);
-    m.lods.truncate(1);
-    m.impostor = None;
-    let one = std::mem::take(&mut m.lods[0].submeshes);
-    let primitives = one.iter().map(|s| s.source_primitive).max().unwrap_or(0) + 1;
-    m.lods[0].submeshes = (0..DEMO_OUTFITS)
-        .flat_map(|k| {
-            one.iter().map(move |s| throng_core::model::Submesh {
-                source_primitive: s.source_primitive + k * primitives,
-                ..s.clone()
-            })
-        })
-        .collect();
-    ModelHandle::new(m).ok()
-}
-
-/// The look of an instance of [`outfitted`]`(handle)` wearing outfit `k`
-/// (of [`DEMO_OUTFITS`]): every other outfit's submeshes hidden.
-pub fn outfit_look(handle: &ModelHandle, k: u32) -> Look {
-    let n = handle.model().lods[0].submeshes.len() as u32 / DEMO_OUTFITS;
-    let all = (1u64 << (n * DEMO_OUTFITS)) - 1;
-    let worn = ((1u64 << n) - 1) << (n * (k % DEMO_OUTFITS));
-    Look {
-        variant: 0,
-        hidden: (all & !worn) as u32,
-    }
-}
+pub use throng_demo::outfits::{DEMO_OUTFITS, outfit_look, outfitted};
 
 /// A few tints, gentle enough to keep textures readable.
 pub const TINTS: [Vec4; 4] = [

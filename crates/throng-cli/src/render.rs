@@ -188,21 +188,7 @@ fn models_and_grid(args: &Args) -> Result<(Vec<ModelHandle>, GridOptions)> {
     for path in &args.models {
         models.push(load_baked(path)?.0);
     }
-    let names = |m: &throng_core::BakedModel| -> Vec<String> {
-        m.clips.iter().map(|c| c.name.clone()).collect()
-    };
-    let first = names(&models[0]);
-    for (path, m) in args.models.iter().zip(&models).skip(1) {
-        if names(m) != first {
-            bail!(
-                "{}: a mixed crowd's models share their clips, and its clips {:?} are not those of {} ({:?}); bake the bodies with the same --clips-from",
-                path.display(),
-                names(m),
-                args.models[0].display(),
-                first
-            );
-        }
-    }
+    let first: Vec<String> = models[0].clips.iter().map(|c| c.name.clone()).collect();
     let clip = match &args.clip {
         Some(c) => Some(resolve_clip(
             &first.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -223,9 +209,20 @@ fn models_and_grid(args: &Args) -> Result<(Vec<ModelHandle>, GridOptions)> {
     let variety = args
         .variety
         .then(|| demo_variety(VARIETY_SEED, args.hide.clone()));
-    let mut handles = Vec::with_capacity(models.len());
-    for (path, m) in args.models.iter().zip(models) {
-        let mut handle = ModelHandle::new(m)?;
+    let plain = models
+        .into_iter()
+        .map(ModelHandle::new)
+        .collect::<Result<Vec<_>, _>>()?;
+    let named: Vec<(String, &ModelHandle)> = args
+        .models
+        .iter()
+        .map(|p| p.display().to_string())
+        .zip(&plain)
+        .collect();
+    throng_demo::mixed::check_shared_clips(&named).map_err(anyhow::Error::msg)?;
+    let mut handles = Vec::with_capacity(plain.len());
+    for (path, plain) in args.models.iter().zip(plain) {
+        let mut handle = plain;
         if args.outfits {
             handle = outfitted(&handle).ok_or_else(|| {
                 anyhow::anyhow!(

@@ -6,7 +6,10 @@
 //! none of it (`tests/tests/integration/crate_graph.rs` fails if the
 //! runtime comes to depend on this crate).
 //!
-//! * [`herd`]: where a crowd stands: a seeded, round, varied herd.
+//! * [`herd`]: where a crowd stands: a seeded, round, varied herd (of one
+//!   model, or mixed of several).
+//! * [`mixed`]: the rule a mixed crowd's models keep: one set of clips.
+//! * [`outfits`]: a model worn as outfits, and the look that wears one.
 //! * [`walkers`]: a crowd that walks waypoint loops at speed-matched
 //!   playback, re-targeted 1 % a second.
 //! * [`plaza`]: obstacles and goals around a herd, for the GPU's built-in
@@ -16,6 +19,8 @@
 //! * [`uniform`]: a scenery pass's uniform buffer and its bind group.
 
 pub mod herd;
+pub mod mixed;
+pub mod outfits;
 pub mod pillars;
 pub mod plaza;
 pub mod uniform;

@@ -163,29 +163,6 @@ fn no_display_message(e: &winit::error::EventLoopError) -> String {
     }
 }
 
-/// Refuses a mixed crowd whose models do not share the first one's clips
-/// (names, in order), naming both.
-fn check_shared_clips(paths: &[PathBuf], handles: &[ModelHandle]) -> Result<()> {
-    let names = |h: &ModelHandle| -> Vec<String> {
-        h.model().clips.iter().map(|c| c.name.clone()).collect()
-    };
-    let Some(first) = handles.first().map(names) else {
-        return Ok(());
-    };
-    for (path, h) in paths.iter().zip(handles).skip(1) {
-        if names(h) != first {
-            bail!(
-                "{}: a mixed crowd's models share their clips, and its clips {:?} are not those of {} ({:?}); bake the bodies with the same --clips-from",
-                path.display(),
-                names(h),
-                paths[0].display(),
-                first
-            );
-        }
-    }
-    Ok(())
-}
-
 fn run(args: Args) -> Result<()> {
     if args.screenshot.is_some() && args.frames == 0 {
         bail!("--frames must be at least 1");
@@ -228,7 +205,12 @@ fn run(args: Args) -> Result<()> {
             ModelHandle::new(model).with_context(|| format!("validating {}", path.display()))?;
         handles.push(handle);
     }
-    check_shared_clips(&model_paths, &handles)?;
+    let named: Vec<(String, &ModelHandle)> = model_paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .zip(&handles)
+        .collect();
+    throng_demo::mixed::check_shared_clips(&named).map_err(anyhow::Error::msg)?;
     let handles = handles
         .into_iter()
         .zip(&model_paths)

@@ -1,5 +1,6 @@
 //! The page's address parameters: what the user (or the browser test) asks
-//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0|1|steer`. Bad values
+//! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0|1|steer&outfits=1`
+//! (`model` repeated: a mixed crowd). Bad values
 //! are errors that name the parameter; counts over the most the page draws
 //! are clamped, and the clamp is reported.
 
@@ -31,8 +32,12 @@ pub enum BackendChoice {
 /// The page's parameters, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageQuery {
-    /// The `.throng` file's URL.
-    pub model: String,
+    /// The `.throng` files' URLs: one, or several for a mixed crowd
+    /// (`?model=` repeated; they share the first one's clips).
+    pub models: Vec<String>,
+    /// Each model is worn as outfits, every instance wearing one
+    /// (`?outfits=1`).
+    pub outfits: bool,
     /// Instances to draw (clamped to [`MAX_INSTANCES`]).
     pub instances: u32,
     /// The asked count, when it was clamped.
@@ -56,7 +61,8 @@ pub struct PageQuery {
 impl Default for PageQuery {
     fn default() -> Self {
         Self {
-            model: DEFAULT_MODEL.to_owned(),
+            models: vec![DEFAULT_MODEL.to_owned()],
+            outfits: false,
             instances: DEFAULT_INSTANCES,
             clamped_from: None,
             backend: BackendChoice::Auto,
@@ -74,6 +80,7 @@ impl PageQuery {
     /// value is an error naming it.
     pub fn parse(search: &str) -> Result<Self> {
         let mut q = Self::default();
+        let mut models = Vec::new();
         for pair in search.trim_start_matches('?').split('&') {
             if pair.is_empty() {
                 continue;
@@ -84,7 +91,14 @@ impl PageQuery {
                 "model" if value.is_empty() => {
                     bail!("?model= is empty: give the URL of a .throng file")
                 }
-                "model" => q.model = value,
+                "model" => models.push(value),
+                "outfits" => {
+                    q.outfits = match value.as_str() {
+                        "1" | "true" | "" => true,
+                        "0" | "false" => false,
+                        other => bail!("?outfits={other} is not 0 or 1"),
+                    }
+                }
                 "instances" => {
                     let asked: u64 = value.parse().map_err(|_| {
                         anyhow::anyhow!(
@@ -126,6 +140,9 @@ impl PageQuery {
                 }
                 _ => {}
             }
+        }
+        if !models.is_empty() {
+            q.models = models;
         }
         Ok(q)
     }
@@ -172,7 +189,11 @@ mod tests {
             "?model=a%2Fb.throng&instances=10000&backend=webgl2&time=1.5&seed=7&x=y",
         )
         .unwrap();
-        assert_eq!(q.model, "a/b.throng");
+        assert_eq!(q.models, ["a/b.throng"]);
+        assert!(!q.outfits);
+        let mixed = PageQuery::parse("model=a.throng&model=b.throng&outfits=1").unwrap();
+        assert_eq!(mixed.models, ["a.throng", "b.throng"]);
+        assert!(mixed.outfits);
         assert_eq!(q.instances, 10_000);
         assert_eq!(q.backend, BackendChoice::WebGl2);
         assert_eq!(q.time, Some(1.5));
@@ -197,6 +218,7 @@ mod tests {
             ("model=", "?model="),
             ("seed=x", "?seed=x"),
             ("walk=maybe", "?walk=maybe"),
+            ("outfits=some", "?outfits=some"),
         ] {
             let e = PageQuery::parse(query).expect_err(query).to_string();
             assert!(e.contains(names), "{query}: {e}");

@@ -1,6 +1,7 @@
 //! The crowd the page draws, built the same way in the browser and natively
 //! (the browser test compares the two pictures): the viewer's seeded herd
-//! ([`throng_demo::herd`]) of one model on a checkered ground, with
+//! ([`throng_demo::herd`]) of one model, or mixed of several that share
+//! their clips (each optionally worn as outfits), on a checkered ground, with
 //! shadows, drawn through the embedding example's [`Scene`] — the page is
 //! an application of its own that draws Throng's crowd in its own pass.
 //! It walks the analytic waypoint loops ([`throng_demo::walkers`]); with
@@ -14,7 +15,8 @@
 use anyhow::{Context, Result};
 use glam::Vec3;
 use throng_crowd::crowd::{Crowd, ModelHandle};
-use throng_demo::herd::spawn_crowd;
+use throng_demo::herd::spawn_mixed_crowd;
+use throng_demo::outfits::{outfit_look, outfitted};
 use throng_demo::walkers::Walkers;
 use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
 use throng_render::RendererOptions;
@@ -54,21 +56,60 @@ impl PageScene {
     }
 }
 
-/// The page's scene: `query.instances` of `handle` in the viewer's herd
-/// (seed `query.seed`), walking unless `query.walk` is off, at `query.time`
-/// when it is fixed, drawn into views of `format` with Throng's default
-/// path choice, shadows on and MSAA. The walkers' motions are analytic, so
-/// a fixed time gives the same picture wherever it is drawn.
+/// The page's models from their files' bytes (`files`: URL and bytes, in
+/// the query's order): loaded, checked to share the first one's clips,
+/// and worn as outfits with `query.outfits`.
+pub fn load_models(files: &[(String, Vec<u8>)], query: &PageQuery) -> Result<Vec<ModelHandle>> {
+    let handles = files
+        .iter()
+        .map(|(url, bytes)| load_model(bytes, url))
+        .collect::<Result<Vec<_>>>()?;
+    let named: Vec<(String, &ModelHandle)> = files
+        .iter()
+        .map(|(url, _)| url.clone())
+        .zip(&handles)
+        .collect();
+    throng_demo::mixed::check_shared_clips(&named).map_err(anyhow::Error::msg)?;
+    if !query.outfits {
+        return Ok(handles);
+    }
+    handles
+        .iter()
+        .zip(files)
+        .map(|(h, (url, _))| {
+            outfitted(h)
+                .with_context(|| format!("?outfits: {url} has too many submeshes to wear outfits"))
+        })
+        .collect()
+}
+
+/// The page's scene: `query.instances` of `handles` (instance `i` of
+/// model `i` modulo their number; with `query.outfits`, wearing outfit
+/// `i`) in the viewer's herd (seed `query.seed`), walking unless
+/// `query.walk` is off, at `query.time` when it is fixed, drawn into views
+/// of `format` with Throng's default path choice, shadows on and MSAA. The
+/// walkers' motions are analytic, so a fixed time gives the same picture
+/// wherever it is drawn.
 pub fn build(
     gpu: AppGpu,
     format: wgpu::TextureFormat,
-    handle: &ModelHandle,
+    handles: &[ModelHandle],
     query: &PageQuery,
 ) -> Result<PageScene> {
+    let handle = handles.first().context("the page needs a model")?;
     let mut crowd = Crowd::new();
-    let id = crowd.add_model(handle);
-    let herd =
-        spawn_crowd(&mut crowd, id, query.instances, query.seed).context("placing the herd")?;
+    let ids: Vec<_> = handles.iter().map(|h| crowd.add_model(h)).collect();
+    let id = ids[0];
+    let herd = spawn_mixed_crowd(&mut crowd, &ids, query.instances, query.seed)
+        .context("placing the herd")?;
+    if query.outfits {
+        for (i, &instance) in herd.ids.iter().enumerate() {
+            let look = outfit_look(&handles[i % handles.len()], i as u32);
+            crowd
+                .set_look(instance, look)
+                .context("wearing the outfits")?;
+        }
+    }
     let model = handle.model().bounds;
     let cell = (model.max - model.min).max_element().max(1e-3);
     let (center, radius) = if herd.bounds.is_empty() {
@@ -82,7 +123,7 @@ pub fn build(
         sample_count: SAMPLES,
         ..Default::default()
     };
-    let mut scene = Scene::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
+    let mut scene = Scene::with_mixed_crowd(gpu, format, handles, crowd, half, cell, options)?;
     scene.camera = start_camera(center, radius, cell);
     let steer = query.steer
         && query.time.is_none()

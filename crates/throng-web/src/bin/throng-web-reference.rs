@@ -55,14 +55,15 @@ fn run(args: &[String]) -> Result<bool> {
 fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Result<()> {
     let gpu = throng_render::Gpu::headless()?;
     let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
-    let handle = throng_web::scene::load_model(&bytes, &model.display().to_string())?;
+    let files = [(model.display().to_string(), bytes)];
+    let handles = throng_web::scene::load_models(&files, query)?;
     let format = throng_render::OFFSCREEN_FORMAT;
     let app = throng_examples::AppGpu {
         adapter: &gpu.adapter,
         device: &gpu.device,
         queue: &gpu.queue,
     };
-    let mut scene = throng_web::scene::build(app, format, &handle, query)?.scene;
+    let mut scene = throng_web::scene::build(app, format, &handles, query)?.scene;
     let target = throng_render::Offscreen::new(&gpu.device, size)?;
     // The page's first frames fill the pose cache and the GPU-driven
     // path's mirror; the picture compared is a later one.

@@ -73,8 +73,12 @@ async fn run() -> Result<()> {
     let size = input::canvas_size(&canvas);
     let (surface, gpu, backend) = open_gpu(&canvas, query.backend).await?;
 
-    let bytes = fetch(&query.model).await?;
-    let handle = crate::scene::load_model(&bytes, &query.model)?;
+    let mut files = Vec::with_capacity(query.models.len());
+    for url in &query.models {
+        files.push((url.clone(), fetch(url).await?));
+    }
+    let handles = crate::scene::load_models(&files, &query)?;
+    drop(files);
 
     let (config, view) = configure_surface(&surface, &gpu, size)?;
     let app = AppGpu {
@@ -82,7 +86,7 @@ async fn run() -> Result<()> {
         device: &gpu.device,
         queue: &gpu.queue,
     };
-    let mut scene = crate::scene::build(app, view, &handle, &query)?;
+    let mut scene = crate::scene::build(app, view, &handles, &query)?;
     // A lost device ends frames with an error that says so.
     scene.scene.renderer.set_device_loss(gpu.loss.clone());
     if let Some(asked) = query.clamped_from {
@@ -303,10 +307,22 @@ fn frame(page: &mut Page, now_ms: f64) -> Result<()> {
     if let Some(fps) = page.fps.tick(now_ms)
         && let Some(el) = &page.stats
     {
-        el.set_inner_text(&format!(
+        let mut line = format!(
             "{fps:.0} fps · {} instances · {} visible · {} · {path}",
             stats.instances, stats.visible, page.backend
-        ));
+        );
+        // A mixed crowd: its models, the bone bytes shared, the hidden
+        // parts left out of the draws.
+        let models = page.scene.scene.models().len();
+        if models > 1 || stats.parts_culled > 0 {
+            line.push_str(&format!(
+                " · {models} models, bone textures {} KiB ({} KiB shared), {} parts culled",
+                stats.bone_bytes >> 10,
+                stats.shared_bone_bytes >> 10,
+                stats.parts_culled
+            ));
+        }
+        el.set_inner_text(&line);
     }
     Ok(())
 }

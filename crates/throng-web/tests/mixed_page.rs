@@ -1,0 +1,72 @@
+//! The page's mixed crowd, natively (the scene the page builds in the
+//! browser): `?model=` repeated loads models that share the first one's
+//! clips — refusing, with both URLs, models that do not — and
+//! `?outfits=1` wears them as outfits; the scene drawn on the GPU-driven
+//! path binds one bone texture for the two bodies and leaves the hidden
+//! outfits out of the draws, as its statistics line reports.
+
+use throng_core::format::write_model;
+use throng_web::query::PageQuery;
+use throng_web::scene::{build, load_models};
+
+fn file(name: &str) -> (String, Vec<u8>) {
+    let (_, handle) = throng_tests::golden::baked(name);
+    (name.to_owned(), write_model(handle.model()).unwrap())
+}
+
+#[test]
+fn a_mixed_page_shares_frames_and_culls_hidden_outfits() {
+    let query = PageQuery::parse("model=a&model=b&outfits=1&instances=40&time=0.5&walk=0").unwrap();
+    let fox = file("khronos_Fox.glb");
+    let man = file("khronos_CesiumMan.gltf");
+    let err = load_models(&[fox.clone(), man], &query)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("khronos_CesiumMan.gltf") && err.contains("khronos_Fox.glb"),
+        "{err}"
+    );
+    let handles = load_models(&[fox.clone(), fox], &query).unwrap();
+    assert_eq!(handles.len(), 2);
+    assert!(
+        handles
+            .iter()
+            .all(|h| h.model().lods[0].submeshes.len() == 8)
+    );
+
+    let gpu = throng_tests::require_gpu("mixed page");
+    let app = throng_examples::AppGpu {
+        adapter: &gpu.adapter,
+        device: &gpu.device,
+        queue: &gpu.queue,
+    };
+    let format = throng_render::OFFSCREEN_FORMAT;
+    let mut page = build(app, format, &handles, &query).unwrap();
+    let scene = &mut page.scene;
+    assert_eq!(scene.models().len(), 2);
+    let target = throng_render::Offscreen::new(&gpu.device, (256, 160)).unwrap();
+    let mut stats = Default::default();
+    for _ in 0..3 {
+        stats = scene
+            .render(&gpu.device, &gpu.queue, &target.view, (256, 160))
+            .unwrap();
+    }
+    scene.renderer.wait_gpu_stats(&mut stats).unwrap();
+    println!(
+        "{} path: {} visible, bone textures {} KiB ({} KiB shared), {} parts culled",
+        scene.renderer.path(),
+        stats.visible,
+        stats.bone_bytes >> 10,
+        stats.shared_bone_bytes >> 10,
+        stats.parts_culled
+    );
+    assert!(stats.bone_bytes > 0);
+    assert_eq!(
+        stats.shared_bone_bytes, stats.bone_bytes,
+        "two bodies, one texture"
+    );
+    if scene.renderer.path() == throng_render::RecordPath::GpuDriven {
+        assert!(stats.visible > 0);
+        assert_eq!(stats.parts_culled, 7 * stats.visible as u64);
+    }
+}
