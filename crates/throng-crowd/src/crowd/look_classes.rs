@@ -134,8 +134,11 @@ mod tests {
         assert_eq!(t.group_count, ia.group_count() + ib.group_count());
         assert!(t.group_count > plain_groups);
 
+        // Clearing forgets them, and the tables must be built again.
+        let noted = crowd.look_classes_generation();
         crowd.clear();
         assert_eq!(crowd.look_classes(ma), &[] as &[u32]);
+        assert_ne!(crowd.look_classes_generation(), noted);
     }
 
     #[test]
