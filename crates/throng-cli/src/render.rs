@@ -35,9 +35,9 @@ pub fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice>
 /// Arguments of `throng render`.
 #[derive(ClapArgs)]
 pub struct Args {
-    /// A `.throng` (or a glTF, baked in memory); several make a mixed
-    /// crowd (instance `i` of model `i` modulo their number), which must
-    /// share the first one's clips by name and order.
+    /// A `.throng` (or a glTF, baked in memory); several, or a folder of
+    /// them, make a mixed crowd (instance `i` of model `i` modulo their
+    /// number), which must share the first one's clips by name and order.
     #[arg(required = true, num_args = 1..)]
     pub models: Vec<PathBuf>,
     /// Instances, on a square grid.
@@ -107,8 +107,9 @@ pub struct Args {
 }
 
 /// Runs `throng render`.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
     check_numbers(&args)?;
+    args.models = throng_cli::args::models::expand(&args.models)?;
     // The output's format and identity before any work (and any GPU).
     ImageFormat::of(&args.output)?;
     let inputs: Vec<&std::path::Path> = args.models.iter().map(PathBuf::as_path).collect();

@@ -46,8 +46,9 @@ fn path_parser() -> impl clap::builder::TypedValueParser<Value = PathChoice> {
 #[command(name = "throng-viewer", version, about, long_about = None)]
 struct Args {
     /// Model: a .throng, or a .glb/.gltf baked on the fly and cached
-    /// [default: the bundled assets/khronos_Fox.glb]. Repeat for a mixed
-    /// crowd of bodies that share the first one's clips (instance `i` of
+    /// [default: the bundled assets/khronos_Fox.glb]. Repeat it, or give a
+    /// folder, for a mixed crowd of bodies that share the first one's clips
+    /// (a folder's `.throng` files, else its glTF files; instance `i` of
     /// model `i` modulo their number; their bone textures are shared where
     /// their frames are equal: bake them with `throng bake --shared-clips`).
     #[arg(long)]
@@ -179,7 +180,7 @@ fn run(args: Args) -> Result<()> {
     };
     let model_paths = match args.model.is_empty() {
         true => vec![cache::default_model_path()?],
-        false => args.model.clone(),
+        false => throng_cli::args::models::expand(&args.model)?,
     };
     if let Some(shot) = &args.screenshot
         && let Some(model) = model_paths

@@ -1,4 +1,4 @@
-//! `throng render A B … --outfits` (GPU test): a mixed crowd of bodies that
+//! `throng render FOLDER --outfits` (GPU test): a mixed crowd of bodies that
 //! share their clips binds one bone texture for bodies of equal frames and,
 //! worn as outfits on the GPU-driven path, leaves every hidden outfit out
 //! of the draws — the report says so in figures; models whose clips differ
@@ -63,8 +63,8 @@ fn a_mixed_crowd_shares_its_frames_and_culls_the_outfits_it_hides() {
         &dir,
         &[
             "render",
-            "out/a.throng",
-            "out/b.throng",
+            // The bake's output folder: its .throng files, in name order.
+            "out",
             "--outfits",
             "--path",
             "gpu-driven",
