@@ -15,19 +15,13 @@ use std::path::{Path, PathBuf};
 use throng_core::BakedModel;
 use throng_pipeline::{JobResult, Outcome, Settings, bake_all, plan};
 use throng_tests::asset;
-use throng_tests::gltf_builder::edit::scale_accessor;
+use throng_tests::gltf_builder::edit::{position_accessors, scale_accessor};
 use throng_tests::gltf_builder::{glb_bytes, glb_parts};
 
 /// The Fox with every POSITION accessor's component `axis` times `k`.
 fn stretched(dir: &Path, name: &str, axis: usize, k: f32) -> PathBuf {
     let (mut doc, mut bin) = glb_parts(&std::fs::read(asset("khronos_Fox.glb")).unwrap());
-    let positions: Vec<usize> = doc["meshes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["primitives"].as_array().unwrap().clone())
-        .map(|p| p["attributes"]["POSITION"].as_u64().unwrap() as usize)
-        .collect();
+    let positions: Vec<usize> = position_accessors(&doc);
     for a in positions {
         scale_accessor(&mut doc, &mut bin, a, 3, &[axis], k);
     }

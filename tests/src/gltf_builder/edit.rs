@@ -54,3 +54,14 @@ pub fn scale_accessor(
         }
     }
 }
+
+/// The POSITION accessor of every primitive of every mesh of `doc`.
+pub fn position_accessors(doc: &Value) -> Vec<usize> {
+    doc["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["primitives"].as_array().unwrap().clone())
+        .map(|p| p["attributes"]["POSITION"].as_u64().unwrap() as usize)
+        .collect()
+}

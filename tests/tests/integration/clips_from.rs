@@ -18,7 +18,7 @@ use throng_core::baked::{bone_model_transform, skin_lod};
 use throng_core::gpu::FrameBlend;
 use throng_core::model::BakedModel;
 use throng_tests::asset;
-use throng_tests::gltf_builder::edit::{edit_floats, scale_accessor};
+use throng_tests::gltf_builder::edit::{edit_floats, position_accessors, scale_accessor};
 use throng_tests::gltf_builder::{glb_bytes, glb_parts};
 
 /// Where the skeletons agree, the body's frames are the library's own up
@@ -170,13 +170,7 @@ fn a_body_scaled_by_one_and_a_half_poses_one_and_a_half_times_as_far() {
                 }
             }
         }
-        let positions: Vec<usize> = doc["meshes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|m| m["primitives"].as_array().unwrap().clone())
-            .map(|p| p["attributes"]["POSITION"].as_u64().unwrap() as usize)
-            .collect();
+        let positions: Vec<usize> = position_accessors(doc);
         for a in positions {
             scale_accessor(doc, bin, a, 3, &[0, 1, 2], K);
         }
