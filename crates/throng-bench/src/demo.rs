@@ -73,7 +73,7 @@ pub fn demo_variety(seed: u64, toggles: Vec<(u32, f32)>) -> Variety {
     }
 }
 
-pub use throng_demo::outfits::{DEMO_OUTFITS, outfit_look, outfitted};
+pub use throng_demo::outfits::{DEMO_OUTFITS, outfit_look, outfitted, wear_outfits};
 
 /// A few tints, gentle enough to keep textures readable.
 pub const TINTS: [Vec4; 4] = [

@@ -10,11 +10,10 @@ use throng_cli::args::size::parse_size;
 use anyhow::{Result, bail};
 use clap::Args as ClapArgs;
 use throng_bench::demo::{
-    CameraChoice, DEMO_OUTFITS, GridOptions, VARIETY_SEED, demo_variety, dressed, outfit_look,
-    outfitted, spawn_mixed_grid,
+    CameraChoice, DEMO_OUTFITS, GridOptions, VARIETY_SEED, demo_variety, dressed, outfitted,
+    spawn_mixed_grid,
 };
 use throng_core::math::Aabb;
-use throng_core::variety::Look;
 use throng_crowd::crowd::{Crowd, ModelHandle, ModelId};
 use throng_demo::walkers::Walkers;
 use throng_render::image_file::ImageFormat;
@@ -189,10 +188,13 @@ fn models_and_grid(args: &Args) -> Result<(Vec<ModelHandle>, GridOptions)> {
     for path in &args.models {
         models.push(load_baked(path)?.0);
     }
-    let first: Vec<String> = models[0].clips.iter().map(|c| c.name.clone()).collect();
     let clip = match &args.clip {
         Some(c) => Some(resolve_clip(
-            &first.iter().map(String::as_str).collect::<Vec<_>>(),
+            &models[0]
+                .clips
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>(),
             c,
         )?),
         None => None,
@@ -260,14 +262,7 @@ fn populate(args: &Args, handles: &[ModelHandle], grid: &GridOptions) -> Result<
     let bounds = spawn_mixed_grid(&mut crowd, &ids, grid)?;
     if args.outfits {
         let instances: Vec<_> = crowd.dense_ids().collect();
-        for (i, id) in instances.into_iter().enumerate() {
-            let handle = &handles[i % handles.len()];
-            let look = Look {
-                variant: crowd.look(id)?.variant,
-                ..outfit_look(handle, i as u32)
-            };
-            crowd.set_look(id, look)?;
-        }
+        throng_demo::outfits::wear_outfits(&mut crowd, &instances, handles)?;
     }
     let model_id = ids[0];
     let first: Vec<_> = crowd

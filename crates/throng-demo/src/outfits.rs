@@ -7,7 +7,7 @@
 //! (`throng_crowd`'s look classes).
 
 use throng_core::variety::Look;
-use throng_crowd::crowd::ModelHandle;
+use throng_crowd::crowd::{Crowd, CrowdError, InstanceId, ModelHandle};
 
 /// Outfits of an outfitted model ([`outfitted`]).
 pub const DEMO_OUTFITS: u32 = 8;
@@ -51,4 +51,22 @@ pub fn outfit_look(handle: &ModelHandle, k: u32) -> Look {
         variant: 0,
         hidden: (all & !worn) as u32,
     }
+}
+
+/// Dresses a crowd in outfits: instance `ids[i]`, of model
+/// `handles[i mod n]` (each [`outfitted`]), wears outfit `i`, keeping its
+/// palette row.
+pub fn wear_outfits(
+    crowd: &mut Crowd,
+    ids: &[InstanceId],
+    handles: &[ModelHandle],
+) -> Result<(), CrowdError> {
+    for (i, &id) in ids.iter().enumerate() {
+        let look = Look {
+            variant: crowd.look(id)?.variant,
+            ..outfit_look(&handles[i % handles.len()], i as u32)
+        };
+        crowd.set_look(id, look)?;
+    }
+    Ok(())
 }

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use glam::Vec3;
 use throng_crowd::crowd::{Crowd, ModelHandle};
 use throng_demo::herd::spawn_mixed_crowd;
-use throng_demo::outfits::{outfit_look, outfitted};
+use throng_demo::outfits::{outfitted, wear_outfits};
 use throng_demo::walkers::Walkers;
 use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
 use throng_render::RendererOptions;
@@ -103,12 +103,7 @@ pub fn build(
     let herd = spawn_mixed_crowd(&mut crowd, &ids, query.instances, query.seed)
         .context("placing the herd")?;
     if query.outfits {
-        for (i, &instance) in herd.ids.iter().enumerate() {
-            let look = outfit_look(&handles[i % handles.len()], i as u32);
-            crowd
-                .set_look(instance, look)
-                .context("wearing the outfits")?;
-        }
+        wear_outfits(&mut crowd, &herd.ids, handles).context("wearing the outfits")?;
     }
     let model = handle.model().bounds;
     let cell = (model.max - model.min).max_element().max(1e-3);

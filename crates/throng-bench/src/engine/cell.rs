@@ -15,7 +15,7 @@ use throng_render::{
 
 use super::report::{Cell, PassSpread, Spread};
 use super::{DT, MIN_MEASURED_FRAMES, Mode, Plan};
-use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, outfit_look, spawn_grid};
+use crate::demo::{GridOptions, VARIETY_SEED, demo_variety, spawn_grid, wear_outfits};
 use crate::{Cast, Character, CpuSkinnedError, CpuSkinnedModel, CpuSkinnedRenderer};
 use throng_demo::walkers::Walkers;
 
@@ -333,11 +333,8 @@ impl<'a> Bench<'a> {
         }
         if outfits {
             let ids: Vec<InstanceId> = crowd.dense_ids().collect();
-            for (i, instance) in ids.into_iter().enumerate() {
-                crowd
-                    .set_look(instance, outfit_look(handle, i as u32))
-                    .map_err(|e| CellError::Failed(e.to_string()))?;
-            }
+            wear_outfits(&mut crowd, &ids, std::slice::from_ref(handle))
+                .map_err(|e| CellError::Failed(e.to_string()))?;
         }
         Ok(Grid {
             crowd,

@@ -216,14 +216,8 @@ impl Scene {
     /// Instance `i` wears outfit `i` of its model (`--outfits`: the models
     /// were worn as outfits when loaded), keeping its palette row.
     fn wear_outfits(&mut self) -> Result<()> {
-        for (i, &(id, _)) in self.instances.iter().enumerate() {
-            let handle = &self.handles[i % self.handles.len()];
-            let look = throng_core::variety::Look {
-                variant: self.crowd.look(id)?.variant,
-                ..throng_bench::demo::outfit_look(handle, i as u32)
-            };
-            self.crowd.set_look(id, look)?;
-        }
+        let ids: Vec<InstanceId> = self.instances.iter().map(|&(id, _)| id).collect();
+        throng_demo::outfits::wear_outfits(&mut self.crowd, &ids, &self.handles)?;
         Ok(())
     }
 
