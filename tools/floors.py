@@ -15,7 +15,7 @@ defines the module they name, and fails (exit 1), naming the files, when
 2. a file imports from a higher floor of its crate. ARCHITECTURE.md
    declares each crate's floors, bottom first, on a line of its own:
 
-       floors: throng-render = base < device < program < model < passes < draw < renderer
+       floors: throng-render = base < device < program < model < passes < draw < gpu_driven < renderer
 
    Each name is a top-level module of the crate (a file `src/NAME.rs` or a
    folder `src/NAME/`); a floor may hold several, separated by commas. Every

@@ -16,14 +16,15 @@
 //! lower files and from the floors below (ARCHITECTURE.md draws it, and
 //! `tools/floors.py` checks it):
 //!
-//! | floor | folder | what lives there |
+//! | floor | folders | what lives there |
 //! |---|---|---|
-//! | 7 | `renderer` | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven path, headless drawing |
-//! | 6 | [`shadow`] | shadows, Rust and WGSL in one folder: their owner, the shadow map, the GPU's light fit, a caller's cascades and light views |
-//! | 5 | `draw` | draw items and their layout, the impostors' pipelines, the prepass, depth and MSAA targets |
-//! | 4 | `passes` | compute passes: motion, the crowd's mirror, cull, simulation, pose readback, palette pre-pass, compute skinning |
-//! | 3 | `model` | a model on the GPU: materials, look, impostor, [`GpuModel`], the pose cache |
-//! | 2 | `program` | bind-group and pipeline layouts, the pipeline kit |
+//! | 8 | `renderer` | the [`Renderer`] façade: planning, uploading and encoding a frame, the GPU-driven frame's side, headless drawing |
+//! | 7 | `gpu_driven` | the GPU-driven path, a feature in a folder: its owner, a crowd's indirect draws planned, a frame's culls, the counts read back |
+//! | 6 | [`shadow`], [`occlusion`], `prepass` | features in folders, Rust beside WGSL: shadows (their owner, the shadow map, the GPU's light fit, a caller's cascades and light views), two-phase occlusion culling, a caller's prepass |
+//! | 5 | `draw` | draw items and their layout, depth and MSAA targets |
+//! | 4 | `passes`, [`simulation`] | compute passes (motion, the crowd's mirror, cull, pose readback, palette pre-pass, compute skinning); the GPU simulation |
+//! | 3 | `model`, [`impostor`], [`pose_cache`] | a model on the GPU ([`GpuModel`], materials, look, shared frames); its impostor; its cached poses |
+//! | 2 | `program` | bind-group and pipeline layouts, the pipeline kit, what the storage paths need of an adapter |
 //! | 1 | `device` | a device and its loss, timing, buffers, small textures, offscreen targets, image files |
 //! | 0 | `base` | uniforms, fog, options, WGSL composition, errors |
 //!
@@ -32,7 +33,9 @@
 //! `throng_render::pose_cache`, …), so callers need not know the floor a
 //! module lives on, and a module moving between floors changes no
 //! caller. A feature in a folder of its own is public under its name
-//! ([`shadow`]).
+//! ([`shadow`], [`occlusion`], [`simulation`], [`impostor`],
+//! [`pose_cache`]); the GPU-driven path's and the prepass's owners are
+//! the renderer's alone.
 //!
 //! ## Example
 //!
@@ -67,6 +70,7 @@
 mod base;
 mod device;
 mod draw;
+mod gpu_driven;
 pub mod impostor;
 mod model;
 pub mod occlusion;

@@ -2,7 +2,7 @@
 //! engine's depth, normal and motion-vector prepass (Bevy's, which SSAO,
 //! TAA and motion blur read). Its owner, [`Prepass`], holds the pipelines
 //! and the draws; the renderer's frame hands it the camera's culled draws
-//! (`renderer/prepass.rs`, `renderer/gpu_driven/draws.rs`).
+//! (`renderer/prepass.rs`, `renderer/gpu_draws.rs`).
 //! The camera's culled draws are drawn again by `prepass.wgsl`'s
 //! pipelines, made for the caller's attachments ([`PrepassTarget`]), each
 //! record beside its previous record — where its instance was one frame

@@ -6,3 +6,15 @@
 
 pub mod bind_groups;
 pub mod pipeline;
+
+/// True if the adapter can read storage buffers in the vertex stage, as
+/// many as the storage paths' draw program binds there
+/// ([`bind_groups::vertex_storage_buffers`]: records, palettes, pose cache).
+pub fn supports_unbounded(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
+    adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        && device.limits().max_storage_buffers_per_shader_stage
+            >= bind_groups::vertex_storage_buffers()
+}

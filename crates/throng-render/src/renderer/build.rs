@@ -14,9 +14,9 @@ use crate::program::pipeline::{ColorPipeline, PipelineKey};
 use crate::shadow::Shadows;
 use crate::shadow::map::Shadow;
 
-use super::gpu_driven::supports_gpu_driven;
 use super::records::Records;
 use super::{Renderer, supports_unbounded};
+use crate::gpu_driven::{GpuDriven, supports_gpu_driven};
 
 impl Renderer {
     /// A renderer drawing into targets of `color_format`.
@@ -76,7 +76,7 @@ impl Renderer {
             targets: None,
             timer: crate::device::pass_timer::PassTimer::new(device, queue),
             shadows: Shadows::new(shadow, cascades),
-            gpu: (path == RecordPath::GpuDriven).then(|| super::gpu_driven::GpuDriven::new(device)),
+            gpu: (path == RecordPath::GpuDriven).then(|| GpuDriven::new(device)),
             occlusion: crate::occlusion::Occlusion::new(
                 adapter,
                 device,

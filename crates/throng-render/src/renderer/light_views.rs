@@ -9,10 +9,10 @@
 use throng_crowd::crowd::{Crowd, DrawView};
 
 use super::Renderer;
-use super::gpu_driven::GpuDriven;
 use crate::base::error::RenderError;
 use crate::base::options::{FrameStats, RecordPath};
 use crate::base::sync::lock;
+use crate::gpu_driven::GpuDriven;
 use crate::model::gpu_model::GpuModel;
 use crate::passes::cull::{CullList, CullPhase, CullRequest, INDIRECT_ARGS_SIZE};
 use crate::shadow::light_views::{LightView, LightViewStats, LightViewTarget, LightViews};

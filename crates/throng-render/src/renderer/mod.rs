@@ -22,7 +22,7 @@
 //!
 //! On adapters with compute shaders and indirect draws,
 //! [`RecordPath::GpuDriven`] (the default there) keeps the instances on
-//! the GPU and culls them in a compute pass (`renderer/gpu_driven/`),
+//! the GPU and culls them in a compute pass (`gpu_driven/`),
 //! and frames the renderer records its own passes for are occlusion-culled
 //! in two phases (`renderer/occlusion.rs`); renderers of several views can
 //! share the crowds' mirrors (`renderer/mirrors.rs`); an engine's own
@@ -41,9 +41,10 @@
 //! (`impostor/`), the pose cache (`pose_cache/`) and the GPU simulation
 //! (`simulation/`). The renderer holds one field per feature and hands
 //! each what it reads of the frame; the GPU-driven path's culls are its
-//! owner's (`GpuDriven::cull`, `renderer/gpu_driven/prepare.rs`). Beside this
+//! owner's (`GpuDriven::cull`, `gpu_driven/cull.rs`). Beside this
 //! file in `renderer/`, one file per part of the frame: making a renderer
-//! (`build.rs`), planning a frame on the CPU paths (`prepare.rs`), its
+//! (`build.rs`), planning a frame on the CPU paths (`prepare.rs`) and on
+//! the GPU-driven path (`gpu_frame.rs`, `gpu_draws.rs`), its
 //! records uploaded (`records.rs`), its passes encoded (`frame.rs`,
 //! `draw.rs`), the shadow pass and a caller's cascades (`shadows.rs`),
 //! the animation layers' palettes (`layers.rs`), the pose cache's part of
@@ -65,7 +66,6 @@ pub use crate::draw::targets::Targets;
 use crate::impostor::ImpostorPipelines;
 use crate::pose_cache::PoseCache;
 pub use crate::prepass::PrepassTarget;
-use crate::program::bind_groups::{self};
 pub use crate::program::pipeline::{ColorPipeline, PipelineKey};
 use crate::shadow::Shadows;
 pub use crate::shadow::{LightView, LightViewStats, LightViewTarget};
@@ -73,7 +73,8 @@ pub use crate::shadow::{LightView, LightViewStats, LightViewTarget};
 mod build;
 mod draw;
 mod frame;
-mod gpu_driven;
+mod gpu_draws;
+mod gpu_frame;
 mod headless;
 mod layers;
 mod light_views;
@@ -85,7 +86,8 @@ mod prepass;
 mod records;
 mod shadows;
 mod simulate;
-pub use gpu_driven::supports_gpu_driven;
+pub use crate::gpu_driven::supports_gpu_driven;
+pub use crate::program::supports_unbounded;
 
 /// Draws crowds. See the module docs.
 pub struct Renderer {
@@ -109,7 +111,7 @@ pub struct Renderer {
     /// The shadow map, a caller's cascades and light views (`shadow/`).
     shadows: Shadows,
     /// The GPU-driven path's mirrors, cull lists and pipelines.
-    gpu: Option<gpu_driven::GpuDriven>,
+    gpu: Option<crate::gpu_driven::GpuDriven>,
     /// Two-phase occlusion culling, where the path and device allow it.
     occlusion: Option<crate::occlusion::Occlusion>,
     /// The impostors' programs and pipelines.
@@ -123,18 +125,6 @@ pub struct Renderer {
     loss: Option<DeviceLoss>,
     /// The caller's prepass, once set (`renderer/prepass.rs`).
     prepass: Option<crate::prepass::Prepass>,
-}
-
-/// True if the adapter can read storage buffers in the vertex stage, as
-/// many as the storage paths' draw program binds there
-/// ([`bind_groups::vertex_storage_buffers`]: records, palettes, pose cache).
-pub fn supports_unbounded(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
-    adapter
-        .get_downlevel_capabilities()
-        .flags
-        .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
-        && device.limits().max_storage_buffers_per_shader_stage
-            >= bind_groups::vertex_storage_buffers()
 }
 
 impl Renderer {

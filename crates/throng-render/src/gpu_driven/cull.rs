@@ -1,9 +1,10 @@
-//! A frame on the GPU-driven path ([`Renderer::prepare_draws`] there), in
+//! A frame's culls on the GPU-driven path
+//! ([`Renderer::prepare_draws`](crate::Renderer::prepare_draws) there), in
 //! one submission: each crowd's mirror synced (and its simulation
 //! stepped), its camera culled (occlusion culling's late phase prepared
 //! for the frame's passes), then, with shadows, the light fitted on the
-//! GPU to what the camera's cull drew and the casters culled against it;
-//! then the draws planned (`draws.rs`).
+//! GPU to what the camera's cull drew and the casters culled against it.
+//! The renderer then plans the draws (`renderer/gpu_draws.rs`).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -20,74 +21,11 @@ use crate::model::gpu_model::GpuModel;
 use crate::occlusion::{DepthPyramid, LateView};
 use crate::passes::cull::{CullList, CullPass, CullPhase, CullRequest};
 use crate::passes::mirror::crowd_mirror::CrowdMirror;
-use crate::renderer::Renderer;
 use crate::shadow::light_fit::{self, LightFitPass};
 use crate::shadow::map::Shadow;
-use throng_crowd::camera::Camera;
 
 /// Per crowd: its indirect draws (none for an empty crowd).
-pub(super) type Plans = Vec<CrowdPlan>;
-
-impl Renderer {
-    /// [`Self::prepare_draws`] on the GPU-driven path (frame uniforms already
-    /// written): the crowds culled by the path's owner ([`GpuDriven::cull`]),
-    /// in two phases if `two_phase` and occlusion culling has its pyramids,
-    /// then the draws planned.
-    pub(in crate::renderer) fn prepare_gpu_driven(
-        &mut self,
-        camera: &Camera,
-        view: DrawView,
-        crowds: &[&Crowd],
-        models: &[&GpuModel],
-        two_phase: bool,
-    ) -> Result<FrameStats, RenderError> {
-        let Some(gd) = self.gpu.as_mut() else {
-            return self.prepare_lists(view, crowds, models);
-        };
-        let occlusion = self.occlusion.as_ref().filter(|_| two_phase);
-        let late = occlusion.and_then(|o| o.late_view(camera, self.options.depth));
-        let shadow_pyramid = occlusion
-            .filter(|_| late.is_some())
-            .and_then(|o| o.shadow_pyramid())
-            .map(|(pyramid, _)| pyramid);
-        let inputs = CullInputs {
-            device: &self.device,
-            queue: &self.queue,
-            timer: self.timer.as_ref(),
-            view,
-            crowds,
-            models,
-            occlusion: late,
-            prepass: self.prepass.is_some(),
-            cull_hidden_parts: self.options.cull_hidden_parts,
-        };
-        let light = self.shadows.map.as_mut().map(|map| LightCull {
-            map,
-            direction: self.options.lighting.direction,
-            shadow_pyramid,
-        });
-        let culled = gd.cull(&inputs, light);
-        let (late, shadow_late) = (late.is_some(), shadow_pyramid.is_some());
-        // The late view borrowed the pyramid: the frame is drawn in two
-        // phases if it was culled in two.
-        if let Some(o) = &mut self.occlusion {
-            o.active = late && culled.is_ok();
-        }
-        let (plans, mut stats) = culled?;
-        self.plan_gpu_draws(&plans, models, late, shadow_late, &mut stats)?;
-        stats.packages = stats.draws;
-        self.plan_layered(view, crowds, models, &mut stats)?;
-        if let Some(gd) = &mut self.gpu {
-            gd.specs = plans;
-        }
-        self.ensure_pipelines();
-        if let Some(p) = &mut self.prepass {
-            p.ensure_pipelines(&self.device);
-        }
-        self.ensure_single_early_pipelines();
-        Ok(stats)
-    }
-}
+pub(crate) type Plans = Vec<CrowdPlan>;
 
 impl GpuDriven {
     /// A frame's culls, in one submission: each crowd's mirror synced (and
@@ -95,7 +33,7 @@ impl GpuDriven {
     /// prepared), then, with `light`, the light fitted on the GPU and the
     /// casters culled. Returns each crowd's plan and the frame's counts so
     /// far.
-    fn cull(
+    pub(crate) fn cull(
         &mut self,
         inputs: &CullInputs<'_>,
         light: Option<LightCull<'_>>,
@@ -143,7 +81,7 @@ impl GpuDriven {
     /// Per crowd, the shared mirror it uses this frame, if this renderer
     /// shares mirrors and the crowd is not simulated (a simulation steps
     /// its own).
-    pub(in crate::renderer) fn held_mirrors(
+    pub(crate) fn held_mirrors(
         &self,
         device: &wgpu::Device,
         crowds: &[&Crowd],
@@ -194,31 +132,31 @@ impl GpuDriven {
 
 /// What a frame's culls read of the renderer's (the path's owner,
 /// [`GpuDriven`], holds the rest).
-pub(super) struct CullInputs<'a> {
-    pub(super) device: &'a wgpu::Device,
-    pub(super) queue: &'a wgpu::Queue,
+pub(crate) struct CullInputs<'a> {
+    pub(crate) device: &'a wgpu::Device,
+    pub(crate) queue: &'a wgpu::Queue,
     /// Each view's cull pass is GPU-timed, where the device can.
-    pub(super) timer: Option<&'a PassTimer>,
+    pub(crate) timer: Option<&'a PassTimer>,
     /// The camera's view.
-    pub(super) view: DrawView,
-    pub(super) crowds: &'a [&'a Crowd],
-    pub(super) models: &'a [&'a GpuModel],
+    pub(crate) view: DrawView,
+    pub(crate) crowds: &'a [&'a Crowd],
+    pub(crate) models: &'a [&'a GpuModel],
     /// Occlusion culling's late phase, when the frame culls in two.
-    pub(super) occlusion: Option<LateView<'a>>,
+    pub(crate) occlusion: Option<LateView<'a>>,
     /// A prepass wants the frame before's records (motion vectors).
-    pub(super) prepass: bool,
+    pub(crate) prepass: bool,
     /// Leave hidden parts out of the look classes' draws
     /// ([`crate::options::RendererOptions::cull_hidden_parts`]).
-    pub(super) cull_hidden_parts: bool,
+    pub(crate) cull_hidden_parts: bool,
 }
 
 /// The shadow map's part of a frame's culls.
-pub(super) struct LightCull<'a> {
-    pub(super) map: &'a mut Shadow,
-    pub(super) direction: glam::Vec3,
+pub(crate) struct LightCull<'a> {
+    pub(crate) map: &'a mut Shadow,
+    pub(crate) direction: glam::Vec3,
     /// The early shadow pass's depth pyramid, when the light culls in two
     /// phases.
-    pub(super) shadow_pyramid: Option<&'a DepthPyramid>,
+    pub(crate) shadow_pyramid: Option<&'a DepthPyramid>,
 }
 
 /// What every cull of the frame records with.

@@ -20,16 +20,16 @@ use crate::program::pipeline::PipelineKey;
 
 /// One planned indirect draw: what it draws and with which pipeline.
 #[derive(Clone, Copy)]
-pub(in crate::renderer) struct Planned {
-    pub(in crate::renderer) key: PipelineKey,
-    pub(in crate::renderer) model: usize,
+pub(crate) struct Planned {
+    pub(crate) key: PipelineKey,
+    pub(crate) model: usize,
     lod: usize,
     sub: usize,
-    pub(in crate::renderer) blend: bool,
+    pub(crate) blend: bool,
     /// Draws the model's impostor (`sub` unused).
-    pub(super) impostor: bool,
+    pub(crate) impostor: bool,
     /// Vertices an instance shades.
-    pub(super) vertices: u32,
+    pub(crate) vertices: u32,
 }
 
 impl Planned {
@@ -37,7 +37,7 @@ impl Planned {
     /// group, and the buffer as instance-rate attributes: `target`); a mesh
     /// is drawn with pipeline `key`, from the pose cache
     /// where its LOD is cached (a fallback is counted in `stats`).
-    pub(in crate::renderer) fn item(
+    pub(crate) fn item(
         &self,
         model: &GpuModel,
         key: PipelineKey,
@@ -62,27 +62,27 @@ impl Planned {
 
     /// The pipeline key its shadow casters are drawn with (into the
     /// renderer's map or a caller's light view).
-    pub(in crate::renderer) fn cast_key(&self) -> PipelineKey {
+    pub(crate) fn cast_key(&self) -> PipelineKey {
         PipelineKey::caster(self.key.cross_fade, false)
     }
 }
 
 /// A crowd's indirect draws: what the cull fills and what each draws.
 #[derive(Default)]
-pub(in crate::renderer) struct CrowdPlan {
+pub(crate) struct CrowdPlan {
     /// Per indirect draw, its group and submesh, for the cull.
-    pub(in crate::renderer) specs: Vec<DrawSpec>,
+    pub(crate) specs: Vec<DrawSpec>,
     /// Per indirect draw, what it draws.
-    pub(in crate::renderer) planned: Vec<Planned>,
+    pub(crate) planned: Vec<Planned>,
     /// Per draw group of a look class that hides something: the group and
     /// the submeshes its draws leave out (counted per instance drawn,
     /// `FrameStats::parts_culled`).
-    pub(in crate::renderer) hidden: Vec<(u32, u32)>,
+    pub(crate) hidden: Vec<(u32, u32)>,
 }
 
 impl CrowdPlan {
     /// No draws: an empty crowd.
-    pub(in crate::renderer) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.specs.is_empty()
     }
 }
@@ -90,7 +90,7 @@ impl CrowdPlan {
 /// Every (model, LOD, fading, look class, submesh shown) of a crowd; with
 /// `cull_hidden` false, every submesh in every class (the hidden ones then
 /// moved out of view in the vertex stage).
-pub(in crate::renderer) fn plan(
+pub(crate) fn plan(
     crowd: &Crowd,
     tables: &GpuTables,
     models: &[&GpuModel],

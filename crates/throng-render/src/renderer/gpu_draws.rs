@@ -6,21 +6,19 @@
 
 use throng_crowd::crowd::{Crowd, DrawList, DrawView};
 
-use super::CrowdPlan;
-use super::prepare::Plans;
-use super::stats::{add_cpu_counts, count_casters, count_drawn};
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::base::sync::lock;
 use crate::draw::items::DrawItem;
+use crate::gpu_driven::cull::Plans;
+use crate::gpu_driven::plan::{CrowdPlan, Planned};
+use crate::gpu_driven::stats::{add_cpu_counts, count_casters, count_drawn};
 use crate::model::gpu_model::GpuModel;
 use crate::passes::cull::{CullList, INDIRECT_ARGS_SIZE};
 use crate::pose_cache::PoseCache;
 use crate::prepass::Prepass;
 use crate::renderer::Renderer;
 use crate::shadow::map::Shadow;
-
-use super::Planned;
 
 /// What every list's draws are made with.
 struct DrawsOf<'a> {

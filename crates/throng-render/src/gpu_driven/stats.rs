@@ -1,6 +1,7 @@
 //! The GPU-driven path's counts: what each view's cull drew comes back
-//! from the GPU a frame or two later; [`Renderer::wait_gpu_stats`] waits
-//! for the frame last prepared.
+//! from the GPU a frame or two later;
+//! [`Renderer::wait_gpu_stats`](crate::Renderer::wait_gpu_stats) waits for
+//! the frame last prepared.
 
 use throng_core::gpu::LightFit;
 
@@ -8,12 +9,14 @@ use super::CrowdPlan;
 use crate::base::error::RenderError;
 use crate::base::options::FrameStats;
 use crate::device::offscreen::map_read;
-use crate::renderer::Renderer;
+use crate::shadow::map::Shadow;
+
+use super::GpuDriven;
 
 /// What a view's draws submitted, from its per-group counts: instances in
 /// view (less those a late phase found occluded), triangles, vertices,
 /// impostors and the hidden parts left out into `stats`.
-pub(super) fn count_drawn(
+pub(crate) fn count_drawn(
     stats: &mut FrameStats,
     drawn: &crate::passes::cull::Drawn,
     plan: &CrowdPlan,
@@ -36,32 +39,33 @@ pub(super) fn count_drawn(
 
 /// The light's casters in view (less those a late phase found occluded)
 /// into `stats`.
-pub(super) fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull::Drawn) {
+pub(crate) fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull::Drawn) {
     stats.shadow_casters = (stats.shadow_casters + drawn.visible).saturating_sub(drawn.occluded);
     stats.shadow_occluded += drawn.occluded;
 }
 
-impl Renderer {
-    /// On the GPU-driven path, where the counts of a frame come back from
-    /// the GPU a frame or two later, waits for the GPU and sets `stats`'s
-    /// visible instances and shadow casters to those of the frame last
-    /// prepared. Does nothing on the other paths, whose counts are exact.
-    /// With shadows, also reads back the light fitted on the GPU (see
-    /// [`Renderer::shadow_map`]).
-    pub fn wait_gpu_stats(&mut self, stats: &mut FrameStats) -> Result<(), RenderError> {
-        let device = self.device.clone();
-        let shadows = self.shadows.map.is_some();
-        let two_phase = self.occlusion.as_ref().is_some_and(|o| o.active);
-        let Some(gd) = self.gpu.as_mut() else {
-            return Ok(());
-        };
-        if let Some(sh) = &mut self.shadows.map {
+impl GpuDriven {
+    /// [`Renderer::wait_gpu_stats`](crate::Renderer::wait_gpu_stats): waits
+    /// for the counts of the frame last prepared (and, with `shadow`, its light fitted on the GPU) and
+    /// sets them in `stats`; `two_phase` if that frame was culled in two
+    /// phases.
+    pub(crate) fn wait_stats(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        shadow: Option<&mut Shadow>,
+        two_phase: bool,
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
+        let shadows = shadow.is_some();
+        let gd = self;
+        if let Some(sh) = shadow {
             let size = std::mem::size_of::<LightFit>() as u64;
-            let readback = crate::device::buffers::readback_buffer(&device, size);
+            let readback = crate::device::buffers::readback_buffer(device, size);
             let mut encoder = device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(gd.light_fit.fit(), 0, &readback, 0, size);
-            self.queue.submit([encoder.finish()]);
-            let fit: LightFit = bytemuck::pod_read_unaligned(&map_read(&device, &readback)?);
+            queue.submit([encoder.finish()]);
+            let fit: LightFit = bytemuck::pod_read_unaligned(&map_read(device, &readback)?);
             sh.light = (fit.visible > 0)
                 .then(|| glam::Mat4::from_cols_array_2d(&fit.light_clip_from_world));
         }
@@ -75,17 +79,17 @@ impl Renderer {
         stats.parts_culled = 0;
         add_cpu_counts(stats, &gd.layered_stats);
         for (c, plan) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
-            if let Some(drawn) = c.camera.wait_drawn(&device)? {
+            if let Some(drawn) = c.camera.wait_drawn(device)? {
                 count_drawn(stats, drawn, plan);
             }
-            if two_phase && let Some(drawn) = c.late.wait_drawn(&device)? {
+            if two_phase && let Some(drawn) = c.late.wait_drawn(device)? {
                 count_drawn(stats, drawn, plan);
             }
             if shadows {
-                if let Some(d) = c.shadow.wait_drawn(&device)? {
+                if let Some(d) = c.shadow.wait_drawn(device)? {
                     count_casters(stats, d);
                 }
-                if two_phase && let Some(d) = c.shadow_late.wait_drawn(&device)? {
+                if two_phase && let Some(d) = c.shadow_late.wait_drawn(device)? {
                     count_casters(stats, d);
                 }
             }
@@ -97,7 +101,7 @@ impl Renderer {
 /// Adds what the CPU's lists of instances with animation layers drew to
 /// the GPU-driven path's counts (the cull counts them as visible and
 /// casting already: it fits the light to them).
-pub(super) fn add_cpu_counts(stats: &mut FrameStats, cpu: &FrameStats) {
+pub(crate) fn add_cpu_counts(stats: &mut FrameStats, cpu: &FrameStats) {
     stats.triangles += cpu.triangles;
     stats.vertices += cpu.vertices;
     stats.impostors += cpu.impostors;

@@ -12,16 +12,18 @@
 //! cull passes, in the same submission, so no frame waits for the GPU.
 //! [`FrameStats::visible`] and the shadow casters report the newest frame
 //! whose counts have come back (one or two frames late), or exactly after
-//! [`Renderer::wait_gpu_stats`].
+//! [`Renderer::wait_gpu_stats`](crate::Renderer::wait_gpu_stats).
 //!
-//! Here: the path's state per renderer and per crowd; beside it, a crowd's
-//! indirect draws planned (`plan.rs`), a frame's culls (`prepare.rs`), its
-//! draws (`draws.rs`) and its counts (`stats.rs`).
+//! The path's owner, [`GpuDriven`], in a folder of its own on the floor
+//! above shadows and occlusion: here its state per renderer and per crowd;
+//! beside it, a crowd's indirect draws planned (`plan.rs`), a frame's
+//! culls (`cull.rs`) and its counts (`stats.rs`). The passes it runs are
+//! below it (`passes/cull/`, `passes/mirror/`: shadows' light fit and the
+//! simulation use them too); the renderer's side of the frame, the draws
+//! of every list, is `renderer/gpu_frame.rs` and `renderer/gpu_draws.rs`.
 
 use throng_crowd::crowd::{Crowd, DrawView};
 
-#[cfg(doc)]
-use super::Renderer;
 use crate::base::options::FrameStats;
 #[cfg(doc)]
 use crate::base::options::RecordPath;
@@ -33,19 +35,18 @@ use crate::passes::mirror::shared::SharedMirrors;
 use crate::shadow::light_fit::LightFitPass;
 use crate::simulation::Simulation;
 
-mod draws;
-mod plan;
-mod prepare;
-mod stats;
+pub(crate) mod cull;
+pub(crate) mod plan;
+pub(crate) mod stats;
 
-pub(super) use plan::{CrowdPlan, Planned};
+pub(crate) use plan::CrowdPlan;
 
 /// True if the adapter and device can run the GPU-driven path: storage
 /// buffers in the vertex stage, compute shaders with 8 storage buffers,
 /// indirect draws with a first instance.
 pub fn supports_gpu_driven(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bool {
     let flags = adapter.get_downlevel_capabilities().flags;
-    super::supports_unbounded(adapter, device)
+    crate::program::supports_unbounded(adapter, device)
         && flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         && flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
         && device
@@ -56,51 +57,51 @@ pub fn supports_gpu_driven(adapter: &wgpu::Adapter, device: &wgpu::Device) -> bo
 }
 
 /// The GPU-driven state of a renderer.
-pub(super) struct GpuDriven {
-    pub(super) pass: CullPass,
-    pub(super) crowds: Vec<CrowdGpu>,
+pub(crate) struct GpuDriven {
+    pub(crate) pass: CullPass,
+    pub(crate) crowds: Vec<CrowdGpu>,
     /// Crowds drawn in the frame last prepared.
-    pub(super) used: usize,
+    pub(crate) used: usize,
     /// Their indirect draws, and per draw the vertices an instance shades
     /// and whether it draws the impostor.
-    pub(super) specs: Vec<CrowdPlan>,
+    pub(crate) specs: Vec<CrowdPlan>,
     /// What the CPU's lists of instances with animation layers drew last
     /// frame (added to the GPU's counts).
-    layered_stats: FrameStats,
+    pub(crate) layered_stats: FrameStats,
     /// Fits the shadow light on the GPU.
     light_fit: LightFitPass,
     /// Occlusion culling's late phase's draws: opaque first, blended last
     /// (empty for a frame drawn in one phase).
-    pub(super) late_items: Vec<DrawItem>,
+    pub(crate) late_items: Vec<DrawItem>,
     /// Occlusion culling's late phase's shadow casters.
-    pub(super) shadow_late_items: Vec<DrawItem>,
+    pub(crate) shadow_late_items: Vec<DrawItem>,
     /// Mirrors shared with other views' renderers, if any
-    /// ([`Renderer::share_mirrors`]).
-    pub(super) shared: Option<SharedMirrors>,
+    /// ([`Renderer::share_mirrors`](crate::Renderer::share_mirrors)).
+    pub(crate) shared: Option<SharedMirrors>,
     /// The camera's view of the frame last prepared (light views of the
     /// caller's choose their casters' LODs by it).
-    pub(super) view: Option<DrawView>,
+    pub(crate) view: Option<DrawView>,
 }
 
 /// One crowd's mirror and its views' lists.
-pub(super) struct CrowdGpu {
+pub(crate) struct CrowdGpu {
     /// Its own mirror (made when first synced): none while the renderer
     /// shares mirrors, unless it is simulated (a simulation steps its own).
-    pub(super) mirror: Option<CrowdMirror>,
+    pub(crate) mirror: Option<CrowdMirror>,
     /// The camera's list: its only one, or occlusion culling's early phase.
-    camera: CullList,
+    pub(crate) camera: CullList,
     /// Occlusion culling's late phase of the camera (unused without it).
-    late: CullList,
+    pub(crate) late: CullList,
     /// The light's list: its only one, or occlusion culling's early phase.
-    shadow: CullList,
+    pub(crate) shadow: CullList,
     /// Occlusion culling's late phase of the light (unused without it).
-    shadow_late: CullList,
+    pub(crate) shadow_late: CullList,
     /// The GPU simulation stepped over it, if any.
-    pub(super) simulation: Option<Simulation>,
+    pub(crate) simulation: Option<Simulation>,
 }
 
 impl GpuDriven {
-    pub(super) fn new(device: &wgpu::Device) -> Self {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
         Self {
             pass: CullPass::new(device),
             crowds: Vec::new(),
@@ -127,7 +128,7 @@ impl GpuDriven {
     }
 
     /// Sets the simulation of crowd `index`.
-    pub(super) fn set_simulation(
+    pub(crate) fn set_simulation(
         &mut self,
         device: &wgpu::Device,
         index: usize,
@@ -141,12 +142,12 @@ impl GpuDriven {
     }
 
     /// The simulation of crowd `index`.
-    pub(super) fn simulation_mut(&mut self, index: usize) -> Option<&mut Simulation> {
+    pub(crate) fn simulation_mut(&mut self, index: usize) -> Option<&mut Simulation> {
         self.crowds.get_mut(index)?.simulation.as_mut()
     }
 
     /// Uses `mirrors` from the next prepare on (the own mirrors are let go).
-    pub(super) fn share(&mut self, mirrors: SharedMirrors) {
+    pub(crate) fn share(&mut self, mirrors: SharedMirrors) {
         self.shared = Some(mirrors);
         for c in &mut self.crowds {
             if c.simulation.is_none() {
@@ -156,7 +157,7 @@ impl GpuDriven {
     }
 
     /// Bytes of the crowds' own mirrors.
-    pub(super) fn own_mirror_bytes(&self) -> u64 {
+    pub(crate) fn own_mirror_bytes(&self) -> u64 {
         self.crowds
             .iter()
             .filter_map(|c| c.mirror.as_ref())
@@ -166,7 +167,7 @@ impl GpuDriven {
 
     /// The shared mirror of `crowd`, when this renderer shares mirrors and
     /// one was made for it.
-    pub(super) fn shared_mirror(
+    pub(crate) fn shared_mirror(
         &self,
         crowd: &Crowd,
     ) -> Option<std::sync::Arc<std::sync::Mutex<CrowdMirror>>> {
@@ -174,7 +175,7 @@ impl GpuDriven {
     }
 
     /// The mirror of crowd `index` and its simulation.
-    pub(super) fn mirror_of(&self, index: usize) -> Option<(&CrowdMirror, Option<&Simulation>)> {
+    pub(crate) fn mirror_of(&self, index: usize) -> Option<(&CrowdMirror, Option<&Simulation>)> {
         let c = self.crowds.get(index)?;
         Some((c.mirror.as_ref()?, c.simulation.as_ref()))
     }
@@ -184,7 +185,7 @@ impl GpuDriven {
     /// Records every used crowd's late phase of the camera (`shadow`
     /// false) or of the light (the early phase's depth pyramid built), each
     /// GPU-timed as `late cull` or `shadow late cull` where `timer` can.
-    pub(super) fn encode_late(
+    pub(crate) fn encode_late(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timer: Option<&PassTimer>,
