@@ -43,7 +43,10 @@ ensure_tools() {
         # time (CI installs it on every fresh machine), and still binds the
         # page's .wasm in seconds.
         # Without tools/test.sh's clippy wrapper: the CLI is not ours to lint.
-        local install=(env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install --debug --quiet)
+        # Only the `wasm-bindgen` binary, without default features (rustls,
+        # for the test runner's downloads): 47 s instead of 56 s to build.
+        local install=(env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install --debug --quiet
+            --no-default-features --bin wasm-bindgen)
         "${install[@]}" --locked wasm-bindgen-cli --version "$version" --root "$tools" ||
             "${install[@]}" wasm-bindgen-cli --version "$version" --root "$tools"
     fi
