@@ -362,14 +362,15 @@ impl Rig {
         crowd: &Crowd,
         frame: u64,
     ) -> Result<ImageDiff, SoakError> {
-        let (a, _) = self
-            .renderer
-            .render_image(gpu, size, camera, &[crowd], &[&self.gpu_model])
-            .map_err(at_frame(frame, render_err))?;
-        let (b, _) = self
-            .reference
-            .render_image(gpu, size, camera, &[crowd], &[&self.gpu_model])
-            .map_err(at_frame(frame, render_err))?;
+        let model = &self.gpu_model;
+        let picture = |renderer: &mut Renderer| {
+            renderer
+                .render_image(gpu, size, camera, &[crowd], &[model])
+                .map(|(image, _)| image)
+                .map_err(at_frame(frame, render_err))
+        };
+        let a = picture(&mut self.renderer)?;
+        let b = picture(&mut self.reference)?;
         Ok(diff(&a, &b))
     }
 
