@@ -112,15 +112,19 @@ package() {
     for crate in "$pkg"/*.crate; do print_size "$crate"; done
 }
 
-# throng-bevy, a workspace of its own (Bevy declares a newer rust-version
-# than this toolchain): packaged against the Throng packages above, then
+# throng-bevy, a workspace of its own with a toolchain of its own (Bevy
+# declares a newer rust-version than the main workspace's toolchain; its
+# rust-toolchain.toml): packaged against the Throng packages above, then
 # verified as cargo would, by building it from its .crate in a folder outside
 # the repository with crates.io's Throng crates patched to those packages —
-# with --ignore-rust-version, the Bevy workspace's lock file and its profile,
-# so the Bevy its tests built is reused (CI runs this after them).
+# with its toolchain, the Bevy workspace's lock file and its profile, and
+# without tools/test.sh's clippy wrapper (the main toolchain's), so the Bevy
+# its tests built is reused (CI runs this after them).
 bevy() {
-    local patches=() name bevy_profile
+    local patches=() name bevy_profile bevy_rust
     mapfile -t bevy_profile < <(profile_args crates/throng-bevy/Cargo.toml)
+    bevy_rust=$(sed -n 's/^channel = "\(.*\)"$/\1/p' crates/throng-bevy/rust-toolchain.toml)
+    local cargo_bevy=(env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo "+$bevy_rust")
     for name in throng-core throng-crowd throng-render; do
         # Unpacked beside its .crate (cargo's verification did this; the
         # packages are made without it).
@@ -131,7 +135,7 @@ bevy() {
     # The patch is for the package's resolution only: the workspace's lock
     # file stays as it is.
     cp crates/throng-bevy/Cargo.lock "$pkg/bevy.lock"
-    cargo package --manifest-path crates/throng-bevy/Cargo.toml --target-dir "$root/target" \
+    "${cargo_bevy[@]}" package --manifest-path crates/throng-bevy/Cargo.toml --target-dir "$root/target" \
         -p throng-bevy --no-verify --allow-dirty --offline "${patches[@]}"
     cp "$pkg/bevy.lock" crates/throng-bevy/Cargo.lock
     print_size "$pkg/throng-bevy-$version.crate"
@@ -150,7 +154,7 @@ bevy() {
     echo "tools/package.sh: building and running throng-bevy from its package in $dir"
     (
         cd "$dir/project"
-        cargo run --offline --ignore-rust-version --quiet \
+        "${cargo_bevy[@]}" run --offline --quiet \
             --target-dir "$root/target" "${bevy_profile[@]}" -- \
             "$root/assets/khronos_Fox.glb" "$dir/scratch"
     )

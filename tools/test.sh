@@ -112,14 +112,18 @@ step "tests (GL): app, cpu_skinned, smoke" gl --test app --test cpu_skinned --te
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 step "web: build (linted) and browser test" tools/web.sh test
 
-# The Bevy plugin (crates/throng-bevy): a workspace of its own, because Bevy
-# 0.20.1 declares rust-version 1.97.1 and this toolchain (1.95) builds it but
-# only with --ignore-rust-version; built into the same target folder, Bevy
-# with the few features the plugin needs. Its headless test runs on Vulkan:
-# on llvmpipe GL, Bevy's screenshot of an image target never completes
-# (docs/BEVY.md).
-bevy=(--manifest-path crates/throng-bevy/Cargo.toml --ignore-rust-version --target-dir target)
-step "bevy: format" cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- --check
+# The Bevy plugin (crates/throng-bevy): a workspace of its own, with the
+# toolchain of its own that Bevy 0.20.1 declares (its rust-toolchain.toml,
+# installed here when missing); built into the same target folder, Bevy with
+# the few features the plugin needs. Without the clippy wrapper above (the
+# main toolchain's clippy-driver cannot compile for another rustc): the
+# clippy step lints. Its headless test runs on Vulkan: on llvmpipe GL,
+# Bevy's screenshot of an image target never completes (docs/BEVY.md).
+bevy_rust=$(sed -n 's/^channel = "\(.*\)"$/\1/p' crates/throng-bevy/rust-toolchain.toml)
+rustup toolchain install "$bevy_rust" --profile minimal -c clippy,rustfmt
+bevy_cargo() { env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo "+$bevy_rust" "$@"; }
+bevy=(--manifest-path crates/throng-bevy/Cargo.toml --target-dir target)
+step "bevy: format" bevy_cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- --check
 # Clippy and the docs take the whole Bevy workspace, the demos included
 # (bevy_crowd, bevy_bench, bevy_agents: checked so they cannot rot; Bevy's
 # features unify to the demos' wider set, checked once for both steps);
@@ -128,9 +132,10 @@ step "bevy: format" cargo fmt --manifest-path crates/throng-bevy/Cargo.toml -- -
 # measured slower on the 2-core machine: Bevy compiled with the demos'
 # features took 783 s against 209 s checked plus the plugin's narrower
 # build, and the docs then checked Bevy again.)
-step "bevy: clippy (plugin and demos)" cargo clippy "${bevy[@]}" --workspace --all-targets -- -D warnings
-step "bevy: docs" env RUSTDOCFLAGS="-D warnings" cargo doc "${bevy[@]}" --workspace --no-deps --quiet
-step "bevy: tests" cargo test "${bevy[@]}"
+step "bevy: clippy (plugin and demos)" bevy_cargo clippy "${bevy[@]}" --workspace --all-targets -- -D warnings
+bevy_docs() { RUSTDOCFLAGS="-D warnings" bevy_cargo doc "${bevy[@]}" --workspace --no-deps --quiet; }
+step "bevy: docs" bevy_docs
+step "bevy: tests" bevy_cargo test "${bevy[@]}"
 
 # The crates as a user outside the repository gets them (docs/RELEASING.md):
 # every publishable crate packaged and verified, a consumer project built

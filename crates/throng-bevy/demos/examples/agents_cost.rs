@@ -8,7 +8,7 @@
 //! the figure is the main world's frame (`App::update`) on the CPU.
 //!
 //! ```text
-//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//! cargo +1.97.1 run --release --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example agents_cost -- [--counts 1000,10000,100000] [--frames 60]
 //! ```
 

@@ -7,7 +7,7 @@
 //! switches between walking and running and turns red.
 //!
 //! ```text
-//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//! cargo +1.97.1 run --release --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_agents -- [--frames N] [--screenshot PATH]
 //! ```
 //!

@@ -15,7 +15,7 @@
 //! figure is the whole frame's wall time on whatever adapter wgpu finds.
 //!
 //! ```text
-//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//! cargo +1.97.1 run --release --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_bench -- [--counts 1000,10000] [--frames 30] \
 //!     [--size 640x360] [--shadows off|on|own|cast|bevy|own-cast|all] [--bevy-up-to 10000] \
 //!     [--prepass]

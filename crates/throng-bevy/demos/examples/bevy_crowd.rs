@@ -6,15 +6,16 @@
 //! speed-matched playback (`throng_demo::walkers::Walkers`, as the
 //! viewer's walking crowd): the motions are analytic, so the CPU re-targets
 //! 1 % of the walkers a second and the crowd's per-frame cost is what a
-//! standing crowd's is. The light casts shadows: the crowd's own, in
-//! Throng's shadow map fitted to Bevy's light.
+//! standing crowd's is. The light casts shadows through Bevy's cascades:
+//! the crowd casts into them (Bevy's ground shows its shadows) and
+//! receives them (`ThrongShadows`' default).
 //!
 //! Controls are Bevy's `FreeCamera`: WASD and QE move, the mouse looks
 //! while the right button is held (M toggles), shift runs, the wheel
 //! changes speed.
 //!
 //! ```text
-//! cargo run --release --ignore-rust-version --manifest-path crates/throng-bevy/Cargo.toml \
+//! cargo +1.97.1 run --release --manifest-path crates/throng-bevy/Cargo.toml \
 //!     -p throng-bevy-demos --example bevy_crowd -- [--count 10000] [--frames N]
 //! ```
 //!
