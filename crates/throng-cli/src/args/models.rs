@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow};
+use throng_pipeline::PipelineError;
 
 /// Every model `paths` name, each folder replaced by its models (see the
 /// module docs); a folder with none is an error naming it.
@@ -22,11 +23,18 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             out.extend(baked);
             continue;
         }
-        let sources = throng_pipeline::model_files(std::slice::from_ref(path))
-            .with_context(|| format!("{} holds no .throng, glTF or GLB model", path.display()))?;
-        if sources.is_empty() {
-            bail!("{} holds no .throng, glTF or GLB model", path.display());
-        }
+        // The pipeline refuses a folder with no glTF in it; this one had
+        // no .throng either, which its message would not say.
+        let sources =
+            throng_pipeline::model_files(std::slice::from_ref(path)).map_err(|e| match e {
+                PipelineError::EmptyFolder(dir) => {
+                    anyhow!(
+                        "{}: the folder holds no .throng, .gltf or .glb file",
+                        dir.display()
+                    )
+                }
+                e => e.into(),
+            })?;
         out.extend(sources);
     }
     Ok(out)

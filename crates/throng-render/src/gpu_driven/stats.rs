@@ -46,9 +46,9 @@ pub(crate) fn count_casters(stats: &mut FrameStats, drawn: &crate::passes::cull:
 
 impl GpuDriven {
     /// [`Renderer::wait_gpu_stats`](crate::Renderer::wait_gpu_stats): waits
-    /// for the counts of the frame last prepared (and, with `shadow`, its light fitted on the GPU) and
-    /// sets them in `stats`; `two_phase` if that frame was culled in two
-    /// phases.
+    /// for the counts of the frame last prepared (and, with `shadow`, its
+    /// light fitted on the GPU) and sets them in `stats`; `two_phase` if
+    /// that frame was culled in two phases.
     pub(crate) fn wait_stats(
         &mut self,
         device: &wgpu::Device,
@@ -58,12 +58,11 @@ impl GpuDriven {
         stats: &mut FrameStats,
     ) -> Result<(), RenderError> {
         let shadows = shadow.is_some();
-        let gd = self;
         if let Some(sh) = shadow {
             let size = std::mem::size_of::<LightFit>() as u64;
             let readback = crate::device::buffers::readback_buffer(device, size);
             let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(gd.light_fit.fit(), 0, &readback, 0, size);
+            encoder.copy_buffer_to_buffer(self.light_fit.fit(), 0, &readback, 0, size);
             queue.submit([encoder.finish()]);
             let fit: LightFit = bytemuck::pod_read_unaligned(&map_read(device, &readback)?);
             sh.light = (fit.visible > 0)
@@ -77,8 +76,8 @@ impl GpuDriven {
         stats.vertices = 0;
         stats.impostors = 0;
         stats.parts_culled = 0;
-        add_cpu_counts(stats, &gd.layered_stats);
-        for (c, plan) in gd.crowds.iter_mut().zip(&gd.specs).take(gd.used) {
+        add_cpu_counts(stats, &self.layered_stats);
+        for (c, plan) in self.crowds.iter_mut().zip(&self.specs).take(self.used) {
             if let Some(drawn) = c.camera.wait_drawn(device)? {
                 count_drawn(stats, drawn, plan);
             }
