@@ -58,6 +58,6 @@ pub mod navigation;
 pub mod playback;
 
 pub use crowd::{
-    Attachment, Crowd, CrowdError, CrowdEvent, DrawGroup, DrawList, DrawView, InstanceId,
-    InstanceState, ModelHandle, ModelId, Spawn, WrapMode,
+    Attachment, Crowd, CrowdError, CrowdEvent, CrowdReplica, DrawGroup, DrawList, DrawView,
+    InstanceId, InstanceState, ModelHandle, ModelId, Spawn, WrapMode,
 };

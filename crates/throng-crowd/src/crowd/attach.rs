@@ -104,6 +104,7 @@ impl Crowd {
         self.refresh_active(d);
         let p = self.dense(parent)?;
         self.metas[p].parent = true;
+        self.touch(Change::state(p));
         let f = Follower {
             child,
             parent,

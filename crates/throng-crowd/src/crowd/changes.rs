@@ -124,6 +124,16 @@ impl Clone for ChangeLog {
     }
 }
 
+impl ChangeLog {
+    /// Cuts the log so that every reader takes everything next
+    /// ([`Changes::All`]), keeping the crowd's identity (a replica copied
+    /// whole: its mirrors keep their buffers).
+    pub(super) fn force_all(&mut self) {
+        self.start += self.entries.len() as u64 + 1;
+        self.entries.clear();
+    }
+}
+
 /// Where a reader is in a crowd's change log.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChangeCursor {

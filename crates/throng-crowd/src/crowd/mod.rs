@@ -46,6 +46,8 @@
 //! * `update.rs`: advancing the clock (`update`, `tick`) and the set of
 //!   instances stepped every update.
 //! * `changes.rs`: the change log GPU mirrors read.
+//! * `replica.rs`: a read-only copy of a crowd kept equal to it by its
+//!   change log (a renderer on another thread draws it).
 //! * `mirror.rs`: each instance's GPU state and the crowd's tables, for
 //!   the GPU-driven path's cull pass.
 //! * `events.rs`, `root_motion.rs`: what a step yields besides the pose.
@@ -88,6 +90,7 @@ mod mirror;
 mod models;
 mod motion;
 mod pick;
+mod replica;
 mod root_motion;
 mod update;
 mod variety;
@@ -105,6 +108,7 @@ pub use mirror::GpuTables;
 pub use models::{ModelHandle, ModelId};
 pub use motion::{MAX_MOTION_SPEED, MAX_PATH_POINTS, MAX_YAW_RATE, Motion, PathEnd, PathId};
 pub use pick::Pick;
+pub use replica::{CrowdReplica, SyncStats};
 
 pub use crate::playback::WrapMode;
 
