@@ -98,7 +98,7 @@ pub use device::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 pub use model::material::TextureUpload;
 pub use model::{GpuLod, GpuMaterial, GpuModel, GpuSubmesh, SharedFrames, check_limits};
 pub use passes::compute::{SkinCompute, SkinnedVertex};
-pub use passes::readback::{PoseReadback, ReadPose};
+pub use passes::readback::{MAX_READBACK, PoseReadback, ReadPose};
 pub use program::pipeline::PassPipeline;
 pub use renderer::{
     ColorPipeline, CustomFragment, DEPTH_FORMAT, DepthConvention, FrameStats, LightView,

@@ -46,6 +46,8 @@
 //! * `update.rs`: advancing the clock (`update`, `tick`) and the set of
 //!   instances stepped every update.
 //! * `changes.rs`: the change log GPU mirrors read.
+//! * `read_pose.rs`: a bone posed from a record the GPU read back (an
+//!   instance the GPU simulation steers).
 //! * `replica.rs`: a read-only copy of a crowd kept equal to it by its
 //!   change log (a renderer on another thread draws it).
 //! * `mirror.rs`: each instance's GPU state and the crowd's tables, for
@@ -90,6 +92,7 @@ mod mirror;
 mod models;
 mod motion;
 mod pick;
+mod read_pose;
 mod replica;
 mod root_motion;
 mod update;

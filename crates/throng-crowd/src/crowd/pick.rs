@@ -8,7 +8,7 @@
 //! milliseconds on one core). What a game clicks on, a bullet's first
 //! target, a camera's focus; a renderer's picking buffer is not needed.
 
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 use throng_core::math::Aabb;
 
 use super::anim_state::blend_of;
@@ -34,19 +34,36 @@ impl Crowd {
     /// zero or non-finite transform is never hit. `None`: nothing hit, or
     /// a zero or non-finite ray.
     pub fn pick(&self, origin: Vec3, direction: Vec3) -> Option<Pick> {
+        self.pick_with(origin, direction, |_| None)
+    }
+
+    /// [`Self::pick`], with instances handed to the GPU simulation tested
+    /// too where `simulated` says where they are (a pose read back from
+    /// the GPU): against their model's box over every frame, as their
+    /// clip's time is the GPU's.
+    pub fn pick_with(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        simulated: impl Fn(InstanceId) -> Option<Mat4>,
+    ) -> Option<Pick> {
         if !origin.is_finite() || !direction.is_finite() || direction == Vec3::ZERO {
             return None;
         }
         let mut best: Option<Pick> = None;
         for d in 0..self.len() {
-            if self.is_simulated(d) {
-                continue;
-            }
-            let world = mat4_of(&self.world_rows(d));
+            let (world, bounds) = if self.is_simulated(d) {
+                let Some(world) = simulated(self.id_at(d)) else {
+                    continue;
+                };
+                let model = self.models[self.metas[d].model as usize].handle.model();
+                (world, model.bounds)
+            } else {
+                (mat4_of(&self.world_rows(d)), self.posed_bounds(d))
+            };
             if world.determinant().abs() <= f32::MIN_POSITIVE || !world.is_finite() {
                 continue;
             }
-            let bounds = self.posed_bounds(d);
             let model_from_world = world.inverse();
             let o = model_from_world.transform_point3(origin);
             let v = model_from_world.transform_vector3(direction);
@@ -214,5 +231,30 @@ mod tests {
         );
         crowd.set_transform(big, Mat4::ZERO).unwrap();
         assert_eq!(crowd.pick(down_z(0.0, 0.0).0, Vec3::NEG_Z), None);
+    }
+
+    #[test]
+    fn a_simulated_instance_is_hit_where_its_read_back_pose_puts_it() {
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&test_model(1.0));
+        let id = crowd.spawn(m, at(0.0)).unwrap();
+        let motion = super::super::Motion::Simulated {
+            velocity: Vec3::ZERO,
+            ground_speed: 0.0,
+            data: glam::Vec4::ZERO,
+        };
+        crowd.set_motion(id, motion).unwrap();
+        crowd.update(0.0);
+        let (o, v) = down_z(0.5, 0.25);
+        assert_eq!(crowd.pick(o, v), None, "its transform is the GPU's");
+        assert_eq!(crowd.pick_with(o, v, |_| None), None);
+        // Read back at x = 10: hit there, not at its hand-over.
+        let moved = Mat4::from_translation(Vec3::new(10.0, 0.0, 0.0));
+        assert_eq!(crowd.pick_with(o, v, |_| Some(moved)), None);
+        let (o, v) = down_z(10.5, 0.25);
+        let hit = crowd
+            .pick_with(o, v, |i| (i == id).then_some(moved))
+            .unwrap();
+        assert_eq!(hit.instance, id);
     }
 }

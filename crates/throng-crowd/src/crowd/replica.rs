@@ -104,19 +104,34 @@ impl Crowd {
         let structure = resized || changes.iter().any(|c| *c == Change::all(c.slot()));
         self.copy_small(source, structure);
         self.copy_tables(source, touched);
-        follow(&mut self.slot_of, &source.slot_of, changes);
-        follow(&mut self.rows, &source.rows, changes);
-        follow(&mut self.local_spheres, &source.local_spheres, changes);
-        follow(&mut self.anims, &source.anims, changes);
-        follow(&mut self.metas, &source.metas, changes);
-        follow(&mut self.tints, &source.tints, changes);
-        follow(&mut self.looks, &source.looks, changes);
-        follow(&mut self.motions, &source.motions, changes);
+        // Each array by what its writes log: a moved instance copies its
+        // transform and bounds (64 bytes), not its animation.
+        let all = |c: Change| c == Change::all(c.slot());
+        let state = Change::has_state;
+        let moved = |c: Change| c.has_transform() || c.has_state();
+        follow(&mut self.slot_of, &source.slot_of, changes, all);
+        follow(&mut self.rows, &source.rows, changes, Change::has_transform);
+        follow(
+            &mut self.local_spheres,
+            &source.local_spheres,
+            changes,
+            state,
+        );
+        follow(&mut self.anims, &source.anims, changes, state);
+        follow(&mut self.metas, &source.metas, changes, state);
+        follow(&mut self.tints, &source.tints, changes, state);
+        follow(&mut self.looks, &source.looks, changes, state);
+        follow(
+            &mut self.motions,
+            &source.motions,
+            changes,
+            Change::has_motion,
+        );
         // Bounds refreshed in place (`refresh_bounds`) are not logged.
         if self.spheres_stale && !source.spheres_stale {
             self.spheres.clone_from(&source.spheres);
         } else {
-            follow(&mut self.spheres, &source.spheres, changes);
+            follow(&mut self.spheres, &source.spheres, changes, moved);
         }
         self.spheres_stale = source.spheres_stale;
         // An instance leaving the stepped set moves another's place in it,
@@ -181,16 +196,21 @@ impl Crowd {
     }
 }
 
-/// Makes `dst` equal to `src` where `src` differs only at the slots
-/// `changes` names and past `dst`'s end: cut to `src`'s length, grown by
-/// `src`'s tail, and the named slots copied.
-fn follow<T: Clone>(dst: &mut Vec<T>, src: &[T], changes: &[Change]) {
+/// Makes `dst` equal to `src` where `src` differs only at the slots of the
+/// `changes` that `touches` this array and past `dst`'s end: cut to
+/// `src`'s length, grown by `src`'s tail, and those slots copied.
+fn follow<T: Clone>(
+    dst: &mut Vec<T>,
+    src: &[T],
+    changes: &[Change],
+    touches: impl Fn(Change) -> bool,
+) {
     dst.truncate(src.len());
     let kept = dst.len();
     dst.extend_from_slice(&src[kept..]);
-    for c in changes {
+    for &c in changes {
         let d = c.slot();
-        if d < kept {
+        if d < kept && touches(c) {
             dst[d] = src[d].clone();
         }
     }
