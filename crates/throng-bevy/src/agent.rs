@@ -369,6 +369,12 @@ fn spawn_instance(
     Ok((m, id))
 }
 
+/// Marks an agent whose instance the GPU moves (a steered agent,
+/// `crate::steer::ThrongSteered` requires it): its `Transform` follows the
+/// GPU and no longer moves the instance.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct ThrongMovedByGpu;
+
 /// One crowd's moved instances and their new transforms.
 type Moves = (Vec<InstanceId>, Vec<glam::Mat4>);
 
@@ -384,12 +390,17 @@ fn placed(transform: &Transform, visibility: Option<&Visibility>) -> glam::Mat4 
 }
 
 /// Moves the instances of agents whose `Transform` (or `Visibility`)
-/// changed, one batch per crowd.
+/// changed, one batch per crowd (not agents the GPU moves,
+/// [`ThrongMovedByGpu`]).
 #[allow(clippy::type_complexity)]
 pub fn move_agents(
     moved: Query<
         (&Transform, Option<&Visibility>, &ThrongInstance),
-        Or<(Changed<Transform>, Changed<Visibility>)>,
+        (
+            Or<(Changed<Transform>, Changed<Visibility>)>,
+            // The GPU moves those; their Transform follows it.
+            Without<ThrongMovedByGpu>,
+        ),
     >,
     mut crowds: Query<&mut ThrongCrowd>,
     mut batch: Local<HashMap<Entity, Moves>>,

@@ -14,6 +14,7 @@ use bevy::prelude::*;
 
 use crate::agent::ThrongInstance;
 use crate::crowd::ThrongCrowd;
+use crate::steer::{ThrongSteered, ThrongSteeredPoses};
 
 /// Follows bone `name` of the parent agent's model. Parent it to the agent
 /// (`ChildOf`) and hang things from it (it has a `Visibility` for meshes
@@ -43,16 +44,28 @@ impl ThrongBone {
     }
 }
 
+/// An agent's instance, transform, visibility and whether the GPU steers
+/// it.
+type AgentData = (
+    &'static ThrongInstance,
+    &'static Transform,
+    Option<&'static Visibility>,
+    Has<ThrongSteered>,
+);
+
 /// Sets every [`ThrongBone`]'s `Transform` to its bone in its agent's
-/// space.
+/// space (a steered agent's as the GPU's pose read back has it,
+/// `Crowd::bone_world_transform_read`).
 pub fn follow_bones(
     mut bones: Query<(Entity, &mut ThrongBone, &ChildOf, &mut Transform)>,
-    agents: Query<(&ThrongInstance, &Transform, Option<&Visibility>), Without<ThrongBone>>,
+    agents: Query<AgentData, Without<ThrongBone>>,
     crowds: Query<&ThrongCrowd>,
+    steered: Option<Res<ThrongSteeredPoses>>,
     mut warned: Local<std::collections::HashSet<Entity>>,
 ) {
     for (entity, mut bone, child_of, mut transform) in &mut bones {
-        let Ok((instance, agent_transform, visibility)) = agents.get(child_of.parent()) else {
+        let Ok((instance, agent_transform, visibility, is_steered)) = agents.get(child_of.parent())
+        else {
             continue; // not an agent, or not spawned yet
         };
         if visibility == Some(&Visibility::Hidden) {
@@ -82,7 +95,21 @@ pub fn follow_bones(
                 i
             }
         };
-        let Ok(world) = c.crowd.bone_world_transform(instance.id, index) else {
+        let world = if is_steered {
+            // Where the GPU had it, as the agent's Transform is.
+            let poses = steered.as_ref().and_then(|s| s.crowd(instance.crowd));
+            let Some((pose, tick)) = poses
+                .as_ref()
+                .and_then(|p| Some((*p.get(instance.id)?, p.tick)))
+            else {
+                continue;
+            };
+            c.crowd
+                .bone_world_transform_read(instance.model, index, pose.world, &pose.state, tick)
+        } else {
+            c.crowd.bone_world_transform(instance.id, index)
+        };
+        let Ok(world) = world else {
             continue;
         };
         let world = bevy::math::Mat4::from_cols_array(&world.to_cols_array());

@@ -28,8 +28,30 @@ use crate::{ThrongModel, ThrongPlugin};
 /// Bevy found no graphics adapter (its error names the backend asked
 /// for with `WGPU_BACKEND`).
 pub fn app(assets: &Path) -> Result<App, String> {
+    build(assets, false)
+}
+
+/// [`app`] with Bevy's pipelined rendering kept: the render world runs on
+/// a thread of its own, drawing frame N while `App::update` simulates
+/// frame N+1 (what a game built with Bevy's `multi_threaded` feature
+/// does). The render world is then out of the app's reach
+/// (`App::sub_app(RenderApp)` panics); read what it reports through
+/// [`crate::ThrongStats`].
+///
+/// # Errors
+/// As [`app`], and Bevy was built without `multi_threaded` (no
+/// pipelined rendering to keep).
+pub fn pipelined_app(assets: &Path) -> Result<App, String> {
+    build(assets, true)
+}
+
+fn build(assets: &Path, pipelined: bool) -> Result<App, String> {
     let mut plugins = DefaultPlugins.build();
-    if plugins.contains::<PipelinedRenderingPlugin>() {
+    let has_pipelining = plugins.contains::<PipelinedRenderingPlugin>();
+    if pipelined && !has_pipelining {
+        return Err("pipelined rendering needs Bevy's `multi_threaded` feature".into());
+    }
+    if has_pipelining && !pipelined {
         plugins = plugins.disable::<PipelinedRenderingPlugin>();
     }
     #[cfg(feature = "winit")]
@@ -62,8 +84,9 @@ pub fn app(assets: &Path) -> Result<App, String> {
     }
     app.finish();
     app.cleanup();
+    // Bevy hands its device to the main world too (the render world may
+    // be on its thread by now).
     let found = app
-        .sub_app(bevy::render::RenderApp)
         .world()
         .contains_resource::<bevy::render::renderer::RenderDevice>();
     if !found {

@@ -68,8 +68,11 @@
 //!   time, which cameras draw it ([`ThrongCameras`]: all 3D cameras,
 //!   or those marked [`ThrongCamera`]) and which shadows it has
 //!   ([`ThrongShadows`]).
-//! - [`prepare`]: Throng's renderer per camera, prepared in the extract
-//!   schedule against the main world's crowds.
+//! - [`extract`]: what Bevy's extract copies: the crowds' render-world
+//!   replicas, synced by their change logs, and the frame's cameras,
+//!   lights and settings.
+//! - [`prepare`]: Throng's renderer per camera, prepared in the render
+//!   world's `Render` schedule (on the render thread when pipelined).
 //! - [`shadow`]: Throng's own shadow map, drawn before Bevy's passes.
 //! - [`cascades`]: the crowd in Bevy's directional-light cascades, both
 //!   ways: cast into them (Bevy's `Shadow` phase), so Bevy's meshes show
@@ -79,6 +82,9 @@
 //! - [`prepass`]: the crowd in Bevy's depth, normal and motion-vector
 //!   prepasses (`Opaque3dPrepass`), so SSAO, TAA and motion blur see it.
 //! - [`convert`]: Bevy's cameras, lights and shadow settings as Throng's.
+//! - [`steer`]: crowds steered on the GPU ([`ThrongSteering`]) around
+//!   [`ThrongObstacle`]s to [`ThrongGoal`]s, agents walking there
+//!   ([`ThrongSteered`]), their poses read back ([`ThrongSteeredPoses`]).
 //! - [`stats`]: what each camera drew ([`ThrongStats`], a main-world
 //!   resource).
 //! - [`headless`]: a windowless app rendering into image targets.
@@ -95,6 +101,7 @@ pub mod convert;
 pub mod crowd;
 pub mod draw;
 pub mod event;
+pub mod extract;
 pub mod headless;
 pub mod pick;
 #[cfg(feature = "picking")]
@@ -103,19 +110,23 @@ pub mod prepare;
 pub mod prepass;
 pub mod shadow;
 pub mod stats;
+pub mod steer;
 
 use bevy::core_pipeline::core_3d::{Opaque3d, Transparent3d};
 use bevy::prelude::*;
 use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 
-pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance};
+pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance, ThrongMovedByGpu};
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
 pub use bone::ThrongBone;
 pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
 pub use event::ThrongEvent;
 pub use pick::{ThrongHit, ThrongPicker};
 pub use stats::ThrongStats;
+pub use steer::{
+    ThrongGoal, ThrongNavigation, ThrongObstacle, ThrongSteered, ThrongSteeredPoses, ThrongSteering,
+};
 pub use throng_crowd;
 
 /// The plugin's `PostUpdate` work, in this order, before Bevy propagates
@@ -143,6 +154,7 @@ impl Plugin for ThrongPlugin {
             .init_asset_loader::<ThrongModelLoader>()
             .insert_resource(stats)
             .insert_resource(agent::ThrongAgents::default())
+            .init_resource::<steer::ThrongSteeredPoses>()
             .add_message::<ThrongEvent>()
             .configure_sets(
                 PostUpdate,
@@ -158,8 +170,10 @@ impl Plugin for ThrongPlugin {
                 PostUpdate,
                 (
                     (
+                        steer::agents::follow_poses,
                         agent::despawn_agents,
                         agent::spawn_agents,
+                        steer::agents::hand_over_agents,
                         agent::move_agents,
                         agent::play_agents,
                     )
@@ -169,6 +183,8 @@ impl Plugin for ThrongPlugin {
                         .chain()
                         .in_set(ThrongSystems::Advance),
                     bone::follow_bones.in_set(ThrongSystems::Follow),
+                    // Obstacles and goals where Bevy has just placed them.
+                    steer::field::build_fields.after(bevy::transform::TransformSystems::Propagate),
                 ),
             );
         // Pointer events for agents, when the app picks (its RayMap is
@@ -185,11 +201,42 @@ impl Plugin for ThrongPlugin {
         };
         render_app
             .init_resource::<prepare::ThrongRenderState>()
+            .init_resource::<prepare::PreparedFrame>()
+            .init_resource::<extract::ThrongReplicas>()
+            .init_resource::<extract::ThrongFrame>()
+            .init_resource::<steer::gpu::SteeringFrame>()
+            .init_resource::<steer::gpu::SteeringState>()
             .add_render_command::<Opaque3d, draw::DrawThrongCrowd>()
             .add_render_command::<Transparent3d, draw::DrawThrongBlended>()
             .add_render_command::<bevy::pbr::Shadow, cascades::DrawThrongCaster>()
             .add_render_command::<bevy::core_pipeline::prepass::Opaque3dPrepass, prepass::DrawThrongPrepass>()
-            .add_systems(ExtractSchedule, prepare::prepare_crowds)
+            .add_systems(
+                ExtractSchedule,
+                (
+                    extract::extract_crowds,
+                    extract::extract_frame,
+                    steer::gpu::extract_steering,
+                ),
+            )
+            .add_systems(
+                Render,
+                (
+                    prepare::upload_models.in_set(RenderSystems::PrepareAssets),
+                    (
+                        prepare::fit_views,
+                        steer::gpu::install_simulations,
+                        prepare::prepare_draws,
+                        prepare::cast_cascades,
+                        steer::gpu::read_back,
+                    )
+                        .chain()
+                        .after(prepare::upload_models)
+                        .in_set(RenderSystems::PrepareViews),
+                    prepare::report_frame
+                        .after(steer::gpu::read_back)
+                        .in_set(RenderSystems::Prepare),
+                ),
+            )
             .add_systems(
                 Render,
                 (

@@ -2,7 +2,8 @@
 //! parameter casting a Bevy `Ray3d` (from `Camera::viewport_to_world` for a
 //! click) against every crowd, each instance tested against the bounds of
 //! the pose it shows now (`Crowd::pick`); the hit names the crowd entity,
-//! the instance and, for an agent, its entity.
+//! the instance and, for an agent, its entity. Steered instances are
+//! tested where the GPU last said they were ([`crate::steer`]).
 //!
 //! Not a `bevy_picking` backend: the plugin builds with Bevy's render
 //! features only; a backend would wrap [`ThrongPicker::cast`] as its hit
@@ -16,6 +17,7 @@ use throng_crowd::crowd::InstanceId;
 use crate::agent::ThrongAgents;
 use crate::convert;
 use crate::crowd::ThrongCrowd;
+use crate::steer::ThrongSteeredPoses;
 
 /// A ray's first hit among the crowds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,27 +39,38 @@ pub struct ThrongHit {
 pub struct ThrongPicker<'w, 's> {
     crowds: Query<'w, 's, (Entity, &'static ThrongCrowd)>,
     agents: Res<'w, ThrongAgents>,
+    steered: Option<Res<'w, ThrongSteeredPoses>>,
 }
 
 impl ThrongPicker<'_, '_> {
     /// The first instance of any crowd the ray hits.
     pub fn cast(&self, ray: Ray3d) -> Option<ThrongHit> {
-        pick(self.crowds.iter(), &self.agents, ray)
+        pick(
+            self.crowds.iter(),
+            &self.agents,
+            self.steered.as_deref(),
+            ray,
+        )
     }
 }
 
 /// The first instance of `crowds` that `ray` hits (what [`ThrongPicker`]
-/// does, for a caller with the crowds in hand).
+/// does, for a caller with the crowds in hand). Instances steered on the
+/// GPU are where `steered` last read them back (a frame or two behind),
+/// tested against their model's box over every frame.
 pub fn pick<'a>(
     crowds: impl IntoIterator<Item = (Entity, &'a ThrongCrowd)>,
     agents: &ThrongAgents,
+    steered: Option<&ThrongSteeredPoses>,
     ray: Ray3d,
 ) -> Option<ThrongHit> {
     let origin = convert::vec3(ray.origin);
     let direction = convert::vec3(*ray.direction);
     let mut best: Option<ThrongHit> = None;
     for (entity, c) in crowds {
-        let Some(hit) = c.crowd.pick(origin, direction) else {
+        let poses = steered.and_then(|s| s.crowd(entity));
+        let read_back = |id| Some(poses.as_ref()?.get(id)?.world);
+        let Some(hit) = c.crowd.pick_with(origin, direction, read_back) else {
             continue;
         };
         if best.is_none_or(|b| hit.distance < b.distance) {

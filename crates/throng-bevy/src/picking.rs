@@ -16,6 +16,7 @@ use bevy::prelude::*;
 use crate::agent::ThrongAgents;
 use crate::crowd::ThrongCrowd;
 use crate::pick::{ThrongHit, pick};
+use crate::steer::ThrongSteeredPoses;
 
 /// Casts every pointer's ray against the crowds and reports the first hit
 /// (in `PreUpdate`, Bevy's `PickingSystems::Backend`).
@@ -24,13 +25,14 @@ pub fn crowd_hits(
     cameras: Query<&Camera>,
     crowds: Query<(Entity, &ThrongCrowd)>,
     agents: Res<ThrongAgents>,
+    steered: Option<Res<ThrongSteeredPoses>>,
     mut out: MessageWriter<PointerHits>,
 ) {
     for (id, &ray) in rays.iter() {
         let Ok(camera) = cameras.get(id.camera) else {
             continue;
         };
-        let Some(hit) = pick(crowds.iter(), &agents, ray) else {
+        let Some(hit) = pick(crowds.iter(), &agents, steered.as_deref(), ray) else {
             continue;
         };
         let entity = hit.agent.unwrap_or(hit.crowd);

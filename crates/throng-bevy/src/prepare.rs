@@ -1,33 +1,38 @@
-//! The render world's Throng state and the frame's CPU work.
+//! The render world's Throng state and the frame's preparation, in
+//! Bevy's `Render` schedule, on the render thread when rendering is
+//! pipelined: the main world has moved on to the next frame.
 //!
-//! Throng's `Renderer::prepare_draws` runs in Bevy's `ExtractSchedule`,
-//! against the main world's crowds read in place: nothing is copied, the
-//! crowd drawn is exactly the one the game's frame ended with, and the
-//! renderer uploads only what the crowd's change log says changed, once a
-//! frame for all cameras (their renderers share the crowds' GPU mirrors).
-//! Each 3D camera gets its own Throng renderer, made for the camera's main
-//! texture format (HDR or not) and MSAA, drawing with Bevy's reverse-Z
-//! projection into Bevy's depth buffer. When the brightest directional
-//! light casts shadows, the renderer receives them as `ThrongShadows`
-//! says (Bevy's cascades, handed over later in the frame by
-//! [`crate::cascades`], or Throng's own map), and the crowd is cast into
-//! the cascades Bevy computed for the camera (Throng light views); a
-//! camera with Bevy's prepasses gets the crowd there ([`crate::prepass`]). Models
-//! are uploaded once, on Bevy's device. What each camera drew goes to the
-//! main world's [`ThrongStats`].
+//! It draws from what [`crate::extract`] copied: the crowds' replicas
+//! (kept equal to the main world's crowds by their change logs) and the
+//! frame's cameras, lights and settings. Systems of one concern each, in
+//! this order:
+//! - [`upload_models`] (`PrepareAssets`): models new to the crowds, once
+//!   each, on Bevy's device;
+//! - [`fit_views`] (`PrepareViews`, as the next two): each 3D camera's
+//!   Throng renderer, made for the camera's main texture format (HDR or
+//!   not) and MSAA, drawing with Bevy's reverse-Z projection into Bevy's
+//!   depth buffer, lit by the brightest directional light and receiving
+//!   its shadows as `ThrongShadows` says (Bevy's cascades, handed over in
+//!   `Queue` by [`crate::cascades`], or Throng's own map), with the
+//!   camera's prepass ([`crate::prepass`]);
+//! - [`prepare_draws`]: the crowds' draws for each camera; the renderer
+//!   uploads only what the replicas' change logs say changed, once a frame
+//!   for all cameras (their renderers share the crowds' GPU mirrors);
+//! - [`cast_cascades`]: the crowd cast into the cascades Bevy computed for
+//!   each camera (Throng light views);
+//! - [`report_frame`] (`Prepare`): renderers of cameras gone dropped, and
+//!   what each camera drew sent to the main world's [`crate::ThrongStats`].
+//!
+//! Bevy 0.20 queues phase items (`Queue`) before its `Prepare` set, and
+//! Throng's items depend on what the frame prepared; so the crowd is
+//! prepared in `PrepareAssets` and `PrepareViews`, after Bevy's views and
+//! light cascades exist and before anything is queued.
 
 use std::collections::HashMap;
 
-use bevy::camera::{Camera, Camera3d, Exposure, Projection};
-use bevy::core_pipeline::prepass::{
-    DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
-};
-use bevy::ecs::query::ROQueryItem;
 use bevy::ecs::system::SystemParam;
-use bevy::light::{Cascades, DirectionalLight, DirectionalLightShadowMap, GlobalAmbientLight};
-use bevy::pbr::DistanceFog;
+use bevy::light::{Cascades, DirectionalLight, GlobalAmbientLight};
 use bevy::prelude::*;
-use bevy::render::Extract;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::renderer::{RenderAdapter, RenderDevice, RenderQueue};
 use throng_crowd::crowd::Crowd;
@@ -36,9 +41,10 @@ use throng_render::{
     DepthConvention, GpuModel, LightView, LightViewTarget, Lighting, Renderer, RendererOptions,
 };
 
-use crate::convert::{self, Prepasses, prepass_target};
-use crate::crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
-use crate::stats::{Frame, ThrongStats};
+use crate::convert::{self, prepass_target};
+use crate::crowd::ThrongReceive;
+use crate::extract::{FrameCamera, ThrongFrame, ThrongReplicas};
+use crate::stats::Frame;
 
 /// One camera's renderer and what it was made for.
 pub struct ViewRenderer {
@@ -90,10 +96,17 @@ pub struct ThrongRenderState {
     /// What each camera's view was last frame in the render world: its
     /// main texture format and MSAA samples.
     pub targets: HashMap<Entity, (TextureFormat, u32)>,
-    /// CPU time of the last extract's prepare (every camera), what the
-    /// crowd costs the frame on the CPU while Bevy's extract holds the
-    /// main world.
+    /// CPU time of the last frame's preparation (every camera), in the
+    /// render world's `Render` schedule ([`crate::extract`]'s part, while
+    /// the extract holds the main world, is [`Frame::extract_time`]).
     pub prepare_time: std::time::Duration,
+    /// Crowds only one camera draws, by crowd entity: a steered crowd,
+    /// drawn by the camera whose renderer simulates it (set by
+    /// [`crate::steer::gpu`]).
+    pub exclusive: HashMap<Entity, Entity>,
+    /// Per steered crowd, the generation of the flow field its simulation
+    /// steers by (set by [`crate::steer::gpu`]).
+    pub steered_fields: HashMap<Entity, u64>,
     /// Errors already logged (each once).
     logged: std::collections::HashSet<String>,
 }
@@ -106,115 +119,230 @@ impl ThrongRenderState {
     }
 }
 
-/// The camera query's data: the camera, where it is and how it sees,
-/// whether it is marked for Throng, and which of Bevy's prepasses it has.
-type CameraData = (
-    Entity,
-    &'static Camera,
-    &'static GlobalTransform,
-    Option<&'static Projection>,
-    Option<&'static Exposure>,
-    Option<&'static DistanceFog>,
-    Has<ThrongCamera>,
-    (
-        Has<DepthPrepass>,
-        Has<NormalPrepass>,
-        Has<MotionVectorPrepass>,
-        Has<DeferredPrepass>,
-    ),
-);
-
-/// The directional light query's data: the light, where it is and its
-/// cascades.
-type LightData = (
-    Entity,
-    &'static DirectionalLight,
-    &'static GlobalTransform,
-    Option<&'static Cascades>,
-);
-
-/// What [`prepare_crowds`] reads of the main world, in place, during
-/// Bevy's extract: the crowds, the 3D cameras, the directional lights, and
-/// the resources that say how to light, shadow and report them.
+/// Bevy's GPU, as the render world holds it.
 #[derive(SystemParam)]
-pub struct MainWorldInputs<'w, 's> {
-    crowds: Extract<'w, 's, Query<'static, 'static, &'static ThrongCrowd>>,
-    cameras: Extract<'w, 's, Query<'static, 'static, CameraData, With<Camera3d>>>,
-    lights: Extract<'w, 's, Query<'static, 'static, LightData>>,
-    shadow_choice: Extract<'w, 's, Option<Res<'static, ThrongShadows>>>,
-    ambient: Extract<'w, 's, Option<Res<'static, GlobalAmbientLight>>>,
-    shadow_map: Extract<'w, 's, Option<Res<'static, DirectionalLightShadowMap>>>,
-    which: Extract<'w, 's, Option<Res<'static, ThrongCameras>>>,
-    stats: Extract<'w, 's, Option<Res<'static, ThrongStats>>>,
+pub struct Gpu<'w> {
+    adapter: Res<'w, RenderAdapter>,
+    device: Res<'w, RenderDevice>,
+    queue: Res<'w, RenderQueue>,
 }
 
-/// What [`prepare_crowds`] holds of the render world: Throng's state and
-/// Bevy's GPU (absent until Bevy has made its device).
-#[derive(SystemParam)]
-pub struct RenderWorldInputs<'w> {
-    state: ResMut<'w, ThrongRenderState>,
-    gpu: Option<(
-        Res<'w, RenderAdapter>,
-        Res<'w, RenderDevice>,
-        Res<'w, RenderQueue>,
-    )>,
+impl Gpu<'_> {
+    fn get(&self) -> BevyGpu<'_> {
+        BevyGpu {
+            adapter: &self.adapter,
+            device: self.device.wgpu_device(),
+            queue: &self.queue,
+        }
+    }
 }
 
-/// Prepares every crowd for every active 3D camera (see the module docs).
-pub fn prepare_crowds(main: MainWorldInputs, render: RenderWorldInputs) {
-    let RenderWorldInputs { mut state, gpu } = render;
-    // Bevy makes its device while the app starts: nothing to draw before.
-    let Some((adapter, device, queue)) = gpu else {
-        return;
-    };
+/// What the frame's prepare systems gather, from [`upload_models`] to
+/// [`report_frame`].
+#[derive(Resource, Default)]
+pub struct PreparedFrame {
+    /// The figures and failures so far.
+    out: FrameOutcome,
+    /// CPU time so far.
+    time: std::time::Duration,
+    /// No crowd holds an instance: nothing is prepared or drawn (the
+    /// views' items come out of their phases; a crowd that fills again is
+    /// synced from its change log then).
+    empty: bool,
+}
+
+/// Starts the frame: no view has prepared yet; uploads the models the
+/// crowds use that are not on the GPU yet (once each, when a crowd first
+/// uses them; a model that fails is logged and tried again next frame).
+pub fn upload_models(
+    mut state: ResMut<ThrongRenderState>,
+    mut prepared: ResMut<PreparedFrame>,
+    replicas: Res<ThrongReplicas>,
+    gpu: Gpu,
+) {
     let start = std::time::Instant::now();
-    let state = &mut *state;
     for v in state.views.values_mut() {
         v.prepared = false;
     }
-    let crowd_refs: Vec<&Crowd> = main.crowds.iter().map(|c| &c.crowd).collect();
-    // No instance anywhere: nothing to prepare or draw (the views' items
-    // come out of their phases; a crowd that fills again is synced from
-    // its change log then).
-    if crowd_refs.iter().all(|c| c.is_empty()) {
-        state.prepare_time = start.elapsed();
-        if let Some(stats) = main.stats.as_deref() {
+    *prepared = PreparedFrame {
+        empty: replicas.all_empty(),
+        ..PreparedFrame::default()
+    };
+    if !prepared.empty {
+        let crowds: Vec<&Crowd> = replicas.crowds().collect();
+        upload(&mut state, &gpu.get(), &crowds);
+    }
+    prepared.time += start.elapsed();
+}
+
+/// Each camera's renderer, made anew when it no longer fits the view's
+/// format, MSAA or shadows, with its light and prepass set.
+pub fn fit_views(
+    mut state: ResMut<ThrongRenderState>,
+    mut prepared: ResMut<PreparedFrame>,
+    frame: Res<ThrongFrame>,
+    gpu: Gpu,
+) {
+    if prepared.empty {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let state = &mut *state;
+    let lights = FrameLights::new(&frame);
+    let fit = ViewFit {
+        gpu: gpu.get(),
+        lights: &lights,
+        ambient: frame.ambient.as_ref(),
+        mirrors: &state.mirrors,
+    };
+    let out = &mut prepared.out;
+    for camera in &frame.cameras {
+        out.seen.push(camera.entity);
+        // Its view's format is known from its first frame on.
+        if let Some(&target) = state.targets.get(&camera.entity) {
+            fit_view(&mut state.views, &fit, camera, target, out);
+        }
+    }
+    prepared.time += start.elapsed();
+}
+
+/// The crowds' draws prepared for each camera's renderer
+/// (`Renderer::prepare_draws`: the mirrors' uploads, once a frame for all
+/// cameras, the culls' set-up, the pose cache).
+pub fn prepare_draws(
+    mut state: ResMut<ThrongRenderState>,
+    mut prepared: ResMut<PreparedFrame>,
+    frame: Res<ThrongFrame>,
+    replicas: Res<ThrongReplicas>,
+) {
+    if prepared.empty {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let state = &mut *state;
+    let models: Vec<&GpuModel> = state.models.values().collect();
+    for camera in &frame.cameras {
+        if let Some(view) = state.views.get_mut(&camera.entity) {
+            let crowds = drawn_by(&state.exclusive, camera.entity, &replicas);
+            let scene = Scene {
+                crowds: &crowds,
+                models: &models,
+            };
+            prepare_view_draws(view, camera, &scene, &mut prepared.out);
+        }
+    }
+    prepared.time += start.elapsed();
+}
+
+/// The crowds camera `camera` draws, in the replicas' order: every crowd
+/// but those another camera draws alone (`exclusive`: a steered crowd,
+/// drawn by the camera whose renderer simulates it).
+fn drawn_by<'r>(
+    exclusive: &HashMap<Entity, Entity>,
+    camera: Entity,
+    replicas: &'r ThrongReplicas,
+) -> Vec<&'r Crowd> {
+    replicas
+        .entities()
+        .zip(replicas.crowds())
+        .filter(|&(e, _)| exclusive.get(&e).is_none_or(|&c| c == camera))
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// The crowd cast into each camera's cascades of every directional light
+/// that casts shadows, where [`crate::ThrongShadows::cast_into_bevy`] asks.
+pub fn cast_cascades(
+    mut state: ResMut<ThrongRenderState>,
+    mut prepared: ResMut<PreparedFrame>,
+    frame: Res<ThrongFrame>,
+    replicas: Res<ThrongReplicas>,
+) {
+    let start = std::time::Instant::now();
+    let state = &mut *state;
+    for v in state.views.values_mut() {
+        v.light_views.clear();
+    }
+    if prepared.empty || !frame.shadows.cast_into_bevy {
+        return;
+    }
+    let models: Vec<&GpuModel> = state.models.values().collect();
+    let casters = FrameLights::new(&frame).casters;
+    for camera in &frame.cameras {
+        if let Some(view) = state.views.get_mut(&camera.entity).filter(|v| v.prepared) {
+            let crowds = drawn_by(&state.exclusive, camera.entity, &replicas);
+            let scene = Scene {
+                crowds: &crowds,
+                models: &models,
+            };
+            cast_into_cascades(view, camera.entity, &casters, &scene, &mut prepared.out);
+        }
+    }
+    prepared.time += start.elapsed();
+}
+
+/// Ends the frame: drops the renderers and targets of cameras no longer
+/// drawn to and the mirrors of crowds gone, reports the frame's figures
+/// (GPU bytes held, each pose cache once, the extract's and the prepare's
+/// CPU time) and logs its failures, each once.
+pub fn report_frame(
+    mut state: ResMut<ThrongRenderState>,
+    mut prepared: ResMut<PreparedFrame>,
+    replicas: Res<ThrongReplicas>,
+    frame: Res<ThrongFrame>,
+) {
+    let start = std::time::Instant::now();
+    let state = &mut *state;
+    let PreparedFrame { out, time, empty } = std::mem::take(&mut *prepared);
+    let extract_time = replicas.time + frame.time;
+    let stats = frame.stats.as_ref();
+    if empty {
+        state.prepare_time = time + start.elapsed();
+        if let Some(stats) = stats {
             stats.set(Frame {
                 prepare_time: state.prepare_time,
+                extract_time,
+                extracted_instances: replicas.copied,
                 ..Frame::default()
             });
         }
         return;
     }
-    let gpu = BevyGpu {
-        adapter: &adapter,
-        device: device.wgpu_device(),
-        queue: &queue,
-    };
-    upload_models(state, &gpu, &crowd_refs);
-    let models: Vec<&GpuModel> = state.models.values().collect();
-    let inputs = FrameInputs {
-        gpu,
-        crowds: &crowd_refs,
-        models: &models,
-        lights: FrameLights::new(&main),
-        ambient: main.ambient.as_deref(),
-        mirrors: &state.mirrors,
-    };
-    let mut out = FrameOutcome::default();
-    let marked_only = main.which.as_deref() == Some(&ThrongCameras::Marked);
-    for item in &main.cameras {
-        let (entity, camera, .., marked, _) = item;
-        if !camera.is_active || (marked_only && !marked) {
-            continue;
-        }
-        out.seen.push(entity);
-        // Its view's format is known from its first frame on.
-        if let Some(&target) = state.targets.get(&entity) {
-            prepare_camera(&mut state.views, &inputs, item, target, &mut out);
+    let FrameOutcome {
+        mut frame,
+        seen,
+        failures,
+        ..
+    } = out;
+    state.views.retain(|e, _| seen.contains(e));
+    state.targets.retain(|e, _| seen.contains(e));
+    let identities: Vec<u64> = replicas.crowds().map(Crowd::identity).collect();
+    state.mirrors.retain(&identities);
+    frame.mirror_bytes = state.mirrors.gpu_bytes()
+        + state
+            .views
+            .values()
+            .map(|v| v.renderer.mirror_gpu_bytes())
+            .sum::<u64>();
+    // Each pose cache once, however many renderers share it.
+    let mut caches = HashMap::new();
+    for (e, v) in &state.views {
+        if let Some(s) = frame.cameras.get(e) {
+            caches.insert(v.renderer.pose_cache_key(), s.pose_cache_bytes);
         }
     }
-    finish_frame(state, &crowd_refs, out, start, main.stats.as_deref());
+    frame.pose_cache_bytes = caches.values().sum();
+    state.prepare_time = time + start.elapsed();
+    frame.prepare_time = state.prepare_time;
+    frame.extract_time = extract_time;
+    frame.extracted_instances = replicas.copied;
+    frame.steered_fields = state.steered_fields.clone();
+    if let Some(stats) = stats {
+        stats.set(frame);
+    }
+    for f in failures {
+        state.warn_once(f);
+    }
 }
 
 /// Bevy's GPU, as Throng's renderer takes it.
@@ -230,9 +358,6 @@ struct BevyGpu<'a> {
 struct FrameLights<'a> {
     /// The brightest directional light and where it is.
     light: Option<(&'a DirectionalLight, &'a GlobalTransform)>,
-    /// How the crowd casts and receives shadows (the default when the
-    /// app set none).
-    choice: ThrongShadows,
     /// Throng's own shadow map, when the crowd receives from it.
     shadows: Option<ShadowOptions>,
     /// Bevy's cascades' depth convention, when the crowd receives from
@@ -244,28 +369,28 @@ struct FrameLights<'a> {
 }
 
 impl<'a> FrameLights<'a> {
-    /// The frame's lights as the main world has them.
-    fn new(main: &'a MainWorldInputs) -> Self {
-        let light = main
+    /// The frame's lights as the extract found them.
+    fn new(frame: &'a ThrongFrame) -> Self {
+        let light = frame
             .lights
             .iter()
-            .map(|(_, l, t, _)| (l, t))
+            .map(|l| (&l.light, &l.transform))
             .max_by(|a, b| a.0.illuminance.total_cmp(&b.0.illuminance));
-        let choice = main.shadow_choice.as_deref().copied().unwrap_or_default();
+        let choice = frame.shadows;
         let shadowed = light.is_some_and(|(l, _)| l.shadow_maps_enabled);
-        let shadows = convert::shadows(light, main.shadow_map.as_deref())
+        let shadows = convert::shadows(light, frame.shadow_map.as_ref())
             .filter(|_| choice.receive == ThrongReceive::OwnMap);
         // Bevy's cascades are reverse Z.
         let cascades = (shadowed && choice.receive == ThrongReceive::BevyCascades)
             .then_some(DepthConvention::Reversed);
-        let casters = main
+        let casters = frame
             .lights
             .iter()
-            .filter_map(|(e, l, _, c)| c.filter(|_| l.shadow_maps_enabled).map(|c| (e, c)))
+            .filter(|l| l.light.shadow_maps_enabled)
+            .filter_map(|l| Some((l.entity, l.cascades.as_ref()?)))
             .collect();
         Self {
             light,
-            choice,
             shadows,
             cascades,
             casters,
@@ -273,21 +398,25 @@ impl<'a> FrameLights<'a> {
     }
 }
 
-/// The frame's inputs every camera's renderer prepares from.
-struct FrameInputs<'a> {
+/// What a camera's renderer is made and lit from.
+struct ViewFit<'a> {
     gpu: BevyGpu<'a>,
-    crowds: &'a [&'a Crowd],
-    models: &'a [&'a GpuModel],
-    lights: FrameLights<'a>,
+    lights: &'a FrameLights<'a>,
     ambient: Option<&'a GlobalAmbientLight>,
     /// The crowds' GPU mirrors, shared by every camera's renderer.
     mirrors: &'a throng_render::mirror::SharedMirrors,
 }
 
+/// What every camera's renderer draws: the crowds and their GPU models.
+struct Scene<'a> {
+    crowds: &'a [&'a Crowd],
+    models: &'a [&'a GpuModel],
+}
+
 /// What preparing the cameras gathers for the frame's end.
 #[derive(Default)]
 struct FrameOutcome {
-    /// The figures reported to [`ThrongStats`].
+    /// The figures reported to [`crate::ThrongStats`].
     frame: Frame,
     /// The active cameras drawn to (renderers of others are dropped).
     seen: Vec<Entity>,
@@ -298,10 +427,8 @@ struct FrameOutcome {
     mean: Option<Vec3>,
 }
 
-/// Uploads the models the crowds use that are not on the GPU yet (once
-/// each, when a crowd first uses them); a model that fails is logged and
-/// tried again next frame.
-fn upload_models(state: &mut ThrongRenderState, gpu: &BevyGpu, crowds: &[&Crowd]) {
+/// Uploads the models the crowds use that are not on the GPU yet.
+fn upload(state: &mut ThrongRenderState, gpu: &BevyGpu, crowds: &[&Crowd]) {
     for c in crowds {
         for handle in c.models() {
             if state.models.contains_key(&handle.key()) {
@@ -317,19 +444,24 @@ fn upload_models(state: &mut ThrongRenderState, gpu: &BevyGpu, crowds: &[&Crowd]
     }
 }
 
-/// Prepares one active camera whose view `target` (format, MSAA samples)
-/// is known: its renderer (made anew when it no longer fits), its light
-/// and prepass, the crowd's draws, and the crowd cast into its cascades.
-fn prepare_camera(
+/// Fits one active camera whose view `target` (format, MSAA samples) is
+/// known: its renderer (made anew when it no longer fits), its light and
+/// its prepass.
+fn fit_view(
     views: &mut HashMap<Entity, ViewRenderer>,
-    inputs: &FrameInputs,
-    item: ROQueryItem<'_, '_, CameraData>,
+    fit: &ViewFit,
+    camera: &FrameCamera,
     (format, samples): (TextureFormat, u32),
     out: &mut FrameOutcome,
 ) {
-    let (entity, camera, transform, projection, exposure, fog, _, passes) = item;
-    let lights = &inputs.lights;
-    let lighting = convert::lighting(lights.light, inputs.ambient, exposure, fog);
+    let entity = camera.entity;
+    let lights = fit.lights;
+    let lighting = convert::lighting(
+        lights.light,
+        fit.ambient,
+        camera.exposure.as_ref(),
+        camera.fog.as_ref(),
+    );
     let fits = views.get(&entity).is_some_and(|v| {
         let o = v.renderer.options();
         v.format == format
@@ -338,7 +470,7 @@ fn prepare_camera(
             && o.cascades == lights.cascades
     });
     if !fits {
-        match view_renderer(views, inputs, format, samples, lighting) {
+        match view_renderer(views, fit, format, samples, lighting) {
             Ok(view) => {
                 views.insert(entity, view);
             }
@@ -354,24 +486,12 @@ fn prepare_camera(
         return;
     };
     view.renderer.set_lighting(lighting, wgpu_black());
-    let (depth, normal, motion_vectors, deferred) = passes;
-    let passes = Prepasses {
-        depth,
-        normal,
-        motion_vectors,
-        deferred,
-    };
-    if let Err(e) = view.renderer.set_prepass(prepass_target(passes, samples)) {
+    if let Err(e) = view
+        .renderer
+        .set_prepass(prepass_target(camera.prepasses, samples))
+    {
         out.failures
             .push(format!("the crowd in camera {entity}'s prepass: {e}"));
-    }
-    let cam = convert::camera(camera, transform, projection);
-    prepare_draws(view, entity, &cam, inputs, out);
-    // The crowd cast into this camera's cascades of every directional
-    // light that casts shadows.
-    view.light_views.clear();
-    if view.prepared && lights.choice.cast_into_bevy {
-        cast_into_cascades(view, entity, inputs, out);
     }
 }
 
@@ -379,20 +499,20 @@ fn prepare_camera(
 /// with a renderer of the same path in `views`, its pose cache.
 fn view_renderer(
     views: &HashMap<Entity, ViewRenderer>,
-    inputs: &FrameInputs,
+    fit: &ViewFit,
     format: TextureFormat,
     samples: u32,
     lighting: Lighting,
 ) -> Result<ViewRenderer, throng_render::RenderError> {
     let options = RendererOptions {
-        cascades: inputs.lights.cascades,
-        ..renderer_options(samples, lighting, inputs.lights.shadows)
+        cascades: fit.lights.cascades,
+        ..renderer_options(samples, lighting, fit.lights.shadows)
     };
-    let gpu = &inputs.gpu;
+    let gpu = &fit.gpu;
     let mut renderer = Renderer::new(gpu.adapter, gpu.device, gpu.queue, format, options)?;
     // Off the GPU-driven path there is no mirror to share; a renderer of
     // another path or pose-cache setup keeps a cache of its own.
-    renderer.share_mirrors(inputs.mirrors);
+    renderer.share_mirrors(fit.mirrors);
     if let Some(other) = views
         .values()
         .find(|v| v.renderer.path() == renderer.path())
@@ -412,23 +532,23 @@ fn view_renderer(
 /// Prepares the crowds' draws for one camera and keeps its figures; a view
 /// with alpha-blended draws gets the crowds' mean position, where they
 /// sort among Bevy's transparent items.
-fn prepare_draws(
+fn prepare_view_draws(
     view: &mut ViewRenderer,
-    entity: Entity,
-    cam: &throng_crowd::camera::Camera,
-    inputs: &FrameInputs,
+    camera: &FrameCamera,
+    scene: &Scene,
     out: &mut FrameOutcome,
 ) {
+    let entity = camera.entity;
     match view
         .renderer
-        .prepare_draws(cam, inputs.crowds, inputs.models)
+        .prepare_draws(&camera.view, scene.crowds, scene.models)
     {
         Ok(s) => {
             view.prepared = true;
             view.blend_center = view
                 .renderer
                 .has_blended()
-                .then(|| *out.mean.get_or_insert_with(|| mean_position(inputs.crowds)));
+                .then(|| *out.mean.get_or_insert_with(|| mean_position(scene.crowds)));
             out.frame.cameras.insert(entity, s);
         }
         Err(e) => out
@@ -443,11 +563,12 @@ fn prepare_draws(
 fn cast_into_cascades(
     view: &mut ViewRenderer,
     entity: Entity,
-    inputs: &FrameInputs,
+    casters: &[(Entity, &Cascades)],
+    scene: &Scene,
     out: &mut FrameOutcome,
 ) {
     let mut light_views = Vec::new();
-    for &(light_entity, cascades) in &inputs.lights.casters {
+    for &(light_entity, cascades) in casters {
         let of_camera = cascades.cascades.get(&entity).into_iter().flatten();
         for (i, c) in of_camera.take(MAX_CASCADES_PER_LIGHT).enumerate() {
             view.light_views.push((light_entity, i as u32));
@@ -460,9 +581,9 @@ fn cast_into_cascades(
         return;
     }
     let target = LightViewTarget::default();
-    let cast =
-        view.renderer
-            .prepare_light_views(&target, &light_views, inputs.crowds, inputs.models);
+    let cast = view
+        .renderer
+        .prepare_light_views(&target, &light_views, scene.crowds, scene.models);
     match cast {
         Ok(s) => {
             out.frame.cascades.insert(entity, s);
@@ -473,51 +594,6 @@ fn cast_into_cascades(
                 "casting the crowd into Bevy's cascades for camera {entity}: {e}"
             ));
         }
-    }
-}
-
-/// Ends the frame: drops the renderers and targets of cameras no longer
-/// drawn to and the mirrors of crowds gone, reports the frame's figures
-/// (GPU bytes held, each pose cache once, and the prepare's CPU time) and
-/// logs its failures, each once.
-fn finish_frame(
-    state: &mut ThrongRenderState,
-    crowds: &[&Crowd],
-    out: FrameOutcome,
-    start: std::time::Instant,
-    stats: Option<&ThrongStats>,
-) {
-    let FrameOutcome {
-        mut frame,
-        seen,
-        failures,
-        ..
-    } = out;
-    state.views.retain(|e, _| seen.contains(e));
-    state.targets.retain(|e, _| seen.contains(e));
-    let identities: Vec<u64> = crowds.iter().map(|c| c.identity()).collect();
-    state.mirrors.retain(&identities);
-    frame.mirror_bytes = state.mirrors.gpu_bytes()
-        + state
-            .views
-            .values()
-            .map(|v| v.renderer.mirror_gpu_bytes())
-            .sum::<u64>();
-    // Each pose cache once, however many renderers share it.
-    let mut caches = HashMap::new();
-    for (e, v) in &state.views {
-        if let Some(s) = frame.cameras.get(e) {
-            caches.insert(v.renderer.pose_cache_key(), s.pose_cache_bytes);
-        }
-    }
-    frame.pose_cache_bytes = caches.values().sum();
-    state.prepare_time = start.elapsed();
-    frame.prepare_time = state.prepare_time;
-    if let Some(stats) = stats {
-        stats.set(frame);
-    }
-    for f in failures {
-        state.warn_once(f);
     }
 }
 

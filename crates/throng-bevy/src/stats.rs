@@ -1,8 +1,8 @@
 //! What the crowd drew, for the game: [`ThrongStats`] is a main-world
 //! resource the render world writes each frame (Throng's
-//! [`FrameStats`] per camera, and the CPU time of the extract-time
-//! prepare), so a HUD or a test reads visible counts without reaching
-//! into the render world.
+//! [`FrameStats`] per camera, and the CPU time of the extract and of the
+//! render world's preparation), so a HUD or a test reads visible counts
+//! without reaching into the render world.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,16 @@ pub struct Frame {
     /// GPU-driven path the visible count is the newest frame the GPU has
     /// reported (a frame or two old), never waited for.
     pub cameras: HashMap<Entity, FrameStats>,
-    /// CPU time of the extract-time prepare (every camera).
+    /// CPU time of the crowd's part of Bevy's extract, while it holds the
+    /// main world: the crowds' replicas synced by their change logs, the
+    /// cameras, lights and settings copied ([`crate::extract`]).
+    pub extract_time: Duration,
+    /// Instances the extract copied into the crowds' replicas (a whole
+    /// crowd, the first time, counts its length).
+    pub extracted_instances: usize,
+    /// CPU time of the render world's preparation (every camera:
+    /// uploads, culls' set-up, cascades; [`crate::prepare`]), on the render
+    /// thread when rendering is pipelined.
     pub prepare_time: Duration,
     /// Bytes the crowds' GPU mirrors hold (instances, transforms, tables),
     /// once however many cameras draw them (their renderers share the
@@ -34,6 +43,9 @@ pub struct Frame {
     /// once however many cameras draw from them (their renderers share
     /// one cache).
     pub pose_cache_bytes: u64,
+    /// Per steered crowd entity, the generation of the flow field the GPU
+    /// steers it by ([`crate::ThrongNavigation::generation`]).
+    pub steered_fields: HashMap<Entity, u64>,
     /// Per camera, what the crowd cast into Bevy's shadow cascades
     /// ([`crate::cascades`]): views (cascades of every shadowed light),
     /// draws, and casters (a frame or two old).

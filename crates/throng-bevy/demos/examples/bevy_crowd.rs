@@ -1,14 +1,17 @@
-//! `bevy_crowd`: 10,000 Foxes walking on a plane in a Bevy window, drawn by
-//! `ThrongPlugin` in Bevy's own pass with Bevy's camera, light and HDR
-//! target, and a text overlay with the frame rate and what the crowd drew.
+//! `bevy_crowd`: the plaza. 10,000 Foxes cross a square in a Bevy window,
+//! around a fountain and a ring of pillars, drawn by `ThrongPlugin` in
+//! Bevy's own pass with Bevy's camera, light and HDR target, and a text
+//! overlay with the frame rate and what the crowd drew.
 //!
-//! Every Fox walks a wandering waypoint loop at its walk clip's
-//! speed-matched playback (`throng_demo::walkers::Walkers`, as the
-//! viewer's walking crowd): the motions are analytic, so the CPU re-targets
-//! 1 % of the walkers a second and the crowd's per-frame cost is what a
-//! standing crowd's is. The light casts shadows through Bevy's cascades:
-//! the crowd casts into them (Bevy's ground shows its shadows) and
-//! receives them (`ThrongShadows`' default).
+//! The crowd is steered on the GPU (`throng_bevy::steer`): the pillars and
+//! the fountain are Bevy meshes with a `ThrongObstacle`, the four sides of
+//! the square are `ThrongGoal`s (the layout of the viewer's plaza,
+//! `throng_demo::plaza`), and every Fox walks to a side, stands a while
+//! and leaves for another, around the obstacles and the others, its clip
+//! following its speed (idle, walk, run). Each Fox has a tint of its own.
+//! The light casts shadows through Bevy's cascades: the crowd casts into
+//! them (Bevy's ground shows its shadows) and receives them, the pillars'
+//! shadows falling on it (`ThrongShadows`' default).
 //!
 //! Controls are Bevy's `FreeCamera`: WASD and QE move, the mouse looks
 //! while the right button is held (M toggles), shift runs, the wheel
@@ -27,13 +30,19 @@ use bevy::camera_controller::free_camera::{FreeCamera, FreeCameraPlugin};
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::light::DirectionalLight;
 use bevy::prelude::*;
+use throng_bevy::steer::field::ThrongGoalShape;
+use throng_bevy::steer::walk_to;
 use throng_bevy::throng_crowd::crowd::Spawn;
-use throng_bevy::{ThrongCrowd, ThrongModel, ThrongPlugin, ThrongStats};
+use throng_bevy::throng_crowd::navigation::Goal;
+use throng_bevy::{
+    ThrongCrowd, ThrongGoal, ThrongModel, ThrongObstacle, ThrongPlugin, ThrongStats, ThrongSteering,
+};
 use throng_bevy_demos::{
     Ending, Overlay, flags_or_exit, ground, hdr_camera, overlay_text, quit_after, window_plugins,
 };
-use throng_core::math::Aabb;
-use throng_demo::walkers::Walkers;
+use throng_demo::herd::Rng;
+use throng_demo::plaza::Plaza;
+use throng_render::simulation::navigate::navigate_params;
 
 /// Model units (the Fox's glTF is in centimetres) between Foxes at spawn.
 const SPACING: f32 = 150.0;
@@ -47,9 +56,9 @@ struct Settings {
 #[derive(Resource)]
 struct Fox(Handle<ThrongModel>);
 
-/// The walkers, once the crowd is spawned.
+/// The crowd is spawned and steered.
 #[derive(Resource)]
-struct Walking(Walkers);
+struct Walking;
 
 fn settings() -> Result<Settings, String> {
     let mut s = Settings {
@@ -131,56 +140,118 @@ fn setup(
     commands.spawn(overlay_text("loading fox.throng…"));
 }
 
-/// Spawns the crowd on a grid once the model is loaded, and sets it
-/// walking.
+/// Spawns the crowd on a grid once the model is loaded, lays the plaza out
+/// around it (obstacles as Bevy meshes, its four goals) and hands every Fox
+/// to the GPU's steering.
 fn populate(
     settings: Res<Settings>,
     fox: Res<Fox>,
     models: Res<Assets<ThrongModel>>,
     walking: Option<Res<Walking>>,
-    mut crowd: Single<&mut ThrongCrowd>,
+    crowd: Single<(Entity, &mut ThrongCrowd)>,
+    (mut meshes, mut materials): (ResMut<Assets<Mesh>>, ResMut<Assets<StandardMaterial>>),
     mut commands: Commands,
 ) {
+    let (crowd_entity, mut crowd) = crowd.into_inner();
     if walking.is_some() {
         return;
     }
     let Some(model) = crowd.add_model(&fox.0, &models) else {
         return;
     };
+    let body = models.get(&fox.0).map_or(150.0, |m| {
+        let b = m.0.model().bounds;
+        (b.max - b.min).max_element()
+    });
     let n = settings.count;
-    let row = (n as f32).sqrt().ceil() as usize;
     let half = side(n) * 0.5;
-    let mut bounds = Aabb::EMPTY;
+    let plaza = match Plaza::around(glam::Vec2::ZERO, half, body) {
+        Ok(p) => p,
+        Err(e) => {
+            error!("the plaza: {e}");
+            return;
+        }
+    };
+    let mut rng = Rng::new(7);
+    let row = (n as f32).sqrt().ceil() as usize;
     for i in 0..n {
-        let at = glam::Vec3::new(
+        let mut at = glam::Vec2::new(
             (i % row) as f32 * SPACING - half,
-            0.0,
             (i / row) as f32 * SPACING - half,
         );
-        bounds.add_point(at);
+        // Not inside a pillar: pushed out to its edge and a body beyond.
+        for p in &plaza.pillars {
+            let c = glam::Vec2::new(p[0], p[1]);
+            if at.distance(c) < p[2] + body {
+                at = c + (at - c).normalize_or(glam::Vec2::X) * (p[2] + body);
+            }
+        }
         let spawn = Spawn {
-            transform: glam::Mat4::from_translation(at),
+            transform: glam::Mat4::from_translation(glam::Vec3::new(at.x, 0.0, at.y)),
             clip: Some(0),
             time: (i % 97) as f32 * 0.05,
+            tint: glam::Vec4::new(
+                rng.range(0.6, 1.0),
+                rng.range(0.6, 1.0),
+                rng.range(0.6, 1.0),
+                1.0,
+            ),
             ..Spawn::default()
         };
-        if let Err(e) = crowd.crowd.spawn(model, spawn) {
+        let id = crowd.crowd.spawn(model, spawn);
+        if let Err(e) = id.and_then(|id| crowd.crowd.set_motion(id, walk_to(i as u32 % 4))) {
             error!("spawning Fox {i}: {e}");
             return;
         }
     }
-    match Walkers::new(&mut crowd.crowd, model, &bounds, 100.0) {
-        Ok(w) => commands.insert_resource(Walking(w)),
-        Err(e) => error!("the crowd cannot walk: {e}"),
-    }
+    lay_out(&plaza, &mut meshes, &mut materials, &mut commands);
+    let params = throng_core::simulation::NavigateParams {
+        dwell: 2.0,
+        ..navigate_params(plaza.agent_radius, 1.15 * plaza.walk_speed)
+    };
+    commands.entity(crowd_entity).insert(ThrongSteering {
+        params,
+        area: (Vec2::splat(-plaza.half), Vec2::splat(plaza.half)),
+        cell_size: plaza.grid.cell_size(),
+        gaits: Some((plaza.walk_speed, 2.6 * plaza.walk_speed)),
+        readback_every: 0,
+    });
+    commands.insert_resource(Walking);
 }
 
-/// Re-targets the walkers owed this frame.
-fn walk(time: Res<Time>, walking: Option<ResMut<Walking>>, mut crowd: Single<&mut ThrongCrowd>) {
-    if let Some(mut w) = walking
-        && let Err(e) = w.0.step(&mut crowd.crowd, time.delta_secs())
-    {
-        error!("walking: {e}");
+/// The plaza's pillars and fountain as Bevy meshes that are obstacles, and
+/// its four sides as goals.
+fn lay_out(
+    plaza: &Plaza,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+    commands: &mut Commands,
+) {
+    let stone = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.72, 0.68, 0.6),
+        perceptual_roughness: 0.9,
+        ..default()
+    });
+    for &[x, z, radius, height] in &plaza.pillars {
+        commands.spawn((
+            Mesh3d(meshes.add(Cylinder::new(radius, height))),
+            MeshMaterial3d(stone.clone()),
+            Transform::from_xyz(x, height * 0.5, z),
+            ThrongObstacle::Circle { radius },
+        ));
+    }
+    for (layer, goal) in plaza.goals.iter().enumerate() {
+        let Goal::Rect { min, max } = *goal else {
+            continue;
+        };
+        let (centre, half) = ((min + max) * 0.5, (max - min) * 0.5);
+        commands.spawn((
+            ThrongGoal {
+                layer: layer as u32,
+                shape: ThrongGoalShape::Box(Vec2::new(half.x, half.y)),
+            },
+            Transform::from_xyz(centre.x, 0.0, centre.y),
+        ));
     }
 }
 
@@ -203,11 +274,12 @@ fn overlay(
     let frame = stats.frame();
     let drawn = frame.cameras.get(&*camera).copied().unwrap_or_default();
     text.0 = format!(
-        "{fps:.1} fps ({ms:.1} ms) | {} Foxes walking | {} visible ({} as impostors) | {} draws | Throng's prepare {:.2} ms CPU",
+        "{fps:.1} fps ({ms:.1} ms) | {} Foxes steered on the GPU | {} visible ({} as impostors) | {} draws | Throng's extract {:.2} ms, prepare {:.2} ms CPU",
         crowd.crowd.len(),
         drawn.visible,
         drawn.impostors,
         drawn.draws,
+        frame.extract_time.as_secs_f64() * 1e3,
         frame.prepare_time.as_secs_f64() * 1e3,
     );
 }
@@ -228,7 +300,7 @@ fn main() {
         .insert_resource(settings.ending.clone())
         .insert_resource(settings.clone())
         .add_systems(Startup, setup)
-        .add_systems(Update, (populate, walk, overlay, quit_after).chain())
+        .add_systems(Update, (populate, overlay, quit_after).chain())
         .run();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -14,7 +14,11 @@
 //!   marked `ThrongCamera`.
 //!
 //! The tests, by module: `pictures` (the crowd against Throng's picture,
-//! unshadowed, buried, shadowed and fogged), `transparency` (alpha-blended
+//! unshadowed, buried, shadowed and fogged), `pipelined` (what the
+//! extract copies, and the picture with pipelined rendering), `steering`
+//! (GPU steering around obstacles, fields swapped at run time, poses read
+//! back),
+//! `transparency` (alpha-blended
 //! Foxes among Bevy's transparent meshes) and `cameras` (prepasses and
 //! deferred shading, a corrupt asset, no camera, marked cameras). This file
 //! holds the scene, the app, the screenshot and Throng's own picture that
@@ -41,8 +45,10 @@ use throng_render::{GpuModel, Offscreen, Renderer, RendererOptions};
 mod agents;
 mod cameras;
 mod pictures;
+mod pipelined;
 mod prepass;
 mod shadows;
+mod steering;
 mod transparency;
 
 const SIZE: (u32, u32) = (256, 160);
@@ -121,6 +127,13 @@ struct Target(Handle<Image>);
 
 fn app(dir: &Path) -> App {
     let mut app = throng_bevy::headless::app(dir).unwrap_or_else(|e| panic!("{e}"));
+    app_settings(&mut app);
+    app
+}
+
+/// The tests' clear colour, ambient light and screenshot slot; says which
+/// adapter Bevy renders on.
+fn app_settings(app: &mut App) {
     app.insert_resource(ClearColor(Color::srgb(CLEAR.0, CLEAR.1, CLEAR.2)))
         .insert_resource(GlobalAmbientLight {
             color: Color::WHITE,
@@ -129,12 +142,10 @@ fn app(dir: &Path) -> App {
         })
         .init_resource::<Captured>();
     let info = app
-        .sub_app(bevy::render::RenderApp)
         .world()
         .resource::<bevy::render::renderer::RenderAdapterInfo>()
         .clone();
     eprintln!("Bevy renders on {} ({:?})", info.name, info.backend);
-    app
 }
 
 fn scene(
