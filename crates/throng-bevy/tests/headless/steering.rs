@@ -21,9 +21,10 @@ use throng_crowd::crowd::{InstanceId, Spawn};
 
 use super::{app, assets, camera, with_fox};
 
-/// An agent's radius and speed, model units (the Fox is about 150 long).
+/// An agent's radius and speed, model units (the Fox is about 150 long:
+/// a run, so that the test's frames are few).
 const RADIUS: f32 = 45.0;
-const SPEED: f32 = 150.0;
+const SPEED: f32 = 250.0;
 /// Seconds a frame (the steering's step: 10 a second).
 const DT: f32 = 0.1;
 /// The native navigation test's bar: at most 1 % of the agents overlap
@@ -153,7 +154,7 @@ fn steered_foxes_go_around_a_wall_to_their_goal_without_overlapping() {
     let limit = OVERLAP * 2.0 * RADIUS;
     let (mut worst, mut checks, mut went_round) = (0.0f64, 0, false);
     let mut arrived = 0;
-    for frame in 0..300 {
+    for frame in 0..200 {
         step(&mut app, crowd);
         let Some((_, points)) = positions(&app, crowd) else {
             assert!(frame < 5, "no poses read back by frame {frame}");
@@ -229,7 +230,7 @@ fn a_wall_added_at_run_time_is_steered_by_within_two_frames() {
     // Without the wall the herd walks straight (|z| ≤ 220 + a little);
     // with it, agents go round its ends and none enters it.
     let mut went_round = false;
-    for _ in 0..100 {
+    for _ in 0..60 {
         step(&mut app, crowd);
         let (_, points) = positions(&app, crowd).unwrap();
         for (p, _) in points {
