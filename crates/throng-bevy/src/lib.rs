@@ -149,57 +149,68 @@ pub struct ThrongPlugin;
 
 impl Plugin for ThrongPlugin {
     fn build(&self, app: &mut App) {
-        let stats = ThrongStats::default();
-        app.init_asset::<ThrongModel>()
-            .init_asset_loader::<ThrongModelLoader>()
-            .insert_resource(stats)
-            .insert_resource(agent::ThrongAgents::default())
-            .init_resource::<steer::ThrongSteeredPoses>()
-            .add_message::<ThrongEvent>()
-            .configure_sets(
-                PostUpdate,
+        main_world(app);
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_world(render_app);
+        }
+    }
+}
+
+/// The main world's assets, resources and systems.
+fn main_world(app: &mut App) {
+    let stats = ThrongStats::default();
+    app.init_asset::<ThrongModel>()
+        .init_asset_loader::<ThrongModelLoader>()
+        .insert_resource(stats)
+        .insert_resource(agent::ThrongAgents::default())
+        .init_resource::<steer::ThrongSteeredPoses>()
+        .add_message::<ThrongEvent>()
+        .configure_sets(
+            PostUpdate,
+            (
+                ThrongSystems::Agents,
+                ThrongSystems::Advance,
+                ThrongSystems::Follow,
+            )
+                .chain()
+                .before(bevy::transform::TransformSystems::Propagate),
+        )
+        .add_systems(
+            PostUpdate,
+            (
                 (
-                    ThrongSystems::Agents,
-                    ThrongSystems::Advance,
-                    ThrongSystems::Follow,
+                    steer::agents::follow_poses,
+                    agent::despawn_agents,
+                    agent::spawn_agents,
+                    steer::agents::hand_over_agents,
+                    agent::move_agents,
+                    agent::play_agents,
                 )
                     .chain()
-                    .before(bevy::transform::TransformSystems::Propagate),
-            )
-            .add_systems(
-                PostUpdate,
-                (
-                    (
-                        steer::agents::follow_poses,
-                        agent::despawn_agents,
-                        agent::spawn_agents,
-                        steer::agents::hand_over_agents,
-                        agent::move_agents,
-                        agent::play_agents,
-                    )
-                        .chain()
-                        .in_set(ThrongSystems::Agents),
-                    (crowd::advance_crowds, event::send_events)
-                        .chain()
-                        .in_set(ThrongSystems::Advance),
-                    bone::follow_bones.in_set(ThrongSystems::Follow),
-                    // Obstacles and goals where Bevy has just placed them.
-                    steer::field::build_fields.after(bevy::transform::TransformSystems::Propagate),
-                ),
-            );
-        // Pointer events for agents, when the app picks (its RayMap is
-        // Bevy's picking plugin's).
-        #[cfg(feature = "picking")]
-        app.add_systems(
-            PreUpdate,
-            picking::crowd_hits
-                .in_set(bevy::picking::PickingSystems::Backend)
-                .run_if(resource_exists::<bevy::picking::backend::ray::RayMap>),
+                    .in_set(ThrongSystems::Agents),
+                (crowd::advance_crowds, event::send_events)
+                    .chain()
+                    .in_set(ThrongSystems::Advance),
+                bone::follow_bones.in_set(ThrongSystems::Follow),
+                // Obstacles and goals where Bevy has just placed them.
+                steer::field::build_fields.after(bevy::transform::TransformSystems::Propagate),
+            ),
         );
-        let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
-            return;
-        };
-        render_app
+    // Pointer events for agents, when the app picks (its RayMap is
+    // Bevy's picking plugin's).
+    #[cfg(feature = "picking")]
+    app.add_systems(
+        PreUpdate,
+        picking::crowd_hits
+            .in_set(bevy::picking::PickingSystems::Backend)
+            .run_if(resource_exists::<bevy::picking::backend::ray::RayMap>),
+    );
+}
+
+/// The render world's resources, draw commands and systems: the extract,
+/// the preparation, the queues.
+fn render_world(render_app: &mut SubApp) {
+    render_app
             .init_resource::<prepare::ThrongRenderState>()
             .init_resource::<prepare::PreparedFrame>()
             .init_resource::<extract::ThrongReplicas>()
@@ -248,5 +259,4 @@ impl Plugin for ThrongPlugin {
                 )
                     .in_set(RenderSystems::Queue),
             );
-    }
 }

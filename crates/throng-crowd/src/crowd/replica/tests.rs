@@ -133,11 +133,38 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+impl Op {
+    /// The instance (an index into the ids spawned) an op on one instance
+    /// writes.
+    fn target(&self) -> Option<usize> {
+        match *self {
+            Op::Despawn(i)
+            | Op::Move(i, _)
+            | Op::Play(i, _)
+            | Op::Fade(i, _)
+            | Op::Speed(i, _)
+            | Op::Pause(i)
+            | Op::Tint(i)
+            | Op::Layer(i)
+            | Op::Unlayer(i)
+            | Op::Velocity(i)
+            | Op::Path(i)
+            | Op::Attach(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
 /// Applies `op` to the source (errors, e.g. on a despawned id, are part of
 /// the game: ignored).
 fn apply(crowd: &mut Crowd, ids: &mut Vec<InstanceId>, op: &Op) {
-    let pick = |i: usize| ids.get(i % ids.len().max(1)).copied();
-    let (m, prop) = (super::super::ModelId(0), super::super::ModelId(1));
+    let m = super::super::ModelId(0);
+    if let Some(i) = op.target() {
+        if let Some(&id) = ids.get(i % ids.len().max(1)) {
+            ids.extend(apply_to(crowd, id, op));
+        }
+        return;
+    }
     match *op {
         Op::Spawn(x, c) => {
             let s = Spawn {
@@ -145,84 +172,6 @@ fn apply(crowd: &mut Crowd, ids: &mut Vec<InstanceId>, op: &Op) {
                 ..at(x as f32)
             };
             ids.extend(crowd.spawn(m, s));
-        }
-        Op::Despawn(i) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.despawn(id);
-            }
-        }
-        Op::Move(i, x) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.set_transform(id, Mat4::from_translation(Vec3::splat(x as f32)));
-            }
-        }
-        Op::Play(i, c) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.play(id, c);
-            }
-        }
-        Op::Fade(i, c) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.cross_fade(id, c, 0.5);
-            }
-        }
-        Op::Speed(i, s) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.set_speed(id, s as f32 / 64.0);
-            }
-        }
-        Op::Pause(i) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.pause(id);
-            }
-        }
-        Op::Tint(i) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.set_tint(id, Vec4::new(1.0, 0.5, 0.25, 1.0));
-            }
-        }
-        Op::Layer(i) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.set_layers(id, &[Layer::new(0)]);
-            }
-        }
-        Op::Unlayer(i) => {
-            if let Some(id) = pick(i) {
-                let _ = crowd.set_layers(id, &[]);
-            }
-        }
-        Op::Velocity(i) => {
-            if let Some(id) = pick(i) {
-                let velocity = Vec3::new(1.0, 0.0, 0.5);
-                let _ = crowd.set_motion(
-                    id,
-                    Motion::Velocity {
-                        velocity,
-                        yaw_rate: 0.1,
-                    },
-                );
-            }
-        }
-        Op::Path(i) => {
-            if let Some(id) = pick(i) {
-                let points = [Vec3::ZERO, Vec3::X * 10.0, Vec3::new(10.0, 0.0, 10.0)];
-                if let Ok(path) = crowd.add_path(&points) {
-                    let end = PathEnd::Loop;
-                    let motion = Motion::Path {
-                        path,
-                        speed: 2.0,
-                        start: 0.0,
-                        end,
-                        turn: 1.0,
-                    };
-                    let _ = crowd.set_motion(id, motion);
-                }
-            }
-        }
-        Op::Attach(i) => {
-            if let Some(id) = pick(i) {
-                ids.extend(crowd.attach(id, prop, 0, Mat4::from_translation(Vec3::Y)));
-            }
         }
         Op::Update(t) => crowd.update(t as f32 / 100.0),
         Op::Bulk(x, refresh) => {
@@ -243,8 +192,55 @@ fn apply(crowd: &mut Crowd, ids: &mut Vec<InstanceId>, op: &Op) {
             crowd.clear();
             ids.clear();
         }
-        Op::Sync => {}
+        _ => {}
     }
+}
+
+/// Applies an op on one instance, `id`; a prop it attaches is returned.
+fn apply_to(crowd: &mut Crowd, id: InstanceId, op: &Op) -> Option<InstanceId> {
+    let prop = super::super::ModelId(1);
+    let _ = match *op {
+        Op::Despawn(_) => crowd.despawn(id),
+        Op::Move(_, x) => crowd.set_transform(id, Mat4::from_translation(Vec3::splat(x as f32))),
+        Op::Play(_, c) => crowd.play(id, c),
+        Op::Fade(_, c) => crowd.cross_fade(id, c, 0.5),
+        Op::Speed(_, s) => crowd.set_speed(id, s as f32 / 64.0),
+        Op::Pause(_) => crowd.pause(id),
+        Op::Tint(_) => crowd.set_tint(id, Vec4::new(1.0, 0.5, 0.25, 1.0)),
+        Op::Layer(_) => crowd.set_layers(id, &[Layer::new(0)]),
+        Op::Unlayer(_) => crowd.set_layers(id, &[]),
+        Op::Velocity(_) => {
+            let velocity = Vec3::new(1.0, 0.0, 0.5);
+            crowd.set_motion(
+                id,
+                Motion::Velocity {
+                    velocity,
+                    yaw_rate: 0.1,
+                },
+            )
+        }
+        Op::Path(_) => {
+            let points = [Vec3::ZERO, Vec3::X * 10.0, Vec3::new(10.0, 0.0, 10.0)];
+            crowd.add_path(&points).and_then(|path| {
+                let end = PathEnd::Loop;
+                let motion = Motion::Path {
+                    path,
+                    speed: 2.0,
+                    start: 0.0,
+                    end,
+                    turn: 1.0,
+                };
+                crowd.set_motion(id, motion)
+            })
+        }
+        Op::Attach(_) => {
+            return crowd
+                .attach(id, prop, 0, Mat4::from_translation(Vec3::Y))
+                .ok();
+        }
+        _ => Ok(()),
+    };
+    None
 }
 
 fn source() -> Crowd {
