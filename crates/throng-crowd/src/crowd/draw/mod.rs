@@ -319,4 +319,32 @@ mod tests {
         crowd.build_draw_list(None, &mut list);
         assert_eq!(list.visible(), 4);
     }
+
+    #[test]
+    fn an_instance_of_zero_scale_is_drawn_in_no_view() {
+        // A hidden agent's transform: zero, its sphere a point at the
+        // origin, which this camera sees.
+        let camera = Camera::look_at(
+            Vec3::new(0.0, 0.0, 10.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            0.8,
+            1.0,
+            0.1,
+            100.0,
+        );
+        let h = test_model(1.0);
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&h);
+        crowd.spawn(m, at(0.0)).unwrap();
+        let hidden = crowd.spawn(m, at(0.0)).unwrap();
+        crowd.set_transform(hidden, Mat4::ZERO).unwrap();
+        crowd.update(0.0);
+        let mut list = DrawList::default();
+        for frustum in [Some(camera.frustum()), None] {
+            crowd.build_draw_list(frustum.as_ref(), &mut list);
+            assert_eq!(list.instances, 2);
+            assert_eq!(list.visible(), 1, "culling with {frustum:?}");
+        }
+    }
 }

@@ -189,9 +189,13 @@ impl<'a> DrawPass<'a> {
     }
 
     /// True if `sphere` lies wholly outside the view's frustum (never
-    /// without one).
+    /// without one), or has no size: an instance of zero scale (a hidden
+    /// agent's `Mat4::ZERO`) covers no pixel, in any view.
     #[inline]
     fn culled(&self, sphere: &Vec4) -> bool {
+        if sphere.w <= 0.0 {
+            return true;
+        }
         let Some(f) = &self.view.frustum else {
             return false;
         };

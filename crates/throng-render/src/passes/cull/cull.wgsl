@@ -405,6 +405,14 @@ fn classify(inv: Invocation) {
     let late = (view.flags & CULL_LATE) != 0u;
     let state = lod_state[i];
     placement[i] = vec4<u32>(NOT_DRAWN, 0u, NOT_DRAWN, 0u);
+    // No size (zero scale, a hidden agent's zero transform): no pixel to
+    // draw in any view. Mirrors throng_crowd's DrawPass::culled.
+    if sphere.w <= 0.0 {
+        if late {
+            lod_state[i] = state & ~VISIBLE_BIT;
+        }
+        return;
+    }
     if (view.flags & CULL_FRUSTUM) != 0u {
         let c = vec4<f32>(sphere.xyz, 1.0);
         let p = view.planes;
