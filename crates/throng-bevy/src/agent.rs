@@ -172,6 +172,17 @@ impl ThrongAgents {
     }
 }
 
+impl ThrongInstance {
+    /// Records that the instance now plays `clip` at `speed`, unpaused
+    /// (set through the crowd's API by the plugin itself), so that the
+    /// agent's fields, set to the same, change nothing.
+    pub(crate) fn playing(&mut self, clip: Option<usize>, speed: f32) {
+        self.applied.clip = clip;
+        self.applied.speed = speed;
+        self.applied.paused = false;
+    }
+}
+
 /// Marks the crowd the plugin made for agents that name none.
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct ThrongAgentCrowd;
@@ -375,13 +386,20 @@ fn spawn_instance(
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct ThrongMovedByGpu;
 
+/// Marks an agent drawn by something other than its crowd (a promoted
+/// agent, `crate::promote`): its instance is hidden, and neither its
+/// `Transform`, its `Visibility` nor its playback fields reach the
+/// instance until the marker goes.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct ThrongOutOfCrowd;
+
 /// One crowd's moved instances and their new transforms.
 type Moves = (Vec<InstanceId>, Vec<glam::Mat4>);
 
 /// Where an agent's instance is drawn: at its `Transform`, or nowhere
 /// (a zero transform: culled, never picked) while its `Visibility` is
 /// `Hidden`.
-fn placed(transform: &Transform, visibility: Option<&Visibility>) -> glam::Mat4 {
+pub(crate) fn placed(transform: &Transform, visibility: Option<&Visibility>) -> glam::Mat4 {
     if visibility == Some(&Visibility::Hidden) {
         glam::Mat4::ZERO
     } else {
@@ -400,6 +418,8 @@ pub fn move_agents(
             Or<(Changed<Transform>, Changed<Visibility>)>,
             // The GPU moves those; their Transform follows it.
             Without<ThrongMovedByGpu>,
+            // Hidden while promoted; placed again when demoted.
+            Without<ThrongOutOfCrowd>,
         ),
     >,
     mut crowds: Query<&mut ThrongCrowd>,
@@ -430,8 +450,12 @@ pub fn move_agents(
 
 /// Applies changed playback fields: a new clip cross-fades (or cuts), a
 /// new speed or pause state takes effect now.
+#[allow(clippy::type_complexity)]
 pub fn play_agents(
-    mut changed: Query<(&ThrongAgent, &mut ThrongInstance), Changed<ThrongAgent>>,
+    mut changed: Query<
+        (&ThrongAgent, &mut ThrongInstance),
+        (Changed<ThrongAgent>, Without<ThrongOutOfCrowd>),
+    >,
     mut crowds: Query<&mut ThrongCrowd>,
 ) {
     for (agent, mut instance) in &mut changed {

@@ -85,6 +85,8 @@
 //! - [`steer`]: crowds steered on the GPU ([`ThrongSteering`]) around
 //!   [`ThrongObstacle`]s to [`ThrongGoal`]s, agents walking there
 //!   ([`ThrongSteered`]), their poses read back ([`ThrongSteeredPoses`]).
+//! - `promote` (feature `promote`, default): agents promoted to Bevy's
+//!   own glTF characters and back without a pop (`ThrongPromote`).
 //! - [`stats`]: what each camera drew ([`ThrongStats`], a main-world
 //!   resource).
 //! - [`headless`]: a windowless app rendering into image targets.
@@ -108,6 +110,8 @@ pub mod pick;
 pub mod picking;
 pub mod prepare;
 pub mod prepass;
+#[cfg(feature = "promote")]
+pub mod promote;
 pub mod shadow;
 pub mod stats;
 pub mod steer;
@@ -117,12 +121,16 @@ use bevy::prelude::*;
 use bevy::render::render_phase::AddRenderCommand;
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 
-pub use agent::{ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance, ThrongMovedByGpu};
+pub use agent::{
+    ThrongAgent, ThrongAgentCrowd, ThrongAgents, ThrongInstance, ThrongMovedByGpu, ThrongOutOfCrowd,
+};
 pub use asset::{ThrongAssetError, ThrongModel, ThrongModelLoader};
 pub use bone::ThrongBone;
 pub use crowd::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongReceive, ThrongShadows};
 pub use event::ThrongEvent;
 pub use pick::{ThrongHit, ThrongPicker};
+#[cfg(feature = "promote")]
+pub use promote::{ThrongCharacter, ThrongPromote, ThrongPromoted};
 pub use stats::ThrongStats;
 pub use steer::{
     ThrongGoal, ThrongNavigation, ThrongObstacle, ThrongSteered, ThrongSteeredPoses, ThrongSteering,
@@ -198,12 +206,36 @@ fn main_world(app: &mut App) {
         );
     // Pointer events for agents, when the app picks (its RayMap is
     // Bevy's picking plugin's).
+    #[cfg(feature = "promote")]
+    promotions(app);
     #[cfg(feature = "picking")]
     app.add_systems(
         PreUpdate,
         picking::crowd_hits
             .in_set(bevy::picking::PickingSystems::Backend)
             .run_if(resource_exists::<bevy::picking::backend::ray::RayMap>),
+    );
+}
+
+/// Promotions and demotions: started and loaded with the agents, switched
+/// after the crowds advanced and Bevy's animations did, before Bevy
+/// samples them.
+#[cfg(feature = "promote")]
+fn promotions(app: &mut App) {
+    use bevy::animation::{advance_animations, animate_targets};
+    app.add_observer(promote::character_ready).add_systems(
+        PostUpdate,
+        (
+            (promote::begin_promotions, promote::spawn_characters)
+                .chain()
+                .after(agent::spawn_agents)
+                .in_set(ThrongSystems::Agents),
+            promote::switch_characters
+                .after(ThrongSystems::Advance)
+                .before(ThrongSystems::Follow)
+                .after(advance_animations)
+                .before(animate_targets),
+        ),
     );
 }
 

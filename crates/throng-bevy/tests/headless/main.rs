@@ -47,6 +47,7 @@ mod cameras;
 mod pictures;
 mod pipelined;
 mod prepass;
+mod promote;
 mod shadows;
 mod steering;
 mod transparency;
