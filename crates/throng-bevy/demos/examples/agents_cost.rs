@@ -172,7 +172,7 @@ fn main() {
             std::process::exit(2);
         }
     }
-    let dir = throng_bevy_demos::fox_assets("throng-agents-cost", false);
+    let dir = throng_bevy_demos::fox_assets("throng-agents-cost", throng_bevy_demos::Chain::Bare);
     println!(
         "| Foxes | plain entities, ms | ThrongAgent entities, ms | ThrongCrowd in bulk, ms | agents over plain, µs per agent |"
     );

@@ -258,7 +258,7 @@ fn overlay(log: Res<Log>, mut text: Single<&mut Text, With<Overlay>>) {
 
 fn main() {
     let ending = flags_or_exit("bevy_agents", ending());
-    let dir = throng_bevy_demos::fox_assets_with("throng-bevy-agents", true, Some(STEPS));
+    let dir = throng_bevy_demos::fox_assets_with("throng-bevy-agents", throng_bevy_demos::Chain::Lods, Some(STEPS));
     App::new()
         .add_plugins(window_plugins(&dir, "throng-bevy: agents".into()))
         .add_plugins(ThrongPlugin)

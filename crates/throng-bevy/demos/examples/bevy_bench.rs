@@ -471,7 +471,7 @@ fn main() {
         run_case(&args, *approach, dir);
         return;
     }
-    let dir = throng_bevy_demos::fox_assets("throng-bevy-bench", false);
+    let dir = throng_bevy_demos::fox_assets("throng-bevy-bench", throng_bevy_demos::Chain::Bare);
     println!(
         "| Foxes | approach | shadows | median frame ms | mean | fastest | slowest | Throng's extract + prepare (CPU) ms | ({} frames at {}×{}) |",
         args.frames, args.size.0, args.size.1

@@ -13,6 +13,12 @@
 //! them (Bevy's ground shows its shadows) and receives them, the pillars'
 //! shadows falling on it (`ThrongShadows`' default).
 //!
+//! A left click promotes the Fox under the pointer (`throng_bevy::promote`):
+//! it leaves the steered crowd as an agent standing where it was, and is
+//! drawn by Bevy's own glTF Fox and `AnimationPlayer` (the game's to
+//! drive from then on); the next click returns it to the crowd, steered to
+//! a side again.
+//!
 //! Controls are Bevy's `FreeCamera`: WASD and QE move, the mouse looks
 //! while the right button is held (M toggles), shift runs, the wheel
 //! changes speed.
@@ -35,7 +41,8 @@ use throng_bevy::steer::walk_to;
 use throng_bevy::throng_crowd::crowd::Spawn;
 use throng_bevy::throng_crowd::navigation::Goal;
 use throng_bevy::{
-    ThrongCrowd, ThrongGoal, ThrongModel, ThrongObstacle, ThrongPlugin, ThrongStats, ThrongSteering,
+    ThrongAgent, ThrongCrowd, ThrongGoal, ThrongModel, ThrongObstacle, ThrongPicker, ThrongPlugin,
+    ThrongPromote, ThrongPromoted, ThrongStats, ThrongSteered, ThrongSteeredPoses, ThrongSteering,
 };
 use throng_bevy_demos::{
     Ending, Overlay, flags_or_exit, ground, hdr_camera, overlay_text, quit_after, window_plugins,
@@ -55,6 +62,21 @@ struct Settings {
 
 #[derive(Resource)]
 struct Fox(Handle<ThrongModel>);
+
+/// The Fox's glTF, for the promoted character (the demo's assets name it
+/// `fox.glb`, not the file the bake recorded).
+#[derive(Resource)]
+struct FoxGltf(Handle<bevy::gltf::Gltf>);
+
+/// The Fox a click promoted (its agent), or the one returning to the
+/// crowd (steered again once demoted).
+#[derive(Resource, Default)]
+enum Promoted {
+    #[default]
+    None,
+    Shown(Entity),
+    Leaving(Entity),
+}
 
 /// The crowd is spawned and steered.
 #[derive(Resource)]
@@ -110,6 +132,7 @@ fn setup(
 ) {
     let side = side(settings.count);
     commands.insert_resource(Fox(assets.load("fox.throng")));
+    commands.insert_resource(FoxGltf(assets.load("fox.glb")));
     commands.spawn(ThrongCrowd::default());
     commands.spawn((
         hdr_camera(),
@@ -255,6 +278,76 @@ fn lay_out(
     }
 }
 
+/// A left click on a steered Fox makes it an agent standing where the GPU
+/// had it, playing the clip its speed asks for, and promotes it; the next
+/// click demotes it.
+#[allow(clippy::too_many_arguments)]
+fn click(
+    buttons: Res<ButtonInput<MouseButton>>,
+    window: Single<&Window>,
+    camera: Single<(&Camera, &GlobalTransform), With<Camera3d>>,
+    mut crowds: ParamSet<(ThrongPicker, Single<(Entity, &mut ThrongCrowd)>)>,
+    poses: Res<ThrongSteeredPoses>,
+    (fox, gltf): (Res<Fox>, Res<FoxGltf>),
+    mut promoted: ResMut<Promoted>,
+    mut commands: Commands,
+) {
+    if !buttons.just_pressed(MouseButton::Left) {
+        return;
+    }
+    if let Promoted::Shown(agent) = *promoted {
+        commands.entity(agent).remove::<ThrongPromote>();
+        *promoted = Promoted::Leaving(agent);
+        return;
+    }
+    let (camera, at) = *camera;
+    let Some(ray) = window
+        .cursor_position()
+        .and_then(|c| camera.viewport_to_world(at, c).ok())
+    else {
+        return;
+    };
+    let Some(hit) = crowds.p0().cast(ray) else {
+        return;
+    };
+    let (crowd_entity, mut crowd) = crowds.p1().into_inner();
+    let Some(pose) = poses.crowd(crowd_entity).and_then(|p| p.get(hit.instance).copied()) else {
+        return;
+    };
+    // Idle, walk or run, as the GPU's gaits choose by speed.
+    let speed = pose.agent.map_or(0.0, |a| a.velocity.length());
+    let clip = if speed < 20.0 { 0 } else if speed < 200.0 { 1 } else { 2 };
+    let _ = crowd.crowd.despawn(hit.instance);
+    let (_, rotation, translation) = pose.world.to_scale_rotation_translation();
+    let agent = commands
+        .spawn((
+            ThrongAgent::new(fox.0.clone()).playing(clip).in_crowd(crowd_entity),
+            Transform::from_translation(Vec3::from_array(translation.to_array()))
+                .with_rotation(Quat::from_array(rotation.to_array())),
+            ThrongPromote {
+                gltf: Some(gltf.0.clone()),
+            },
+        ))
+        .id();
+    *promoted = Promoted::Shown(agent);
+}
+
+/// A demoted Fox walks on, steered to a side again.
+fn walk_on(
+    mut promoted: ResMut<Promoted>,
+    agents: Query<(), With<ThrongPromoted>>,
+    mut commands: Commands,
+    mut goal: Local<u32>,
+) {
+    if let Promoted::Leaving(agent) = *promoted
+        && !agents.contains(agent)
+    {
+        *goal = (*goal + 1) % 4;
+        commands.entity(agent).insert(ThrongSteered::to(*goal));
+        *promoted = Promoted::None;
+    }
+}
+
 /// The overlay: frame rate, crowd size, and what the camera drew.
 fn overlay(
     diagnostics: Res<DiagnosticsStore>,
@@ -286,7 +379,7 @@ fn overlay(
 
 fn main() {
     let settings = flags_or_exit("bevy_crowd", settings());
-    let dir = throng_bevy_demos::fox_assets("throng-bevy-crowd", true);
+    let dir = throng_bevy_demos::fox_assets("throng-bevy-crowd", throng_bevy_demos::Chain::Far);
     App::new()
         .add_plugins(window_plugins(
             &dir,
@@ -299,8 +392,12 @@ fn main() {
         ))
         .insert_resource(settings.ending.clone())
         .insert_resource(settings.clone())
+        .init_resource::<Promoted>()
         .add_systems(Startup, setup)
-        .add_systems(Update, (populate, overlay, quit_after).chain())
+        .add_systems(
+            Update,
+            (populate, click, walk_on, overlay, quit_after).chain(),
+        )
         .run();
     let _ = std::fs::remove_dir_all(&dir);
 }

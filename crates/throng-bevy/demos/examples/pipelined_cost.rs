@@ -324,7 +324,7 @@ fn cases() -> Result<(Vec<Case>, usize), String> {
 
 fn main() {
     let (cases, frames) = throng_bevy_demos::flags_or_exit("pipelined_cost", cases());
-    let dir = throng_bevy_demos::fox_assets("pipelined-cost", true);
+    let dir = throng_bevy_demos::fox_assets("pipelined-cost", throng_bevy_demos::Chain::Lods);
     println!(
         "| case | Main schedule ms | Throng's extract ms | main world ms (the two) | Throng's prepare ms (render thread) | hand-over ms (wait + extract) | frame ms |"
     );

@@ -120,27 +120,39 @@ pub fn quit_after(
     }
 }
 
+/// The LOD chain a demo's Fox is baked with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// LOD 0 alone, as Bevy's glTF Fox has.
+    Bare,
+    /// The default mesh LODs.
+    Lods,
+    /// The default mesh LODs and the animated impostor beyond them (as
+    /// `throng bake` makes by default), captured on a headless adapter.
+    Far,
+}
+
 /// A scratch folder (named for `who` and this process) holding the bundled
-/// Fox as `fox.glb` and as `fox.throng`, baked by this build with the
-/// default mesh LODs or (`lods` false) none, as Bevy's glTF Fox has none.
-/// Panics with what failed: the examples cannot run without it.
-pub fn fox_assets(who: &str, lods: bool) -> PathBuf {
-    fox_assets_with(who, lods, None)
+/// Fox as `fox.glb` and as `fox.throng`, baked by this build with the LOD
+/// chain `chain`. Panics with what failed: the examples cannot run without
+/// it.
+pub fn fox_assets(who: &str, chain: Chain) -> PathBuf {
+    fox_assets_with(who, chain, None)
 }
 
 /// [`fox_assets`], the Fox's clips carrying the events of `events` (a
 /// sidecar's JSON, `{"Walk": [{"time": 0.1, "name": "left"}]}`).
-pub fn fox_assets_with(who: &str, lods: bool, events: Option<&str>) -> PathBuf {
+pub fn fox_assets_with(who: &str, chain: Chain, events: Option<&str>) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("{who}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../assets/khronos_Fox.glb");
     std::fs::copy(&glb, dir.join("fox.glb")).expect("the bundled Fox");
     let defaults = throng_bake::BakeOptions::default();
     let opts = throng_bake::BakeOptions {
-        lod_ratios: if lods {
-            defaults.lod_ratios.clone()
-        } else {
+        lod_ratios: if chain == Chain::Bare {
             Vec::new()
+        } else {
+            defaults.lod_ratios.clone()
         },
         events_file: events.map(|json| {
             let path = dir.join("fox.events.json");
@@ -149,7 +161,13 @@ pub fn fox_assets_with(who: &str, lods: bool, events: Option<&str>) -> PathBuf {
         }),
         ..defaults
     };
-    let (model, _) = throng_bake::bake_file(&glb, &opts, &|_, _| {}).expect("the Fox bakes");
+    let (mut model, _) = throng_bake::bake_file(&glb, &opts, &|_, _| {}).expect("the Fox bakes");
+    if chain == Chain::Far {
+        let budget = throng_core::impostor::DEFAULT_BUDGET_BYTES;
+        let request = throng_core::impostor::PlanRequest::default();
+        model = throng_impostor::attach::with_impostor(model, budget, request, None)
+            .expect("the Fox's impostor is captured");
+    }
     throng_core::format::write_file(&model, &dir.join("fox.throng"))
         .expect("fox.throng is written");
     dir
