@@ -1,12 +1,15 @@
 //! Criterion: `FlowField::compute` (signed distance transform, fast
-//! marching and directions for each goal) at 256² and 1024² cells with 4
-//! goals and about 10 % of the ground in round obstacles. Criterion reports
-//! time per field and cells per second (cells × goals).
+//! marching and directions for each goal) at 256², 1024² and 2048² cells
+//! with 4 goals and about 10 % of the ground in round obstacles, on one
+//! thread and on every core (`FlowField::compute_on`: one goal's layer per
+//! thread). Criterion reports time per field and cells per second (cells ×
+//! goals).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::Vec2;
 use std::hint::black_box;
-use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
+use throng_crowd::navigation::field::available_threads;
+use throng_crowd::navigation::{FieldOptions, FlowField, Goal, ObstacleGrid};
 
 /// Goals per field.
 const GOALS: usize = 4;
@@ -47,7 +50,8 @@ fn scene(side: u32) -> (ObstacleGrid, Vec<Goal>) {
 fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("flow field");
     g.sample_size(10);
-    for side in [256u32, 1024] {
+    let cores = available_threads();
+    for side in [256u32, 1024, 2048] {
         let (grid, goals) = scene(side);
         assert_eq!(goals.len(), GOALS);
         eprintln!(
@@ -55,11 +59,24 @@ fn benches(c: &mut Criterion) {
             100.0 * grid.blocked_count() as f64 / f64::from(side * side)
         );
         g.throughput(Throughput::Elements(u64::from(side * side) * GOALS as u64));
-        g.bench_with_input(
-            BenchmarkId::new("compute", format!("{side}²")),
-            &side,
-            |b, _| b.iter(|| FlowField::compute(black_box(&grid), black_box(&goals)).unwrap()),
-        );
+        let options = FieldOptions::default();
+        for (name, threads) in [("one thread", 1), ("every core", cores)] {
+            g.bench_with_input(
+                BenchmarkId::new(format!("compute, {name}"), format!("{side}²")),
+                &side,
+                |b, _| {
+                    b.iter(|| {
+                        FlowField::compute_on(
+                            black_box(&grid),
+                            black_box(&goals),
+                            &options,
+                            threads,
+                        )
+                        .unwrap()
+                    })
+                },
+            );
+        }
     }
     g.finish();
 }

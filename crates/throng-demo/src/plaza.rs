@@ -12,8 +12,10 @@ use throng_crowd::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
 use throng_render::simulation::navigate::goal_data;
 
 /// Largest side of the plaza's flow field, cells: bigger herds get bigger
-/// cells.
-pub const MAX_SIDE_CELLS: f32 = 512.0;
+/// cells. The viewer computes it on a worker thread
+/// (`throng_crowd::navigation::FieldJob`): at 1024² with four goals it
+/// takes a few hundred milliseconds, which no frame waits for.
+pub const MAX_SIDE_CELLS: f32 = 1024.0;
 
 /// A plaza's obstacles and goals, sized to a herd and its model.
 #[derive(Clone, Debug)]

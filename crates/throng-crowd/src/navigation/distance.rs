@@ -102,7 +102,9 @@ impl Node {
 }
 
 /// The solver's buffers, on the grid padded by one blocked cell on every
-/// side (so neighbours need no bounds checks), reused from goal to goal.
+/// side (so neighbours need no bounds checks), reused from goal to goal
+/// (cloned for each thread that solves goals of its own).
+#[derive(Clone)]
 pub(crate) struct Eikonal {
     width: usize,
     /// Padded row length, `width + 2`.

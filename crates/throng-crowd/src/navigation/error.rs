@@ -120,6 +120,10 @@ pub enum NavigationError {
         /// Bytes the host could give.
         available: u64,
     },
+    /// A field's worker thread could not start or ended without a field
+    /// ([`crate::navigation::FieldJob`]).
+    #[error("the flow field's worker: {0}")]
+    Worker(String),
     /// A field option out of its range.
     #[error("flow field option {name} = {value} is out of range: it must be {range}")]
     BadOption {

@@ -34,6 +34,28 @@ pub struct FlowField {
     cells: Vec<GpuNavCell>,
 }
 
+/// Threads a field's layers are solved on by default: every core the
+/// system offers, or one where threads cannot be spawned (wasm32).
+pub fn available_threads() -> usize {
+    if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
+
+/// Most bytes the solver's buffers of the threads beyond the first may
+/// take together: each has its own (13 bytes a padded cell), so a 4096²
+/// field runs on at most 5 threads (218 MB each), a 1024² one on any.
+pub const THREAD_WORK_BUDGET: u64 = 1 << 30;
+
+/// Threads whose work buffers for a `width` × `height` grid fit
+/// [`THREAD_WORK_BUDGET`] beyond the first.
+fn threads_within_budget(width: u32, height: u32) -> usize {
+    let padded = (u64::from(width) + 2) * (u64::from(height) + 2);
+    1 + (THREAD_WORK_BUDGET / (padded * 13).max(1)) as usize
+}
+
 /// A cell outside the grid, as `nav_cell` in WGSL reads it.
 fn outside(cell_size: f32) -> GpuNavCell {
     GpuNavCell {
@@ -51,12 +73,27 @@ impl FlowField {
         Self::compute_with(grid, goals, &FieldOptions::default())
     }
 
-    /// The field of `goals` over `grid`, paths weighed by `options`. Every
-    /// goal and the field's size are checked before any work.
+    /// The field of `goals` over `grid`, paths weighed by `options`, its
+    /// layers solved on as many threads as the system offers
+    /// ([`Self::compute_on`]; one on wasm32). Every goal and the field's
+    /// size are checked before any work.
     pub fn compute_with(
         grid: &ObstacleGrid,
         goals: &[Goal],
         options: &FieldOptions,
+    ) -> Result<Self, NavigationError> {
+        Self::compute_on(grid, goals, options, available_threads())
+    }
+
+    /// [`Self::compute_with`] on at most `threads` threads (0 or 1: this
+    /// one alone; never more than one per goal). Each goal's layer is
+    /// solved independently of the others from the same clearance, so the
+    /// field is the same, bit for bit, on any number of threads.
+    pub fn compute_on(
+        grid: &ObstacleGrid,
+        goals: &[Goal],
+        options: &FieldOptions,
+        threads: usize,
     ) -> Result<Self, NavigationError> {
         options.validate()?;
         if goals.is_empty() {
@@ -89,17 +126,38 @@ impl FlowField {
         let mut cells = allocate(width, height, total)?;
 
         let clearance = signed_clearance(grid);
-        let mut eikonal = Eikonal::new(grid, &clearance, options);
-        let mut start = 0;
-        for (layer, (&end, out)) in ends
-            .iter()
+        let eikonal = Eikonal::new(grid, &clearance, options);
+        // Per layer, its goal cells and its share of the output.
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        let mut work: Vec<(&[u32], &mut [GpuNavCell])> = starts
+            .zip(ends.iter().copied())
+            .map(|(a, b)| &goal_cells[a..b])
             .zip(cells.chunks_exact_mut(per_layer))
-            .enumerate()
-        {
-            debug_assert!(layer < goals.len());
-            eikonal.solve(&goal_cells[start..end]);
-            write_layer(&eikonal, &clearance, width as usize, out);
-            start = end;
+            .collect();
+        let solve = |mut eikonal: Eikonal, layers: &mut [(&[u32], &mut [GpuNavCell])]| {
+            for (goal, out) in layers {
+                eikonal.solve(goal);
+                write_layer(&eikonal, &clearance, width as usize, out);
+            }
+        };
+        let threads = threads
+            .clamp(1, work.len())
+            .min(threads_within_budget(width, height));
+        if threads == 1 {
+            solve(eikonal, &mut work);
+        } else {
+            let per_thread = work.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let mut groups = work.chunks_mut(per_thread);
+                let first = groups.next();
+                for group in groups {
+                    let e = eikonal.clone();
+                    scope.spawn(move || solve(e, group));
+                }
+                if let Some(group) = first {
+                    solve(eikonal, group);
+                }
+            });
         }
         let origin = grid.origin();
         Ok(Self {

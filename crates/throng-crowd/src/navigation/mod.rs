@@ -19,16 +19,18 @@
 //!   no corner cutting), steps dearer near walls ([`FieldOptions`]).
 //! * `direction`: unit directions down the distance's gradient, checked so
 //!   that none leads into a wall or across a blocked corner.
-//! * [`field`]: [`FlowField`]: the layers assembled, and the CPU's reading
-//!   of them, the arithmetic of the WGSL module.
+//! * [`field`]: [`FlowField`]: the layers assembled (each goal's on a
+//!   thread of its own, as many as the system offers), and the CPU's
+//!   reading of them, the arithmetic of the WGSL module.
+//! * [`job`]: [`FieldJob`], a field computed on a worker thread and
+//!   handed to the frame when done, so no frame waits for it.
 //!
-//! Cost, one core of a 2-vCPU machine, release (`cargo bench -p
-//! throng-tests --bench navigation`), 4 goals, 10 % of the ground blocked:
-//! 18 ms at 256² cells, 0.35 s at 1024² — the clearance once (about
-//! 50 ms at 1024²), then per goal about 45 ms of fast marching and 12 ms
-//! of directions. No threads and no clock: it runs the same on wasm32,
-//! and an application that cannot wait runs it on a worker and hands the
-//! field to the frame when done.
+//! Cost, a 2-vCPU machine, release (`cargo bench -p throng-tests --bench
+//! navigation`), 4 goals, 10 % of the ground blocked: the clearance once
+//! (about 50 ms at 1024²), then per goal about 45 ms of fast marching and
+//! 12 ms of directions, goals spread over the cores; the figures at 256²,
+//! 1024² and 2048² are in docs/BENCHMARKS.md. No clock: the same field on
+//! any number of threads, and on wasm32 (one thread).
 //!
 //! ## Example
 //!
@@ -56,6 +58,7 @@ pub mod error;
 pub mod field;
 pub mod goal;
 pub mod grid;
+pub mod job;
 
 mod clearance;
 mod direction;
@@ -69,3 +72,4 @@ pub use error::NavigationError;
 pub use field::FlowField;
 pub use goal::Goal;
 pub use grid::ObstacleGrid;
+pub use job::{FieldJob, FieldResult};

@@ -17,7 +17,7 @@
 pub(crate) const BUCKETS_PER_CELL: f32 = 32.0;
 
 /// An untidy bucket queue of cells keyed by value.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct BucketQueue {
     /// Buckets per unit of value.
     inverse_width: f32,

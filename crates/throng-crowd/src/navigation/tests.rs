@@ -411,3 +411,87 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_field_is_the_same_bit_for_bit_on_any_number_of_threads() {
+    // Five goals of different kinds over pillars and a wall with a gap, so
+    // that the threads' shares differ in size (5 over 2, 3 and 8 threads).
+    let mut grid = ObstacleGrid::covering(Vec2::ZERO, Vec2::new(60.0, 40.0), 0.5).unwrap();
+    grid.block_rect(Vec2::new(29.0, 0.0), Vec2::new(31.0, 30.0));
+    for k in 0..6 {
+        grid.block_circle(Vec2::new(8.0 + 8.0 * k as f32, 34.0), 1.5);
+    }
+    let goals = [
+        Goal::Circle {
+            centre: Vec2::new(55.0, 5.0),
+            radius: 2.0,
+        },
+        Goal::Rect {
+            min: Vec2::new(2.0, 2.0),
+            max: Vec2::new(6.0, 8.0),
+        },
+        Goal::Circle {
+            centre: Vec2::new(45.0, 36.0),
+            radius: 1.0,
+        },
+        Goal::Rect {
+            min: Vec2::new(10.0, 20.0),
+            max: Vec2::new(12.0, 22.0),
+        },
+        Goal::Circle {
+            centre: Vec2::new(58.0, 38.0),
+            radius: 1.0,
+        },
+    ];
+    let options = FieldOptions::default();
+    let one = FlowField::compute_on(&grid, &goals, &options, 1).unwrap();
+    for threads in [0, 2, 3, 8] {
+        let many = FlowField::compute_on(&grid, &goals, &options, threads).unwrap();
+        let differing = (0..goals.len() as u32)
+            .map(|l| {
+                let (a, b) = (one.layer(l).unwrap(), many.layer(l).unwrap());
+                a.iter().zip(b).filter(|(x, y)| x != y).count()
+            })
+            .collect::<Vec<_>>();
+        assert!(
+            one == many,
+            "on {threads} threads the layers differ from one thread's in {differing:?} cells"
+        );
+    }
+}
+
+#[test]
+fn a_job_hands_over_the_field_computed_here_once_and_never_blocks() {
+    let mut grid = ObstacleGrid::covering(Vec2::ZERO, Vec2::new(40.0, 40.0), 0.25).unwrap();
+    grid.block_circle(Vec2::splat(20.0), 5.0);
+    let goals = vec![
+        Goal::Circle {
+            centre: Vec2::new(3.0, 3.0),
+            radius: 1.0,
+        },
+        Goal::Circle {
+            centre: Vec2::new(37.0, 37.0),
+            radius: 1.0,
+        },
+    ];
+    let here = FlowField::compute(&grid, &goals).unwrap();
+    let mut job = FieldJob::spawn(grid.clone(), goals.clone(), FieldOptions::default());
+    let mut polls = 0u64;
+    let field = loop {
+        polls += 1;
+        if let Some(result) = job.try_take() {
+            break result.unwrap();
+        }
+        std::thread::yield_now();
+    };
+    println!("the job's field arrived after {polls} polls");
+    assert!(
+        field == here,
+        "the worker's field is not the one computed here"
+    );
+    assert!(job.try_take().is_none(), "a field is handed over once");
+    // A refusal arrives as the job's result; a dropped job is no error.
+    let refused = FieldJob::spawn(grid.clone(), Vec::new(), FieldOptions::default()).wait();
+    assert_eq!(refused, Some(Err(NavigationError::NoGoals)));
+    drop(FieldJob::spawn(grid, goals, FieldOptions::default()));
+}

@@ -89,8 +89,18 @@ pub(super) fn sync(gfx: &mut Gfx, scene: &mut Scene) -> Result<()> {
         return Ok(());
     }
     if !steering.installed {
+        // The field from its worker: until it is done the crowd stands.
+        if steering.field.is_none()
+            && let Some(result) = steering.job.as_mut().and_then(|j| j.try_take())
+        {
+            steering.job = None;
+            steering.field = Some(result.context("the plaza's flow field")?);
+        }
+        let Some(field) = &steering.field else {
+            return Ok(());
+        };
         let mut simulation = navigate_simulation(&gfx.device, &steering.params)?;
-        simulation.set_navigation(&gfx.device, &steering.field)?;
+        simulation.set_navigation(&gfx.device, field)?;
         let gaits = Gaits::by_name(
             &scene.crowd,
             model,

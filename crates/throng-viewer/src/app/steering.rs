@@ -1,12 +1,13 @@
 //! The viewer's steered crowd's scene ([`Steering`]): the plaza laid out
-//! around the herd ([`throng_demo::plaza`]), its flow field, the
+//! around the herd ([`throng_demo::plaza`]), its flow field (computed on a
+//! worker thread, [`FieldJob`]), the
 //! steering's settings and the obstacles as drawn, and where handing it to
 //! the renderer stands. `steer.rs` starts, syncs and stops it.
 
 use anyhow::Result;
 use glam::Vec2;
 use throng_core::simulation::NavigateParams;
-use throng_crowd::navigation::FlowField;
+use throng_crowd::navigation::{FieldJob, FieldOptions, FlowField};
 use throng_demo::plaza::Plaza;
 use throng_render::simulation::navigate::navigate_params;
 
@@ -14,7 +15,11 @@ use throng_demo::pillars::Pillar;
 
 /// The steered crowd's scene: obstacles, goals, the field and settings.
 pub(super) struct Steering {
-    pub(super) field: FlowField,
+    /// The flow field, once its worker is done (until then the crowd
+    /// stands; no frame waits for it).
+    pub(super) field: Option<FlowField>,
+    /// The worker computing it.
+    pub(super) job: Option<FieldJob>,
     pub(super) params: NavigateParams,
     /// The obstacles as drawn.
     pub(super) pillars: Vec<Pillar>,
@@ -31,8 +36,14 @@ impl Steering {
     /// model `body` long.
     pub(super) fn around(centre: Vec2, radius: f32, body: f32) -> Result<Self> {
         let plaza = Plaza::around(centre, radius, body)?;
+        let job = FieldJob::spawn(
+            plaza.grid.clone(),
+            plaza.goals.clone(),
+            FieldOptions::default(),
+        );
         Ok(Self {
-            field: plaza.field()?,
+            field: None,
+            job: Some(job),
             params: NavigateParams {
                 dwell: 2.0,
                 ..navigate_params(plaza.agent_radius, 1.15 * plaza.walk_speed)
