@@ -125,7 +125,7 @@ pub fn quit_after(
 pub enum Chain {
     /// LOD 0 alone, as Bevy's glTF Fox has.
     Bare,
-    /// The default mesh LODs.
+    /// `throng bake`'s default mesh LODs (`throng_pipeline::DEFAULT_LOD_RATIOS`).
     Lods,
     /// The default mesh LODs and the animated impostor beyond them (as
     /// `throng bake` makes by default), captured on a headless adapter.
@@ -149,10 +149,12 @@ pub fn fox_assets_with(who: &str, chain: Chain, events: Option<&str>) -> PathBuf
     std::fs::copy(&glb, dir.join("fox.glb")).expect("the bundled Fox");
     let defaults = throng_bake::BakeOptions::default();
     let opts = throng_bake::BakeOptions {
+        // `throng bake`'s default chain (BakeOptions' own default has no
+        // generated LODs: before this, "the default mesh LODs" were none).
         lod_ratios: if chain == Chain::Bare {
             Vec::new()
         } else {
-            defaults.lod_ratios.clone()
+            throng_pipeline::DEFAULT_LOD_RATIOS.to_vec()
         },
         events_file: events.map(|json| {
             let path = dir.join("fox.events.json");

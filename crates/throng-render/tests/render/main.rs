@@ -10,6 +10,7 @@ mod anticipation;
 mod bad_input;
 mod blend_split;
 mod compressed_models;
+mod counter_flow;
 mod depth_convention;
 mod device_loss;
 mod extra_targets;

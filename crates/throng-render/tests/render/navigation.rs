@@ -42,8 +42,8 @@ const SPEED: f32 = 3.5;
 const SECONDS: u32 = 30;
 const STEPS_PER_SECOND: u32 = 20;
 /// Half-width of the course (x), and its half-depth (z).
-const HALF_X: f32 = 44.0;
-const HALF_Z: f32 = 36.0;
+pub(crate) const HALF_X: f32 = 44.0;
+pub(crate) const HALF_Z: f32 = 36.0;
 /// Columns and rows of the start and goal lattices (x ahead, z across).
 const COLUMNS: u32 = 29;
 const ROWS: u32 = 70;
@@ -100,7 +100,7 @@ impl Stepper {
 }
 
 /// The course: pillars in two staggered columns and a block in the middle.
-fn course() -> ObstacleGrid {
+pub(crate) fn course() -> ObstacleGrid {
     let mut grid =
         ObstacleGrid::covering(Vec2::new(-HALF_X, -HALF_Z), Vec2::new(HALF_X, HALF_Z), 0.5)
             .unwrap();
@@ -117,7 +117,7 @@ fn course() -> ObstacleGrid {
 /// A lattice of COLUMNS × ROWS points `across` apart in z, `step` apart
 /// in x from x = `x0` (column 0) toward `x0 - step·COLUMNS`, in order of
 /// column, then row.
-fn lattice(x0: f32, step: f32, across: f32) -> Vec<Vec2> {
+pub(crate) fn lattice(x0: f32, step: f32, across: f32) -> Vec<Vec2> {
     let mut points = Vec::new();
     for c in 0..COLUMNS {
         for r in 0..ROWS {
@@ -131,7 +131,7 @@ fn lattice(x0: f32, step: f32, across: f32) -> Vec<Vec2> {
 }
 
 /// Agents overlapping another: centres nearer than `limit`.
-fn overlapping(points: &[Vec2], limit: f32) -> usize {
+pub(crate) fn overlapping(points: &[Vec2], limit: f32) -> usize {
     let cell = limit.max(1e-3);
     let mut grid = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
     let key = |p: Vec2| ((p.x / cell).floor() as i32, (p.y / cell).floor() as i32);
@@ -155,7 +155,7 @@ fn overlapping(points: &[Vec2], limit: f32) -> usize {
 }
 
 /// A top view of the course and `points` (debugging: `THRONG_NAV_PLOT=dir`).
-fn plot(grid: &ObstacleGrid, points: &[Vec2], path: &str) {
+pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], path: &str) {
     let scale = 10.0;
     let (w, h) = ((2.0 * HALF_X * scale) as u32, (2.0 * HALF_Z * scale) as u32);
     let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));

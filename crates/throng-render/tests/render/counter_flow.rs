@@ -1,0 +1,241 @@
+//! Crowds through each other with Throng's built-in steering
+//! (`navigate.wgsl`; GPU tests): opposing groups on the obstacle course of
+//! `navigation.rs` (1,000 each way through its pillars and round its
+//! block), and four groups of 500 crossing at a plaza's centre, each agent
+//! to a point of its own on the far side. From 2 s on, every half second:
+//! at most [`MAX_OVERLAP_SHARE`] of the agents overlap another (centres
+//! nearer than [`OVERLAP`] × the two radii), no centre inside an obstacle;
+//! after [`SECONDS`] at least [`MIN_ARRIVED`] have arrived.
+
+use glam::{Mat4, Quat, Vec2, Vec3};
+use throng_core::simulation::NavigateParams;
+use throng_crowd::crowd::{Crowd, InstanceId, Motion, Spawn};
+use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
+use throng_render::GpuModel;
+use throng_render::simulation::navigate::{goal_data, navigate_params, navigate_simulation};
+use throng_tests::require_gpu;
+
+use super::navigation::{HALF_X, HALF_Z, Stepper, course, lattice, overlapping};
+
+/// An agent's radius, world units (as `navigation.rs`).
+const RADIUS: f32 = 0.3;
+/// Overlap: centres nearer than this times the sum of the radii.
+const OVERLAP: f32 = 0.8;
+/// The bar: at most 1 % of agents overlapping at any checked step.
+const MAX_OVERLAP_SHARE: f64 = 0.01;
+/// At least 95 % arrived after [`SECONDS`].
+const MIN_ARRIVED: f64 = 0.95;
+/// An agent within this distance of its goal point has arrived.
+const ARRIVE: f32 = 0.8;
+/// Cruising speed, world units per second.
+const SPEED: f32 = 3.5;
+/// Simulated seconds (`THRONG_NAV_SECONDS` shortens a debugging run), and
+/// steps a second.
+const SECONDS: u32 = 60;
+const STEPS_PER_SECOND: u32 = 20;
+
+/// A scene: the ground, its goals, and per agent its start, goal layer and
+/// goal point.
+struct Scene {
+    grid: ObstacleGrid,
+    goals: Vec<Goal>,
+    agents: Vec<(Vec2, u32, Vec2)>,
+}
+
+/// What a run measured.
+struct Measured {
+    worst_share: f64,
+    worst_at: f32,
+    arrived: f64,
+}
+
+/// The course, 1,000 agents from the west to the east side and 1,000
+/// from the east to the west, each to its own point there.
+fn opposing() -> Scene {
+    let goals = vec![
+        Goal::Rect {
+            min: Vec2::new(8.0, -HALF_Z),
+            max: Vec2::new(HALF_X, HALF_Z),
+        },
+        Goal::Rect {
+            min: Vec2::new(-HALF_X, -HALF_Z),
+            max: Vec2::new(-8.0, HALF_Z),
+        },
+    ];
+    let starts = lattice(-7.0, 0.75, 0.8);
+    let points = lattice(HALF_X - 2.0, 1.2, 1.0);
+    let mirror = |p: Vec2| Vec2::new(-p.x, p.y);
+    let mut agents = Vec::new();
+    for (&s, &g) in starts.iter().zip(&points).take(1000) {
+        agents.push((s, 0, g));
+        agents.push((mirror(s), 1, mirror(g)));
+    }
+    Scene {
+        grid: course(),
+        goals,
+        agents,
+    }
+}
+
+/// An open square, 500 agents from each side to the opposite one, all
+/// through the centre.
+fn four_way() -> Scene {
+    const HALF: f32 = 40.0;
+    let grid = ObstacleGrid::covering(Vec2::splat(-HALF), Vec2::splat(HALF), 0.5).unwrap();
+    // Side k's goal region, in the frame where the group walks along +x
+    // (rotated by k quarter turns).
+    let turn = |k: u32, p: Vec2| Vec2::from_angle(k as f32 * std::f32::consts::FRAC_PI_2).rotate(p);
+    let mut goals = Vec::new();
+    let mut agents = Vec::new();
+    for k in 0..4 {
+        let (a, b) = (
+            turn(k, Vec2::new(20.0, -12.0)),
+            turn(k, Vec2::new(HALF, 12.0)),
+        );
+        goals.push(Goal::Rect {
+            min: a.min(b),
+            max: a.max(b),
+        });
+        // 25 rows across 24 units, 20 columns 0.9 apart behind x = -8.
+        for c in 0..20 {
+            for r in 0..25 {
+                let z = (r as f32 - 12.0) * 0.95;
+                let start = Vec2::new(-8.0 - c as f32 * 0.9, z);
+                let goal = Vec2::new(HALF - 2.0 - c as f32 * 0.9, z);
+                agents.push((turn(k, start), k, turn(k, goal)));
+            }
+        }
+    }
+    Scene {
+        grid,
+        goals,
+        agents,
+    }
+}
+
+/// Walks `scene` for [`SECONDS`], checking as the module says.
+fn run(scene: &Scene, what: &str) -> Measured {
+    let gpu = require_gpu(what);
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let field = FlowField::compute(&scene.grid, &scene.goals).unwrap();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let walk = crowd.clip_index(m, "Walk").unwrap();
+    let body = {
+        let b = handle.model().bounds;
+        (b.max - b.min).max_element()
+    };
+    let scale = 0.7 / body;
+    for (i, &(p, layer, q)) in scene.agents.iter().enumerate() {
+        let facing = (q - p).to_angle();
+        let spawn = Spawn {
+            transform: Mat4::from_scale_rotation_translation(
+                Vec3::splat(scale),
+                Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 - facing),
+                Vec3::new(p.x, 0.0, p.y),
+            ),
+            clip: Some(walk),
+            time: (i as f32 * 0.37).fract(),
+            ..Spawn::default()
+        };
+        let id = crowd.spawn(m, spawn).unwrap();
+        let motion = Motion::Simulated {
+            velocity: Vec3::ZERO,
+            ground_speed: 0.0,
+            data: goal_data(layer, Some(q)),
+        };
+        crowd.set_motion(id, motion).unwrap();
+    }
+    let ids: Vec<InstanceId> = crowd.ids().collect();
+    let params = NavigateParams {
+        dwell: -1.0,
+        arrive: ARRIVE,
+        ..navigate_params(RADIUS, SPEED)
+    };
+    let mut sim = navigate_simulation(&gpu.device, &params).unwrap();
+    sim.set_navigation(&gpu.device, &field).unwrap();
+    let mut stepper = Stepper::new(&gpu, sim);
+    let seconds = std::env::var("THRONG_NAV_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SECONDS);
+    let dt = 1.0 / STEPS_PER_SECOND as f32;
+    let limit = OVERLAP * 2.0 * RADIUS;
+    let mut m = Measured {
+        worst_share: 0.0,
+        worst_at: 0.0,
+        arrived: 0.0,
+    };
+    stepper.frame(&gpu, &crowd, &model);
+    for step in 1..=seconds * STEPS_PER_SECOND {
+        crowd.update(dt);
+        stepper.frame(&gpu, &crowd, &model);
+        let t = step as f32 * dt;
+        if step % (STEPS_PER_SECOND / 2) != 0 || t < 2.0 {
+            continue;
+        }
+        let poses = stepper.poses(&gpu, &crowd, &ids);
+        let mut points = Vec::with_capacity(poses.len());
+        let mut arrived = 0usize;
+        for pose in &poses {
+            let a = pose.agent.expect("a simulated agent");
+            let p = Vec2::new(a.position[0], a.position[2]);
+            assert!(
+                !scene.grid.is_blocked(p),
+                "{what}: {:?} at {t} s is inside an obstacle at {p}",
+                pose.id
+            );
+            points.push(p);
+            arrived += usize::from(a.data[3] > 0.0);
+        }
+        let share = overlapping(&points, limit) as f64 / points.len() as f64;
+        if share > m.worst_share {
+            (m.worst_share, m.worst_at) = (share, t);
+        }
+        m.arrived = arrived as f64 / points.len() as f64;
+        if let Ok(dir) = std::env::var("THRONG_NAV_PLOT")
+            && step % (5 * STEPS_PER_SECOND) == 0
+        {
+            super::navigation::plot(&scene.grid, &points, &format!("{dir}/{what}-{t:05.1}.png"));
+        }
+    }
+    println!(
+        "{what}: {} agents, {seconds} s: worst overlap share {:.2} % (at {} s; bar {:.0} %), arrived {:.1} % (bar {:.0} %)",
+        ids.len(),
+        m.worst_share * 100.0,
+        m.worst_at,
+        MAX_OVERLAP_SHARE * 100.0,
+        m.arrived * 100.0,
+        MIN_ARRIVED * 100.0
+    );
+    m
+}
+
+fn check(m: &Measured, what: &str) {
+    assert!(
+        m.worst_share <= MAX_OVERLAP_SHARE,
+        "{what}: worst overlap share {:.2} % at {} s > {:.0} %",
+        m.worst_share * 100.0,
+        m.worst_at,
+        MAX_OVERLAP_SHARE * 100.0
+    );
+    assert!(
+        m.arrived >= MIN_ARRIVED,
+        "{what}: {:.1} % arrived, fewer than {:.0} %",
+        m.arrived * 100.0,
+        MIN_ARRIVED * 100.0
+    );
+}
+
+#[test]
+fn opposing_groups_cross_the_course_in_lanes() {
+    let m = run(&opposing(), "counter-flow");
+    check(&m, "counter-flow");
+}
+
+#[test]
+fn four_groups_cross_at_the_centre_and_clear() {
+    let m = run(&four_way(), "four-way");
+    check(&m, "four-way");
+}
