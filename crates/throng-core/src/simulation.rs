@@ -89,7 +89,7 @@ pub struct SimulationParams {
 }
 
 /// The settings of Throng's built-in steering hook (`throng-render/src/simulation/navigate.wgsl`,
-/// 32 bytes), mirrored by its WGSL `NavigateParams`.
+/// 48 bytes), mirrored by its WGSL `NavigateParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct NavigateParams {
@@ -112,6 +112,12 @@ pub struct NavigateParams {
     /// Each agent's speed is `speed` times a factor of its own in
     /// `1 ± speed_spread`.
     pub speed_spread: f32,
+    /// Lanes: how strongly an agent steps aside from, and slows for,
+    /// oncoming traffic in its corridor ahead (0: not at all; 1: the
+    /// built-in's tuning; `steer_avoid.wgsl`'s `keep_to_side`).
+    pub lanes: f32,
+    /// Zero: the uniform's size is a multiple of 16 bytes.
+    pub pad: [f32; 3],
 }
 
 /// One model's gaits on the GPU (48 bytes), mirrored by WGSL's `Gait` in

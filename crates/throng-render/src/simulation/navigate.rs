@@ -41,6 +41,8 @@ pub fn navigate_params(radius: f32, speed: f32) -> NavigateParams {
         arrive: 2.0 * radius,
         dwell: -1.0,
         speed_spread: 0.15,
+        lanes: 1.0,
+        pad: [0.0; 3],
     }
 }
 
@@ -70,10 +72,11 @@ pub fn navigate_simulation(
             params.speed_spread,
             (0.0..1.0).contains(&params.speed_spread),
         ),
+        ("lanes", params.lanes, params.lanes >= 0.0),
     ];
     if let Some((name, value, _)) = checks.iter().find(|(_, v, ok)| !(v.is_finite() && *ok)) {
         return Err(RenderError::Simulation(format!(
-            "navigate: {name} = {value} is out of range (finite; radius, speed, accel, turn rate and horizon positive, arrive ≥ 0, speed spread in [0, 1))"
+            "navigate: {name} = {value} is out of range (finite; radius, speed, accel, turn rate and horizon positive, arrive and lanes ≥ 0, speed spread in [0, 1))"
         )));
     }
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

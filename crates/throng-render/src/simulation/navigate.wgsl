@@ -29,6 +29,10 @@ struct NavigateParams {
     arrive: f32,
     dwell: f32,
     speed_spread: f32,
+    lanes: f32,
+    pad0: f32,
+    pad1: f32,
+    pad2: f32,
 }
 
 @group(1) @binding(0) var<uniform> params: NavigateParams;
@@ -93,6 +97,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
             }
         }
     }
+    desired = keep_to_side(a, slot, desired, params.radius, params.lanes);
     desired = avoid_neighbours(a, slot, desired, params.radius, params.horizon, 1.5 * speed);
     desired = nav_slide(p, desired, params.radius, params.radius);
     var v = steer_toward(a.velocity.xz, desired, params.accel, dt);

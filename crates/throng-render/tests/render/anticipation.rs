@@ -7,7 +7,9 @@
 //! case). The same pairs with anticipation off (a horizon of a
 //! millisecond: no neighbour is anticipated) are run beside them: there
 //! the exactly head-on pairs stand face to face, parted by the contact
-//! rules and never passing, so fewer arrive — the test asserts both.
+//! rules and never passing, so fewer arrive. Lanes (`keep_to_side`) are
+//! off in both, and on alone in a third run, where the sidestep from
+//! oncoming traffic passes every pair too — the test asserts all three.
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_crowd::crowd::{Crowd, Motion, Spawn};
@@ -31,8 +33,8 @@ const SECONDS: u32 = 9;
 const STEPS_PER_SECOND: u32 = 20;
 /// How many agents arrived at their partner's start, and the pairs'
 /// closest approaches (centre to centre), with anticipation `horizon`
-/// seconds ahead.
-fn head_on(horizon: f32) -> (usize, Vec<f32>) {
+/// seconds ahead and lanes of strength `lanes`.
+fn head_on(horizon: f32, lanes: f32) -> (usize, Vec<f32>) {
     let gpu = require_gpu("anticipation");
     let handle = throng_tests::bake_asset("khronos_Fox.glb");
     let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
@@ -102,6 +104,7 @@ fn head_on(horizon: f32) -> (usize, Vec<f32>) {
     let ids: Vec<_> = crowd.ids().collect();
     let params = throng_core::simulation::NavigateParams {
         horizon,
+        lanes,
         speed_spread: 0.0,
         ..navigate_params(RADIUS, SPEED)
     };
@@ -130,7 +133,7 @@ fn head_on(horizon: f32) -> (usize, Vec<f32>) {
             .count();
     }
     println!(
-        "anticipation {horizon} s: arrived {arrived} of {}; closest approach per pair {closest:?}",
+        "anticipation {horizon} s, lanes {lanes}: arrived {arrived} of {}; closest approach per pair {closest:?}",
         2 * PAIRS
     );
     (arrived, closest)
@@ -138,10 +141,13 @@ fn head_on(horizon: f32) -> (usize, Vec<f32>) {
 
 #[test]
 fn pairs_walking_head_on_pass_each_other_and_arrive() {
-    let (with, closest) = head_on(navigate_params(RADIUS, SPEED).horizon);
-    let (without, _) = head_on(1e-3);
+    let horizon = navigate_params(RADIUS, SPEED).horizon;
+    // Anticipation alone (lanes off), neither, and lanes alone.
+    let (with, closest) = head_on(horizon, 0.0);
+    let (without, _) = head_on(1e-3, 0.0);
+    let (lanes, lanes_closest) = head_on(1e-3, 1.0);
     println!(
-        "anticipation: {with} of {} arrived with it, {without} without",
+        "anticipation: {with} of {} arrived with it, {without} without; {lanes} with lanes alone",
         2 * PAIRS
     );
     assert_eq!(
@@ -151,6 +157,11 @@ fn pairs_walking_head_on_pass_each_other_and_arrive() {
     );
     assert!(
         without < with,
-        "without anticipation the exactly head-on pairs should stand face to face: {without} arrived"
+        "without anticipation (or lanes) the exactly head-on pairs should stand face to face: {without} arrived"
+    );
+    assert_eq!(
+        lanes,
+        2 * PAIRS,
+        "lanes alone step each agent aside from its oncoming partner; closest approaches {lanes_closest:?}"
     );
 }
