@@ -6,18 +6,30 @@
 //! has propagated transforms, in the frame an obstacle or goal is added,
 //! moved, changed or removed (or the steering's ground changed). The field
 //! goes on the crowd's entity as [`ThrongNavigation`]; the render world
-//! swaps it into the crowd's simulation that frame. A scene that cannot
+//! swaps it into the crowd's simulation that frame. A field of more than
+//! [`FIELD_ON_WORKER_CELLS`] cells (all layers) is computed on a worker
+//! thread instead (`throng_crowd::navigation::FieldJob`: a 1024² field of
+//! four goals takes a few hundred milliseconds) and set the frame it is
+//! done, the agents following the last field until then; a change while it
+//! works starts it again. A scene that cannot
 //! make a field (a goal layer missing, a goal inside an obstacle, no goal
 //! at all) keeps the last field it made, and says why once.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use throng_crowd::navigation::{FlowField, Goal, NavigationError, ObstacleGrid};
+use throng_crowd::navigation::{
+    FieldJob, FieldOptions, FlowField, Goal, NavigationError, ObstacleGrid,
+};
 
 use super::ThrongSteering;
+
+/// Cells (every goal layer together) above which a field is computed on a
+/// worker thread rather than in the frame: 512² cells and four goals, some
+/// 40 ms on two cores.
+pub const FIELD_ON_WORKER_CELLS: u64 = 4 * 512 * 512;
 
 /// An obstacle steered agents walk around, in the entity's ground plane
 /// (its local x and z), placed by its `GlobalTransform` (position, turn
@@ -111,50 +123,77 @@ impl SteeringScene<'_, '_> {
 }
 
 /// Builds the fields of the steered crowds whose scene changed (see the
-/// module docs).
+/// module docs), and sets those their workers finished.
 pub fn build_fields(
     crowds: Query<(Entity, Ref<ThrongSteering>)>,
     mut scene: SteeringScene,
     mut commands: Commands,
-    mut generation: Local<u64>,
+    (mut generation, mut working): (Local<u64>, Local<HashMap<Entity, FieldJob>>),
     mut said: Local<HashSet<String>>,
 ) {
     let scene_changed = scene.changed();
-    for (entity, steering) in &crowds {
-        if !(scene_changed || steering.is_changed()) {
-            continue;
+    let mut say = |entity: Entity, e: String| {
+        let what = format!("the flow field of steered crowd {entity}: {e}");
+        if said.insert(what.clone()) {
+            eprintln!("throng-bevy: {what}");
         }
-        match field(&steering, &scene.obstacles, &scene.goals) {
-            Ok(field) => {
-                *generation += 1;
-                commands.entity(entity).insert(ThrongNavigation {
-                    field: Arc::new(field),
-                    generation: *generation,
-                });
-            }
-            Err(e) => {
-                let what = format!("the flow field of steered crowd {entity}: {e}");
-                if said.insert(what.clone()) {
-                    eprintln!("throng-bevy: {what}");
+    };
+    let mut set = |entity: Entity, field: FlowField| {
+        *generation += 1;
+        commands.entity(entity).insert(ThrongNavigation {
+            field: Arc::new(field),
+            generation: *generation,
+        });
+    };
+    for (entity, steering) in &crowds {
+        if scene_changed || steering.is_changed() {
+            // A new scene: a field still being made for the old one is dropped.
+            working.remove(&entity);
+            match ground_of(&steering, &scene.obstacles, &scene.goals) {
+                Ok((grid, goals)) if cells(&grid, &goals) > FIELD_ON_WORKER_CELLS => {
+                    working.insert(
+                        entity,
+                        FieldJob::spawn(grid, goals, FieldOptions::default()),
+                    );
                 }
+                Ok((grid, goals)) => match FlowField::compute(&grid, &goals) {
+                    Ok(field) => set(entity, field),
+                    Err(e) => say(entity, e.to_string()),
+                },
+                Err(e) => say(entity, e),
+            }
+        }
+        if let Some(result) = working.get_mut(&entity).and_then(FieldJob::try_take) {
+            working.remove(&entity);
+            match result {
+                Ok(field) => set(entity, field),
+                Err(e) => say(entity, e.to_string()),
             }
         }
     }
+    // Crowds no longer steered.
+    working.retain(|e, _| crowds.contains(*e));
 }
 
-/// A crowd's field over its steering's ground.
-fn field(
+/// Cells of a field of `goals` over `grid`, every layer.
+fn cells(grid: &ObstacleGrid, goals: &[Goal]) -> u64 {
+    u64::from(grid.width()) * u64::from(grid.height()) * goals.len() as u64
+}
+
+/// A crowd's ground: its steering's area with every obstacle blocked, and
+/// the goal layers.
+fn ground_of(
     steering: &ThrongSteering,
     obstacles: &Query<ObstacleData>,
     goals: &Query<GoalData>,
-) -> Result<FlowField, String> {
+) -> Result<(ObstacleGrid, Vec<Goal>), String> {
     let (min, max) = steering.area;
     let mut grid = ObstacleGrid::covering(ground(min), ground(max), steering.cell_size)
         .map_err(|e| e.to_string())?;
     for (entity, obstacle, at) in obstacles {
         block(&mut grid, &obstacle, &at).map_err(|e| format!("obstacle {entity}: {e}"))?;
     }
-    FlowField::compute(&grid, &goal_layers(goals)?).map_err(|e| e.to_string())
+    Ok((grid, goal_layers(goals)?))
 }
 
 /// Blocks `obstacle`, placed at `at`, in `grid`.

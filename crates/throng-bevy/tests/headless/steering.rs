@@ -4,7 +4,8 @@
 //! added at run time is in the GPU's field within two frames and turns
 //! the agents' paths; the poses read back are the GPU's within the frames
 //! between, and steered agents' `Transform`s, bones and picking follow
-//! them.
+//! them; a field too large for the frame is made on a worker and set when
+//! done.
 
 use std::time::Duration;
 
@@ -356,4 +357,65 @@ fn gpu_poses(app: &mut App, crowd: Entity, ids: &[InstanceId]) -> (u64, Vec<Vec3
         .map(|p| Vec3::from_array(p.agent.unwrap().position))
         .collect();
     (tick, points)
+}
+
+#[test]
+fn a_large_field_is_made_on_a_worker_and_set_when_done() {
+    let dir = assets("steer-large");
+    let mut app = app(&dir);
+    let _fox = with_fox(&mut app);
+    let world = app.world_mut();
+    let crowd = world
+        .query_filtered::<Entity, With<ThrongCrowd>>()
+        .single(world)
+        .unwrap();
+    // 1,040² cells of 5 units, one goal: more than FIELD_ON_WORKER_CELLS,
+    // so the field is computed on a worker and set when it is done.
+    let mut steering =
+        ThrongSteering::new(RADIUS, SPEED, (Vec2::splat(-2600.0), Vec2::splat(2600.0)));
+    steering.cell_size = 5.0;
+    world.entity_mut(crowd).insert(steering);
+    world.spawn((
+        ThrongGoal {
+            layer: 0,
+            shape: ThrongGoalShape::Circle(100.0),
+        },
+        Transform::from_xyz(2000.0, 0.0, 0.0),
+    ));
+    world.spawn(wall());
+    let mut frames = 0;
+    super::run_until(&mut app, "the worker's field", |app| {
+        frames += 1;
+        app.world().get::<ThrongNavigation>(crowd).is_some()
+    });
+    let field = app
+        .world()
+        .get::<ThrongNavigation>(crowd)
+        .unwrap()
+        .field
+        .clone();
+    let cells = u64::from(field.width()) * u64::from(field.height()) * u64::from(field.layers());
+    println!(
+        "a {}² field ({cells} cells) set after {frames} frames",
+        field.width()
+    );
+    assert!(cells > throng_bevy::steer::field::FIELD_ON_WORKER_CELLS);
+    // It is the scene's: the goal at distance 0, the wall blocked, and the
+    // way from west of the wall leads round it (toward an end, not into it).
+    assert_eq!(
+        field.distance_at(0, glam::Vec2::new(2000.0, 0.0)),
+        Some(0.0)
+    );
+    assert!(
+        field.clearance_at(glam::Vec2::ZERO) < 0.0,
+        "the wall is blocked"
+    );
+    let way = field
+        .direction_at(0, glam::Vec2::new(-100.0, 10.0))
+        .unwrap();
+    assert!(
+        way.y.abs() > 0.5,
+        "west of the wall the way turns to an end: {way}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
