@@ -91,6 +91,7 @@ pub fn baked_json(m: &BakedModel, file_bytes: u64) -> Value {
         "materials": materials_json(&m.materials),
         "images": images_json(&m.images),
         "morphs": crate::inspect_morphs::baked_morphs_json(m),
+        "feet": crate::inspect_feet::baked_feet_json(m),
         "impostor": m.impostor.as_ref().map(|a| json!({
             "views": a.plan.views.side, "frames": a.plan.frames, "cell": a.plan.cell,
             "layer_size": a.plan.layer_size, "layers": a.plan.layers, "codec": a.plan.codec.name(),
@@ -186,6 +187,7 @@ fn baked_text(s: &mut String, v: &Value) {
         v["bake_error_rel"].as_f64().unwrap_or(0.0)
     );
     baked_clip_lines(s, v);
+    crate::inspect_feet::text(s, v);
 }
 
 /// A `.throng`'s headline (name, source, file size), then its bones,

@@ -12,6 +12,7 @@ mod bake;
 mod bake_many;
 mod bench;
 mod inspect;
+mod inspect_feet;
 mod inspect_materials;
 mod inspect_morphs;
 mod render;

@@ -20,6 +20,7 @@
 //! * [`motion`]: analytic locomotion (velocity, paths, root motion) evaluated from the clock, as the GPU evaluates it.
 //! * [`navigation`]: a flow field as the GPU reads it (obstacles and goals; computed by `throng_crowd::navigation`).
 //! * [`baked`]: CPU evaluation of baked data, the exact arithmetic of the shader.
+//! * [`contacts`]: a model's feet and, per clip, when each touches the ground (read from its baked frames).
 //! * [`pose`]: local-space pose arithmetic (affine products, TRS split, quaternion blends).
 //! * [`layers`]: animation layers (masks, override and additive) on the CPU, as the GPU's pre-pass computes them.
 //! * [`gpu`]: `#[repr(C)]` structs shared with WGSL.
@@ -53,6 +54,7 @@
 
 pub mod baked;
 pub mod clock;
+pub mod contacts;
 pub mod error;
 pub mod format;
 pub mod fsio;

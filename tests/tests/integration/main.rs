@@ -11,6 +11,7 @@ mod bake_assets;
 mod bone_queries;
 mod clips_from;
 mod compressed_gltf;
+mod contacts;
 mod crate_graph;
 mod error_bound;
 mod events;
