@@ -157,14 +157,26 @@ fn crowd_time(app: &mut App, agent: Entity) -> (usize, f32) {
     agent_crowd(app).crowd.state(id).unwrap().current.unwrap()
 }
 
+/// The test's scratch folder, with the glTF the Fox was baked from
+/// beside `fox.throng` under the name the bake recorded (what promotion
+/// loads by default).
+fn assets_with_gltf(test: &str) -> std::path::PathBuf {
+    let dir = assets(test);
+    let fox_glb =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
+    std::fs::copy(&fox_glb, dir.join("khronos_Fox.glb")).unwrap();
+    dir
+}
+
+/// The promoted character's `AnimationPlayer` entity.
+fn player_of(app: &App, agent: Entity) -> Entity {
+    let promoted = app.world().get::<ThrongPromoted>(agent).unwrap();
+    promoted.player().expect("the character has its player")
+}
+
 /// The promoted character's heaviest clip time.
 fn bevy_time(app: &App, agent: Entity) -> f32 {
-    let player = app
-        .world()
-        .get::<ThrongPromoted>(agent)
-        .unwrap()
-        .player()
-        .unwrap();
+    let player = player_of(app, agent);
     let player = app.world().get::<AnimationPlayer>(player).unwrap();
     let (_, a) = player
         .playing_animations()
@@ -205,10 +217,7 @@ fn is_shown(app: &App, agent: Entity) -> bool {
 /// Promotes an agent playing `clip` from `start`, checks the switch, lets
 /// the character run `frames` frames, demotes it and checks that switch.
 fn promote_and_back(clip: usize, start: f32, frames: usize) {
-    let dir = assets(&format!("promote-{clip}"));
-    let fox_glb =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
-    std::fs::copy(&fox_glb, dir.join("khronos_Fox.glb")).unwrap();
+    let dir = assets_with_gltf(&format!("promote-{clip}"));
     let mut app = app(&dir);
     set_step(&mut app, 0.0);
     let fox = with_fox(&mut app);
@@ -332,10 +341,7 @@ fn run_mid_stride_promotes_to_bevy_and_back_without_a_pop() {
 
 #[test]
 fn a_character_the_game_posed_rejoins_at_the_nearest_baked_frame() {
-    let dir = assets("promote-posed");
-    let fox_glb =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/khronos_Fox.glb");
-    std::fs::copy(&fox_glb, dir.join("khronos_Fox.glb")).unwrap();
+    let dir = assets_with_gltf("promote-posed");
     let mut app = app(&dir);
     set_step(&mut app, STEP);
     let fox = with_fox(&mut app);
@@ -363,12 +369,7 @@ fn a_character_the_game_posed_rejoins_at_the_nearest_baked_frame() {
     }
     // The game stops the animation: the bones keep the pose last sampled.
     let held = bevy_time(&app, agent);
-    let player = app
-        .world()
-        .get::<ThrongPromoted>(agent)
-        .unwrap()
-        .player()
-        .unwrap();
+    let player = player_of(&app, agent);
     app.world_mut()
         .get_mut::<AnimationPlayer>(player)
         .unwrap()

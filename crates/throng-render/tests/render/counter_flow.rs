@@ -23,24 +23,15 @@ use throng_render::GpuModel;
 use throng_render::simulation::navigate::{goal_data, navigate_params, navigate_simulation};
 use throng_tests::require_gpu;
 
-use super::navigation::{HALF_X, HALF_Z, Stepper, course, lattice, overlapping};
+use super::navigation::{
+    ARRIVE, HALF_X, HALF_Z, MAX_OVERLAP_SHARE, MIN_ARRIVED, OVERLAP, RADIUS, SPEED,
+    STEPS_PER_SECOND, Stepper, course, lattice, overlapping,
+};
 
-/// An agent's radius, world units (as `navigation.rs`).
-const RADIUS: f32 = 0.3;
-/// Overlap: centres nearer than this times the sum of the radii.
-const OVERLAP: f32 = 0.8;
-/// The bar: at most 1 % of agents overlapping at any checked step.
-const MAX_OVERLAP_SHARE: f64 = 0.01;
-/// At least 95 % arrived after [`SECONDS`].
-const MIN_ARRIVED: f64 = 0.95;
-/// An agent within this distance of its goal point has arrived.
-const ARRIVE: f32 = 0.8;
-/// Cruising speed, world units per second.
-const SPEED: f32 = 3.5;
-/// Simulated seconds (`THRONG_NAV_SECONDS` shortens a debugging run), and
-/// steps a second.
+/// Simulated seconds (`THRONG_NAV_SECONDS` shortens a debugging run); the
+/// agents, the bars and the step are `navigation.rs`'s, over twice its
+/// time.
 const SECONDS: u32 = 60;
-const STEPS_PER_SECOND: u32 = 20;
 
 /// A scene: the ground, its goals, and per agent its start, goal layer and
 /// goal point.

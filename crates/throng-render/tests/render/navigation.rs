@@ -26,21 +26,21 @@ use throng_tests::scenes::View;
 /// Agents.
 const AGENTS: u32 = 2000;
 /// An agent's radius, world units.
-const RADIUS: f32 = 0.3;
+pub(crate) const RADIUS: f32 = 0.3;
 /// Overlap: centres nearer than this times the sum of the radii.
-const OVERLAP: f32 = 0.8;
+pub(crate) const OVERLAP: f32 = 0.8;
 /// The bar: at most 1 % of agents overlapping at any checked step.
-const MAX_OVERLAP_SHARE: f64 = 0.01;
+pub(crate) const MAX_OVERLAP_SHARE: f64 = 0.01;
 /// At least 95 % arrived after 30 s.
-const MIN_ARRIVED: f64 = 0.95;
+pub(crate) const MIN_ARRIVED: f64 = 0.95;
 /// An agent within this distance of its goal point has arrived.
-const ARRIVE: f32 = 0.8;
+pub(crate) const ARRIVE: f32 = 0.8;
 /// Cruising speed, world units per second.
-const SPEED: f32 = 3.5;
+pub(crate) const SPEED: f32 = 3.5;
 /// Simulated seconds (`THRONG_NAV_SECONDS` shortens a debugging run), and
 /// steps a second.
 const SECONDS: u32 = 30;
-const STEPS_PER_SECOND: u32 = 20;
+pub(crate) const STEPS_PER_SECOND: u32 = 20;
 /// Half-width of the course (x), and its half-depth (z).
 pub(crate) const HALF_X: f32 = 44.0;
 pub(crate) const HALF_Z: f32 = 36.0;

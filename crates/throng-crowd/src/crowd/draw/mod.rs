@@ -275,10 +275,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn culling_drops_instances_out_of_view_but_keeps_limbs_reaching_in() {
-        // The camera looks at x in about [-4, 4]; the triangle reaches 10 units along +x.
-        let camera = Camera::look_at(
+    /// A camera 10 units up +z looking at the origin: it sees x in about
+    /// [-4, 4] there.
+    fn looking_at_origin() -> Camera {
+        Camera::look_at(
             Vec3::new(0.0, 0.0, 10.0),
             Vec3::ZERO,
             Vec3::Y,
@@ -286,7 +286,13 @@ mod tests {
             1.0,
             0.1,
             100.0,
-        );
+        )
+    }
+
+    #[test]
+    fn culling_drops_instances_out_of_view_but_keeps_limbs_reaching_in() {
+        // The camera looks at x in about [-4, 4]; the triangle reaches 10 units along +x.
+        let camera = looking_at_origin();
         let frustum = camera.frustum();
         let h = test_model(10.0);
         let mut crowd = Crowd::new();
@@ -324,15 +330,7 @@ mod tests {
     fn an_instance_of_zero_scale_is_drawn_in_no_view() {
         // A hidden agent's transform: zero, its sphere a point at the
         // origin, which this camera sees.
-        let camera = Camera::look_at(
-            Vec3::new(0.0, 0.0, 10.0),
-            Vec3::ZERO,
-            Vec3::Y,
-            0.8,
-            1.0,
-            0.1,
-            100.0,
-        );
+        let camera = looking_at_origin();
         let h = test_model(1.0);
         let mut crowd = Crowd::new();
         let m = crowd.add_model(&h);
