@@ -59,6 +59,7 @@ pub mod error;
 pub mod format;
 pub mod fsio;
 pub mod gpu;
+pub mod ground;
 pub mod host_memory;
 pub mod impostor;
 pub mod input_file;
