@@ -108,8 +108,10 @@ impl Ground {
     /// Transform rows (a 3×4 affine: rotation and translation) of an
     /// instance at their (x, z) placed on the ground: the translation's y
     /// is the ground's height there and, with [`GroundAlign::Slope`], the
-    /// rotation is turned by the shortest rotation taking the world's up
-    /// to the ground's normal. Mirrors WGSL's `ground_place`.
+    /// instance's up is the ground's normal and its forward the slope's
+    /// tangent along its heading (the horizontal direction of its +z axis,
+    /// kept exactly), each axis keeping its scale. Placing twice is placing
+    /// once. Mirrors WGSL's `ground_place`.
     pub fn place(&self, rows: [Vec4; 3], align: GroundAlign) -> [Vec4; 3] {
         place_on(self.sample(Vec2::new(rows[0].w, rows[2].w)), rows, align)
     }
@@ -119,22 +121,23 @@ impl Ground {
 fn place_on(s: GroundSample, rows: [Vec4; 3], align: GroundAlign) -> [Vec4; 3] {
     let mut out = rows;
     out[1].w = s.height;
-    if align == GroundAlign::Upright {
+    let column = |k: usize| Vec3::new(rows[0][k], rows[1][k], rows[2][k]);
+    let z = column(2);
+    let heading = Vec2::new(z.x, z.z);
+    if align == GroundAlign::Upright || heading.length_squared() < 1e-12 {
         return out;
     }
+    let h = heading.normalize();
+    let f = Vec3::new(h.x, s.gradient.dot(h), h.y).normalize();
     let n = s.normal();
-    // Rodrigues for the rotation taking +y to n: I + K + K²/(1 + n.y),
-    // K the cross-product matrix of y × n = (n.z, 0, −n.x).
-    let k = 1.0 / (1.0 + n.y);
-    let q = [
-        Vec3::new(1.0 - n.x * n.x * k, n.x, -n.x * n.z * k),
-        Vec3::new(-n.x, n.y, -n.z),
-        Vec3::new(-n.x * n.z * k, n.z, 1.0 - n.z * n.z * k),
+    let x = n.cross(f);
+    let axes = [
+        x * column(0).length(),
+        n * column(1).length(),
+        f * z.length(),
     ];
-    let r = rows.map(|v| v.truncate());
-    for (o, q) in out.iter_mut().zip(q) {
-        let turned = r[0] * q.x + r[1] * q.y + r[2] * q.z;
-        *o = turned.extend(o.w);
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = Vec4::new(axes[0][i], axes[1][i], axes[2][i], o.w);
     }
     out
 }

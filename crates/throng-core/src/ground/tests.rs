@@ -137,12 +137,27 @@ fn an_instance_is_placed_at_the_ground_s_height_upright_or_turned_to_its_normal(
         );
     }
     assert!((axis(0).length() - 1.0).abs() < 1e-5 && (axis(2).length() - 1.0).abs() < 1e-5);
-    // Forward stays in the vertical plane of its heading, tangent to the slope.
+    // Forward keeps its heading exactly, tangent to the slope.
     let f = axis(2);
     assert!(f.dot(n).abs() < 1e-5, "forward is tangent to the ground");
     let heading = Vec2::new(rows[0].z, rows[2].z);
-    assert!(Vec2::new(f.x, f.z).normalize().dot(heading) > 0.99, "{f}");
+    assert!(
+        Vec2::new(f.x, f.z).normalize().dot(heading) > 1.0 - 1e-6,
+        "{f}"
+    );
+    assert!(axis(0).cross(axis(1)).dot(f) > 0.999, "right-handed");
     assert!((tilted[1].w - h).abs() < 1e-5);
+    let again = ground.place(tilted, GroundAlign::Slope);
+    for (a, b) in again.iter().zip(&tilted) {
+        assert!(
+            (*a - *b).abs().max_element() < 1e-6,
+            "placing twice: {a} against {b}"
+        );
+    }
+    // Scale is kept per axis.
+    let scaled = rows.map(|r| r * Vec4::new(2.0, 2.0, 2.0, 1.0));
+    let big = ground.place(scaled, GroundAlign::Slope);
+    assert!((Vec3::new(big[0].y, big[1].y, big[2].y).length() - 2.0).abs() < 1e-5);
 }
 
 #[test]

@@ -84,6 +84,7 @@ mod error;
 mod events;
 #[cfg(test)]
 mod fixtures;
+mod ground;
 mod instances;
 mod layers;
 mod lod;
@@ -172,6 +173,10 @@ pub struct Crowd {
     simulated: u32,
     /// The last hand-over's serial (a fresh agent buffer holds 0).
     sim_serial: u32,
+    /// The ground moving instances stand on (`ground.rs`).
+    ground: Option<ground::CrowdGround>,
+    /// Bumped whenever the ground is set.
+    ground_generation: u64,
 }
 
 impl Crowd {

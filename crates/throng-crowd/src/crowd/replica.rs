@@ -80,6 +80,8 @@ impl Crowd {
         self.copy_side_tables(source);
         self.looks_generation = source.looks_generation;
         self.points_generation = source.points_generation;
+        self.ground.clone_from(&source.ground);
+        self.ground_generation = source.ground_generation;
         self.spheres_stale = source.spheres_stale;
         self.slot_of.clone_from(&source.slot_of);
         self.rows.clone_from(&source.rows);
@@ -163,9 +165,10 @@ impl Crowd {
 
     /// The tables besides the dense arrays: models and masks when their
     /// count or the look classes moved, path points and root keys when
-    /// their generation moved, and the per-instance side tables (layers,
-    /// attachments, the stepped set, path slots) when any instance was
-    /// written (`touched`). Generations are copied last.
+    /// their generation moved, the ground when its generation moved, and
+    /// the per-instance side tables (layers, attachments, the stepped set,
+    /// path slots) when any instance was written (`touched`). Generations
+    /// are copied last.
     fn copy_tables(&mut self, source: &Crowd, touched: bool) {
         let models = self.models.len() != source.models.len()
             || self.masks.len() != source.masks.len()
@@ -180,6 +183,10 @@ impl Crowd {
         }
         if touched || self.points_generation != source.points_generation {
             self.copy_side_tables(source);
+        }
+        if self.ground_generation != source.ground_generation {
+            self.ground.clone_from(&source.ground);
+            self.ground_generation = source.ground_generation;
         }
         self.looks_generation = source.looks_generation;
         self.points_generation = source.points_generation;

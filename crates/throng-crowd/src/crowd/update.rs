@@ -98,7 +98,8 @@ impl Crowd {
         if rt.has_root_motion && meta.root_motion && prev.is_some() {
             let motion = step_motion(rt, cur, prev, w);
             if motion != RootDelta::IDENTITY {
-                self.rows[d] = rows_of(&(mat4_of(&self.rows[d]) * motion.to_mat4()));
+                self.rows[d] =
+                    self.on_ground(rows_of(&(mat4_of(&self.rows[d]) * motion.to_mat4())));
                 moved = true;
             }
         }

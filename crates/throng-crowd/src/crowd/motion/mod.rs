@@ -335,7 +335,7 @@ impl Crowd {
     #[inline]
     pub(super) fn world_rows(&self, d: usize) -> [Vec4; 3] {
         match self.motion_of(d) {
-            Some(m) => motion_rows(m, self.clock, &self.points, &self.root_keys),
+            Some(m) => self.on_ground(motion_rows(m, self.clock, &self.points, &self.root_keys)),
             None => self.rows[d],
         }
     }

@@ -46,6 +46,8 @@ fn differences(a: &Crowd, b: &Crowd) -> Vec<&'static str> {
         root_keys,
         simulated,
         sim_serial,
+        ground,
+        ground_generation,
         spheres_stale
     );
     // Stale spheres are recomputed from the rows by every reader.
@@ -105,6 +107,7 @@ enum Op {
     Update(u8),
     Bulk(u8, bool),
     Mask,
+    Ground(u8),
     Clear,
     Sync,
 }
@@ -128,6 +131,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => any::<u8>().prop_map(Op::Update),
         1 => (any::<u8>(), any::<bool>()).prop_map(|(x, r)| Op::Bulk(x, r)),
         1 => Just(Op::Mask),
+        1 => any::<u8>().prop_map(Op::Ground),
         1 => Just(Op::Clear),
         4 => Just(Op::Sync),
     ]
@@ -187,6 +191,18 @@ fn apply(crowd: &mut Crowd, ids: &mut Vec<InstanceId>, op: &Op) {
         }
         Op::Mask => {
             let _ = crowd.mask_subtrees(m, &["root"]);
+        }
+        Op::Ground(x) => {
+            use throng_core::ground::{Ground, GroundAlign, Piece};
+            let step = Piece::step(glam::Vec2::ZERO, glam::Vec2::splat(f32::from(x) + 1.0), 0.5);
+            let ground =
+                (x % 3 != 0).then(|| std::sync::Arc::new(Ground::new(None, vec![step]).unwrap()));
+            let align = if x % 2 == 0 {
+                GroundAlign::Slope
+            } else {
+                GroundAlign::Upright
+            };
+            crowd.set_ground(ground, align);
         }
         Op::Clear => {
             crowd.clear();
