@@ -58,10 +58,10 @@ pub struct GpuGroundPiece {
     pub min: [f32; 2],
     /// Its larger corner.
     pub max: [f32; 2],
-    /// Height at `min`.
-    pub height: f32,
     /// Rise per unit of x and of z.
     pub slope: [f32; 2],
+    /// Height at `min`.
+    pub height: f32,
     /// Zero.
     pub pad: u32,
 }

@@ -27,6 +27,7 @@ pub(crate) struct MotionBindings<'a> {
     pub(crate) points: &'a wgpu::Buffer,
     pub(crate) keys: &'a wgpu::Buffer,
     pub(crate) transforms: &'a wgpu::Buffer,
+    pub(crate) ground: &'a wgpu::Buffer,
 }
 
 impl MotionPass {
@@ -97,6 +98,7 @@ impl MotionPass {
                 (2, b.points),
                 (3, b.keys),
                 (4, b.transforms),
+                (crate::program::bind_groups::GROUND_BINDING, b.ground),
             ]
             .map(|(binding, buffer)| wgpu::BindGroupEntry {
                 binding,

@@ -1,12 +1,14 @@
 // Analytic locomotion on the GPU, and the motion pass: each moving
 // instance's transform of the frame, from its motion (GpuMotion: the
 // transform at an anchor tick, a kind and its parameters) and the clock,
-// written where the cull pass reads transforms. Mirrors
+// written where the cull pass reads transforms, placed on the crowd's
+// ground (ground.wgsl) when it has one. Mirrors
 // throng_core::motion operation for operation (see its docs for the math).
 
 // #import clock
 // #import dispatch
 // #import gpu_instance
+// #import ground
 
 // Mirrors throng_core::motion::PathPoint.
 struct PathPoint {
@@ -258,5 +260,5 @@ fn pose_movers(inv: Invocation) {
     let ticks = sub64(vec2<u32>(motion_params.now_lo, motion_params.now_hi), vec2<u32>(m.anchor_lo, m.anchor_hi));
     // A clock behind the anchor reads as the anchor.
     let since = select(ticks, vec2<u32>(0u, 0u), (ticks.y & 0x80000000u) != 0u);
-    posed[i] = motion_rows(m, since);
+    posed[i] = ground_place(motion_rows(m, since));
 }

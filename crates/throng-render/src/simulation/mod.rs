@@ -404,7 +404,8 @@ impl Simulation {
                 10 => mirror.states(),
                 11 => mirror.models(),
                 12 => mirror.clips(),
-                _ => &self.gait_buffer.buffer,
+                13 => &self.gait_buffer.buffer,
+                _ => mirror.ground(),
             }
         };
         SimStage::ALL

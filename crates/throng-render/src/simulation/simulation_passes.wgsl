@@ -3,11 +3,12 @@
 //
 // 1. resolve_agents: each simulated instance's state at the start of the
 //    step (its agent of the previous step, or a fresh one from its motion's
-//    anchor when the hand-over is new), and its place in its grid bucket;
+//    anchor when the hand-over is new; on the crowd's ground when it has
+//    one), and its place in its grid bucket;
 // 2. scan_cells: the buckets' starts (one workgroup, a prefix sum);
 // 3. fill_grid: the neighbour grid, sorted by bucket;
 //    (the user's steer_agents runs here)
-// 4. apply_agents: each agent's transform, and its clip's playback speed
+// 4. apply_agents: each agent's transform (placed on the ground), and its clip's playback speed
 //    following its speed — or, for a model with gaits, its clip chosen by
 //    speed (idle, walk, run; with hysteresis, cross-faded, the new clip
 //    at the old one's phase) — written over the mirror's streams for the
@@ -16,6 +17,7 @@
 // #import agent
 // #import dispatch
 // #import gpu_instance
+// #import ground
 
 @group(0) @binding(0) var<uniform> sim: SimulationParams;
 @group(0) @binding(1) var<storage, read> motions: array<GpuMotion>;
@@ -70,6 +72,11 @@ fn resolve_agents(inv: Invocation) {
     var a = agents_before[m.base];
     if a.serial != m.b.x {
         a = fresh(m);
+    }
+    // On a ground, the step starts on it.
+    let g = ground_header();
+    if (g.flags & GROUND_PRESENT) != 0u {
+        a.position.y = ground_sample(g, a.position.xz).x;
     }
     previous[d] = a;
     ranks[d] = atomicAdd(&cell_counts[cell_bucket(cell_of(a.position, sim.cell_size))], 1u);
@@ -209,7 +216,7 @@ fn apply_agents(inv: Invocation) {
         return;
     }
     let turn = a.yaw - atan2(m.row0.z, m.row2.z);
-    posed[d] = place(m, a.position, cos(turn), sin(turn));
+    posed[d] = ground_place(place(m, a.position, cos(turn), sin(turn)));
     var st = states[d];
     let model_count = arrayLength(&models);
     let clip_count = arrayLength(&clips);

@@ -17,6 +17,7 @@ mod extra_targets;
 mod golden;
 mod gpu_driven;
 mod gpu_readback;
+mod ground;
 mod hidden_parts;
 mod impostor_wgsl;
 mod layers_draw;

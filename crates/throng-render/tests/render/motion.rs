@@ -23,7 +23,7 @@ use throng_tests::walker::bake_walker;
 
 /// Largest difference between a GPU and a CPU transform element, relative
 /// to the larger of 1 and the instance's distance from the origin.
-const RELATIVE_EPS: f32 = 1e-5;
+pub(crate) const RELATIVE_EPS: f32 = 1e-5;
 
 fn random_path(rng: &mut Rng, crowd: &mut Crowd) -> PathId {
     let n = 2 + rng.below(6);
@@ -41,7 +41,7 @@ fn random_path(rng: &mut Rng, crowd: &mut Crowd) -> PathId {
     crowd.add_path(&points).unwrap()
 }
 
-fn random_motion(rng: &mut Rng, paths: &[PathId], root: bool) -> Motion {
+pub(crate) fn random_motion(rng: &mut Rng, paths: &[PathId], root: bool) -> Motion {
     if root && rng.below(2) == 0 {
         return Motion::RootMotion;
     }
@@ -75,7 +75,11 @@ fn random_motion(rng: &mut Rng, paths: &[PathId], root: bool) -> Motion {
 
 /// A crowd of walkers (root motion straight and turning) and Foxes, every
 /// instance with a random motion.
-fn moving_crowd(rng: &mut Rng, models: &[(ModelHandle, bool)], n: usize) -> (Crowd, Vec<PathId>) {
+pub(crate) fn moving_crowd(
+    rng: &mut Rng,
+    models: &[(ModelHandle, bool)],
+    n: usize,
+) -> (Crowd, Vec<PathId>) {
     let mut crowd = Crowd::new();
     let ids: Vec<_> = models.iter().map(|(h, _)| crowd.add_model(h)).collect();
     let paths: Vec<PathId> = (0..6).map(|_| random_path(rng, &mut crowd)).collect();
@@ -110,7 +114,12 @@ fn moving_crowd(rng: &mut Rng, models: &[(ModelHandle, bool)], n: usize) -> (Cro
 
 /// The mirror's transforms after a sync (the motion pass included)
 /// against the CPU twin; the worst relative difference.
-fn compare(gpu: &Gpu, pass: &CullPass, mirror: &mut CrowdMirror, crowd: &Crowd) -> (f32, String) {
+pub(crate) fn compare(
+    gpu: &Gpu,
+    pass: &CullPass,
+    mirror: &mut CrowdMirror,
+    crowd: &Crowd,
+) -> (f32, String) {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     mirror
         .sync(&gpu.device, &gpu.queue, &mut encoder, pass, crowd)

@@ -9,6 +9,9 @@ use throng_core::gpu::{
     CullView, DRAWN_WORDS, GROUPS_WORD, GpuInstance, GpuLayer, GpuTrack, IMPOSTOR_TABLE_WIDTH,
     IN_VIEW_WORD, LOD_DITHER_LEVELS, NO_IMPOSTOR, OCCLUDED_WORD, PLACED_WORD, VISIBLE_BIT,
 };
+use throng_core::ground::{
+    GROUND_HEADER_WORDS, GROUND_PIECE_WORDS, GpuGroundHeader, GpuGroundPiece,
+};
 use throng_core::layers::{MAX_EXTRA_LAYERS, NO_PARENT};
 use throng_core::limits::{
     MAX_INFLUENCES, MAX_LOOK_CLASSES, MORPH_DELTA_TEXELS, MORPH_TEXTURE_WIDTH,
@@ -94,7 +97,14 @@ pub fn prelude() -> String {
          const MOTION_ROOT: u32 = {}u;\n\
          const MOTION_SIMULATED: u32 = {}u;\n\
          const SIM_CELLS: u32 = {SIM_CELLS}u;\n\
-         const SIM_MAX_PER_CELL: u32 = {SIM_MAX_PER_CELL}u;\n",
+         const SIM_MAX_PER_CELL: u32 = {SIM_MAX_PER_CELL}u;\n\
+         const GROUND_PRESENT: u32 = {}u;\n\
+         const GROUND_SLOPE: u32 = {}u;\n\
+         const GROUND_HEADER_WORDS: u32 = {GROUND_HEADER_WORDS}u;\n\
+         const GROUND_PIECE_WORDS: u32 = {GROUND_PIECE_WORDS}u;\n\
+         const GROUND_PIECE_MAX_WORD: u32 = {}u;\n\
+         const GROUND_PIECE_SLOPE_WORD: u32 = {}u;\n\
+         const GROUND_PIECE_HEIGHT_WORD: u32 = {}u;\n",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -127,6 +137,11 @@ pub fn prelude() -> String {
         MotionKind::Path.code(),
         MotionKind::RootMotion.code(),
         MotionKind::Simulated.code(),
+        GpuGroundHeader::PRESENT,
+        GpuGroundHeader::SLOPE,
+        word(offset_of!(GpuGroundPiece, max)),
+        word(offset_of!(GpuGroundPiece, slope)),
+        word(offset_of!(GpuGroundPiece, height)),
     )
 }
 

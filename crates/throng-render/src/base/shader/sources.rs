@@ -167,6 +167,11 @@ pub const MOTION: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/passes/motion.wgsl"
 ));
+/// `passes/ground.wgsl`: the ground moving instances stand on.
+pub const GROUND: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/ground.wgsl"
+));
 /// `simulation/agent.wgsl`.
 pub const AGENT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -241,6 +246,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("pose_cache", POSE_CACHE),
     ("pose_fill", POSE_FILL),
     ("motion", MOTION),
+    ("ground", GROUND),
     ("agent", AGENT),
     ("simulation", SIMULATION),
     ("simulation_passes", SIMULATION_PASSES),

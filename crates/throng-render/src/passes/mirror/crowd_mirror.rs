@@ -37,6 +37,10 @@ pub struct CrowdMirror {
     /// The crowd key and generation of the path and root-key tables
     /// uploaded.
     motion_tables: Option<(u64, u64)>,
+    /// The crowd's ground words (`passes/ground.wgsl`).
+    ground: Grown,
+    /// The crowd key and ground generation uploaded.
+    ground_uploaded: Option<(u64, u64)>,
     motion_params: wgpu::Buffer,
     params: wgpu::Buffer,
     tables: GpuTables,
@@ -85,6 +89,8 @@ impl CrowdMirror {
             points: Grown::new(device, "throng path points", STORAGE),
             root_keys: Grown::new(device, "throng root-motion keys", STORAGE),
             motion_tables: None,
+            ground: Grown::new(device, "throng ground", STORAGE),
+            ground_uploaded: None,
             motion_params: crate::passes::motion::MotionPass::params_buffer(device),
             params: make(
                 device,
@@ -149,6 +155,7 @@ impl CrowdMirror {
             &self.motion_updates,
             &self.points,
             &self.root_keys,
+            &self.ground,
         ]
         .iter()
         .map(|g| g.buffer.size())
@@ -176,6 +183,12 @@ impl CrowdMirror {
     /// Instance transforms, [`GpuTransform`] per dense slot.
     pub fn transforms(&self) -> &wgpu::Buffer {
         &self.transforms.buffer
+    }
+
+    /// The crowd's ground words ([`throng_core::ground`]; the header of
+    /// none until the first sync).
+    pub fn ground(&self) -> &wgpu::Buffer {
+        &self.ground.buffer
     }
 
     /// Instance motions, [`GpuMotion`] per dense slot (meaningful while
@@ -224,6 +237,7 @@ impl CrowdMirror {
         if self.moving {
             self.sync_motion_tables(device, queue, crowd, &mut stats)?;
         }
+        self.sync_ground(device, queue, crowd, &mut stats)?;
         self.sync_model_tables(device, queue, crowd, &mut stats)?;
         self.len = crowd.len() as u32;
         let full = self.collect_changes(crowd, grew);
@@ -278,6 +292,29 @@ impl CrowdMirror {
                 [(&mut self.points, points), (&mut self.root_keys, keys)],
             )?;
             self.motion_tables = Some(tables);
+        }
+        Ok(())
+    }
+
+    /// Uploads the crowd's ground words when they are another crowd's or
+    /// its ground was set since the last sync.
+    fn sync_ground(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        stats: &mut SyncStats,
+    ) -> Result<(), RenderError> {
+        let uploaded = (crowd.identity(), crowd.ground_generation());
+        if self.ground_uploaded != Some(uploaded) {
+            let words = crowd.ground_words();
+            write_tables(
+                device,
+                queue,
+                stats,
+                [(&mut self.ground, bytemuck::cast_slice(&words))],
+            )?;
+            self.ground_uploaded = Some(uploaded);
         }
         Ok(())
     }
@@ -513,6 +550,7 @@ impl CrowdMirror {
             points: &self.points.buffer,
             keys: &self.root_keys.buffer,
             transforms: &self.transforms.buffer,
+            ground: &self.ground.buffer,
         };
         pass.motion
             .encode(device, queue, encoder, &bindings, crowd.clock(), self.len);

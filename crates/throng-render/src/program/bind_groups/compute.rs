@@ -257,8 +257,17 @@ pub fn motion_entries() -> Entries {
         storage(2, c, true, std::mem::size_of::<PathPoint>()),
         storage(3, c, true, std::mem::size_of::<RootKey>()),
         storage(4, c, false, std::mem::size_of::<GpuTransform>()),
+        storage(GROUND_BINDING, c, true, GROUND_HEADER_BYTES),
     ]
 }
+
+/// The binding of the crowd's ground words in group 0 of every pass that
+/// imports `passes/ground.wgsl` (the motion pass, the simulation's resolve
+/// and apply stages).
+pub const GROUND_BINDING: u32 = 14;
+
+/// The smallest ground binding: its header.
+const GROUND_HEADER_BYTES: usize = std::mem::size_of::<throng_core::ground::GpuGroundHeader>();
 
 /// An entry point of the GPU simulation (`simulation/simulation_passes.wgsl`,
 /// and the hook's `steer_agents` from `simulation/simulation.wgsl`).
@@ -300,11 +309,11 @@ impl SimStage {
     /// The bindings of group 0 it uses.
     pub fn bindings(self) -> &'static [u32] {
         match self {
-            SimStage::Resolve => &[0, 1, 2, 3, 4, 5],
+            SimStage::Resolve => &[0, 1, 2, 3, 4, 5, GROUND_BINDING],
             SimStage::Scan => &[4, 6],
             SimStage::Fill => &[0, 3, 5, 6, 7],
             SimStage::Steer => &[0, 1, 3, 6, 7, 8],
-            SimStage::Apply => &[0, 1, 8, 9, 10, 11, 12, 13],
+            SimStage::Apply => &[0, 1, 8, 9, 10, 11, 12, 13, GROUND_BINDING],
         }
     }
 }
@@ -314,7 +323,7 @@ impl SimStage {
 /// (3), the bucket counts (4), the ranks (5), the bucket starts (6), the
 /// neighbour grid (7), the agents after the step (8), the mirror's
 /// transforms (9) and states (10), the model (11) and clip (12) tables,
-/// the models' gaits (13);
+/// the models' gaits (13), the crowd's ground (14, [`GROUND_BINDING`]);
 /// `stage`: only the bindings that stage uses, read-only where it only
 /// reads (all of them, as the passes' module declares them, for `None`).
 pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
@@ -337,6 +346,7 @@ pub fn simulation_entries(stage: Option<SimStage>) -> Entries {
         (11, std::mem::size_of::<GpuModelInfo>(), false),
         (12, std::mem::size_of::<GpuClip>(), false),
         (13, std::mem::size_of::<GpuGait>(), false),
+        (GROUND_BINDING, GROUND_HEADER_BYTES, false),
     ];
     let uses = |b: u32| stage.is_none_or(|s| s.bindings().contains(&b));
     // The steering reads what the passes write, and writes the agents.

@@ -114,6 +114,47 @@ fn motion_structs_match_their_rust_twins() {
 }
 
 #[test]
+fn ground_structs_match_their_rust_twins() {
+    use throng_core::ground::{GpuGroundHeader, GpuGroundPiece};
+    check(
+        Program::Motion,
+        "GroundHeader",
+        size_of::<GpuGroundHeader>(),
+        &[
+            offset_of!(GpuGroundHeader, columns),
+            offset_of!(GpuGroundHeader, rows),
+            offset_of!(GpuGroundHeader, pieces),
+            offset_of!(GpuGroundHeader, flags),
+            offset_of!(GpuGroundHeader, origin_x),
+            offset_of!(GpuGroundHeader, origin_z),
+            offset_of!(GpuGroundHeader, spacing),
+            offset_of!(GpuGroundHeader, pad),
+        ],
+    );
+    check(
+        Program::Simulation,
+        "GroundPiece",
+        size_of::<GpuGroundPiece>(),
+        &[
+            offset_of!(GpuGroundPiece, min),
+            offset_of!(GpuGroundPiece, max),
+            offset_of!(GpuGroundPiece, slope),
+            offset_of!(GpuGroundPiece, height),
+            offset_of!(GpuGroundPiece, pad),
+        ],
+    );
+    // The ground's binding in ground.wgsl is the one the layouts give it.
+    let binding = format!(
+        "@binding({}) var<storage, read> ground_words",
+        throng_render::bind_groups::GROUND_BINDING
+    );
+    assert!(
+        throng_render::shader::module_source("ground").is_some_and(|s| s.contains(&binding)),
+        "ground.wgsl must declare {binding}"
+    );
+}
+
+#[test]
 fn cull_structs_match_their_rust_twins() {
     use throng_core::gpu::{
         CullView, DrawSpec, GpuClip, GpuInstance, GpuModelInfo, GpuTrack, GpuTransform, LightFit,
