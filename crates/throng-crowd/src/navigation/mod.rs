@@ -24,6 +24,9 @@
 //!   reading of them, the arithmetic of the WGSL module.
 //! * [`job`]: [`FieldJob`], a field computed on a worker thread and
 //!   handed to the frame when done, so no frame waits for it.
+//! * [`walkable`]: [`Walkable`] limits and the cells of a crowd's ground
+//!   ([`throng_core::ground`]) too steep, or beyond too high a step, to
+//!   walk, blocked in the grid.
 //!
 //! Cost, a 2-vCPU machine, release (`cargo bench -p throng-tests --bench
 //! navigation`), 4 goals, 10 % of the ground blocked: the clearance once
@@ -59,6 +62,7 @@ pub mod field;
 pub mod goal;
 pub mod grid;
 pub mod job;
+pub mod walkable;
 
 mod clearance;
 mod direction;
@@ -73,3 +77,4 @@ pub use field::FlowField;
 pub use goal::Goal;
 pub use grid::ObstacleGrid;
 pub use job::{FieldJob, FieldResult};
+pub use walkable::Walkable;
