@@ -181,3 +181,135 @@ fn steered_agents_stand_on_the_ground_and_never_in_a_step() {
         "the crowd crossed the stair ({on_stair} placements on it)"
     );
 }
+
+/// The walking course: a steep cone (45°) between the start and a
+/// platform 1.2 high with cliffs on every side but one, where a stair of
+/// four 0.3 risers climbs it.
+fn climbing_course() -> Ground {
+    let rise = 45f32.to_radians().tan();
+    let cone = Heightfield::from_fn(Vec2::new(-30.0, -20.0), 0.25, 241, 161, |p| {
+        rise * (4.0 - (p - Vec2::new(-2.0, 0.0)).length()).max(0.0)
+    })
+    .unwrap();
+    let mut pieces = Piece::stairs_along_x(Vec2::new(8.8, -3.0), 0.0, 4, 0.8, 0.3, 6.0, 0.0);
+    pieces.push(Piece::step(
+        Vec2::new(12.0, -9.0),
+        Vec2::new(27.0, 9.0),
+        1.2,
+    ));
+    Ground::new(Some(cone), pieces).unwrap()
+}
+
+#[test]
+fn steered_agents_route_around_a_steep_hill_and_climb_a_low_stair() {
+    use throng_crowd::navigation::Walkable;
+    let gpu = require_gpu("ground");
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
+    let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+    let ground = Arc::new(climbing_course());
+    let mut grid =
+        ObstacleGrid::covering(Vec2::new(-28.0, -18.0), Vec2::new(28.0, 18.0), 0.5).unwrap();
+    let walkable = Walkable {
+        max_slope_degrees: 35.0,
+        step_height: 0.35,
+    };
+    let blocked = grid.block_unwalkable(&ground, walkable).unwrap();
+    // The cone's steep flanks and the platform's cliffs are walls; the
+    // stair is open up its middle.
+    assert!(grid.is_blocked(Vec2::new(-2.0, 2.5)) && grid.is_blocked(Vec2::new(12.25, 6.0)));
+    assert!(!grid.is_blocked(Vec2::new(10.5, 0.25)));
+    let goals = [Goal::Rect {
+        min: Vec2::new(13.0, -7.5),
+        max: Vec2::new(26.0, 7.5),
+    }];
+    let field = FlowField::compute(&grid, &goals).unwrap();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let walk = crowd.clip_index(m, "Walk").unwrap();
+    let scale = 0.7 / (handle.model().bounds.max - handle.model().bounds.min).max_element();
+    const AGENTS: usize = 150;
+    let mut goal_points = Vec::new();
+    for i in 0..AGENTS {
+        let p = Vec2::new(-24.0 + (i % 10) as f32, -7.0 + (i / 10) as f32);
+        // Goal points fill the platform from its far side.
+        let q = Vec2::new(25.0 - (i % 12) as f32, -6.5 + (i / 12) as f32);
+        goal_points.push(q);
+        let id = crowd
+            .spawn(
+                m,
+                Spawn {
+                    transform: Mat4::from_scale_rotation_translation(
+                        Vec3::splat(scale),
+                        Quat::from_rotation_y(1.57),
+                        Vec3::new(p.x, 0.0, p.y),
+                    ),
+                    clip: Some(walk),
+                    ..Spawn::default()
+                },
+            )
+            .unwrap();
+        let motion = Motion::Simulated {
+            velocity: Vec3::ZERO,
+            ground_speed: 0.0,
+            data: goal_data(0, Some(q)),
+        };
+        crowd.set_motion(id, motion).unwrap();
+    }
+    crowd.set_ground(Some(ground.clone()), GroundAlign::Upright);
+    let ids: Vec<InstanceId> = crowd.ids().collect();
+    let params = NavigateParams {
+        dwell: -1.0,
+        arrive: crate::navigation::ARRIVE,
+        ..navigate_params(crate::navigation::RADIUS, crate::navigation::SPEED)
+    };
+    let mut sim = navigate_simulation(&gpu.device, &params).unwrap();
+    sim.set_navigation(&gpu.device, &field).unwrap();
+    let mut stepper = Stepper::new(&gpu, sim);
+    let dt = 1.0 / STEPS_PER_SECOND as f32;
+    stepper.frame(&gpu, &crowd, &model);
+    let mut on_stair = 0;
+    let mut arrived_on_top = 0;
+    for step in 1..=60 * STEPS_PER_SECOND {
+        crowd.update(dt);
+        stepper.frame(&gpu, &crowd, &model);
+        if step % 10 != 0 {
+            continue;
+        }
+        let t = step as f32 * dt;
+        arrived_on_top = 0;
+        for pose in stepper.poses(&gpu, &crowd, &ids) {
+            let p = pose.world.w_axis.truncate();
+            let xz = Vec2::new(p.x, p.z);
+            assert!(
+                !grid.is_blocked(xz),
+                "{:?} at {t} s: at {p}, in an unwalkable cell (slope {:.1}°)",
+                pose.id,
+                ground.sample(xz).slope_angle().to_degrees()
+            );
+            assert!(
+                (p.y - ground.height_at(xz)).abs() <= ON_GROUND_EPS,
+                "{:?} at {t} s: y {} off the ground {}",
+                pose.id,
+                p.y,
+                ground.height_at(xz)
+            );
+            on_stair += usize::from(ground.pieces()[..4].iter().any(|s| s.covers(xz)));
+            let a = pose.agent.unwrap();
+            arrived_on_top += usize::from(a.data[3] > 0.0 && (p.y - 1.2).abs() < 1e-4);
+        }
+    }
+    let share = arrived_on_top as f64 / AGENTS as f64;
+    eprintln!(
+        "{blocked} cells unwalkable; {on_stair} placements on the stair; {:.1} % arrived on the platform in 60 s",
+        100.0 * share
+    );
+    assert!(
+        on_stair > AGENTS,
+        "they climbed the stair ({on_stair} placements on it)"
+    );
+    assert!(
+        share >= crate::navigation::MIN_ARRIVED,
+        "{:.1} % arrived",
+        100.0 * share
+    );
+}
