@@ -11,6 +11,7 @@
 
 pub mod flock;
 pub mod plaza;
+pub mod terrain;
 #[cfg(feature = "window")]
 pub mod window;
 
@@ -297,6 +298,8 @@ pub struct Scene {
     targets: Option<Targets>,
     /// Obstacles drawn as cylinders (the plaza's; none elsewhere).
     pillars: Option<throng_demo::pillars::Pillars>,
+    /// Real ground drawn in place of the flat one ([`Self::set_terrain`]).
+    terrain: Option<terrain::Terrain>,
 }
 
 /// The application's GPU, as it made it for its window: the adapter, the
@@ -435,6 +438,7 @@ impl Scene {
             format,
             targets: None,
             pillars: None,
+            terrain: None,
         })
     }
 
@@ -487,6 +491,9 @@ impl Scene {
             .renderer
             .prepare_draws(&camera, &[&self.crowd], &models)?;
         self.ground.prepare(queue, &camera);
+        if let Some(t) = &self.terrain {
+            t.prepare(queue, self, &camera);
+        }
         if let Some(p) = &self.pillars {
             p.prepare(
                 queue,
@@ -520,8 +527,10 @@ impl Scene {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if self.show_ground {
-            self.ground.draw(&mut pass, &self.renderer);
+        match (&self.terrain, self.show_ground) {
+            (Some(t), true) => t.draw(&mut pass, &self.renderer),
+            (None, true) => self.ground.draw(&mut pass, &self.renderer),
+            _ => {}
         }
         if let Some(p) = &self.pillars {
             p.draw(&mut pass);

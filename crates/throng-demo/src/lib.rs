@@ -16,6 +16,10 @@
 //!   steering.
 //! * [`pillars`]: a plaza's obstacles drawn as instanced cylinders inside
 //!   the application's pass beside the crowd.
+//! * [`terrain`]: the demo's hills with a stair onto a platform, as a
+//!   crowd's ground (`throng_core::ground`) and as a mesh.
+//! * [`terrain_pass`]: that mesh drawn inside the application's pass,
+//!   lit and shadowed by the crowd's light.
 //! * [`uniform`]: a scenery pass's uniform buffer and its bind group.
 
 pub mod herd;
@@ -23,5 +27,7 @@ pub mod mixed;
 pub mod outfits;
 pub mod pillars;
 pub mod plaza;
+pub mod terrain;
+pub mod terrain_pass;
 pub mod uniform;
 pub mod walkers;

@@ -8,3 +8,4 @@ mod frames;
 mod pillars;
 mod plaza;
 mod readme;
+mod terrain;
