@@ -20,7 +20,8 @@ const VERTICES: u32 = 24 * 6 + 24 * 3;
 /// Stone colour (linear RGB).
 pub const STONE: Vec3 = Vec3::new(0.55, 0.52, 0.47);
 
-/// One pillar: centre x, centre z, radius, height.
+/// One pillar: centre x, centre z, radius, height (its side goes as deep
+/// below y = 0, so it stands on ground that dips).
 pub type Pillar = [f32; 4];
 
 /// Mirrors `Pillars` in `pillars.wgsl` (beside this file).

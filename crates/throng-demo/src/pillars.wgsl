@@ -39,7 +39,10 @@ fn vs_pillar(@builtin(vertex_index) v: u32, @location(0) pillar: vec4<f32>) -> O
         let up = (0x34u >> k) & 1u;
         let a = f32(seg + around) / f32(SEGMENTS) * TAU;
         let dir = vec3<f32>(cos(a), 0.0, sin(a));
-        p = base + dir * pillar.z + vec3<f32>(0.0, f32(up) * pillar.w, 0.0);
+        // The side runs from as far below the plane as the pillar is tall
+        // (its foundation, hidden under flat ground, standing it on a
+        // terrain's valleys) to its top.
+        p = base + dir * pillar.z + vec3<f32>(0.0, (2.0 * f32(up) - 1.0) * pillar.w, 0.0);
         n = dir;
     } else {
         let t = v - sides;

@@ -102,6 +102,8 @@ pub enum Action {
     /// Walk (steered on the GPU around the plaza on a GPU-driven renderer,
     /// wandering loops otherwise), or stand.
     ToggleWalking,
+    /// Switch between the terrain (hills and a stair) and the flat plaza.
+    ToggleTerrain,
     /// Switch between orbit and fly camera.
     ToggleFly,
     /// Frame the whole crowd again.
@@ -142,6 +144,7 @@ pub fn action_for(key: Key, mods: Mods) -> Option<Action> {
         Key::Char('p') => Action::ToggleProps,
         Key::Char('u') => Action::ToggleUpperBody,
         Key::Char('m') => Action::ToggleWalking,
+        Key::Char('t') => Action::ToggleTerrain,
         Key::Char('f') => Action::ToggleFly,
         Key::Char('c') => Action::FrameCrowd,
         Key::Char('h') | Key::F1 => Action::ToggleHud,
@@ -165,6 +168,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("P", "props on heads"),
     ("U", "upper body plays a layer over the clip"),
     ("M", "walk (steered, or loops) / stand"),
+    ("T", "terrain (hills, a stair) / flat plaza"),
     ("F", "fly: WASD, Q/E, drag, Shift"),
     ("C", "frame the crowd"),
     ("H / F1", "hide / show the HUD"),

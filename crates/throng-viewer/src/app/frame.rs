@@ -244,6 +244,7 @@ impl Gfx {
             options.clear_color,
             (far - eye_to_ground) * 0.95,
         );
+        super::terrain::prepare(self, scene, camera, far);
         super::steer::prepare(self, &camera.clip_from_world());
         scene.lines.clear();
         if scene.skeletons {
@@ -274,13 +275,18 @@ impl Gfx {
                 label: Some("viewer frame"),
             });
         let (ground, pillars, lines) = (&self.ground, &self.pillars, &self.lines);
+        let terrain = &self.terrain;
         let shadows = self
             .renderer
             .shadow_receiver()
             .map(|r| r.bind_group.clone());
         self.renderer.encode_with(&mut encoder, view, |pass| {
             if let Some(shadows) = &shadows {
-                ground.draw(pass, shadows);
+                if terrain.shown() {
+                    terrain.draw(pass, shadows);
+                } else {
+                    ground.draw(pass, shadows);
+                }
             }
             pillars.draw(pass);
             lines.draw(pass);

@@ -42,6 +42,8 @@ pub(super) struct Gfx {
     pub(super) prop_model: GpuModel,
     pub(super) ground: Ground,
     pub(super) pillars: Pillars,
+    /// The terrain, when the scene has one (drawn for the flat ground).
+    pub(super) terrain: super::terrain::TerrainGfx,
     pub(super) lines: LinePass,
     pub(super) egui_ctx: egui::Context,
     pub(super) egui_state: egui_winit::State,
@@ -179,6 +181,7 @@ impl Gfx {
             prop_model,
             ground,
             pillars,
+            terrain: Default::default(),
             lines,
             egui_ctx,
             egui_state,

@@ -43,6 +43,7 @@ mod scene;
 mod shots;
 mod steer;
 mod steering;
+mod terrain;
 mod timing;
 mod walk;
 

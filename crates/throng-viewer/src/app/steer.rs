@@ -36,6 +36,7 @@ impl Scene {
             Vec2::new(centre.x, centre.z),
             extent.x.max(extent.z).max(body),
             body,
+            self.terrain_ground().map(|g| &**g),
         )?;
         let ids: Vec<_> = self.instances().iter().map(|&(id, _)| id).collect();
         send_to_goals(&mut self.crowd, &ids)?;

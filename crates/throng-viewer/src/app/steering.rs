@@ -6,8 +6,9 @@
 
 use anyhow::Result;
 use glam::Vec2;
+use throng_core::ground::Ground;
 use throng_core::simulation::NavigateParams;
-use throng_crowd::navigation::{FieldJob, FieldOptions, FlowField};
+use throng_crowd::navigation::{FieldJob, FieldOptions, FlowField, Walkable};
 use throng_demo::plaza::Plaza;
 use throng_render::simulation::navigate::navigate_params;
 
@@ -34,8 +35,22 @@ pub(super) struct Steering {
 impl Steering {
     /// The plaza around a herd of radius `radius` about `centre` of a
     /// model `body` long.
-    pub(super) fn around(centre: Vec2, radius: f32, body: f32) -> Result<Self> {
-        let plaza = Plaza::around(centre, radius, body)?;
+    pub(super) fn around(
+        centre: Vec2,
+        radius: f32,
+        body: f32,
+        ground: Option<&Ground>,
+    ) -> Result<Self> {
+        let mut plaza = Plaza::around(centre, radius, body)?;
+        if let Some(ground) = ground {
+            // The terrain's slopes over 30° and jumps over a sixth of a
+            // body (its stair's risers are a tenth) are walls.
+            let walkable = Walkable {
+                max_slope_degrees: 30.0,
+                step_height: body / 6.0,
+            };
+            plaza.grid.block_unwalkable(ground, walkable)?;
+        }
         let job = FieldJob::spawn(
             plaza.grid.clone(),
             plaza.goals.clone(),

@@ -73,6 +73,8 @@ pub struct Scene {
     /// The renderer can steer on the GPU (its path is GPU-driven): walking
     /// is steering, not analytic loops.
     pub(super) gpu_steering: bool,
+    /// The crowd stands on the demo's terrain (`T`; `terrain.rs`).
+    pub(super) terrain: super::terrain::SceneTerrain,
 }
 
 impl Scene {
@@ -143,6 +145,7 @@ impl Scene {
             stand_clips: Vec::new(),
             steering: None,
             gpu_steering: false,
+            terrain: super::terrain::SceneTerrain::default(),
         };
         scene.respawn(count)?;
         scene.frame_crowd(aspect);
@@ -182,6 +185,7 @@ impl Scene {
             .collect();
         self.blobs_changed = true;
         self.camera.scene_radius = radius.max(1e-3);
+        self.lay_terrain()?;
         self.saved = self.current_clips();
         if self.outfits {
             self.wear_outfits()?;
@@ -414,6 +418,7 @@ impl Scene {
             }
             Action::ToggleUpperBody => self.toggle_upper_body(),
             Action::ToggleWalking => self.set_walking(!self.walking()),
+            Action::ToggleTerrain => self.toggle_terrain(),
             Action::ToggleFly => {
                 self.camera.toggle_mode();
                 self.status = match self.camera.mode {
