@@ -56,6 +56,7 @@ pub mod baked;
 pub mod clock;
 pub mod contacts;
 pub mod error;
+pub mod foot_ik;
 pub mod format;
 pub mod fsio;
 pub mod gpu;

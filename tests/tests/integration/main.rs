@@ -15,6 +15,7 @@ mod contacts;
 mod crate_graph;
 mod error_bound;
 mod events;
+mod foot_ik;
 mod format_doc;
 mod format_robustness;
 mod gpu_index_bounds;
