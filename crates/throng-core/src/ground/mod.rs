@@ -98,7 +98,7 @@ impl Heightfield {
         if let Some((i, h)) = heights
             .iter()
             .enumerate()
-            .find(|(_, h)| !(h.abs() <= MAX_GROUND_EXTENT))
+            .find(|(_, h)| !h.is_finite() || h.abs() > MAX_GROUND_EXTENT)
         {
             let (c, r) = (i % columns as usize, i / columns as usize);
             return bad(format!(
@@ -142,7 +142,7 @@ impl Heightfield {
         max_level: f64,
         (low, high): (f32, f32),
     ) -> Result<Self, GroundError> {
-        if !(max_level > 0.0) {
+        if max_level.is_nan() || max_level <= 0.0 {
             return Err(GroundError::Heightfield(format!(
                 "brightest level {max_level} must be positive"
             )));
