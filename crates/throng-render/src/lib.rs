@@ -88,7 +88,7 @@ pub use device::{
 };
 pub use draw::targets;
 pub use model::{look, material, shared_frames};
-pub use passes::{compute, cull, mirror, motion, palette, readback};
+pub use passes::{compute, cull, foot_ik, mirror, motion, palette, readback};
 pub use program::{bind_groups, pipeline};
 
 pub use base::error::RenderError;

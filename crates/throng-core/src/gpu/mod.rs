@@ -7,10 +7,12 @@
 //! layers, variety, motion), so that every feature may use them. One file
 //! per reader: the record paths (`record.rs`), per-model parameters
 //! (`model.rs`), the GPU-driven path's mirror (`mirror.rs`), cull and light
-//! fit (`cull.rs`) and motion pass (`motion.rs`), and the palette pre-pass
-//! (`palette.rs`); all are re-exported here.
+//! fit (`cull.rs`) and motion pass (`motion.rs`), the palette pre-pass
+//! (`palette.rs`) and the foot IK pass after it (`foot_ik.rs`); all are
+//! re-exported here.
 
 mod cull;
+mod foot_ik;
 mod mirror;
 mod model;
 mod motion;
@@ -21,6 +23,7 @@ pub use cull::{
     CullView, DRAWN_WORDS, DrawSpec, GROUPS_WORD, GpuClip, GpuModelInfo, IN_VIEW_WORD, LightFit,
     LightFitParams, NO_IMPOSTOR, OCCLUDED_WORD, PLACED_WORD, PyramidParams, VISIBLE_BIT,
 };
+pub use foot_ik::{GpuIkInstance, GpuLeg, IkParams};
 pub use mirror::{
     GpuInstance, GpuTrack, GpuTransform, MirrorParams, MotionUpdate, StateUpdate, TransformUpdate,
 };

@@ -69,8 +69,14 @@ pub struct GpuLayerSet {
     pub layer_count: u32,
     /// First palette matrix the instance's palette is written to.
     pub palette: u32,
+    /// 1: its feet are planted on the crowd's ground after the pre-pass
+    /// (`throng_core::foot_ik`); 0: not.
+    pub foot_ik: u32,
+    /// The base clip's ground (`throng_core::contacts::ClipContacts::ground`)
+    /// for foot IK, model units.
+    pub clip_ground: f32,
     /// Padding.
-    pub pad: [u32; 3],
+    pub pad: u32,
     /// The layers, bottom first.
     pub layers: [GpuLayer; MAX_EXTRA_LAYERS],
 }

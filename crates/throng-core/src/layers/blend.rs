@@ -266,8 +266,20 @@ impl GpuLayerSet {
             fade: base.fade,
             layer_count: n as u32,
             palette,
-            pad: [0; 3],
+            foot_ik: 0,
+            clip_ground: 0.0,
+            pad: 0,
             layers: slots,
+        }
+    }
+
+    /// The set with its feet planted by IK on the crowd's ground, its
+    /// base clip's ground at `clip_ground`.
+    pub fn with_foot_ik(self, clip_ground: f32) -> Self {
+        Self {
+            foot_ik: 1,
+            clip_ground,
+            ..self
         }
     }
 }

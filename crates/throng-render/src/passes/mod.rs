@@ -11,6 +11,7 @@
 pub mod compute;
 pub mod cull;
 pub(crate) mod entry_pipeline;
+pub mod foot_ik;
 pub mod mirror;
 pub mod motion;
 pub mod palette;

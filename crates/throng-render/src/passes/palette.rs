@@ -84,6 +84,16 @@ impl PaletteTables {
             slot_count,
         }
     }
+
+    /// The skeleton table ([`GpuBone`] per bone).
+    pub fn skeleton(&self) -> &wgpu::Buffer {
+        &self.skeleton
+    }
+
+    /// Bones of the skeleton.
+    pub fn bone_count(&self) -> u32 {
+        self.bone_count
+    }
 }
 
 impl PalettePass {
@@ -161,6 +171,20 @@ impl PalettePass {
         tables: &PaletteTables,
         sets: &[GpuLayerSet],
     ) -> Result<Vec<LayeredPose>, RenderError> {
+        self.evaluate_then(device, queue, model, tables, sets, |_, _| {})
+    }
+
+    /// [`Self::evaluate`], with `after` recording more work on the
+    /// palettes (the foot IK pass) before they are read back.
+    pub fn evaluate_then(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &GpuModel,
+        tables: &PaletteTables,
+        sets: &[GpuLayerSet],
+        after: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+    ) -> Result<Vec<LayeredPose>, RenderError> {
         if sets.is_empty() {
             return Ok(Vec::new());
         }
@@ -209,6 +233,7 @@ impl PalettePass {
             palettes: &palettes,
         };
         self.encode(device, &mut encoder, model, tables, &job);
+        after(&mut encoder, &palettes);
         encoder.copy_buffer_to_buffer(&palettes, 0, &readback, 0, size);
         queue.submit([encoder.finish()]);
         let bytes = map_read(device, &readback)?;

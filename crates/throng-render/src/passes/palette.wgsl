@@ -43,9 +43,10 @@ struct GpuLayerSet {
     fade: f32,
     layer_count: u32,
     palette: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    // Read by the foot IK pass after this one (foot_ik.wgsl).
+    foot_ik: u32,
+    clip_ground: f32,
+    pad: u32,
     layers: array<GpuLayer, MAX_EXTRA_LAYERS>,
 }
 

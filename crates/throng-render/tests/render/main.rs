@@ -14,6 +14,7 @@ mod counter_flow;
 mod depth_convention;
 mod device_loss;
 mod extra_targets;
+mod foot_ik;
 mod golden;
 mod gpu_driven;
 mod gpu_readback;

@@ -62,6 +62,9 @@ pub enum Program {
     /// The crowd in a caller's depth, normal and motion-vector prepass,
     /// storage paths (`vs_prepass`, `vs_prepass_cached`, `fs_prepass`).
     Prepass,
+    /// Feet planted on the ground by two-bone IK, after the palette
+    /// pre-pass (`plant_feet`).
+    FootIk,
 }
 
 /// What one program is: its entry module, where its instance records come
@@ -80,7 +83,7 @@ struct Facts {
 
 /// Every program's facts, row `i` for the variant whose discriminant is `i`
 /// (checked when the crate compiles, below).
-const TABLE: [Facts; 20] = [
+const TABLE: [Facts; 21] = [
     Facts {
         program: Program::DrawPackaged,
         entry: "shadow_receive",
@@ -200,6 +203,12 @@ const TABLE: [Facts; 20] = [
         entry: "prepass",
         records: Some(RecordPath::Unbounded),
         label: "throng prepass (unbounded)",
+    },
+    Facts {
+        program: Program::FootIk,
+        entry: "foot_ik",
+        records: None,
+        label: "throng foot IK",
     },
 ];
 

@@ -172,6 +172,11 @@ pub const GROUND: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/passes/ground.wgsl"
 ));
+/// `passes/foot_ik.wgsl`: feet planted by two-bone IK after the palette pre-pass.
+pub const FOOT_IK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/passes/foot_ik.wgsl"
+));
 /// `simulation/agent.wgsl`.
 pub const AGENT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -247,6 +252,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("pose_fill", POSE_FILL),
     ("motion", MOTION),
     ("ground", GROUND),
+    ("foot_ik", FOOT_IK),
     ("agent", AGENT),
     ("simulation", SIMULATION),
     ("simulation_passes", SIMULATION_PASSES),

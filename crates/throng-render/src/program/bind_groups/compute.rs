@@ -261,6 +261,22 @@ pub fn motion_entries() -> Entries {
     ]
 }
 
+/// Group 0 of the foot IK pass (`passes/foot_ik.wgsl`): its `IkParams`
+/// (0), the instances (1), the model's legs (2) and skeleton (3), the
+/// palettes it edits (4), the crowd's ground (14, [`GROUND_BINDING`]).
+pub fn foot_ik_entries() -> Entries {
+    use throng_core::gpu::{GpuBone, GpuIkInstance, GpuLeg, IkParams};
+    let c = wgpu::ShaderStages::COMPUTE;
+    vec![
+        uniform(0, c, std::mem::size_of::<IkParams>(), false),
+        storage(1, c, true, std::mem::size_of::<GpuIkInstance>()),
+        storage(2, c, true, std::mem::size_of::<GpuLeg>()),
+        storage(3, c, true, std::mem::size_of::<GpuBone>()),
+        storage(4, c, false, 48),
+        storage(GROUND_BINDING, c, true, GROUND_HEADER_BYTES),
+    ]
+}
+
 /// The binding of the crowd's ground words in group 0 of every pass that
 /// imports `passes/ground.wgsl` (the motion pass, the simulation's resolve
 /// and apply stages).

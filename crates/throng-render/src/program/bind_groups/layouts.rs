@@ -88,6 +88,7 @@ pub fn program_groups(program: Program, receive: Receive) -> [Option<Entries>; 4
         Program::Simulation => [Some(simulation_entries(None)), None, None, None],
         Program::LightFit => [Some(light_fit_entries()), None, None, None],
         Program::Palette => [Some(palette_entries()), Some(model_entries()), None, None],
+        Program::FootIk => [Some(foot_ik_entries()), None, None, None],
     }
 }
 

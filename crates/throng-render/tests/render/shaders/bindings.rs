@@ -41,6 +41,7 @@ fn pipelines(program: Program) -> Vec<(Receive, Vec<&'static str>)> {
         )],
         Program::LightFit => vec![(Off, vec!["fit_light"])],
         Program::Palette => vec![(Off, vec!["evaluate"])],
+        Program::FootIk => vec![(Off, vec!["plant_feet"])],
         Program::PoseFill => vec![(Off, vec!["fill_poses"])],
         Program::ImpostorPackaged | Program::ImpostorUnbounded => vec![
             (Off, vec!["vs_impostor", "fs_impostor"]),

@@ -114,6 +114,58 @@ fn motion_structs_match_their_rust_twins() {
 }
 
 #[test]
+fn foot_ik_structs_match_their_rust_twins() {
+    use throng_core::gpu::{GpuBone, GpuIkInstance, GpuLeg, IkParams};
+    check(
+        Program::FootIk,
+        "IkInstance",
+        size_of::<GpuIkInstance>(),
+        &[
+            offset_of!(GpuIkInstance, world_from_model),
+            offset_of!(GpuIkInstance, palette),
+            offset_of!(GpuIkInstance, clip_ground),
+            offset_of!(GpuIkInstance, pad),
+            offset_of!(GpuIkInstance, pad) + 4,
+        ],
+    );
+    check(
+        Program::FootIk,
+        "Leg",
+        size_of::<GpuLeg>(),
+        &[
+            offset_of!(GpuLeg, hip),
+            offset_of!(GpuLeg, knee),
+            offset_of!(GpuLeg, foot),
+            offset_of!(GpuLeg, pad),
+        ],
+    );
+    check(
+        Program::FootIk,
+        "IkParams",
+        size_of::<IkParams>(),
+        &[
+            offset_of!(IkParams, count),
+            offset_of!(IkParams, legs),
+            offset_of!(IkParams, bones),
+            offset_of!(IkParams, pad),
+        ],
+    );
+    check(
+        Program::FootIk,
+        "IkBone",
+        size_of::<GpuBone>(),
+        &[
+            offset_of!(GpuBone, bind),
+            offset_of!(GpuBone, inverse_bind),
+            offset_of!(GpuBone, parent),
+            offset_of!(GpuBone, ordered),
+            offset_of!(GpuBone, pad),
+            offset_of!(GpuBone, pad) + 4,
+        ],
+    );
+}
+
+#[test]
 fn ground_structs_match_their_rust_twins() {
     use throng_core::ground::{GpuGroundHeader, GpuGroundPiece};
     check(
@@ -376,9 +428,9 @@ fn palette_structs_match_their_rust_twins() {
             offset_of!(GpuLayerSet, fade),
             offset_of!(GpuLayerSet, layer_count),
             offset_of!(GpuLayerSet, palette),
+            offset_of!(GpuLayerSet, foot_ik),
+            offset_of!(GpuLayerSet, clip_ground),
             offset_of!(GpuLayerSet, pad),
-            offset_of!(GpuLayerSet, pad) + 4,
-            offset_of!(GpuLayerSet, pad) + 8,
             offset_of!(GpuLayerSet, layers),
         ],
     );
