@@ -337,6 +337,7 @@ impl Crowd {
         self.followers.clear();
         self.active.clear();
         self.layers.clear();
+        self.foot_ik.clear();
     }
 
     /// Sets `world_from_model`.

@@ -207,7 +207,7 @@ impl Crowd {
             });
         }
         let slot = self.slot_of[d];
-        self.metas[d].layered = !playing.is_empty();
+        self.metas[d].layered = !playing.is_empty() || self.foot_ik.contains(&slot);
         if playing.is_empty() {
             self.layers.remove(&slot);
         } else {
@@ -310,7 +310,7 @@ impl Crowd {
 
     /// Whether some instance has animation layers.
     pub fn has_layered_instances(&self) -> bool {
-        !self.layers.is_empty()
+        !self.layers.is_empty() || !self.foot_ik.is_empty()
     }
 
     /// The clips of instance `d`'s layers.
@@ -344,7 +344,10 @@ impl Crowd {
 
     /// Instance `d`'s layers as the pre-pass reads them, at the clock.
     pub(super) fn gpu_layers(&self, d: usize) -> Option<Vec<GpuLayer>> {
-        let stack = self.layers.get(&self.slot_of[d])?;
+        let Some(stack) = self.layers.get(&self.slot_of[d]) else {
+            // Foot IK alone: the base pose, no layers.
+            return self.foot_ik.contains(&self.slot_of[d]).then(Vec::new);
+        };
         let rt = &self.models[self.metas[d].model as usize];
         let ticks = self.clock.saturating_sub(stack.anchor);
         Some(
@@ -401,6 +404,7 @@ impl Crowd {
     /// Drops slot `slot`'s layers (despawn, clear).
     pub(super) fn drop_layers(&mut self, slot: u32) {
         self.layers.remove(&slot);
+        self.foot_ik.remove(&slot);
     }
 }
 

@@ -84,6 +84,7 @@ mod error;
 mod events;
 #[cfg(test)]
 mod fixtures;
+mod foot_ik;
 mod ground;
 mod instances;
 mod layers;
@@ -177,6 +178,8 @@ pub struct Crowd {
     ground: Option<ground::CrowdGround>,
     /// Bumped whenever the ground is set.
     ground_generation: u64,
+    /// Slots of the instances whose feet are planted by IK (`foot_ik.rs`).
+    foot_ik: std::collections::BTreeSet<u32>,
 }
 
 impl Crowd {

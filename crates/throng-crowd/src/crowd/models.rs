@@ -151,6 +151,9 @@ pub(super) struct ModelRt {
     pub(super) event_ranges: Vec<std::ops::Range<usize>>,
     /// Per clip: baked in place with root motion.
     pub(super) root_clips: Vec<bool>,
+    /// Per clip: its ground for foot IK (its feet's lowest height,
+    /// `throng_core::contacts`).
+    pub(super) clip_grounds: Vec<f32>,
     /// Any clip has events.
     pub(super) has_events: bool,
     /// Any clip has root motion.
@@ -209,6 +212,10 @@ impl Crowd {
             rest_half_extent: half_extent(&m.frame_bounds[REST_FRAME as usize]),
             event_ranges,
             root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
+            clip_grounds: throng_core::contacts::contacts(m)
+                .iter()
+                .map(|c| c.ground)
+                .collect(),
             has_events: !m.events.is_empty(),
             has_root_motion: !m.root_motion.is_empty(),
             lod_sizes: m.lod_sizes(),

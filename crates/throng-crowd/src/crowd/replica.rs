@@ -192,12 +192,13 @@ impl Crowd {
         self.points_generation = source.points_generation;
     }
 
-    /// The per-instance side tables: path slots, layers, attachments and
-    /// the stepped set.
+    /// The per-instance side tables: path slots, layers, foot IK,
+    /// attachments and the stepped set.
     fn copy_side_tables(&mut self, source: &Crowd) {
         self.paths.clone_from(&source.paths);
         self.free_paths.clone_from(&source.free_paths);
         self.layers.clone_from(&source.layers);
+        self.foot_ik.clone_from(&source.foot_ik);
         self.followers.clone_from(&source.followers);
         self.active.clone_from(&source.active);
     }

@@ -25,9 +25,11 @@ impl Crowd {
         let view = view.into();
         let mut pass = DrawPass::new(&self.models, self.anims.len(), &view, self.clock, out);
         if view.layered_only {
-            // Only the layered ones, found through their layers' slots:
-            // the cost follows their number, not the crowd's.
-            for &slot in self.layers.keys() {
+            // Only the layered ones, found through their layers' slots
+            // and those with foot IK (each once): the cost follows their
+            // number, not the crowd's.
+            let ik_only = self.foot_ik.iter().filter(|s| !self.layers.contains_key(s));
+            for &slot in self.layers.keys().chain(ik_only) {
                 let d = self.slots[slot as usize].dense as usize;
                 self.visit_instance(&mut pass, d);
             }
@@ -58,6 +60,8 @@ pub(super) struct Visited<'a> {
     look: Look,
     /// Its layers, when the view draws them.
     layers: Option<&'a [GpuLayer]>,
+    /// Its base clip's ground, when its feet are planted by IK.
+    foot_ik: Option<f32>,
 }
 
 /// Record building for one frame: culling, LOD selection, then records into
@@ -102,6 +106,7 @@ impl Crowd {
             tint: self.tints[d],
             look: self.looks[d],
             layers: layers.as_deref(),
+            foot_ik: layers.as_ref().and_then(|_| self.foot_ik_ground(d)),
         };
         pass.visit(d, &self.models[self.metas[d].model as usize], instance);
     }
@@ -169,6 +174,7 @@ impl<'a> DrawPass<'a> {
             rt,
             blend: &blend,
             layers: instance.layers,
+            foot_ik: instance.foot_ik,
             kind,
         };
         if let Some(fade) = cross_fade {
@@ -262,9 +268,11 @@ impl<'a> DrawPass<'a> {
         match to.layers {
             Some(layers) if !is_impostor => {
                 let index = self.out.layer_sets.len() as u32;
-                self.out
-                    .layer_sets
-                    .push(GpuLayerSet::new(to.blend, layers, 0));
+                let set = GpuLayerSet::new(to.blend, layers, 0);
+                self.out.layer_sets.push(match to.foot_ik {
+                    Some(ground) => set.with_foot_ik(ground),
+                    None => set,
+                });
                 let layered = InstanceRecord {
                     frame0: index,
                     fade: 1.0,
@@ -351,5 +359,6 @@ struct Placement<'r> {
     rt: &'r ModelRt,
     blend: &'r FrameBlend,
     layers: Option<&'r [GpuLayer]>,
+    foot_ik: Option<f32>,
     kind: usize,
 }

@@ -157,7 +157,7 @@ impl Crowd {
         }
         if matches!(motion, Motion::Simulated { .. }) && meta.layered {
             return Err(bad(&format!(
-                "instance {id:?} has animation layers, drawn from the CPU's lists; it cannot be simulated on the GPU"
+                "instance {id:?} has animation layers or foot IK, drawn from the CPU's lists; it cannot be simulated on the GPU"
             )));
         }
         self.apply_motion(d, motion);

@@ -48,6 +48,7 @@ fn differences(a: &Crowd, b: &Crowd) -> Vec<&'static str> {
         sim_serial,
         ground,
         ground_generation,
+        foot_ik,
         spheres_stale
     );
     // Stale spheres are recomputed from the rows by every reader.
@@ -108,6 +109,7 @@ enum Op {
     Bulk(u8, bool),
     Mask,
     Ground(u8),
+    FootIk(usize),
     Clear,
     Sync,
 }
@@ -132,6 +134,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<u8>(), any::<bool>()).prop_map(|(x, r)| Op::Bulk(x, r)),
         1 => Just(Op::Mask),
         1 => any::<u8>().prop_map(Op::Ground),
+        1 => i.clone().prop_map(Op::FootIk),
         1 => Just(Op::Clear),
         4 => Just(Op::Sync),
     ]
@@ -153,6 +156,7 @@ impl Op {
             | Op::Unlayer(i)
             | Op::Velocity(i)
             | Op::Path(i)
+            | Op::FootIk(i)
             | Op::Attach(i) => Some(i),
             _ => None,
         }
@@ -225,6 +229,10 @@ fn apply_to(crowd: &mut Crowd, id: InstanceId, op: &Op) -> Option<InstanceId> {
         Op::Tint(_) => crowd.set_tint(id, Vec4::new(1.0, 0.5, 0.25, 1.0)),
         Op::Layer(_) => crowd.set_layers(id, &[Layer::new(0)]),
         Op::Unlayer(_) => crowd.set_layers(id, &[]),
+        Op::FootIk(_) => {
+            let on = crowd.foot_ik(id).is_ok_and(|on| !on);
+            crowd.set_foot_ik(id, on)
+        }
         Op::Velocity(_) => {
             let velocity = Vec3::new(1.0, 0.0, 0.5);
             crowd.set_motion(

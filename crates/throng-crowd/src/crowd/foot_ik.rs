@@ -1,0 +1,152 @@
+//! Feet planted on the crowd's ground by two-bone IK, for the instances
+//! chosen ([`Crowd::set_foot_ik`], or the nearest few to a camera,
+//! [`Crowd::foot_ik_nearest`]): such an instance is drawn like one with
+//! animation layers — from the CPU's lists, its palette evaluated by the
+//! GPU's pre-pass — and its layer set asks the foot IK pass that follows
+//! to plant its feet (`throng_core::foot_ik`, `throng-render`'s
+//! `passes/foot_ik.wgsl`), with the ground under each foot and its base
+//! clip's ground. Every other instance keeps the shared pose: IK costs
+//! only the instances that have it.
+//!
+//! The CPU must know where the instance is: a simulated instance (the
+//! GPU's) cannot have foot IK, nor can one with foot IK be simulated.
+
+use glam::Vec3;
+
+use super::{Change, Crowd, CrowdError, InstanceId};
+
+impl Crowd {
+    /// Plants instance `id`'s feet on the crowd's ground (`on`), or stops.
+    pub fn set_foot_ik(&mut self, id: InstanceId, on: bool) -> Result<(), CrowdError> {
+        let d = self.dense(id)?;
+        let slot = self.slot_of[d];
+        if self.foot_ik.contains(&slot) == on {
+            return Ok(());
+        }
+        if on && self.is_simulated(d) {
+            return Err(CrowdError::Incompatible(format!(
+                "instance {id:?} is simulated on the GPU, which knows where it is; foot IK needs a transform the CPU knows"
+            )));
+        }
+        if on {
+            self.foot_ik.insert(slot);
+        } else {
+            self.foot_ik.remove(&slot);
+        }
+        self.metas[d].layered = on || self.layers.contains_key(&slot);
+        self.touch(Change::state(d));
+        self.refresh_sphere(d);
+        Ok(())
+    }
+
+    /// Whether instance `id`'s feet are planted by IK.
+    pub fn foot_ik(&self, id: InstanceId) -> Result<bool, CrowdError> {
+        let d = self.dense(id)?;
+        Ok(self.foot_ik.contains(&self.slot_of[d]))
+    }
+
+    /// Instances with foot IK.
+    pub fn foot_ik_count(&self) -> usize {
+        self.foot_ik.len()
+    }
+
+    /// Gives foot IK to the `n` instances nearest `eye` that the CPU knows
+    /// the place of (not simulated, no attachments' children) and takes it
+    /// from every other; returns how many have it. A choice by distance,
+    /// made when called (each second or so, not every frame: a change
+    /// moves an instance between the GPU's cull and the CPU's lists).
+    pub fn foot_ik_nearest(&mut self, eye: Vec3, n: usize) -> usize {
+        let mut near: Vec<(f32, usize)> = (0..self.len())
+            .filter(|&d| !self.is_simulated(d) && !self.metas[d].follower)
+            .map(|d| {
+                let at = self.world_rows(d).map(|r| r.w);
+                (Vec3::new(at[0], at[1], at[2]).distance_squared(eye), d)
+            })
+            .collect();
+        let n = n.min(near.len());
+        if n < near.len() {
+            near.select_nth_unstable_by(n, |a, b| a.0.total_cmp(&b.0));
+        }
+        let chosen: std::collections::BTreeSet<u32> =
+            near[..n].iter().map(|&(_, d)| self.slot_of[d]).collect();
+        let was: Vec<u32> = self.foot_ik.difference(&chosen).copied().collect();
+        for slot in was.into_iter().chain(chosen.iter().copied()) {
+            let d = self.slots[slot as usize].dense as usize;
+            let on = chosen.contains(&slot);
+            if self.foot_ik.contains(&slot) != on {
+                if on {
+                    self.foot_ik.insert(slot);
+                } else {
+                    self.foot_ik.remove(&slot);
+                }
+                self.metas[d].layered = on || self.layers.contains_key(&slot);
+                self.touch(Change::state(d));
+                self.refresh_sphere(d);
+            }
+        }
+        self.foot_ik.len()
+    }
+
+    /// Dense slot `d`'s base clip's ground for foot IK, if it has foot IK
+    /// (model units; 0 without a clip).
+    pub(super) fn foot_ik_ground(&self, d: usize) -> Option<f32> {
+        if !self.foot_ik.contains(&self.slot_of[d]) {
+            return None;
+        }
+        let rt = &self.models[self.metas[d].model as usize];
+        let clip = self.anims[d].current.clip as usize;
+        Some(rt.clip_grounds.get(clip).copied().unwrap_or(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::super::fixtures::{at, test_model};
+    use super::super::{Crowd, DrawList, DrawView, InstanceId, Motion};
+
+    #[test]
+    fn the_nearest_get_foot_ik_and_their_layer_sets_ask_for_it() {
+        let mut crowd = Crowd::new();
+        let m = crowd.add_model(&test_model(1.0));
+        let ids: Vec<InstanceId> = (0..6)
+            .map(|i| crowd.spawn(m, at(10.0 * i as f32)).unwrap())
+            .collect();
+        assert_eq!(crowd.foot_ik_nearest(Vec3::new(52.0, 0.0, 0.0), 2), 2);
+        let on: Vec<bool> = ids.iter().map(|&id| crowd.foot_ik(id).unwrap()).collect();
+        assert_eq!(on, [false, false, false, false, true, true]);
+        assert!(crowd.has_layered_instances());
+        // Nearer the start now: the choice moves.
+        crowd.foot_ik_nearest(Vec3::ZERO, 1);
+        let on: Vec<bool> = ids.iter().map(|&id| crowd.foot_ik(id).unwrap()).collect();
+        assert_eq!(on, [true, false, false, false, false, false]);
+        let view = DrawView {
+            layers: true,
+            layered_only: true,
+            ..Default::default()
+        };
+        let mut list = DrawList::default();
+        crowd.build_draw_list(view, &mut list);
+        assert_eq!(list.records.len(), 1);
+        assert_eq!(list.layer_sets.len(), 1);
+        assert_eq!(list.layer_sets[0].foot_ik, 1);
+        assert_eq!(list.layer_sets[0].layer_count, 0);
+        // Despawned, it is gone from the set; a simulated one is refused.
+        crowd.despawn(ids[0]).unwrap();
+        assert_eq!(crowd.foot_ik_count(), 0);
+        assert!(!crowd.has_layered_instances());
+        let sim = Motion::Simulated {
+            velocity: Vec3::ZERO,
+            ground_speed: 0.0,
+            data: glam::Vec4::ZERO,
+        };
+        crowd.set_motion(ids[1], sim).unwrap();
+        assert!(crowd.set_foot_ik(ids[1], true).is_err());
+        crowd.set_foot_ik(ids[2], true).unwrap();
+        assert!(
+            crowd.set_motion(ids[2], sim).is_err(),
+            "foot IK is drawn from the CPU's lists"
+        );
+    }
+}
