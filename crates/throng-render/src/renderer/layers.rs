@@ -6,16 +6,23 @@
 //! ([`PalettePass`]) evaluates them — one dispatch per (crowd, model, LOD)
 //! group, submitted before the frame's draws, which read the palettes at
 //! group 3, binding 5 (`records_storage.wgsl`). An instance in both the
-//! camera's and the light's list is evaluated once per list.
+//! camera's and the light's list is evaluated once per list. The sets that
+//! ask for foot IK (`Crowd::set_foot_ik`) then have their feet planted on
+//! their crowd's ground by the foot IK pass ([`FootIkPass`]), in the same
+//! submission, on the palettes the pre-pass wrote.
 //!
 //! [`DrawGroup::layered`]: throng_crowd::crowd::DrawGroup::layered
 
-use throng_core::gpu::GpuLayerSet;
+use std::collections::HashMap;
+
+use throng_core::foot_ik::IkSkeleton;
+use throng_core::gpu::{GpuIkInstance, GpuLayerSet};
 use throng_crowd::crowd::{Crowd, DrawList, ModelId};
 use wgpu::util::DeviceExt;
 
 use crate::base::error::RenderError;
 use crate::model::gpu_model::GpuModel;
+use crate::passes::foot_ik::{FootIkJob, FootIkPass, GpuLegs};
 use crate::passes::palette::{PALETTE_MATRIX_BYTES, PaletteJob, PalettePass, PaletteTables};
 
 /// One pre-pass dispatch: a layered group's sets.
@@ -25,11 +32,16 @@ struct Dispatch {
     model_key: u64,
     first: u32,
     count: u32,
+    /// Its instances with foot IK.
+    ik: Vec<GpuIkInstance>,
 }
 
 /// The frame's layer sets, their palettes and the pre-pass.
 pub(super) struct LayerDraws {
     pass: Option<PalettePass>,
+    ik_pass: Option<FootIkPass>,
+    /// Each model's legs, by model key.
+    legs: HashMap<u64, GpuLegs>,
     palettes: wgpu::Buffer,
     /// Bumped when `palettes` is replaced (bind groups over it go stale).
     pub(super) generation: u64,
@@ -43,6 +55,8 @@ impl LayerDraws {
     pub(super) fn new(device: &wgpu::Device) -> Self {
         Self {
             pass: None,
+            ik_pass: None,
+            legs: HashMap::new(),
             palettes: palette_buffer(device, PALETTE_MATRIX_BYTES),
             generation: 0,
             sets: Vec::new(),
@@ -80,11 +94,20 @@ impl LayerDraws {
                 let entries = throng_core::layers::palette_entries(model);
                 let first = self.sets.len() as u32;
                 let range = group.first as usize..(group.first + group.count) as usize;
+                let mut ik = Vec::new();
                 for rec in &mut records[range] {
                     let Some(mut set) = layer_sets.get(rec.frame0 as usize).copied() else {
                         continue;
                     };
                     set.palette = self.matrices as u32;
+                    if set.foot_ik != 0 {
+                        ik.push(GpuIkInstance {
+                            world_from_model: rec.world_from_model,
+                            palette: set.palette,
+                            clip_ground: set.clip_ground,
+                            pad: [0; 2],
+                        });
+                    }
                     rec.frame0 = set.palette;
                     self.matrices += entries;
                     self.sets.push(set);
@@ -95,6 +118,7 @@ impl LayerDraws {
                     model_key: group.model_key,
                     first,
                     count: self.sets.len() as u32 - first,
+                    ik,
                 });
             }
         }
@@ -160,6 +184,26 @@ impl LayerDraws {
                 palettes: &self.palettes,
             };
             pass.encode(device, &mut encoder, gpu_model, t, &job);
+            if !d.ik.is_empty() {
+                let crowd = crowds[d.crowd];
+                let Ok(handle) = crowd.model_handle(d.model) else {
+                    continue;
+                };
+                let legs = self
+                    .legs
+                    .entry(d.model_key)
+                    .or_insert_with(|| GpuLegs::new(device, &IkSkeleton::of(handle.model())));
+                let ground = crowd.ground_words();
+                let ik = FootIkJob {
+                    instances: &d.ik,
+                    legs,
+                    tables: t,
+                    palettes: &self.palettes,
+                    ground: &ground,
+                };
+                let ik_pass = self.ik_pass.get_or_insert_with(|| FootIkPass::new(device));
+                ik_pass.encode(device, &mut encoder, &ik);
+            }
         }
         queue.submit([encoder.finish()]);
         Ok(())

@@ -128,3 +128,159 @@ fn the_gpu_plants_the_foxs_feet_where_the_cpu_does() {
         let _ = Vec4::ZERO;
     }
 }
+
+/// A row of five Foxes standing upright on a 20° slope (its ground set on
+/// the crowd), walking; the second and the fourth with foot IK or not.
+fn slope_row(
+    ik: bool,
+) -> (
+    throng_crowd::crowd::Crowd,
+    Vec<throng_crowd::crowd::InstanceId>,
+    ModelHandle,
+) {
+    use throng_crowd::crowd::{Crowd, Spawn};
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
+    let rise = 20f32.to_radians().tan();
+    let ground = Ground::new(
+        Some(Heightfield::from_fn(Vec2::splat(-10.0), 0.1, 201, 201, |p| rise * p.x).unwrap()),
+        vec![],
+    )
+    .unwrap();
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let walk = handle.model().clip_index("Walk").unwrap();
+    let ids: Vec<_> = (0..5)
+        .map(|i| {
+            let x = -3.2 + 1.6 * i as f32;
+            let at = Vec3::new(x, ground.height_at(Vec2::new(x, 0.0)), 0.0);
+            let spawn = Spawn {
+                transform: Mat4::from_scale_rotation_translation(
+                    Vec3::splat(0.01),
+                    Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+                    at,
+                ),
+                clip: Some(walk),
+                time: 0.1 * i as f32,
+                speed: 0.0,
+                ..Spawn::default()
+            };
+            crowd.spawn(m, spawn).unwrap()
+        })
+        .collect();
+    crowd.set_ground(Some(std::sync::Arc::new(ground)), GroundAlign::Upright);
+    for &i in &[1, 3] {
+        crowd.set_foot_ik(ids[i], ik).unwrap();
+    }
+    (crowd, ids, handle)
+}
+
+type ModelHandle = throng_crowd::crowd::ModelHandle;
+
+/// The picture with foot IK differs from the one without exactly at the
+/// instances that have it: every pixel over the golden tolerance lies in
+/// their boxes on screen, and there are such pixels.
+fn ik_changes_only_its_instances(path: throng_render::PathChoice) {
+    use throng_render::{Renderer, RendererOptions};
+    use throng_tests::golden::PIXEL_LEVEL_TOLERANCE;
+    let gpu = require_gpu("foot_ik");
+    const SIZE: (u32, u32) = (320, 160);
+    let camera = throng_tests::scenes::View {
+        eye: Vec3::new(0.0, 0.6, 6.5),
+        target: Vec3::new(0.0, 0.3, 0.0),
+        fov: 45f32.to_radians(),
+        depth: (0.1, 50.0),
+    }
+    .camera(SIZE);
+    let picture = |ik: bool| {
+        let (crowd, ids, handle) = slope_row(ik);
+        let model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
+        let options = RendererOptions {
+            path,
+            shadows: None,
+            ..RendererOptions::default()
+        };
+        let mut renderer = Renderer::headless(&gpu, options).unwrap();
+        let (image, _) = renderer
+            .render_image(&gpu, SIZE, &camera, &[&crowd], &[&model])
+            .unwrap();
+        // The screen boxes of the instances with foot IK.
+        let boxes: Vec<(Vec2, Vec2)> = [1, 3]
+            .iter()
+            .map(|&i| {
+                let t = crowd.world_transform(ids[i]).unwrap();
+                let b = handle.model().bounds;
+                let corners = (0..8).map(|k| {
+                    let c = Vec3::new(
+                        if k & 1 == 0 { b.min.x } else { b.max.x },
+                        if k & 2 == 0 { b.min.y } else { b.max.y },
+                        if k & 4 == 0 { b.min.z } else { b.max.z },
+                    );
+                    // Room for the feet the IK moved: a tenth of the box.
+                    let p = camera
+                        .clip_from_world()
+                        .project_point3(t.transform_point3(c));
+                    Vec2::new(
+                        (p.x + 1.0) * 0.5 * SIZE.0 as f32,
+                        (1.0 - p.y) * 0.5 * SIZE.1 as f32,
+                    )
+                });
+                let (lo, hi) = corners.fold(
+                    (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+                    |(lo, hi), p| (lo.min(p), hi.max(p)),
+                );
+                let margin = (hi - lo) * 0.1;
+                (lo - margin, hi + margin)
+            })
+            .collect();
+        (image, boxes)
+    };
+    let (off, _) = picture(false);
+    let (on, boxes) = picture(true);
+    if let Ok(dir) = std::env::var("THRONG_IK_SHOTS") {
+        off.save(format!("{dir}/ik-off-{path:?}.png")).unwrap();
+        on.save(format!("{dir}/ik-on-{path:?}.png")).unwrap();
+    }
+    let (mut inside, mut outside) = (0, Vec::new());
+    for (x, y, p) in on.enumerate_pixels() {
+        let q = off.get_pixel(x, y);
+        let differs =
+            p.0.iter()
+                .zip(q.0)
+                .any(|(a, b)| a.abs_diff(b) > PIXEL_LEVEL_TOLERANCE);
+        if !differs {
+            continue;
+        }
+        let at = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+        if boxes
+            .iter()
+            .any(|(lo, hi)| at.cmpge(*lo).all() && at.cmple(*hi).all())
+        {
+            inside += 1;
+        } else {
+            outside.push((x, y));
+        }
+    }
+    eprintln!(
+        "{path:?}: {inside} pixels differ at the instances with foot IK, {} elsewhere",
+        outside.len()
+    );
+    assert!(
+        outside.is_empty(),
+        "{path:?}: pixels differ away from the IK instances, first at {:?}",
+        &outside[..outside.len().min(5)]
+    );
+    assert!(
+        inside > 100,
+        "{path:?}: foot IK changed only {inside} pixels"
+    );
+}
+
+#[test]
+fn foot_ik_changes_the_picture_only_at_its_instances_gpu_driven() {
+    ik_changes_only_its_instances(throng_render::PathChoice::GpuDriven);
+}
+
+#[test]
+fn foot_ik_changes_the_picture_only_at_its_instances_unbounded() {
+    ik_changes_only_its_instances(throng_render::PathChoice::Unbounded);
+}
