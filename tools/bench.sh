@@ -39,6 +39,11 @@
 #                              at 1920x1080, PBR, Lambert, varied and pose-cache
 #                              modes; with shadows; walking; then 256x144 and
 #                              3840x2160 (is the frame vertex- or fragment-bound?)
+#   tools/bench.sh terrain     crowds on real ground (docs/BENCHMARKS.md,
+#                              "Terrain and foot IK"): 100k walkers on the
+#                              plane, on the terrain, and with foot IK for the
+#                              nearest 100, 1,000 and 10,000; lavapipe sizes,
+#                              or GPU ones with TERRAIN_GPU=1
 #   tools/bench.sh occlusion   occlusion culling and shadows by LOD
 #                              (docs/BENCHMARKS.md, "Occlusion culling"): the
 #                              default chain, pose cache, occlusion on and off
@@ -356,6 +361,29 @@ mixed() {
     rm -rf "$bodies"
 }
 
+# Crowds on real ground (docs/BENCHMARKS.md, "Terrain and foot IK"): 100k
+# walkers of the default chain from the ground camera, on the plane and on
+# the demo's terrain, then on the terrain with foot IK for the nearest 100,
+# 1,000 and 10,000; the foot IK pass and the palette pre-pass are named in
+# the per-pass table. Lavapipe sizes (320x180), or GPU ones with
+# TERRAIN_GPU=1 (1920x1080).
+terrain() {
+    local lod size="320x180" how
+    [ -n "${TERRAIN_GPU:-}" ] && size="1920x1080"
+    bake_default_lod
+    {
+        header
+        for how in "" "--terrain" "--terrain --foot-ik 100" "--terrain --foot-ik 1000" "--terrain --foot-ik 10000"; do
+            # shellcheck disable=SC2086
+            "$THRONG" bench "$lod" --mode gpu-driven --instances 100000 --size "$size" \
+                --camera ground --frames 8 --warmup 3 --walking 100 $how \
+                --json "$data/terrain-$tag-$(echo "${how:-plane}" | tr -d ' -').json"
+        done
+        footer
+    } | tee "$data/terrain-$tag.txt"
+    rm -f "$lod"
+}
+
 case "${1:-all}" in
     all) lavapipe; criterion; plot ;;
     lavapipe) lavapipe ;;
@@ -366,9 +394,10 @@ case "${1:-all}" in
     steering) steering ;;
     headline) headline ;;
     occlusion) occlusion ;;
+    terrain) terrain ;;
     bake) bake ;;
     mixed) mixed ;;
     criterion) criterion ;;
     plot) plot ;;
-    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|occlusion|bake|mixed|criterion|plot]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|lavapipe|gpu|gpu-driven|pose-cache|walking|steering|headline|occlusion|terrain|bake|mixed|criterion|plot]" >&2; exit 2 ;;
 esac

@@ -93,7 +93,7 @@ step "tests (Vulkan)" cargo test --workspace
 # checks the shadow map by copying the depth texture to a buffer, a copy GL
 # lacks (DownlevelFlags::DEPTH_TEXTURE_AND_BUFFER_COPIES); the golden images,
 # drawn with shadows on, cover GL's shadows. Likewise impostor's shadows.
-gl_render=(golden compressed_models gpu_readback gpu_driven hidden_parts shared_frames occlusion occlusion_per_instance occlusion_pyramid occlusion_test_wgsl navigation anticipation shared_mirrors packages bad_input layers_readback layers_draw pose_cache motion simulation extra_targets threads device_loss worst_values depth_convention blend_split variety pbr morphs tangents textures impostor_wgsl)
+gl_render=(golden ground foot_ik compressed_models gpu_readback gpu_driven hidden_parts shared_frames occlusion occlusion_per_instance occlusion_pyramid occlusion_test_wgsl navigation anticipation shared_mirrors packages bad_input layers_readback layers_draw pose_cache motion simulation extra_targets threads device_loss worst_values depth_convention blend_split variety pbr morphs tangents textures impostor_wgsl)
 gl() { WGPU_BACKEND=gl cargo test --workspace "$@"; }
 step "tests (GL): render" gl --test render -- "${gl_render[@]/%/::}"
 step "tests (GL): impostor" gl --test impostor -- capture:: impostor_draw:: impostor_materials:: fog::

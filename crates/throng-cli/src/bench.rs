@@ -72,6 +72,14 @@ pub struct Args {
     /// GPU on the GPU-driven path and on the CPU elsewhere.
     #[arg(long, default_value_t = 0.0)]
     pub walking: f64,
+    /// Stand the crowd on the demo's terrain (hills and a stair, sized
+    /// after the model) instead of the plane.
+    #[arg(long)]
+    pub terrain: bool,
+    /// Plant the feet of the N instances nearest the camera by two-bone
+    /// IK on the ground (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub foot_ik: u32,
     /// Draw with directional-light shadows (the renderer's default shadow
     /// options; `cpu-skinned` has no shadow pass and is skipped).
     #[arg(long)]
@@ -179,6 +187,8 @@ pub fn run(args: Args) -> Result<()> {
         camera: args.camera,
         occlusion: OcclusionChoice::from_name(&args.occlusion).expect("a possible value"),
         pose_cache_budget: args.pose_cache_budget,
+        terrain: args.terrain,
+        foot_ik: args.foot_ik,
     };
     let (baked, scene) = load(&args)?;
     let subject = Subject {
@@ -307,7 +317,7 @@ fn settings_line(s: &mut String, settings: &Settings) {
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking, {} camera, occlusion {}, impostors one view below {}",
+        "settings  {}×{}, MSAA {}, shadows {}, {} warm-up + {} measured frames per cell, dt = 1/60 s, {} % of instances changed per frame, {} % walking{}, {} camera, occlusion {}, impostors one view below {}",
         settings.size[0],
         settings.size[1],
         settings.msaa,
@@ -328,6 +338,13 @@ fn settings_line(s: &mut String, settings: &Settings) {
         settings.frames,
         settings.changing_percent,
         settings.walking_percent,
+        match (settings.terrain, settings.foot_ik) {
+            (false, 0) => String::new(),
+            (terrain, ik) => format!(
+                ", on {}, foot IK for the nearest {ik}",
+                if terrain { "the terrain" } else { "the plane" }
+            ),
+        },
         settings.camera.name(),
         match settings.occlusion {
             OcclusionChoice::On => "on",

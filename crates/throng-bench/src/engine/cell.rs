@@ -290,6 +290,12 @@ impl<'a> Bench<'a> {
         let mut changes = Changes::new(&crowd, plan.changing_percent)?;
         let mut walkers = Walkers::new(&mut crowd, id, &bounds, plan.walking_percent)
             .map_err(|e| CellError::Failed(e.to_string()))?;
+        if plan.terrain {
+            lay_terrain(&mut crowd, &bounds)?;
+        }
+        if plan.foot_ik > 0 {
+            crowd.foot_ik_nearest(camera.eye, plan.foot_ik as usize);
+        }
         let measured = measure(plan, &mut crowd, |crowd: &mut Crowd| {
             drawer.frame(
                 gpu,
@@ -569,4 +575,40 @@ fn crowd_tints(crowd: &Crowd, ids: &[InstanceId]) -> Vec<u32> {
     } else {
         vec![pack_tint(glam::Vec4::ONE); ids.len()]
     }
+}
+
+/// Lays the demo's terrain around the grid of `bounds` as the crowd's
+/// ground (the model's length the unit of its heights), the standing
+/// instances set on it.
+fn lay_terrain(crowd: &mut Crowd, bounds: &throng_core::math::Aabb) -> Result<(), CellError> {
+    use throng_core::ground::GroundAlign;
+    let failed = |e: &dyn std::fmt::Display| CellError::Failed(e.to_string());
+    let body = crowd
+        .models()
+        .next()
+        .map(|m| {
+            let b = m.model().bounds;
+            (b.max - b.min).max_element()
+        })
+        .unwrap_or(1.0);
+    let centre = bounds.center();
+    let half = (bounds.max - bounds.min).max_element() * 0.6 + body;
+    let ground = throng_demo::terrain::demo_ground(glam::Vec2::new(centre.x, centre.z), half, body)
+        .map_err(|e| failed(&e))?;
+    let ids: Vec<_> = crowd.ids().collect();
+    for id in ids {
+        if crowd
+            .motion(id)
+            .is_ok_and(|m| m == throng_core::motion::MotionKind::Still)
+        {
+            let t = crowd.world_transform(id).map_err(|e| failed(&e))?;
+            let at = t.w_axis.truncate();
+            let lift = ground.height_at(glam::Vec2::new(at.x, at.z)) - at.y;
+            crowd
+                .set_transform(id, glam::Mat4::from_translation(glam::Vec3::Y * lift) * t)
+                .map_err(|e| failed(&e))?;
+        }
+    }
+    crowd.set_ground(Some(std::sync::Arc::new(ground)), GroundAlign::Upright);
+    Ok(())
 }

@@ -193,6 +193,11 @@ pub struct Plan {
     /// The `pose-cache` mode's budget in bytes (`None`: the renderer's
     /// default).
     pub pose_cache_budget: Option<u64>,
+    /// The crowd stands on the demo's terrain ([`throng_demo::terrain`])
+    /// instead of the plane.
+    pub terrain: bool,
+    /// Instances nearest the camera whose feet are planted by IK.
+    pub foot_ik: u32,
 }
 
 /// Which occlusion culling settings a run measures.
@@ -427,6 +432,8 @@ fn settings(plan: &Plan) -> Settings {
         shadows: plan.shadows,
         changing_percent: plan.changing_percent,
         walking_percent: plan.walking_percent,
+        terrain: plan.terrain,
+        foot_ik: plan.foot_ik,
         camera: plan.camera,
         occlusion: plan.occlusion,
         caster_lod_scale: plan.caster_lod_scale,

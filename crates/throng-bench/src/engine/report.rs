@@ -300,6 +300,10 @@ pub struct Settings {
     pub changing_percent: f64,
     /// Percent of the instances walking waypoint loops.
     pub walking_percent: f64,
+    /// The crowd stood on the demo's terrain.
+    pub terrain: bool,
+    /// Instances nearest the camera with foot IK.
+    pub foot_ik: u32,
     /// Where the camera stood.
     pub camera: super::CameraChoice,
     /// Two-phase occlusion culling on the GPU-driven path: `on`, `off` or

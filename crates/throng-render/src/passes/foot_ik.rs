@@ -104,12 +104,13 @@ impl FootIkPass {
     }
 
     /// Records `job`'s dispatch into `encoder` (nothing for no instances
-    /// or a model without legs).
+    /// or a model without legs), its pass timed by `timestamps` if given.
     pub fn encode(
         &self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         job: &FootIkJob<'_>,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
         if job.instances.is_empty() || job.legs.count == 0 {
             return;
@@ -157,7 +158,7 @@ impl FootIkPass {
         );
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng foot IK"),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
         });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &group, &[]);
@@ -189,7 +190,7 @@ impl FootIkPass {
                 palettes,
                 ground,
             };
-            self.encode(device, encoder, &job);
+            self.encode(device, encoder, &job, None);
         })
     }
 }

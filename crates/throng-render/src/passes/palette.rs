@@ -120,7 +120,8 @@ impl PalettePass {
         Self { pipeline, layout }
     }
 
-    /// Records the pre-pass of `job` for `model` into `encoder`.
+    /// Records the pre-pass of `job` for `model` into `encoder`, its pass
+    /// timed by `timestamps` if given.
     pub fn encode(
         &self,
         device: &wgpu::Device,
@@ -128,6 +129,7 @@ impl PalettePass {
         model: &GpuModel,
         tables: &PaletteTables,
         job: &PaletteJob,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
         let params = PaletteParams {
             set_count: job.count,
@@ -153,7 +155,7 @@ impl PalettePass {
         );
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("throng palette pre-pass"),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
         });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &group, &[]);
@@ -232,7 +234,7 @@ impl PalettePass {
             count: sets.len() as u32,
             palettes: &palettes,
         };
-        self.encode(device, &mut encoder, model, tables, &job);
+        self.encode(device, &mut encoder, model, tables, &job, None);
         after(&mut encoder, &palettes);
         encoder.copy_buffer_to_buffer(&palettes, 0, &readback, 0, size);
         queue.submit([encoder.finish()]);

@@ -21,6 +21,7 @@ use throng_crowd::crowd::{Crowd, DrawList, ModelId};
 use wgpu::util::DeviceExt;
 
 use crate::base::error::RenderError;
+use crate::device::pass_timer::{PassTimer, SpanKind};
 use crate::model::gpu_model::GpuModel;
 use crate::passes::foot_ik::{FootIkJob, FootIkPass, GpuLegs};
 use crate::passes::palette::{PALETTE_MATRIX_BYTES, PaletteJob, PalettePass, PaletteTables};
@@ -132,6 +133,7 @@ impl LayerDraws {
         queue: &wgpu::Queue,
         crowds: &[&Crowd],
         models: &[&GpuModel],
+        timer: Option<&PassTimer>,
     ) -> Result<(), RenderError> {
         if self.sets.is_empty() {
             return Ok(());
@@ -183,7 +185,10 @@ impl LayerDraws {
                 count: d.count,
                 palettes: &self.palettes,
             };
-            pass.encode(device, &mut encoder, gpu_model, t, &job);
+            let span = timer.and_then(|t| {
+                Some(t.compute_writes(t.span("palette pre-pass", SpanKind::Prepared)?))
+            });
+            pass.encode(device, &mut encoder, gpu_model, t, &job, span);
             if !d.ik.is_empty() {
                 let crowd = crowds[d.crowd];
                 let Ok(handle) = crowd.model_handle(d.model) else {
@@ -202,7 +207,9 @@ impl LayerDraws {
                     ground: &ground,
                 };
                 let ik_pass = self.ik_pass.get_or_insert_with(|| FootIkPass::new(device));
-                ik_pass.encode(device, &mut encoder, &ik);
+                let span = timer
+                    .and_then(|t| Some(t.compute_writes(t.span("foot IK", SpanKind::Prepared)?)));
+                ik_pass.encode(device, &mut encoder, &ik, span);
             }
         }
         queue.submit([encoder.finish()]);

@@ -199,7 +199,9 @@ impl Renderer {
             if let Some(sh) = &mut self.shadows.map {
                 self.layers.place(&mut sh.lists, crowds);
             }
-            self.layers.run(&self.device, &self.queue, crowds, models)?;
+            let timer = self.timer.as_ref();
+            self.layers
+                .run(&self.device, &self.queue, crowds, models, timer)?;
         }
 
         // Lay out every record of the frame, both passes, in one staging buffer.
