@@ -244,7 +244,8 @@ impl Gfx {
             options.clear_color,
             (far - eye_to_ground) * 0.95,
         );
-        super::terrain::prepare(self, scene, camera, far);
+        super::ground_scene::prepare(self, scene, camera, far);
+        scene.plant_nearest_feet(camera.eye);
         super::steer::prepare(self, &camera.clip_from_world());
         scene.lines.clear();
         if scene.skeletons {

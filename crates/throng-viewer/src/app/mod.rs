@@ -37,6 +37,7 @@
 pub mod faults;
 mod frame;
 mod gfx;
+mod ground_scene;
 mod hud_pass;
 mod input;
 mod scene;

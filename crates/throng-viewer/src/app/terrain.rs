@@ -1,37 +1,22 @@
-//! The viewer's terrain (`T`, on by default): the demo's hills and stair
-//! ([`throng_demo::terrain`]) laid around the herd as the crowd's ground —
-//! every walking instance placed on it by Throng, every standing one set
-//! on it here — and drawn in place of the flat ground by the demo's
-//! terrain pass ([`throng_demo::terrain_pass`]) with the crowd's shadows.
-//! The steered crowd's flow field leaves out the cells too steep or
-//! beyond too high a step to walk (`steering.rs`). `T` again gives the
-//! flat plaza.
+//! The viewer's terrain (`T`, on by default), what the scene and the
+//! drawing keep of it: whether it is wanted and the ground laid
+//! ([`SceneTerrain`]), the terrain pass drawing it ([`TerrainGfx`]).
+//! `ground_scene.rs` lays it and brings the drawing up to it.
 
 use std::sync::Arc;
 
-use anyhow::Result;
-use glam::{Mat4, Vec2, Vec3};
-use throng_core::ground::{Ground, GroundAlign};
-use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, InstanceId};
-use throng_demo::terrain::{TerrainMesh, demo_ground};
-use throng_demo::terrain_pass::{TerrainLook, TerrainPass};
-
-use super::gfx::Gfx;
-use super::scene::Scene;
-
-/// Vertices a side of the drawn terrain's grid.
-const MESH_SIDE: u32 = 257;
-
-/// The terrain's half side, in herd radii (the flat ground's is 10).
-const HALF_IN_RADII: f32 = 4.0;
+use throng_core::ground::Ground;
+use throng_demo::terrain_pass::TerrainPass;
 
 /// The scene's side: whether the terrain is wanted, the ground laid, and
 /// a generation the drawing follows.
 pub(crate) struct SceneTerrain {
-    on: bool,
-    ground: Option<Arc<Ground>>,
-    generation: u64,
+    pub(super) on: bool,
+    pub(super) ground: Option<Arc<Ground>>,
+    pub(super) generation: u64,
+    /// Frames since the terrain was laid (foot IK picks the nearest every
+    /// so many).
+    pub(super) frames: u32,
 }
 
 impl Default for SceneTerrain {
@@ -40,74 +25,8 @@ impl Default for SceneTerrain {
             on: true,
             ground: None,
             generation: 0,
+            frames: 0,
         }
-    }
-}
-
-impl Scene {
-    /// Lays the terrain around the herd as spawned (or takes it away when
-    /// it is off), and sets the standing instances on it.
-    pub(super) fn lay_terrain(&mut self) -> Result<()> {
-        self.terrain.generation += 1;
-        if !self.terrain.on {
-            self.terrain.ground = None;
-            self.crowd.set_ground(None, GroundAlign::Upright);
-            return Ok(());
-        }
-        let b = self.handle.model().bounds;
-        let extent = b.max - b.min;
-        let body = extent.max_element().max(1e-3);
-        let centre = self.ground.center;
-        let half = self.camera.scene_radius * HALF_IN_RADII;
-        let ground = Arc::new(demo_ground(Vec2::new(centre.x, centre.z), half, body)?);
-        // Four legs (longer than tall) turn to the slope; two stay upright.
-        let align = if extent.y < extent.x.max(extent.z) {
-            GroundAlign::Slope
-        } else {
-            GroundAlign::Upright
-        };
-        self.crowd.set_ground(Some(ground.clone()), align);
-        let ids: Vec<InstanceId> = self.instances().iter().map(|&(id, _)| id).collect();
-        settle(&mut self.crowd, &ground, &ids);
-        self.terrain.ground = Some(ground);
-        Ok(())
-    }
-
-    /// `T`: the terrain or the flat plaza.
-    pub(super) fn toggle_terrain(&mut self) {
-        self.terrain.on = !self.terrain.on;
-        if !self.terrain.on {
-            // Standing instances back to the plane.
-            let ids: Vec<InstanceId> = self.instances().iter().map(|&(id, _)| id).collect();
-            settle(&mut self.crowd, &Ground::default(), &ids);
-        }
-        self.status = match self.lay_terrain() {
-            Ok(()) if self.terrain.on => "terrain: hills and a stair".into(),
-            Ok(()) => "flat plaza".into(),
-            Err(e) => format!("no terrain: {e:#}"),
-        };
-    }
-
-    /// The ground laid, if any.
-    pub(super) fn terrain_ground(&self) -> Option<&Arc<Ground>> {
-        self.terrain.ground.as_ref()
-    }
-}
-
-/// Sets each standing instance of `ids` on `ground` (moving ones Throng
-/// places itself).
-fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
-    use throng_core::motion::MotionKind;
-    for &id in ids {
-        if !matches!(crowd.motion(id), Ok(MotionKind::Still)) {
-            continue;
-        }
-        let Ok(world) = crowd.world_transform(id) else {
-            continue;
-        };
-        let at = world.w_axis.truncate();
-        let lift = ground.height_at(Vec2::new(at.x, at.z)) - at.y;
-        let _ = crowd.set_transform(id, Mat4::from_translation(Vec3::Y * lift) * world);
     }
 }
 
@@ -115,8 +34,8 @@ fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
 /// when the scene lays another.
 #[derive(Default)]
 pub(super) struct TerrainGfx {
-    generation: u64,
-    pass: Option<TerrainPass>,
+    pub(super) generation: u64,
+    pub(super) pass: Option<TerrainPass>,
 }
 
 impl TerrainGfx {
@@ -131,44 +50,4 @@ impl TerrainGfx {
             p.draw(pass, shadows);
         }
     }
-}
-
-/// Brings the drawn terrain up to the scene's and uploads its uniforms for
-/// `camera`, fading into the sky before the far plane `far`.
-pub(super) fn prepare(gfx: &mut Gfx, scene: &Scene, camera: &Camera, far: f32) {
-    if gfx.terrain.generation != scene.terrain.generation {
-        gfx.terrain.generation = scene.terrain.generation;
-        let receiver = gfx.renderer.shadow_receiver().map(|r| r.layout.clone());
-        gfx.terrain.pass = match (scene.terrain_ground(), receiver) {
-            (Some(ground), Some(layout)) => {
-                let mesh = TerrainMesh::of(ground, MESH_SIDE);
-                let samples = gfx.renderer.options().sample_count;
-                Some(TerrainPass::new(
-                    &gfx.device,
-                    gfx.config.format,
-                    samples,
-                    &layout,
-                    &mesh,
-                ))
-            }
-            _ => None,
-        };
-    }
-    let Some(pass) = &gfx.terrain.pass else {
-        return;
-    };
-    let options = gfx.renderer.options();
-    let sky = options.clear_color;
-    let look = TerrainLook {
-        sky: Vec3::new(sky.r as f32, sky.g as f32, sky.b as f32),
-        cell: scene.ground.cell,
-        fade: (far * 0.5, far * 0.95),
-    };
-    pass.prepare(
-        &gfx.queue,
-        &camera.clip_from_world(),
-        camera.eye,
-        &options.lighting,
-        &look,
-    );
 }

@@ -96,15 +96,7 @@ pub fn prelude() -> String {
          const MOTION_PATH: u32 = {}u;\n\
          const MOTION_ROOT: u32 = {}u;\n\
          const MOTION_SIMULATED: u32 = {}u;\n\
-         const SIM_CELLS: u32 = {SIM_CELLS}u;\n\
-         const SIM_MAX_PER_CELL: u32 = {SIM_MAX_PER_CELL}u;\n\
-         const GROUND_PRESENT: u32 = {}u;\n\
-         const GROUND_SLOPE: u32 = {}u;\n\
-         const GROUND_HEADER_WORDS: u32 = {GROUND_HEADER_WORDS}u;\n\
-         const GROUND_PIECE_WORDS: u32 = {GROUND_PIECE_WORDS}u;\n\
-         const GROUND_PIECE_MAX_WORD: u32 = {}u;\n\
-         const GROUND_PIECE_SLOPE_WORD: u32 = {}u;\n\
-         const GROUND_PIECE_HEIGHT_WORD: u32 = {}u;\n",
+         {}",
         word(offset_of!(BakedVertex, position)),
         word(offset_of!(BakedVertex, normal)),
         word(offset_of!(BakedVertex, uv)),
@@ -137,6 +129,24 @@ pub fn prelude() -> String {
         MotionKind::Path.code(),
         MotionKind::RootMotion.code(),
         MotionKind::Simulated.code(),
+        world_constants(),
+    )
+}
+
+/// The constants of the world the passes move instances in: the
+/// simulation's neighbour grid and the ground's words.
+fn world_constants() -> String {
+    let word = |bytes: usize| bytes / 4;
+    format!(
+        "const SIM_CELLS: u32 = {SIM_CELLS}u;\n\
+         const SIM_MAX_PER_CELL: u32 = {SIM_MAX_PER_CELL}u;\n\
+         const GROUND_PRESENT: u32 = {}u;\n\
+         const GROUND_SLOPE: u32 = {}u;\n\
+         const GROUND_HEADER_WORDS: u32 = {GROUND_HEADER_WORDS}u;\n\
+         const GROUND_PIECE_WORDS: u32 = {GROUND_PIECE_WORDS}u;\n\
+         const GROUND_PIECE_MAX_WORD: u32 = {}u;\n\
+         const GROUND_PIECE_SLOPE_WORD: u32 = {}u;\n\
+         const GROUND_PIECE_HEIGHT_WORD: u32 = {}u;\n",
         GpuGroundHeader::PRESENT,
         GpuGroundHeader::SLOPE,
         word(offset_of!(GpuGroundPiece, max)),
