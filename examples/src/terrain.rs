@@ -72,6 +72,30 @@ impl Scene {
         Ok(())
     }
 
+    /// Lays the demo's terrain (hills and a stair sized after `body`, the
+    /// model's length) over the square of half side `half` around world
+    /// (x, z) `centre` as the crowd's ground and draws it; the standing
+    /// instances are set on it.
+    pub fn set_demo_terrain(
+        &mut self,
+        device: &wgpu::Device,
+        centre: Vec2,
+        half: f32,
+        body: f32,
+        align: GroundAlign,
+    ) -> Result<()> {
+        let ground = Arc::new(demo_ground(centre, half, body)?);
+        let ids: Vec<_> = self.crowd.ids().collect();
+        throng_demo::terrain::settle(&mut self.crowd, &ground, &ids);
+        let look = TerrainLook {
+            sky: Vec3::new(SKY.r as f32, SKY.g as f32, SKY.b as f32),
+            cell: body,
+            // From its far edge seen from across it, into the sky.
+            fade: (half * 1.5, half * 3.0),
+        };
+        self.set_terrain(device, ground, align, look)
+    }
+
     /// A `side × side` herd of `handle` walking east over the demo's hills
     /// and up its stair, each on its own phase, turned to the slope.
     pub fn terrain(
@@ -118,13 +142,7 @@ impl Scene {
             ..Default::default()
         };
         let mut scene = Self::with_crowd(gpu, format, handle, crowd, half, cell, options)?;
-        let ground = demo_ground(Vec2::ZERO, half, body)?;
-        let look = TerrainLook {
-            sky: Vec3::new(SKY.r as f32, SKY.g as f32, SKY.b as f32),
-            cell,
-            fade: (half * 0.6, half),
-        };
-        scene.set_terrain(gpu.device, Arc::new(ground), GroundAlign::Slope, look)?;
+        scene.set_demo_terrain(gpu.device, Vec2::ZERO, half, body, GroundAlign::Slope)?;
         scene.camera.target.y = body * 0.6;
         scene.camera.pitch = 0.45;
         Ok(scene)

@@ -1,10 +1,13 @@
 //! The demo's terrain: rolling hills with a stair up to a platform, sized
-//! after a model's body length ([`demo_ground`]), and its mesh — the
-//! heightfield as a grid of triangles, each piece as a box standing on
-//! it — for [`crate::terrain_pass`] to draw ([`TerrainMesh`]).
+//! after a model's body length ([`demo_ground`]), standing instances set
+//! on it ([`settle`]), and its mesh — the heightfield as a grid of
+//! triangles, each piece as a box standing on it — for
+//! [`crate::terrain_pass`] to draw ([`TerrainMesh`]).
 
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use throng_core::ground::{Ground, GroundError, Heightfield, Piece};
+use throng_core::motion::MotionKind;
+use throng_crowd::crowd::{Crowd, InstanceId};
 
 /// Heightfield samples per side of the demo's terrain.
 const SAMPLES: u32 = 257;
@@ -48,6 +51,23 @@ pub fn demo_ground(centre: Vec2, half: f32, body: f32) -> Result<Ground, GroundE
         platform,
     );
     Ground::new(Some(heightfield), pieces)
+}
+
+/// Sets each standing instance of `ids` on `ground` (a crowd's ground
+/// places only the moving ones: Throng leaves a still instance where its
+/// transform puts it), keeping its rotation.
+pub fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
+    for &id in ids {
+        if !matches!(crowd.motion(id), Ok(MotionKind::Still)) {
+            continue;
+        }
+        let Ok(world) = crowd.world_transform(id) else {
+            continue;
+        };
+        let at = world.w_axis.truncate();
+        let lift = ground.height_at(Vec2::new(at.x, at.z)) - at.y;
+        let _ = crowd.set_transform(id, Mat4::from_translation(Vec3::Y * lift) * world);
+    }
 }
 
 /// One vertex of the terrain's mesh: world position and unit normal.

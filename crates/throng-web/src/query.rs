@@ -56,6 +56,9 @@ pub struct PageQuery {
     /// where the path is GPU-driven (`?walk=steer`; see docs/WEB.md for
     /// why it is not the default yet).
     pub steer: bool,
+    /// The herd stands on the demo's terrain (hills and a stair) instead of
+    /// the flat ground (`?ground=terrain`; `?ground=flat`, the default).
+    pub terrain: bool,
 }
 
 impl Default for PageQuery {
@@ -70,6 +73,7 @@ impl Default for PageQuery {
             seed: DEFAULT_SEED,
             walk: true,
             steer: false,
+            terrain: false,
         }
     }
 }
@@ -131,6 +135,13 @@ impl PageQuery {
                         "0" | "false" => (false, false),
                         "steer" => (true, true),
                         other => bail!("?walk={other} is not 0, 1 or steer"),
+                    }
+                }
+                "ground" => {
+                    q.terrain = match value.as_str() {
+                        "terrain" => true,
+                        "flat" | "" => false,
+                        other => bail!("?ground={other} is not terrain or flat"),
                     }
                 }
                 "seed" => {
@@ -203,6 +214,8 @@ mod tests {
         assert!(!PageQuery::parse("walk=0").unwrap().walk);
         let steer = PageQuery::parse("walk=steer").unwrap();
         assert!(steer.walk && steer.steer && !q.steer);
+        assert!(PageQuery::parse("ground=terrain").unwrap().terrain && !q.terrain);
+        assert!(!PageQuery::parse("ground=flat").unwrap().terrain);
     }
 
     #[test]
@@ -219,6 +232,7 @@ mod tests {
             ("seed=x", "?seed=x"),
             ("walk=maybe", "?walk=maybe"),
             ("outfits=some", "?outfits=some"),
+            ("ground=lava", "?ground=lava"),
         ] {
             let e = PageQuery::parse(query).expect_err(query).to_string();
             assert!(e.contains(names), "{query}: {e}");

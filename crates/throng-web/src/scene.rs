@@ -120,6 +120,13 @@ pub fn build(
     };
     let mut scene = Scene::with_mixed_crowd(gpu, format, handles, crowd, half, cell, options)?;
     scene.camera = start_camera(center, radius, cell);
+    if query.terrain {
+        let centre = glam::Vec2::new(center.x, center.z);
+        let align = throng_core::ground::GroundAlign::Slope;
+        scene
+            .set_demo_terrain(gpu.device, centre, half, cell, align)
+            .context("laying the terrain")?;
+    }
     let steer = query.steer
         && query.time.is_none()
         && scene.renderer.path() == throng_render::RecordPath::GpuDriven;

@@ -596,19 +596,7 @@ fn lay_terrain(crowd: &mut Crowd, bounds: &throng_core::math::Aabb) -> Result<()
     let ground = throng_demo::terrain::demo_ground(glam::Vec2::new(centre.x, centre.z), half, body)
         .map_err(|e| failed(&e))?;
     let ids: Vec<_> = crowd.ids().collect();
-    for id in ids {
-        if crowd
-            .motion(id)
-            .is_ok_and(|m| m == throng_core::motion::MotionKind::Still)
-        {
-            let t = crowd.world_transform(id).map_err(|e| failed(&e))?;
-            let at = t.w_axis.truncate();
-            let lift = ground.height_at(glam::Vec2::new(at.x, at.z)) - at.y;
-            crowd
-                .set_transform(id, glam::Mat4::from_translation(glam::Vec3::Y * lift) * t)
-                .map_err(|e| failed(&e))?;
-        }
-    }
+    throng_demo::terrain::settle(crowd, &ground, &ids);
     crowd.set_ground(Some(std::sync::Arc::new(ground)), GroundAlign::Upright);
     Ok(())
 }

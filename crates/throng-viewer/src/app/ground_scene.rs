@@ -11,11 +11,11 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Vec2, Vec3};
 use throng_core::ground::{Ground, GroundAlign};
 use throng_crowd::camera::Camera;
-use throng_crowd::crowd::{Crowd, InstanceId};
-use throng_demo::terrain::{TerrainMesh, demo_ground};
+use throng_crowd::crowd::InstanceId;
+use throng_demo::terrain::{TerrainMesh, demo_ground, settle};
 use throng_demo::terrain_pass::{TerrainLook, TerrainPass};
 
 use super::gfx::Gfx;
@@ -94,23 +94,6 @@ impl Scene {
     /// The ground laid, if any.
     pub(super) fn terrain_ground(&self) -> Option<&Arc<Ground>> {
         self.terrain.ground.as_ref()
-    }
-}
-
-/// Sets each standing instance of `ids` on `ground` (moving ones Throng
-/// places itself).
-fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
-    use throng_core::motion::MotionKind;
-    for &id in ids {
-        if !matches!(crowd.motion(id), Ok(MotionKind::Still)) {
-            continue;
-        }
-        let Ok(world) = crowd.world_transform(id) else {
-            continue;
-        };
-        let at = world.w_axis.truncate();
-        let lift = ground.height_at(Vec2::new(at.x, at.z)) - at.y;
-        let _ = crowd.set_transform(id, Mat4::from_translation(Vec3::Y * lift) * world);
     }
 }
 
