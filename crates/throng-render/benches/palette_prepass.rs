@@ -93,7 +93,7 @@ fn benches(c: &mut Criterion) {
                         count: INSTANCES,
                         palettes: &palettes,
                     };
-                    pass.encode(&gpu.device, &mut encoder, &gpu_model, &tables, &job);
+                    pass.encode(&gpu.device, &mut encoder, &gpu_model, &tables, &job, None);
                     let start = Instant::now();
                     gpu.queue.submit([encoder.finish()]);
                     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());

@@ -186,15 +186,14 @@ fn thirty_seconds_over_hills_and_a_stair_leave_no_nan() {
         Piece::stairs_along_x(Vec2::new(-1.0, -2.0), 0.6, 4, 0.3, 0.12, 4.0, 1.0),
     )
     .unwrap();
-    for c in 0..model.clips.len() {
-        let clip = &model.clips[c];
+    for (clip, contact) in model.clips.iter().zip(&grounds) {
         for step in 0..900u32 {
             let t = step as f32 / 30.0;
             let x = -15.0 + t;
             let world = upright(Vec3::new(x, ground.height_at(Vec2::new(x, 0.3)), 0.3), 0.01);
             let frame = clip.first_frame + (step % clip.frame_count);
             let mut palette = palette_at(&model, frame);
-            plant_feet(&skeleton, &mut palette, world, grounds[c].ground, &ground);
+            plant_feet(&skeleton, &mut palette, world, contact.ground, &ground);
             assert!(
                 palette.iter().all(|m| m.is_finite()),
                 "clip {} at {t:.2} s: a NaN in the palette",

@@ -95,7 +95,7 @@ fn the_gpu_plants_the_foxs_feet_where_the_cpu_does() {
             .unwrap();
         let (mut worst, mut at, mut moved) = (0.0f32, String::new(), 0.0f32);
         for (k, pose) in got.iter().enumerate() {
-            let gpu_palette: Vec<Mat4> = pose.palette.iter().map(|r| rows_to_mat4(r)).collect();
+            let gpu_palette: Vec<Mat4> = pose.palette.iter().map(rows_to_mat4).collect();
             for b in 0..bones {
                 let g = skeleton.joint(&gpu_palette, b);
                 let c = skeleton.joint(&cpu[k], b);

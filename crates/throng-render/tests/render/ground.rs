@@ -52,7 +52,7 @@ fn the_motion_pass_places_walkers_on_the_ground_as_the_cpu_does() {
     let (_, straight) = bake_walker([0.0, 0.0, 1.5], 0.0);
     let (_, turning) = bake_walker([0.2, 0.0, 1.2], 0.35);
     let models = [(straight, true), (turning, true)];
-    let mut rng = Rng(0x5eed_0f_6a0d);
+    let mut rng = Rng(0x005e_ed0f_6a0d);
     let (mut crowd, _) = moving_crowd(&mut rng, &models, 400);
     let ground = Arc::new(hills());
     let pass = CullPass::new(&gpu.device);
