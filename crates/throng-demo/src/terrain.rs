@@ -31,6 +31,16 @@ pub fn demo_ground(centre: Vec2, half: f32, body: f32) -> Result<Ground, GroundE
         body * (0.45 * (q.x / 3.0).sin() * (q.y / 2.5).cos() + 0.8 * ((q.x + q.y) / 13.0).sin())
     };
     let heightfield = Heightfield::from_fn(origin, spacing, SAMPLES, SAMPLES, hills)?;
+    demo_ground_on(heightfield, centre, body)
+}
+
+/// The demo's stair and platform (as [`demo_ground`] places them around
+/// `centre`, sized after `body`) on `heightfield`: an image's, say.
+pub fn demo_ground_on(
+    heightfield: Heightfield,
+    centre: Vec2,
+    body: f32,
+) -> Result<Ground, GroundError> {
     // The stair and its platform stand on the highest ground under them.
     let start = centre + Vec2::new(1.5 * body, -1.5 * body);
     let tread = 0.35 * body;
@@ -70,7 +80,8 @@ pub fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
     }
 }
 
-/// One vertex of the terrain's mesh: world position and unit normal.
+/// One vertex of the terrain's mesh: world position, unit normal and
+/// what it is made of.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TerrainVertex {
@@ -78,6 +89,16 @@ pub struct TerrainVertex {
     pub position: [f32; 3],
     /// Unit normal.
     pub normal: [f32; 3],
+    /// [`TerrainVertex::SOIL`] (the heightfield) or
+    /// [`TerrainVertex::STONE`] (a piece).
+    pub material: f32,
+}
+
+impl TerrainVertex {
+    /// The heightfield's material: grass, rock where steep.
+    pub const SOIL: f32 = 0.0;
+    /// A piece's: stone.
+    pub const STONE: f32 = 1.0;
 }
 
 /// A ground's triangles: the heightfield's grid (at most `max_side`
@@ -132,6 +153,7 @@ impl TerrainMesh {
                 self.vertices.push(TerrainVertex {
                     position: [p.x, s.height, p.y],
                     normal: s.normal().to_array(),
+                    material: TerrainVertex::SOIL,
                 });
             }
         }
@@ -151,6 +173,7 @@ impl TerrainMesh {
             self.vertices.push(TerrainVertex {
                 position: c.to_array(),
                 normal: normal.to_array(),
+                material: TerrainVertex::STONE,
             });
         }
         self.indices
@@ -207,6 +230,34 @@ mod tests {
                 .height;
             assert!(s.height > h, "step at {} under the hill ({h})", s.height);
         }
+    }
+
+    #[test]
+    fn an_image_s_grey_levels_carry_the_stair_too() {
+        // A 3 × 2 image: black to white along x.
+        let luma: [u16; 6] = [0, 32_768, 65_535, 0, 32_768, 65_535];
+        let h = Heightfield::from_luma(
+            Vec2::new(-1.0, -1.0),
+            1.0,
+            3,
+            2,
+            &luma,
+            65_535.0,
+            (-1.0, 2.0),
+        )
+        .unwrap();
+        assert_eq!(h.sample(Vec2::new(-1.0, -1.0)).height, -1.0);
+        assert_eq!(h.sample(Vec2::new(1.0, 0.0)).height, 2.0);
+        let ground = demo_ground_on(h, Vec2::ZERO, 0.2).unwrap();
+        assert_eq!(ground.pieces().len(), STAIR_RISERS as usize);
+        let top = ground.pieces()[0].height;
+        assert!(
+            top > ground
+                .heightfield()
+                .unwrap()
+                .sample(ground.pieces()[0].min)
+                .height
+        );
     }
 
     #[test]

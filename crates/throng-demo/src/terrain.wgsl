@@ -1,7 +1,6 @@
 // The demo's terrain (throng-demo's terrain_pass.rs): a mesh of world
-// positions and normals, grass on gentle ground, rock where it is steep,
-// stone on the stair and platform (their normals are exactly up or
-// sideways, tagged by the colour rule below), a faint world grid, lit by
+// positions, normals and materials, grass on gentle ground, rock where it
+// is steep, stone on the stair and platform, a faint world grid, lit by
 // the scene's light, darkened where the crowd's shadow map says the light
 // is blocked (Throng's shadow_receiver, group 1), fading into the sky with
 // distance.
@@ -30,11 +29,17 @@ struct Out {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) normal: vec3<f32>,
+    // 0: soil (the heightfield), 1: stone (a piece).
+    @location(2) material: f32,
 }
 
 @vertex
-fn vs_terrain(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>) -> Out {
-    return Out(terrain.clip_from_world * vec4(position, 1.0), position, normal);
+fn vs_terrain(
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) material: f32,
+) -> Out {
+    return Out(terrain.clip_from_world * vec4(position, 1.0), position, normal, material);
 }
 
 @fragment
@@ -43,10 +48,9 @@ fn fs_terrain(in: Out) -> @location(0) vec4<f32> {
     let grass = vec3(0.33, 0.40, 0.25);
     let rock = vec3(0.42, 0.39, 0.34);
     let stone = vec3(0.55, 0.53, 0.50);
-    // Steep hillsides turn to rock; flat-topped pieces and their sides
-    // (normals exactly axis-aligned) are stone.
+    // Steep hillsides turn to rock; pieces are stone.
     var albedo = mix(grass, rock, smoothstep(0.93, 0.80, n.y));
-    if n.y > 0.99999 || abs(n.y) < 1e-5 {
+    if in.material > 0.5 {
         albedo = stone;
     }
     let coord = in.world.xz / terrain.params.x;

@@ -93,7 +93,7 @@ impl TerrainPass {
             bind_group_layouts: &[Some(&layout), Some(shadows)],
             immediate_size: 0,
         });
-        let attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+        let attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32];
         let buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<TerrainVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,

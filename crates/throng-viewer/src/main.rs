@@ -110,6 +110,15 @@ struct Args {
     /// device lost shows what one without would.
     #[arg(long)]
     loops: bool,
+    /// Start on the flat plaza instead of the terrain (T toggles).
+    #[arg(long)]
+    flat: bool,
+    /// The terrain's heights from this image's grey levels (PNG, JPEG…,
+    /// at most 4096 a side; black one body below the herd, white two
+    /// above, stretched over the terrain's square) instead of the demo's
+    /// hills; the stair stays.
+    #[arg(long, value_name = "IMAGE")]
+    heightmap: Option<PathBuf>,
     /// Draw every instance as baked, tinted by a few gentle colours,
     /// instead of each in a palette row of its own (a colour per material,
     /// generated: `throng_bench::demo::dressed`).
@@ -248,6 +257,8 @@ fn run(args: Args) -> Result<()> {
         outfits: args.outfits,
         walking: !args.stand,
         steer: !args.loops,
+        terrain: !args.flat,
+        heightmap: args.heightmap,
         screenshot: args.screenshot,
         frames: args.frames,
         lose_device_after: args.lose_device_after,

@@ -10,12 +10,12 @@
 
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
-use throng_core::ground::{Ground, GroundAlign};
+use throng_core::ground::{Ground, GroundAlign, Heightfield};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::InstanceId;
-use throng_demo::terrain::{TerrainMesh, demo_ground, settle};
+use throng_demo::terrain::{TerrainMesh, demo_ground, demo_ground_on, settle};
 use throng_demo::terrain_pass::{TerrainLook, TerrainPass};
 
 use super::gfx::Gfx;
@@ -49,7 +49,20 @@ impl Scene {
         let body = extent.max_element().max(1e-3);
         let centre = self.ground.center;
         let half = self.camera.scene_radius * HALF_IN_RADII;
-        let ground = Arc::new(demo_ground(Vec2::new(centre.x, centre.z), half, body)?);
+        let centre = Vec2::new(centre.x, centre.z);
+        let ground = Arc::new(match &self.terrain.image {
+            Some(image) => {
+                let (luma, w, h) = &**image;
+                let spacing = 2.0 * half / (w.max(h).saturating_sub(1).max(1)) as f32;
+                let origin = centre - Vec2::splat(half);
+                let heights = (-body, 2.0 * body);
+                let field =
+                    Heightfield::from_luma(origin, spacing, *w, *h, luma, 65_535.0, heights)
+                        .context("the heightmap")?;
+                demo_ground_on(field, centre, body)?
+            }
+            None => demo_ground(centre, half, body)?,
+        });
         // Four legs (longer than tall) turn to the slope; two stay upright.
         let align = if extent.y < extent.x.max(extent.z) {
             GroundAlign::Slope
@@ -61,6 +74,22 @@ impl Scene {
         settle(&mut self.crowd, &ground, &ids);
         self.terrain.ground = Some(ground);
         Ok(())
+    }
+
+    /// Starts on the terrain (`on`) or the flat plaza, the terrain's
+    /// heights from `image` if given (else the demo's hills).
+    pub(super) fn set_terrain_source(
+        &mut self,
+        on: bool,
+        image: Option<HeightImage>,
+    ) -> Result<()> {
+        self.terrain.on = on;
+        self.terrain.image = image.map(|i| Arc::new((i.luma, i.width, i.height)));
+        if !on {
+            let ids: Vec<InstanceId> = self.instances().iter().map(|&(id, _)| id).collect();
+            settle(&mut self.crowd, &Ground::default(), &ids);
+        }
+        self.lay_terrain()
     }
 
     /// `T`: the terrain or the flat plaza.
@@ -135,4 +164,26 @@ pub(super) fn prepare(gfx: &mut Gfx, scene: &Scene, camera: &Camera, far: f32) {
         &options.lighting,
         &look,
     );
+}
+
+/// A heightmap image's grey levels (`--heightmap`).
+pub(super) struct HeightImage {
+    luma: Vec<u16>,
+    width: u32,
+    height: u32,
+}
+
+impl HeightImage {
+    /// Reads `path` (any format the `image` crate decodes) as 16-bit grey.
+    pub(super) fn read(path: &std::path::Path) -> Result<Self> {
+        let image = image::open(path)
+            .with_context(|| format!("{}: cannot read the heightmap", path.display()))?
+            .to_luma16();
+        let (width, height) = image.dimensions();
+        Ok(Self {
+            luma: image.into_raw(),
+            width,
+            height,
+        })
+    }
 }

@@ -107,6 +107,10 @@ pub struct Options {
     /// Walking is steering on the GPU where the renderer's path allows
     /// (`false`: analytic loops always, `--loops`).
     pub steer: bool,
+    /// Start on the terrain (`false`: the flat plaza, `--flat`).
+    pub terrain: bool,
+    /// The terrain's heights from this image (`--heightmap`).
+    pub heightmap: Option<PathBuf>,
     /// `--screenshot`: save the last of `frames` frames here and exit.
     pub screenshot: Option<PathBuf>,
     /// Frames to render before the screenshot.
@@ -150,6 +154,12 @@ impl App {
         let aspect = opts.size.0 as f32 / opts.size.1.max(1) as f32;
         let mut scene = Scene::new(handles, opts.instances, opts.seed, aspect, opts.hud)?;
         scene.set_outfits(opts.outfits)?;
+        let heightmap = opts
+            .heightmap
+            .as_deref()
+            .map(ground_scene::HeightImage::read)
+            .transpose()?;
+        scene.set_terrain_source(opts.terrain, heightmap)?;
         scene.set_walking(opts.walking);
         scene.set_props(opts.props);
         scene.set_lod_tints(opts.lod_tints);

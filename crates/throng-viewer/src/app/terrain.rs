@@ -17,6 +17,9 @@ pub(crate) struct SceneTerrain {
     /// Frames since the terrain was laid (foot IK picks the nearest every
     /// so many).
     pub(super) frames: u32,
+    /// The heights' image (`--heightmap`), if any: grey levels 0–65,535,
+    /// row-major, and its width and height.
+    pub(super) image: Option<Arc<(Vec<u16>, u32, u32)>>,
 }
 
 impl Default for SceneTerrain {
@@ -26,6 +29,7 @@ impl Default for SceneTerrain {
             ground: None,
             generation: 0,
             frames: 0,
+            image: None,
         }
     }
 }
