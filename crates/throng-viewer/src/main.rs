@@ -241,11 +241,24 @@ fn run(args: Args) -> Result<()> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let model_path = model_paths[0].clone();
     let origin = origin.expect("at least one model");
-    let opts = app::Options {
+    let opts = options(args, model_paths[0].clone(), origin.short());
+    let mut app = app::App::new(opts, handles)?;
+    event_loop
+        .run_app(&mut app)
+        .context("the window event loop failed")?;
+    match app.take_error() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The app's options from the command line, for the first model at
+/// `model_path` (loaded from `origin`).
+fn options(args: Args, model_path: PathBuf, origin: &str) -> app::Options {
+    app::Options {
         model_path,
-        origin: origin.short().to_owned(),
+        origin: origin.to_owned(),
         instances: args.instances,
         seed: args.seed,
         size: args.size,
@@ -263,14 +276,6 @@ fn run(args: Args) -> Result<()> {
         frames: args.frames,
         lose_device_after: args.lose_device_after,
         faults: args.faults,
-    };
-    let mut app = app::App::new(opts, handles)?;
-    event_loop
-        .run_app(&mut app)
-        .context("the window event loop failed")?;
-    match app.take_error() {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 
