@@ -76,8 +76,8 @@ pub struct Args {
     /// after the model) instead of the plane.
     #[arg(long)]
     pub terrain: bool,
-    /// Plant the feet of the N instances nearest the camera by two-bone
-    /// IK on the ground (0: none).
+    /// Plant the feet of the N instances nearest the camera in its view by
+    /// two-bone IK on the ground (0: none).
     #[arg(long, default_value_t = 0)]
     pub foot_ik: u32,
     /// Draw with directional-light shadows (the renderer's default shadow

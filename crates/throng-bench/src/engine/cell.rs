@@ -294,7 +294,7 @@ impl<'a> Bench<'a> {
             lay_terrain(&mut crowd, &bounds)?;
         }
         if plan.foot_ik > 0 {
-            crowd.foot_ik_nearest(camera.eye, plan.foot_ik as usize);
+            crowd.foot_ik_nearest(&camera, plan.foot_ik as usize);
         }
         let measured = measure(plan, &mut crowd, |crowd: &mut Crowd| {
             drawer.frame(

@@ -1,5 +1,5 @@
 //! Feet planted on the crowd's ground by two-bone IK, for the instances
-//! chosen ([`Crowd::set_foot_ik`], or the nearest few to a camera,
+//! chosen ([`Crowd::set_foot_ik`], or the nearest few in a camera's view,
 //! [`Crowd::foot_ik_nearest`]): such an instance is drawn like one with
 //! animation layers — from the CPU's lists, its palette evaluated by the
 //! GPU's pre-pass — and its layer set asks the foot IK pass that follows
@@ -11,9 +11,10 @@
 //! The CPU must know where the instance is: a simulated instance (the
 //! GPU's) cannot have foot IK, nor can one with foot IK be simulated.
 
-use glam::Vec3;
+use glam::Vec4;
 
 use super::{Change, Crowd, CrowdError, InstanceId};
+use crate::camera::Camera;
 
 impl Crowd {
     /// Plants instance `id`'s feet on the crowd's ground (`on`), or stops.
@@ -50,17 +51,24 @@ impl Crowd {
         self.foot_ik.len()
     }
 
-    /// Gives foot IK to the `n` instances nearest `eye` that the CPU knows
-    /// the place of (not simulated, no attachments' children) and takes it
-    /// from every other; returns how many have it. A choice by distance,
-    /// made when called (each second or so, not every frame: a change
-    /// moves an instance between the GPU's cull and the CPU's lists).
-    pub fn foot_ik_nearest(&mut self, eye: Vec3, n: usize) -> usize {
+    /// Gives foot IK to the `n` instances nearest `camera`'s eye among
+    /// those in its view that the CPU knows the place of (not simulated,
+    /// no attachments' children) and takes it from every other; returns
+    /// how many have it. A choice made when called (each second or so,
+    /// not every frame: a change moves an instance between the GPU's cull
+    /// and the CPU's lists).
+    pub fn foot_ik_nearest(&mut self, camera: &Camera, n: usize) -> usize {
+        let frustum = camera.frustum();
+        let in_view = |s: Vec4| {
+            let c = s.truncate().extend(1.0);
+            s.w > 0.0 && frustum.planes.iter().all(|p| p.dot(c) >= -s.w)
+        };
         let mut near: Vec<(f32, usize)> = (0..self.len())
             .filter(|&d| !self.is_simulated(d) && !self.metas[d].follower)
-            .map(|d| {
-                let at = self.world_rows(d).map(|r| r.w);
-                (Vec3::new(at[0], at[1], at[2]).distance_squared(eye), d)
+            .filter_map(|d| {
+                let rows = self.world_rows(d);
+                let sphere = self.sphere_at(d, &rows);
+                in_view(sphere).then(|| (sphere.truncate().distance_squared(camera.eye), d))
             })
             .collect();
         let n = n.min(near.len());
@@ -87,6 +95,17 @@ impl Crowd {
         self.foot_ik.len()
     }
 
+    /// Takes foot IK from every instance.
+    pub fn clear_foot_ik(&mut self) {
+        let slots: Vec<u32> = std::mem::take(&mut self.foot_ik).into_iter().collect();
+        for slot in slots {
+            let d = self.slots[slot as usize].dense as usize;
+            self.metas[d].layered = self.layers.contains_key(&slot);
+            self.touch(Change::state(d));
+            self.refresh_sphere(d);
+        }
+    }
+
     /// Dense slot `d`'s base clip's ground for foot IK, if it has foot IK
     /// (model units; 0 without a clip).
     pub(super) fn foot_ik_ground(&self, d: usize) -> Option<f32> {
@@ -105,6 +124,12 @@ mod tests {
 
     use super::super::fixtures::{at, test_model};
     use super::super::{Crowd, DrawList, DrawView, InstanceId, Motion};
+    use crate::camera::Camera;
+
+    /// A camera at `eye` looking along `dir`.
+    fn looking(eye: Vec3, dir: Vec3) -> Camera {
+        Camera::look_at(eye, eye + dir, Vec3::Y, 1.0, 1.0, 0.1, 1000.0)
+    }
 
     #[test]
     fn the_nearest_get_foot_ik_and_their_layer_sets_ask_for_it() {
@@ -113,12 +138,19 @@ mod tests {
         let ids: Vec<InstanceId> = (0..6)
             .map(|i| crowd.spawn(m, at(10.0 * i as f32)).unwrap())
             .collect();
-        assert_eq!(crowd.foot_ik_nearest(Vec3::new(52.0, 0.0, 0.0), 2), 2);
+        // At x = 52 looking back down -x: the instance at 50 is nearest,
+        // then 40; looking away (+x), none is in view.
+        let back = looking(Vec3::new(52.0, 0.0, 0.0), Vec3::NEG_X);
+        assert_eq!(crowd.foot_ik_nearest(&back, 2), 2);
         let on: Vec<bool> = ids.iter().map(|&id| crowd.foot_ik(id).unwrap()).collect();
         assert_eq!(on, [false, false, false, false, true, true]);
         assert!(crowd.has_layered_instances());
-        // Nearer the start now: the choice moves.
-        crowd.foot_ik_nearest(Vec3::ZERO, 1);
+        assert_eq!(
+            crowd.foot_ik_nearest(&looking(Vec3::new(52.0, 0.0, 0.0), Vec3::X), 2),
+            0
+        );
+        // At the start, looking along the row: the choice moves.
+        crowd.foot_ik_nearest(&looking(Vec3::new(-5.0, 0.0, 0.0), Vec3::X), 1);
         let on: Vec<bool> = ids.iter().map(|&id| crowd.foot_ik(id).unwrap()).collect();
         assert_eq!(on, [true, false, false, false, false, false]);
         let view = DrawView {

@@ -245,7 +245,7 @@ impl Gfx {
             (far - eye_to_ground) * 0.95,
         );
         super::ground_scene::prepare(self, scene, camera, far);
-        scene.plant_nearest_feet(camera.eye);
+        scene.plant_nearest_feet(camera);
         super::steer::prepare(self, &camera.clip_from_world());
         scene.lines.clear();
         if scene.skeletons {

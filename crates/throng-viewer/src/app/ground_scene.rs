@@ -108,15 +108,15 @@ impl Scene {
     }
 
     /// Every [`FOOT_IK_EVERY`] frames, gives foot IK to the instances
-    /// nearest `eye` on the terrain (none on the flat plaza or while the
-    /// crowd is steered).
-    pub(super) fn plant_nearest_feet(&mut self, eye: Vec3) {
+    /// nearest `camera` in its view on the terrain (none on the flat plaza
+    /// or while the crowd is steered).
+    pub(super) fn plant_nearest_feet(&mut self, camera: &Camera) {
         self.terrain.frames += 1;
         let wanted = self.terrain.ground.is_some() && self.steering.is_none();
         if wanted && self.terrain.frames % FOOT_IK_EVERY == 1 {
-            self.crowd.foot_ik_nearest(eye, FOOT_IK_NEAREST);
+            self.crowd.foot_ik_nearest(camera, FOOT_IK_NEAREST);
         } else if !wanted && self.crowd.foot_ik_count() > 0 {
-            self.crowd.foot_ik_nearest(eye, 0);
+            self.crowd.clear_foot_ik();
         }
     }
 

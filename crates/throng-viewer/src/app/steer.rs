@@ -40,7 +40,7 @@ impl Scene {
         )?;
         let ids: Vec<_> = self.instances().iter().map(|&(id, _)| id).collect();
         // Simulated instances are the GPU's: none keeps foot IK.
-        self.crowd.foot_ik_nearest(glam::Vec3::ZERO, 0);
+        self.crowd.clear_foot_ik();
         send_to_goals(&mut self.crowd, &ids)?;
         self.status = format!("{} instances steered on the GPU", self.instances().len());
         self.steering = Some(steering);
