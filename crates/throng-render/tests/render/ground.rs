@@ -297,6 +297,11 @@ fn steered_agents_route_around_a_steep_hill_and_climb_a_low_stair() {
             let a = pose.agent.unwrap();
             arrived_on_top += usize::from(a.data[3] > 0.0 && (p.y - 1.2).abs() < 1e-4);
         }
+        if arrived_on_top == AGENTS {
+            // Every one on the platform: nothing more to watch.
+            eprintln!("all arrived at {t} s");
+            break;
+        }
     }
     let share = arrived_on_top as f64 / AGENTS as f64;
     eprintln!(
