@@ -202,3 +202,59 @@ fn thirty_seconds_over_hills_and_a_stair_leave_no_nan() {
         }
     }
 }
+
+#[test]
+fn a_crowd_s_legs_are_found_or_configured_and_bad_chains_refused() {
+    use throng_core::foot_ik::Leg;
+    use throng_crowd::crowd::Crowd;
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
+    let mut crowd = Crowd::new();
+    let m = crowd.add_model(&handle);
+    let found = crowd.legs(m).unwrap().to_vec();
+    assert_eq!(
+        found,
+        IkSkeleton::of(handle.model()).legs,
+        "found from the skeleton"
+    );
+    let hind: Vec<Leg> = found[2..].to_vec();
+    crowd.set_legs(m, &hind).unwrap();
+    assert_eq!(crowd.legs(m).unwrap(), &hind[..]);
+    let bone = |name: &str| {
+        handle
+            .model()
+            .bones
+            .iter()
+            .position(|b| b.name == name)
+            .unwrap() as u32
+    };
+    // Upside down: the hip below the foot.
+    let reversed = Leg {
+        hip: bone("b_LeftFoot02_018"),
+        knee: bone("b_LeftFoot01_017"),
+        foot: bone("b_LeftLeg02_016"),
+    };
+    let e = crowd.set_legs(m, &[reversed]).unwrap_err().to_string();
+    assert!(
+        e.contains("b_LeftFoot02_018 → b_LeftFoot01_017 → b_LeftLeg02_016 is not a chain"),
+        "{e}"
+    );
+    let e = crowd
+        .set_legs(
+            m,
+            &[Leg {
+                hip: 0,
+                knee: 1,
+                foot: 99,
+            }],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bone 99 is not one of the model's 24"), "{e}");
+    let e = crowd.set_legs(m, &[found[0]; 5]).unwrap_err().to_string();
+    assert!(e.contains("5 legs"), "{e}");
+    assert_eq!(
+        crowd.legs(m).unwrap(),
+        &hind[..],
+        "a refused list changes nothing"
+    );
+}

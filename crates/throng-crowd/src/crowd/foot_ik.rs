@@ -13,7 +13,9 @@
 
 use glam::Vec4;
 
-use super::{Change, Crowd, CrowdError, InstanceId};
+use throng_core::foot_ik::{IkSkeleton, Leg, MAX_LEGS};
+
+use super::{Change, Crowd, CrowdError, InstanceId, ModelId};
 use crate::camera::Camera;
 
 impl Crowd {
@@ -93,6 +95,60 @@ impl Crowd {
             }
         }
         self.foot_ik.len()
+    }
+
+    /// The legs foot IK bends on `model`'s instances: found from its
+    /// skeleton (`throng_core::foot_ik::legs`) unless configured.
+    pub fn legs(&self, model: ModelId) -> Result<&[Leg], CrowdError> {
+        let rt = self
+            .models
+            .get(model.0 as usize)
+            .ok_or(CrowdError::NoSuchModel(model))?;
+        Ok(&rt.legs)
+    }
+
+    /// Configures the legs foot IK bends on `model`'s instances (hip, knee,
+    /// foot per leg, palette indices; at most `MAX_LEGS`), for a skeleton
+    /// whose feet are not the leaves near its bottom. Each knee must be
+    /// below its hip and each foot below its knee; an empty list turns
+    /// foot IK into nothing for the model.
+    pub fn set_legs(&mut self, model: ModelId, legs: &[Leg]) -> Result<(), CrowdError> {
+        let rt = self
+            .models
+            .get(model.0 as usize)
+            .ok_or(CrowdError::NoSuchModel(model))?;
+        let m = rt.handle.model();
+        if legs.len() > MAX_LEGS {
+            return Err(CrowdError::Incompatible(format!(
+                "{} legs: foot IK bends at most {MAX_LEGS}",
+                legs.len()
+            )));
+        }
+        let bones = m.bones.len() as u32;
+        let skeleton = IkSkeleton::of(m);
+        for (i, leg) in legs.iter().enumerate() {
+            let chain = [leg.hip, leg.knee, leg.foot];
+            if let Some(b) = chain.iter().find(|&&b| b >= bones) {
+                return Err(CrowdError::Incompatible(format!(
+                    "leg {i}: bone {b} is not one of the model's {bones}"
+                )));
+            }
+            if leg.knee == leg.hip
+                || leg.foot == leg.knee
+                || !skeleton.under(leg.knee, leg.hip)
+                || !skeleton.under(leg.foot, leg.knee)
+            {
+                return Err(CrowdError::Incompatible(format!(
+                    "leg {i}: {} → {} → {} is not a chain (each joint below the one before)",
+                    m.bones[leg.hip as usize].name,
+                    m.bones[leg.knee as usize].name,
+                    m.bones[leg.foot as usize].name
+                )));
+            }
+        }
+        self.models[model.0 as usize].legs = legs.to_vec();
+        self.legs_generation += 1;
+        Ok(())
     }
 
     /// Takes foot IK from every instance.

@@ -180,6 +180,8 @@ pub struct Crowd {
     ground_generation: u64,
     /// Slots of the instances whose feet are planted by IK (`foot_ik.rs`).
     foot_ik: std::collections::BTreeSet<u32>,
+    /// Bumped whenever a model's legs are configured.
+    legs_generation: u64,
 }
 
 impl Crowd {

@@ -154,6 +154,9 @@ pub(super) struct ModelRt {
     /// Per clip: its ground for foot IK (its feet's lowest height,
     /// `throng_core::contacts`).
     pub(super) clip_grounds: Vec<f32>,
+    /// The legs foot IK bends: found from the skeleton, or configured
+    /// (`Crowd::set_legs`).
+    pub(super) legs: Vec<throng_core::foot_ik::Leg>,
     /// Any clip has events.
     pub(super) has_events: bool,
     /// Any clip has root motion.
@@ -216,6 +219,7 @@ impl Crowd {
                 .iter()
                 .map(|c| c.ground)
                 .collect(),
+            legs: throng_core::foot_ik::legs(m),
             has_events: !m.events.is_empty(),
             has_root_motion: !m.root_motion.is_empty(),
             lod_sizes: m.lod_sizes(),

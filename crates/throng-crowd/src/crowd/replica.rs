@@ -79,6 +79,7 @@ impl Crowd {
         self.root_keys.clone_from(&source.root_keys);
         self.copy_side_tables(source);
         self.looks_generation = source.looks_generation;
+        self.legs_generation = source.legs_generation;
         self.points_generation = source.points_generation;
         self.ground.clone_from(&source.ground);
         self.ground_generation = source.ground_generation;
@@ -172,7 +173,8 @@ impl Crowd {
     fn copy_tables(&mut self, source: &Crowd, touched: bool) {
         let models = self.models.len() != source.models.len()
             || self.masks.len() != source.masks.len()
-            || self.looks_generation != source.looks_generation;
+            || self.looks_generation != source.looks_generation
+            || self.legs_generation != source.legs_generation;
         if models {
             self.models.clone_from(&source.models);
             self.masks.clone_from(&source.masks);
@@ -189,6 +191,7 @@ impl Crowd {
             self.ground_generation = source.ground_generation;
         }
         self.looks_generation = source.looks_generation;
+        self.legs_generation = source.legs_generation;
         self.points_generation = source.points_generation;
     }
 

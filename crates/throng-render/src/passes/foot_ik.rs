@@ -7,7 +7,7 @@
 //! [`FootIkPass::evaluate`] runs the pre-pass and it and reads the
 //! palettes back (tests, tools).
 
-use throng_core::foot_ik::IkSkeleton;
+use throng_core::foot_ik::Leg;
 use throng_core::gpu::{GpuIkInstance, GpuLayerSet, GpuLeg, IkParams};
 use wgpu::util::DeviceExt;
 
@@ -32,10 +32,10 @@ pub struct GpuLegs {
 }
 
 impl GpuLegs {
-    /// Uploads `skeleton`'s legs.
-    pub fn new(device: &wgpu::Device, skeleton: &IkSkeleton) -> Self {
-        let mut legs: Vec<GpuLeg> = skeleton
-            .legs
+    /// Uploads `legs` (a model's: `IkSkeleton::legs`, or
+    /// `Crowd::legs`).
+    pub fn new(device: &wgpu::Device, legs: &[Leg]) -> Self {
+        let mut legs: Vec<GpuLeg> = legs
             .iter()
             .map(|l| GpuLeg {
                 hip: l.hip,

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use throng_core::foot_ik::IkSkeleton;
+use throng_core::foot_ik::Leg;
 use throng_core::gpu::{GpuIkInstance, GpuLayerSet};
 use throng_crowd::crowd::{Crowd, DrawList, ModelId};
 use wgpu::util::DeviceExt;
@@ -41,8 +41,8 @@ struct Dispatch {
 pub(super) struct LayerDraws {
     pass: Option<PalettePass>,
     ik_pass: Option<FootIkPass>,
-    /// Each model's legs, by model key.
-    legs: HashMap<u64, GpuLegs>,
+    /// Each model's legs, by model key, with the legs they were made of.
+    legs: HashMap<u64, (Vec<Leg>, GpuLegs)>,
     palettes: wgpu::Buffer,
     /// Bumped when `palettes` is replaced (bind groups over it go stale).
     pub(super) generation: u64,
@@ -191,13 +191,18 @@ impl LayerDraws {
             pass.encode(device, &mut encoder, gpu_model, t, &job, span);
             if !d.ik.is_empty() {
                 let crowd = crowds[d.crowd];
-                let Ok(handle) = crowd.model_handle(d.model) else {
+                let Ok(wanted) = crowd.legs(d.model) else {
                     continue;
                 };
-                let legs = self
+                let entry = self
                     .legs
                     .entry(d.model_key)
-                    .or_insert_with(|| GpuLegs::new(device, &IkSkeleton::of(handle.model())));
+                    .or_insert_with(|| (wanted.to_vec(), GpuLegs::new(device, wanted)));
+                if entry.0 != wanted {
+                    // Another crowd's, or configured since.
+                    *entry = (wanted.to_vec(), GpuLegs::new(device, wanted));
+                }
+                let legs = &entry.1;
                 let ground = crowd.ground_words();
                 let ik = FootIkJob {
                     instances: &d.ik,

@@ -29,7 +29,7 @@ fn the_gpu_plants_the_foxs_feet_where_the_cpu_does() {
     let gpu_model = GpuModel::upload(&gpu.device, &gpu.queue, &handle).unwrap();
     let tables = PaletteTables::new(&gpu.device, handle.skeleton(), &[]);
     let skeleton = IkSkeleton::of(model);
-    let legs = GpuLegs::new(&gpu.device, &skeleton);
+    let legs = GpuLegs::new(&gpu.device, &skeleton.legs);
     assert_eq!(legs.count(), 4);
     let walk = model.clips.iter().position(|c| c.name == "Walk").unwrap();
     let clip = &model.clips[walk];

@@ -49,6 +49,7 @@ fn differences(a: &Crowd, b: &Crowd) -> Vec<&'static str> {
         ground,
         ground_generation,
         foot_ik,
+        legs_generation,
         spheres_stale
     );
     // Stale spheres are recomputed from the rows by every reader.
@@ -110,6 +111,7 @@ enum Op {
     Mask,
     Ground(u8),
     FootIk(usize),
+    Legs,
     Clear,
     Sync,
 }
@@ -135,6 +137,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Mask),
         1 => any::<u8>().prop_map(Op::Ground),
         1 => i.clone().prop_map(Op::FootIk),
+        1 => Just(Op::Legs),
         1 => Just(Op::Clear),
         4 => Just(Op::Sync),
     ]
@@ -195,6 +198,10 @@ fn apply(crowd: &mut Crowd, ids: &mut Vec<InstanceId>, op: &Op) {
         }
         Op::Mask => {
             let _ = crowd.mask_subtrees(m, &["root"]);
+        }
+        Op::Legs => {
+            // The one-bone model has no leg: configured as none.
+            let _ = crowd.set_legs(m, &[]);
         }
         Op::Ground(x) => {
             use throng_core::ground::{Ground, GroundAlign, Piece};
