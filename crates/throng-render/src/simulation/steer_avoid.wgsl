@@ -86,21 +86,17 @@ fn next_neighbour(walk: ptr<function, NeighbourWalk>) -> bool {
     return false;
 }
 
-// How far to the side an agent steps against a front of oncoming traffic
-// ahead (a share of its speed; see keep_to_side).
-const LANE_GAIN: f32 = 2.5;
+// How far to the side an agent steps per unit of oncoming traffic ahead
+// (a share of its speed; see keep_to_side).
+const LANE_GAIN: f32 = 0.8;
 // How much oncoming traffic just ahead slows an agent (see keep_to_side).
-const PACE_GAIN: f32 = 0.1;
+const PACE_GAIN: f32 = 0.3;
 
 // Lanes (`strength`: 0 off, 1 as tuned): `desired` turned toward the side
 // the anticipation passes on (the
 // right of the motion, for every agent alike) by how much traffic ahead in
 // this agent's corridor comes against it (0 the same way or standing, 1
-// head-on), nearer counting more: nothing for a stray agent (under a
-// quarter of one head-on), fully from one head-on at touching distance
-// (a smoothstep between), so a one-way stream, where a few neighbours
-// turning round a pillar come "against" a little, keeps its line; and
-// slowed by the same measure (it
+// head-on), nearer counting more; and slowed by the same measure (it
 // gives way rather than pushes into a front; a one-way stream keeps its
 // pace). Opposing streams then each move to their own side before
 // they meet, and crossing ones wind round each other, rather than
@@ -131,7 +127,7 @@ fn keep_to_side(agent: Agent, slot: u32, desired: vec2<f32>, radius: f32, streng
             against += near * clamp(0.5 * (1.0 - dot(vn / vl, dir)), 0.0, 1.0);
         }
     }
-    let v = desired + side * (s * strength * LANE_GAIN * smoothstep(0.25, 1.0, against));
+    let v = desired + side * (s * strength * LANE_GAIN * min(against, 1.0));
     return v / (1.0 + strength * PACE_GAIN * against);
 }
 

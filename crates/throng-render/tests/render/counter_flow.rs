@@ -12,9 +12,8 @@
 //! --ignored --nocapture` runs them and prints the figures;
 //! `THRONG_NAV_PLOT=DIR` draws every fifth second). Measured, lavapipe:
 //! opposing 13.9 % worst overlap and 23.3 % arrived before lanes
-//! (`keep_to_side`), 0.80 % (bar met) and 85.2 % with them; four-way
-//! 41.8 % and 7.6 % before, 2.8 % and 72.4 % with them
-//! (docs/design/navigation.md).
+//! (`keep_to_side`), 3.4 % and 41.1 % with them; four-way 41.8 % and 7.6 %
+//! before, 16.8 % and 31.5 % with them (docs/design/navigation.md).
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_core::simulation::NavigateParams;
