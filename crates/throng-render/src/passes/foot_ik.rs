@@ -15,6 +15,7 @@ use crate::base::error::RenderError;
 use crate::base::shader::program::Program;
 use crate::device::buffers::{WORKGROUP, dispatch_size};
 use crate::model::gpu_model::GpuModel;
+use crate::passes::entry_pipeline::entry_pipeline;
 use crate::passes::palette::{LayeredPose, PalettePass, PaletteTables};
 use crate::program::bind_groups;
 use crate::program::bind_groups::entries::bind_group;
@@ -87,19 +88,10 @@ impl FootIkPass {
             label: Some("throng foot IK group 0"),
             entries: &bind_groups::foot_ik_entries(),
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(Program::FootIk.label()),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(Program::FootIk.label()),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("plant_feet"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        // The program's layout from its row of the layouts' table.
+        let pipeline_layout =
+            bind_groups::pipeline_layout(device, Program::FootIk, bind_groups::Receive::None);
+        let pipeline = entry_pipeline(device, &module, &pipeline_layout, "plant_feet");
         Self { pipeline, layout }
     }
 
