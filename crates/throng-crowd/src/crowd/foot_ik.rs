@@ -31,6 +31,14 @@ impl Crowd {
                 "instance {id:?} is simulated on the GPU, which knows where it is; foot IK needs a transform the CPU knows"
             )));
         }
+        self.mark_foot_ik(d, on);
+        Ok(())
+    }
+
+    /// Gives dense slot `d` foot IK or takes it: drawn as layered while it
+    /// has it or layers, its state logged, its sphere refreshed.
+    fn mark_foot_ik(&mut self, d: usize, on: bool) {
+        let slot = self.slot_of[d];
         if on {
             self.foot_ik.insert(slot);
         } else {
@@ -39,7 +47,6 @@ impl Crowd {
         self.metas[d].layered = on || self.layers.contains_key(&slot);
         self.touch(Change::state(d));
         self.refresh_sphere(d);
-        Ok(())
     }
 
     /// Whether instance `id`'s feet are planted by IK.
@@ -81,17 +88,9 @@ impl Crowd {
             near[..n].iter().map(|&(_, d)| self.slot_of[d]).collect();
         let was: Vec<u32> = self.foot_ik.difference(&chosen).copied().collect();
         for slot in was.into_iter().chain(chosen.iter().copied()) {
-            let d = self.slots[slot as usize].dense as usize;
             let on = chosen.contains(&slot);
             if self.foot_ik.contains(&slot) != on {
-                if on {
-                    self.foot_ik.insert(slot);
-                } else {
-                    self.foot_ik.remove(&slot);
-                }
-                self.metas[d].layered = on || self.layers.contains_key(&slot);
-                self.touch(Change::state(d));
-                self.refresh_sphere(d);
+                self.mark_foot_ik(self.slots[slot as usize].dense as usize, on);
             }
         }
         self.foot_ik.len()
@@ -153,12 +152,9 @@ impl Crowd {
 
     /// Takes foot IK from every instance.
     pub fn clear_foot_ik(&mut self) {
-        let slots: Vec<u32> = std::mem::take(&mut self.foot_ik).into_iter().collect();
+        let slots: Vec<u32> = self.foot_ik.iter().copied().collect();
         for slot in slots {
-            let d = self.slots[slot as usize].dense as usize;
-            self.metas[d].layered = self.layers.contains_key(&slot);
-            self.touch(Change::state(d));
-            self.refresh_sphere(d);
+            self.mark_foot_ik(self.slots[slot as usize].dense as usize, false);
         }
     }
 
