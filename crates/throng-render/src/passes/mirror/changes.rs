@@ -1,7 +1,7 @@
 //! What a sync writes: the changed slots of a stream and the runs they
 //! make (`Slots`), and where the bytes go — the queue for a full upload,
-//! the staging belt for changes (`Upload`), and what a sync uploaded
-//! ([`SyncStats`]).
+//! the staging belt for changes (`Upload`), tables written whole
+//! (`write_tables`), and what a sync uploaded ([`SyncStats`]).
 
 use throng_crowd::crowd::Change;
 use wgpu::util::StagingBelt;
@@ -200,4 +200,22 @@ pub struct SyncStats {
     pub writes: u32,
     /// True if some changes went through a scattered upload.
     pub scattered: bool,
+}
+
+/// Writes each table whole through the queue, each buffer grown to fit.
+pub(super) fn write_tables<const N: usize>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    stats: &mut SyncStats,
+    tables: [(&mut Grown, &[u8]); N],
+) -> Result<(), RenderError> {
+    for (buffer, bytes) in tables {
+        buffer.reserve(device, bytes.len() as u64)?;
+        if !bytes.is_empty() {
+            queue.write_buffer(&buffer.buffer, 0, bytes);
+            stats.bytes += bytes.len() as u64;
+            stats.writes += 1;
+        }
+    }
+    Ok(())
 }

@@ -9,7 +9,8 @@ use wgpu::util::StagingBelt;
 
 use crate::base::error::RenderError;
 use crate::device::buffers::{Grown, STORAGE, WORKGROUP, dispatch_size, make};
-use crate::passes::mirror::changes::{Slots, SyncStats, Upload};
+use crate::passes::mirror::changes::{Slots, SyncStats, Upload, write_tables};
+use crate::passes::mirror::ground::MirroredGround;
 use crate::passes::mirror::pipelines::MirrorPipelines;
 use crate::passes::mirror::previous::{KeptFrame, PreviousFrame};
 use crate::program::bind_groups::entries::bind_group;
@@ -38,9 +39,7 @@ pub struct CrowdMirror {
     /// uploaded.
     motion_tables: Option<(u64, u64)>,
     /// The crowd's ground words (`passes/ground.wgsl`).
-    ground: Grown,
-    /// The crowd key and ground generation uploaded.
-    ground_uploaded: Option<(u64, u64)>,
+    ground: MirroredGround,
     motion_params: wgpu::Buffer,
     params: wgpu::Buffer,
     tables: GpuTables,
@@ -89,8 +88,7 @@ impl CrowdMirror {
             points: Grown::new(device, "throng path points", STORAGE),
             root_keys: Grown::new(device, "throng root-motion keys", STORAGE),
             motion_tables: None,
-            ground: Grown::new(device, "throng ground", STORAGE),
-            ground_uploaded: None,
+            ground: MirroredGround::new(device),
             motion_params: crate::passes::motion::MotionPass::params_buffer(device),
             params: make(
                 device,
@@ -155,7 +153,7 @@ impl CrowdMirror {
             &self.motion_updates,
             &self.points,
             &self.root_keys,
-            &self.ground,
+            self.ground.grown(),
         ]
         .iter()
         .map(|g| g.buffer.size())
@@ -188,7 +186,7 @@ impl CrowdMirror {
     /// The crowd's ground words ([`throng_core::ground`]; the header of
     /// none until the first sync).
     pub fn ground(&self) -> &wgpu::Buffer {
-        &self.ground.buffer
+        self.ground.buffer()
     }
 
     /// Instance motions, [`GpuMotion`] per dense slot (meaningful while
@@ -237,7 +235,7 @@ impl CrowdMirror {
         if self.moving {
             self.sync_motion_tables(device, queue, crowd, &mut stats)?;
         }
-        self.sync_ground(device, queue, crowd, &mut stats)?;
+        self.ground.sync(device, queue, crowd, &mut stats)?;
         self.sync_model_tables(device, queue, crowd, &mut stats)?;
         self.len = crowd.len() as u32;
         let full = self.collect_changes(crowd, grew);
@@ -292,29 +290,6 @@ impl CrowdMirror {
                 [(&mut self.points, points), (&mut self.root_keys, keys)],
             )?;
             self.motion_tables = Some(tables);
-        }
-        Ok(())
-    }
-
-    /// Uploads the crowd's ground words when they are another crowd's or
-    /// its ground was set since the last sync.
-    fn sync_ground(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        crowd: &Crowd,
-        stats: &mut SyncStats,
-    ) -> Result<(), RenderError> {
-        let uploaded = (crowd.identity(), crowd.ground_generation());
-        if self.ground_uploaded != Some(uploaded) {
-            let words = crowd.ground_words();
-            write_tables(
-                device,
-                queue,
-                stats,
-                [(&mut self.ground, bytemuck::cast_slice(&words))],
-            )?;
-            self.ground_uploaded = Some(uploaded);
         }
         Ok(())
     }
@@ -550,29 +525,11 @@ impl CrowdMirror {
             points: &self.points.buffer,
             keys: &self.root_keys.buffer,
             transforms: &self.transforms.buffer,
-            ground: &self.ground.buffer,
+            ground: self.ground.buffer(),
         };
         pass.motion
             .encode(device, queue, encoder, &bindings, crowd.clock(), self.len);
     }
-}
-
-/// Writes each table whole through the queue, each buffer grown to fit.
-fn write_tables<const N: usize>(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    stats: &mut SyncStats,
-    tables: [(&mut Grown, &[u8]); N],
-) -> Result<(), RenderError> {
-    for (buffer, bytes) in tables {
-        buffer.reserve(device, bytes.len() as u64)?;
-        if !bytes.is_empty() {
-            queue.write_buffer(&buffer.buffer, 0, bytes);
-            stats.bytes += bytes.len() as u64;
-            stats.writes += 1;
-        }
-    }
-    Ok(())
 }
 
 /// What [`CrowdMirror::reserve`] grew.

@@ -6,7 +6,8 @@
 //! staging belt (mapped buffers reused frame after frame) as runs written in
 //! place, or, when scattered, packed with their slots and placed by
 //! `passes/mirror/mirror.wgsl`. Instances' analytic motions are a third stream,
-//! with the crowd's path points and root-motion keys beside it; after the
+//! with the crowd's path points and root-motion keys beside it, and the
+//! crowd's ground (`ground.rs`); after the
 //! uploads, the motion pass ([`crate::passes::motion`]) writes the moving instances'
 //! transforms of the frame. The cull pass ([`crate::passes::cull`]) reads the
 //! mirror.
@@ -18,6 +19,7 @@
 
 pub mod changes;
 pub mod crowd_mirror;
+mod ground;
 pub mod pipelines;
 pub mod previous;
 pub mod shared;
