@@ -1,11 +1,14 @@
 //! The demo's terrain: rolling hills with a stair up to a platform, sized
 //! after a model's body length ([`demo_ground`]), standing instances set
-//! on it ([`settle`]), and its mesh — the heightfield as a grid of
+//! on it ([`settle`]) and it laid under a crowd ([`lay_demo_ground`]), and
+//! its mesh — the heightfield as a grid of
 //! triangles, each piece as a box standing on it — for
 //! [`crate::terrain_pass`] to draw ([`TerrainMesh`]).
 
 use glam::{Mat4, Vec2, Vec3};
-use throng_core::ground::{Ground, GroundError, Heightfield, Piece};
+use std::sync::Arc;
+
+use throng_core::ground::{Ground, GroundAlign, GroundError, Heightfield, Piece};
 use throng_core::motion::MotionKind;
 use throng_crowd::crowd::{Crowd, InstanceId};
 
@@ -78,6 +81,23 @@ pub fn settle(crowd: &mut Crowd, ground: &Ground, ids: &[InstanceId]) {
         let lift = ground.height_at(Vec2::new(at.x, at.z)) - at.y;
         let _ = crowd.set_transform(id, Mat4::from_translation(Vec3::Y * lift) * world);
     }
+}
+
+/// Lays [`demo_ground`] (`centre`, `half`, `body`) under `crowd`: its
+/// standing instances set on it ([`settle`]), then the crowd's ground,
+/// turned as `align` says. Returns the ground (to draw it).
+pub fn lay_demo_ground(
+    crowd: &mut Crowd,
+    centre: Vec2,
+    half: f32,
+    body: f32,
+    align: GroundAlign,
+) -> Result<Arc<Ground>, GroundError> {
+    let ground = Arc::new(demo_ground(centre, half, body)?);
+    let ids: Vec<InstanceId> = crowd.ids().collect();
+    settle(crowd, &ground, &ids);
+    crowd.set_ground(Some(ground.clone()), align);
+    Ok(ground)
 }
 
 /// One vertex of the terrain's mesh: world position, unit normal and

@@ -577,12 +577,9 @@ fn crowd_tints(crowd: &Crowd, ids: &[InstanceId]) -> Vec<u32> {
     }
 }
 
-/// Lays the demo's terrain around the grid of `bounds` as the crowd's
-/// ground (the model's length the unit of its heights), the standing
-/// instances set on it.
+/// The demo's terrain around the grid of `bounds` as the crowd's ground
+/// (the model's length the unit of its heights).
 fn lay_terrain(crowd: &mut Crowd, bounds: &throng_core::math::Aabb) -> Result<(), CellError> {
-    use throng_core::ground::GroundAlign;
-    let failed = |e: &dyn std::fmt::Display| CellError::Failed(e.to_string());
     let body = crowd
         .models()
         .next()
@@ -593,10 +590,9 @@ fn lay_terrain(crowd: &mut Crowd, bounds: &throng_core::math::Aabb) -> Result<()
         .unwrap_or(1.0);
     let centre = bounds.center();
     let half = (bounds.max - bounds.min).max_element() * 0.6 + body;
-    let ground = throng_demo::terrain::demo_ground(glam::Vec2::new(centre.x, centre.z), half, body)
-        .map_err(|e| failed(&e))?;
-    let ids: Vec<_> = crowd.ids().collect();
-    throng_demo::terrain::settle(crowd, &ground, &ids);
-    crowd.set_ground(Some(std::sync::Arc::new(ground)), GroundAlign::Upright);
-    Ok(())
+    let centre = glam::Vec2::new(centre.x, centre.z);
+    let align = throng_core::ground::GroundAlign::Upright;
+    throng_demo::terrain::lay_demo_ground(crowd, centre, half, body, align)
+        .map(|_| ())
+        .map_err(|e| CellError::Failed(e.to_string()))
 }
