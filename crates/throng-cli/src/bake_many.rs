@@ -159,6 +159,7 @@ fn table(rows: &[JobResult], seconds: f64) -> String {
         s,
         "{baked} baked, {fresh} up to date, {failed} failed, in {seconds:.2} s"
     );
+    frames_lines(&mut s, rows);
     for r in rows {
         if let Err(e) = &r.result {
             let _ = writeln!(
@@ -175,4 +176,24 @@ fn table(rows: &[JobResult], seconds: f64) -> String {
         }
     }
     s
+}
+
+/// A line per shared frames file: how many bodies refer to it, and its size.
+fn frames_lines(s: &mut String, rows: &[JobResult]) {
+    use std::fmt::Write;
+    let mut files: std::collections::BTreeMap<&std::path::Path, usize> = Default::default();
+    for r in rows {
+        if let Some(f) = &r.frames_file {
+            *files.entry(f).or_default() += 1;
+        }
+    }
+    for (file, bodies) in files {
+        let size = std::fs::metadata(file).map_or(0, |m| m.len());
+        let _ = writeln!(
+            s,
+            "frames: {bodies} bodies share {} ({})",
+            file.display(),
+            bytes(size)
+        );
+    }
 }

@@ -33,7 +33,11 @@ pub fn run(args: Args) -> Result<()> {
                 .len();
             let model = throng_core::format::read_file(&args.file)
                 .with_context(|| format!("loading {}", args.file.display()))?;
-            baked_json(&model, size)
+            let mut value = baked_json(&model, size);
+            // Read again for the reference only: read_file checked it.
+            let bytes = std::fs::read(&args.file)?;
+            value["texture"]["frames_file"] = throng_core::format::frames_file(&bytes)?.into();
+            value
         }
         ModelKind::Gltf => {
             let imported = throng_bake::import_file(&args.file)
@@ -219,6 +223,12 @@ fn baked_data_lines(s: &mut String, v: &Value) {
         thousands(n(&t["texels"])),
         bytes(n(&t["gpu_bytes"]))
     );
+    if let Some(file) = t["frames_file"].as_str() {
+        let _ = writeln!(
+            s,
+            "            in the frames file {file} beside it (shared)"
+        );
+    }
     for (i, l) in arr(v, "lods").iter().enumerate() {
         let _ = writeln!(
             s,

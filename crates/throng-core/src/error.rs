@@ -182,6 +182,15 @@ pub enum FormatError {
     /// The model itself is inconsistent (after the structure parsed).
     #[error("invalid model: {0}")]
     Invalid(String),
+    /// The model's frames are in a frames file beside it
+    /// (`crate::format::frames`), and only the model's bytes were given.
+    #[error(
+        "the model's frames are in the frames file {file} beside it: read the model from its path, or give both files' bytes (read_model_with_frames)"
+    )]
+    FramesElsewhere {
+        /// The frames file's name.
+        file: String,
+    },
     /// The file could not be opened as an input (not a regular file, over
     /// the size limit, missing).
     #[error(transparent)]

@@ -31,6 +31,6 @@ pub const TARGETS: [Target; 5] = [
 /// The model every target that needs a valid one uses: the Khronos
 /// SimpleSkin, baked (format version of this build).
 pub fn simple_skin() -> throng_core::BakedModel {
-    throng_core::format::read_model(include_bytes!("../../../tests/data/simple_skin.v9.throng"))
-        .expect("the committed simple_skin.v9.throng reads")
+    throng_core::format::read_model(include_bytes!("../../../tests/data/simple_skin.v10.throng"))
+        .expect("the committed simple_skin.v10.throng reads")
 }

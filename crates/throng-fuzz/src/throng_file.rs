@@ -2,11 +2,14 @@
 //! a model it accepted — a crowd plays every clip, the CPU skins every LOD,
 //! the impostor atlas and the images' mip levels decode.
 //!
+//! Frames files and models referring to them are read too (refused as
+//! models: their seeds are `reject_frames*`).
+//!
 //! The first byte is a switch: if its low bit is set, the header's size and
 //! checksum are written to fit the rest, so the fuzzer reaches the
 //! sections instead of spending itself on the CRC.
 
-use throng_core::format::{HEADER_SIZE, read_model, read_provenance};
+use throng_core::format::{HEADER_SIZE, frames_file, read_frames, read_model, read_provenance};
 use throng_crowd::camera::Camera;
 use throng_crowd::crowd::{Crowd, DrawList, DrawView, ModelHandle, Spawn};
 
@@ -28,6 +31,9 @@ pub fn run(data: &[u8]) -> bool {
         bytes[CHECKSUM_AT..CHECKSUM_AT + 4].copy_from_slice(&crc.to_le_bytes());
     }
     let _ = read_provenance(&bytes);
+    // A frames file, or a model referring to one (format/frames.rs).
+    let _ = read_frames(&bytes);
+    let _ = frames_file(&bytes);
     let Ok(model) = read_model(&bytes) else {
         return false;
     };

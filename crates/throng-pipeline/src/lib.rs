@@ -8,7 +8,8 @@
 //! references, the options and the baker), the bake (`throng-bake`), the
 //! impostor (`throng-impostor`, on a headless adapter) and the atomic
 //! write; [`bake_all`] runs jobs in parallel (with [`shared_clips`], bodies
-//! baked together get each clip at one frame count) and [`bake_dir`] a
+//! baked together get each clip at one frame count, and [`shared_files`]
+//! keeps equal frames in one file) and [`bake_dir`] a
 //! whole folder; an [`Observer`] sees them in flight. [`Settings`] holds what
 //! the jobs share, `Settings::default()` being the default chain.
 //!
@@ -35,6 +36,7 @@ pub mod one;
 pub mod outcome;
 pub mod settings;
 pub mod shared_clips;
+pub mod shared_files;
 
 pub use error::PipelineError;
 pub use jobs::{Job, Plan, model_files, plan};

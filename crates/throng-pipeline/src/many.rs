@@ -20,7 +20,8 @@ use crate::settings::Settings;
 /// returns their results in the order of `jobs`. A failed job does not
 /// stop the others. With [`Settings::shared_clips`], the bodies below a
 /// clip's largest frame count are then baked again from there
-/// ([`crate::shared_clips`]).
+/// ([`crate::shared_clips`]), and bodies of equal frames in one folder
+/// refer to one frames file there ([`crate::shared_files`]).
 pub fn bake_all(jobs: Vec<Job>, settings: &Settings, observer: &dyn Observer) -> Vec<JobResult> {
     let mut results: Vec<JobResult> = jobs
         .into_par_iter()
@@ -33,11 +34,13 @@ pub fn bake_all(jobs: Vec<Job>, settings: &Settings, observer: &dyn Observer) ->
                 job,
                 result,
                 seconds,
+                frames_file: None,
             }
         })
         .collect();
     if settings.shared_clips {
         crate::shared_clips::even_out(&mut results, settings, observer);
+        crate::shared_files::share(&mut results);
     }
     results
 }

@@ -53,4 +53,7 @@ pub struct JobResult {
     pub result: Result<Outcome, PipelineError>,
     /// Seconds it ran.
     pub seconds: f64,
+    /// The frames file its output refers to, shared with other bodies
+    /// (`None`: the output holds its own frames; [`crate::shared_files`]).
+    pub frames_file: Option<std::path::PathBuf>,
 }

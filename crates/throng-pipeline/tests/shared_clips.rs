@@ -113,8 +113,11 @@ fn bodies_baked_together_bake_each_clip_at_one_frame_count() {
         );
     }
 
-    // Again: nothing to bake.
-    let results = bake_all(jobs, &together, &());
+    let files = on_disk(&dir.join("out"));
+    let shared = one_frames_file(&results, &baked);
+
+    // Again: nothing to bake, nothing written.
+    let results = bake_all(jobs.clone(), &together, &());
     for r in &results {
         assert!(
             matches!(r.result, Ok(Outcome::UpToDate { .. })),
@@ -123,5 +126,74 @@ fn bodies_baked_together_bake_each_clip_at_one_frame_count() {
             r.result.as_ref().map(|_| ())
         );
     }
+    assert_eq!(
+        on_disk(&dir.join("out")),
+        files,
+        "a second run rewrote files"
+    );
+
+    // The frames file deleted: its bodies are baked again and refer to it again.
+    std::fs::remove_file(&shared).unwrap();
+    let results = bake_all(jobs, &together, &());
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r.result, Ok(Outcome::Baked(_)))),
+        "bodies whose frames file is gone are baked again"
+    );
+    assert_eq!(on_disk(&dir.join("out")), files);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file in `out`, by name, with its bytes.
+fn on_disk(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Checks that the bodies of `results` (baked as `baked`) refer to one
+/// frames file holding their frames, none of them holding a copy, and each
+/// reading back as baked; prints the bytes on disk against a copy each.
+fn one_frames_file(results: &[JobResult], baked: &[(String, &BakedModel, f32)]) -> PathBuf {
+    let shared = results[0]
+        .frames_file
+        .clone()
+        .expect("the bodies share a frames file");
+    let texel_bytes = baked[0].1.texture.texels.as_bytes().len() as u64;
+    let mut bodies_bytes = 0;
+    for (r, (name, model, _)) in results.iter().zip(baked) {
+        assert_eq!(r.frames_file.as_ref(), Some(&shared), "{name}");
+        let bytes = std::fs::read(&r.job.output).unwrap();
+        bodies_bytes += bytes.len() as u64;
+        assert_eq!(
+            throng_core::format::frames_file(&bytes).unwrap().as_deref(),
+            shared.file_name().and_then(|n| n.to_str()),
+            "{name}'s file refers to the frames file"
+        );
+        let own = throng_core::format::write_model(model).unwrap().len() as u64;
+        assert!(
+            bytes.len() as u64 + texel_bytes <= own + 128,
+            "{name}: {} bytes, {own} with its own {texel_bytes} bytes of frames",
+            bytes.len()
+        );
+        let read = throng_core::format::read_file(&r.job.output).unwrap();
+        assert!(read == **model, "{name} reads back as baked");
+    }
+    let frames_bytes = std::fs::metadata(&shared).unwrap().len();
+    println!(
+        "on disk: {} bodies {bodies_bytes} B + frames {frames_bytes} B, against {} B with a copy each",
+        baked.len(),
+        bodies_bytes + baked.len() as u64 * texel_bytes
+    );
+    shared
 }

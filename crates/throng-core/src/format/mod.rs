@@ -23,6 +23,9 @@ use crate::model::{BakedVertex, RootMotionKey, Submesh};
 mod directory;
 #[cfg(test)]
 mod dressed_tests;
+pub mod frames;
+#[cfg(test)]
+mod frames_tests;
 mod material;
 mod provenance;
 mod read;
@@ -33,14 +36,15 @@ mod write;
 pub use material::{MaterialRecord, TextureSlotRecord};
 
 pub use directory::{Directory, aligned_copy};
+pub use frames::{frames_file, read_frames, write_frames};
 pub use provenance::{peek_provenance, read_provenance};
-pub use read::{read_file, read_model};
-pub use write::{write_file, write_model};
+pub use read::{read_file, read_model, read_model_with_frames};
+pub use write::{write_file, write_model, write_model_referring};
 
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"\x89THRONG\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one directory entry in bytes.
@@ -417,6 +421,11 @@ pub mod tags {
     pub const MORPH_WEIGHTS: [u8; 4] = *b"MWGT";
     /// Morph deltas ([`crate::morph::MorphDelta`], 32 bytes each).
     pub const MORPH_DELTAS: [u8; 4] = *b"MDLT";
+    /// In place of `TEXL`: the frames file holding the texels
+    /// ([`super::frames::FramesRefRecord`]; none, or one record).
+    pub const FRAMES_REF: [u8; 4] = *b"FREF";
+    /// A frames file's record ([`super::frames::FramesRecord`]).
+    pub const FRAMES: [u8; 4] = *b"FRMS";
 }
 
 const _: () = {
@@ -461,6 +470,8 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::MORPH_SLOTS => size_of::<MorphSlotRecord>(),
         tags::MORPH_WEIGHTS => 4,
         tags::MORPH_DELTAS => size_of::<crate::morph::MorphDelta>(),
+        tags::FRAMES_REF => size_of::<frames::FramesRefRecord>(),
+        tags::FRAMES => size_of::<frames::FramesRecord>(),
         _ => return None,
     })
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 use glam::{Mat4, Vec3};
 
 use super::directory::{Directory, Strings, one_record, records};
+use super::frames::{frames_file, frames_ref, referred_texels};
 use super::provenance::provenance_section;
 use super::{
     BoneRecord, CLIP_ROOT_MOTION, ClipRecord, EventRecord, ImageRecord, ImpostorRecord, LodRecord,
@@ -25,10 +26,18 @@ use crate::model::{
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::texture_codec::{mip_levels, mip_size};
 
-/// Reads and validates a model from `path`.
+/// Reads and validates a model from `path`, and the frames file beside it
+/// that it refers to, if it does (`frames.rs`).
 pub fn read_file(path: &Path) -> Result<BakedModel, FormatError> {
     let bytes = crate::input_file::read(path, MAX_FILE_SIZE)?;
-    read_model(&bytes)
+    match frames_file(&bytes)? {
+        None => read_model(&bytes),
+        Some(name) => {
+            let beside = path.parent().unwrap_or(Path::new("")).join(&name);
+            let frames = crate::input_file::read(&beside, MAX_FILE_SIZE)?;
+            read_model_with_frames(&bytes, &frames)
+        }
+    }
 }
 
 fn aabb(min: [f32; 3], max: [f32; 3]) -> Aabb {
@@ -53,8 +62,21 @@ fn range_in(
     Ok(start as usize..end as usize)
 }
 
-/// Parses and validates a model from the bytes of a `.throng` file.
+/// Parses and validates a model from the bytes of a `.throng` file; a
+/// model whose frames are in a frames file is refused
+/// ([`FormatError::FramesElsewhere`], naming it).
 pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
+    read_model_and(bytes, None)
+}
+
+/// [`read_model`] for a model whose frames are in a frames file (named by
+/// [`frames_file`]), given that file's bytes; they must be the frames the
+/// model was baked with. A model with frames of its own ignores them.
+pub fn read_model_with_frames(bytes: &[u8], frames: &[u8]) -> Result<BakedModel, FormatError> {
+    read_model_and(bytes, Some(frames))
+}
+
+fn read_model_and(bytes: &[u8], frames: Option<&[u8]>) -> Result<BakedModel, FormatError> {
     let dir = Directory::parse(bytes)?;
     let strings = Strings(dir.section(bytes, tags::STRINGS)?, Default::default());
     let m: ModelRecord = one_record(&dir, bytes, tags::MODEL)?;
@@ -63,7 +85,22 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     }
     // In the file's order of checks: a file damaged in several places
     // names the same damage as before.
-    let texels = read_texels(&dir, bytes, &m)?;
+    let texels = match frames_ref(&dir, bytes, &strings)? {
+        None => read_texels(&dir, bytes, m.texel_format)?,
+        Some((file, _)) if dir.entry(tags::TEXELS).is_some() => {
+            return Err(FormatError::corrupt(format!(
+                "both a TEXL section and a reference to the frames file {file}"
+            )));
+        }
+        Some((file, _)) if frames.is_none() => return Err(FormatError::FramesElsewhere { file }),
+        Some((file, r)) => referred_texels(
+            &file,
+            &r,
+            m.texel_format,
+            (m.texture_width, m.texture_layers),
+            frames.unwrap_or_default(),
+        )?,
+    };
     let bones = read_bones(&dir, bytes, &strings)?;
     let clips = read_clips(&dir, bytes, &strings)?;
     let frame_bounds = records::<[f32; 6]>(&dir, bytes, tags::FRAME_BOUNDS)?
@@ -110,11 +147,15 @@ pub fn read_model(bytes: &[u8]) -> Result<BakedModel, FormatError> {
     Ok(model)
 }
 
-/// The bone texture's texels (`TEXL`), in the model record's format.
-fn read_texels(dir: &Directory, bytes: &[u8], m: &ModelRecord) -> Result<Texels, FormatError> {
-    let format = TexelFormat::from_code(m.texel_format).ok_or_else(|| {
-        FormatError::corrupt(format!("unknown texel format code {}", m.texel_format))
-    })?;
+/// The bone texture's texels (`TEXL`), in the format of code `format` (the
+/// model record's, or a frames file's).
+pub(super) fn read_texels(
+    dir: &Directory,
+    bytes: &[u8],
+    format: u32,
+) -> Result<Texels, FormatError> {
+    let format = TexelFormat::from_code(format)
+        .ok_or_else(|| FormatError::corrupt(format!("unknown texel format code {format}")))?;
     let texel_entry = dir
         .entry(tags::TEXELS)
         .ok_or_else(|| FormatError::corrupt("required section TEXL is missing"))?;

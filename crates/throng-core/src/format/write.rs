@@ -40,6 +40,18 @@ fn section<T: Pod>(tag: [u8; 4], records: &[T]) -> ([u8; 4], u32, &[u8]) {
 /// Serialises a model. The model is validated first; an invalid model is
 /// refused rather than written.
 pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
+    write_model_as(model, None)
+}
+
+/// [`write_model`] without the texels: the model refers to the frames file
+/// `frames` beside it, which must hold the model's texels
+/// ([`super::write_frames`] of its texture; `frames.rs`).
+pub fn write_model_referring(model: &BakedModel, frames: &str) -> Result<Vec<u8>, FormatError> {
+    super::frames::check_frames_name(frames)?;
+    write_model_as(model, Some(frames))
+}
+
+fn write_model_as(model: &BakedModel, frames: Option<&str>) -> Result<Vec<u8>, FormatError> {
     model.validate()?;
     // The strings are added in the file's order (model, bones, clips,
     // materials, images, events, morph slots, provenance): the bytes of a
@@ -76,7 +88,19 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
     let morph_slots = morph_slot_records(model, &mut strings);
     let (impostor, spheres, impostor_data) = impostor_records(model);
     let provenance = provenance_records(model, &mut strings);
-    let texel_size = model.texture.texels.format().texel_size() as u32;
+    let reference = frames.map(|name| super::frames::FramesRefRecord {
+        file: strings.add(name),
+        texel_count: model.texture.texels.len() as u64,
+        hash: super::frames::frames_hash(&model.texture.texels),
+    });
+    let texels = match &reference {
+        None => (
+            tags::TEXELS,
+            model.texture.texels.format().texel_size() as u32,
+            model.texture.texels.as_bytes(),
+        ),
+        Some(r) => section(tags::FRAMES_REF, std::slice::from_ref(r)),
+    };
     let sections: Vec<([u8; 4], u32, &[u8])> = vec![
         section(tags::MODEL, std::slice::from_ref(&model_rec)),
         section(tags::STRINGS, &strings.0),
@@ -85,7 +109,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
         section(tags::PROVENANCE, &provenance),
         section(tags::BONES, &bones),
         section(tags::CLIPS, &clips),
-        (tags::TEXELS, texel_size, model.texture.texels.as_bytes()),
+        texels,
         section(tags::FRAME_BOUNDS, &frame_bounds),
         section(tags::LODS, &mesh.lods),
         section(tags::SUBMESHES, &mesh.subs),
@@ -278,7 +302,7 @@ fn provenance_records(model: &BakedModel, strings: &mut StringTable) -> Vec<Prov
 
 /// The file: header, directory and `sections`, each at an aligned offset,
 /// the checksum over all but the header.
-fn lay_out(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
+pub(super) fn lay_out(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
     let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
     let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
     let mut entries = Vec::with_capacity(sections.len());
