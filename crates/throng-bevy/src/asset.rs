@@ -2,6 +2,8 @@
 //! `Handle<ThrongModel>`. The loader reads and validates the file with
 //! Throng's own reader, so a missing, truncated or corrupt file is a Bevy
 //! asset error carrying Throng's message (what and where), never a panic.
+//! A body baked with `--shared-clips` is read with the frames file beside
+//! it (`throng_core::format::frames`).
 
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, LoadContext};
@@ -26,6 +28,16 @@ pub enum ThrongAssetError {
         path: String,
         /// What the reader said.
         source: std::io::Error,
+    },
+    /// The frames file the model refers to could not be read.
+    #[error("{path}: reading its frames file {file}: {reason}")]
+    Frames {
+        /// The asset's path.
+        path: String,
+        /// The frames file's name, beside it.
+        file: String,
+        /// Why.
+        reason: String,
     },
     /// The file is not a model this build reads.
     #[error("{path}: {source}")]
@@ -61,7 +73,27 @@ impl AssetLoader for ThrongModelLoader {
             path: path.clone(),
             source,
         };
-        let model = throng_core::format::read_model(&bytes).map_err(format)?;
+        // A body baked with --shared-clips keeps its frames in a file beside it.
+        let model = match throng_core::format::frames_file(&bytes).map_err(format)? {
+            None => throng_core::format::read_model(&bytes),
+            Some(name) => {
+                let frames_error = |reason: String| ThrongAssetError::Frames {
+                    path: path.clone(),
+                    file: name.clone(),
+                    reason,
+                };
+                let beside = load_context
+                    .path()
+                    .resolve_embed_str(&name)
+                    .map_err(|e| frames_error(e.to_string()))?;
+                let frames = load_context
+                    .read_asset_bytes(beside)
+                    .await
+                    .map_err(|e| frames_error(e.to_string()))?;
+                throng_core::format::read_model_with_frames(&bytes, &frames)
+            }
+        }
+        .map_err(format)?;
         let handle = ModelHandle::new(model).map_err(format)?;
         Ok(ThrongModel(handle))
     }

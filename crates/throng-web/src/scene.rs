@@ -23,10 +23,40 @@ use throng_render::RendererOptions;
 
 use crate::query::PageQuery;
 
-/// A `.throng` file's bytes (fetched from `url`) as a model the crowd can
-/// play; the error names the URL and what is wrong with the file.
-pub fn load_model(bytes: &[u8], url: &str) -> Result<ModelHandle> {
-    let model = throng_core::format::read_model(bytes).with_context(|| {
+/// A model's file as the page fetched it: its URL, its bytes, and the
+/// bytes of the frames file it refers to, if it does (a body baked with
+/// `--shared-clips`: `throng_core::format::frames`).
+#[derive(Clone, Debug)]
+pub struct ModelFile {
+    /// Where it came from.
+    pub url: String,
+    /// The `.throng` file's bytes.
+    pub bytes: Vec<u8>,
+    /// Its frames file's bytes, fetched from beside it.
+    pub frames: Option<Vec<u8>>,
+}
+
+impl ModelFile {
+    /// The URL of the file `name` beside the one at `url` (same folder,
+    /// without `url`'s query or fragment).
+    pub fn beside(url: &str, name: &str) -> String {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        match path.rsplit_once('/') {
+            Some((folder, _)) => format!("{folder}/{name}"),
+            None => name.to_owned(),
+        }
+    }
+}
+
+/// A fetched model file as a model the crowd can play; the error names the
+/// URL and what is wrong with the file (or with its frames file).
+pub fn load_model(file: &ModelFile) -> Result<ModelHandle> {
+    let ModelFile { url, bytes, frames } = file;
+    let model = match frames {
+        Some(frames) => throng_core::format::read_model_with_frames(bytes, frames),
+        None => throng_core::format::read_model(bytes),
+    }
+    .with_context(|| {
         format!(
             "{url} ({} bytes) is not a .throng file this page reads",
             bytes.len()
@@ -59,16 +89,10 @@ impl PageScene {
 /// The page's models from their files' bytes (`files`: URL and bytes, in
 /// the query's order): loaded, checked to share the first one's clips,
 /// and worn as outfits with `query.outfits`.
-pub fn load_models(files: &[(String, Vec<u8>)], query: &PageQuery) -> Result<Vec<ModelHandle>> {
-    let handles = files
-        .iter()
-        .map(|(url, bytes)| load_model(bytes, url))
-        .collect::<Result<Vec<_>>>()?;
-    let named: Vec<(String, &ModelHandle)> = files
-        .iter()
-        .map(|(url, _)| url.clone())
-        .zip(&handles)
-        .collect();
+pub fn load_models(files: &[ModelFile], query: &PageQuery) -> Result<Vec<ModelHandle>> {
+    let handles = files.iter().map(load_model).collect::<Result<Vec<_>>>()?;
+    let named: Vec<(String, &ModelHandle)> =
+        files.iter().map(|f| f.url.clone()).zip(&handles).collect();
     throng_demo::mixed::check_shared_clips(&named).map_err(anyhow::Error::msg)?;
     if !query.outfits {
         return Ok(handles);
@@ -76,9 +100,10 @@ pub fn load_models(files: &[(String, Vec<u8>)], query: &PageQuery) -> Result<Vec
     handles
         .iter()
         .zip(files)
-        .map(|(h, (url, _))| {
-            outfitted(h)
-                .with_context(|| format!("?outfits: {url} has too many submeshes to wear outfits"))
+        .map(|(h, f)| {
+            outfitted(h).with_context(|| {
+                format!("?outfits: {} has too many submeshes to wear outfits", f.url)
+            })
         })
         .collect()
 }

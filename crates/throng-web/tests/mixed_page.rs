@@ -5,13 +5,43 @@
 //! path binds one bone texture for the two bodies and leaves the hidden
 //! outfits out of the draws, as its statistics line reports.
 
-use throng_core::format::write_model;
+use throng_core::format::{write_frames, write_model, write_model_referring};
 use throng_web::query::PageQuery;
-use throng_web::scene::{build, load_models};
+use throng_web::scene::{ModelFile, build, load_model, load_models};
 
-fn file(name: &str) -> (String, Vec<u8>) {
+fn file(name: &str) -> ModelFile {
     let (_, handle) = throng_tests::golden::baked(name);
-    (name.to_owned(), write_model(handle.model()).unwrap())
+    ModelFile {
+        url: name.to_owned(),
+        bytes: write_model(handle.model()).unwrap(),
+        frames: None,
+    }
+}
+
+/// A body baked with `--shared-clips` is fetched with the frames file
+/// beside it; without it, the error names that file.
+#[test]
+fn a_body_referring_to_a_frames_file_loads_with_it() {
+    let (_, handle) = throng_tests::golden::baked("khronos_Fox.glb");
+    let name = "frames-0123.throng-frames";
+    let mut body = ModelFile {
+        url: "https://example.com/bodies/fox.throng?v=2".to_owned(),
+        bytes: write_model_referring(handle.model(), name).unwrap(),
+        frames: None,
+    };
+    assert_eq!(
+        ModelFile::beside(&body.url, name),
+        "https://example.com/bodies/frames-0123.throng-frames"
+    );
+    assert_eq!(ModelFile::beside("fox.throng", name), name);
+    let err = format!("{:#}", load_model(&body).err().expect("no frames: refused"));
+    assert!(err.contains(name) && err.contains("fox.throng"), "{err}");
+    body.frames = Some(write_frames(&handle.model().texture));
+    let loaded = load_model(&body).unwrap();
+    assert!(
+        loaded.model().texture == handle.model().texture,
+        "the frames come from the frames file"
+    );
 }
 
 #[test]

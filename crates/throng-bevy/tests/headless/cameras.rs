@@ -52,6 +52,41 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A body referring to a frames file (baked with `--shared-clips`) loads
+/// with the frames file beside it; without it, the asset error names it.
+fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
+    let model = throng_core::format::read_file(&dir.join("fox.throng")).unwrap();
+    let name = "fox-frames.throng-frames";
+    let body = throng_core::format::write_model_referring(&model, name).unwrap();
+    std::fs::write(dir.join("alone.throng"), &body).unwrap();
+    std::fs::write(dir.join("body.throng"), &body).unwrap();
+    let alone: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("alone.throng");
+    run_until(app, "loading alone.throng", |app| {
+        app.world()
+            .resource::<AssetServer>()
+            .load_state(&alone)
+            .is_failed()
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&alone) else {
+        unreachable!()
+    };
+    let text = error.to_string();
+    assert!(text.contains(name), "{text}");
+    std::fs::write(dir.join(name), throng_core::format::write_frames(&model.texture)).unwrap();
+    let body: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("body.throng");
+    run_until(app, "loading body.throng", |app| {
+        app.world()
+            .resource::<Assets<ThrongModel>>()
+            .get(&body)
+            .is_some()
+    });
+    let loaded = &app.world().resource::<Assets<ThrongModel>>().get(&body).unwrap().0;
+    assert!(
+        loaded.model().texture == model.texture,
+        "the body's frames come from the frames file"
+    );
+}
+
 #[test]
 fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing() {
     let dir = assets("corrupt");
@@ -71,6 +106,7 @@ fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing(
     let text = error.to_string();
     println!("{text}");
     assert!(text.contains("broken.throng"), "{text}");
+    shared_frames_load_from_beside(&mut app, &dir);
     let fox: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("fox.throng");
     run_until(&mut app, "loading fox.throng", |app| {
         app.world()

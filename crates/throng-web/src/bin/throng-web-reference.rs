@@ -55,7 +55,18 @@ fn run(args: &[String]) -> Result<bool> {
 fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Result<()> {
     let gpu = throng_render::Gpu::headless()?;
     let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
-    let files = [(model.display().to_string(), bytes)];
+    let frames = match throng_core::format::frames_file(&bytes) {
+        Ok(Some(name)) => {
+            let beside = model.with_file_name(&name);
+            Some(std::fs::read(&beside).with_context(|| format!("reading {}", beside.display()))?)
+        }
+        _ => None,
+    };
+    let files = [throng_web::scene::ModelFile {
+        url: model.display().to_string(),
+        bytes,
+        frames,
+    }];
     let handles = throng_web::scene::load_models(&files, query)?;
     let format = throng_render::OFFSCREEN_FORMAT;
     let app = throng_examples::AppGpu {

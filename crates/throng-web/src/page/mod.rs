@@ -75,7 +75,17 @@ async fn run() -> Result<()> {
 
     let mut files = Vec::with_capacity(query.models.len());
     for url in &query.models {
-        files.push((url.clone(), fetch(url).await?));
+        let bytes = fetch(url).await?;
+        // A body baked with --shared-clips keeps its frames beside it.
+        let frames = match throng_core::format::frames_file(&bytes) {
+            Ok(Some(name)) => Some(fetch(&crate::scene::ModelFile::beside(url, &name)).await?),
+            _ => None,
+        };
+        files.push(crate::scene::ModelFile {
+            url: url.clone(),
+            bytes,
+            frames,
+        });
     }
     let handles = crate::scene::load_models(&files, &query)?;
     drop(files);
