@@ -8,7 +8,10 @@
 //! the long one needs more frames of a clip than the others (the
 //! error-bounded search measures the mesh); baked together, each clip
 //! takes the most any body needs, every body's error stays within the
-//! bound, and the bake run again finds every output up to date.
+//! bound, the three refer to one frames file (`shared_files`) instead of
+//! holding a copy each, and the bake run again finds every output up to
+//! date and writes nothing; a body whose frames file is gone is baked
+//! again.
 
 use std::path::{Path, PathBuf};
 

@@ -1,15 +1,17 @@
-//! The zero-copy view layer of a `.throng` file: its header, checksum and
-//! directory checked ([`Directory`]), sections viewed in place or copied
-//! out as records, and the string table read without overlaps. Below the
+//! The container of a `.throng` (and of a frames file): its header,
+//! checksum and directory checked ([`Directory`]), sections viewed in place
+//! or copied out as records (the texels among them), the string table read
+//! without overlaps, and sections laid out as a file (`lay_out`). Below the
 //! model reader (`read.rs`) and the provenance peek (`provenance.rs`).
 
 use bytemuck::Pod;
 
 use super::{
     HEADER_SIZE, Header, MAGIC, MAX_SECTIONS, SECTION_ALIGN, SECTION_ENTRY_SIZE, SectionEntry,
-    StrRef, VERSION, expected_record_size,
+    StrRef, VERSION, expected_record_size, tags,
 };
 use crate::error::FormatError;
+use crate::model::{TexelFormat, Texels};
 
 /// Copies `bytes` into a 16-byte-aligned buffer (so sections can be viewed in
 /// place) and returns it; the returned slice has the same bytes.
@@ -283,4 +285,65 @@ impl Strings<'_> {
             .map(str::to_owned)
             .map_err(|_| FormatError::corrupt(format!("{}: string is not UTF-8", what())))
     }
+}
+
+/// The bone texture's texels (`TEXL`), in the format of code `format` (the
+/// model record's, or a frames file's).
+pub(super) fn read_texels(
+    dir: &Directory,
+    bytes: &[u8],
+    format: u32,
+) -> Result<Texels, FormatError> {
+    let format = TexelFormat::from_code(format)
+        .ok_or_else(|| FormatError::corrupt(format!("unknown texel format code {format}")))?;
+    let texel_entry = dir
+        .entry(tags::TEXELS)
+        .ok_or_else(|| FormatError::corrupt("required section TEXL is missing"))?;
+    if texel_entry.record_size as usize != format.texel_size() {
+        return Err(FormatError::corrupt(format!(
+            "texel records are {} bytes, format {format:?} needs {}",
+            texel_entry.record_size,
+            format.texel_size()
+        )));
+    }
+    Ok(match format {
+        TexelFormat::F32 => Texels::F32(records(dir, bytes, tags::TEXELS)?),
+        TexelFormat::F16 => Texels::F16(records(dir, bytes, tags::TEXELS)?),
+    })
+}
+
+/// The file: header, directory and `sections`, each at an aligned offset,
+/// the checksum over all but the header.
+pub(super) fn lay_out(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
+    let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
+    let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
+    let mut entries = Vec::with_capacity(sections.len());
+    for (tag, record_size, bytes) in sections {
+        entries.push(SectionEntry {
+            tag: *tag,
+            record_size: *record_size,
+            offset: offset as u64,
+            length: bytes.len() as u64,
+        });
+        offset = (offset + bytes.len()).next_multiple_of(SECTION_ALIGN);
+    }
+    let file_size = offset;
+    let mut out = vec![0u8; file_size];
+    for (entry, (_, _, bytes)) in entries.iter().zip(sections) {
+        let at = entry.offset as usize;
+        out[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    out[HEADER_SIZE..dir_end].copy_from_slice(bytemuck::cast_slice(&entries));
+    let header = Header {
+        magic: MAGIC,
+        version: VERSION,
+        header_size: HEADER_SIZE as u32,
+        file_size: file_size as u64,
+        section_count: entries.len() as u32,
+        checksum: crc32fast::hash(&out[HEADER_SIZE..]),
+        flags: 0,
+        reserved: [0; 7],
+    };
+    out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    out
 }

@@ -13,7 +13,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::directory::{Directory, Strings, one_record};
+use super::directory::{Directory, Strings, lay_out, one_record, read_texels};
 use super::{StrRef, tags};
 use crate::error::FormatError;
 use crate::model::{BoneTexture, TexelFormat, Texels};
@@ -96,7 +96,7 @@ pub fn write_frames(texture: &BoneTexture) -> Vec<u8> {
         reserved: 0,
     };
     let texel_size = texture.texels.format().texel_size() as u32;
-    super::write::lay_out(&[
+    lay_out(&[
         (tags::FRAMES, 16, bytemuck::bytes_of(&record)),
         (tags::TEXELS, texel_size, texture.texels.as_bytes()),
     ])
@@ -120,7 +120,7 @@ pub fn read_frames(bytes: &[u8]) -> Result<BoneTexture, FormatError> {
     Ok(BoneTexture {
         width: r.texture_width,
         layers: r.texture_layers,
-        texels: super::read::read_texels(&dir, bytes, r.texel_format)?,
+        texels: read_texels(&dir, bytes, r.texel_format)?,
     })
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use glam::{Mat4, Vec3};
 
-use super::directory::{Directory, Strings, one_record, records};
+use super::directory::{Directory, Strings, one_record, read_texels, records};
 use super::frames::{frames_file, frames_ref, referred_texels};
 use super::provenance::provenance_section;
 use super::{
@@ -21,7 +21,6 @@ use crate::material::{Image, ImageContent};
 use crate::math::Aabb;
 use crate::model::{
     BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
-    TexelFormat, Texels,
 };
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::texture_codec::{mip_levels, mip_size};
@@ -145,31 +144,6 @@ fn read_model_and(bytes: &[u8], frames: Option<&[u8]>) -> Result<BakedModel, For
     };
     model.validate()?;
     Ok(model)
-}
-
-/// The bone texture's texels (`TEXL`), in the format of code `format` (the
-/// model record's, or a frames file's).
-pub(super) fn read_texels(
-    dir: &Directory,
-    bytes: &[u8],
-    format: u32,
-) -> Result<Texels, FormatError> {
-    let format = TexelFormat::from_code(format)
-        .ok_or_else(|| FormatError::corrupt(format!("unknown texel format code {format}")))?;
-    let texel_entry = dir
-        .entry(tags::TEXELS)
-        .ok_or_else(|| FormatError::corrupt("required section TEXL is missing"))?;
-    if texel_entry.record_size as usize != format.texel_size() {
-        return Err(FormatError::corrupt(format!(
-            "texel records are {} bytes, format {format:?} needs {}",
-            texel_entry.record_size,
-            format.texel_size()
-        )));
-    }
-    Ok(match format {
-        TexelFormat::F32 => Texels::F32(records(dir, bytes, tags::TEXELS)?),
-        TexelFormat::F16 => Texels::F16(records(dir, bytes, tags::TEXELS)?),
-    })
 }
 
 /// The bones (`BONE`).

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::Mat4;
 
+use super::directory::lay_out;
 use super::*;
 use crate::error::FormatError;
 use crate::model::{BakedModel, BakedVertex};
@@ -298,42 +299,6 @@ fn provenance_records(model: &BakedModel, strings: &mut StringTable) -> Vec<Prov
             reserved: [0; 3],
         })
         .collect()
-}
-
-/// The file: header, directory and `sections`, each at an aligned offset,
-/// the checksum over all but the header.
-pub(super) fn lay_out(sections: &[([u8; 4], u32, &[u8])]) -> Vec<u8> {
-    let dir_end = HEADER_SIZE + sections.len() * SECTION_ENTRY_SIZE;
-    let mut offset = dir_end.next_multiple_of(SECTION_ALIGN);
-    let mut entries = Vec::with_capacity(sections.len());
-    for (tag, record_size, bytes) in sections {
-        entries.push(SectionEntry {
-            tag: *tag,
-            record_size: *record_size,
-            offset: offset as u64,
-            length: bytes.len() as u64,
-        });
-        offset = (offset + bytes.len()).next_multiple_of(SECTION_ALIGN);
-    }
-    let file_size = offset;
-    let mut out = vec![0u8; file_size];
-    for (entry, (_, _, bytes)) in entries.iter().zip(sections) {
-        let at = entry.offset as usize;
-        out[at..at + bytes.len()].copy_from_slice(bytes);
-    }
-    out[HEADER_SIZE..dir_end].copy_from_slice(bytemuck::cast_slice(&entries));
-    let header = Header {
-        magic: MAGIC,
-        version: VERSION,
-        header_size: HEADER_SIZE as u32,
-        file_size: file_size as u64,
-        section_count: entries.len() as u32,
-        checksum: crc32fast::hash(&out[HEADER_SIZE..]),
-        flags: 0,
-        reserved: [0; 7],
-    };
-    out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
-    out
 }
 
 /// Writes a model to `path` atomically ([`crate::fsio::write_atomic`]): on

@@ -6,6 +6,7 @@ use std::mem::{offset_of, size_of, size_of_val};
 
 use bytemuck::Zeroable;
 use throng_bake::BakeOptions;
+use throng_core::format::frames::{FramesRecord, FramesRefRecord};
 use throng_core::format::{
     BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
     ImpostorRecord, LodRecord, MaterialRecord, ModelRecord, MorphSlotRecord, ProvenanceRecord,
@@ -142,6 +143,14 @@ fn documented_tables_match_the_structs() {
             "MorphDelta",
             layout!(MorphDelta: position, slot, normal, pad),
         ),
+        (
+            "FramesRefRecord",
+            layout!(FramesRefRecord: file, texel_count, hash),
+        ),
+        (
+            "FramesRecord",
+            layout!(FramesRecord: texel_format, texture_width, texture_layers, reserved),
+        ),
         // `FBND` has no struct: `[f32; 6]`, min corner then max corner.
         (
             "FBND",
@@ -196,4 +205,57 @@ fn documented_section_table_lists_every_section_the_writer_emits() {
             );
         }
     }
+}
+
+/// The tags of the sections in `bytes`, in file order, with their record
+/// sizes.
+fn sections_of(bytes: &[u8]) -> Vec<(String, u32)> {
+    Directory::parse(bytes)
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| (String::from_utf8(e.tag.to_vec()).unwrap(), e.record_size))
+        .collect()
+}
+
+#[test]
+fn documented_frames_file_and_reference_are_what_the_writer_emits() {
+    let doc = doc();
+    let model = bake(MODEL, &BakeOptions::default());
+    let frames = throng_core::format::write_frames(&model.texture);
+    let rows: Vec<(String, u32)> = table_after(&doc, "the frames file's section table", |h| {
+        h.starts_with("## Frames files")
+    })
+    .into_iter()
+    .skip(2)
+    .map(|c| {
+        (
+            c[0].clone(),
+            c[1].split(" or ").next().unwrap().parse().unwrap(),
+        )
+    })
+    .collect();
+    assert_eq!(
+        sections_of(&frames),
+        rows.iter()
+            .map(|(tag, size)| (tag.trim_matches('`').to_owned(), *size))
+            .collect::<Vec<_>>(),
+        "the frames file's sections, in order, with their record sizes"
+    );
+    // A referring model: the model's sections with FREF in TEXL's place.
+    let own = sections_of(&write_model(&model).unwrap());
+    let referring = sections_of(
+        &throng_core::format::write_model_referring(&model, "a.throng-frames").unwrap(),
+    );
+    let expected: Vec<(String, u32)> = own
+        .into_iter()
+        .map(|(tag, size)| {
+            if tag == "TEXL" {
+                ("FREF".to_owned(), 48)
+            } else {
+                (tag, size)
+            }
+        })
+        .collect();
+    assert_eq!(referring, expected, "FREF where TEXL would be");
 }

@@ -161,6 +161,7 @@ pub fn kind(e: &FormatError) -> &'static str {
         FormatError::Invalid(_) => "Invalid",
         FormatError::Input(_) => "Input",
         FormatError::Write(_) => "Write",
+        FormatError::FramesElsewhere { .. } => "FramesElsewhere",
     }
 }
 
