@@ -137,6 +137,16 @@ data = bytearray(open(sys.argv[1], "rb").read())
 struct.pack_into("<I", data, 8, 1)
 open(sys.argv[2], "wb").write(data)
 PY
+    # Two bodies baked with --shared-clips: their frames in one file beside
+    # them (the page fetches it); one body alone, without it (an error).
+    local bodies
+    bodies=$(mktemp -d)
+    cp assets/khronos_Fox.glb "$bodies/a.glb"
+    cp assets/khronos_Fox.glb "$bodies/b.glb"
+    target/debug/throng bake "$bodies/a.glb" "$bodies/b.glb" -o "$site/shared" \
+        --shared-clips --no-impostors >/dev/null
+    cp "$site/shared/a.throng" "$site/alone.throng"
+    rm -rf "$bodies"
     local query="instances=400&time=1.25&seed=1"
     # The native picture is drawn on the rasteriser the browser draws with:
     # SwiftShader's Vulkan driver, which Chromium ships. (Against lavapipe

@@ -5,8 +5,10 @@
 //     The page with WebGPU and with WebGL2 at QUERY: the title contract
 //     (`throng: ok backend=… path=… frames=N`) and a screenshot of the
 //     canvas each (OUT/webgpu.png, OUT/webgl2.png); then the error cases:
-//     a missing model, a truncated one, an old format version, a negative
-//     count — each must end in `throng: error …` with the message shown.
+//     two bodies sharing a frames file (baked with --shared-clips) must
+//     draw; a missing model, a truncated one, an old format version, a
+//     body without its frames file, a negative count — each must end in
+//     `throng: error …` with the message shown.
 //   node browser.mjs bench BASE
 //     Time from navigation to the first frame and fps at 1k and 10k
 //     instances, on both backends.
@@ -75,10 +77,20 @@ async function test(base, out, width, height, query) {
     }
     await page.close();
   }
+  // Bodies baked with --shared-clips: the page fetches their frames file
+  // from beside them (WebGPU; the fetch is the same on WebGL2).
+  {
+    const url = `${base}/index.html?model=shared/a.throng&model=shared/b.throng&instances=40&backend=webgpu`;
+    const { page, title, console_lines } = await open(browser, url, size);
+    console.log(`bodies sharing a frames file (webgpu): ${title}`);
+    if (!OK.test(title)) failures.push(`${url}: title "${title}"\n  ${console_lines.join("\n  ")}`);
+    await page.close();
+  }
   const errors = [
     ["a missing model", "model=missing.throng", /missing\.throng.*HTTP 404/],
     ["a truncated model", "model=truncated.throng", /truncated\.throng/],
     ["an old format version", "model=old-version.throng", /old-version\.throng.*version/i],
+    ["a body without its frames file", "model=alone.throng", /alone\.throng.*frames-[0-9a-f]+\.throng-frames/],
     ["a negative count", "instances=-1", /\?instances=-1 is not a count/],
   ];
   for (const [what, q, expect] of errors) {

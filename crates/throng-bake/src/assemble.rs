@@ -112,6 +112,13 @@ pub(crate) fn assemble(parts: Parts, opts: &BakeOptions, report: &mut BakeReport
         },
         impostor: None,
         provenance: None,
+        contacts: Vec::new(),
+    };
+    // Each clip's feet and their contact phases, measured from the frames
+    // just baked and stored with them (throng_core::contacts).
+    let model = BakedModel {
+        contacts: throng_core::contacts::contacts(&model),
+        ..model
     };
     report_model(report, &model, layout);
     report.error = worst;

@@ -1,19 +1,21 @@
 //! `throng inspect`'s feet: for a `.throng`, the joints that are its feet
-//! and, per clip, the clip's ground and when each foot is planted
-//! (`throng_core::contacts`, read from the baked frames).
+//! and, per clip, the clip's ground and when each foot is planted, as the
+//! bake stored them (`throng_core::contacts`; measured from the frames for
+//! a model without them).
 
 use serde_json::{Value, json};
 use throng_core::BakedModel;
-use throng_core::contacts::{CONTACT_BAND, FOOT_BAND, contacts};
+use throng_core::contacts::{CONTACT_BAND, FOOT_BAND, clip_contacts};
 
 /// The feet and their contacts as JSON (`null` for a model without feet).
 pub fn baked_feet_json(m: &BakedModel) -> Value {
-    let clips = contacts(m);
+    let clips = clip_contacts(m);
     let Some(first) = clips.first().filter(|c| !c.feet.is_empty()) else {
         return Value::Null;
     };
     let name = |b: u32| m.bones[b as usize].name.clone();
     json!({
+        "stored": !m.contacts.is_empty(),
         "foot_band": FOOT_BAND,
         "contact_band": CONTACT_BAND,
         "feet": first.feet.iter().map(|f| json!({ "bone": f.bone, "name": name(f.bone) })).collect::<Vec<_>>(),
@@ -46,11 +48,16 @@ pub fn text(s: &mut String, v: &Value) {
         .collect();
     let _ = writeln!(
         s,
-        "  feet      {}: {} (leaf joints within {:.0} % of the height from the bottom; planted within {:.0} % of it above their lowest)",
+        "  feet      {}: {} (leaf joints within {:.0} % of the height from the bottom; planted within {:.0} % of it above their lowest; {})",
         names.len(),
         names.join(", "),
         f["foot_band"].as_f64().unwrap_or(0.0) * 100.0,
-        f["contact_band"].as_f64().unwrap_or(0.0) * 100.0
+        f["contact_band"].as_f64().unwrap_or(0.0) * 100.0,
+        if f["stored"].as_bool() == Some(true) {
+            "stored by the bake"
+        } else {
+            "measured now: the file does not store them"
+        }
     );
     for clip in f["clips"].as_array().into_iter().flatten() {
         let _ = writeln!(

@@ -15,8 +15,10 @@
 //!   each end). [`FootContacts::lift`] is the foot's lowest point above the
 //!   clip's ground (0 for the foot that defines it).
 //!
-//! Derived at load, not stored in the file: bones × frames joint positions,
-//! microseconds for the Fox's 514 frames.
+//! Measured by the bake from the baked frames and stored in the file
+//! ([`BakedModel::contacts`], format `FEET`/`PHAS`); a model without them
+//! (built by hand) is measured when asked ([`clip_contacts`]): bones ×
+//! frames joint positions, microseconds for the Fox's 514 frames.
 
 use glam::{Mat4, Vec3};
 
@@ -33,24 +35,16 @@ pub const FOOT_BAND: f32 = 0.15;
 /// the loop's least supported frame).
 pub const CONTACT_BAND: f32 = 0.05;
 
-/// One foot in one clip.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FootContacts {
-    /// The foot's palette index.
-    pub bone: u32,
-    /// Its lowest height above the clip's ground, model units.
-    pub lift: f32,
-    /// Its contact phases, clip seconds (start, end), in order.
-    pub phases: Vec<(f32, f32)>,
-}
+pub use crate::model::{ClipContacts, FootContacts};
 
-/// One clip's feet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClipContacts {
-    /// The clip's ground: its feet's lowest height, model units.
-    pub ground: f32,
-    /// Per foot (in [`feet`]'s order).
-    pub feet: Vec<FootContacts>,
+/// The model's contacts: those the bake stored
+/// ([`BakedModel::contacts`]), else measured now ([`contacts`]).
+pub fn clip_contacts(model: &BakedModel) -> std::borrow::Cow<'_, [ClipContacts]> {
+    if model.contacts.is_empty() && !model.clips.is_empty() {
+        std::borrow::Cow::Owned(contacts(model))
+    } else {
+        std::borrow::Cow::Borrowed(&model.contacts)
+    }
 }
 
 /// The model's feet (see the module docs), by palette index.

@@ -76,3 +76,33 @@ fn the_foxs_paws_are_its_feet_planted_in_turn_as_it_walks() {
         "the hind paws are down together too much: apart in {alone} of {n} frames"
     );
 }
+
+/// The bake measures each clip's contacts and stores them in the file
+/// (format 10's `FEET` and `PHAS`, the ground in `CLIP`): what it stores
+/// is what `contacts` measures from the frames, and it reads back equal.
+#[test]
+fn the_bake_stores_the_contacts_it_measures() {
+    let handle = throng_tests::bake_asset("khronos_Fox.glb");
+    let model = handle.model();
+    assert_eq!(model.contacts.len(), model.clips.len(), "one entry a clip");
+    assert!(
+        model.contacts == contacts(model),
+        "stored: {:?}\nmeasured: {:?}",
+        model.contacts,
+        contacts(model)
+    );
+    let bytes = throng_core::format::write_model(model).unwrap();
+    let back = throng_core::format::read_model(&bytes).unwrap();
+    assert!(
+        back.contacts == model.contacts,
+        "read back: {:?}",
+        back.contacts
+    );
+    assert!(
+        matches!(
+            throng_core::contacts::clip_contacts(&back),
+            std::borrow::Cow::Borrowed(_)
+        ),
+        "a baked model's contacts are read, not measured again"
+    );
+}

@@ -75,6 +75,23 @@ pub(super) fn dressed() -> BakedModel {
         .collect();
     model.events = super::tests::two_events(model.clips[0].duration);
     model.impostor = Some(impostor());
+    // Two feet, one planted twice, the other once.
+    let d = model.clips[0].duration;
+    model.contacts = vec![crate::model::ClipContacts {
+        ground: -0.25,
+        feet: vec![
+            crate::model::FootContacts {
+                bone: 1,
+                lift: 0.0,
+                phases: vec![(0.0, 0.25 * d), (0.5 * d, d)],
+            },
+            crate::model::FootContacts {
+                bone: 0,
+                lift: 0.125,
+                phases: vec![(0.25 * d, 0.5 * d)],
+            },
+        ],
+    }];
     model.provenance = Some(Provenance {
         inputs: [7; 32],
         files: 3,
@@ -372,12 +389,12 @@ fn assert_flags_checked<R>(
 #[test]
 fn reserved_fields_and_unknown_flags_are_refused_by_name() {
     use std::mem::offset_of;
-    // Clip 0 has root motion (flag 1): a reserved word alone refuses it.
-    let clip = (
-        offset_of!(ClipRecord, reserved),
-        offset_of!(ClipRecord, flags),
+    // Clip 0 has root motion (flag 1): a second flag refuses it.
+    let flags = offset_of!(ClipRecord, flags);
+    assert_eq!(
+        refusal_with(tags::CLIPS, 0, std::mem::size_of::<ClipRecord>(), flags, 3),
+        "corrupt file: clip 0 has unknown flags 0x3"
     );
-    assert_flags_checked::<ClipRecord>(tags::CLIPS, "clip", clip, 3);
     // Submesh 0's normals were generated (flag 1).
     let submesh = (
         offset_of!(SubmeshRecord, reserved),
@@ -515,4 +532,30 @@ fn strings_sharing_bytes_are_refused() {
         )),
         "{e}"
     );
+}
+
+#[test]
+fn foot_records_out_of_order_or_taking_other_phases_are_refused() {
+    use std::mem::{offset_of, size_of};
+    let size = size_of::<FootRecord>();
+    let (clip, phases) = (offset_of!(FootRecord, clip), offset_of!(FootRecord, phases));
+    let cases = [
+        (
+            1,
+            clip,
+            5,
+            "foot record 1 is of clip 5 (after clip 0, of 1 clips)",
+        ),
+        (
+            0,
+            phases,
+            9,
+            "foot phases range 0+9 exceeds the 3 available",
+        ),
+        (1, phases, 0, "3 phases, the foot records take 2"),
+    ];
+    for (record, field, value, says) in cases {
+        let e = refusal_with(tags::FEET, record, size, field, value);
+        assert_eq!(e, format!("corrupt file: {says}"));
+    }
 }

@@ -30,7 +30,7 @@ mod material;
 mod provenance;
 mod read;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod write;
 
 pub use material::{MaterialRecord, TextureSlotRecord};
@@ -172,8 +172,25 @@ pub struct ClipRecord {
     pub error_between_frames: f32,
     /// The bound the clip was baked for (`--max-error`), 0 if unknown.
     pub max_error: f32,
-    /// Reserved, zero.
-    pub reserved: u32,
+    /// The clip's ground: its feet's lowest height, model units (0 when the
+    /// file has no `FEET`).
+    pub ground: f32,
+}
+
+/// `FEET`: one foot in one clip (16 bytes; [`crate::contacts`]), clip by
+/// clip, each clip's feet in the same order; its phases are the next
+/// `phases` records of `PHAS`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct FootRecord {
+    /// Clip index.
+    pub clip: u32,
+    /// The foot's palette index.
+    pub bone: u32,
+    /// Its lowest height above the clip's ground, model units.
+    pub lift: f32,
+    /// Its contact phases in `PHAS`.
+    pub phases: u32,
 }
 
 /// Clip flag: the clip was baked in place with root motion in `RMOT`.
@@ -426,6 +443,11 @@ pub mod tags {
     pub const FRAMES_REF: [u8; 4] = *b"FREF";
     /// A frames file's record ([`super::frames::FramesRecord`]).
     pub const FRAMES: [u8; 4] = *b"FRMS";
+    /// Feet per clip ([`super::FootRecord`]; optional: absent, the
+    /// contacts were not measured).
+    pub const FEET: [u8; 4] = *b"FEET";
+    /// Contact phases, clip seconds `[start, end]` (with `FEET`).
+    pub const PHASES: [u8; 4] = *b"PHAS";
 }
 
 const _: () = {
@@ -434,6 +456,7 @@ const _: () = {
     assert!(std::mem::size_of::<ModelRecord>() == 80);
     assert!(std::mem::size_of::<BoneRecord>() == 144);
     assert!(std::mem::size_of::<ClipRecord>() == 64);
+    assert!(std::mem::size_of::<FootRecord>() == 16);
     assert!(std::mem::size_of::<LodRecord>() == 32);
     assert!(std::mem::size_of::<SubmeshRecord>() == 40);
     assert!(std::mem::size_of::<ImageRecord>() == 48);
@@ -472,6 +495,8 @@ fn expected_record_size(tag: [u8; 4]) -> Option<usize> {
         tags::MORPH_DELTAS => size_of::<crate::morph::MorphDelta>(),
         tags::FRAMES_REF => size_of::<frames::FramesRefRecord>(),
         tags::FRAMES => size_of::<frames::FramesRecord>(),
+        tags::FEET => size_of::<FootRecord>(),
+        tags::PHASES => 8,
         _ => return None,
     })
 }

@@ -11,8 +11,8 @@ use super::directory::{Directory, Strings, one_record, read_texels, records};
 use super::frames::{frames_file, frames_ref, referred_texels};
 use super::provenance::provenance_section;
 use super::{
-    BoneRecord, CLIP_ROOT_MOTION, ClipRecord, EventRecord, ImageRecord, ImpostorRecord, LodRecord,
-    MaterialRecord, ModelRecord, MorphSlotRecord, SubmeshRecord, opt_index, tags,
+    BoneRecord, CLIP_ROOT_MOTION, ClipRecord, EventRecord, FootRecord, ImageRecord, ImpostorRecord,
+    LodRecord, MaterialRecord, ModelRecord, MorphSlotRecord, SubmeshRecord, opt_index, tags,
 };
 use crate::error::FormatError;
 use crate::impostor::{AtlasPlan, ImpostorAtlas, TextureCodec, ViewGrid};
@@ -20,7 +20,8 @@ use crate::limits::{MAX_FILE_SIZE, MAX_IMAGE_SIDE};
 use crate::material::{Image, ImageContent};
 use crate::math::Aabb;
 use crate::model::{
-    BakedModel, BakedVertex, Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, Lod, RootMotionKey,
+    BakedModel, BakedVertex, Bone, BoneTexture, ClipContacts, ClipError, ClipEvent, ClipInfo,
+    FootContacts, Lod, RootMotionKey,
 };
 use crate::morph::{MorphDelta, MorphSlot, Morphs};
 use crate::texture_codec::{mip_levels, mip_size};
@@ -118,6 +119,7 @@ fn read_model_and(bytes: &[u8], frames: Option<&[u8]>) -> Result<BakedModel, For
     let impostor = read_impostor(&dir, bytes)?;
     let morphs = read_morphs(&dir, bytes, &strings)?;
     let provenance = provenance_section(&dir, bytes, &strings)?;
+    let contacts = read_contacts(&dir, bytes)?;
     let model = BakedModel {
         name: strings.get(m.name, &|| "model name".into())?,
         source: strings.get(m.source, &|| "model source".into())?,
@@ -141,6 +143,7 @@ fn read_model_and(bytes: &[u8], frames: Option<&[u8]>) -> Result<BakedModel, For
         morphs,
         impostor,
         provenance,
+        contacts,
     };
     model.validate()?;
     Ok(model)
@@ -173,9 +176,9 @@ fn read_clips(
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            if c.flags & !CLIP_ROOT_MOTION != 0 || c.reserved != 0 {
+            if c.flags & !CLIP_ROOT_MOTION != 0 {
                 return Err(FormatError::corrupt(format!(
-                    "clip {i} has unknown flags {:#x} or a non-zero reserved field",
+                    "clip {i} has unknown flags {:#x}",
                     c.flags
                 )));
             }
@@ -457,4 +460,48 @@ fn read_impostor(dir: &Directory, bytes: &[u8]) -> Result<Option<ImpostorAtlas>,
         normal: normal.to_vec(),
         surface: surface.to_vec(),
     }))
+}
+
+/// The clips' contacts (`FEET`, `PHAS`, each clip's ground in `CLIP`):
+/// none without `FEET`; else each foot record of a clip not before the
+/// previous one's, taking the next phases of `PHAS`, all of them used.
+fn read_contacts(dir: &Directory, bytes: &[u8]) -> Result<Vec<ClipContacts>, FormatError> {
+    if dir.entry(tags::FEET).is_none() {
+        return Ok(Vec::new());
+    }
+    let feet: Vec<FootRecord> = records(dir, bytes, tags::FEET)?;
+    let phases: Vec<[f32; 2]> = records(dir, bytes, tags::PHASES)?;
+    let mut contacts: Vec<ClipContacts> = records::<ClipRecord>(dir, bytes, tags::CLIPS)?
+        .iter()
+        .map(|c| ClipContacts {
+            ground: c.ground,
+            feet: Vec::new(),
+        })
+        .collect();
+    let mut next = 0usize;
+    let mut clip = 0u32;
+    for (i, f) in feet.iter().enumerate() {
+        let range = range_in("foot phases", next as u32, f.phases, phases.len())?;
+        if f.clip < clip || f.clip as usize >= contacts.len() {
+            return Err(FormatError::corrupt(format!(
+                "foot record {i} is of clip {} (after clip {clip}, of {} clips)",
+                f.clip,
+                contacts.len()
+            )));
+        }
+        clip = f.clip;
+        next = range.end;
+        contacts[f.clip as usize].feet.push(FootContacts {
+            bone: f.bone,
+            lift: f.lift,
+            phases: phases[range].iter().map(|p| (p[0], p[1])).collect(),
+        });
+    }
+    if next != phases.len() {
+        return Err(FormatError::corrupt(format!(
+            "{} phases, the foot records take {next}",
+            phases.len()
+        )));
+    }
+    Ok(contacts)
 }

@@ -18,6 +18,11 @@ fn sample_path() -> PathBuf {
         .join(format!("simple_skin.v{VERSION}.throng"))
 }
 
+/// The committed sample, read.
+pub(crate) fn sample_model() -> crate::BakedModel {
+    read_model(&sample()).unwrap()
+}
+
 pub(super) fn sample() -> Vec<u8> {
     let path = sample_path();
     std::fs::read(&path).unwrap_or_else(|e| {

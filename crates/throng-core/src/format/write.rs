@@ -89,6 +89,7 @@ fn write_model_as(model: &BakedModel, frames: Option<&str>) -> Result<Vec<u8>, F
     let morph_slots = morph_slot_records(model, &mut strings);
     let (impostor, spheres, impostor_data) = impostor_records(model);
     let provenance = provenance_records(model, &mut strings);
+    let (feet, phases) = contact_records(model);
     let reference = frames.map(|name| super::frames::FramesRefRecord {
         file: strings.add(name),
         texel_count: model.texture.texels.len() as u64,
@@ -102,7 +103,7 @@ fn write_model_as(model: &BakedModel, frames: Option<&str>) -> Result<Vec<u8>, F
         ),
         Some(r) => section(tags::FRAMES_REF, std::slice::from_ref(r)),
     };
-    let sections: Vec<([u8; 4], u32, &[u8])> = vec![
+    let mut sections: Vec<([u8; 4], u32, &[u8])> = vec![
         section(tags::MODEL, std::slice::from_ref(&model_rec)),
         section(tags::STRINGS, &strings.0),
         // Optional, so not last: a section count one short (the header is
@@ -128,6 +129,18 @@ fn write_model_as(model: &BakedModel, frames: Option<&str>) -> Result<Vec<u8>, F
         section(tags::MORPH_WEIGHTS, &model.morphs.weights),
         section(tags::MORPH_DELTAS, &model.morphs.deltas),
     ];
+    if !model.contacts.is_empty() {
+        // Optional, so after the clips rather than last (as `PROV`).
+        let after_clips = sections
+            .iter()
+            .position(|s| s.0 == tags::CLIPS)
+            .unwrap_or(0)
+            + 1;
+        sections.splice(
+            after_clips..after_clips,
+            [section(tags::FEET, &feet), section(tags::PHASES, &phases)],
+        );
+    }
     Ok(lay_out(&sections))
 }
 
@@ -151,7 +164,8 @@ fn clip_records(model: &BakedModel, strings: &mut StringTable) -> Vec<ClipRecord
     model
         .clips
         .iter()
-        .map(|c| ClipRecord {
+        .enumerate()
+        .map(|(i, c)| ClipRecord {
             name: strings.add(&c.name),
             first_frame: c.first_frame,
             frame_count: c.frame_count,
@@ -162,9 +176,27 @@ fn clip_records(model: &BakedModel, strings: &mut StringTable) -> Vec<ClipRecord
             error_at_frames: c.error.at_frames,
             error_between_frames: c.error.between_frames,
             max_error: c.error.max_error,
-            reserved: 0,
+            ground: model.contacts.get(i).map_or(0.0, |k| k.ground),
         })
         .collect()
+}
+
+/// The contacts' `FEET` and `PHAS` records (none when not measured).
+fn contact_records(model: &BakedModel) -> (Vec<FootRecord>, Vec<[f32; 2]>) {
+    let mut feet = Vec::new();
+    let mut phases = Vec::new();
+    for (clip, c) in model.contacts.iter().enumerate() {
+        for f in &c.feet {
+            feet.push(FootRecord {
+                clip: clip as u32,
+                bone: f.bone,
+                lift: f.lift,
+                phases: f.phases.len() as u32,
+            });
+            phases.extend(f.phases.iter().map(|&(s, e)| [s, e]));
+        }
+    }
+    (feet, phases)
 }
 
 /// The LODs' records and the vertices, indices and submeshes they range

@@ -28,6 +28,9 @@
 //!    each level the size its codec needs ([`Image::check`]).
 //! 8. An impostor belongs to the model: at least one clip, the model's clip
 //!    count, its plan's layout and image sizes ([`ImpostorAtlas::check`]).
+//! 9. Contacts, when stored: one per clip, the same distinct feet in every
+//!    clip, finite grounds and lifts ≥ 0, each foot's phases ordered,
+//!    apart and within the clip (`feet.rs`).
 //!
 //! [`ImpostorAtlas::check`]: crate::impostor::ImpostorAtlas::check
 //! [`MAX_BONES`]: crate::limits::MAX_BONES
@@ -45,12 +48,14 @@ use crate::morph::Morphs;
 use crate::provenance::Provenance;
 
 mod animation;
+mod feet;
 pub(crate) mod mesh;
 mod validate;
 
 pub use animation::{
     Bone, BoneTexture, ClipError, ClipEvent, ClipInfo, RootMotionKey, TexelFormat, Texels,
 };
+pub use feet::{ClipContacts, FootContacts};
 pub use mesh::{
     BakedVertex, Lod, SUBMESH_GENERATED_NORMALS, Submesh, pack_tangent, unpack_tangent,
 };
@@ -97,6 +102,10 @@ pub struct BakedModel {
     pub impostor: Option<ImpostorAtlas>,
     /// Where the bake came from (inputs, options, baker), if recorded.
     pub provenance: Option<Provenance>,
+    /// Per clip, its feet's contacts with the ground as the bake measured
+    /// them (empty: not measured, as for a hand-built model;
+    /// `crate::contacts::clip_contacts` then measures them).
+    pub contacts: Vec<ClipContacts>,
 }
 
 impl BakedModel {

@@ -22,6 +22,7 @@ impl BakedModel {
         self.validate_clips(frames)?;
         self.validate_frame_bounds(frames)?;
         self.validate_root_motion_and_events(frames)?;
+        self.validate_contacts()?;
         if let Some(atlas) = &self.impostor {
             atlas
                 .check(self.clips.len())

@@ -45,6 +45,7 @@ pub(super) fn test_model(reach: f32) -> ModelHandle {
         morphs: Default::default(),
         impostor: None,
         provenance: None,
+        contacts: Vec::new(),
     };
     ModelHandle::new(model).expect("valid test model")
 }

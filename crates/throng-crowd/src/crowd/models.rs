@@ -215,7 +215,7 @@ impl Crowd {
             rest_half_extent: half_extent(&m.frame_bounds[REST_FRAME as usize]),
             event_ranges,
             root_clips: m.clips.iter().map(|c| c.root_motion).collect(),
-            clip_grounds: throng_core::contacts::contacts(m)
+            clip_grounds: throng_core::contacts::clip_contacts(m)
                 .iter()
                 .map(|c| c.ground)
                 .collect(),

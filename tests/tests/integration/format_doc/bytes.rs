@@ -51,8 +51,8 @@ fn round_trip_and_header_fields_at_their_documented_offsets() {
     assert_eq!(u64_at(&bytes, at("file_size")), bytes.len() as u64);
     let count = u32_at(&bytes, at("section_count")) as usize;
     assert_eq!(
-        count, 22,
-        "the twenty-two sections FORMAT.md lists (twenty-one required, PROV optional)"
+        count, 24,
+        "the twenty-four sections FORMAT.md lists (twenty-one required; PROV, FEET and PHAS optional)"
     );
     assert_eq!(
         u32_at(&bytes, at("checksum")),

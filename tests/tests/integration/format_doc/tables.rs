@@ -8,7 +8,7 @@ use bytemuck::Zeroable;
 use throng_bake::BakeOptions;
 use throng_core::format::frames::{FramesRecord, FramesRefRecord};
 use throng_core::format::{
-    BoneRecord, ClipRecord, Directory, EventRecord, HEADER_SIZE, Header, ImageRecord,
+    BoneRecord, ClipRecord, Directory, EventRecord, FootRecord, HEADER_SIZE, Header, ImageRecord,
     ImpostorRecord, LodRecord, MaterialRecord, ModelRecord, MorphSlotRecord, ProvenanceRecord,
     SECTION_ENTRY_SIZE, SectionEntry, StrRef, SubmeshRecord, TextureSlotRecord, write_model,
 };
@@ -95,7 +95,7 @@ fn documented_tables_match_the_structs() {
         (
             "ClipRecord",
             layout!(ClipRecord: name, first_frame, frame_count, duration, flags, bounds_min, bounds_max,
-                error_at_frames, error_between_frames, max_error, reserved),
+                error_at_frames, error_between_frames, max_error, ground),
         ),
         (
             "LodRecord",
@@ -143,6 +143,7 @@ fn documented_tables_match_the_structs() {
             "MorphDelta",
             layout!(MorphDelta: position, slot, normal, pad),
         ),
+        ("FootRecord", layout!(FootRecord: clip, bone, lift, phases)),
         (
             "FramesRefRecord",
             layout!(FramesRefRecord: file, texel_count, hash),

@@ -98,7 +98,7 @@ pub static CLIPS: &[Case] = &[
     case("clip duration negative", Invalid, &["has duration -1 with 63 frames"], |f, b| put(b, clip(f, offset_of!(ClipRecord, duration)), -1f32)),
     case("clip duration NaN", Invalid, &["has duration NaN"], |f, b| put(b, clip(f, offset_of!(ClipRecord, duration)), f32::NAN)),
     case("clip flags not zero", Corrupt, &["clip 0 has unknown flags 0x4"], |f, b| put(b, clip(f, offset_of!(ClipRecord, flags)), 4u32)),
-    case("clip reserved not zero", Corrupt, &["clip 0 has unknown flags 0x0 or a non-zero reserved field"], |f, b| put(b, clip(f, offset_of!(ClipRecord, reserved)), 1u32)),
+    case("clip ground NaN", Invalid, &["clip 0 (animation0): ground NaN"], |f, b| put(b, clip(f, offset_of!(ClipRecord, ground)), f32::NAN)),
     case("clip error at_frames: NaN", Invalid, &["clip 0 (animation0) has errors", "at_frames: NaN"], |f, b| { put(b, clip(f, offset_of!(ClipRecord, error_at_frames)), f32::NAN) }),
     case("clip error between_frames: NaN", Invalid, &["clip 0 (animation0) has errors", "between_frames: NaN"], |f, b| { put(b, clip(f, offset_of!(ClipRecord, error_between_frames)), f32::NAN) }),
     case("clip error max_error: NaN", Invalid, &["clip 0 (animation0) has errors", "max_error: NaN"], |f, b| put(b, clip(f, offset_of!(ClipRecord, max_error)), f32::NAN)),
