@@ -140,6 +140,7 @@ fn an_impostor_needs_a_clip() {
     // A model of no clips whose impostor agrees with it in every other way.
     refused("impostor of 0 clips", &["impostor of 0 clips"], |m| {
         m.clips.clear();
+        m.contacts.clear();
         m.impostor = Some(impostor(0));
     });
 }

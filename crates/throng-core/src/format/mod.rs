@@ -23,6 +23,8 @@ use crate::model::{BakedVertex, RootMotionKey, Submesh};
 mod directory;
 #[cfg(test)]
 mod dressed_tests;
+#[cfg(test)]
+mod feet_tests;
 pub mod frames;
 #[cfg(test)]
 mod frames_tests;
@@ -30,7 +32,7 @@ mod material;
 mod provenance;
 mod read;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 mod write;
 
 pub use material::{MaterialRecord, TextureSlotRecord};

@@ -19,7 +19,7 @@ fn sample_path() -> PathBuf {
 }
 
 /// The committed sample, read.
-pub(crate) fn sample_model() -> crate::BakedModel {
+pub(super) fn sample_model() -> crate::BakedModel {
     read_model(&sample()).unwrap()
 }
 

@@ -78,7 +78,11 @@ async fn run() -> Result<()> {
         let bytes = fetch(url).await?;
         // A body baked with --shared-clips keeps its frames beside it.
         let frames = match throng_core::format::frames_file(&bytes) {
-            Ok(Some(name)) => Some(fetch(&crate::scene::ModelFile::beside(url, &name)).await?),
+            Ok(Some(name)) => Some(
+                fetch(&crate::scene::ModelFile::beside(url, &name))
+                    .await
+                    .with_context(|| format!("{url} keeps its frames in {name} beside it"))?,
+            ),
             _ => None,
         };
         files.push(crate::scene::ModelFile {
