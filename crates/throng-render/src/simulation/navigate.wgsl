@@ -54,6 +54,40 @@ fn pick_goal(layer: u32, seed: u32) -> vec2<f32> {
     return (b.xy + b.zw) * 0.5;
 }
 
+// An arrived agent's step aside for the walkers about to reach it: away
+// from each one's line of motion, more the nearer it passes and the
+// sooner it comes (it returns to its point once they have passed). A
+// walker bound deeper into a goal region then finds a gap instead of a
+// wall of standing agents it may not push (yield_to_contacts).
+fn make_way(agent: Agent, slot: u32, radius: f32, speed: f32) -> vec2<f32> {
+    let p = agent.position.xz;
+    let reach = 4.0 * radius;
+    var step = vec2<f32>(0.0);
+    var walk = neighbour_walk(agent, slot);
+    while next_neighbour(&walk) {
+        let n = walk.neighbour;
+        if sim_previous[min(n.slot, arrayLength(&sim_previous) - 1u)].data.w > 0.0 {
+            continue;
+        }
+        let v = n.velocity.xz;
+        let vl = length(v);
+        if vl < 0.1 * speed {
+            continue;
+        }
+        let dir = v / vl;
+        let d = p - n.position.xz;
+        let along = dot(d, dir);
+        let side = d - dir * along;
+        let off = length(side);
+        if along <= 0.0 || along >= reach || off >= 2.0 * radius {
+            continue;
+        }
+        let away = select(vec2<f32>(-dir.y, dir.x), side / max(off, 1e-6), off > 1e-3 * radius);
+        step += away * (speed * (1.0 - off / (2.0 * radius)) * (1.0 - along / reach));
+    }
+    return step;
+}
+
 fn steer(agent: Agent, slot: u32) -> Agent {
     var a = agent;
     let dt = sim_dt();
@@ -74,7 +108,7 @@ fn steer(agent: Agent, slot: u32) -> Agent {
         // Arrived: stand on its point (going back to it when pushed off,
         // so that it does not stand on another's), then leave for another
         // goal (patrol).
-        desired = seek_arrive(p, a.data.yz, speed, slow);
+        desired = seek_arrive(p, a.data.yz, speed, slow) + make_way(a, slot, params.radius, speed);
         if params.dwell >= 0.0 && sim_seconds() - a.data.w >= params.dwell && layers > 1u {
             let step = 1u + u32(avoid_hash01(a.serial + u32(sim_seconds() * 7.0)) * f32(layers - 1u));
             layer = (layer + min(step, layers - 1u)) % layers;

@@ -88,9 +88,12 @@ fn next_neighbour(walk: ptr<function, NeighbourWalk>) -> bool {
 
 // How far to the side an agent steps per unit of oncoming traffic ahead
 // (a share of its speed; see keep_to_side).
-const LANE_GAIN: f32 = 0.8;
+const LANE_GAIN: f32 = 2.5;
+// Oncoming traffic below this moves no one aside (a one-way stream's
+// stray headings); the sidestep grows smoothly to its full at 1.
+const LANE_FROM: f32 = 0.25;
 // How much oncoming traffic just ahead slows an agent (see keep_to_side).
-const PACE_GAIN: f32 = 0.3;
+const PACE_GAIN: f32 = 0.1;
 
 // Lanes (`strength`: 0 off, 1 as tuned): `desired` turned toward the side
 // the anticipation passes on (the
@@ -127,7 +130,7 @@ fn keep_to_side(agent: Agent, slot: u32, desired: vec2<f32>, radius: f32, streng
             against += near * clamp(0.5 * (1.0 - dot(vn / vl, dir)), 0.0, 1.0);
         }
     }
-    let v = desired + side * (s * strength * LANE_GAIN * min(against, 1.0));
+    let v = desired + side * (s * strength * LANE_GAIN * smoothstep(LANE_FROM, 1.0, against));
     return v / (1.0 + strength * PACE_GAIN * against);
 }
 

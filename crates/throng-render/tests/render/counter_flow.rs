@@ -12,8 +12,10 @@
 //! --ignored --nocapture` runs them and prints the figures;
 //! `THRONG_NAV_PLOT=DIR` draws every fifth second). Measured, lavapipe:
 //! opposing 13.9 % worst overlap and 23.3 % arrived before lanes
-//! (`keep_to_side`), 3.4 % and 41.1 % with them; four-way 41.8 % and 7.6 %
-//! before, 16.8 % and 31.5 % with them (docs/design/navigation.md).
+//! (`keep_to_side`), 0.90–1.10 % and 90–93 % with them and `make_way`;
+//! four-way 41.8 % and 7.6 % before, 4.2–4.65 % and 75–80 % now
+//! (docs/design/navigation.md). `THRONG_NAV_PLOT` draws arrived agents
+//! blue, walking ones red.
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_core::simulation::NavigateParams;
@@ -176,6 +178,7 @@ fn run(scene: &Scene, what: &str) -> Measured {
         }
         let poses = stepper.poses(&gpu, &crowd, &ids);
         let mut points = Vec::with_capacity(poses.len());
+        let mut here = Vec::with_capacity(poses.len());
         let mut arrived = 0usize;
         for pose in &poses {
             let a = pose.agent.expect("a simulated agent");
@@ -186,6 +189,7 @@ fn run(scene: &Scene, what: &str) -> Measured {
                 pose.id
             );
             points.push(p);
+            here.push(a.data[3] > 0.0);
             arrived += usize::from(a.data[3] > 0.0);
         }
         let share = overlapping(&points, limit) as f64 / points.len() as f64;
@@ -196,7 +200,8 @@ fn run(scene: &Scene, what: &str) -> Measured {
         if let Ok(dir) = std::env::var("THRONG_NAV_PLOT")
             && step % (5 * STEPS_PER_SECOND) == 0
         {
-            super::navigation::plot(&scene.grid, &points, &format!("{dir}/{what}-{t:05.1}.png"));
+            let path = format!("{dir}/{what}-{t:05.1}.png");
+            super::navigation::plot(&scene.grid, &points, &here, &path);
         }
     }
     println!(

@@ -154,8 +154,9 @@ pub(crate) fn overlapping(points: &[Vec2], limit: f32) -> usize {
     count
 }
 
-/// A top view of the course and `points` (debugging: `THRONG_NAV_PLOT=dir`).
-pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], path: &str) {
+/// A top view of the course and `points`, blue where `arrived`, red where
+/// still walking (debugging: `THRONG_NAV_PLOT=dir`).
+pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], arrived: &[bool], path: &str) {
     let scale = 10.0;
     let (w, h) = ((2.0 * HALF_X * scale) as u32, (2.0 * HALF_Z * scale) as u32);
     let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
@@ -167,12 +168,8 @@ pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], path: &str) {
             }
         }
     }
-    for (i, p) in points.iter().enumerate() {
-        let c = if i < points.len() / 2 {
-            [200, 30, 30]
-        } else {
-            [30, 30, 200]
-        };
+    for (p, &done) in points.iter().zip(arrived) {
+        let c = if done { [30, 30, 200] } else { [200, 30, 30] };
         let (cx, cy) = ((p.x + HALF_X) * scale, (p.y + HALF_Z) * scale);
         for dy in -2i32..=2 {
             for dx in -2i32..=2 {
@@ -281,6 +278,7 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
         }
         let poses = stepper.poses(&gpu, &crowd, &ids);
         let mut points = Vec::with_capacity(poses.len());
+        let mut here = Vec::with_capacity(poses.len());
         arrived = 0;
         for pose in &poses {
             let a = pose
@@ -294,6 +292,7 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
                 field.clearance_at(p)
             );
             points.push(p);
+            here.push(a.data[3] > 0.0);
             arrived += usize::from(a.data[3] > 0.0);
             // Its clip is the gait its speed calls for, within hysteresis.
             let speed = Vec2::new(a.velocity[0], a.velocity[2]).length();
@@ -320,7 +319,7 @@ fn agents_cross_an_obstacle_course_without_overlapping_and_arrive() {
             gait_checked += 1;
         }
         if let Ok(dir) = std::env::var("THRONG_NAV_PLOT") {
-            plot(&grid, &points, &format!("{dir}/nav-{t:05.1}.png"));
+            plot(&grid, &points, &here, &format!("{dir}/nav-{t:05.1}.png"));
         }
         let share = overlapping(&points, limit) as f64 / points.len() as f64;
         if share > worst_share {
