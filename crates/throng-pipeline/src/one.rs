@@ -18,10 +18,10 @@ use crate::settings::{ImpostorSettings, Settings};
 /// The size of the `.throng` at `output` if it records exactly `wanted` as
 /// its provenance (a missing, unreadable, malformed or older file is not
 /// up to date, and so is one referring to a frames file that is missing or
-/// holds other frames). Reads its header, directory, `STRS` and `PROV`
-/// ([`throng_core::format::peek_provenance`]), then the whole file for its
-/// checksum and frames reference (a referring one is read in full, with
-/// its frames file).
+/// holds other frames). Reads its header, directory, `STRS`, `PROV` and
+/// `FREF` only ([`throng_core::format::peek_provenance`]: not the checksum
+/// of the rest, which loading checks); a model referring to a frames file
+/// is read whole, with it.
 pub fn up_to_date(output: &Path, wanted: &Provenance) -> Option<u64> {
     let found = throng_core::format::peek_provenance(output).ok()??;
     let len = std::fs::metadata(output).ok()?.len();
@@ -32,10 +32,7 @@ pub fn up_to_date(output: &Path, wanted: &Provenance) -> Option<u64> {
 /// beside it holding the frames it was baked with (a body whose shared
 /// frames file was deleted or baked again for other bodies is baked again).
 fn frames_in_place(output: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(output) else {
-        return false;
-    };
-    match throng_core::format::frames_file(&bytes) {
+    match throng_core::format::peek_frames_file(output) {
         Ok(None) => true,
         Ok(Some(_)) => throng_core::format::read_file(output).is_ok(),
         Err(_) => false,

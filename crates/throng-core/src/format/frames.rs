@@ -62,12 +62,13 @@ pub fn frames_hash(texels: &Texels) -> [u8; 32] {
 
 /// Checks that `name` is a frames file's plain name: not empty, at most
 /// [`MAX_FRAMES_NAME`] bytes, no folder separator, drive, `..` or control
-/// character, ending in `.`[`FRAMES_EXTENSION`].
-pub fn check_frames_name(name: &str) -> Result<(), FormatError> {
+/// character, ending in `.`[`FRAMES_EXTENSION`]; else says why (the reader
+/// calls a file naming another corrupt, the writer refuses the name).
+pub fn check_frames_name(name: &str) -> Result<(), String> {
     let bad = |why: &str| {
-        Err(FormatError::corrupt(format!(
+        Err(format!(
             "frames file name {name:?} {why} (a model names a file beside it)"
-        )))
+        ))
     };
     if name.is_empty() || name.len() > MAX_FRAMES_NAME {
         return bad(&format!("is empty or over {MAX_FRAMES_NAME} bytes"));
@@ -97,7 +98,11 @@ pub fn write_frames(texture: &BoneTexture) -> Vec<u8> {
     };
     let texel_size = texture.texels.format().texel_size() as u32;
     lay_out(&[
-        (tags::FRAMES, 16, bytemuck::bytes_of(&record)),
+        (
+            tags::FRAMES,
+            std::mem::size_of::<FramesRecord>() as u32,
+            bytemuck::bytes_of(&record),
+        ),
         (tags::TEXELS, texel_size, texture.texels.as_bytes()),
     ])
 }
@@ -144,7 +149,7 @@ pub(super) fn frames_ref(
     }
     let r: FramesRefRecord = one_record(dir, bytes, tags::FRAMES_REF)?;
     let name = strings.get(r.file, &|| "frames file name".into())?;
-    check_frames_name(&name)?;
+    check_frames_name(&name).map_err(FormatError::Corrupt)?;
     Ok(Some((name, r)))
 }
 

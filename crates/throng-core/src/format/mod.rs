@@ -39,7 +39,7 @@ pub use material::{MaterialRecord, TextureSlotRecord};
 
 pub use directory::{Directory, aligned_copy};
 pub use frames::{frames_file, read_frames, write_frames};
-pub use provenance::{peek_provenance, read_provenance};
+pub use provenance::{peek_frames_file, peek_provenance, read_provenance};
 pub use read::{read_file, read_model, read_model_with_frames};
 pub use write::{write_file, write_model, write_model_referring};
 

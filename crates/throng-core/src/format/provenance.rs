@@ -1,7 +1,8 @@
 //! A `.throng` file's provenance without the rest of the model: from its
 //! bytes ([`read_provenance`]) or from its path, reading only the header,
-//! directory, `STRS` and `PROV` ([`peek_provenance`]); and the `PROV`
-//! section as the model reader reads it too.
+//! directory, `STRS` and `PROV` ([`peek_provenance`]; and likewise the
+//! frames file it refers to, [`peek_frames_file`]); and the `PROV` section
+//! as the model reader reads it too.
 
 use std::path::Path;
 
@@ -29,6 +30,23 @@ pub fn read_provenance(bytes: &[u8]) -> Result<Option<Provenance>, FormatError> 
 /// output: a file damaged elsewhere is still refused when it is loaded
 /// (and `--force` re-bakes it).
 pub fn peek_provenance(path: &Path) -> Result<Option<Provenance>, FormatError> {
+    let (dir, bytes) = peek(path, tags::PROVENANCE)?;
+    let strings = Strings(dir.section(&bytes, tags::STRINGS)?, Default::default());
+    provenance_section(&dir, &bytes, &strings)
+}
+
+/// The frames file the `.throng` at `path` refers to (`None`: its frames
+/// are its own; `frames.rs`), reading only its header, directory, `STRS`
+/// and `FREF`, checked as [`peek_provenance`] checks its sections.
+pub fn peek_frames_file(path: &Path) -> Result<Option<String>, FormatError> {
+    let (dir, bytes) = peek(path, tags::FRAMES_REF)?;
+    let strings = Strings(dir.section(&bytes, tags::STRINGS)?, Default::default());
+    Ok(super::frames::frames_ref(&dir, &bytes, &strings)?.map(|(name, _)| name))
+}
+
+/// The file at `path` as zeroes but for its header, directory, `STRS` and
+/// the section `tag`, with its directory checked (not its checksum).
+fn peek(path: &Path, tag: [u8; 4]) -> Result<(Directory, Vec<u8>), FormatError> {
     use std::io::{Read, Seek, SeekFrom};
     let io = |source| FormatError::Io {
         path: path.display().to_string(),
@@ -59,13 +77,12 @@ pub fn peek_provenance(path: &Path) -> Result<Option<Provenance>, FormatError> {
         )?;
     }
     let dir = Directory::parse_with(&bytes, false)?;
-    for tag in [tags::STRINGS, tags::PROVENANCE] {
+    for tag in [tags::STRINGS, tag] {
         if let Some(e) = dir.entry(tag) {
             fill(e.offset, e.length, &mut bytes)?;
         }
     }
-    let strings = Strings(dir.section(&bytes, tags::STRINGS)?, Default::default());
-    provenance_section(&dir, &bytes, &strings)
+    Ok((dir, bytes))
 }
 
 /// The optional `PROV` section: absent or empty, or one record.

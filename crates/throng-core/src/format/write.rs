@@ -48,7 +48,7 @@ pub fn write_model(model: &BakedModel) -> Result<Vec<u8>, FormatError> {
 /// `frames` beside it, which must hold the model's texels
 /// ([`super::write_frames`] of its texture; `frames.rs`).
 pub fn write_model_referring(model: &BakedModel, frames: &str) -> Result<Vec<u8>, FormatError> {
-    super::frames::check_frames_name(frames)?;
+    super::frames::check_frames_name(frames).map_err(FormatError::Invalid)?;
     write_model_as(model, Some(frames))
 }
 
