@@ -147,7 +147,11 @@ PY
         --shared-clips --no-impostors >/dev/null
     cp "$site/shared/a.throng" "$site/alone.throng"
     rm -rf "$bodies"
-    local query="instances=400&time=1.25&seed=1"
+    # The flat scene (its crowd stands out from the ground: the pixel check
+    # below proves it is drawn) on both backends, then the default scene,
+    # the herd on the demo's terrain, on WebGPU.
+    local query="instances=400&time=1.25&seed=1&ground=flat"
+    local terrain_query="instances=400&time=1.25&seed=1"
     # The native picture is drawn on the rasteriser the browser draws with:
     # SwiftShader's Vulkan driver, which Chromium ships. (Against lavapipe
     # the silhouettes' edge pixels differ; docs/WEB.md gives the figures.)
@@ -156,12 +160,15 @@ PY
     VK_ICD_FILENAMES=$icd WGPU_BACKEND=vulkan \
         target/debug/throng-web-reference \
         render "$site/fox.throng" "$out/native.png" "${test_size[@]}" "$query" 2>&1 | tee "$out/native.log"
+    VK_ICD_FILENAMES=$icd WGPU_BACKEND=vulkan \
+        target/debug/throng-web-reference \
+        render "$site/fox.throng" "$out/native-terrain.png" "${test_size[@]}" "$terrain_query"
     grep -q "on SwiftShader" "$out/native.log" || {
         echo "tools/web.sh: the native picture was not drawn on SwiftShader" >&2
         exit 1
     }
     background_server
-    node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query"
+    node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query" "$terrain_query"
     local failed=0
     # Each picture shows the crowd (a blank canvas beside a blank native
     # picture would compare equal).
@@ -172,6 +179,8 @@ PY
         target/debug/throng-web-reference \
             compare "$out/native.png" "$out/$backend.png" "$out/$backend-difference.png" || failed=1
     done
+    target/debug/throng-web-reference compare "$out/native-terrain.png" \
+        "$out/webgpu-terrain.png" "$out/webgpu-terrain-difference.png" || failed=1
     return $failed
 }
 

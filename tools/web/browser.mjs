@@ -1,10 +1,11 @@
 // The browser side of tools/web.sh: headless Chromium (the system's, driven
 // by playwright-core) opens the served page.
 //
-//   node browser.mjs test BASE OUT WIDTH HEIGHT QUERY
+//   node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY
 //     The page with WebGPU and with WebGL2 at QUERY: the title contract
 //     (`throng: ok backend=… path=… frames=N`) and a screenshot of the
-//     canvas each (OUT/webgpu.png, OUT/webgl2.png); then the error cases:
+//     canvas each (OUT/webgpu.png, OUT/webgl2.png); the page at
+//     TERRAIN_QUERY on WebGPU (OUT/webgpu-terrain.png); then the error cases:
 //     two bodies sharing a frames file (baked with --shared-clips) must
 //     draw; a missing model, a truncated one, an old format version, a
 //     body without its frames file, a negative count — each must end in
@@ -57,7 +58,7 @@ async function open(browser, url, size, settle_ms = SETTLE_MS) {
   return { page, title: await page.title(), console_lines, settled_ms: Date.now() - started };
 }
 
-async function test(base, out, width, height, query) {
+async function test(base, out, width, height, query, terrain_query) {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   const size = { width: Number(width), height: Number(height) };
   const failures = [];
@@ -74,6 +75,19 @@ async function test(base, out, width, height, query) {
       // The statistics line sits over the canvas: hidden for the picture.
       await page.addStyleTag({ content: "#stats { display: none !important; }" });
       await page.locator("#throng").screenshot({ path: `${out}/${backend}.png` });
+    }
+    await page.close();
+  }
+  // The default scene, on the demo's terrain: a screenshot on WebGPU.
+  {
+    const url = `${base}/index.html?${terrain_query}&backend=webgpu`;
+    const { page, title, console_lines, settled_ms } = await open(browser, url, size);
+    console.log(`terrain (webgpu): ${title} (${settled_ms} ms)`);
+    if (!OK.test(title)) {
+      failures.push(`${url}: title "${title}"\n  ${console_lines.join("\n  ")}`);
+    } else {
+      await page.addStyleTag({ content: "#stats { display: none !important; }" });
+      await page.locator("#throng").screenshot({ path: `${out}/webgpu-terrain.png` });
     }
     await page.close();
   }
@@ -145,6 +159,6 @@ const [mode, ...rest] = process.argv.slice(2);
 if (mode === "test") await test(...rest);
 else if (mode === "bench") await bench(...rest);
 else {
-  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY | bench BASE");
+  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY | bench BASE");
   process.exit(2);
 }

@@ -56,8 +56,9 @@ pub struct PageQuery {
     /// where the path is GPU-driven (`?walk=steer`; see docs/WEB.md for
     /// why it is not the default yet).
     pub steer: bool,
-    /// The herd stands on the demo's terrain (hills and a stair) instead of
-    /// the flat ground (`?ground=terrain`; `?ground=flat`, the default).
+    /// The herd stands on the demo's terrain (hills and a stair), the
+    /// default as in the viewer (`?ground=terrain`), or on the flat
+    /// ground (`?ground=flat`).
     pub terrain: bool,
 }
 
@@ -73,7 +74,7 @@ impl Default for PageQuery {
             seed: DEFAULT_SEED,
             walk: true,
             steer: false,
-            terrain: false,
+            terrain: true,
         }
     }
 }
@@ -139,8 +140,8 @@ impl PageQuery {
                 }
                 "ground" => {
                     q.terrain = match value.as_str() {
-                        "terrain" => true,
-                        "flat" | "" => false,
+                        "terrain" | "" => true,
+                        "flat" => false,
                         other => bail!("?ground={other} is not terrain or flat"),
                     }
                 }
@@ -214,7 +215,7 @@ mod tests {
         assert!(!PageQuery::parse("walk=0").unwrap().walk);
         let steer = PageQuery::parse("walk=steer").unwrap();
         assert!(steer.walk && steer.steer && !q.steer);
-        assert!(PageQuery::parse("ground=terrain").unwrap().terrain && !q.terrain);
+        assert!(PageQuery::parse("ground=terrain").unwrap().terrain && q.terrain);
         assert!(!PageQuery::parse("ground=flat").unwrap().terrain);
     }
 
