@@ -5,7 +5,8 @@
 //     The page with WebGPU and with WebGL2 at QUERY: the title contract
 //     (`throng: ok backend=… path=… frames=N`) and a screenshot of the
 //     canvas each (OUT/webgpu.png, OUT/webgl2.png); the page at
-//     TERRAIN_QUERY on WebGPU (OUT/webgpu-terrain.png); then the error cases:
+//     TERRAIN_QUERY on WebGPU (OUT/webgpu-terrain.png); the steered crowd
+//     on WebGPU; then the error cases:
 //     two bodies sharing a frames file (baked with --shared-clips) must
 //     draw; a missing model, a truncated one, an old format version, a
 //     body without its frames file, a negative count — each must end in
@@ -89,6 +90,16 @@ async function test(base, out, width, height, query, terrain_query) {
       await page.addStyleTag({ content: "#stats { display: none !important; }" });
       await page.locator("#throng").screenshot({ path: `${out}/webgpu-terrain.png` });
     }
+    await page.close();
+  }
+  // The steered crowd (?walk=steer) on WebGPU: Throng's navigate hook
+  // compiles on SwiftShader and the crowd steps without losing the device
+  // (it did, before the hook's flow-field loops were made small: WEB.md).
+  {
+    const url = `${base}/index.html?walk=steer&instances=300&ground=flat&backend=webgpu`;
+    const { page, title, console_lines, settled_ms } = await open(browser, url, size);
+    console.log(`steered (webgpu): ${title} (${settled_ms} ms)`);
+    if (!OK.test(title)) failures.push(`${url}: title "${title}"\n  ${console_lines.join("\n  ")}`);
     await page.close();
   }
   // Bodies baked with --shared-clips: the page fetches their frames file

@@ -7,8 +7,9 @@
 //! It walks the analytic waypoint loops ([`throng_demo::walkers`]); with
 //! `?walk=steer` on the GPU-driven path (WebGPU) it is steered by Throng's
 //! built-in steering across its plaza instead ([`throng_examples::plaza`]),
-//! as the viewer's is — not the default yet: Chromium's SwiftShader loses
-//! the device at its first step (docs/WEB.md). A fixed `?time=` (the
+//! as the viewer's is — not the default yet (docs/WEB.md: it no longer
+//! loses the device on SwiftShader, but its overlap is not yet checked on
+//! the page). A fixed `?time=` (the
 //! browser test's picture, which must match the native one) always walks
 //! the loops.
 

@@ -47,7 +47,8 @@ fn pick_goal(layer: u32, seed: u32) -> vec2<f32> {
     for (var i = 0u; i < 8u; i++) {
         let u = vec2<f32>(avoid_hash01(seed * 2u + i * 7919u), avoid_hash01(seed * 2u + 1u + i * 104729u));
         let q = mix(lo, hi, u);
-        if nav_clearance(q) > params.radius && nav_distance(layer, q) >= 0.0 {
+        let dc = nav_distance_clearance(layer, q);
+        if dc.y > params.radius && dc.x >= 0.0 {
             return q;
         }
     }

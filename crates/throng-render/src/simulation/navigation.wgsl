@@ -90,6 +90,30 @@ fn nav_direction(layer: u32, p: vec2<f32>) -> vec2<f32> {
     return select(vec2<f32>(0.0), sum / l, l > 1e-6);
 }
 
+// Travel distance to `layer`'s goal from p (x, as nav_distance) and the
+// clearance there (y, as nav_clearance: every layer holds it), from one
+// read of each of the four nearest cells.
+fn nav_distance_clearance(layer: u32, p: vec2<f32>) -> vec2<f32> {
+    let g = nav_grid(p);
+    let c = vec2<i32>(floor(g));
+    let f = g - floor(g);
+    var sum = 0.0;
+    var weight = 0.0;
+    var clear = vec4<f32>(0.0);
+    for (var k = 0; k < 4; k++) {
+        let o = vec2<i32>(k & 1, k >> 1);
+        let w = select(1.0 - f.x, f.x, o.x == 1) * select(1.0 - f.y, f.y, o.y == 1);
+        let cell = nav_cell(layer, c + o);
+        clear[k] = cell.clearance;
+        if cell.distance >= 0.0 {
+            sum += cell.distance * w;
+            weight += w;
+        }
+    }
+    let clearance = mix(mix(clear.x, clear.y, f.x), mix(clear.z, clear.w, f.x), f.y);
+    return vec2<f32>(select(-1.0, sum / max(weight, 1e-6), weight > 1e-6), clearance);
+}
+
 // Travel distance to `layer`'s goal from p (bilinear over the reachable of
 // the four nearest cells), or -1 where none of them reaches it.
 fn nav_distance(layer: u32, p: vec2<f32>) -> f32 {
@@ -113,22 +137,30 @@ fn nav_distance(layer: u32, p: vec2<f32>) -> f32 {
 
 // Signed distance from p to the nearest obstacle (bilinear; < 0 inside).
 fn nav_clearance(p: vec2<f32>) -> f32 {
+    return nav_clearance_slope(p).x;
+}
+
+// The clearance at p (x) and its gradient (y, z: per world unit), from
+// the four cells nav_clearance blends: one read of each, so the loops
+// that call it (nav_keep_out, the navigate hook's pick_goal) stay small
+// enough for SwiftShader's compiler (docs/WEB.md).
+fn nav_clearance_slope(p: vec2<f32>) -> vec3<f32> {
     let g = nav_grid(p);
     let c = vec2<i32>(floor(g));
     let f = g - floor(g);
-    let a = mix(nav_cell(0u, c).clearance, nav_cell(0u, c + vec2<i32>(1, 0)).clearance, f.x);
-    let b = mix(nav_cell(0u, c + vec2<i32>(0, 1)).clearance, nav_cell(0u, c + vec2<i32>(1, 1)).clearance, f.x);
-    return mix(a, b, f.y);
+    let c00 = nav_cell(0u, c).clearance;
+    let c10 = nav_cell(0u, c + vec2<i32>(1, 0)).clearance;
+    let c01 = nav_cell(0u, c + vec2<i32>(0, 1)).clearance;
+    let c11 = nav_cell(0u, c + vec2<i32>(1, 1)).clearance;
+    let value = mix(mix(c00, c10, f.x), mix(c01, c11, f.x), f.y);
+    let slope = vec2<f32>(mix(c10 - c00, c11 - c01, f.y), mix(c01 - c00, c11 - c10, f.x));
+    return vec3<f32>(value, slope / nav.cell_size);
 }
 
 // The direction away from the nearest obstacle at p (unit, or zero on a
-// ridge): the clearance's gradient by central differences.
+// ridge): the clearance's gradient.
 fn nav_away(p: vec2<f32>) -> vec2<f32> {
-    let h = nav.cell_size * 0.5;
-    let g = vec2<f32>(
-        nav_clearance(p + vec2<f32>(h, 0.0)) - nav_clearance(p - vec2<f32>(h, 0.0)),
-        nav_clearance(p + vec2<f32>(0.0, h)) - nav_clearance(p - vec2<f32>(0.0, h)),
-    );
+    let g = nav_clearance_slope(p).yz;
     let l = length(g);
     return select(vec2<f32>(0.0), g / l, l > 1e-6);
 }
@@ -138,15 +170,12 @@ fn nav_away(p: vec2<f32>) -> vec2<f32> {
 fn nav_keep_out(p: vec2<f32>, radius: f32) -> vec2<f32> {
     var q = p;
     for (var i = 0; i < 4; i++) {
-        let c = nav_clearance(q);
-        if c >= radius {
+        let cs = nav_clearance_slope(q);
+        let l = length(cs.yz);
+        if cs.x >= radius || l <= 1e-6 {
             break;
         }
-        let away = nav_away(q);
-        if all(away == vec2<f32>(0.0)) {
-            break;
-        }
-        q += away * (radius - c + 1e-3 * nav.cell_size);
+        q += cs.yz / l * (radius - cs.x + 1e-3 * nav.cell_size);
     }
     return q;
 }
