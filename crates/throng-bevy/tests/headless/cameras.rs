@@ -72,7 +72,11 @@ fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
     };
     let text = error.to_string();
     assert!(text.contains(name), "{text}");
-    std::fs::write(dir.join(name), throng_core::format::write_frames(&model.texture)).unwrap();
+    std::fs::write(
+        dir.join(name),
+        throng_core::format::write_frames(&model.texture),
+    )
+    .unwrap();
     let body: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("body.throng");
     run_until(app, "loading body.throng", |app| {
         app.world()
@@ -80,7 +84,12 @@ fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
             .get(&body)
             .is_some()
     });
-    let loaded = &app.world().resource::<Assets<ThrongModel>>().get(&body).unwrap().0;
+    let loaded = &app
+        .world()
+        .resource::<Assets<ThrongModel>>()
+        .get(&body)
+        .unwrap()
+        .0;
     assert!(
         loaded.model().texture == model.texture,
         "the body's frames come from the frames file"
