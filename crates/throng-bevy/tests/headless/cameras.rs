@@ -10,6 +10,7 @@ use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy::render::render_resource::{TextureFormat, TextureUsages};
 use bevy::render::view::Msaa;
+use throng_bevy::headless::loaded_model;
 use throng_bevy::{ThrongCamera, ThrongCameras, ThrongCrowd, ThrongModel, ThrongStats};
 use throng_render::image_diff::diff;
 
@@ -52,6 +53,21 @@ fn cameras_with_prepasses_or_deferred_shading_draw_the_crowd_alike() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The asset error of loading `path`, which must fail.
+fn load_error(app: &mut App, path: &'static str) -> String {
+    let handle: Handle<ThrongModel> = app.world().resource::<AssetServer>().load(path);
+    run_until(app, &format!("loading {path}"), |app| {
+        app.world()
+            .resource::<AssetServer>()
+            .load_state(&handle)
+            .is_failed()
+    });
+    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&handle) else {
+        unreachable!()
+    };
+    error.to_string()
+}
+
 /// A body referring to a frames file (baked with `--shared-clips`) loads
 /// with the frames file beside it; without it, the asset error names it.
 fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
@@ -60,17 +76,7 @@ fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
     let body = throng_core::format::write_model_referring(&model, name).unwrap();
     std::fs::write(dir.join("alone.throng"), &body).unwrap();
     std::fs::write(dir.join("body.throng"), &body).unwrap();
-    let alone: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("alone.throng");
-    run_until(app, "loading alone.throng", |app| {
-        app.world()
-            .resource::<AssetServer>()
-            .load_state(&alone)
-            .is_failed()
-    });
-    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&alone) else {
-        unreachable!()
-    };
-    let text = error.to_string();
+    let text = load_error(app, "alone.throng");
     assert!(text.contains(name), "{text}");
     std::fs::write(
         dir.join(name),
@@ -79,17 +85,9 @@ fn shared_frames_load_from_beside(app: &mut App, dir: &std::path::Path) {
     .unwrap();
     let body: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("body.throng");
     run_until(app, "loading body.throng", |app| {
-        app.world()
-            .resource::<Assets<ThrongModel>>()
-            .get(&body)
-            .is_some()
+        loaded_model(app, &body).is_some()
     });
-    let loaded = &app
-        .world()
-        .resource::<Assets<ThrongModel>>()
-        .get(&body)
-        .unwrap()
-        .0;
+    let loaded = loaded_model(app, &body).unwrap();
     assert!(
         loaded.model().texture == model.texture,
         "the body's frames come from the frames file"
@@ -102,17 +100,7 @@ fn a_corrupt_asset_is_an_asset_error_and_a_crowd_without_a_camera_draws_nothing(
     let mut app = app(&dir);
     app.world_mut().spawn(ThrongCrowd::default());
     app.update();
-    let broken: Handle<ThrongModel> = app.world().resource::<AssetServer>().load("broken.throng");
-    run_until(&mut app, "loading broken.throng", |app| {
-        app.world()
-            .resource::<AssetServer>()
-            .load_state(&broken)
-            .is_failed()
-    });
-    let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&broken) else {
-        unreachable!()
-    };
-    let text = error.to_string();
+    let text = load_error(&mut app, "broken.throng");
     println!("{text}");
     assert!(text.contains("broken.throng"), "{text}");
     shared_frames_load_from_beside(&mut app, &dir);
