@@ -34,9 +34,9 @@ pub fn run(args: Args) -> Result<()> {
             let model = throng_core::format::read_file(&args.file)
                 .with_context(|| format!("loading {}", args.file.display()))?;
             let mut value = baked_json(&model, size);
-            // Read again for the reference only: read_file checked it.
-            let bytes = std::fs::read(&args.file)?;
-            value["texture"]["frames_file"] = throng_core::format::frames_file(&bytes)?.into();
+            // Its header, directory and FREF only: read_file checked them.
+            value["texture"]["frames_file"] =
+                throng_core::format::peek_frames_file(&args.file)?.into();
             value
         }
         ModelKind::Gltf => {

@@ -117,22 +117,7 @@ fn nav_distance_clearance(layer: u32, p: vec2<f32>) -> vec2<f32> {
 // Travel distance to `layer`'s goal from p (bilinear over the reachable of
 // the four nearest cells), or -1 where none of them reaches it.
 fn nav_distance(layer: u32, p: vec2<f32>) -> f32 {
-    let g = nav_grid(p);
-    let c = vec2<i32>(floor(g));
-    let f = g - floor(g);
-    var sum = 0.0;
-    var weight = 0.0;
-    for (var j = 0; j < 2; j++) {
-        for (var i = 0; i < 2; i++) {
-            let w = select(1.0 - f.x, f.x, i == 1) * select(1.0 - f.y, f.y, j == 1);
-            let d = nav_cell(layer, c + vec2<i32>(i, j)).distance;
-            if d >= 0.0 {
-                sum += d * w;
-                weight += w;
-            }
-        }
-    }
-    return select(-1.0, sum / max(weight, 1e-6), weight > 1e-6);
+    return nav_distance_clearance(layer, p).x;
 }
 
 // Signed distance from p to the nearest obstacle (bilinear; < 0 inside).
