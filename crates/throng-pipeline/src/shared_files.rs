@@ -27,16 +27,29 @@ pub fn frames_name(hash: &[u8; 32]) -> String {
     format!("frames-{hex}.{FRAMES_EXTENSION}")
 }
 
-/// Each successful job's model: the one baked, or its output read back.
-fn model_of(r: &JobResult) -> Option<Result<BakedModel, PipelineError>> {
+/// The output of an up-to-date job, read back (`None` for other jobs:
+/// a baked job's model is in its result).
+fn read_back(r: &JobResult) -> Option<Result<BakedModel, PipelineError>> {
     match r.result.as_ref().ok()? {
-        Outcome::Baked(b) => Some(Ok(b.model.clone())),
+        Outcome::Baked(_) => None,
         Outcome::UpToDate { .. } => Some(throng_core::format::read_file(&r.job.output).map_err(
             |source| PipelineError::Write {
                 output: r.job.output.clone(),
                 source,
             },
         )),
+    }
+}
+
+/// Job `i`'s model: baked, or read back into `read`.
+fn model<'a>(
+    results: &'a [JobResult],
+    read: &'a [Option<BakedModel>],
+    i: usize,
+) -> Option<&'a BakedModel> {
+    match results[i].result.as_ref().ok()? {
+        Outcome::Baked(b) => Some(&b.model),
+        Outcome::UpToDate { .. } => read[i].as_ref(),
     }
 }
 
@@ -52,21 +65,21 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), throng_core::Format
 /// each one's [`JobResult::frames_file`] and its file's size; a job whose
 /// files cannot be written gets that error as its result.
 pub(crate) fn share(results: &mut [JobResult]) {
-    let mut models: Vec<Option<BakedModel>> = Vec::with_capacity(results.len());
+    let mut read: Vec<Option<BakedModel>> = Vec::with_capacity(results.len());
     for r in results.iter_mut() {
-        match model_of(r) {
-            Some(Ok(m)) => models.push(Some(m)),
+        match read_back(r) {
+            Some(Ok(m)) => read.push(Some(m)),
             Some(Err(e)) => {
                 r.result = Err(e);
-                models.push(None);
+                read.push(None);
             }
-            None => models.push(None),
+            None => read.push(None),
         }
     }
     // Bodies by folder and frames.
     let mut groups: BTreeMap<(PathBuf, [u8; 32]), Vec<usize>> = BTreeMap::new();
-    for (i, m) in models.iter().enumerate() {
-        if let Some(m) = m {
+    for i in 0..results.len() {
+        if let Some(m) = model(results, &read, i) {
             let folder = results[i].job.output.parent().unwrap_or(Path::new(""));
             let key = (folder.to_path_buf(), frames_hash(&m.texture.texels));
             groups.entry(key).or_default().push(i);
@@ -75,7 +88,7 @@ pub(crate) fn share(results: &mut [JobResult]) {
     for ((folder, hash), members) in groups {
         let shared = (members.len() > 1).then(|| frames_name(&hash));
         if let Some(name) = &shared {
-            let first = models[members[0]].as_ref().expect("a grouped model");
+            let first = model(results, &read, members[0]).expect("a grouped model");
             let path = folder.join(name);
             if let Err(e) = write_if_changed(&path, &write_frames(&first.texture)) {
                 for &i in &members {
@@ -89,12 +102,12 @@ pub(crate) fn share(results: &mut [JobResult]) {
             }
         }
         for i in members {
-            let model = models[i].as_ref().expect("a grouped model");
-            let r = &mut results[i];
+            let body = model(results, &read, i).expect("a grouped model");
             let bytes = match &shared {
-                Some(name) => throng_core::format::write_model_referring(model, name),
-                None => write_model(model),
+                Some(name) => throng_core::format::write_model_referring(body, name),
+                None => write_model(body),
             };
+            let r = &mut results[i];
             let written = bytes.and_then(|b| write_if_changed(&r.job.output, &b).map(|()| b.len()));
             match written {
                 Ok(len) => {
