@@ -11,6 +11,7 @@
 
 pub mod flock;
 pub mod plaza;
+mod recorded;
 pub mod terrain;
 #[cfg(feature = "window")]
 pub mod window;
@@ -220,6 +221,16 @@ impl Ground {
     }
 }
 
+/// `handle` uploaded to `gpu` through `frames`.
+fn upload(
+    gpu: AppGpu,
+    handle: &ModelHandle,
+    frames: &throng::render::SharedFrames,
+) -> Result<GpuModel, throng::render::RenderError> {
+    let textures = throng::render::TextureUpload::Auto;
+    GpuModel::upload_sharing(gpu.device, gpu.queue, handle, textures, frames)
+}
+
 /// The ground's WGSL: it imports Throng's `shadow_receiver` module.
 const GROUND_WGSL: &str = include_str!("ground.wgsl");
 
@@ -300,6 +311,9 @@ pub struct Scene {
     pillars: Option<throng_demo::pillars::Pillars>,
     /// Real ground drawn in place of the flat one ([`Self::set_terrain`]).
     terrain: Option<terrain::Terrain>,
+    /// The store every model's bone texture is uploaded through, so that
+    /// a model added later ([`Self::add_model`]) shares frames too.
+    frames: throng::render::SharedFrames,
 }
 
 /// The application's GPU, as it made it for its window: the adapter, the
@@ -412,16 +426,15 @@ impl Scene {
             device,
             queue,
         } = gpu;
-        let first = handles.first().context("a scene needs a model")?;
+        let first = handles.first();
         let renderer = Renderer::new(adapter, device, queue, format, options)?;
         let frames = throng::render::SharedFrames::new();
-        let textures = throng::render::TextureUpload::Auto;
         let models = handles
             .iter()
-            .map(|h| GpuModel::upload_sharing(device, queue, h, textures, &frames))
+            .map(|h| upload(gpu, h, &frames))
             .collect::<Result<Vec<_>, _>>()?;
         let ground = Ground::new(device, &renderer, format, half, cell)?;
-        let target = Vec3::new(0.0, first.model().bounds.center().y, 0.0);
+        let target = Vec3::new(0.0, first.map_or(0.0, |h| h.model().bounds.center().y), 0.0);
         let camera = OrbitCamera {
             target,
             distance: half * 0.36,
@@ -439,7 +452,25 @@ impl Scene {
             targets: None,
             pillars: None,
             terrain: None,
+            frames,
         })
+    }
+
+    /// Replaces the checkered ground with one of half side `half` about
+    /// the origin and checker `cell`.
+    pub fn set_ground(&mut self, device: &wgpu::Device, half: f32, cell: f32) -> Result<()> {
+        self.ground = Ground::new(device, &self.renderer, self.format, half, cell)?;
+        Ok(())
+    }
+
+    /// Uploads `handle` as the scene's next GPU model (its frames shared
+    /// with the models before it where equal): the crowd's model added
+    /// after the scene was made must be given here too, in the crowd's
+    /// order.
+    pub fn add_model(&mut self, gpu: AppGpu, handle: &ModelHandle) -> Result<()> {
+        let model = upload(gpu, handle, &self.frames)?;
+        self.models.push(model);
+        Ok(())
     }
 
     /// The camera of a frame of `size`.

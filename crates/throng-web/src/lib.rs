@@ -21,6 +21,9 @@
 
 pub mod query;
 pub mod scene;
+pub mod view;
 
+#[cfg(target_arch = "wasm32")]
+pub mod api;
 #[cfg(target_arch = "wasm32")]
 mod page;

@@ -1,6 +1,6 @@
 //! The page's address parameters: what the user (or the browser test) asks
 //! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0|1|steer&outfits=1`
-//! (`model` repeated: a mixed crowd). Bad values
+//! (`model` repeated: a mixed crowd), `&camera=eye`, `&occlusion=0`. Bad values
 //! are errors that name the parameter; counts over the most the page draws
 //! are clamped, and the clamp is reported.
 
@@ -27,6 +27,16 @@ pub enum BackendChoice {
     WebGl2,
     /// WebGPU only (`?backend=webgpu`): no fallback, an error without it.
     WebGpu,
+}
+
+/// Where the page's camera starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageCamera {
+    /// Above the herd, looking down at its middle (the default).
+    Orbit,
+    /// At the herd's front edge near the ground, looking along it: most of
+    /// the herd hidden behind its front rows (`?camera=eye`).
+    Eye,
 }
 
 /// The page's parameters, checked.
@@ -60,6 +70,12 @@ pub struct PageQuery {
     /// default as in the viewer (`?ground=terrain`), or on the flat
     /// ground (`?ground=flat`).
     pub terrain: bool,
+    /// Where the camera starts (`?camera=orbit|eye`).
+    pub camera: PageCamera,
+    /// Two-phase occlusion culling where the path is GPU-driven (the
+    /// default; `?occlusion=0` turns it off, for the picture it must not
+    /// change).
+    pub occlusion: bool,
 }
 
 impl Default for PageQuery {
@@ -75,6 +91,8 @@ impl Default for PageQuery {
             walk: true,
             steer: false,
             terrain: true,
+            camera: PageCamera::Orbit,
+            occlusion: true,
         }
     }
 }
@@ -143,6 +161,20 @@ impl PageQuery {
                         "terrain" | "" => true,
                         "flat" => false,
                         other => bail!("?ground={other} is not terrain or flat"),
+                    }
+                }
+                "camera" => {
+                    q.camera = match value.as_str() {
+                        "orbit" | "" => PageCamera::Orbit,
+                        "eye" => PageCamera::Eye,
+                        other => bail!("?camera={other} is not orbit or eye"),
+                    }
+                }
+                "occlusion" => {
+                    q.occlusion = match value.as_str() {
+                        "1" | "true" | "" => true,
+                        "0" | "false" => false,
+                        other => bail!("?occlusion={other} is not 0 or 1"),
                     }
                 }
                 "seed" => {
@@ -217,6 +249,9 @@ mod tests {
         assert!(steer.walk && steer.steer && !q.steer);
         assert!(PageQuery::parse("ground=terrain").unwrap().terrain && q.terrain);
         assert!(!PageQuery::parse("ground=flat").unwrap().terrain);
+        let eye = PageQuery::parse("camera=eye&occlusion=0").unwrap();
+        assert_eq!((eye.camera, eye.occlusion), (PageCamera::Eye, false));
+        assert_eq!((q.camera, q.occlusion), (PageCamera::Orbit, true));
     }
 
     #[test]
@@ -234,6 +269,8 @@ mod tests {
             ("walk=maybe", "?walk=maybe"),
             ("outfits=some", "?outfits=some"),
             ("ground=lava", "?ground=lava"),
+            ("camera=top", "?camera=top"),
+            ("occlusion=maybe", "?occlusion=maybe"),
         ] {
             let e = PageQuery::parse(query).expect_err(query).to_string();
             assert!(e.contains(names), "{query}: {e}");

@@ -15,14 +15,14 @@
 
 use anyhow::{Context, Result};
 use glam::Vec3;
-use throng_crowd::crowd::{Crowd, ModelHandle};
+use throng_crowd::crowd::ModelHandle;
 use throng_demo::herd::spawn_mixed_crowd;
 use throng_demo::outfits::{outfitted, wear_outfits};
 use throng_demo::walkers::Walkers;
-use throng_examples::{AppGpu, OrbitCamera, SAMPLES, Scene};
-use throng_render::RendererOptions;
+use throng_examples::{AppGpu, OrbitCamera};
 
-use crate::query::PageQuery;
+use crate::query::{PageCamera, PageQuery};
+use crate::view::{View, ViewOptions};
 
 /// A model's file as the page fetched it: its URL, its bytes, and the
 /// bytes of the frames file it refers to, if it does (a body baked with
@@ -66,10 +66,8 @@ pub fn load_model(file: &ModelFile) -> Result<ModelHandle> {
     ModelHandle::new(model).with_context(|| format!("{url} holds a model that does not validate"))
 }
 
-/// The page's scene and its walkers.
+/// What the page adds to its view: the walkers and whether it is steered.
 pub struct PageScene {
-    /// What is drawn: the crowd, its renderer, the ground and the camera.
-    pub scene: Scene,
     /// The walking crowd's re-targeting (`None`: it stands or is steered).
     pub walkers: Option<Walkers>,
     /// The crowd is steered on the GPU.
@@ -77,59 +75,71 @@ pub struct PageScene {
 }
 
 impl PageScene {
-    /// Advances the crowd by `dt` seconds (re-targeting walkers).
-    pub fn advance(&mut self, dt: f32) -> Result<()> {
+    /// Advances `view`'s crowd by `dt` seconds (re-targeting walkers).
+    pub fn advance(&mut self, view: &mut View, dt: f32) -> Result<()> {
         if let Some(w) = &mut self.walkers {
-            w.step(&mut self.scene.crowd, dt)?;
+            w.step(&mut view.scene.crowd, dt)?;
         }
-        self.scene.crowd.update(dt);
-        Ok(())
+        view.advance(dt)
+    }
+}
+
+/// The options of the page's view for `query`.
+pub fn view_options(query: &PageQuery) -> ViewOptions {
+    ViewOptions {
+        occlusion: query.occlusion,
+        ..ViewOptions::default()
     }
 }
 
 /// The page's models from their files' bytes (`files`: URL and bytes, in
 /// the query's order): loaded, checked to share the first one's clips,
 /// and worn as outfits with `query.outfits`.
-pub fn load_models(files: &[ModelFile], query: &PageQuery) -> Result<Vec<ModelHandle>> {
+pub fn load_models(files: &[ModelFile], query: &PageQuery) -> Result<Vec<(String, ModelHandle)>> {
     let handles = files.iter().map(load_model).collect::<Result<Vec<_>>>()?;
     let named: Vec<(String, &ModelHandle)> =
         files.iter().map(|f| f.url.clone()).zip(&handles).collect();
     throng_demo::mixed::check_shared_clips(&named).map_err(anyhow::Error::msg)?;
-    if !query.outfits {
-        return Ok(handles);
-    }
     handles
-        .iter()
+        .into_iter()
         .zip(files)
         .map(|(h, f)| {
-            outfitted(h).with_context(|| {
-                format!("?outfits: {} has too many submeshes to wear outfits", f.url)
-            })
+            let h = if query.outfits {
+                outfitted(&h).with_context(|| {
+                    format!("?outfits: {} has too many submeshes to wear outfits", f.url)
+                })?
+            } else {
+                h
+            };
+            Ok((f.url.clone(), h))
         })
         .collect()
 }
 
-/// The page's scene: `query.instances` of `handles` (instance `i` of
-/// model `i` modulo their number; with `query.outfits`, wearing outfit
-/// `i`) in the viewer's herd (seed `query.seed`), walking unless
-/// `query.walk` is off, at `query.time` when it is fixed, drawn into views
-/// of `format` with Throng's default path choice, shadows on and MSAA. The
-/// walkers' motions are analytic, so a fixed time gives the same picture
-/// wherever it is drawn.
+/// The page's scene in `view` (made with [`view_options`]), of `handles`
+/// (with their URLs):
+/// `query.instances` of them (instance `i` of model `i` modulo their
+/// number; with `query.outfits`, wearing outfit `i`) in the viewer's herd
+/// (seed `query.seed`), walking unless `query.walk` is off, at
+/// `query.time` when it is fixed. The walkers' motions are analytic, so a
+/// fixed time gives the same picture wherever it is drawn.
 pub fn build(
     gpu: AppGpu,
-    format: wgpu::TextureFormat,
-    handles: &[ModelHandle],
+    view: &mut View,
+    handles: &[(String, ModelHandle)],
     query: &PageQuery,
 ) -> Result<PageScene> {
-    let handle = handles.first().context("the page needs a model")?;
-    let mut crowd = Crowd::new();
-    let ids: Vec<_> = handles.iter().map(|h| crowd.add_model(h)).collect();
+    let (_, handle) = handles.first().context("the page needs a model")?;
+    for (url, h) in handles {
+        view.add_model(gpu, h.clone(), url)?;
+    }
+    let ids = view.model_ids();
     let id = ids[0];
-    let herd = spawn_mixed_crowd(&mut crowd, &ids, query.instances, query.seed)
+    let herd = spawn_mixed_crowd(&mut view.scene.crowd, &ids, query.instances, query.seed)
         .context("placing the herd")?;
     if query.outfits {
-        wear_outfits(&mut crowd, &herd.ids, handles).context("wearing the outfits")?;
+        let bodies = view.handles();
+        wear_outfits(&mut view.scene.crowd, &herd.ids, &bodies).context("wearing the outfits")?;
     }
     let model = handle.model().bounds;
     let cell = (model.max - model.min).max_element().max(1e-3);
@@ -140,12 +150,9 @@ pub fn build(
         (herd.bounds.center(), 0.5 * size.x.max(size.z))
     };
     let half = radius * 1.6 + cell * 6.0;
-    let options = RendererOptions {
-        sample_count: SAMPLES,
-        ..Default::default()
-    };
-    let mut scene = Scene::with_mixed_crowd(gpu, format, handles, crowd, half, cell, options)?;
-    scene.camera = start_camera(center, radius, cell);
+    view.scene.set_ground(gpu.device, half, cell)?;
+    view.scene.show_ground = true;
+    let scene = &mut view.scene;
     if query.terrain {
         let centre = glam::Vec2::new(center.x, center.z);
         let align = throng_core::ground::GroundAlign::Slope;
@@ -153,6 +160,10 @@ pub fn build(
             .set_demo_terrain(gpu.device, centre, half, cell, align)
             .context("laying the terrain")?;
     }
+    scene.camera = match query.camera {
+        PageCamera::Orbit => start_camera(center, radius, cell),
+        PageCamera::Eye => eye_camera(&herd.bounds, cell, scene.crowd.ground().map(|g| &**g)),
+    };
     let steer = query.steer
         && query.time.is_none()
         && scene.renderer.path() == throng_render::RecordPath::GpuDriven;
@@ -174,7 +185,6 @@ pub fn build(
         scene.crowd.update(time);
     }
     Ok(PageScene {
-        scene,
         walkers,
         steered: steer,
     })
@@ -188,5 +198,27 @@ pub fn start_camera(center: Vec3, radius: f32, cell: f32) -> OrbitCamera {
         distance: (radius * 2.4).min(cell * 60.0) + cell * 2.5,
         yaw: 0.6,
         pitch: 0.5,
+    }
+}
+
+/// The eye camera: 0.3 body lengths over the ground (`ground`; none: y = 0)
+/// at the herd's front edge, looking along it to its far edge — the game camera in a street of
+/// animals, where most of the herd is hidden behind its front rows.
+pub fn eye_camera(
+    bounds: &throng_core::math::Aabb,
+    cell: f32,
+    ground: Option<&throng_core::ground::Ground>,
+) -> OrbitCamera {
+    let center = bounds.center();
+    let height = |x: f32, z: f32| ground.map_or(0.0, |g| g.height_at(glam::Vec2::new(x, z)));
+    let (ez, tz) = (bounds.max.z + cell, bounds.min.z);
+    let eye = Vec3::new(center.x, height(center.x, ez) + 0.3 * cell, ez);
+    let target = Vec3::new(center.x, height(center.x, tz) + 0.25 * cell, tz);
+    let d = eye - target;
+    OrbitCamera {
+        target,
+        distance: d.length(),
+        yaw: d.x.atan2(d.z),
+        pitch: (d.y / d.length()).asin(),
     }
 }

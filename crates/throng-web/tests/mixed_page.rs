@@ -7,7 +7,8 @@
 
 use throng_core::format::{write_frames, write_model, write_model_referring};
 use throng_web::query::PageQuery;
-use throng_web::scene::{ModelFile, build, load_model, load_models};
+use throng_web::scene::{ModelFile, build, load_model, load_models, view_options};
+use throng_web::view::View;
 
 fn file(name: &str) -> ModelFile {
     let (_, handle) = throng_tests::golden::baked(name);
@@ -64,7 +65,7 @@ fn a_mixed_page_shares_frames_and_culls_hidden_outfits() {
     assert!(
         handles
             .iter()
-            .all(|h| h.model().lods[0].submeshes.len() == 8)
+            .all(|(_, h)| h.model().lods[0].submeshes.len() == 8)
     );
 
     let gpu = throng_tests::require_gpu("mixed page");
@@ -74,16 +75,17 @@ fn a_mixed_page_shares_frames_and_culls_hidden_outfits() {
         queue: &gpu.queue,
     };
     let format = throng_render::OFFSCREEN_FORMAT;
-    let mut page = build(app, format, &handles, &query).unwrap();
-    let scene = &mut page.scene;
-    assert_eq!(scene.models().len(), 2);
+    let mut view = View::new(app, format, view_options(&query)).unwrap();
+    build(app, &mut view, &handles, &query).unwrap();
+    assert_eq!(view.scene.models().len(), 2);
     let target = throng_render::Offscreen::new(&gpu.device, (256, 160)).unwrap();
     let mut stats = Default::default();
     for _ in 0..3 {
-        stats = scene
+        stats = view
             .render(&gpu.device, &gpu.queue, &target.view, (256, 160))
             .unwrap();
     }
+    let scene = &mut view.scene;
     scene.renderer.wait_gpu_stats(&mut stats).unwrap();
     println!(
         "{} path: {} visible, bone textures {} KiB ({} KiB shared), {} parts culled",

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use throng_render::image_diff::diff;
 use throng_web::query::PageQuery;
+use throng_web::view::View;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,20 +75,23 @@ fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Resu
         device: &gpu.device,
         queue: &gpu.queue,
     };
-    let mut scene = throng_web::scene::build(app, format, &handles, query)?.scene;
+    let mut view = View::new(app, format, throng_web::scene::view_options(query))?;
+    throng_web::scene::build(app, &mut view, &handles, query)?;
     let target = throng_render::Offscreen::new(&gpu.device, size)?;
     // The page's first frames fill the pose cache and the GPU-driven
     // path's mirror; the picture compared is a later one.
+    let mut stats = Default::default();
     for _ in 0..3 {
-        scene.render(&gpu.device, &gpu.queue, &target.view, size)?;
+        stats = view.render(&gpu.device, &gpu.queue, &target.view, size)?;
     }
     let image = target.read(&gpu.device, &gpu.queue)?;
     throng_render::image_file::save(out, &image)?;
     eprintln!(
-        "throng-web-reference: {} on {} ({} path)",
+        "throng-web-reference: {} on {} ({} path, {} occluded)",
         out.display(),
         gpu.adapter_summary(),
-        scene.renderer.path()
+        view.scene.renderer.path(),
+        stats.occluded
     );
     Ok(())
 }

@@ -1,16 +1,17 @@
 //! The orbit camera's input — drag to turn (mouse or one finger), wheel or
-//! pinch to zoom — and the canvas's size in device pixels, which the frame
-//! follows. Pointer events cover mouse, pen and touch alike.
+//! pinch to zoom — on a view's canvas (`CrowdView.orbitControls`). Pointer
+//! events cover mouse, pen and touch alike; the listeners are removed when
+//! the view is disposed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use anyhow::{Result, anyhow};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use super::Page;
+use super::Inner;
 
 /// Radians turned per pixel dragged.
 const TURN_PER_PIXEL: f32 = 0.006;
@@ -20,19 +21,6 @@ const ZOOM_PER_WHEEL_PIXEL: f32 = 0.0015;
 
 /// How far the camera may look up or down, radians.
 const PITCH_LIMIT: f32 = 1.45;
-
-/// The canvas's size in device pixels (at least 1 × 1), its drawing
-/// buffer set to match.
-pub fn canvas_size(canvas: &web_sys::HtmlCanvasElement) -> (u32, u32) {
-    let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    let w = ((canvas.client_width() as f64 * ratio).round() as u32).clamp(1, 8192);
-    let h = ((canvas.client_height() as f64 * ratio).round() as u32).clamp(1, 8192);
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    (w, h)
-}
 
 /// Pointers down on the canvas, by id: where each was last.
 #[derive(Default)]
@@ -48,8 +36,50 @@ impl Pointers {
     }
 }
 
-/// Listens for the orbit camera's input on `canvas`.
-pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> Result<()> {
+type PointerListener = Closure<dyn FnMut(web_sys::PointerEvent)>;
+
+/// The listeners on a view's canvas, removed when dropped.
+pub struct Listeners {
+    canvas: web_sys::HtmlCanvasElement,
+    pointer: Vec<(&'static [&'static str], PointerListener)>,
+    wheel: Closure<dyn FnMut(web_sys::WheelEvent)>,
+}
+
+impl Drop for Listeners {
+    fn drop(&mut self) {
+        let target: &web_sys::EventTarget = self.canvas.as_ref();
+        for (names, f) in &self.pointer {
+            for name in *names {
+                let _ =
+                    target.remove_event_listener_with_callback(name, f.as_ref().unchecked_ref());
+            }
+        }
+        let _ = target
+            .remove_event_listener_with_callback("wheel", self.wheel.as_ref().unchecked_ref());
+    }
+}
+
+/// Turns `inner`'s camera by `f`, while the view lives.
+fn with_camera(inner: &Weak<RefCell<Inner>>, f: impl FnOnce(&mut throng_examples::OrbitCamera)) {
+    if let Some(inner) = inner.upgrade()
+        && let Ok(mut inner) = inner.try_borrow_mut()
+        && let Some(live) = inner.live.as_mut()
+    {
+        f(&mut live.view.scene.camera);
+    }
+}
+
+/// Listens for the orbit camera's input on the view's canvas (once: a
+/// second call keeps the first listeners).
+pub fn attach(inner: &Rc<RefCell<Inner>>) -> Result<()> {
+    if inner.borrow().orbit.is_some() {
+        return Ok(());
+    }
+    let canvas = match &inner.borrow().live {
+        Some(live) => live.canvas.element.clone(),
+        None => return Err(anyhow!("this CrowdView was disposed")),
+    };
+    let page = Rc::downgrade(inner);
     let pointers = Rc::new(RefCell::new(Pointers::default()));
     let js = |e: JsValue| anyhow!("listening for input: {e:?}");
 
@@ -74,9 +104,7 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
             let now = (e.client_x() as f32, e.client_y() as f32);
             let (dx, dy) = (now.0 - last.0, now.1 - last.1);
             *last = now;
-            let mut page = page.borrow_mut();
-            let camera = &mut page.scene.scene.camera;
-            match (before, p.spread()) {
+            with_camera(&page, |camera| match (before, p.spread()) {
                 (Some(a), Some(b)) if a > 0.0 && b > 0.0 => camera.distance *= a / b,
                 _ if p.0.len() == 1 => {
                     camera.yaw -= dx * TURN_PER_PIXEL;
@@ -84,7 +112,7 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
                         (camera.pitch + dy * TURN_PER_PIXEL).clamp(-PITCH_LIMIT, PITCH_LIMIT);
                 }
                 _ => {}
-            }
+            });
         })
     };
     let up = {
@@ -95,9 +123,10 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
     };
     let wheel = Closure::<dyn FnMut(web_sys::WheelEvent)>::new(move |e: web_sys::WheelEvent| {
         e.prevent_default();
-        let mut page = page.borrow_mut();
         let factor = (e.delta_y() as f32 * ZOOM_PER_WHEEL_PIXEL).exp();
-        page.scene.scene.camera.distance = (page.scene.scene.camera.distance * factor).max(1e-3);
+        with_camera(&page, |camera| {
+            camera.distance = (camera.distance * factor).max(1e-3)
+        });
     });
 
     let target: &web_sys::EventTarget = canvas.as_ref();
@@ -121,10 +150,14 @@ pub fn attach(canvas: &web_sys::HtmlCanvasElement, page: Rc<RefCell<Page>>) -> R
             &options,
         )
         .map_err(js)?;
-    // The listeners live as long as the page.
-    down.forget();
-    moved.forget();
-    up.forget();
-    wheel.forget();
+    inner.borrow_mut().orbit = Some(Listeners {
+        canvas,
+        pointer: vec![
+            (&["pointerdown"], down),
+            (&["pointermove"], moved),
+            (&["pointerup", "pointercancel"], up),
+        ],
+        wheel,
+    });
     Ok(())
 }
