@@ -3,12 +3,18 @@
 #
 #   tools/web.sh build          the site in target/web/: index.html, the JS
 #                               glue, the .wasm and the baked Fox
+#   tools/web.sh package        the npm package: target/web-package/ and
+#                               target/web-package.tgz (npm install takes it)
+#   tools/web.sh consumer       only the test's last part: the package
+#                               installed and driven from outside
 #   tools/web.sh serve [PORT]   serves it on 127.0.0.1 (default port 8080)
 #   tools/web.sh test           the browser test: headless Chromium opens the
 #                               page with WebGPU and with WebGL2, reads the
 #                               title contract, compares screenshots with
-#                               the native renderer's pictures, and opens
-#                               the page with a missing and a corrupt model
+#                               the native renderer's pictures, opens
+#                               the page with a missing and a corrupt model,
+#                               and drives the packaged API from a project
+#                               outside the repository (npm install)
 #   tools/web.sh bench          time to first frame and fps at 1k and 10k
 #                               instances, both backends
 #
@@ -67,7 +73,7 @@ build() {
     cargo build --quiet --release --target wasm32-unknown-unknown -p throng-web --lib
     rm -rf "$site"
     mkdir -p "$site"
-    "$tools/bin/wasm-bindgen" --target web --no-typescript --out-dir "$site" \
+    "$tools/bin/wasm-bindgen" --target web --out-dir "$site" \
         target/wasm32-unknown-unknown/release/throng_web.wasm
     if command -v wasm-opt >/dev/null; then
         wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
@@ -102,14 +108,15 @@ ensure_browser() {
     fi
 }
 
-# Serves the site in the background on a free port (sets $base); stopped
-# on exit.
+# Serves a folder (default: the site) in the background on a free port
+# (sets $base); stopped on exit.
+servers=()
 background_server() {
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >/dev/null 2>&1 &
-    server=$!
-    trap 'kill $server 2>/dev/null || true' EXIT
+    python3 -m http.server --bind 127.0.0.1 --directory "${1:-$site}" "$port" >/dev/null 2>&1 &
+    servers+=($!)
+    trap 'kill "${servers[@]}" 2>/dev/null || true' EXIT
     base="http://127.0.0.1:$port"
     python3 - "$base/index.html" <<'PY'
 import sys, time, urllib.request
@@ -120,6 +127,74 @@ for _ in range(100):
     except OSError:
         time.sleep(0.1)
 PY
+}
+
+# The npm package in target/web-package/ (package.json, the .wasm, the JS
+# glue, the TypeScript declarations, a README) and packed as
+# target/web-package.tgz, which `npm install` takes in any project.
+package="$PWD/target/web-package"
+package_tgz="$PWD/target/web-package.tgz"
+make_package() {
+    build
+    rm -rf "$package" "$package_tgz"
+    mkdir -p "$package"
+    cp "$site"/throng_web.js "$site"/throng_web.d.ts "$site"/throng_web_bg.wasm \
+        "$site"/throng_web_bg.wasm.d.ts crates/throng-web/npm/README.md "$package/"
+    local version
+    version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
+    cat > "$package/package.json" <<JSON
+{
+  "name": "throng-web",
+  "version": "$version",
+  "description": "Crowds of skeletally animated characters on WebGPU and WebGL2: Throng's JavaScript API.",
+  "license": "MIT OR Apache-2.0",
+  "type": "module",
+  "main": "throng_web.js",
+  "module": "throng_web.js",
+  "types": "throng_web.d.ts",
+  "files": ["throng_web.js", "throng_web.d.ts", "throng_web_bg.wasm", "throng_web_bg.wasm.d.ts", "README.md"],
+  "sideEffects": ["./throng_web.js"]
+}
+JSON
+    local packed
+    packed=$(cd "$package" && npm pack --silent --pack-destination "$PWD/..")
+    mv "target/$packed" "$package_tgz"
+    echo "tools/web.sh: packed $package_tgz ($(stat -c %s "$package_tgz") bytes)"
+}
+
+# A project outside the repository installs the package with npm; headless
+# Chromium drives the API there (tools/web/consumer.html) on both
+# backends, and each picture is compared with the native one.
+run_consumer_test() {
+    local out=$1 project
+    project=$(mktemp -d "${TMPDIR:-/tmp}/throng-consumer.XXXXXX")
+    cp tools/web/consumer.html examples/web/index.html "$site/fox.throng" "$project/"
+    (cd "$project" && echo '{ "name": "consumer", "private": true }' > package.json &&
+        npm install --silent --no-audit --no-fund "$package_tgz")
+    [ -f "$project/node_modules/throng-web/throng_web_bg.wasm" ] || {
+        echo "tools/web.sh: npm did not install the package into $project" >&2
+        return 1
+    }
+    # Each backend's picture against the native one on its record path:
+    # WebGPU's GPU-driven path, WebGL2's packaged path.
+    local backend path
+    for backend in webgpu webgl2; do
+        path=gpu-driven
+        [ "$backend" = webgl2 ] && path=packaged
+        VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json WGPU_BACKEND=vulkan \
+            target/debug/throng-web-reference consumer "$site/fox.throng" \
+            "$out/consumer-native-$backend.png" "${test_size[@]}" "$path"
+    done
+    background_server "$project"
+    local failed=0
+    node tools/web/browser.mjs consumer "$base" "$out" "${test_size[@]}" || failed=1
+    for backend in webgpu webgl2; do
+        [ -f "$out/consumer-$backend.png" ] || { failed=1; continue; }
+        target/debug/throng-web-reference compare "$out/consumer-native-$backend.png" \
+            "$out/consumer-$backend.png" "$out/consumer-$backend-difference.png" || failed=1
+    done
+    rm -rf "$project"
+    return $failed
 }
 
 run_test() {
@@ -181,6 +256,12 @@ PY
     done
     target/debug/throng-web-reference compare "$out/native-terrain.png" \
         "$out/webgpu-terrain.png" "$out/webgpu-terrain-difference.png" || failed=1
+    # Occlusion culling on the page: the eye camera's picture with it
+    # equals the one without it.
+    target/debug/throng-web-reference compare "$out/webgpu-eye-unculled.png" \
+        "$out/webgpu-eye.png" "$out/webgpu-eye-difference.png" || failed=1
+    make_package
+    run_consumer_test "$out" || failed=1
     return $failed
 }
 
@@ -196,11 +277,18 @@ export THRONG_WEB_TOOLS="$tools"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 case ${1:-} in
     build) build ;;
+    package) make_package ;;
+    consumer)
+        make_package
+        ensure_browser
+        mkdir -p target/web-test
+        run_consumer_test target/web-test
+        ;;
     serve) serve "${2:-}" ;;
     test) run_test ;;
     bench) run_bench ;;
     *)
-        echo "usage: tools/web.sh build | serve [PORT] | test | bench" >&2
+        echo "usage: tools/web.sh build | package | consumer | serve [PORT] | test | bench" >&2
         exit 2
         ;;
 esac

@@ -11,6 +11,9 @@
 //     draw; a missing model, a truncated one, an old format version, a
 //     body without its frames file, a negative count — each must end in
 //     `throng: error …` with the message shown.
+//   node browser.mjs consumer BASE OUT WIDTH HEIGHT
+//     The npm package's consumer project (tools/web/consumer.html) drives
+//     the JavaScript API on both backends: OUT/consumer-BACKEND.png.
 //   node browser.mjs bench BASE
 //     Time from navigation to the first frame and fps at 1k and 10k
 //     instances, on both backends.
@@ -42,7 +45,7 @@ const ERROR_SETTLE_MS = 20_000;
 // WebGPU, the packaged (uniform-buffer) path on WebGL2. A page that fell
 // back to another path fails.
 const PATHS = { webgpu: "gpu-driven", webgl2: "packaged" };
-const OK = /^throng: ok backend=(webgpu|webgl2) path=(\S+) frames=(\d+)$/;
+const OK = /^throng: ok backend=(webgpu|webgl2) path=(\S+) frames=(\d+) occluded=(\d+)$/;
 
 async function open(browser, url, size, settle_ms = SETTLE_MS) {
   const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
@@ -92,6 +95,23 @@ async function test(base, out, width, height, query, terrain_query) {
     }
     await page.close();
   }
+  // The eye camera on WebGPU: occlusion culling finds Foxes hidden behind
+  // the front rows (the title's occluded count), and the picture equals
+  // the one drawn without it (compared by tools/web.sh).
+  for (const [name, q] of [["webgpu-eye", ""], ["webgpu-eye-unculled", "&occlusion=0"]]) {
+    const url = `${base}/index.html?instances=2000&time=1.25&seed=1&camera=eye${q}&backend=webgpu`;
+    const { page, title, console_lines, settled_ms } = await open(browser, url, size);
+    console.log(`${name}: ${title} (${settled_ms} ms)`);
+    const m = OK.exec(title);
+    const occluded = Number(m?.[4] ?? -1);
+    if (!m || (q === "" ? occluded <= 0 : occluded !== 0)) {
+      failures.push(`${url}: title "${title}" (want occluded ${q === "" ? "> 0" : "= 0"})\n  ${console_lines.join("\n  ")}`);
+    } else {
+      await page.addStyleTag({ content: "#stats { display: none !important; }" });
+      await page.locator("#throng").screenshot({ path: `${out}/${name}.png` });
+    }
+    await page.close();
+  }
   // The steered crowd (?walk=steer) on WebGPU: Throng's navigate hook
   // compiles on SwiftShader and the crowd steps without losing the device
   // (it did, before the hook's flow-field loops were made small: WEB.md).
@@ -137,6 +157,55 @@ async function test(base, out, width, height, query, terrain_query) {
   }
 }
 
+// The consumer project (a folder outside the repository that installed the
+// npm package) serves consumer.html: on each backend it builds the scene
+// through the API, its numbers are checked, the canvas is saved as
+// OUT/consumer-BACKEND.png for the comparison with the native picture, and
+// the view is disposed.
+async function consumer(base, out, width, height) {
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const size = { width: Number(width), height: Number(height) };
+  const failures = [];
+  for (const backend of ["webgpu", "webgl2"]) {
+    const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
+    const lines = [];
+    page.on("console", (m) => lines.push(`${m.type()}: ${m.text()}`));
+    page.on("pageerror", (e) => lines.push(`pageerror: ${e}`));
+    await page.goto(`${base}/consumer.html`);
+    await page.waitForFunction(() => document.title === "throng consumer: ready", null, { timeout: 20_000 });
+    const started = Date.now();
+    let r;
+    try {
+      r = await page.evaluate((b) => window.runScene(b), backend);
+    } catch (e) {
+      failures.push(`consumer (${backend}): ${e.message}\n  ${lines.join("\n  ")}`);
+      await page.close();
+      continue;
+    }
+    console.log(`consumer (${backend}): ${JSON.stringify(r)} (${Date.now() - started} ms)`);
+    const want = [
+      [r.backend === backend, `backend ${r.backend}`],
+      [r.path.startsWith(PATHS[backend]), `path ${r.path}`],
+      [r.clips.join() === "Survey,Walk,Run" && r.sameClips, `clips ${r.clips} (same from the URL: ${r.sameClips})`],
+      [r.models.join() === "0,1", `model indices ${r.models}`],
+      [r.spawned === 1000 && r.instances === 1000, `${r.spawned} spawned, ${r.instances} live`],
+      [r.visible > 0, `${r.visible} visible`],
+      [/clips\[1\] = 99/.test(r.refused), `bad batch: "${r.refused}"`],
+    ];
+    for (const [ok, what] of want) if (!ok) failures.push(`consumer (${backend}): ${what}`);
+    await page.locator("#crowd").screenshot({ path: `${out}/consumer-${backend}.png` });
+    const disposed = await page.evaluate(() => window.disposeScene());
+    console.log(`consumer (${backend}): after dispose: ${disposed}`);
+    if (!/disposed/.test(disposed)) failures.push(`consumer (${backend}): after dispose: ${disposed}`);
+    await page.close();
+  }
+  await browser.close();
+  if (failures.length) {
+    console.error(`consumer test: ${failures.length} failure(s):\n${failures.join("\n")}`);
+    process.exit(1);
+  }
+}
+
 async function bench(base) {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   const size = { width: 1280, height: 720 };
@@ -169,7 +238,8 @@ async function bench(base) {
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === "test") await test(...rest);
 else if (mode === "bench") await bench(...rest);
+else if (mode === "consumer") await consumer(...rest);
 else {
-  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY | bench BASE");
+  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY | consumer BASE OUT WIDTH HEIGHT | bench BASE");
   process.exit(2);
 }

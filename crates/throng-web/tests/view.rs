@@ -203,6 +203,20 @@ fn bad_batches_are_refused_whole_and_named() {
         .collect::<Vec<_>>();
     assert_eq!(state, [Some(1), None], "a refused batch played nothing");
     // Good batches do what they say.
+    let moved = glam::Mat4::from_translation(glam::Vec3::new(3.0, 0.0, -2.0));
+    let to: Vec<f32> = [moved.to_cols_array(), one].concat();
+    view.set_transforms(&[0, 1], &to).unwrap();
+    let first = view.scene.crowd.ids().next().unwrap();
+    assert_eq!(
+        view.scene.crowd.state(first).unwrap().world_from_model,
+        moved
+    );
+    view.play(&[1], &[2], &[0.75]).unwrap();
+    let second = view.scene.crowd.ids().nth(1).unwrap();
+    assert_eq!(
+        view.scene.crowd.state(second).unwrap().current,
+        Some((2, 0.75))
+    );
     view.cross_fade(&[0, 1], &[2, 0], &[0.5, 0.0]).unwrap();
     view.advance(0.25).unwrap();
     let s0 = view

@@ -294,6 +294,13 @@ impl CrowdView {
         self.with(|l| Ok(l.view.len() as u32))
     }
 
+    /// Draws a checkered ground of half side `half` about the origin with
+    /// checkers of side `cell` (`half` 0: none).
+    #[wasm_bindgen(js_name = setGround)]
+    pub fn set_ground(&self, half: f32, cell: f32) -> Result<(), JsError> {
+        self.with(|l| l.view.set_ground(&l.canvas.gpu.device, half, cell))
+    }
+
     /// Puts the camera at `eye` looking at `target` (3 floats each).
     #[wasm_bindgen(js_name = lookAt)]
     pub fn look_at(&self, eye: &[f32], target: &[f32]) -> Result<(), JsError> {

@@ -5,6 +5,11 @@
 //! (`instances=…&time=…&seed=…`) natively, on the default adapter, into an
 //! sRGB image of the canvas's size, as the page would at that fixed time.
 //!
+//! `throng-web-reference consumer MODEL OUT.png WIDTH HEIGHT [PATH]` draws
+//! the npm package's consumer scene (`tools/web/consumer.html`: the same
+//! recipe, through the same [`View`]) natively, on the record path `PATH`
+//! (`packaged` for WebGL2's picture; default: the adapter's best).
+//!
 //! `throng-web-reference compare EXPECTED.png ACTUAL.png DIFF.png` compares
 //! a browser's screenshot with it within the golden images' tolerance and
 //! prints the worst pixel and the count over the tolerance; exit 1 when
@@ -42,13 +47,24 @@ fn run(args: &[String]) -> Result<bool> {
             )?;
             Ok(true)
         }
+        [cmd, model, out, w, h, path @ ..] if cmd == "consumer" && path.len() <= 1 => {
+            let size = (w.parse().context("WIDTH")?, h.parse().context("HEIGHT")?);
+            let path = match path.first().map(String::as_str) {
+                None | Some("auto") => throng_render::PathChoice::Auto,
+                Some("packaged") => throng_render::PathChoice::Packaged,
+                Some("gpu-driven") => throng_render::PathChoice::GpuDriven,
+                Some(other) => bail!("PATH {other}: auto, packaged or gpu-driven"),
+            };
+            consumer(Path::new(model), Path::new(out), size, path)?;
+            Ok(true)
+        }
         [cmd, expected, actual, difference] if cmd == "compare" => compare(
             Path::new(expected),
             Path::new(actual),
             Path::new(difference),
         ),
         _ => bail!(
-            "usage: throng-web-reference render MODEL OUT.png WIDTH HEIGHT QUERY | compare EXPECTED.png ACTUAL.png DIFF.png"
+            "usage: throng-web-reference render MODEL OUT.png WIDTH HEIGHT QUERY | consumer MODEL OUT.png WIDTH HEIGHT [PATH] | compare EXPECTED.png ACTUAL.png DIFF.png"
         ),
     }
 }
@@ -92,6 +108,85 @@ fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Resu
         gpu.adapter_summary(),
         view.scene.renderer.path(),
         stats.occluded
+    );
+    Ok(())
+}
+
+/// tools/web/consumer.html's scene, step for step: 1,000 Foxes in a
+/// 40 × 25 grid, 100 moved, 10 cross-faded, the clock advanced a quarter
+/// second, a fixed camera.
+fn consumer(
+    model: &Path,
+    out: &Path,
+    size: (u32, u32),
+    path: throng_render::PathChoice,
+) -> Result<()> {
+    let gpu = throng_render::Gpu::headless()?;
+    let app = throng_examples::AppGpu {
+        adapter: &gpu.adapter,
+        device: &gpu.device,
+        queue: &gpu.queue,
+    };
+    let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
+    let file = throng_web::scene::ModelFile {
+        url: model.display().to_string(),
+        bytes,
+        frames: None,
+    };
+    let handle = throng_web::scene::load_model(&file)?;
+    let format = throng_render::OFFSCREEN_FORMAT;
+    let options = throng_web::view::ViewOptions {
+        path,
+        ..Default::default()
+    };
+    let mut view = View::new(app, format, options)?;
+    let fox = view.add_model(app, handle, &file.url)?;
+    let b = view.model_bounds(fox)?;
+    let cell = (b[3] - b[0]).max(b[4] - b[1]).max(b[5] - b[2]);
+    view.set_ground(&gpu.device, 30.0 * cell, cell)?;
+    let clips = view.clip_names(fox)?.len() as i32;
+    let matrix = |i: usize, dx: f32| {
+        let x = ((i % 40) as f32 - 19.5) * 1.2 * cell + dx;
+        let z = ((i / 40) as f32 - 12.0) * 1.2 * cell;
+        let a = i as f32 * 0.61;
+        glam::Mat4::from_translation(glam::Vec3::new(x, 0.0, z)) * glam::Mat4::from_rotation_y(a)
+    };
+    let n = 1000;
+    let matrices: Vec<f32> = (0..n)
+        .flat_map(|i| matrix(i, 0.0).to_cols_array())
+        .collect();
+    let playing: Vec<i32> = (0..n as i32).map(|i| i % clips).collect();
+    let times: Vec<f32> = (0..n).map(|i| (i % 7) as f32 * 0.13).collect();
+    let batch = throng_web::view::batch::SpawnBatch {
+        matrices: &matrices,
+        clips: &playing,
+        times: &times,
+        looks: &[],
+    };
+    let ids = view.spawn(fox, batch)?;
+    let to: Vec<f32> = (0..100)
+        .flat_map(|k| matrix(k, 0.5 * cell).to_cols_array())
+        .collect();
+    view.set_transforms(&ids[..100], &to)?;
+    let faded = &ids[100..110];
+    let next: Vec<i32> = faded.iter().map(|&id| (id as i32 + 1) % clips).collect();
+    view.cross_fade(faded, &next, &[0.5; 10])?;
+    view.advance(0.25)?;
+    view.look_at(
+        glam::Vec3::new(0.0, 6.0 * cell, 16.0 * cell),
+        glam::Vec3::new(0.0, 0.0, 2.0 * cell),
+    )?;
+    let target = throng_render::Offscreen::new(&gpu.device, size)?;
+    for _ in 0..3 {
+        view.render(&gpu.device, &gpu.queue, &target.view, size)?;
+    }
+    let image = target.read(&gpu.device, &gpu.queue)?;
+    throng_render::image_file::save(out, &image)?;
+    eprintln!(
+        "throng-web-reference: {} on {} ({} path)",
+        out.display(),
+        gpu.adapter_summary(),
+        view.scene.renderer.path()
     );
     Ok(())
 }

@@ -25,6 +25,8 @@ pub struct ViewOptions {
     pub ground_half: f32,
     /// Side of one checker, world units.
     pub ground_cell: f32,
+    /// The record path (`Auto`: the best the adapter allows).
+    pub path: throng_render::PathChoice,
 }
 
 impl Default for ViewOptions {
@@ -33,6 +35,7 @@ impl Default for ViewOptions {
             occlusion: true,
             ground_half: 0.0,
             ground_cell: 1.0,
+            path: throng_render::PathChoice::Auto,
         }
     }
 }
@@ -73,6 +76,7 @@ impl View {
             sample_count: SAMPLES,
             clear_color: SKY,
             occlusion: options.occlusion,
+            path: options.path,
             ..Default::default()
         };
         let half = options.ground_half.max(options.ground_cell);
@@ -156,6 +160,17 @@ impl View {
     /// True without live instances.
     pub fn is_empty(&self) -> bool {
         self.scene.crowd.is_empty()
+    }
+
+    /// Draws a checkered ground of half side `half` about the origin, with
+    /// checkers of side `cell` (`half` 0: no ground).
+    pub fn set_ground(&mut self, device: &wgpu::Device, half: f32, cell: f32) -> Result<()> {
+        if !(half.is_finite() && half >= 0.0 && cell.is_finite() && cell > 0.0) {
+            bail!("setGround: the half side ({half}) must be ≥ 0 and the cell ({cell}) > 0");
+        }
+        self.scene.set_ground(device, half.max(cell), cell)?;
+        self.scene.show_ground = half > 0.0;
+        Ok(())
     }
 
     /// Puts the camera at `eye` looking at `target` (world units).
