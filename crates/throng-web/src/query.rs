@@ -59,12 +59,13 @@ pub struct PageQuery {
     pub time: Option<f32>,
     /// The herd's seed.
     pub seed: u64,
-    /// The crowd walks waypoint loops, as the viewer's does (`?walk=0`
-    /// stands it).
+    /// The crowd walks (`?walk=0` stands it): steered, or on waypoint
+    /// loops as the viewer's `--loops` (`?walk=1`, and wherever it cannot
+    /// be steered).
     pub walk: bool,
-    /// The crowd is steered on the GPU across the viewer's plaza instead,
-    /// where the path is GPU-driven (`?walk=steer`; see docs/WEB.md for
-    /// why it is not the default yet).
+    /// The crowd is steered on the GPU across the viewer's plaza where the
+    /// path is GPU-driven and the time is not fixed: the default
+    /// (`?walk=steer`).
     pub steer: bool,
     /// The herd stands on the demo's terrain (hills and a stair), the
     /// default as in the viewer (`?ground=terrain`), or on the flat
@@ -89,7 +90,7 @@ impl Default for PageQuery {
             time: None,
             seed: DEFAULT_SEED,
             walk: true,
-            steer: false,
+            steer: true,
             terrain: true,
             camera: PageCamera::Orbit,
             occlusion: true,
@@ -243,10 +244,12 @@ mod tests {
         assert_eq!(q.time, Some(1.5));
         assert_eq!(q.seed, 7);
         assert_eq!(q.clamped_from, None);
-        assert!(q.walk);
+        assert!(q.walk && q.steer);
         assert!(!PageQuery::parse("walk=0").unwrap().walk);
         let steer = PageQuery::parse("walk=steer").unwrap();
-        assert!(steer.walk && steer.steer && !q.steer);
+        assert!(steer.walk && steer.steer);
+        let loops = PageQuery::parse("walk=1").unwrap();
+        assert!(loops.walk && !loops.steer);
         assert!(PageQuery::parse("ground=terrain").unwrap().terrain && q.terrain);
         assert!(!PageQuery::parse("ground=flat").unwrap().terrain);
         let eye = PageQuery::parse("camera=eye&occlusion=0").unwrap();

@@ -1,17 +1,14 @@
 //! The crowd the page draws, built the same way in the browser and natively
 //! (the browser test compares the two pictures): the viewer's seeded herd
 //! ([`throng_demo::herd`]) of one model, or mixed of several that share
-//! their clips (each optionally worn as outfits), on a checkered ground, with
-//! shadows, drawn through the embedding example's [`Scene`] — the page is
-//! an application of its own that draws Throng's crowd in its own pass.
-//! It walks the analytic waypoint loops ([`throng_demo::walkers`]); with
-//! `?walk=steer` on the GPU-driven path (WebGPU) it is steered by Throng's
-//! built-in steering across its plaza instead ([`throng_examples::plaza`]),
-//! as the viewer's is — not the default yet (docs/WEB.md: it no longer
-//! loses the device on SwiftShader, but its overlap is not yet checked on
-//! the page). A fixed `?time=` (the
-//! browser test's picture, which must match the native one) always walks
-//! the loops.
+//! their clips (each optionally worn as outfits), on the demo's terrain or
+//! a checkered ground, with shadows, laid into a [`View`] — the JavaScript
+//! API's view. Where the path is GPU-driven (WebGPU) it is steered by
+//! Throng's built-in steering across the viewer's plaza (`throng_demo::plaza`,
+//! laid out through [`View::steer`]), as the viewer's is; elsewhere, with
+//! `?walk=1`, and at a fixed `?time=` (the browser test's pictures, which
+//! must match the native ones) it walks the analytic waypoint loops
+//! ([`throng_demo::walkers`]).
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -22,7 +19,10 @@ use throng_demo::walkers::Walkers;
 use throng_examples::{AppGpu, OrbitCamera};
 
 use crate::query::{PageCamera, PageQuery};
+use crate::view::steer::SteerSpec;
 use crate::view::{View, ViewOptions};
+use throng_crowd::navigation::Goal;
+use throng_demo::plaza::Plaza;
 
 /// A model's file as the page fetched it: its URL, its bytes, and the
 /// bytes of the frames file it refers to, if it does (a body baked with
@@ -152,42 +152,75 @@ pub fn build(
     let half = radius * 1.6 + cell * 6.0;
     view.scene.set_ground(gpu.device, half, cell)?;
     view.scene.show_ground = true;
-    let scene = &mut view.scene;
     if query.terrain {
         let centre = glam::Vec2::new(center.x, center.z);
         let align = throng_core::ground::GroundAlign::Slope;
-        scene
+        view.scene
             .set_demo_terrain(gpu.device, centre, half, cell, align)
             .context("laying the terrain")?;
     }
-    scene.camera = match query.camera {
+    let ground = view.scene.crowd.ground().cloned();
+    view.scene.camera = match query.camera {
         PageCamera::Orbit => start_camera(center, radius, cell),
-        PageCamera::Eye => eye_camera(&herd.bounds, cell, scene.crowd.ground().map(|g| &**g)),
+        PageCamera::Eye => eye_camera(&herd.bounds, cell, ground.as_deref()),
     };
     let steer = query.steer
         && query.time.is_none()
-        && scene.renderer.path() == throng_render::RecordPath::GpuDriven;
+        && view.scene.renderer.path() == throng_render::RecordPath::GpuDriven;
     let mut walkers = None;
     if steer {
-        let steered = throng_examples::plaza::steer_crowd(&mut scene.crowd, id, &herd.bounds)
-            .context("steering the crowd")?;
-        let simulation =
-            throng_examples::plaza::plaza_simulation(gpu.device, &scene.crowd, &steered)?;
-        scene.renderer.set_simulation(0, Some(simulation))?;
-        scene.set_pillars(gpu.device, gpu.queue, &steered.plaza.pillars);
+        steer_on_plaza(gpu, view, &herd.bounds, cell)?;
     } else if query.walk {
         walkers = Some(
-            Walkers::new(&mut scene.crowd, id, &herd.bounds, 100.0)
+            Walkers::new(&mut view.scene.crowd, id, &herd.bounds, 100.0)
                 .context("making the crowd walk")?,
         );
     }
     if let Some(time) = query.time {
-        scene.crowd.update(time);
+        view.scene.crowd.update(time);
     }
     Ok(PageScene {
         walkers,
         steered: steer,
     })
+}
+
+/// Steers `view`'s first model across the viewer's plaza around a herd
+/// standing in `bounds`, of a model `cell` long (`throng_demo::plaza`:
+/// its fountain and pillars, four goals), through the API's steering.
+fn steer_on_plaza(
+    gpu: AppGpu,
+    view: &mut View,
+    bounds: &throng_core::math::Aabb,
+    cell: f32,
+) -> Result<()> {
+    let (c, e) = (bounds.center(), (bounds.max - bounds.min) * 0.5);
+    let centre = glam::Vec2::new(c.x, c.z);
+    let plaza = Plaza::around(centre, e.x.max(e.z), cell).context("laying the plaza")?;
+    let obstacles: Vec<f32> = plaza
+        .pillars
+        .iter()
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let goals: Vec<f32> = plaza
+        .goals
+        .iter()
+        .filter_map(|g| match *g {
+            Goal::Rect { min, max } => Some([min.x, min.y, max.x, max.y]),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let spec = SteerSpec {
+        model: 0,
+        min: centre - plaza.half,
+        max: centre + plaza.half,
+        obstacles: &obstacles,
+        goals: &goals,
+        agent_radius: plaza.agent_radius,
+        walk_speed: plaza.walk_speed,
+    };
+    view.steer(gpu, &spec).context("steering the crowd")
 }
 
 /// Where the camera starts: looking down at the herd's middle from far

@@ -232,3 +232,79 @@ fn bad_batches_are_refused_whole_and_named() {
     let e = format!("{:#}", view.play(&[0], &[1], &[]).unwrap_err());
     assert!(e.contains("ids[0] = 0 is not a live instance"), "{e}");
 }
+
+/// The page's default crowd, steered across the plaza, read back from the
+/// GPU through the view as the page reads it: over 10 s (300 frames at
+/// 30 Hz; the browser test runs the page 600 frames) no more than 1 % of
+/// the agents overlap (centres nearer than 0.8
+/// of the sum of their radii), the native navigation tests' bound.
+#[test]
+fn the_pages_steered_crowd_keeps_apart() {
+    let gpu = throng_tests::require_gpu("steered page");
+    let query = PageQuery::parse("instances=300&seed=1&ground=flat").unwrap();
+    assert!(query.steer, "steering is the page's default");
+    let handles = load_models(&[fox_file()], &query).unwrap();
+    let format = throng_render::OFFSCREEN_FORMAT;
+    let mut view = View::new(app(&gpu), format, view_options(&query)).unwrap();
+    let page = build(app(&gpu), &mut view, &handles, &query).unwrap();
+    if view.scene.renderer.path() != throng_render::RecordPath::GpuDriven {
+        assert!(
+            !page.steered && page.walkers.is_some(),
+            "not GPU-driven: loops"
+        );
+        return;
+    }
+    assert!(page.steered);
+    let radius = view.agent_radius().unwrap();
+    let size = (160, 100);
+    let target = throng_render::Offscreen::new(&gpu.device, size).unwrap();
+    let (mut worst, mut worst_at, mut checks) = (0.0f64, 0, 0);
+    let mut travelled = 0.0f32;
+    let mut first: Option<Vec<f32>> = None;
+    for frame in 1..=300 {
+        view.advance(1.0 / 30.0).unwrap();
+        view.render(&gpu.device, &gpu.queue, &target.view, size)
+            .unwrap();
+        if frame % 30 != 0 {
+            continue;
+        }
+        let poses = view.read_positions().unwrap().wait(&gpu.device).unwrap();
+        let p = throng_web::view::steer::positions(&poses);
+        assert_eq!(p.len(), 3 * 300);
+        assert!(p.iter().all(|v| v.is_finite()), "a position is not finite");
+        let points: Vec<glam::Vec2> = p
+            .chunks_exact(3)
+            .map(|c| glam::Vec2::new(c[0], c[2]))
+            .collect();
+        let share = throng_web::view::steer::overlap_share(&points, 0.8 * 2.0 * radius);
+        if share > worst {
+            (worst, worst_at) = (share, frame);
+        }
+        if let Some(f) = &first {
+            travelled = f
+                .chunks_exact(3)
+                .zip(p.chunks_exact(3))
+                .map(|(a, b)| glam::Vec2::new(a[0] - b[0], a[2] - b[2]).length())
+                .sum::<f32>()
+                / 300.0;
+        } else {
+            first = Some(p);
+        }
+        checks += 1;
+    }
+    println!(
+        "{}: 300 agents, {checks} checks over 300 frames: worst overlap {:.2} % (frame {worst_at}), mean travel {:.1} agent radii",
+        gpu.adapter_summary(),
+        100.0 * worst,
+        travelled / radius
+    );
+    assert!(
+        travelled > 5.0 * radius,
+        "the agents hardly moved: {travelled}"
+    );
+    assert!(
+        worst <= 0.01,
+        "worst overlap {:.2} % at frame {worst_at}",
+        100.0 * worst
+    );
+}

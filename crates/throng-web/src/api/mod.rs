@@ -337,6 +337,25 @@ impl CrowdView {
         })
     }
 
+    /// The steered agents' radius (undefined: nothing is steered).
+    #[wasm_bindgen(getter, js_name = agentRadius)]
+    pub fn agent_radius(&self) -> Result<Option<f32>, JsError> {
+        self.with(|l| Ok(l.view.agent_radius()))
+    }
+
+    /// The steered agents' world positions (x, y, z each) as the frame last
+    /// drawn left them on the GPU: resolves a frame or two later.
+    #[wasm_bindgen(js_name = readPositions, unchecked_return_type = "Promise<Float32Array>")]
+    pub fn read_positions(&self) -> js_sys::Promise {
+        let inner = self.0.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            read_positions(&inner)
+                .await
+                .map(|p| js_sys::Float32Array::from(&p[..]).into())
+                .map_err(|e| to_js(e).into())
+        })
+    }
+
     /// Advances the crowd's clock by `seconds` (clips, fades, motions).
     pub fn advance(&self, seconds: f32) -> Result<(), JsError> {
         self.with(|l| match &mut l.page {
@@ -396,6 +415,30 @@ impl CrowdView {
             live.canvas.gpu.device.destroy();
         }
     }
+}
+
+/// Requests the steered agents' positions and polls until the GPU has
+/// them (a frame or two; an error after ten seconds).
+async fn read_positions(inner: &Rc<RefCell<Inner>>) -> Result<Vec<f32>> {
+    let (readback, device) = {
+        let mut inner = inner.borrow_mut();
+        let live = inner.live()?;
+        (live.view.read_positions()?, live.canvas.gpu.device.clone())
+    };
+    for _ in 0..1000 {
+        if let Some(poses) = readback.poll(&device) {
+            return Ok(crate::view::steer::positions(&poses?));
+        }
+        let tick = js_sys::Promise::new(&mut |done, _| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&done, 10);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(tick).await;
+    }
+    Err(anyhow!(
+        "readPositions: the GPU did not answer in ten seconds"
+    ))
 }
 
 #[wasm_bindgen(typescript_custom_section)]

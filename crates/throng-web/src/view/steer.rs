@@ -3,14 +3,16 @@
 //! steering (`throng_render::simulation::navigate`) with a flow field to
 //! each goal; every instance of one model walks to its goal around the
 //! obstacles and the others, stands a while and leaves for another.
-//! Obstacles are drawn as pillars.
+//! Obstacles are drawn as pillars. The steered agents' positions come back
+//! from the GPU with [`View::read_positions`] (a frame or two late).
 
 use anyhow::{Context, Result, bail};
 use glam::{Vec2, Vec3};
 use throng_core::simulation::NavigateParams;
-use throng_crowd::crowd::Motion;
+use throng_crowd::crowd::{InstanceId, Motion};
 use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_examples::AppGpu;
+use throng_render::readback::{MAX_READBACK, PoseReadback};
 use throng_render::simulation::gaits::Gaits;
 use throng_render::simulation::navigate::{goal_data, navigate_params, navigate_simulation};
 
@@ -39,10 +41,12 @@ pub struct SteerSpec<'a> {
 }
 
 /// What the view keeps of a steered crowd.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SteeredCrowd {
     /// An agent's radius, world units.
     pub agent_radius: f32,
+    /// The steered instances.
+    pub ids: Vec<InstanceId>,
 }
 
 impl View {
@@ -85,7 +89,7 @@ impl View {
         for (i, o) in spec.obstacles.chunks_exact(3).enumerate() {
             grid.try_block_circle(Vec2::new(o[0], o[1]), o[2])
                 .with_context(|| format!("steer: obstacle {i}"))?;
-            pillars.push([o[0], o[1], o[2], 5.0 * spec.agent_radius]);
+            pillars.push([o[0], o[1], o[2], 7.0 * spec.agent_radius]);
         }
         let goals: Vec<Goal> = spec
             .goals
@@ -123,7 +127,65 @@ impl View {
         self.scene.set_pillars(gpu.device, gpu.queue, &pillars);
         self.steered = Some(SteeredCrowd {
             agent_radius: spec.agent_radius,
+            ids,
         });
         Ok(())
     }
+
+    /// The steered agents' radius (`None`: nothing is steered).
+    pub fn agent_radius(&self) -> Option<f32> {
+        self.steered.as_ref().map(|s| s.agent_radius)
+    }
+
+    /// Starts reading back the steered agents' positions as the frame last
+    /// drawn left them (at most [`MAX_READBACK`] of them, the first); poll
+    /// or wait the readback, then [`positions`].
+    pub fn read_positions(&self) -> Result<PoseReadback> {
+        let steered = self
+            .steered
+            .as_ref()
+            .context("readPositions: nothing is steered (call steer first)")?;
+        let ids = &steered.ids[..steered.ids.len().min(MAX_READBACK)];
+        let crowd = &self.scene.crowd;
+        Ok(self.scene.renderer.read_poses(0, crowd, ids)?)
+    }
+}
+
+/// The world positions (x, y, z each) of `poses`.
+pub fn positions(poses: &[throng_render::readback::ReadPose]) -> Vec<f32> {
+    poses
+        .iter()
+        .flat_map(|p| p.world.w_axis.truncate().to_array())
+        .collect()
+}
+
+/// The share of `points` (world x, z) nearer than `limit` to another: the
+/// navigation tests' overlap measure (a grid of `limit`-sized cells, so
+/// linear in the agents).
+pub fn overlap_share(points: &[Vec2], limit: f32) -> f64 {
+    if points.is_empty() {
+        return 0.0;
+    }
+    let cell = limit.max(1e-3);
+    let mut grid = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
+    let key = |p: Vec2| ((p.x / cell).floor() as i32, (p.y / cell).floor() as i32);
+    for (i, &p) in points.iter().enumerate() {
+        grid.entry(key(p)).or_default().push(i);
+    }
+    let overlapping = points
+        .iter()
+        .enumerate()
+        .filter(|&(i, &p)| {
+            let (cx, cz) = key(p);
+            (-1..=1).any(|dz| {
+                (-1..=1).any(|dx| {
+                    grid.get(&(cx + dx, cz + dz)).is_some_and(|list| {
+                        list.iter()
+                            .any(|&j| j != i && points[j].distance(p) < limit)
+                    })
+                })
+            })
+        })
+        .count();
+    overlapping as f64 / points.len() as f64
 }
