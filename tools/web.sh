@@ -81,6 +81,8 @@ build() {
     fi
     cp crates/throng-web/www/index.html "$site/"
     target/debug/throng bake assets/khronos_Fox.glb -o "$site/fox.throng" >/dev/null
+    # The glTF the page bakes itself (?gltf=fox.glb).
+    cp assets/khronos_Fox.glb "$site/fox.glb"
     local raw gz
     raw=$(stat -c %s "$site/throng_web_bg.wasm")
     gz=$(gzip -9 -c "$site/throng_web_bg.wasm" | wc -c)
@@ -140,6 +142,8 @@ make_package() {
     mkdir -p "$package"
     cp "$site"/throng_web.js "$site"/throng_web.d.ts "$site"/throng_web_bg.wasm \
         "$site"/throng_web_bg.wasm.d.ts crates/throng-web/npm/README.md "$package/"
+    # wasm-bindgen's JS snippets (the bake worker's starter, www/bake.js).
+    cp -r "$site/snippets" "$package/"
     local version
     version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
     cat > "$package/package.json" <<JSON
@@ -152,7 +156,7 @@ make_package() {
   "main": "throng_web.js",
   "module": "throng_web.js",
   "types": "throng_web.d.ts",
-  "files": ["throng_web.js", "throng_web.d.ts", "throng_web_bg.wasm", "throng_web_bg.wasm.d.ts", "README.md"],
+  "files": ["throng_web.js", "throng_web.d.ts", "throng_web_bg.wasm", "throng_web_bg.wasm.d.ts", "snippets/", "README.md"],
   "sideEffects": ["./throng_web.js"]
 }
 JSON
@@ -168,7 +172,7 @@ JSON
 run_consumer_test() {
     local out=$1 project
     project=$(mktemp -d "${TMPDIR:-/tmp}/throng-consumer.XXXXXX")
-    cp tools/web/consumer.html examples/web/index.html "$site/fox.throng" "$project/"
+    cp tools/web/consumer.html examples/web/index.html "$site/fox.throng" "$site/fox.glb" "$project/"
     (cd "$project" && echo '{ "name": "consumer", "private": true }' > package.json &&
         npm install --silent --no-audit --no-fund "$package_tgz")
     [ -f "$project/node_modules/throng-web/throng_web_bg.wasm" ] || {
@@ -194,6 +198,13 @@ run_consumer_test() {
             "$out/consumer-$backend.png" "$out/consumer-$backend-difference.png" || failed=1
     done
     rm -rf "$project"
+    # The Fox baked in the browser against the native bake: the skinned
+    # positions of every clip at a few times, within the bake's error bound.
+    if [ -f "$out/fox-web.throng" ]; then
+        python3 tools/web/same_frames.py target/debug/throng "$site/fox.throng" "$out/fox-web.throng" || failed=1
+    else
+        failed=1
+    fi
     return $failed
 }
 
@@ -205,6 +216,7 @@ run_test() {
     mkdir -p "$out"
     # Bad models for the error cases, served beside the good one.
     head -c 4096 "$site/fox.throng" > "$site/truncated.throng"
+    head -c 5000 "$site/fox.glb" > "$site/truncated.glb"
     python3 - "$site/fox.throng" "$site/old-version.throng" <<'PY'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
@@ -266,8 +278,13 @@ PY
 }
 
 run_bench() {
-    build
+    make_package
     ensure_browser
+    local raw gz
+    raw=$(stat -c %s "$site/throng_web_bg.wasm")
+    gz=$(gzip -9 -c "$site/throng_web_bg.wasm" | wc -c)
+    echo "wasm: $raw bytes ($((raw / 1024)) KiB), gzip -9 $gz bytes ($((gz / 1024)) KiB); npm package (.tgz): $(stat -c %s "$package_tgz") bytes"
+    echo
     background_server
     node tools/web/browser.mjs bench "$base"
 }

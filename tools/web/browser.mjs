@@ -19,6 +19,7 @@
 //   node browser.mjs bench BASE
 //     Time from navigation to the first frame and fps at 1k and 10k
 //     instances, on both backends.
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(`${process.env.THRONG_WEB_TOOLS}/node/`);
@@ -120,6 +121,15 @@ async function test(base, out, width, height, query, terrain_query) {
   // WEB.md); its positions, read back from the GPU every few seconds, keep
   // the native navigation tests' overlap bound.
   failures.push(...(await steered(browser, base)));
+  // A glTF baked in the browser (?gltf=): the Fox's .glb, on WebGL2 (the
+  // consumer test bakes it through the API on both backends).
+  {
+    const url = `${base}/index.html?gltf=fox.glb&instances=100&ground=flat&backend=webgl2`;
+    const { page, title, console_lines, settled_ms } = await open(browser, url, size);
+    console.log(`?gltf=fox.glb (webgl2): ${title} (${settled_ms} ms)`);
+    if (!OK.test(title)) failures.push(`${url}: title "${title}"\n  ${console_lines.join("\n  ")}`);
+    await page.close();
+  }
   // Bodies baked with --shared-clips: the page fetches their frames file
   // from beside them (WebGPU; the fetch is the same on WebGL2).
   {
@@ -135,6 +145,7 @@ async function test(base, out, width, height, query, terrain_query) {
     ["an old format version", "model=old-version.throng", /old-version\.throng.*version/i],
     ["a body without its frames file", "model=alone.throng", /alone\.throng.*frames-[0-9a-f]+\.throng-frames/],
     ["a negative count", "instances=-1", /\?instances=-1 is not a count/],
+    ["a truncated glTF", "gltf=truncated.glb", /baking truncated\.glb.*truncated\.glb/],
   ];
   for (const [what, q, expect] of errors) {
     for (const backend of ["webgpu", "webgl2"]) {
@@ -238,13 +249,22 @@ async function consumer(base, out, width, height) {
       [r.backend === backend, `backend ${r.backend}`],
       [r.path.startsWith(PATHS[backend]), `path ${r.path}`],
       [r.clips.join() === "Survey,Walk,Run" && r.sameClips, `clips ${r.clips} (same from the URL: ${r.sameClips})`],
-      [r.models.join() === "0,1", `model indices ${r.models}`],
+      [r.models.join() === "0,1,2", `model indices ${r.models}`],
+      [r.glbClips && r.glbProgress > 0 && r.glbDone?.[0] === r.glbDone?.[1], `the .glb baked in a worker: clips ${r.glbClips}, ${r.glbProgress} progress reports, last ${r.glbDone}`],
       [r.spawned === 1000 && r.instances === 1000, `${r.spawned} spawned, ${r.instances} live`],
       [r.visible > 0, `${r.visible} visible`],
       [/clips\[1\] = 99/.test(r.refused), `bad batch: "${r.refused}"`],
     ];
     for (const [ok, what] of want) if (!ok) failures.push(`consumer (${backend}): ${what}`);
     await page.locator("#crowd").screenshot({ path: `${out}/consumer-${backend}.png` });
+    if (backend === "webgpu") {
+      // The .glb baked on the page's thread, for tools/web.sh to compare
+      // its frames with the native bake's.
+      const started = Date.now();
+      const base64 = await page.evaluate(() => window.bakeFox());
+      writeFileSync(`${out}/fox-web.throng`, Buffer.from(base64, "base64"));
+      console.log(`consumer: the Fox's .glb baked in the browser in ${Date.now() - started} ms (${out}/fox-web.throng)`);
+    }
     const disposed = await page.evaluate(() => window.disposeScene());
     console.log(`consumer (${backend}): after dispose: ${disposed}`);
     if (!/disposed/.test(disposed)) failures.push(`consumer (${backend}): after dispose: ${disposed}`);
@@ -282,6 +302,26 @@ async function bench(base) {
       console.log(`| ${backend} | ${instances} | ${m[2]} | ${first.toFixed(0)} | ${fps.toFixed(1)} |`);
       await page.close();
     }
+  }
+  // The bundled Fox's .glb baked in the browser (on the page's thread, as
+  // the worker runs it), three times: the median.
+  {
+    const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
+    await page.goto(`${base}/index.html?instances=0&backend=webgl2`);
+    const ms = await page.evaluate(async () => {
+      const m = await import("./throng_web.js");
+      await m.default();
+      const bytes = new Uint8Array(await (await fetch("fox.glb")).arrayBuffer());
+      const times = [];
+      for (let k = 0; k < 3; k++) {
+        const t = performance.now();
+        m.bakeGltf(bytes, "fox.glb");
+        times.push(performance.now() - t);
+      }
+      return times.sort((a, b) => a - b)[1];
+    });
+    console.log(`\nThe Fox's .glb baked in the browser: ${ms.toFixed(0)} ms (median of 3)`);
+    await page.close();
   }
   await browser.close();
 }

@@ -48,7 +48,7 @@
 //! and fill memory. The frames the error bound adds come out of what the
 //! budget has left.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use throng_core::model::BakedModel;
 
@@ -176,7 +176,7 @@ impl StageClock {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-    use std::time::Instant;
+    use web_time::Instant;
 
     use super::*;
 

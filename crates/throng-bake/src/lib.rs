@@ -131,7 +131,7 @@ pub fn bake_file_recording(
     recorded: throng_core::provenance::Provenance,
     progress: options::Progress,
 ) -> Result<(BakedModel, BakeReport), BakeError> {
-    let start = std::time::Instant::now();
+    let start = web_time::Instant::now();
     let inputs = inputs::read_inputs(path, opts)?;
     let import = report::StageTime {
         stage: "import",

@@ -20,7 +20,9 @@
 use crate::sample::rest_globals;
 use crate::scene::Scene;
 use glam::Mat4;
-use throng_core::model::{BakedModel, BakedVertex, Lod, Submesh};
+use throng_core::model::{BakedModel, Lod};
+#[cfg(feature = "meshopt")]
+use throng_core::model::{BakedVertex, Submesh};
 
 use crate::error::BakeError;
 use crate::images::bake_images;
@@ -55,6 +57,7 @@ pub fn default_screen_sizes(n: usize) -> Vec<f32> {
 
 /// LOD 0 simplified to about `ratio` of its triangles. Returns the LOD and
 /// the ratio reached.
+#[cfg(feature = "meshopt")]
 pub fn simplify(lod0: &Lod, ratio: f32) -> (Lod, f32) {
     let mut out = Lod {
         screen_size: 0.0,
@@ -144,6 +147,14 @@ pub(crate) fn add_lods(
         let lod = lod_from_scene(model, s, file, opts.texture_codec, report)?;
         model.lods.push(lod);
     }
+    #[cfg(not(feature = "meshopt"))]
+    if !opts.lod_ratios.is_empty() {
+        return Err(BakeError::Option(format!(
+            "generated LODs (ratios {:?}) need meshoptimizer, which this build of the bake (the web's) leaves out: bake without generated LODs, or natively",
+            opts.lod_ratios
+        )));
+    }
+    #[cfg(feature = "meshopt")]
     for &ratio in &opts.lod_ratios {
         let (lod, reached) = simplify(&model.lods[0], ratio);
         if reached > ratio * 1.5 {

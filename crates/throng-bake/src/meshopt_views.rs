@@ -233,6 +233,7 @@ impl Stream {
         }
     }
 
+    #[cfg(feature = "meshopt")]
     /// Decodes `source` (the stream's bytes) and applies the filter.
     fn decode(&self, source: &[u8], path: &str) -> Result<Vec<u8>, ImportError> {
         use meshopt::encoding as codec;
@@ -271,6 +272,16 @@ impl Stream {
         Ok(bytes)
     }
 
+    /// Without meshoptimizer in this build (the web's bake): refused.
+    #[cfg(not(feature = "meshopt"))]
+    fn decode(&self, _source: &[u8], path: &str) -> Result<Vec<u8>, ImportError> {
+        Err(broken(
+            path,
+            "its EXT_meshopt_compression streams need meshoptimizer, which this build of the bake (the web's) leaves out: bake it natively, or export it without meshopt compression".into(),
+        ))
+    }
+
+    #[cfg(feature = "meshopt")]
     /// Applies the filter to decoded vertices (`self.stride / 4` words
     /// each, checked by [`Self::check`]).
     fn filter_words(&self, words: &mut [u32]) {
@@ -297,24 +308,29 @@ impl Stream {
     }
 }
 
+#[cfg(feature = "meshopt")]
 fn le_bytes_u16(v: &[u16]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+#[cfg(feature = "meshopt")]
 fn le_bytes_u32(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// One decoded vertex of `N` words (the codec's vertex size is the type's).
+#[cfg(feature = "meshopt")]
 #[derive(Clone, Copy)]
 struct Vertex<const N: usize>([u32; N]);
 
+#[cfg(feature = "meshopt")]
 impl<const N: usize> Default for Vertex<N> {
     fn default() -> Self {
         Self([0; N])
     }
 }
 
+#[cfg(feature = "meshopt")]
 fn decode_as<const N: usize>(source: &[u8], count: usize) -> meshopt::Result<Vec<u32>> {
     let v: Vec<Vertex<N>> = meshopt::encoding::decode_vertex_buffer(source, count)?;
     Ok(v.iter().flat_map(|x| x.0).collect())
@@ -323,6 +339,7 @@ fn decode_as<const N: usize>(source: &[u8], count: usize) -> meshopt::Result<Vec
 /// `count` vertices of `stride` bytes (a multiple of 4 up to 256), as
 /// words: the codec's vertex size must be the stride, so each stride has
 /// its own instance.
+#[cfg(feature = "meshopt")]
 fn decode_vertices(source: &[u8], count: usize, stride: usize) -> meshopt::Result<Vec<u32>> {
     macro_rules! by_words {
         ($($n:literal)*) => {

@@ -19,6 +19,7 @@
 //!
 //! docs/WEB.md says how to build, serve and test it.
 
+pub mod bake;
 pub mod query;
 pub mod scene;
 pub mod view;

@@ -1,6 +1,7 @@
 //! The page's address parameters: what the user (or the browser test) asks
 //! for in `?model=URL&instances=N&backend=webgl2&time=T&seed=S&walk=0|1|steer&outfits=1`
-//! (`model` repeated: a mixed crowd), `&camera=eye`, `&occlusion=0`. Bad values
+//! (`model` repeated: a mixed crowd), `&gltf=URL` (baked in the browser),
+//! `&camera=eye`, `&occlusion=0`. Bad values
 //! are errors that name the parameter; counts over the most the page draws
 //! are clamped, and the clamp is reported.
 
@@ -45,6 +46,9 @@ pub struct PageQuery {
     /// The `.throng` files' URLs: one, or several for a mixed crowd
     /// (`?model=` repeated; they share the first one's clips).
     pub models: Vec<String>,
+    /// A glTF file's URL (`?gltf=`): baked in the browser, it is the
+    /// page's model instead of `models`.
+    pub gltf: Option<String>,
     /// Each model is worn as outfits, every instance wearing one
     /// (`?outfits=1`).
     pub outfits: bool,
@@ -83,6 +87,7 @@ impl Default for PageQuery {
     fn default() -> Self {
         Self {
             models: vec![DEFAULT_MODEL.to_owned()],
+            gltf: None,
             outfits: false,
             instances: DEFAULT_INSTANCES,
             clamped_from: None,
@@ -116,6 +121,10 @@ impl PageQuery {
                     bail!("?model= is empty: give the URL of a .throng file")
                 }
                 "model" => models.push(value),
+                "gltf" if value.is_empty() => {
+                    bail!("?gltf= is empty: give the URL of a .glb or .gltf file")
+                }
+                "gltf" => q.gltf = Some(value),
                 "outfits" => {
                     q.outfits = match value.as_str() {
                         "1" | "true" | "" => true,
@@ -235,6 +244,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(q.models, ["a/b.throng"]);
+        assert_eq!(q.gltf, None);
+        let g = PageQuery::parse("gltf=models%2Ffox.glb").unwrap();
+        assert_eq!(g.gltf.as_deref(), Some("models/fox.glb"));
         assert!(!q.outfits);
         let mixed = PageQuery::parse("model=a.throng&model=b.throng&outfits=1").unwrap();
         assert_eq!(mixed.models, ["a.throng", "b.throng"]);
@@ -268,6 +280,7 @@ mod tests {
             ("time=inf", "?time=inf"),
             ("backend=vulkan", "?backend=vulkan"),
             ("model=", "?model="),
+            ("gltf=", "?gltf="),
             ("seed=x", "?seed=x"),
             ("walk=maybe", "?walk=maybe"),
             ("outfits=some", "?outfits=some"),

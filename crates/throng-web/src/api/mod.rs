@@ -9,6 +9,7 @@
 //! this module adds the canvas ([`canvas`]), fetching ([`fetch`]), the
 //! frame loop ([`frame_loop`]) and the orbit camera's input ([`orbit`]).
 
+pub mod bake;
 pub(crate) mod canvas;
 pub(crate) mod fetch;
 pub(crate) mod frame_loop;
@@ -179,36 +180,23 @@ impl CrowdView {
         self.with(|l| Ok(l.view.scene.renderer.path().name().to_owned()))
     }
 
-    /// Loads a model from a URL (a `.throng` file; the frames file beside
-    /// it is fetched when it refers to one) or from its bytes (a
-    /// `Uint8Array`, with `frames`, the bytes of its frames file, if it
-    /// refers to one). Resolves to the model's index.
+    /// Loads a model from a URL or from its bytes (a `Uint8Array`): a
+    /// `.throng` file (with `frames`, the bytes of its frames file, if it
+    /// refers to one; from a URL the frames file is fetched from beside
+    /// it), or glTF — a `.glb`, or a `.gltf` with everything embedded —
+    /// baked in a Web Worker first, `onProgress(done, total)` hearing the
+    /// frames sampled. Resolves to the model's index.
     #[wasm_bindgen(js_name = loadModel, unchecked_return_type = "Promise<number>")]
     pub fn load_model(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
         frames: Option<Vec<u8>>,
+        #[wasm_bindgen(js_name = onProgress)] on_progress: Option<js_sys::Function>,
     ) -> js_sys::Promise {
         let inner = self.0.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let file = match source.as_string() {
-                Some(url) => fetch::fetch_model(&url).await,
-                None => match source.dyn_into::<js_sys::Uint8Array>() {
-                    Ok(bytes) => Ok(crate::scene::ModelFile {
-                        url: "the model's bytes".to_owned(),
-                        bytes: bytes.to_vec(),
-                        frames,
-                    }),
-                    Err(_) => Err(anyhow!("loadModel takes a URL or a Uint8Array")),
-                },
-            };
-            let index = file.and_then(|file| {
-                let handle = crate::scene::load_model(&file)?;
-                let mut inner = inner.borrow_mut();
-                let Live { canvas, view, .. } = inner.live()?;
-                view.add_model(canvas.app(), handle, &file.url)
-            });
-            index
+            load_model(&inner, source, frames, on_progress)
+                .await
                 .map(JsValue::from)
                 .map_err(|e| JsValue::from(to_js(e)))
         })
@@ -415,6 +403,50 @@ impl CrowdView {
             live.canvas.gpu.device.destroy();
         }
     }
+}
+
+/// [`CrowdView::load_model`]: fetched or given, baked when glTF, read
+/// and added.
+async fn load_model(
+    inner: &Rc<RefCell<Inner>>,
+    source: JsValue,
+    frames: Option<Vec<u8>>,
+    on_progress: Option<js_sys::Function>,
+) -> Result<u32> {
+    let mut file = match source.as_string() {
+        Some(url) => fetch::fetch_model(&url).await?,
+        None => match source.dyn_into::<js_sys::Uint8Array>() {
+            Ok(bytes) => crate::scene::ModelFile {
+                url: "the model's bytes".to_owned(),
+                bytes: bytes.to_vec(),
+                frames,
+            },
+            Err(_) => anyhow::bail!("loadModel takes a URL or a Uint8Array"),
+        },
+    };
+    if crate::bake::is_gltf(&file.bytes) {
+        file.bytes = bake_in_worker(&file.bytes, &file.url, on_progress).await?;
+        file.frames = None;
+    }
+    let handle = crate::scene::load_model(&file)?;
+    let mut inner = inner.borrow_mut();
+    let Live { canvas, view, .. } = inner.live()?;
+    view.add_model(canvas.app(), handle, &file.url)
+}
+
+/// The glTF `bytes` baked in a Web Worker (`www/bake.js`): the `.throng`
+/// file's bytes.
+pub(crate) async fn bake_in_worker(
+    bytes: &[u8],
+    name: &str,
+    on_progress: Option<js_sys::Function>,
+) -> Result<Vec<u8>> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let progress = on_progress.map_or(JsValue::UNDEFINED, JsValue::from);
+    let baked = wasm_bindgen_futures::JsFuture::from(bake::bake_in_worker(&array, name, &progress))
+        .await
+        .map_err(|e| anyhow!("baking {name}: {}", js_error(e)))?;
+    Ok(js_sys::Uint8Array::new(&baked).to_vec())
 }
 
 /// Requests the steered agents' positions and polls until the GPU has

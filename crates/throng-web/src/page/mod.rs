@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::api::CrowdView;
 use crate::query::PageQuery;
+use crate::scene::ModelFile;
 
 /// Installs the panic hook that shows a panic on the page.
 #[wasm_bindgen(js_name = showPanics)]
@@ -22,25 +23,63 @@ pub fn show_panics() {
 
 /// The page's crowd on `canvas` for the address's query `search`
 /// (`?model=…&instances=…`): resolves to the view, its clock paused at
-/// `?time=` when that is fixed.
+/// `?time=` when that is fixed. `model` (a dropped file's bytes, `name`
+/// its name), when given, replaces the query's models: a `.throng` file,
+/// or glTF baked in a Web Worker first, as `?gltf=URL` is;
+/// `onProgress(done, total)` hears such a bake's frames.
 #[wasm_bindgen(js_name = openPage)]
 pub async fn open_page(
     canvas: web_sys::HtmlCanvasElement,
     search: String,
+    #[wasm_bindgen(js_name = onProgress)] on_progress: Option<js_sys::Function>,
+    model: Option<Vec<u8>>,
+    name: Option<String>,
 ) -> Result<CrowdView, JsError> {
-    open(canvas, &search)
+    let dropped = model.map(|bytes| (name.unwrap_or_else(|| "the dropped file".into()), bytes));
+    open(canvas, &search, on_progress, dropped)
         .await
         .map_err(|e| JsError::new(&format!("{e:#}")))
 }
 
-async fn open(canvas: web_sys::HtmlCanvasElement, search: &str) -> Result<CrowdView> {
+/// The page's model files: the dropped file, the `?gltf=` file (baked in
+/// a worker), or the `?model=` files.
+async fn model_files(
+    query: &PageQuery,
+    on_progress: Option<js_sys::Function>,
+    dropped: Option<(String, Vec<u8>)>,
+) -> Result<Vec<ModelFile>> {
+    let source = match (dropped, &query.gltf) {
+        (Some(d), _) => Some(d),
+        (None, Some(url)) => Some((url.clone(), crate::api::fetch::fetch(url).await?)),
+        (None, None) => None,
+    };
+    let Some((url, mut bytes)) = source else {
+        let mut files = Vec::with_capacity(query.models.len());
+        for url in &query.models {
+            files.push(crate::api::fetch::fetch_model(url).await?);
+        }
+        return Ok(files);
+    };
+    if crate::bake::is_gltf(&bytes) {
+        bytes = crate::api::bake_in_worker(&bytes, &url, on_progress).await?;
+    }
+    Ok(vec![ModelFile {
+        url,
+        bytes,
+        frames: None,
+    }])
+}
+
+async fn open(
+    canvas: web_sys::HtmlCanvasElement,
+    search: &str,
+    on_progress: Option<js_sys::Function>,
+    dropped: Option<(String, Vec<u8>)>,
+) -> Result<CrowdView> {
     let query = PageQuery::parse(search)?;
     let options = crate::scene::view_options(&query);
     let view = CrowdView::open(canvas, query.backend, options).await?;
-    let mut files = Vec::with_capacity(query.models.len());
-    for url in &query.models {
-        files.push(crate::api::fetch::fetch_model(url).await?);
-    }
+    let files = model_files(&query, on_progress, dropped).await?;
     let handles = crate::scene::load_models(&files, &query)?;
     drop(files);
     {
