@@ -69,6 +69,13 @@ async function test(base, out, width, height, query, terrain_query) {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   const size = { width: Number(width), height: Number(height) };
   const failures = [];
+  // The page's default crowd, steered on WebGPU: Throng's navigate hook
+  // compiles on SwiftShader and the crowd runs 600 frames without losing
+  // the device (it did, before the hook's flow-field loops were made small:
+  // WEB.md); its positions, read back from the GPU every few seconds, keep
+  // the native navigation tests' overlap bound. It runs beside the other
+  // pages (its own tab), awaited at the end.
+  const steering = steered(browser, base);
   for (const backend of ["webgpu", "webgl2"]) {
     const url = `${base}/index.html?${query}&backend=${backend}`;
     const { page, title, console_lines, settled_ms } = await open(browser, url, size);
@@ -115,12 +122,7 @@ async function test(base, out, width, height, query, terrain_query) {
     }
     await page.close();
   }
-  // The page's default crowd, steered on WebGPU: Throng's navigate hook
-  // compiles on SwiftShader and the crowd runs 600 frames without losing
-  // the device (it did, before the hook's flow-field loops were made small:
-  // WEB.md); its positions, read back from the GPU every few seconds, keep
-  // the native navigation tests' overlap bound.
-  failures.push(...(await steered(browser, base)));
+
   // A glTF baked in the browser (?gltf=): the Fox's .glb, on WebGL2 (the
   // consumer test bakes it through the API on both backends).
   {
@@ -159,6 +161,7 @@ async function test(base, out, width, height, query, terrain_query) {
       await page.close();
     }
   }
+  failures.push(...(await steering));
   await browser.close();
   if (failures.length) {
     console.error(`browser test: ${failures.length} failure(s):\n${failures.join("\n")}`);
@@ -258,6 +261,11 @@ async function consumer(base, out, width, height) {
     for (const [ok, what] of want) if (!ok) failures.push(`consumer (${backend}): ${what}`);
     await page.locator("#crowd").screenshot({ path: `${out}/consumer-${backend}.png` });
     if (backend === "webgpu") {
+      const st = await page.evaluate(() => window.steerScene()).catch((e) => ({ error: e.message }));
+      console.log(`consumer (webgpu): steer: ${JSON.stringify(st)}`);
+      if (st.error || st.agents !== 1000 || !st.finite || Math.abs(st.radius - 0.35) > 1e-4 || !/goals hold 4 floats/.test(st.refused)) {
+        failures.push(`consumer (webgpu): steer: ${JSON.stringify(st)}`);
+      }
       // The .glb baked on the page's thread, for tools/web.sh to compare
       // its frames with the native bake's.
       const started = Date.now();

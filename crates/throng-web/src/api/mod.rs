@@ -6,16 +6,26 @@
 //! contract's: what failed and where.
 //!
 //! The view itself is [`crate::view::View`], the same on every platform;
-//! this module adds the canvas ([`canvas`]), fetching ([`fetch`]), the
-//! frame loop ([`frame_loop`]) and the orbit camera's input ([`orbit`]).
+//! this module holds `CrowdView`'s methods and adds the canvas
+//! ([`canvas`]), fetching ([`fetch`]), loading and baking models
+//! ([`models`], [`bake`]), reading positions back ([`positions`]), the
+//! frame loop ([`frame_loop`], [`frame_info`]), the orbit camera's input
+//! ([`orbit`]) and the option objects ([`options`], [`types`]).
 
 pub mod bake;
 pub(crate) mod canvas;
 pub(crate) mod fetch;
+mod frame_info;
 pub(crate) mod frame_loop;
+mod models;
 mod options;
 pub(crate) mod orbit;
+mod positions;
 mod srgb;
+mod types;
+
+pub use frame_info::FrameInfo;
+pub(crate) use models::bake_in_worker;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -78,41 +88,6 @@ impl Inner {
 /// A crowd drawn on a canvas.
 #[wasm_bindgen]
 pub struct CrowdView(pub(crate) Rc<RefCell<Inner>>);
-
-/// What a frame drew.
-#[wasm_bindgen]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FrameInfo {
-    /// Frames drawn by this view so far.
-    pub frame: u32,
-    /// Live instances.
-    pub instances: u32,
-    /// Instances drawn (in view and, with occlusion culling, not hidden).
-    pub visible: u32,
-    /// Instances in view found hidden by occlusion culling (GPU-driven
-    /// path; counted a frame or two late).
-    pub occluded: u32,
-    /// Draw calls.
-    pub draws: u32,
-    /// Instances drawn as impostors.
-    pub impostors: u32,
-    /// Models of the view.
-    pub models: u32,
-    /// KiB of the bone textures the models bind.
-    #[wasm_bindgen(js_name = boneKiB)]
-    pub bone_kib: u32,
-    /// KiB those would take more if none were shared.
-    #[wasm_bindgen(js_name = sharedKiB)]
-    pub shared_kib: u32,
-    /// Hidden parts left out of the draws.
-    #[wasm_bindgen(js_name = partsCulled)]
-    pub parts_culled: u32,
-    /// Frames per second over the last half second of the loop (0 before).
-    pub fps: f64,
-    /// Milliseconds of CPU the frame took (advance, prepare, record).
-    #[wasm_bindgen(js_name = cpuMs)]
-    pub cpu_ms: f64,
-}
 
 impl CrowdView {
     /// Opens a view on `canvas` (crate side of [`Self::create`]).
@@ -195,7 +170,7 @@ impl CrowdView {
     ) -> js_sys::Promise {
         let inner = self.0.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            load_model(&inner, source, frames, on_progress)
+            models::load_model(&inner, source, frames, on_progress)
                 .await
                 .map(JsValue::from)
                 .map_err(|e| JsValue::from(to_js(e)))
@@ -337,7 +312,7 @@ impl CrowdView {
     pub fn read_positions(&self) -> js_sys::Promise {
         let inner = self.0.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            read_positions(&inner)
+            positions::read_positions(&inner)
                 .await
                 .map(|p| js_sys::Float32Array::from(&p[..]).into())
                 .map_err(|e| to_js(e).into())
@@ -404,103 +379,3 @@ impl CrowdView {
         }
     }
 }
-
-/// [`CrowdView::load_model`]: fetched or given, baked when glTF, read
-/// and added.
-async fn load_model(
-    inner: &Rc<RefCell<Inner>>,
-    source: JsValue,
-    frames: Option<Vec<u8>>,
-    on_progress: Option<js_sys::Function>,
-) -> Result<u32> {
-    let mut file = match source.as_string() {
-        Some(url) => fetch::fetch_model(&url).await?,
-        None => match source.dyn_into::<js_sys::Uint8Array>() {
-            Ok(bytes) => crate::scene::ModelFile {
-                url: "the model's bytes".to_owned(),
-                bytes: bytes.to_vec(),
-                frames,
-            },
-            Err(_) => anyhow::bail!("loadModel takes a URL or a Uint8Array"),
-        },
-    };
-    if crate::bake::is_gltf(&file.bytes) {
-        file.bytes = bake_in_worker(&file.bytes, &file.url, on_progress).await?;
-        file.frames = None;
-    }
-    let handle = crate::scene::load_model(&file)?;
-    let mut inner = inner.borrow_mut();
-    let Live { canvas, view, .. } = inner.live()?;
-    view.add_model(canvas.app(), handle, &file.url)
-}
-
-/// The glTF `bytes` baked in a Web Worker (`www/bake.js`): the `.throng`
-/// file's bytes.
-pub(crate) async fn bake_in_worker(
-    bytes: &[u8],
-    name: &str,
-    on_progress: Option<js_sys::Function>,
-) -> Result<Vec<u8>> {
-    let array = js_sys::Uint8Array::from(bytes);
-    let progress = on_progress.map_or(JsValue::UNDEFINED, JsValue::from);
-    let baked = wasm_bindgen_futures::JsFuture::from(bake::bake_in_worker(&array, name, &progress))
-        .await
-        .map_err(|e| anyhow!("baking {name}: {}", js_error(e)))?;
-    Ok(js_sys::Uint8Array::new(&baked).to_vec())
-}
-
-/// Requests the steered agents' positions and polls until the GPU has
-/// them (a frame or two; an error after ten seconds).
-async fn read_positions(inner: &Rc<RefCell<Inner>>) -> Result<Vec<f32>> {
-    let (readback, device) = {
-        let mut inner = inner.borrow_mut();
-        let live = inner.live()?;
-        (live.view.read_positions()?, live.canvas.gpu.device.clone())
-    };
-    for _ in 0..1000 {
-        if let Some(poses) = readback.poll(&device) {
-            return Ok(crate::view::steer::positions(&poses?));
-        }
-        let tick = js_sys::Promise::new(&mut |done, _| {
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&done, 10);
-            }
-        });
-        let _ = wasm_bindgen_futures::JsFuture::from(tick).await;
-    }
-    Err(anyhow!(
-        "readPositions: the GPU did not answer in ten seconds"
-    ))
-}
-
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = r#"
-/** How a CrowdView draws (every field optional). */
-export interface CrowdViewOptions {
-    /** "auto" (WebGPU, else WebGL2), "webgpu" or "webgl2". */
-    backend?: "auto" | "webgpu" | "webgl2";
-    /** Two-phase occlusion culling on the GPU-driven path (default true). */
-    occlusion?: boolean;
-    /** Half side of a checkered ground about the origin (0: none). */
-    groundHalf?: number;
-    /** Side of one checker. */
-    groundCell?: number;
-}
-
-/** What CrowdView.steer lays out. */
-export interface SteerOptions {
-    /** The model whose instances are steered. */
-    model: number;
-    /** The walkable rectangle's corners, world [x, z]. */
-    min: [number, number] | Float32Array;
-    max: [number, number] | Float32Array;
-    /** Round obstacles: x, z, radius each. */
-    obstacles?: Float32Array | number[];
-    /** Goal rectangles: min x, min z, max x, max z each (at least one). */
-    goals: Float32Array | number[];
-    /** An agent's radius, world units. */
-    agentRadius: number;
-    /** The model's walk, world units a second at speed 1. */
-    walkSpeed: number;
-}
-"#;
