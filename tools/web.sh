@@ -138,6 +138,11 @@ package="$PWD/target/web-package"
 package_tgz="$PWD/target/web-package.tgz"
 make_package() {
     build
+    pack
+}
+
+# The package of the site as built.
+pack() {
     rm -rf "$package" "$package_tgz"
     mkdir -p "$package"
     cp "$site"/throng_web.js "$site"/throng_web.d.ts "$site"/throng_web_bg.wasm \
@@ -166,11 +171,12 @@ JSON
     echo "tools/web.sh: packed $package_tgz ($(stat -c %s "$package_tgz") bytes)"
 }
 
-# A project outside the repository installs the package with npm; headless
-# Chromium drives the API there (tools/web/consumer.html) on both
-# backends, and each picture is compared with the native one.
-run_consumer_test() {
-    local out=$1 project
+# A project outside the repository installs the package with npm (sets
+# $project); the native pictures of its scene on each backend's record
+# path go to OUT. Headless Chromium drives the API there
+# (tools/web/consumer.html, from browser.mjs).
+prepare_consumer() {
+    local out=$1
     project=$(mktemp -d "${TMPDIR:-/tmp}/throng-consumer.XXXXXX")
     cp tools/web/consumer.html examples/web/index.html "$site/fox.throng" "$site/fox.glb" "$project/"
     (cd "$project" && echo '{ "name": "consumer", "private": true }' > package.json &&
@@ -189,17 +195,19 @@ run_consumer_test() {
             target/debug/throng-web-reference consumer "$site/fox.throng" \
             "$out/consumer-native-$backend.png" "${test_size[@]}" "$path"
     done
-    background_server "$project"
-    local failed=0
-    node tools/web/browser.mjs consumer "$base" "$out" "${test_size[@]}" || failed=1
+}
+
+# The consumer's pictures against the native ones, and the Fox baked in the
+# browser against the native bake: the skinned positions of every clip at
+# a few times, within the bake's error bound.
+check_consumer() {
+    local out=$1 failed=0 backend
+    rm -rf "$project"
     for backend in webgpu webgl2; do
         [ -f "$out/consumer-$backend.png" ] || { failed=1; continue; }
         target/debug/throng-web-reference compare "$out/consumer-native-$backend.png" \
             "$out/consumer-$backend.png" "$out/consumer-$backend-difference.png" || failed=1
     done
-    rm -rf "$project"
-    # The Fox baked in the browser against the native bake: the skinned
-    # positions of every clip at a few times, within the bake's error bound.
     if [ -f "$out/fox-web.throng" ]; then
         python3 tools/web/same_frames.py target/debug/throng "$site/fox.throng" "$out/fox-web.throng" || failed=1
     else
@@ -254,9 +262,14 @@ PY
         echo "tools/web.sh: the native picture was not drawn on SwiftShader" >&2
         exit 1
     }
+    pack
+    prepare_consumer "$out"
+    background_server "$project"
+    local consumer_base=$base
     background_server
-    node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query" "$terrain_query"
     local failed=0
+    node tools/web/browser.mjs test "$base" "$out" "${test_size[@]}" "$query" "$terrain_query" \
+        "$consumer_base" || failed=1
     # Each picture shows the crowd (a blank canvas beside a blank native
     # picture would compare equal).
     for picture in native webgpu webgl2; do
@@ -272,8 +285,7 @@ PY
     # equals the one without it.
     target/debug/throng-web-reference compare "$out/webgpu-eye-unculled.png" \
         "$out/webgpu-eye.png" "$out/webgpu-eye-difference.png" || failed=1
-    make_package
-    run_consumer_test "$out" || failed=1
+    check_consumer "$out" || failed=1
     return $failed
 }
 
@@ -299,7 +311,12 @@ case ${1:-} in
         make_package
         ensure_browser
         mkdir -p target/web-test
-        run_consumer_test target/web-test
+        prepare_consumer target/web-test
+        background_server "$project"
+        failed=0
+        node tools/web/browser.mjs consumer "$base" target/web-test "${test_size[@]}" || failed=1
+        check_consumer target/web-test || failed=1
+        exit $failed
         ;;
     serve) serve "${2:-}" ;;
     test) run_test ;;

@@ -1,7 +1,7 @@
 // The browser side of tools/web.sh: headless Chromium (the system's, driven
 // by playwright-core) opens the served page.
 //
-//   node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY
+//   node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY CONSUMER_BASE
 //     The page with WebGPU and with WebGL2 at QUERY: the title contract
 //     (`throng: ok backend=… path=… frames=N`) and a screenshot of the
 //     canvas each (OUT/webgpu.png, OUT/webgl2.png); the page at
@@ -11,9 +11,11 @@
 //     draw; a missing model, a truncated one, an old format version, a
 //     body without its frames file, a negative count — each must end in
 //     `throng: error …` with the message shown.
+//     then the npm package's consumer project served at CONSUMER_BASE
+//     (tools/web/consumer.html) drives the JavaScript API on both
+//     backends: OUT/consumer-BACKEND.png and OUT/fox-web.throng.
 //   node browser.mjs consumer BASE OUT WIDTH HEIGHT
-//     The npm package's consumer project (tools/web/consumer.html) drives
-//     the JavaScript API on both backends: OUT/consumer-BACKEND.png.
+//     Only the consumer project.
 //   node browser.mjs steered BASE
 //     Only the steered default page's 600 frames and overlap checks.
 //   node browser.mjs bench BASE
@@ -65,7 +67,7 @@ async function open(browser, url, size, settle_ms = SETTLE_MS) {
   return { page, title: await page.title(), console_lines, settled_ms: Date.now() - started };
 }
 
-async function test(base, out, width, height, query, terrain_query) {
+async function test(base, out, width, height, query, terrain_query, consumer_base) {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   const size = { width: Number(width), height: Number(height) };
   const failures = [];
@@ -161,6 +163,8 @@ async function test(base, out, width, height, query, terrain_query) {
       await page.close();
     }
   }
+  // The npm package driven from a project outside the repository.
+  failures.push(...(await consumer(browser, consumer_base, out, size)));
   failures.push(...(await steering));
   await browser.close();
   if (failures.length) {
@@ -178,7 +182,7 @@ const STEERED_MS = 300_000;
 const MAX_OVERLAP_SHARE = 0.01;
 async function steered(browser, base) {
   const url = `${base}/index.html?instances=100&backend=webgpu`;
-  const { page, title, console_lines, settled_ms } = await open(browser, url, { width: 320, height: 200 });
+  const { page, title, console_lines, settled_ms } = await open(browser, url, { width: 160, height: 100 });
   console.log(`steered (webgpu): ${title} (${settled_ms} ms)`);
   if (!OK.test(title)) {
     await page.close();
@@ -227,9 +231,7 @@ async function steered(browser, base) {
 // through the API, its numbers are checked, the canvas is saved as
 // OUT/consumer-BACKEND.png for the comparison with the native picture, and
 // the view is disposed.
-async function consumer(base, out, width, height) {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
-  const size = { width: Number(width), height: Number(height) };
+async function consumer(browser, base, out, size) {
   const failures = [];
   for (const backend of ["webgpu", "webgl2"]) {
     const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
@@ -278,11 +280,7 @@ async function consumer(base, out, width, height) {
     if (!/disposed/.test(disposed)) failures.push(`consumer (${backend}): after dispose: ${disposed}`);
     await page.close();
   }
-  await browser.close();
-  if (failures.length) {
-    console.error(`consumer test: ${failures.length} failure(s):\n${failures.join("\n")}`);
-    process.exit(1);
-  }
+  return failures;
 }
 
 async function bench(base) {
@@ -337,7 +335,16 @@ async function bench(base) {
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === "test") await test(...rest);
 else if (mode === "bench") await bench(...rest);
-else if (mode === "consumer") await consumer(...rest);
+else if (mode === "consumer") {
+  const [base, out, width, height] = rest;
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
+  const failures = await consumer(browser, base, out, { width: Number(width), height: Number(height) });
+  await browser.close();
+  if (failures.length) {
+    console.error(`consumer test: ${failures.length} failure(s):\n${failures.join("\n")}`);
+    process.exit(1);
+  }
+}
 else if (mode === "steered") {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS });
   const failures = await steered(browser, ...rest);
@@ -348,6 +355,6 @@ else if (mode === "steered") {
   }
 }
 else {
-  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY | consumer BASE OUT WIDTH HEIGHT | steered BASE | bench BASE");
+  console.error("usage: node browser.mjs test BASE OUT WIDTH HEIGHT QUERY TERRAIN_QUERY CONSUMER_BASE | consumer BASE OUT WIDTH HEIGHT | steered BASE | bench BASE");
   process.exit(2);
 }
