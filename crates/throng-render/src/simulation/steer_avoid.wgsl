@@ -94,14 +94,62 @@ const LANE_GAIN: f32 = 2.5;
 const LANE_FROM: f32 = 0.25;
 // How much oncoming traffic just ahead slows an agent (see keep_to_side).
 const PACE_GAIN: f32 = 0.1;
+// Beyond the neighbour cells, how far ahead (in cells) keep_to_side looks
+// for a front coming head-on, and how near head-on a neighbour's heading
+// must be there to count (the cosine against ours): a one-way stream's
+// stray headings stay well short of it, a front coming at us does not.
+const FAR_CELLS: i32 = 3;
+const FAR_HEAD_ON: f32 = -0.7;
+// What one such neighbour far ahead weighs against one in the near
+// corridor (the lane rule's `against`).
+const FAR_WEIGHT: f32 = 0.5;
+// A far neighbour counts only moving at least this share of our pace: an
+// arrived agent stepping aside (make_way) or a stray dodge is no front.
+const FAR_MOVING: f32 = 0.25;
+
+// Head-on traffic in the cells ahead of `p` along `dir` past the 3 × 3
+// neighbour cells (2 to FAR_CELLS cells ahead), within three `radius` of
+// the line, moving at FAR_MOVING of `pace` or more: each neighbour counts
+// FAR_WEIGHT times its nearness (falling to 0 past FAR_CELLS + 1 cells).
+// The two cells' loop has a constant trip count but only two turns, each
+// a plain walk of one bucket: SwiftShader's compiler unrolls it without
+// the hang of navigate.wgsl's history (docs/WEB.md).
+fn oncoming_ahead(p: vec3<f32>, dir: vec2<f32>, side: vec2<f32>, radius: f32, pace: f32) -> f32 {
+    let size = sim_cell_size();
+    let home = cell_of(p, size);
+    let reach = f32(FAR_CELLS + 1) * size;
+    var ahead = 0.0;
+    for (var k = 2; k <= FAR_CELLS; k++) {
+        let at = p + vec3<f32>(dir.x, 0.0, dir.y) * (f32(k) * size);
+        let offset = cell_of(at, size) - home;
+        if abs(offset.x) <= 1 && abs(offset.y) <= 1 {
+            continue;
+        }
+        let range = neighbours_near(p, offset);
+        let key = near_cell_key(p, offset);
+        for (var i = range.x; i < range.y; i++) {
+            let n = neighbour(i);
+            let d = n.position.xz - p.xz;
+            let along = dot(d, dir);
+            let vl = length(n.velocity.xz);
+            if n.cell != key || along <= 0.0 || abs(dot(d, side)) > 3.0 * radius || vl < max(FAR_MOVING * pace, 1e-3) {
+                continue;
+            }
+            if dot(n.velocity.xz / vl, dir) < FAR_HEAD_ON {
+                ahead += clamp(1.0 - along / reach, 0.0, 1.0) * FAR_WEIGHT;
+            }
+        }
+    }
+    return ahead;
+}
 
 // Lanes (`strength`: 0 off, 1 as tuned): `desired` turned toward the side
 // the anticipation passes on (the
 // right of the motion, for every agent alike) by how much traffic ahead in
 // this agent's corridor comes against it (0 the same way or standing, 1
-// head-on), nearer counting more; and slowed by the same measure (it
-// gives way rather than pushes into a front; a one-way stream keeps its
-// pace). Opposing streams then each move to their own side before
+// head-on), nearer counting more, and by a front coming head-on further
+// ahead (oncoming_ahead); and slowed by the near measure (it gives way
+// rather than pushes into a front; a one-way stream keeps its pace). Opposing streams then each move to their own side before
 // they meet, and crossing ones wind round each other, rather than
 // meeting head-on.
 fn keep_to_side(agent: Agent, slot: u32, desired: vec2<f32>, radius: f32, strength: f32) -> vec2<f32> {
@@ -130,7 +178,8 @@ fn keep_to_side(agent: Agent, slot: u32, desired: vec2<f32>, radius: f32, streng
             against += near * clamp(0.5 * (1.0 - dot(vn / vl, dir)), 0.0, 1.0);
         }
     }
-    let v = desired + side * (s * strength * LANE_GAIN * smoothstep(LANE_FROM, 1.0, against));
+    let seen = against + oncoming_ahead(agent.position, dir, side, radius, s);
+    let v = desired + side * (s * strength * LANE_GAIN * smoothstep(LANE_FROM, 1.0, seen));
     return v / (1.0 + strength * PACE_GAIN * against);
 }
 

@@ -12,8 +12,9 @@
 //! --ignored --nocapture` runs them and prints the figures;
 //! `THRONG_NAV_PLOT=DIR` draws every fifth second). Measured, lavapipe:
 //! opposing 13.9 % worst overlap and 23.3 % arrived before lanes
-//! (`keep_to_side`), 0.90–1.10 % and 90–93 % with them and `make_way`;
-//! four-way 41.8 % and 7.6 % before, 4.2–4.65 % and 75–80 % now
+//! (`keep_to_side`), 0.90–1.10 % and 90–93 % with them and `make_way`,
+//! 1.1–1.5 % and 96.7–97.3 % with the head-on look-ahead; four-way 41.8 %
+//! and 7.6 % before, 1.8–5.3 % and 74–80 % now
 //! (docs/design/navigation.md). `THRONG_NAV_PLOT` draws arrived agents
 //! blue, walking ones red.
 
