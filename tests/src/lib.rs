@@ -4,10 +4,12 @@
 //! models with morph targets ([`morph_models`]), golden images
 //! ([`golden`]), the render tests' scenes ([`scenes`]), reading GPU results
 //! back ([`readback`]), the GPU-driven path's passes without a renderer
-//! ([`culling`]) and WGSL checks ([`wgsl`]).
+//! ([`culling`]), WGSL checks ([`wgsl`]) and the steering tests' overlap
+//! measure ([`crowd_overlap`]).
 
 use std::path::PathBuf;
 
+pub mod crowd_overlap;
 pub mod culling;
 pub mod gltf_builder;
 pub mod golden;

@@ -276,7 +276,8 @@ fn the_pages_steered_crowd_keeps_apart() {
             .chunks_exact(3)
             .map(|c| glam::Vec2::new(c[0], c[2]))
             .collect();
-        let share = throng_web::view::steer::overlap_share(&points, 0.8 * 2.0 * radius);
+        let limit = 0.8 * 2.0 * radius;
+        let share = throng_tests::crowd_overlap::overlapping(&points, limit) as f64 / 150.0;
         if share > worst {
             (worst, worst_at) = (share, frame);
         }

@@ -71,27 +71,8 @@ fn the_plaza_walks_around_its_obstacles_and_each_other_on_the_gpu() {
         points.push(p);
         playing.insert(clips[(b.state.current.clip & 0xffff) as usize].clone());
     }
-    // Overlaps, by brute force over a grid of cells two radii wide.
     let limit = 0.8 * 2.0 * radius;
-    let mut cells = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
-    let key = |p: Vec2| ((p.x / limit).floor() as i32, (p.y / limit).floor() as i32);
-    for (i, &p) in points.iter().enumerate() {
-        cells.entry(key(p)).or_default().push(i);
-    }
-    let overlapping = points
-        .iter()
-        .enumerate()
-        .filter(|&(i, &p)| {
-            let (x, z) = key(p);
-            (-1..=1).any(|dz| {
-                (-1..=1).any(|dx| {
-                    cells
-                        .get(&(x + dx, z + dz))
-                        .is_some_and(|l| l.iter().any(|&j| j != i && points[j].distance(p) < limit))
-                })
-            })
-        })
-        .count();
+    let overlapping = throng_tests::crowd_overlap::overlapping(&points, limit);
     let share = overlapping as f64 / points.len() as f64;
     println!(
         "plaza: {AGENTS} agents, {} s: {moved} moved more than a radius, {overlapping} overlapping ({:.2} %), clips playing {playing:?}",

@@ -28,8 +28,9 @@ use throng_tests::require_gpu;
 
 use super::navigation::{
     ARRIVE, HALF_X, HALF_Z, MAX_OVERLAP_SHARE, MIN_ARRIVED, OVERLAP, RADIUS, SPEED,
-    STEPS_PER_SECOND, Stepper, course, lattice, overlapping,
+    STEPS_PER_SECOND, Stepper, course, lattice,
 };
+use throng_tests::crowd_overlap::overlapping;
 
 /// Simulated seconds (`THRONG_NAV_SECONDS` shortens a debugging run); the
 /// agents, the bars and the step are `navigation.rs`'s, over twice its

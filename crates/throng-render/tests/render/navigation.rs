@@ -20,6 +20,7 @@ use throng_crowd::navigation::{FlowField, Goal, ObstacleGrid};
 use throng_render::simulation::gaits::Gaits;
 use throng_render::simulation::navigate::{goal_data, navigate_params, navigate_simulation};
 use throng_render::{Gpu, GpuModel, PathChoice, ReadPose, Renderer, RendererOptions, Simulation};
+use throng_tests::crowd_overlap::overlapping;
 use throng_tests::require_gpu;
 use throng_tests::scenes::View;
 
@@ -128,30 +129,6 @@ pub(crate) fn lattice(x0: f32, step: f32, across: f32) -> Vec<Vec2> {
         }
     }
     points
-}
-
-/// Agents overlapping another: centres nearer than `limit`.
-pub(crate) fn overlapping(points: &[Vec2], limit: f32) -> usize {
-    let cell = limit.max(1e-3);
-    let mut grid = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
-    let key = |p: Vec2| ((p.x / cell).floor() as i32, (p.y / cell).floor() as i32);
-    for (i, &p) in points.iter().enumerate() {
-        grid.entry(key(p)).or_default().push(i);
-    }
-    let mut count = 0;
-    for (i, &p) in points.iter().enumerate() {
-        let (cx, cz) = key(p);
-        let hit = (-1..=1).any(|dz| {
-            (-1..=1).any(|dx| {
-                grid.get(&(cx + dx, cz + dz)).is_some_and(|list| {
-                    list.iter()
-                        .any(|&j| j != i && points[j].distance(p) < limit)
-                })
-            })
-        });
-        count += usize::from(hit);
-    }
-    count
 }
 
 /// A top view of the course and `points`, blue where `arrived`, red where

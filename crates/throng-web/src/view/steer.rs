@@ -158,34 +158,3 @@ pub fn positions(poses: &[throng_render::readback::ReadPose]) -> Vec<f32> {
         .flat_map(|p| p.world.w_axis.truncate().to_array())
         .collect()
 }
-
-/// The share of `points` (world x, z) nearer than `limit` to another: the
-/// navigation tests' overlap measure (a grid of `limit`-sized cells, so
-/// linear in the agents).
-pub fn overlap_share(points: &[Vec2], limit: f32) -> f64 {
-    if points.is_empty() {
-        return 0.0;
-    }
-    let cell = limit.max(1e-3);
-    let mut grid = std::collections::HashMap::<(i32, i32), Vec<usize>>::new();
-    let key = |p: Vec2| ((p.x / cell).floor() as i32, (p.y / cell).floor() as i32);
-    for (i, &p) in points.iter().enumerate() {
-        grid.entry(key(p)).or_default().push(i);
-    }
-    let overlapping = points
-        .iter()
-        .enumerate()
-        .filter(|&(i, &p)| {
-            let (cx, cz) = key(p);
-            (-1..=1).any(|dz| {
-                (-1..=1).any(|dx| {
-                    grid.get(&(cx + dx, cz + dz)).is_some_and(|list| {
-                        list.iter()
-                            .any(|&j| j != i && points[j].distance(p) < limit)
-                    })
-                })
-            })
-        })
-        .count();
-    overlapping as f64 / points.len() as f64
-}
