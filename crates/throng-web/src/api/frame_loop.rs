@@ -73,10 +73,7 @@ pub fn draw(inner: &Rc<RefCell<Inner>>, dt: Option<f32>) -> Result<FrameInfo> {
     live.view.scene.renderer.check_device()?;
     if let (Some(dt), false) = (dt, paused) {
         let dt = dt.min(0.1);
-        match &mut live.page {
-            Some(page) => page.advance(&mut live.view, dt)?,
-            None => live.view.advance(dt)?,
-        }
+        live.advance(dt)?;
     }
     let view = &mut live.view;
     let Some(stats) = live

@@ -64,6 +64,17 @@ pub(crate) struct Live {
     pub(crate) page: Option<PageScene>,
 }
 
+impl Live {
+    /// Advances the crowd's clock by `seconds` (re-targeting the page's
+    /// walkers first, on the demo page).
+    pub(crate) fn advance(&mut self, seconds: f32) -> Result<()> {
+        match &mut self.page {
+            Some(page) => page.advance(&mut self.view, seconds),
+            None => self.view.advance(seconds),
+        }
+    }
+}
+
 /// The state behind a `CrowdView`, shared with its frame loop and input.
 pub(crate) struct Inner {
     pub(crate) live: Option<Live>,
@@ -321,10 +332,7 @@ impl CrowdView {
 
     /// Advances the crowd's clock by `seconds` (clips, fades, motions).
     pub fn advance(&self, seconds: f32) -> Result<(), JsError> {
-        self.with(|l| match &mut l.page {
-            Some(page) => page.advance(&mut l.view, seconds),
-            None => l.view.advance(seconds),
-        })
+        self.with(|l| l.advance(seconds))
     }
 
     /// The crowd's clock stands still in the frame loop.

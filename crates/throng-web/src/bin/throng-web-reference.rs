@@ -93,9 +93,19 @@ fn render(model: &Path, out: &Path, size: (u32, u32), query: &PageQuery) -> Resu
     };
     let mut view = View::new(app, format, throng_web::scene::view_options(query))?;
     throng_web::scene::build(app, &mut view, &handles, query)?;
+    save_picture(&gpu, &mut view, out, size)
+}
+
+/// Draws `view` at `size` and saves the picture as `out`: the page's
+/// first frames fill the pose cache and the GPU-driven path's mirror, so
+/// the picture saved is the third.
+fn save_picture(
+    gpu: &throng_render::Gpu,
+    view: &mut View,
+    out: &Path,
+    size: (u32, u32),
+) -> Result<()> {
     let target = throng_render::Offscreen::new(&gpu.device, size)?;
-    // The page's first frames fill the pose cache and the GPU-driven
-    // path's mirror; the picture compared is a later one.
     let mut stats = Default::default();
     for _ in 0..3 {
         stats = view.render(&gpu.device, &gpu.queue, &target.view, size)?;
@@ -176,19 +186,7 @@ fn consumer(
         glam::Vec3::new(0.0, 6.0 * cell, 16.0 * cell),
         glam::Vec3::new(0.0, 0.0, 2.0 * cell),
     )?;
-    let target = throng_render::Offscreen::new(&gpu.device, size)?;
-    for _ in 0..3 {
-        view.render(&gpu.device, &gpu.queue, &target.view, size)?;
-    }
-    let image = target.read(&gpu.device, &gpu.queue)?;
-    throng_render::image_file::save(out, &image)?;
-    eprintln!(
-        "throng-web-reference: {} on {} ({} path)",
-        out.display(),
-        gpu.adapter_summary(),
-        view.scene.renderer.path()
-    );
-    Ok(())
+    save_picture(&gpu, &mut view, out, size)
 }
 
 fn compare(expected: &Path, actual: &Path, difference: &Path) -> Result<bool> {

@@ -6,7 +6,7 @@
 //! indices, finite numbers — and an error names the argument and the
 //! index at fault.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use glam::{Mat4, Vec4};
 use throng_core::variety::Look;
 use throng_crowd::crowd::{InstanceId, Spawn};
@@ -77,6 +77,16 @@ fn finite(what: &str, values: &[f32], non_negative: bool) -> Result<()> {
     }
 }
 
+/// `clip` of a model of `clips` clips: `None` for [`REST`], else its
+/// index; out of range, the end of the error saying how many it has.
+fn clip_index(clip: i32, clips: usize) -> Result<Option<usize>, String> {
+    match usize::try_from(clip) {
+        _ if clip == REST => Ok(None),
+        Ok(c) if c < clips => Ok(Some(c)),
+        _ => Err(format!("has {clips} clips (-1 is the rest pose)")),
+    }
+}
+
 impl View {
     /// Spawns `batch`'s instances of `model`; returns their handles.
     pub fn spawn(&mut self, model: u32, batch: SpawnBatch<'_>) -> Result<Vec<u32>> {
@@ -90,11 +100,8 @@ impl View {
         let clips = handle.model().clips.len();
         let variants = handle.variants();
         for (i, &c) in batch.clips.iter().enumerate() {
-            if c != REST && !(0..clips as i64).contains(&i64::from(c)) {
-                bail!(
-                    "spawn: clips[{i}] = {c}, but {name} has {clips} clips (-1 is the rest pose)"
-                );
-            }
+            clip_index(c, clips)
+                .map_err(|has| anyhow!("spawn: clips[{i}] = {c}, but {name} {has}"))?;
         }
         if let Some(i) = batch.looks.iter().position(|&l| l as usize >= variants) {
             bail!(
@@ -160,19 +167,24 @@ impl View {
         Ok(self.scene.crowd.set_transforms(&ids, &m)?)
     }
 
-    /// The clip index of `clips[i]` for instance `id` ([`REST`]: `None`).
-    fn clip_of(&self, what: &str, id: InstanceId, i: usize, clip: i32) -> Result<Option<usize>> {
-        if clip == REST {
-            return Ok(None);
-        }
-        let model = self.scene.crowd.state(id)?.model;
-        let clips = self.scene.crowd.model(model)?.clips.len();
-        if !(0..clips as i64).contains(&i64::from(clip)) {
-            bail!(
-                "{what}: clips[{i}] = {clip}, but its model has {clips} clips (-1 is the rest pose)"
-            );
-        }
-        Ok(Some(clip as usize))
+    /// `clips[i]` for `ids[i]` (as many), checked against its model's
+    /// clips ([`REST`]: `None`); `what` names the call.
+    fn clips_of(
+        &self,
+        what: &str,
+        ids: &[InstanceId],
+        clips: &[i32],
+    ) -> Result<Vec<Option<usize>>> {
+        ids.iter()
+            .zip(clips)
+            .enumerate()
+            .map(|(i, (&id, &c))| {
+                let model = self.scene.crowd.state(id)?.model;
+                let count = self.scene.crowd.model(model)?.clips.len();
+                clip_index(c, count)
+                    .map_err(|has| anyhow!("{what}: clips[{i}] = {c}, but its model {has}"))
+            })
+            .collect()
     }
 
     /// Plays `clips[i]` on `handles[i]` from `times[i]` (empty: from 0).
@@ -181,12 +193,7 @@ impl View {
         per_instance("play: clips", clips, ids.len(), false)?;
         per_instance("play: times", times, ids.len(), true)?;
         finite("play: times", times, false)?;
-        let chosen = ids
-            .iter()
-            .zip(clips)
-            .enumerate()
-            .map(|(i, (&id, &c))| self.clip_of("play", id, i, c))
-            .collect::<Result<Vec<_>>>()?;
+        let chosen = self.clips_of("play", &ids, clips)?;
         let crowd = &mut self.scene.crowd;
         for (i, (&id, clip)) in ids.iter().zip(chosen).enumerate() {
             match clip {
@@ -207,12 +214,7 @@ impl View {
         per_instance("cross_fade: clips", clips, ids.len(), false)?;
         per_instance("cross_fade: seconds", seconds, ids.len(), false)?;
         finite("cross_fade: seconds", seconds, true)?;
-        let chosen = ids
-            .iter()
-            .zip(clips)
-            .enumerate()
-            .map(|(i, (&id, &c))| self.clip_of("cross_fade", id, i, c))
-            .collect::<Result<Vec<_>>>()?;
+        let chosen = self.clips_of("cross_fade", &ids, clips)?;
         let crowd = &mut self.scene.crowd;
         for ((&id, clip), &s) in ids.iter().zip(chosen).zip(seconds) {
             match clip {
