@@ -25,7 +25,7 @@ mod srgb;
 mod types;
 
 pub use frame_info::FrameInfo;
-pub(crate) use models::bake_in_worker;
+pub(crate) use models::baked_if_gltf;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -18,7 +18,7 @@ pub(crate) async fn load_model(
     frames: Option<Vec<u8>>,
     on_progress: Option<js_sys::Function>,
 ) -> Result<u32> {
-    let mut file = match source.as_string() {
+    let file = match source.as_string() {
         Some(url) => fetch::fetch_model(&url).await?,
         None => match source.dyn_into::<js_sys::Uint8Array>() {
             Ok(bytes) => crate::scene::ModelFile {
@@ -29,19 +29,29 @@ pub(crate) async fn load_model(
             Err(_) => anyhow::bail!("loadModel takes a URL or a Uint8Array"),
         },
     };
-    if crate::bake::is_gltf(&file.bytes) {
-        file.bytes = bake_in_worker(&file.bytes, &file.url, on_progress).await?;
-        file.frames = None;
-    }
+    let file = baked_if_gltf(file, on_progress).await?;
     let handle = crate::scene::load_model(&file)?;
     let mut inner = inner.borrow_mut();
     let Live { canvas, view, .. } = inner.live()?;
     view.add_model(canvas.app(), handle, &file.url)
 }
 
+/// `file` as a `.throng` file: glTF baked in a Web Worker first
+/// ([`bake_in_worker`]), anything else as it is.
+pub(crate) async fn baked_if_gltf(
+    mut file: crate::scene::ModelFile,
+    on_progress: Option<js_sys::Function>,
+) -> Result<crate::scene::ModelFile> {
+    if crate::bake::is_gltf(&file.bytes) {
+        file.bytes = bake_in_worker(&file.bytes, &file.url, on_progress).await?;
+        file.frames = None;
+    }
+    Ok(file)
+}
+
 /// The glTF `bytes` baked in a Web Worker (`www/bake.js`): the `.throng`
 /// file's bytes.
-pub(crate) async fn bake_in_worker(
+async fn bake_in_worker(
     bytes: &[u8],
     name: &str,
     on_progress: Option<js_sys::Function>,

@@ -53,21 +53,19 @@ async fn model_files(
         (None, Some(url)) => Some((url.clone(), crate::api::fetch::fetch(url).await?)),
         (None, None) => None,
     };
-    let Some((url, mut bytes)) = source else {
+    let Some((url, bytes)) = source else {
         let mut files = Vec::with_capacity(query.models.len());
         for url in &query.models {
             files.push(crate::api::fetch::fetch_model(url).await?);
         }
         return Ok(files);
     };
-    if crate::bake::is_gltf(&bytes) {
-        bytes = crate::api::bake_in_worker(&bytes, &url, on_progress).await?;
-    }
-    Ok(vec![ModelFile {
+    let file = ModelFile {
         url,
         bytes,
         frames: None,
-    }])
+    };
+    Ok(vec![crate::api::baked_if_gltf(file, on_progress).await?])
 }
 
 async fn open(
