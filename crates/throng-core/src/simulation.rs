@@ -116,8 +116,16 @@ pub struct NavigateParams {
     /// oncoming traffic in its corridor ahead (0: not at all; 1: the
     /// built-in's tuning; `steer_avoid.wgsl`'s `keep_to_side`).
     pub lanes: f32,
+    /// Goal exchange (1 on, 0 off): the agents of a goal layer are
+    /// interchangeable, and two of a layer near each other hand each other
+    /// their goal points when that shortens their two walks together by
+    /// more than a radius (`goal_exchange.wgsl`). A crowd filling a goal
+    /// region then fills it from where it enters rather than each agent
+    /// pushing through the ones already standing to a point of its own.
+    /// Off when each agent's point is its own (a seat, a slot).
+    pub exchange_goals: u32,
     /// Zero: the uniform's size is a multiple of 16 bytes.
-    pub pad: [f32; 3],
+    pub pad: [f32; 2],
 }
 
 /// One model's gaits on the GPU (48 bytes), mirrored by WGSL's `Gait` in

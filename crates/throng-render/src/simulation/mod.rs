@@ -1,7 +1,8 @@
 //! The GPU simulation, a feature in a folder of its own (its WGSL beside
 //! its Rust: `simulation.wgsl`, the hook's contract, `simulation_passes.wgsl`,
 //! `agent.wgsl`, and the built-in steering's `navigation.wgsl`,
-//! `navigate.wgsl`, `steer_seek.wgsl`, `steer_avoid.wgsl`).
+//! `navigate.wgsl`, `steer_seek.wgsl`, `steer_avoid.wgsl`,
+//! `goal_exchange.wgsl`).
 //!
 //! The hook: a compute function of the user's own, in WGSL
 //! composed with Throng's modules (`// #import simulation`), that steers

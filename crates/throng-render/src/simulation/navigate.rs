@@ -4,10 +4,15 @@
 //! neighbours, sliding along walls and never standing inside one — and,
 //! with `dwell ≥ 0`, leave for another goal after standing a while. It is
 //! composed of the modules a hook of your own imports the same way
-//! (`navigation`, `steer_seek`, `steer_avoid`); see docs/design/navigation.md.
+//! (`navigation`, `steer_seek`, `steer_avoid`, `goal_exchange`); see
+//! docs/design/navigation.md.
 //!
 //! An agent's goal is in its four user words (`Motion::Simulated`'s
-//! `data`, made by [`goal_data`]): its goal layer and point.
+//! `data`, made by [`goal_data`]): its goal layer and point. The agents of
+//! a layer hand each other their points on the way when that shortens
+//! their walks (`NavigateParams::exchange_goals`, on in
+//! [`navigate_params`]), so an agent may end on another point of its
+//! layer than the one it was given.
 
 use glam::{Vec2, Vec4};
 use throng_core::simulation::NavigateParams;
@@ -19,7 +24,8 @@ use crate::simulation::{Simulation, SimulationHook};
 
 /// An agent's user words for the hook: walk to goal layer `layer`, to
 /// `point` (world x, z) or, with `None`, to a point the hook chooses in the
-/// layer's goal region.
+/// layer's goal region (with `exchange_goals`, a point of the layer's that
+/// another agent of it may take over on the way, handing over its own).
 pub fn goal_data(layer: u32, point: Option<Vec2>) -> Vec4 {
     match point {
         Some(p) => Vec4::new(layer as f32, p.x, p.y, 0.0),
@@ -30,7 +36,9 @@ pub fn goal_data(layer: u32, point: Option<Vec2>) -> Vec4 {
 /// Settings for agents of radius `radius` walking at `speed` (world units,
 /// per second): accelerating to it in a quarter of a second, turning at
 /// 4 rad/s, anticipating 2 s ahead, arrived within two radii, staying
-/// (dwell −1) and each at its own speed within ±15 %.
+/// (dwell −1), each at its own speed within ±15 %, keeping to lanes in
+/// counter-flow, and exchanging goal points within a layer
+/// (`exchange_goals`: set it to 0 when each agent's point is its own).
 pub fn navigate_params(radius: f32, speed: f32) -> NavigateParams {
     NavigateParams {
         radius,
@@ -42,7 +50,8 @@ pub fn navigate_params(radius: f32, speed: f32) -> NavigateParams {
         dwell: -1.0,
         speed_spread: 0.15,
         lanes: 1.0,
-        pad: [0.0; 3],
+        exchange_goals: 1,
+        pad: [0.0; 2],
     }
 }
 
@@ -77,6 +86,12 @@ pub fn navigate_simulation(
     if let Some((name, value, _)) = checks.iter().find(|(_, v, ok)| !(v.is_finite() && *ok)) {
         return Err(RenderError::Simulation(format!(
             "navigate: {name} = {value} is out of range (finite; radius, speed, accel, turn rate and horizon positive, arrive and lanes ≥ 0, speed spread in [0, 1))"
+        )));
+    }
+    if params.exchange_goals > 1 {
+        return Err(RenderError::Simulation(format!(
+            "navigate: exchange_goals = {} is out of range (0 off, 1 on)",
+            params.exchange_goals
         )));
     }
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

@@ -1,13 +1,15 @@
 // Throng's built-in steering hook (throng_render::navigate): agents walk to
 // goals around a scene's obstacles without walking through each other,
 // composed of the modules a hook of your own can use the same way:
-// navigation (the flow field), steer_seek (arrival, acceleration, turning)
-// and steer_avoid (anticipation and contact).
+// navigation (the flow field), steer_seek (arrival, acceleration, turning),
+// steer_avoid (lanes, anticipation and contact) and goal_exchange (the
+// agents of a layer hand each other their goal points).
 //
 // An agent's four user words (Motion::Simulated's `data`):
 //   x: its goal layer (a goal of the flow field);
 //   y, z: its goal point (world x, z), chosen in the layer's goal box by
-//         the hook when w starts below 0;
+//         the hook when w starts below 0, and handed to another agent of
+//         the layer for that one's with `exchange_goals` (goal_exchange);
 //   w: 0 while it walks, the clock's seconds when it arrived (> 0), or
 //      < 0: "choose my goal point".
 // Arrived agents stand on their point (back to it when pushed off); with
@@ -18,6 +20,7 @@
 // #import navigation
 // #import steer_seek
 // #import steer_avoid
+// #import goal_exchange
 
 // Mirrors throng_core::simulation::NavigateParams.
 struct NavigateParams {
@@ -30,9 +33,9 @@ struct NavigateParams {
     dwell: f32,
     speed_spread: f32,
     lanes: f32,
+    exchange_goals: u32,
     pad0: f32,
     pad1: f32,
-    pad2: f32,
 }
 
 @group(1) @binding(0) var<uniform> params: NavigateParams;
@@ -89,11 +92,15 @@ fn make_way(agent: Agent, slot: u32, radius: f32, speed: f32) -> vec2<f32> {
     return step;
 }
 
+
 fn steer(agent: Agent, slot: u32) -> Agent {
     var a = agent;
     let dt = sim_dt();
     if dt <= 0.0 {
         return a;
+    }
+    if params.exchange_goals != 0u {
+        a.data = exchange_goals(agent, slot, sim_cell_size(), params.radius);
     }
     let layers = max(nav_layers(), 1u);
     var layer = min(u32(max(a.data.x, 0.0)), layers - 1u);

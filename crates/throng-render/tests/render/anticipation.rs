@@ -10,6 +10,9 @@
 //! rules and never passing, so fewer arrive. Lanes (`keep_to_side`) are
 //! off in both, and on alone in a third run, where the sidestep from
 //! oncoming traffic passes every pair too — the test asserts all three.
+//! Goal exchange is off in all three: a pair of one goal layer walking at
+//! each other would hand each other their points and turn back
+//! (`counter_flow.rs` tests it).
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_crowd::crowd::{Crowd, Motion, Spawn};
@@ -106,6 +109,7 @@ fn head_on(horizon: f32, lanes: f32) -> (usize, Vec<f32>) {
         horizon,
         lanes,
         speed_spread: 0.0,
+        exchange_goals: 0,
         ..navigate_params(RADIUS, SPEED)
     };
     let mut sim = navigate_simulation(&gpu.device, &params).unwrap();

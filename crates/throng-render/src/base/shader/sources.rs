@@ -208,6 +208,12 @@ pub const STEER_AVOID: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/src/simulation/steer_avoid.wgsl"
 ));
+/// `simulation/goal_exchange.wgsl`: the agents of a goal layer hand each
+/// other their goal points.
+pub const GOAL_EXCHANGE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/simulation/goal_exchange.wgsl"
+));
 /// `simulation/navigate.wgsl`: Throng's built-in steering hook.
 pub const NAVIGATE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -259,6 +265,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("navigation", NAVIGATION),
     ("steer_seek", STEER_SEEK),
     ("steer_avoid", STEER_AVOID),
+    ("goal_exchange", GOAL_EXCHANGE),
     ("navigate", NAVIGATE),
 ];
 

@@ -531,10 +531,10 @@ fn steering_structs_match_their_rust_twins() {
             offset_of!(NavigateParams, dwell),
             offset_of!(NavigateParams, speed_spread),
             offset_of!(NavigateParams, lanes),
-            // The padding: three f32 in WGSL, an array of three here.
+            offset_of!(NavigateParams, exchange_goals),
+            // The padding: two f32 in WGSL, an array of two here.
             offset_of!(NavigateParams, pad),
             offset_of!(NavigateParams, pad) + 4,
-            offset_of!(NavigateParams, pad) + 8,
         ],
     );
 }

@@ -66,6 +66,7 @@ fn every_shader_file_is_known_and_used() {
             "navigation",
             "steer_seek",
             "steer_avoid",
+            "goal_exchange",
             "shadow_receiver",
         ])
         .collect();
