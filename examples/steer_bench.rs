@@ -1,8 +1,9 @@
 //! What steering costs on the GPU (`cargo run --release -p throng-examples
 //! --example steer_bench -- [--agents 10000,100000] [--frames N]`): Throng's
 //! built-in steering over its plaza (flow field, anticipation, contact,
-//! walls, gaits) against the flock hook (`flock.wgsl`, boids), each at the
-//! same agent counts, headless, the simulation's passes timed with
+//! walls, gaits, goal exchange) against the same without goal exchange
+//! and against the flock hook (`flock.wgsl`, boids), each at the same
+//! agent counts, headless, the simulation's passes timed with
 //! timestamp queries (median of the frames after three warm-up ones); the
 //! camera looks away so drawing costs nothing. One JSON line per run for
 //! docs/BENCHMARKS.md.
@@ -91,12 +92,16 @@ fn main() -> Result<()> {
         let (crowd, steered) = plaza::plaza_crowd(&fox, n)?;
         let sim = plaza::plaza_simulation(&gpu.device, &crowd, &steered)?;
         let (nav_gpu, nav_cpu) = run(&gpu, &model, crowd, sim, frames)?;
+        let (crowd, mut apart) = plaza::plaza_crowd(&fox, n)?;
+        apart.params.exchange_goals = 0;
+        let sim = plaza::plaza_simulation(&gpu.device, &crowd, &apart)?;
+        let (kept_gpu, _) = run(&gpu, &model, crowd, sim, frames)?;
         println!(
-            "{n:>8} agents: navigate {nav_gpu:8.2} ms GPU ({nav_cpu:.3} ms CPU update), flock {flock_gpu:8.2} ms GPU ({flock_cpu:.3} ms CPU update), ratio {:.2}",
+            "{n:>8} agents: navigate {nav_gpu:8.2} ms GPU ({nav_cpu:.3} ms CPU update; {kept_gpu:.2} ms without goal exchange), flock {flock_gpu:8.2} ms GPU ({flock_cpu:.3} ms CPU update), ratio {:.2}",
             nav_gpu / flock_gpu
         );
         println!(
-            "{{\"adapter\":{adapter:?},\"agents\":{n},\"navigate_gpu_ms\":{nav_gpu:.3},\"flock_gpu_ms\":{flock_gpu:.3},\"navigate_cpu_ms\":{nav_cpu:.3},\"flock_cpu_ms\":{flock_cpu:.3},\"field_cells\":{}}}",
+            "{{\"adapter\":{adapter:?},\"agents\":{n},\"navigate_gpu_ms\":{nav_gpu:.3},\"navigate_no_exchange_gpu_ms\":{kept_gpu:.3},\"flock_gpu_ms\":{flock_gpu:.3},\"navigate_cpu_ms\":{nav_cpu:.3},\"flock_cpu_ms\":{flock_cpu:.3},\"field_cells\":{}}}",
             steered.field.cells().len()
         );
     }
