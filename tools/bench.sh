@@ -264,7 +264,7 @@ walking() {
 steering() {
     cargo build --release -p throng-examples --example steer_bench
     { header
-      target/release/examples/steer_bench --agents "${STEER_AGENTS:-10000,100000}" --frames 10
+      target/release/examples/steer_bench --agents "${STEER_AGENTS:-10000,100000}" --frames 12
       footer; } | tee "$data/steering-$tag.txt"
     if [ -z "${THRONG_NO_CRITERION:-}" ]; then
         { header

@@ -21,6 +21,12 @@
 
 // "No partner".
 const NO_PARTNER: u32 = 0xffffffffu;
+// Exchanges are decided on every this many steps only (both of a pair on
+// the same step): deciding costs a walk of the neighbour cells, and a
+// second round the partner, for every agent that has one — 30 % of the
+// steering pass on a dense 100k plaza every step, against a few times a
+// second being plenty for a crowd's goals (docs/BENCHMARKS.md, "Steering").
+const EXCHANGE_EVERY: u32 = 4u;
 
 // What exchanging their goal points saves agents x and y (x the lower
 // slot, so that both of the pair compute the same number): the sum of
@@ -59,11 +65,12 @@ fn exchange_partner(a: Agent, slot: u32, reach: f32, margin: f32) -> u32 {
 }
 
 // Agent `a`'s words after this step's exchange: its partner's goal point,
-// walking (it arrives again by the hook's own test), when the two are each
-// other's best partner within `reach` by more than `margin`; else its own.
+// walking (it arrives again by the hook's own test), when this is a step
+// of exchanges and the two are each other's best partner within `reach`
+// by more than `margin`; else its own.
 // `reach` at most the grid's cell, so that each of a pair sees the other.
 fn exchange_goals(a: Agent, slot: u32, reach: f32, margin: f32) -> vec4<f32> {
-    if a.data.w < 0.0 {
+    if a.data.w < 0.0 || sim_step() % EXCHANGE_EVERY != 0u {
         return a.data;
     }
     let k = exchange_partner(a, slot, reach, margin);

@@ -49,6 +49,11 @@ fn sim_seconds() -> f32 {
     return sim.seconds;
 }
 
+// Steps taken before this one (the same for every agent of the step).
+fn sim_step() -> u32 {
+    return sim.step;
+}
+
 // Side of a neighbour-grid cell, world units.
 fn sim_cell_size() -> f32 {
     return sim.cell_size;
