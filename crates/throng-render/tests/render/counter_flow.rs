@@ -14,10 +14,10 @@
 //! push averaged over an agent's contacts (`separate`) and goal exchange
 //! (`goal_exchange.wgsl`). Measured, lavapipe: opposing 13.9 % worst
 //! overlap and 23.3 % arrived before lanes, 1.1–1.5 % and 96–97 % with
-//! them, 0.2–0.3 % and 99 % now; four-way 41.8 % and 7.6 % before lanes,
-//! 1.8–5.3 % and 71–80 % with them, 0.1–0.2 % and 98 % now. With the
-//! pushes summed again both fail on overlap (1.5 %, 3.5 %); with goal
-//! exchange off the four-way crossing fails on arrivals (71 %).
+//! them, 0.2 % and 99.5–99.9 % now; four-way 41.8 % and 7.6 % before
+//! lanes, 1.8–5.3 % and 71–80 % with them, 0.2 % and 98.5 % now. With the
+//! pushes summed again both fail on overlap (1.35 %, 2.5 %); with goal
+//! exchange off the four-way crossing fails on arrivals (78.8 %).
 //! `THRONG_NAV_PLOT=DIR` draws every fifth second (arrived agents blue,
 //! walking ones red); `THRONG_NAV_SECONDS` shortens a debugging run.
 
