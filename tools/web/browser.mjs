@@ -229,8 +229,8 @@ async function steered(browser, base) {
 // The consumer project (a folder outside the repository that installed the
 // npm package) serves consumer.html: on each backend it builds the scene
 // through the API, its numbers are checked, the canvas is saved as
-// OUT/consumer-BACKEND.png for the comparison with the native picture, and
-// the view is disposed.
+// OUT/consumer-BACKEND.png for the comparison with the native picture, its
+// frame loop is started and stopped twice, and the view is disposed.
 async function consumer(browser, base, out, size) {
   const failures = [];
   for (const backend of ["webgpu", "webgl2"]) {
@@ -274,6 +274,12 @@ async function consumer(browser, base, out, size) {
       const base64 = await page.evaluate(() => window.bakeFox());
       writeFileSync(`${out}/fox-web.throng`, Buffer.from(base64, "base64"));
       console.log(`consumer: the Fox's .glb baked in the browser in ${Date.now() - started} ms (${out}/fox-web.throng)`);
+    }
+    const loop = await page.evaluate(() => window.loopScene()).catch((e) => [{ error: e.message }]);
+    const pageErrors = lines.filter((l) => l.startsWith("pageerror"));
+    console.log(`consumer (${backend}): frame loop: ${JSON.stringify(loop)}${pageErrors.length ? `, ${pageErrors.join("; ")}` : ""}`);
+    if (loop.length !== 2 || loop.some((r) => r.error || r.drawn < 3 || r.afterStop !== 0 || !/already running/.test(r.second)) || pageErrors.length) {
+      failures.push(`consumer (${backend}): frame loop: ${JSON.stringify(loop)}\n  ${lines.join("\n  ")}`);
     }
     const disposed = await page.evaluate(() => window.disposeScene());
     console.log(`consumer (${backend}): after dispose: ${disposed}`);

@@ -4,9 +4,11 @@
 //! callback gets the frame's [`FrameInfo`]. `start`'s promise settles
 //! when the loop ends: resolved by `stop`/`dispose`, rejected with the
 //! error that ended it. The callback runs with nothing borrowed, so it may
-//! call the view back.
+//! call the view back. Only the running loop holds its closure (the
+//! closure reaches itself weakly to schedule the next frame), so a stopped
+//! loop's closure is freed and its pending frame cancelled.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use anyhow::{Result, anyhow};
@@ -45,11 +47,13 @@ impl FrameCount {
 
 type Tick = Closure<dyn FnMut(f64)>;
 
-/// A running loop: its promise's settlers and the scheduled closure.
+/// A running loop: its promise's settlers, the scheduled closure (held
+/// here only: dropping this frees it) and its pending animation frame.
 pub struct Running {
     resolve: js_sys::Function,
     reject: js_sys::Function,
     _tick: Rc<RefCell<Option<Tick>>>,
+    frame: Rc<Cell<i32>>,
 }
 
 /// Draws a frame of `inner` (after advancing the clock by `dt`, when the
@@ -112,7 +116,8 @@ pub fn start(inner: &Rc<RefCell<Inner>>) -> js_sys::Promise {
         return js_sys::Promise::reject(&JsError::new("this CrowdView was disposed").into());
     }
     let tick: Rc<RefCell<Option<Tick>>> = Rc::new(RefCell::new(None));
-    let (weak, again) = (Rc::downgrade(inner), tick.clone());
+    let frame = Rc::new(Cell::new(0));
+    let (weak, again, pending) = (Rc::downgrade(inner), Rc::downgrade(&tick), frame.clone());
     *tick.borrow_mut() = Some(Closure::new(move |now_ms: f64| {
         let Some(inner) = weak.upgrade() else { return };
         if inner.borrow().running.is_none() {
@@ -135,21 +140,26 @@ pub fn start(inner: &Rc<RefCell<Inner>>) -> js_sys::Promise {
             }
         }
         if inner.borrow().running.is_some()
-            && let (Some(w), Some(f)) = (web_sys::window(), again.borrow().as_ref())
+            && let (Some(w), Some(tick)) = (web_sys::window(), again.upgrade())
+            && let Some(f) = tick.borrow().as_ref()
+            && let Ok(id) = w.request_animation_frame(f.as_ref().unchecked_ref())
         {
-            let _ = w.request_animation_frame(f.as_ref().unchecked_ref());
+            pending.set(id);
         }
     }));
     let inner = inner.clone();
     js_sys::Promise::new(&mut |resolve, reject| {
+        if let (Some(w), Some(f)) = (web_sys::window(), tick.borrow().as_ref())
+            && let Ok(id) = w.request_animation_frame(f.as_ref().unchecked_ref())
+        {
+            frame.set(id);
+        }
         inner.borrow_mut().running = Some(Running {
             resolve,
             reject,
             _tick: tick.clone(),
+            frame: frame.clone(),
         });
-        if let (Some(w), Some(f)) = (web_sys::window(), tick.borrow().as_ref()) {
-            let _ = w.request_animation_frame(f.as_ref().unchecked_ref());
-        }
     })
 }
 
@@ -157,6 +167,11 @@ pub fn start(inner: &Rc<RefCell<Inner>>) -> js_sys::Promise {
 pub fn stop(inner: &Rc<RefCell<Inner>>, outcome: Result<(), JsValue>) {
     let running = inner.borrow_mut().running.take();
     if let Some(r) = running {
+        // A frame still scheduled would call the closure this drop frees
+        // (from inside the closure, none is: it is the one running).
+        if let Some(w) = web_sys::window() {
+            let _ = w.cancel_animation_frame(r.frame.get());
+        }
         let _ = match outcome {
             Ok(()) => r.resolve.call0(&JsValue::NULL),
             Err(e) => r.reject.call1(&JsValue::NULL, &e),
