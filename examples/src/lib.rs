@@ -521,17 +521,7 @@ impl Scene {
         let stats = self
             .renderer
             .prepare_draws(&camera, &[&self.crowd], &models)?;
-        self.ground.prepare(queue, &camera);
-        if let Some(t) = &self.terrain {
-            t.prepare(queue, self, &camera);
-        }
-        if let Some(p) = &self.pillars {
-            p.prepare(
-                queue,
-                &camera.clip_from_world(),
-                &self.renderer.options().lighting,
-            );
-        }
+        self.prepare_scenery(queue, &camera);
         let mut encoder = device.create_command_encoder(&Default::default());
         self.renderer.encode_shadows(&mut encoder);
         let targets = self.targets.as_ref().expect("made above");
@@ -558,18 +548,36 @@ impl Scene {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        match (&self.terrain, self.show_ground) {
-            (Some(t), true) => t.draw(&mut pass, &self.renderer),
-            (None, true) => self.ground.draw(&mut pass, &self.renderer),
-            _ => {}
-        }
-        if let Some(p) = &self.pillars {
-            p.draw(&mut pass);
-        }
+        self.draw_scenery(&mut pass, &self.renderer);
         self.renderer.draw(&mut pass);
         drop(pass);
         queue.submit([encoder.finish()]);
         Ok(stats)
+    }
+
+    /// Uploads the ground (or terrain) and pillars' uniforms for `camera`.
+    fn prepare_scenery(&self, queue: &wgpu::Queue, camera: &Camera) {
+        self.ground.prepare(queue, camera);
+        if let Some(t) = &self.terrain {
+            t.prepare(queue, self, camera);
+        }
+        if let Some(p) = &self.pillars {
+            let lighting = &self.renderer.options().lighting;
+            p.prepare(queue, &camera.clip_from_world(), lighting);
+        }
+    }
+
+    /// Draws the ground (or terrain, when shown) and the pillars into
+    /// `pass`, lit by `renderer`'s lights.
+    fn draw_scenery(&self, pass: &mut wgpu::RenderPass<'_>, renderer: &Renderer) {
+        match (&self.terrain, self.show_ground) {
+            (Some(t), true) => t.draw(pass, renderer),
+            (None, true) => self.ground.draw(pass, renderer),
+            _ => {}
+        }
+        if let Some(p) = &self.pillars {
+            p.draw(pass);
+        }
     }
 
     /// Waits for the GPU and makes `stats` (of the frame last rendered)

@@ -30,26 +30,10 @@ impl Scene {
         let stats = self
             .renderer
             .prepare(size, &camera, &[&self.crowd], &models)?;
-        self.ground.prepare(queue, &camera);
-        if let Some(t) = &self.terrain {
-            t.prepare(queue, self, &camera);
-        }
-        if let Some(p) = &self.pillars {
-            let lighting = &self.renderer.options().lighting;
-            p.prepare(queue, &camera.clip_from_world(), lighting);
-        }
+        self.prepare_scenery(queue, &camera);
         let mut encoder = device.create_command_encoder(&Default::default());
         let renderer = &self.renderer;
-        renderer.encode_with(&mut encoder, view, |pass| {
-            match (&self.terrain, self.show_ground) {
-                (Some(t), true) => t.draw(pass, renderer),
-                (None, true) => self.ground.draw(pass, renderer),
-                _ => {}
-            }
-            if let Some(p) = &self.pillars {
-                p.draw(pass);
-            }
-        });
+        renderer.encode_with(&mut encoder, view, |pass| self.draw_scenery(pass, renderer));
         queue.submit([encoder.finish()]);
         renderer.after_submit();
         Ok(stats)
