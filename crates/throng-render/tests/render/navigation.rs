@@ -131,15 +131,18 @@ pub(crate) fn lattice(x0: f32, step: f32, across: f32) -> Vec<Vec2> {
     points
 }
 
-/// A top view of the course and `points`, blue where `arrived`, red where
-/// still walking (debugging: `THRONG_NAV_PLOT=dir`).
+/// A top view of `grid` (all of it, 10 pixels a unit) and `points`, blue
+/// where `arrived`, red where still walking (debugging:
+/// `THRONG_NAV_PLOT=dir`).
 pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], arrived: &[bool], path: &str) {
     let scale = 10.0;
-    let (w, h) = ((2.0 * HALF_X * scale) as u32, (2.0 * HALF_Z * scale) as u32);
+    // The grid's own extent: the course's, or a test's other ground.
+    let (min, size) = (grid.origin(), grid.max() - grid.origin());
+    let (w, h) = ((size.x * scale) as u32, (size.y * scale) as u32);
     let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
     for y in 0..h {
         for x in 0..w {
-            let p = Vec2::new(x as f32 / scale - HALF_X, y as f32 / scale - HALF_Z);
+            let p = min + Vec2::new(x as f32, y as f32) / scale;
             if grid.is_blocked(p) {
                 img.put_pixel(x, y, image::Rgb([90, 90, 90]));
             }
@@ -147,7 +150,7 @@ pub(crate) fn plot(grid: &ObstacleGrid, points: &[Vec2], arrived: &[bool], path:
     }
     for (p, &done) in points.iter().zip(arrived) {
         let c = if done { [30, 30, 200] } else { [200, 30, 30] };
-        let (cx, cy) = ((p.x + HALF_X) * scale, (p.y + HALF_Z) * scale);
+        let (cx, cy) = ((p.x - min.x) * scale, (p.y - min.y) * scale);
         for dy in -2i32..=2 {
             for dx in -2i32..=2 {
                 let (x, y) = (cx as i32 + dx, cy as i32 + dy);

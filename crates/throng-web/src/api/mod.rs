@@ -268,6 +268,13 @@ impl CrowdView {
         self.with(|l| Ok(l.view.len() as u32))
     }
 
+    /// The crowd's clock, seconds: how far `advance` and the frame loop
+    /// have moved it.
+    #[wasm_bindgen(getter)]
+    pub fn seconds(&self) -> Result<f64, JsError> {
+        self.with(|l| Ok(l.view.scene.crowd.seconds()))
+    }
+
     /// Draws a checkered ground of half side `half` about the origin with
     /// checkers of side `cell` (`half` 0: none).
     #[wasm_bindgen(js_name = setGround)]
