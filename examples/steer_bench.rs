@@ -91,13 +91,14 @@ fn main() -> Result<()> {
         let f = flock::flock_crowd(&fox, n)?;
         let sim = flock::flock_simulation(&gpu.device, &f.params)?;
         let (flock_gpu, _, flock_cpu) = run(&gpu, &model, f.crowd, sim, frames)?;
-        let (crowd, steered) = plaza::plaza_crowd(&fox, n)?;
+        let (crowd, mut steered) = plaza::plaza_crowd(&fox, n)?;
         let sim = plaza::plaza_simulation(&gpu.device, &crowd, &steered)?;
+        // The same crowd and field again, without goal exchange.
+        let again = crowd.clone();
         let (nav_gpu, nav_mean, nav_cpu) = run(&gpu, &model, crowd, sim, frames)?;
-        let (crowd, mut apart) = plaza::plaza_crowd(&fox, n)?;
-        apart.params.exchange_goals = 0;
-        let sim = plaza::plaza_simulation(&gpu.device, &crowd, &apart)?;
-        let (kept_gpu, kept_mean, _) = run(&gpu, &model, crowd, sim, frames)?;
+        steered.params.exchange_goals = 0;
+        let sim = plaza::plaza_simulation(&gpu.device, &again, &steered)?;
+        let (kept_gpu, kept_mean, _) = run(&gpu, &model, again, sim, frames)?;
         println!(
             "{n:>8} agents: navigate {nav_gpu:8.2} ms GPU ({nav_cpu:.3} ms CPU update; mean {nav_mean:.2} ms, {kept_mean:.2} ms without goal exchange), flock {flock_gpu:8.2} ms GPU ({flock_cpu:.3} ms CPU update), ratio {:.2}",
             nav_gpu / flock_gpu

@@ -92,7 +92,6 @@ fn make_way(agent: Agent, slot: u32, radius: f32, speed: f32) -> vec2<f32> {
     return step;
 }
 
-
 fn steer(agent: Agent, slot: u32) -> Agent {
     var a = agent;
     let dt = sim_dt();

@@ -218,7 +218,7 @@ fn run(scene: &Scene, what: &str) -> Measured {
             (a.data[0] as u32, Vec2::new(a.data[1], a.data[2]))
         })
         .collect();
-    same_points(scene, held, what);
+    same_points(scene, &held, what);
     println!(
         "{what}: {} agents, {seconds} s: worst overlap share {:.2} % (at {} s; bar {:.0} %), arrived {:.1} % (bar {:.0} %)",
         ids.len(),
@@ -234,14 +234,14 @@ fn run(scene: &Scene, what: &str) -> Measured {
 /// Asserts that `held` (each agent's goal layer and point at the end) are
 /// the scene's points, each held once: goal exchange hands points round a
 /// layer and must neither lose nor double one.
-fn same_points(scene: &Scene, held: Vec<(u32, Vec2)>, what: &str) {
+fn same_points(scene: &Scene, held: &[(u32, Vec2)], what: &str) {
     let key = |&(layer, p): &(u32, Vec2)| (layer, p.x.to_bits(), p.y.to_bits());
     // Per point, how many agents hold it less how many the scene gave it.
     let mut count = std::collections::HashMap::new();
     for &(_, layer, q) in &scene.agents {
         *count.entry(key(&(layer, q))).or_insert(0i32) -= 1;
     }
-    for h in &held {
+    for h in held {
         *count.entry(key(h)).or_insert(0) += 1;
     }
     let lost = count.values().filter(|&&c| c < 0).count();

@@ -140,20 +140,14 @@ pub fn start(inner: &Rc<RefCell<Inner>>) -> js_sys::Promise {
             }
         }
         if inner.borrow().running.is_some()
-            && let (Some(w), Some(tick)) = (web_sys::window(), again.upgrade())
-            && let Some(f) = tick.borrow().as_ref()
-            && let Ok(id) = w.request_animation_frame(f.as_ref().unchecked_ref())
+            && let Some(tick) = again.upgrade()
         {
-            pending.set(id);
+            schedule(&tick, &pending);
         }
     }));
     let inner = inner.clone();
     js_sys::Promise::new(&mut |resolve, reject| {
-        if let (Some(w), Some(f)) = (web_sys::window(), tick.borrow().as_ref())
-            && let Ok(id) = w.request_animation_frame(f.as_ref().unchecked_ref())
-        {
-            frame.set(id);
-        }
+        schedule(&tick, &frame);
         inner.borrow_mut().running = Some(Running {
             resolve,
             reject,
@@ -161,6 +155,16 @@ pub fn start(inner: &Rc<RefCell<Inner>>) -> js_sys::Promise {
             frame: frame.clone(),
         });
     })
+}
+
+/// Asks for the next animation frame to call `tick`, its request's id in
+/// `frame` (for `stop` to cancel).
+fn schedule(tick: &RefCell<Option<Tick>>, frame: &Cell<i32>) {
+    if let (Some(w), Some(f)) = (web_sys::window(), tick.borrow().as_ref())
+        && let Ok(id) = w.request_animation_frame(f.as_ref().unchecked_ref())
+    {
+        frame.set(id);
+    }
 }
 
 /// Ends the loop, settling its promise with `outcome`.
